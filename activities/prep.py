@@ -1,0 +1,75 @@
+"""Prep stage: fetch the order's media by key, keep what is genuinely usable, normalize it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from activities.context import Heartbeater, StageContext
+from media.clips import normalize_clip
+from media.errors import MediaRejected
+from media.photos import prepare_photo
+from media.probe import probe_clip, sniff_container
+from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
+from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
+
+CLIP_NORMALIZE_TIMEOUT_S = 600.0
+
+
+def prepared_photo_key(order: FilmOrder, photo_id: str) -> str:
+    """Storage key of a photo's upright sRGB working copy."""
+    return f"{order.run_prefix}/prep/photos/{photo_id}.jpg"
+
+
+def prepared_clip_key(order: FilmOrder, clip_id: str) -> str:
+    """Storage key of a clip's normalized mezzanine."""
+    return f"{order.run_prefix}/prep/clips/{clip_id}.mp4"
+
+
+def run_prep(ctx: StageContext, order: FilmOrder) -> PrepResult:
+    """Verify every photo and clip by its bytes; write working copies; list what was refused."""
+    photos: list[PreparedPhoto] = []
+    clips: list[PreparedClip] = []
+    rejected: list[Rejection] = []
+    total = len(order.photos) + len(order.clips)
+    with ctx.scratch("prep") as scratch, Heartbeater("prep") as heartbeat:
+        for done, photo_ref in enumerate(order.photos):
+            heartbeat.update(percent=round(100 * done / total), item=photo_ref.id)
+            try:
+                photos.append(_prep_photo(ctx, order, photo_ref, scratch))
+            except MediaRejected as rejection:
+                rejected.append(Rejection(id=photo_ref.id, reason=rejection.reason))
+        for clip_ref in order.clips:
+            heartbeat.update(item=clip_ref.id)
+            try:
+                clips.append(_prep_clip(ctx, order, clip_ref, scratch))
+            except MediaRejected as rejection:
+                rejected.append(Rejection(id=clip_ref.id, reason=rejection.reason))
+    return PrepResult(photos=photos, clips=clips, rejected=rejected)
+
+
+def _fetch(ctx: StageContext, key: str, dest: Path, max_bytes: int, too_large: str) -> Path:
+    if ctx.storage.size(key) > max_bytes:
+        raise MediaRejected(too_large)
+    return ctx.storage.get_file(key, dest)
+
+
+def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Path) -> PreparedPhoto:
+    source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", PHOTO_MAX_BYTES, "photo_too_large")
+    working = scratch / f"{ref.id}.jpg"
+    info = prepare_photo(source, working)
+    key = prepared_photo_key(order, ref.id)
+    ctx.storage.put_file(key, working, content_type="image/jpeg")
+    return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,
+                         low_res=info.low_res)
+
+
+def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path) -> PreparedClip:
+    source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", CLIP_MAX_BYTES, "clip_too_large")
+    container = sniff_container(source)
+    probe = probe_clip(source, container)
+    mezzanine = scratch / f"{ref.id}.mp4"
+    info = normalize_clip(source, mezzanine, probe, timeout_s=CLIP_NORMALIZE_TIMEOUT_S)
+    key = prepared_clip_key(order, ref.id)
+    ctx.storage.put_file(key, mezzanine, content_type="video/mp4")
+    return PreparedClip(id=ref.id, key=key, duration_sec=info.duration_s, width=info.width,
+                        height=info.height, has_audio=info.has_audio)

@@ -1,0 +1,253 @@
+"""Frame composition in numpy/OpenCV: photo moves, clip frames, transitions.
+
+Photos are drawn with one float affine warp per frame (``cv2.warpAffine``, bilinear, reflected
+border) from a source pre-scaled once with area averaging so that the warp never minifies by more
+than about :data:`MAX_MINIFY`; positions are continuous (no integer-stepped crops). A fitted photo
+(see :mod:`media.framing`) is warped over its blurred, darkened backdrop with anti-aliased edges.
+Clip frames are scaled to cover the frame around their centre. Transitions are linear blends
+(``cv2.addWeighted``, computed in float and rounded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from media.framing import Motion, Rect
+from media.timeline import CROSSFADE, CUT, FADE_BLACK, Timeline, Transition
+
+MAX_MINIFY = 1.5  # the warp never shrinks the pre-scaled source by more than this
+PRESCALE_STEP = 0.05  # pre-scale factors are multiples of this
+BACKDROP_DIM = 0.45  # brightness of the blurred backdrop behind a fitted photo
+BACKDROP_DOWNSCALE = 8  # the backdrop is blurred at 1/8 of the output size
+SHADOW_STRENGTH = 0.55
+WARP_FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+
+
+@dataclass(frozen=True)
+class Prescaled:
+    """A source image scaled once: ``sx``/``sy`` are its pixels per original source pixel."""
+
+    image: np.ndarray
+    sx: float
+    sy: float
+
+    @property
+    def source_size(self) -> tuple[float, float]:
+        """Width and height of the original source (pixels)."""
+        h, w = self.image.shape[:2]
+        return w / self.sx, h / self.sy
+
+
+def prescale_factor(motion: Motion, out_width: int) -> float:
+    """Scale (<= 1) for the source so the tightest viewport of ``motion`` maps about 1:1 onto
+    ``out_width`` output pixels (rounded up to :data:`PRESCALE_STEP` so shots of one photo can
+    share it), and the widest never minifies by more than :data:`MAX_MINIFY`."""
+    tightest = min(motion.start.w, motion.end.w)
+    widest = max(motion.start.w, motion.end.w)
+    step = math.ceil(out_width / tightest / PRESCALE_STEP) * PRESCALE_STEP  # shareable sizes
+    return min(1.0, step, MAX_MINIFY * out_width / widest)
+
+
+def prescale(image: np.ndarray, factor: float) -> Prescaled:
+    """``image`` (uint8 H x W x 3) area-averaged down by ``factor`` (no change if >= 1)."""
+    if factor >= 0.999:
+        return Prescaled(image, 1.0, 1.0)
+    h, w = image.shape[:2]
+    nw, nh = max(1, round(w * factor)), max(1, round(h * factor))
+    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    return Prescaled(small, nw / w, nh / h)
+
+
+def viewport_matrix(rect: Rect, src: Prescaled, out_w: int, out_h: int,
+                    offset: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Inverse affine (output pixel -> pre-scaled source pixel) showing ``rect`` (source pixels)
+    on an ``out_w`` x ``out_h`` frame; ``offset`` shifts the output origin (pixels).
+
+    Pixel centres are at +0.5: output pixel ``u`` samples source x ``rect.x + (u + 0.5) *
+    rect.w / out_w`` (original pixels), i.e. continuous coordinates, no rounding.
+    """
+    ax = rect.w * src.sx / out_w
+    ay = rect.h * src.sy / out_h
+    tx = rect.x * src.sx + (offset[0] + 0.5) * ax - 0.5
+    ty = rect.y * src.sy + (offset[1] + 0.5) * ay - 0.5
+    return np.array([[ax, 0.0, tx], [0.0, ay, ty]], dtype=np.float64)
+
+
+def render_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
+    """The viewport ``rect`` of a photo as an ``out_h`` x ``out_w`` RGB frame (sub-pixel)."""
+    matrix = viewport_matrix(rect, src, out_w, out_h)
+    return cv2.warpAffine(src.image, matrix, (out_w, out_h), flags=WARP_FLAGS,
+                          borderMode=cv2.BORDER_REFLECT_101)
+
+
+def cover_box(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:
+    """The centred crop (x, y, w, h pixels) of a ``src_w`` x ``src_h`` image with the output's
+    ratio (cover fit)."""
+    ratio = out_w / out_h
+    if src_w / src_h > ratio:
+        w = max(1, min(src_w, round(src_h * ratio)))
+        return (src_w - w) // 2, 0, w, src_h
+    h = max(1, min(src_h, round(src_w / ratio)))
+    return 0, (src_h - h) // 2, src_w, h
+
+
+def cover_frame(frame: np.ndarray, out_w: int, out_h: int) -> np.ndarray:
+    """``frame`` scaled and centre-cropped to fill ``out_w`` x ``out_h`` (no bars, no stretch)."""
+    h, w = frame.shape[:2]
+    x, y, cw, ch = cover_box(w, h, out_w, out_h)
+    if (cw, ch) == (out_w, out_h):
+        return frame[y:y + ch, x:x + cw]
+    interp = cv2.INTER_AREA if cw > out_w * 1.02 else cv2.INTER_LINEAR
+    return cv2.resize(frame[y:y + ch, x:x + cw], (out_w, out_h), interpolation=interp)
+
+
+def backdrop(image: np.ndarray, out_w: int, out_h: int,
+             photo_box: tuple[float, float, float, float] | None = None) -> np.ndarray:
+    """A blurred, darkened cover-fit copy of ``image`` filling the frame; with ``photo_box``
+    (x0, y0, x1, y1 output pixels) a soft shadow is laid where the fitted photo will sit."""
+    sw, sh = max(8, out_w // BACKDROP_DOWNSCALE), max(8, out_h // BACKDROP_DOWNSCALE)
+    small = cover_frame(image, sw, sh).astype(np.float32)
+    small = cv2.GaussianBlur(small, (0, 0), sigmaX=sw / 40)
+    gain = np.full((sh, sw), BACKDROP_DIM, np.float32)
+    if photo_box is not None:
+        k = sw / out_w
+        mask = np.zeros((sh, sw), np.float32)
+        x0, y0, x1, y1 = (v * k for v in photo_box)
+        drop = 0.012 * sh
+        cv2.rectangle(mask, (round(x0), round(y0 + drop)), (round(x1), round(y1 + drop)), 1.0,
+                      thickness=-1)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigmaX=sw / 90)
+        gain *= 1.0 - SHADOW_STRENGTH * mask
+    small *= gain[:, :, None]
+    small = np.clip(small + 0.5, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (out_w, out_h), interpolation=cv2.INTER_CUBIC)
+
+
+def _coverage(start: float, stop: float, lo: int, hi: int) -> np.ndarray:
+    """Fraction of each pixel ``lo..hi-1`` covered by the interval [start, stop) (float32)."""
+    px = np.arange(lo, hi, dtype=np.float32)
+    return np.clip(np.minimum(px + 1, stop) - np.maximum(px, start), 0.0, 1.0)
+
+
+def photo_box_on_frame(src: Prescaled, rect: Rect, out_w: int) -> tuple[float, float, float,
+                                                                        float]:
+    """Where the whole photo lands on the frame for viewport ``rect``: (x0, y0, x1, y1) pixels."""
+    k = out_w / rect.w
+    width, height = src.source_size
+    return -rect.x * k, -rect.y * k, (width - rect.x) * k, (height - rect.y) * k
+
+
+def render_fit(src: Prescaled, rect: Rect, back: np.ndarray) -> np.ndarray:
+    """The whole photo through viewport ``rect`` (larger than the photo) over ``back`` (the
+    frame-sized backdrop), with anti-aliased edges."""
+    out_h, out_w = back.shape[:2]
+    x0, y0, x1, y1 = photo_box_on_frame(src, rect, out_w)
+    ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+    ix1, iy1 = min(out_w, math.ceil(x1)), min(out_h, math.ceil(y1))
+    out = back.copy()
+    if ix1 <= ix0 or iy1 <= iy0:
+        return out
+    matrix = viewport_matrix(rect, src, out_w, out_h, offset=(ix0, iy0))
+    fg = cv2.warpAffine(src.image, matrix, (ix1 - ix0, iy1 - iy0), flags=WARP_FLAGS,
+                        borderMode=cv2.BORDER_REPLICATE)
+    alpha = np.outer(_coverage(y0, y1, iy0, iy1), _coverage(x0, x1, ix0, ix1))
+    roi = out[iy0:iy1, ix0:ix1]
+    out[iy0:iy1, ix0:ix1] = cv2.blendLinear(fg, roi, alpha, 1.0 - alpha)
+    return out
+
+
+class PhotoLayer:
+    """One photo shot in one aspect: pre-scaled source (see :func:`prescale_factor`), motion,
+    and the backdrop if the photo is fitted."""
+
+    def __init__(self, src: Prescaled, motion: Motion, out_w: int, out_h: int) -> None:
+        self.src = src
+        self.motion = motion
+        self.out_w, self.out_h = out_w, out_h
+        self.back: np.ndarray | None = None
+        if motion.mode == "fit":
+            mid = motion.rect_at(motion.frames // 2)
+            self.back = backdrop(self.src.image, out_w, out_h,
+                                 photo_box_on_frame(self.src, mid, out_w))
+
+    def frame(self, index: int) -> np.ndarray:
+        """Frame ``index`` (0-based within the shot) as uint8 RGB (out_h, out_w, 3)."""
+        rect = self.motion.rect_at(index)
+        if self.back is not None:
+            return render_fit(self.src, rect, self.back)
+        return render_crop(self.src, rect, self.out_w, self.out_h)
+
+
+# --- transitions -----------------------------------------------------------------------------
+
+
+def incoming_weight(transition: Transition, cut: int, frame: int) -> float:
+    """Opacity (0..1) of the shot coming in through ``transition`` at the cut frame ``cut``."""
+    if transition.kind == CUT or transition.frames <= 0:
+        return 1.0 if frame >= cut else 0.0
+    u = (frame - transition.start(cut) + 0.5) / transition.frames
+    if transition.kind == CROSSFADE:
+        return min(max(u, 0.0), 1.0)
+    if transition.kind == FADE_BLACK:
+        return min(max(2 * u - 1, 0.0), 1.0)
+    raise ValueError(f"unknown transition {transition.kind!r}")
+
+
+def outgoing_weight(transition: Transition, cut: int, frame: int) -> float:
+    """Opacity (0..1) of the shot going out through ``transition`` at the cut frame ``cut``."""
+    if transition.kind == FADE_BLACK and transition.frames > 0:
+        u = (frame - transition.start(cut) + 0.5) / transition.frames
+        return min(max(1 - 2 * u, 0.0), 1.0)
+    return 1.0 - incoming_weight(transition, cut, frame)
+
+
+def layer_weights(timeline: Timeline, frame: int) -> list[tuple[int, float]]:
+    """The shots on screen at ``frame`` with their opacities (shot index, 0..1); whatever the
+    opacities leave uncovered is black (fades)."""
+    shots = timeline.shots
+    film = _film_fade(timeline, frame)
+    layers = []
+    for i, shot in enumerate(shots):
+        if not shot.visible_in <= frame < shot.visible_out:
+            continue
+        weight = film
+        if i > 0:
+            weight *= incoming_weight(shot.transition_in, shot.cut_in, frame)
+        if i + 1 < len(shots):
+            nxt = shots[i + 1]
+            weight *= outgoing_weight(nxt.transition_in, nxt.cut_in, frame)
+        if weight > 1e-4:
+            layers.append((i, weight))
+    return layers
+
+
+def _film_fade(timeline: Timeline, frame: int) -> float:
+    """Fade in from black at the start and out to black at the end of the film."""
+    weight = 1.0
+    if timeline.fade_in_frames > 0:
+        weight = min(weight, (frame + 0.5) / timeline.fade_in_frames)
+    if timeline.fade_out_frames > 0:
+        weight = min(weight, (timeline.total_frames - frame - 0.5) / timeline.fade_out_frames)
+    return min(max(weight, 0.0), 1.0)
+
+
+def mix(layers: Sequence[tuple[np.ndarray, float]], out_w: int, out_h: int) -> np.ndarray:
+    """Weighted sum of uint8 RGB frames (weights 0..1, summing to <= 1; the rest is black)."""
+    layers = [(img, w) for img, w in layers if w > 1e-4]
+    if not layers:
+        return np.zeros((out_h, out_w, 3), np.uint8)
+    if len(layers) == 1:
+        img, w = layers[0]
+        return img if w >= 0.9999 else cv2.convertScaleAbs(img, alpha=w)
+    if len(layers) == 2:
+        (a, wa), (b, wb) = layers
+        return cv2.addWeighted(a, wa, b, wb, 0.0)
+    acc = np.zeros((out_h, out_w, 3), np.float32)
+    for img, w in layers:
+        acc += img.astype(np.float32) * w
+    return np.clip(acc + 0.5, 0, 255).astype(np.uint8)

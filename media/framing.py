@@ -1,0 +1,461 @@
+"""Where to look in a photo, and how the virtual camera moves over it (Ken Burns).
+
+:func:`find_subject` finds faces (OpenCV Haar cascade) and a focus box (faces, else spectral
+residual saliency, else the centre). :func:`plan_ken_burns` turns a photo size, its subject and
+an output aspect into a :class:`Motion`: a start and an end viewport rectangle in source pixels,
+eased in between. Two modes:
+
+* ``crop``: the viewport has the output's ratio and stays inside the photo; every detected face
+  (with a margin) stays inside it on every frame, and the move is bounded so that image points
+  never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame squared.
+* ``fit``: the whole photo is shown, fitted inside the frame over a blurred, darkened copy of
+  itself (used when a crop would cut a face or keep too little of the photo). The viewport is then
+  larger than the photo; the area outside the photo shows the backdrop.
+
+All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+from media.spec import Aspect
+
+FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
+DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
+FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection copy's short edge
+FACE_MIN_NEIGHBORS = 5
+FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
+FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
+KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
+FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
+FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full move
+PUSH_ZOOM = 1.035  # zoom ratio of a gentle push
+MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
+MAX_ACCEL_PX = 0.04  # output pixels per frame^2: peak acceleration of any image point
+MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
+EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
+MOVES = ("zoom_in", "zoom_out", "pan", "drift_in")
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned box in normalized coordinates (0..1 of width and height)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def to_pixels(self, width: float, height: float) -> tuple[float, float, float, float]:
+        """The box in pixels of an image ``width`` x ``height``: (x0, y0, x1, y1)."""
+        return self.x0 * width, self.y0 * height, self.x1 * width, self.y1 * height
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre (x, y), normalized."""
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What matters in a photo: detected faces, and the focus box the camera moves toward.
+
+    ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
+    """
+
+    faces: tuple[Box, ...]
+    focus: Box
+    source: str
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A viewport rectangle in source pixels (float): top-left corner, width and height."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def cx(self) -> float:
+        """Centre x (source pixels)."""
+        return self.x + self.w / 2
+
+    @property
+    def cy(self) -> float:
+        """Centre y (source pixels)."""
+        return self.y + self.h / 2
+
+    def lerp(self, other: Rect, t: float) -> Rect:
+        """Linear interpolation toward ``other`` (t in 0..1)."""
+        return Rect(self.x + (other.x - self.x) * t, self.y + (other.y - self.y) * t,
+                    self.w + (other.w - self.w) * t, self.h + (other.h - self.h) * t)
+
+    def contains(self, box: tuple[float, float, float, float], tol: float = 1e-6) -> bool:
+        """True if the pixel box (x0, y0, x1, y1) lies inside this rectangle."""
+        x0, y0, x1, y1 = box
+        return (x0 >= self.x - tol and y0 >= self.y - tol and x1 <= self.x + self.w + tol
+                and y1 <= self.y + self.h + tol)
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A camera move over one photo for one aspect, lasting ``frames`` output frames.
+
+    ``start`` and ``end`` are viewport rectangles in source pixels with the output's ratio;
+    frame ``i`` shows :meth:`rect_at` ``(i)``. ``mode`` is ``crop`` (viewport inside the photo) or
+    ``fit`` (viewport larger than the photo, the rest shows a blurred backdrop).
+    """
+
+    mode: str
+    start: Rect
+    end: Rect
+    frames: int
+    move: str = "push"
+
+    def rect_at(self, frame: int) -> Rect:
+        """The viewport at ``frame`` (0-based output frame within the shot)."""
+        if self.frames <= 1:
+            return self.start
+        u = min(max(frame / (self.frames - 1), 0.0), 1.0)
+        return self.start.lerp(self.end, ease(u))
+
+
+def ease(u: float) -> float:
+    """Ease-in-out used by every move: a blend of linear and cosine (u and result in 0..1).
+
+    Mostly constant speed, with the start and end softened; its second derivative is bounded by
+    ``EASE_MIX * pi^2 / 2``.
+    """
+    return (1 - EASE_MIX) * u + EASE_MIX * (1 - math.cos(math.pi * u)) / 2
+
+
+# --- subject detection -----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _face_detector() -> cv2.CascadeClassifier:
+    detector = cv2.CascadeClassifier(cv2.data.haarcascades + FACE_CASCADE)
+    if detector.empty():
+        raise RuntimeError(f"cannot load {FACE_CASCADE} from {cv2.data.haarcascades}")
+    return detector
+
+
+def _gray_copy(image_rgb: np.ndarray, long_edge: int) -> tuple[np.ndarray, float]:
+    """A gray copy with its long edge at most ``long_edge`` pixels, and the scale used."""
+    gray = image_rgb if image_rgb.ndim == 2 else cv2.cvtColor(image_rgb[..., :3],
+                                                               cv2.COLOR_RGB2GRAY)
+    h, w = gray.shape
+    scale = min(1.0, long_edge / max(h, w))
+    if scale < 1.0:
+        gray = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))),
+                          interpolation=cv2.INTER_AREA)
+    return gray, scale
+
+
+def detect_faces(image_rgb: np.ndarray) -> tuple[Box, ...]:
+    """Frontal faces in an RGB (or gray) uint8 image, as normalized boxes, largest first."""
+    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
+    gray = cv2.equalizeHist(gray)
+    h, w = gray.shape
+    side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
+    found = _face_detector().detectMultiScale(gray, scaleFactor=FACE_SCALE_STEP,
+                                              minNeighbors=FACE_MIN_NEIGHBORS,
+                                              minSize=(side, side))
+    boxes = [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
+             for x, y, fw, fh in found]
+    return tuple(sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)))
+
+
+def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
+    """Spectral-residual saliency (Hou & Zhang 2007) on a ``width``-pixel-wide gray copy.
+
+    Returns a float32 map (same ratio as the image, about ``width`` pixels wide), max 1.
+    """
+    gray, _ = _gray_copy(image_rgb, 4 * width)
+    h, w = gray.shape
+    small = cv2.resize(gray, (width, max(8, round(width * h / w))), interpolation=cv2.INTER_AREA)
+    spectrum = np.fft.fft2(small.astype(np.float64))
+    log_amp = np.log(np.abs(spectrum) + 1e-6)
+    residual = log_amp - ndimage.uniform_filter(log_amp, size=3, mode="nearest")
+    sal = np.abs(np.fft.ifft2(np.exp(residual + 1j * np.angle(spectrum)))) ** 2
+    sal = ndimage.gaussian_filter(sal, sigma=2.5)
+    peak = float(sal.max())
+    return (sal / peak).astype(np.float32) if peak > 0 else sal.astype(np.float32)
+
+
+def _saliency_box(image_rgb: np.ndarray) -> Box | None:
+    """A box around the salient mass (weighted centroid +- 1.5 std), or None if it is flat."""
+    sal = saliency_map(image_rgb)
+    if float(sal.mean()) > 0.5:  # no clear peak: nothing stands out
+        return None
+    weights = sal.astype(np.float64) ** 2
+    total = weights.sum()
+    if total <= 0:
+        return None
+    h, w = sal.shape
+    ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
+    wy, wx = weights.sum(axis=1) / total, weights.sum(axis=0) / total
+    my, mx = float(ys @ wy), float(xs @ wx)
+    sy = math.sqrt(max(float(((ys - my) ** 2) @ wy), 1e-6))
+    sx = math.sqrt(max(float(((xs - mx) ** 2) @ wx), 1e-6))
+    return Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
+               min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
+
+
+def _union(boxes: tuple[Box, ...]) -> Box:
+    return Box(min(b.x0 for b in boxes), min(b.y0 for b in boxes),
+               max(b.x1 for b in boxes), max(b.y1 for b in boxes))
+
+
+def find_subject(image_rgb: np.ndarray) -> Subject:
+    """Faces and focus box of an RGB uint8 image (H, W, 3); all boxes normalized 0..1."""
+    faces = detect_faces(image_rgb)
+    if faces:
+        return Subject(faces, _union(faces), "faces")
+    gray, _ = _gray_copy(image_rgb, 256)
+    if float(gray.std()) >= 4.0:
+        box = _saliency_box(image_rgb)
+        if box is not None:
+            return Subject((), box, "saliency")
+    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
+
+
+# --- motion planning -------------------------------------------------------------------------
+
+
+def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] | None:
+    """The union of the faces plus :data:`FACE_MARGIN`, in source pixels clipped to the photo,
+    as (x0, y0, x1, y1); None without faces. Every crop viewport contains it."""
+    if not subject.faces:
+        return None
+    x0, y0, x1, y1 = _union(subject.faces).to_pixels(width, height)
+    biggest = max(max((b.x1 - b.x0) * width, (b.y1 - b.y0) * height) for b in subject.faces)
+    pad = FACE_MARGIN * biggest
+    return (max(0.0, x0 - pad), max(0.0, y0 - pad), min(float(width), x1 + pad),
+            min(float(height), y1 + pad))
+
+
+def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]:
+    """Width and height (source pixels) of the largest viewport of ``aspect``'s ratio that fits
+    inside a ``width`` x ``height`` photo."""
+    ratio = aspect.width / aspect.height
+    if width / height > ratio:
+        return height * ratio, float(height)
+    return float(width), width / ratio
+
+
+def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect) -> bool:
+    """True when a crop would cut a face or keep less than :data:`KEEP_MIN` of the photo."""
+    cw, ch = largest_crop(width, height, aspect)
+    if cw * ch < KEEP_MIN * width * height:
+        return True
+    guard = face_guard(subject, width, height)
+    return guard is not None and (guard[2] - guard[0] > cw + 1e-6
+                                  or guard[3] - guard[1] > ch + 1e-6)
+
+
+def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -> tuple[float,
+                                                                                          float]:
+    """Allowed positions of a viewport side ``size`` on an axis of ``extent`` source pixels that
+    keep the guard interval inside (the guard always fits by construction)."""
+    lo, hi = 0.0, max(0.0, extent - size)
+    if guard is not None:
+        lo, hi = max(lo, guard[1] - size), min(hi, guard[0])
+    if lo > hi:
+        mid = (lo + hi) / 2
+        return mid, mid
+    return lo, hi
+
+
+def _place(size: tuple[float, float], centre: tuple[float, float], photo: tuple[int, int],
+           guard: tuple[float, ...] | None) -> Rect:
+    """A viewport of ``size`` centred as near ``centre`` as the photo edges and faces allow."""
+    w, h = size
+    gx = (guard[0], guard[2]) if guard else None
+    gy = (guard[1], guard[3]) if guard else None
+    xr = _axis_range(w, photo[0], gx)
+    yr = _axis_range(h, photo[1], gy)
+    x = min(max(centre[0] - w / 2, xr[0]), xr[1])
+    y = min(max(centre[1] - h / 2, yr[0]), yr[1])
+    return Rect(float(x), float(y), float(w), float(h))
+
+
+def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspect,
+                guard: tuple[float, ...] | None, zoom: float) -> float:
+    """The zoom ratio (>= 1) allowed by faces and by the photo's resolution."""
+    if guard is not None:
+        zoom = min(zoom, wide[0] / max(1.0, guard[2] - guard[0]),
+                   wide[1] / max(1.0, guard[3] - guard[1]))
+    return max(1.0, min(zoom, max(PUSH_ZOOM, wide[0] * MAX_UPSCALE / aspect.width)))
+
+
+def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: str,
+                zoom: float) -> tuple[Rect, Rect]:
+    """Start and end viewports of a crop move (before the acceleration budget)."""
+    width, height = photo
+    guard = face_guard(subject, width, height)
+    wide = largest_crop(width, height, aspect)
+    fx, fy = subject.focus.center
+    focus = (fx * width, fy * height)
+    z = _tight_zoom(photo, wide, aspect, guard, zoom)
+    tight = (wide[0] / z, wide[1] / z)
+    if move == "pan":
+        return _pan_rects(photo, tight, focus, guard)
+    wide_rect = _place(wide, focus, photo, guard)
+    if move == "drift_in":
+        away = (width - focus[0], height - focus[1])
+        wide_rect = _place(wide, away, photo, guard)
+    tight_rect = _place(tight, focus, photo, guard)
+    if move == "zoom_out":
+        return tight_rect, wide_rect
+    return wide_rect, tight_rect
+
+
+def _pan_rects(photo: tuple[int, int], size: tuple[float, float], focus: tuple[float, float],
+               guard: tuple[float, ...] | None) -> tuple[Rect, Rect]:
+    """Pan along the axis with the most room, ending on the focus side."""
+    xr = _axis_range(size[0], photo[0], (guard[0], guard[2]) if guard else None)
+    yr = _axis_range(size[1], photo[1], (guard[1], guard[3]) if guard else None)
+    end = _place(size, focus, photo, guard)
+    if xr[1] - xr[0] >= yr[1] - yr[0]:
+        far = xr[0] if abs(end.x - xr[1]) < abs(end.x - xr[0]) else xr[1]
+        far = far if abs(far - end.x) > 1e-6 else (xr[0] + xr[1]) / 2
+        return Rect(far, end.y, *size), end
+    far = yr[0] if abs(end.y - yr[1]) < abs(end.y - yr[0]) else yr[1]
+    far = far if abs(far - end.y) > 1e-6 else (yr[0] + yr[1]) / 2
+    return Rect(end.x, far, *size), end
+
+
+def _fit_rects(photo: tuple[int, int], aspect: Aspect, zoom_in: bool, zoom: float) -> tuple[
+        Rect, Rect]:
+    """Viewports (larger than the photo) that show all of it with a margin, pushing gently."""
+    width, height = photo
+    margin = FIT_MARGIN * min(aspect.width, aspect.height)
+    k_end = min((aspect.width - 2 * margin) / width, (aspect.height - 2 * margin) / height)
+    k_start = k_end / zoom  # output px per source px
+    rects = []
+    for k in (k_start, k_end):
+        w, h = aspect.width / k, aspect.height / k
+        rects.append(Rect(width / 2 - w / 2, height / 2 - h / 2, w, h))
+    return (rects[0], rects[1]) if zoom_in else (rects[1], rects[0])
+
+
+def peak_acceleration(motion: Motion, out_width: int) -> float:
+    """Largest second difference (output pixels per frame^2) of any tracked image point: the
+    corners and centre of the mid-shot viewport, followed through the whole move."""
+    if motion.frames < 3:
+        return 0.0
+    rects = [motion.rect_at(i) for i in range(motion.frames)]
+    mid = rects[len(rects) // 2]
+    points = np.array([[mid.x, mid.y], [mid.x + mid.w, mid.y], [mid.x, mid.y + mid.h],
+                       [mid.x + mid.w, mid.y + mid.h], [mid.cx, mid.cy]])
+    xy = np.array([[r.x, r.y] for r in rects])
+    scale = np.array([out_width / r.w for r in rects])
+    out = (points[None, :, :] - xy[:, None, :]) * scale[:, None, None]
+    accel = out[2:] - 2 * out[1:-1] + out[:-2]
+    return float(np.abs(accel).max())
+
+
+def _within_budget(motion: Motion, out_width: int) -> Motion:
+    """Shrink the move toward its midpoint until it respects :data:`MAX_ACCEL_PX`.
+
+    Both ends stay convex combinations of the planned ones, so faces and photo edges remain
+    respected.
+    """
+    start, end = motion.start, motion.end
+    for _ in range(60):
+        if peak_acceleration(motion, out_width) <= MAX_ACCEL_PX:
+            return motion
+        mid = start.lerp(end, 0.5)
+        start, end = mid.lerp(start, 0.85), mid.lerp(end, 0.85)
+        motion = Motion(motion.mode, start, end, motion.frames, motion.move)
+    mid = start.lerp(end, 0.5)
+    return Motion(motion.mode, mid, mid, motion.frames, motion.move)
+
+
+def motion_extent(motion: Motion, out_width: int) -> float:
+    """How far (output pixels) the farthest tracked image point travels during the move."""
+    start, end = motion.start, motion.end
+    points = [(start.x, start.y), (start.x + start.w, start.y + start.h), (start.cx, start.cy)]
+    return max(max(abs((px - start.x) * out_width / start.w - (px - end.x) * out_width / end.w),
+                   abs((py - start.y) * out_width / start.w - (py - end.y) * out_width / end.w))
+               for px, py in points)
+
+
+def _move_order(choice: int, full: bool) -> list[str]:
+    """The chosen move first, then the others as fallbacks."""
+    push = "zoom_in" if choice % 2 == 0 else "zoom_out"
+    first = MOVES[choice % len(MOVES)] if full else push
+    return [first, *[m for m in MOVES if m != first]]
+
+
+def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+                   *, choice: int = 0, full: bool = True) -> Motion:
+    """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
+    output frames of ``aspect``.
+
+    ``full`` gives a Ken Burns move picked by ``choice`` among :data:`MOVES` (zoom in toward the
+    focus, zoom out from it, pan ending on it, drift in); otherwise a gentle sub-pixel push toward
+    (or away from) the focus. Faces stay inside every frame's viewport; crops never leave the
+    photo; the move is bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
+    cannot move at least :data:`MIN_MOVE_PX` (a face filling the frame), another move is used,
+    and failing all, the fitted treatment.
+    """
+    width, height = photo_size
+    frames = max(1, int(frames))
+    zoom = FULL_ZOOM if full else PUSH_ZOOM
+    moves = _move_order(choice, full)
+    fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
+    if needs_fit(width, height, subject, aspect):
+        return fit
+    guard = face_guard(subject, width, height)
+    best: Motion | None = None
+    for move in moves:
+        start, end = _crop_rects(photo_size, subject, aspect, move, zoom)
+        motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
+        if not _crop_ok(motion, photo_size, guard):
+            continue
+        if motion_extent(motion, aspect.width) >= MIN_MOVE_PX or frames < 3:
+            return motion
+        if best is None or motion_extent(motion, aspect.width) > motion_extent(best,
+                                                                               aspect.width):
+            best = motion
+    if best is None or motion_extent(fit, aspect.width) > 2 * motion_extent(best, aspect.width):
+        return fit
+    return best
+
+
+def _plan_fit(photo_size: tuple[int, int], aspect: Aspect, frames: int, move: str,
+              zoom: float) -> Motion:
+    """The fitted treatment: the whole photo over its backdrop, gently pushing in or out."""
+    start, end = _fit_rects(photo_size, aspect, move != "zoom_out", min(zoom, 1.06))
+    return _within_budget(Motion("fit", start, end, frames, move), aspect.width)
+
+
+def _crop_ok(motion: Motion, photo_size: tuple[int, int],
+             guard: tuple[float, ...] | None) -> bool:
+    """Both ends inside the photo and containing the face guard; the move is linear between
+    them, so every frame is too."""
+    whole = Rect(0.0, 0.0, float(photo_size[0]), float(photo_size[1]))
+    for rect in (motion.start, motion.end):
+        if not whole.contains((rect.x, rect.y, rect.x + rect.w, rect.y + rect.h), tol=1e-3):
+            return False
+        if guard is not None and not rect.contains(tuple(guard), tol=1e-3):
+            return False
+    return True
+
+
+def subject_from_dict(data: dict[str, Any]) -> Subject:
+    """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
+    return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
+                   source=data["source"])

@@ -1,0 +1,244 @@
+"""Photo prep: identify a customer's photo by its bytes and write an upright sRGB JPEG copy.
+
+Only JPEG, PNG and WebP are decoded (by content, never by file name). Every Pillow failure is
+turned into :class:`media.errors.MediaRejected` with a reason code; reading ``src`` or writing
+``dest_jpeg`` failing (a missing file, a full disk) is our fault and raised unchanged.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import struct
+import warnings
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+from PIL import Image, ImageCms, ImageOps
+
+from media import errors
+from media.errors import MediaRejected
+
+ALLOWED_FORMATS: tuple[str, ...] = ("JPEG", "PNG", "WEBP")
+MAX_PIXELS = 50_000_000
+"""Largest decoded image accepted (pixels), well below Pillow's own bomb limit."""
+MIN_EDGE_PX = 16
+MAX_LONG_EDGE_PX = 4096
+LOW_RES_LONG_EDGE_PX = 1280
+JPEG_QUALITY = 92
+FLATTEN_BACKGROUND: tuple[int, int, int] = (255, 255, 255)
+"""Colour transparent pixels are flattened onto (sRGB, 8 bit)."""
+
+_SRGB = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
+_SRGB_ICC = _SRGB.tobytes()
+_ICC_SPACE_FOR_MODE = {"RGB": "RGB", "CMYK": "CMYK", "L": "GRAY"}
+_SIXTEEN_BIT_GRAY = frozenset({"I", "I;16", "I;16B", "I;16L", "I;16N", "F"})
+_HEIF_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1",
+                          b"msf1", b"avif", b"avis"})
+_OTHER_IMAGE_MAGIC: tuple[bytes, ...] = (
+    b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*", b"BM", b"8BPS", b"%!PS", b"\xc5\xd0\xd3\xc6",
+    b"\xff\x0a", b"\x00\x00\x00\x0cJXL ", b"\x00\x00\x01\x00", b"<svg", b"<?xml",
+    b"<!DOCTYPE svg",
+)
+_ALLOWED_MAGIC: tuple[bytes, ...] = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
+_CORRUPT_ERRORS: tuple[type[BaseException], ...] = (
+    SyntaxError, ValueError, struct.error, OverflowError, zlib.error, IndexError, KeyError,
+)
+
+
+@dataclass(frozen=True)
+class PhotoInfo:
+    """The working copy written by :func:`prepare_photo` (pixels, after rotation/downscale)."""
+
+    width: int
+    height: int
+    low_res: bool
+    """Long edge below ``LOW_RES_LONG_EDGE_PX``: kept, but the planner should show it small."""
+    source_format: str
+    """Pillow's name of the customer's format: ``JPEG``, ``PNG`` or ``WEBP``."""
+
+
+def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
+    """Decode ``src`` (JPEG/PNG/WebP by content), make it upright 8-bit sRGB without alpha,
+    cap its long edge at ``MAX_LONG_EDGE_PX`` and write it to ``dest_jpeg`` (quality 92, sRGB
+    ICC profile, no EXIF/XMP/comments).
+
+    Raises :class:`MediaRejected` when the file is not a usable photo.
+    """
+    with open(src, "rb") as fp:
+        head = fp.read(64)
+        fp.seek(0)
+        if not head:
+            raise MediaRejected(errors.NOT_AN_IMAGE, "empty file")
+        image, source_format = _decode(fp, head)
+    _save_jpeg(image, dest_jpeg)
+    width, height = image.size
+    return PhotoInfo(width=width, height=height,
+                     low_res=max(width, height) < LOW_RES_LONG_EDGE_PX,
+                     source_format=source_format)
+
+
+def _decode(fp: IO[bytes], head: bytes) -> tuple[Image.Image, str]:
+    """Decode and normalize under a classification of every Pillow failure."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            return _decode_unchecked(fp)
+        except Image.UnidentifiedImageError as exc:
+            raise MediaRejected(_unidentified_reason(head), str(exc)) from exc
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning,
+                MemoryError) as exc:
+            raise MediaRejected(errors.IMAGE_TOO_LARGE, str(exc)) from exc
+        except EOFError as exc:
+            raise MediaRejected(errors.IMAGE_TRUNCATED, str(exc)) from exc
+        except NotImplementedError as exc:
+            raise MediaRejected(errors.UNSUPPORTED_IMAGE_FORMAT, str(exc)) from exc
+        except OSError as exc:
+            reason = errors.IMAGE_TRUNCATED if "truncated" in str(exc) else errors.IMAGE_CORRUPT
+            raise MediaRejected(reason, str(exc)) from exc
+        except _CORRUPT_ERRORS as exc:
+            raise MediaRejected(errors.IMAGE_CORRUPT, f"{type(exc).__name__}: {exc}") from exc
+
+
+def _unidentified_reason(head: bytes) -> str:
+    """``image_corrupt`` for a broken JPEG/PNG/WebP header, ``unsupported_image_format`` for a
+    recognisably different image format, else ``not_an_image``."""
+    if head.startswith(_ALLOWED_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+        return errors.IMAGE_CORRUPT
+    if head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS:
+        return errors.UNSUPPORTED_IMAGE_FORMAT
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if any(text.startswith(magic) or head.startswith(magic) for magic in _OTHER_IMAGE_MAGIC):
+        return errors.UNSUPPORTED_IMAGE_FORMAT
+    return errors.NOT_AN_IMAGE
+
+
+def _decode_unchecked(fp: IO[bytes]) -> tuple[Image.Image, str]:
+    image = Image.open(fp, formats=list(ALLOWED_FORMATS))
+    source_format = str(image.format)
+    _check_size(*image.size)
+    icc = image.info.get("icc_profile")
+    _draft_jpeg(image)
+    image.load()
+    image = _upright(image)
+    image = _flatten(_to_srgb(image, icc))
+    return _downscale(image), source_format
+
+
+def _check_size(width: int, height: int) -> None:
+    """Reject by the declared size, before any pixel is decoded."""
+    if width * height > MAX_PIXELS:
+        raise MediaRejected(errors.IMAGE_TOO_LARGE, f"{width}x{height} exceeds {MAX_PIXELS} px")
+    if min(width, height) < MIN_EDGE_PX:
+        raise MediaRejected(errors.IMAGE_TOO_SMALL, f"{width}x{height}")
+
+
+def _draft_jpeg(image: Image.Image) -> None:
+    """Let libjpeg decode a huge JPEG at 1/2, 1/4 or 1/8 scale, never below the output cap."""
+    width, height = image.size
+    long_edge = max(width, height)
+    if image.format != "JPEG" or long_edge < 2 * MAX_LONG_EDGE_PX:
+        return
+    ratio = MAX_LONG_EDGE_PX / long_edge
+    image.draft(None, (math.ceil(width * ratio), math.ceil(height * ratio)))
+
+
+def _upright(image: Image.Image) -> Image.Image:
+    """Apply the EXIF orientation; a broken EXIF block counts as orientation 1."""
+    try:
+        transposed = ImageOps.exif_transpose(image)
+    except (*_CORRUPT_ERRORS, OSError):
+        return image
+    return transposed if transposed is not None else image
+
+
+def _to_srgb(image: Image.Image, icc: bytes | None) -> Image.Image:
+    """8-bit sRGB ``RGB`` or ``RGBA``: embedded ICC profile honoured, other modes converted."""
+    base, alpha = _split_alpha(_eight_bit(image))
+    converted = _apply_icc(base, icc) if icc else None
+    if converted is None:
+        converted = base if base.mode == "RGB" else base.convert("RGB")
+    if alpha is not None:
+        converted.putalpha(alpha)
+    return converted
+
+
+def _eight_bit(image: Image.Image) -> Image.Image:
+    """Palette, 1-bit and 16-bit grayscale images as 8-bit L/LA/RGB/RGBA/CMYK."""
+    mode = image.mode
+    if mode in ("P", "PA"):
+        transparent = mode == "PA" or "transparency" in image.info
+        return image.convert("RGBA" if transparent else "RGB")
+    if mode in _SIXTEEN_BIT_GRAY:
+        levels = np.asarray(image).astype(np.float64)
+        scaled = np.clip(levels / 257.0, 0, 255).round().astype(np.uint8)
+        return Image.fromarray(scaled, "L")
+    if mode == "1":
+        return image.convert("L")
+    if mode in ("La", "RGBa"):
+        return image.convert(mode.upper())
+    if mode in ("L", "LA", "RGB", "RGBA", "CMYK"):
+        return image
+    return image.convert("RGBA" if "A" in mode else "RGB")
+
+
+def _split_alpha(image: Image.Image) -> tuple[Image.Image, Image.Image | None]:
+    if image.mode == "RGBA":
+        return image.convert("RGB"), image.getchannel("A")
+    if image.mode == "LA":
+        return image.convert("L"), image.getchannel("A")
+    return image, None
+
+
+def _apply_icc(image: Image.Image, icc: bytes) -> Image.Image | None:
+    """Convert with the embedded profile; ``None`` when it is unusable or does not fit the mode
+    (then the pixels are taken as sRGB)."""
+    try:
+        profile = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        space = profile.profile.xcolor_space.strip()
+    except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
+        return None
+    if _ICC_SPACE_FOR_MODE.get(image.mode) != space:
+        return None
+    try:
+        transform = ImageCms.buildTransform(
+            profile, _SRGB, image.mode, "RGB", ImageCms.Intent.PERCEPTUAL,
+            ImageCms.Flags.BLACKPOINTCOMPENSATION)
+        return ImageCms.applyTransform(image, transform)
+    except (ImageCms.PyCMSError, OSError, ValueError):
+        return None
+
+
+def _flatten(image: Image.Image) -> Image.Image:
+    """Composite RGBA onto ``FLATTEN_BACKGROUND``."""
+    if image.mode != "RGBA":
+        return image
+    background = Image.new("RGB", image.size, FLATTEN_BACKGROUND)
+    background.paste(image, mask=image.getchannel("A"))
+    return background
+
+
+def _downscale(image: Image.Image) -> Image.Image:
+    """Cap the long edge at ``MAX_LONG_EDGE_PX`` (Lanczos); smaller images are kept as they are."""
+    width, height = image.size
+    long_edge = max(width, height)
+    if long_edge <= MAX_LONG_EDGE_PX:
+        return image
+    ratio = MAX_LONG_EDGE_PX / long_edge
+    size = (max(1, round(width * ratio)), max(1, round(height * ratio)))
+    return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+
+
+def _save_jpeg(image: Image.Image, dest_jpeg: Path) -> None:
+    """Write atomically (temp file + rename) with only the sRGB profile as metadata."""
+    image.info = {}
+    partial = dest_jpeg.with_name(f".{dest_jpeg.name}.part")
+    try:
+        image.save(partial, "JPEG", quality=JPEG_QUALITY, icc_profile=_SRGB_ICC)
+        os.replace(partial, dest_jpeg)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -1,0 +1,44 @@
+"""The output spec of a delivered film: one source of truth for the encoder and the verifier."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Aspect:
+    """One delivered aspect ratio: its name (the delivery file stem) and frame size in pixels."""
+
+    name: str
+    width: int
+    height: int
+
+    @property
+    def is_portrait(self) -> bool:
+        """True for the 9:16 film."""
+        return self.height > self.width
+
+
+LANDSCAPE = Aspect("16x9", 1920, 1080)
+PORTRAIT = Aspect("9x16", 1080, 1920)
+ASPECTS: tuple[Aspect, ...] = (LANDSCAPE, PORTRAIT)
+
+FPS = 30
+VIDEO_CODEC = "h264"
+VIDEO_PROFILE = "High"
+PIX_FMT = "yuv420p"
+COLOR_PRIMARIES = "bt709"
+COLOR_TRANSFER = "bt709"
+COLOR_SPACE = "bt709"
+COLOR_RANGE = "tv"
+AUDIO_CODEC = "aac"
+AUDIO_PROFILE = "LC"
+AUDIO_SAMPLE_RATE = 48_000
+AUDIO_CHANNELS = 2
+TARGET_LUFS = -14.0
+LUFS_TOLERANCE = 1.0
+MAX_TRUE_PEAK_DBTP = -1.0
+DURATION_TOLERANCE_S = 0.5
+# Longest black or frozen stretch allowed outside the designed fades and cards (seconds).
+MAX_BLACK_S = 1.5
+MAX_FROZEN_S = 4.0

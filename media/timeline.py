@@ -1,0 +1,455 @@
+"""The film as plain data: which source is on screen at which frame, and how shots change.
+
+:func:`plan_timeline` lays out an opening card, the photo and clip shots and a closing card over
+exactly ``round(length_sec * fps)`` frames, putting every cut on a beat of the song where the beat
+grid allows. The result is frozen dataclasses only: ``dataclasses.asdict`` and
+:meth:`Timeline.to_json` serialize it, :meth:`Timeline.describe` prints it, and
+:func:`timeline_from_dict` reads it back. Nothing here touches pixels.
+
+Timing model (all in frames): shot ``i`` owns ``[cut_in, cut_out)``; the next shot's
+``transition_in`` straddles the cut. A ``crossfade`` of ``d`` frames runs over
+``[cut - d/2, cut + d/2)`` (both shots visible); a ``fade_black`` fades the outgoing shot to black
+over the first half and the incoming one in from black over the second half; a ``cut`` is
+instantaneous. ``visible_in``/``visible_out`` are the frames over which a shot must be rendered.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from media.cards import CardSpec
+
+CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
+KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
+MIN_FILM_S = 3.0
+
+
+@dataclass(frozen=True)
+class PhotoSource:
+    """A prepared photo: an upright sRGB JPEG working copy (long edge <= 4096 pixels)."""
+
+    id: str
+    path: Path
+    width: int
+    height: int
+    low_res: bool
+
+
+@dataclass(frozen=True)
+class ClipSource:
+    """A prepared mezzanine clip: H.264 BT.709 30 fps CFR, long edge <= 1920 pixels."""
+
+    id: str
+    path: Path
+    duration_s: float
+    width: int
+    height: int
+    has_audio: bool
+
+
+@dataclass(frozen=True)
+class Transition:
+    """How a shot comes in: ``kind`` (cut, crossfade, fade_black) lasting ``frames`` frames."""
+
+    kind: str = CUT
+    frames: int = 0
+
+    def start(self, cut: int) -> int:
+        """First frame of the transition around the cut at frame ``cut``."""
+        return cut - self.frames // 2
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One shot. ``kind`` is card, photo or clip; frames are film frame indices.
+
+    ``motion`` is ken_burns, push or none (``motion_choice`` varies the move); clips start at
+    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
+    """
+
+    kind: str
+    source_id: str | None
+    cut_in: int
+    cut_out: int
+    visible_in: int
+    visible_out: int
+    transition_in: Transition
+    motion: str = STILL
+    motion_choice: int = 0
+    clip_start_s: float = 0.0
+    card: CardSpec | None = None
+
+    @property
+    def frames(self) -> int:
+        """Frames during which the shot is (at least partly) on screen."""
+        return self.visible_out - self.visible_in
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A whole film: ``total_frames`` frames at ``fps``, shots in order, film fade in/out."""
+
+    fps: int
+    total_frames: int
+    length_sec: float
+    style: str
+    gentle: bool
+    shots: tuple[Shot, ...]
+    fade_in_frames: int
+    fade_out_frames: int
+    beat_frames: tuple[int, ...] = ()
+    dropped_photo_ids: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The timeline as JSON (paths are not part of it: sources are referenced by id)."""
+        return json.dumps(asdict(self), indent=indent, ensure_ascii=False)
+
+    def describe(self) -> str:
+        """One human-readable line per shot (frames and seconds)."""
+        lines = [f"{self.length_sec:.2f}s = {self.total_frames} frames @ {self.fps} fps, "
+                 f"style={self.style} gentle={self.gentle}"]
+        for i, s in enumerate(self.shots):
+            beat = "beat" if s.cut_in in self.beat_frames else "    "
+            what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
+            lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
+                         f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
+                         f"/{s.transition_in.frames} {s.motion}#{s.motion_choice}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """Pacing of a style: shot lengths and transitions in seconds."""
+
+    shot_s: float
+    min_shot_s: float
+    clip_s: float
+    transition: str
+    transition_s: float
+    fade_s: float
+
+
+PACING: dict[str, Pacing] = {
+    "gift": Pacing(3.2, 2.0, 4.0, CROSSFADE, 0.5, 0.5),
+    "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
+    "social": Pacing(2.0, 2.0, 2.5, CUT, 0.0, 0.3),
+}
+GENTLE = Pacing(4.5, 3.0, 5.0, FADE_BLACK, 1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class _Slot:
+    kind: str
+    source_id: str
+    nominal_s: float
+    max_s: float | None = None
+    occurrence: int = 0
+
+
+def pacing_for(style: str, gentle: bool) -> Pacing:
+    """The pacing of ``style`` (gift, brand, social); ``gentle`` overrides it."""
+    if gentle:
+        return GENTLE
+    if style not in PACING:
+        raise ValueError(f"unknown style {style!r}")
+    return PACING[style]
+
+
+def _even_pick(count: int, total: int) -> list[int]:
+    """``count`` indices spread evenly over ``range(total)``, always including 0."""
+    if count >= total:
+        return list(range(total))
+    return sorted({math.floor(i * total / count) for i in range(count)})
+
+
+def _order_photos(photos: Sequence[PhotoSource], subject_id: str | None) -> list[PhotoSource]:
+    """The subject photo first, then the others in their given order."""
+    first = [p for p in photos if p.id == subject_id]
+    return first + [p for p in photos if p.id != subject_id]
+
+
+def _item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> tuple[int, int]:
+    """How many photos and clips fit when each must last at least ``min_s`` seconds."""
+    fit = max(1, math.floor(middle_s / min_s))
+    if n_photos + n_clips <= fit:
+        return n_photos, n_clips
+    clips = min(n_clips, max(1 if n_clips else 0, round(fit * n_clips / (n_photos + n_clips))))
+    if n_photos == 0:
+        clips = min(n_clips, fit)
+    elif clips >= fit:  # room for one shot only: the (subject) photo wins
+        clips = fit - 1
+    return min(n_photos, fit - clips), clips
+
+
+def _photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[_Slot]:
+    """``count`` photo slots cycling through ``photos`` (repeats get a new occurrence)."""
+    return [_Slot("photo", photos[i % len(photos)].id, shot_s, None, i // len(photos))
+            for i in range(count)]
+
+
+def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[_Slot]:
+    """``count`` clip slots cycling through ``clips``; lengths capped by the clip's length (less
+    the transition overlap, which also shows the clip)."""
+    slots = []
+    for i in range(count):
+        clip = clips[i % len(clips)]
+        usable = max(0.5, clip.duration_s - pacing.transition_s)
+        slots.append(_Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
+    return slots
+
+
+def _interleave(photo_slots: list[_Slot], clip_slots: list[_Slot]) -> list[_Slot]:
+    """Photos in order with the clips spread evenly between them (never first)."""
+    n, c = len(photo_slots) + len(clip_slots), len(clip_slots)
+    first = 1 if photo_slots else 0
+    positions = {min(n - 1, max(first, round((j + 1) * n / (c + 1)))) for j in range(c)}
+    while len(positions) < len(clip_slots):  # collisions on tiny films: take free slots
+        positions.add(next(i for i in range(n - 1, -1, -1) if i not in positions))
+    photos, clips = iter(photo_slots), iter(clip_slots)
+    return [next(clips) if i in positions else next(photos) for i in range(n)]
+
+
+def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
+                pacing: Pacing, min_s: float) -> tuple[list[_Slot], list[str]]:
+    """The middle shots in order, with nominal lengths; and the ids of photos left out."""
+    n_p, n_c = _item_counts(len(photos), len(clips), middle_s, min_s)
+    kept = [photos[i] for i in _even_pick(n_p, len(photos))] if n_p else []
+    dropped = [p.id for p in photos if p not in kept]
+    chosen_clips = [clips[i] for i in _even_pick(n_c, len(clips))] if n_c else []
+    clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
+    if kept:
+        photo_count = max(len(kept), round(max(0.0, middle_s - clip_total) / pacing.shot_s))
+        photo_count = max(1, min(photo_count, math.floor(max(0.0, middle_s - n_c * min_s)
+                                                            / min_s)))
+        clip_count = len(chosen_clips)
+    else:
+        photo_count = 0
+        clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
+                         max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
+    slots = _interleave(_photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
+                        _clip_slots(chosen_clips, clip_count, pacing)
+                        if chosen_clips else [])
+    return slots, dropped
+
+
+def _fit_lengths(slots: list[_Slot], middle_s: float, min_s: float) -> list[float]:
+    """Slot lengths (seconds) summing to ``middle_s``: nominal lengths scaled by one factor,
+    each at least ``min_s`` and clips at most their own length where possible."""
+
+    def lengths(scale: float, capped: bool) -> list[float]:
+        out = []
+        for s in slots:
+            d = max(min_s, s.nominal_s * scale)
+            if capped and s.max_s is not None:
+                d = min(d, max(min_s, s.max_s))
+            out.append(d)
+        return out
+
+    capped = sum(lengths(1e6, True)) >= middle_s
+    lo, hi = 0.0, 1e6
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if sum(lengths(mid, capped)) < middle_s else (lo, mid)
+    result = lengths(hi, capped)
+    factor = middle_s / sum(result)
+    return [d * factor for d in result]
+
+
+def _snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
+               beats: Sequence[int]) -> list[int]:
+    """Cut frames for the target cut frames between shots, each moved to the nearest beat that
+    keeps every shot at least ``mins[k]`` frames long (else left where it is)."""
+    cuts, prev = [], start
+    for k, target in enumerate(targets):
+        lo = prev + mins[k]
+        hi = end - sum(mins[k + 1:])
+        candidates = beats[bisect.bisect_left(beats, lo):bisect.bisect_right(beats, hi)]
+        if candidates:
+            cut = min(candidates, key=lambda b: (abs(b - target), b))
+        else:
+            cut = min(max(round(target), lo), hi)
+        cuts.append(cut)
+        prev = cut
+    return cuts
+
+
+def _snap_one(target_s: float, window_s: float, fps: int, bars: Sequence[int],
+              beats: Sequence[int], lo: int, hi: int) -> int:
+    """A card boundary near ``target_s``: the nearest bar in the window, else beat, else exact."""
+    target = target_s * fps
+    a = max(lo, math.floor((target_s - window_s) * fps))
+    b = min(hi, math.ceil((target_s + window_s) * fps))
+    for grid in (bars, beats):
+        candidates = [g for g in grid if a <= g <= b]
+        if candidates:
+            return min(candidates, key=lambda g: abs(g - target))
+    return min(max(round(target), lo), hi)
+
+
+def _grid(times: Sequence[float], fps: int, total: int) -> tuple[int, ...]:
+    """Beat times (seconds) as sorted unique frame indices strictly inside the film."""
+    return tuple(sorted({round(t * fps) for t in times if 0 < round(t * fps) < total}))
+
+
+def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tuple[int, ...],
+                 bars: tuple[int, ...]) -> tuple[int, int]:
+    """Frames where the opening card ends and the closing card starts."""
+    gentle_extra = 0.5 if pacing.transition == FADE_BLACK else 0.0
+    open_s = min(3.5 + gentle_extra / 2, max(1.0, 0.15 * length))
+    close_s = min(4.5 + gentle_extra / 2, max(1.2, 0.2 * length))
+    open_w, close_w = min(0.5, 0.2 * open_s), min(0.5, 0.2 * close_s)
+    min_mid = round(1.0 * fps)
+    opening = _snap_one(open_s, open_w, fps, bars, beats, round(0.8 * fps),
+                        total - round(1.0 * fps) - min_mid)
+    closing = _snap_one(length - close_s, close_w, fps, bars, beats, opening + min_mid,
+                        total - round(1.0 * fps))
+    return opening, closing
+
+
+def _even(frames: float) -> int:
+    """Frames rounded to an even count (transitions straddle the cut symmetrically)."""
+    return 2 * round(frames / 2)
+
+
+def _motions(slots: list[_Slot], photos: dict[str, PhotoSource], motion_shots: int,
+             order: dict[str, int]) -> list[tuple[str, int]]:
+    """(motion, choice) per slot: ``motion_shots`` photo shots spread evenly get Ken Burns moves
+    (low-res photos only get pushes); repeats of a photo get a different move."""
+    photo_idx = [i for i, s in enumerate(slots) if s.kind == "photo"]
+    eligible = [i for i in photo_idx if not photos[slots[i].source_id].low_res]
+    chosen = {eligible[j] for j in _even_pick(min(motion_shots, len(eligible)), len(eligible))} \
+        if eligible and motion_shots > 0 else set()
+    result = []
+    for i, s in enumerate(slots):
+        if s.kind != "photo":
+            result.append((STILL, 0))
+            continue
+        choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
+        result.append((KEN_BURNS if i in chosen else PUSH, choice))
+    return result
+
+
+def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
+    """A transition of ``kind`` lasting about ``seconds``, at most ``room`` frames (even)."""
+    if kind == CUT or seconds <= 0:
+        return Transition(CUT, 0)
+    frames = min(_even(seconds * fps), 2 * (room // 4))
+    return Transition(kind, frames) if frames >= 2 else Transition(CUT, 0)
+
+
+def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
+                  beat_times: Sequence[float], length_sec: float, opening: CardSpec,
+                  closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
+                  style: str, subject_photo_id: str | None,
+                  bar_times: Sequence[float] = ()) -> Timeline:
+    """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
+
+    Opening card (about 3-4 s), photo and clip shots, closing card (about 4-5 s) ending the film.
+    Cuts land on ``beat_times`` (seconds; card boundaries prefer ``bar_times``) where the grid
+    allows; the subject photo comes first; clips are spread through the film; photos repeat
+    (with other moves) when there are too few, and when there are too many each still lasts at
+    least the style's minimum (about 2 s) and the rest are listed in ``dropped_photo_ids``.
+    ``motion_shots`` photo shots get full Ken Burns moves, the others a gentle push.
+    """
+    if length_sec < MIN_FILM_S:
+        raise ValueError(f"film too short: {length_sec}s")
+    total = round(length_sec * fps)
+    pacing = pacing_for(style, gentle)
+    beats, bars = _grid(beat_times, fps, total), _grid(bar_times, fps, total)
+    open_end, close_start = _card_bounds(length_sec, fps, total, pacing, beats, bars)
+    middle_s = (close_start - open_end) / fps
+    min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
+    ordered = _order_photos(photos, subject_photo_id)
+    slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
+    cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
+    if slots:
+        lengths = _fit_lengths(slots, middle_s, min_s)
+        targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
+        mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
+        cuts = [0, open_end, *_snap_cuts(targets, open_end, close_start, mins, beats),
+                close_start, total]
+    shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
+                         motion_shots)
+    notes = ("clip audio is not mixed in: the song is the only soundtrack",)
+    return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
+                    _even(pacing.fade_s * fps), _even(pacing.fade_s * fps), beats,
+                    tuple(dropped), notes)
+
+
+def _build_shots(slots: list[_Slot], cuts: list[int], photos: list[PhotoSource],
+                 clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
+                 fps: int, motion_shots: int) -> list[Shot]:
+    """Shots from the cut frames: cards around the slots, transitions and visible ranges."""
+    kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
+    kinds += [(s.kind, s.source_id, None) for s in slots]
+    kinds.append(("card", None, closing))
+    lengths = [b - a for a, b in pairwise(cuts)]
+    transitions = [Transition(CUT, 0)]
+    for i in range(1, len(kinds)):
+        transitions.append(_transition(pacing.transition, pacing.transition_s, fps,
+                                       min(lengths[i - 1], lengths[i])))
+    order = {p.id: i for i, p in enumerate(photos)}
+    motions = [(STILL, 0), *_motions(slots, {p.id: p for p in photos}, motion_shots, order),
+               (STILL, 0)]
+    shots = []
+    for i, (kind, source, card) in enumerate(kinds):
+        vis_in = _visible_in(transitions[i], cuts[i])
+        vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
+        shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
+                          motions[i][0], motions[i][1], 0.0, card))
+    return _place_clip_segments(shots, slots, clips, fps)
+
+
+def _visible_in(transition: Transition, cut: int) -> int:
+    return transition.start(cut) if transition.kind == CROSSFADE else cut
+
+
+def _visible_out(next_transition: Transition, next_cut: int) -> int:
+    if next_transition.kind == CROSSFADE:
+        return next_transition.start(next_cut) + next_transition.frames
+    return next_cut
+
+
+def _place_clip_segments(shots: list[Shot], slots: list[_Slot], clips: list[ClipSource],
+                         fps: int) -> list[Shot]:
+    """Choose each clip shot's in-point: centred in the clip, successive uses further on."""
+    by_id = {c.id: c for c in clips}
+    out = []
+    for i, shot in enumerate(shots):
+        if shot.kind != "clip":
+            out.append(shot)
+            continue
+        clip, occurrence = by_id[shot.source_id or ""], slots[i - 1].occurrence
+        seg = shot.frames / fps
+        room = max(0.0, clip.duration_s - seg)
+        start = room / 2 if occurrence == 0 else (room / 2 + occurrence * seg) % (room + 1e-9)
+        out.append(_replace(shot, clip_start_s=round(min(start, room), 3)))
+    return out
+
+
+def _replace(shot: Shot, **changes: Any) -> Shot:
+    data = {f: getattr(shot, f) for f in Shot.__dataclass_fields__}
+    data.update(changes)
+    return Shot(**data)
+
+
+def timeline_from_dict(data: dict[str, Any]) -> Timeline:
+    """Rebuild a :class:`Timeline` from ``dataclasses.asdict`` output (or its JSON)."""
+    shots = []
+    for s in data["shots"]:
+        card = s.get("card")
+        shots.append(Shot(**{**s, "transition_in": Transition(**s["transition_in"]),
+                             "card": CardSpec(**{**card, "lines": tuple(card["lines"])})
+                             if card else None}))
+    return Timeline(**{**data, "shots": tuple(shots),
+                       "beat_frames": tuple(data.get("beat_frames", ())),
+                       "dropped_photo_ids": tuple(data.get("dropped_photo_ids", ())),
+                       "notes": tuple(data.get("notes", ()))})

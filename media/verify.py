@@ -1,0 +1,301 @@
+"""Verify a rendered film against :mod:`media.spec` before it is delivered.
+
+Checks, each named in its problem string: ``container`` (MP4 brand), ``faststart`` (``moov``
+before ``mdat``), ``video`` (one stream), ``codec`` (H.264 High), ``size``, ``pix_fmt``,
+``color`` (BT.709 primaries/transfer/matrix, limited range), ``fps`` (r and avg 30/1),
+``duration`` (within tolerance of the plan), ``audio`` (one AAC LC 48 kHz stereo stream),
+``loudness`` (integrated, BS.1770 via pyloudnorm), ``true_peak`` (4x oversampled), ``black``
+(ffmpeg blackdetect, outside the first/last 2 s) and ``frozen`` (ffmpeg freezedetect).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyloudnorm
+from scipy.signal import resample_poly
+
+from media import spec
+from media.probe import MP4, demuxer_args, ffprobe_json, input_url
+from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, run_tool
+from media.spec import Aspect
+
+__all__ = ["FilmReport", "ffprobe_json", "true_peak_dbtp", "verify_film"]
+
+EDGE_EXCLUSION_S = 2.0
+"""Black at the very start/end (designed fades) is not counted (seconds)."""
+SIGNAL_WIDTH_PX = 320
+BLACK_PIXEL_THRESHOLD = 0.10
+BLACK_PICTURE_RATIO = 0.98
+FREEZE_NOISE = 0.002
+"""freezedetect tolerance (mean absolute difference, 0..1; about -54 dB). A truly still picture
+re-encoded by x264 drifts by less (its first P-frames keep refining it); a slow Ken Burns push
+(0.6 %/s zoom on a soft photo) differs by more within the detection window."""
+OVERSAMPLING = 4
+LOUDNESS_FLOOR_LUFS = -70.0
+PEAK_FLOOR_DBTP = -120.0
+_BLACK_LINE = re.compile(r"black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)")
+_FREEZE_LINE = re.compile(r"lavfi\.freezedetect\.freeze_(start|end):\s*([\d.]+)")
+_PEAK_CHUNK = 48_000 * 10
+
+Interval = tuple[float, float]
+"""(start, end) in seconds."""
+
+
+@dataclass
+class FilmReport:
+    """``ok`` when ``problems`` is empty; ``measurements`` holds floats and strings only."""
+
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    measurements: dict[str, float | str] = field(default_factory=dict)
+
+
+def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float) -> FilmReport:
+    """Check one delivered film (``aspect`` frame size, ``planned_duration_s`` seconds).
+
+    A film that cannot be probed is reported (``probe`` problem); a missing ffmpeg or a timeout
+    is our fault and raised.
+    """
+    problems: list[str] = []
+    measured: dict[str, float | str] = {}
+    problems += _check_boxes(path, measured)
+    try:
+        data = ffprobe_json(path, input_args=demuxer_args(MP4))
+    except ToolTimeoutError:
+        raise
+    except (ToolError, ValueError) as exc:
+        return FilmReport(ok=False, problems=[*problems, f"probe: cannot read the film: {exc}"],
+                          measurements=measured)
+    streams = [s for s in data.get("streams") or [] if isinstance(s, dict)]
+    videos = [s for s in streams if s.get("codec_type") == "video"]
+    audios = [s for s in streams if s.get("codec_type") == "audio"]
+    duration = _float((data.get("format") or {}).get("duration"))
+    problems += _check_video(videos, aspect, measured)
+    problems += _check_duration(duration, planned_duration_s, measured)
+    problems += _check_audio(audios, measured)
+    if len(audios) == 1:
+        problems += _check_loudness(path, measured)
+    if len(videos) == 1 and duration > 0:
+        video_duration = _float(videos[0].get("duration")) or duration
+        problems += _check_signal(path, video_duration, measured)
+    return FilmReport(ok=not problems, problems=problems, measurements=measured)
+
+
+# --- container ---------------------------------------------------------------------------------
+
+
+def top_level_boxes(path: Path, limit: int = 64) -> list[tuple[str, int]]:
+    """(type, size in bytes) of the file's top-level ISO-BMFF boxes, in file order."""
+    boxes: list[tuple[str, int]] = []
+    with open(path, "rb") as fp:
+        size = fp.seek(0, 2)
+        offset = 0
+        while offset + 8 <= size and len(boxes) < limit:
+            fp.seek(offset)
+            header = fp.read(16)
+            box_size, kind = struct.unpack(">I4s", header[:8])
+            if box_size == 1 and len(header) == 16:
+                box_size = struct.unpack(">Q", header[8:16])[0]
+            elif box_size == 0:
+                box_size = size - offset
+            if box_size < 8:
+                break
+            boxes.append((kind.decode("latin-1"), box_size))
+            offset += box_size
+    return boxes
+
+
+def _check_boxes(path: Path, measured: dict[str, float | str]) -> list[str]:
+    """``container``: an MP4 ``ftyp`` first; ``faststart``: ``moov`` before ``mdat``."""
+    kinds = [kind for kind, _ in top_level_boxes(path)]
+    measured["top_level_boxes"] = ",".join(kinds)
+    problems = []
+    brand = _major_brand(path) if kinds[:1] == ["ftyp"] else ""
+    measured["major_brand"] = brand
+    if not brand or brand == "qt  ":
+        problems.append(f"container: not an MP4 (top-level boxes {kinds[:4]}, brand {brand!r})")
+    if "moov" not in kinds or "mdat" not in kinds:
+        problems.append(f"faststart: moov/mdat missing (top-level boxes {kinds[:8]})")
+    elif kinds.index("moov") > kinds.index("mdat"):
+        problems.append("faststart: moov after mdat (not web-optimized)")
+    return problems
+
+
+def _major_brand(path: Path) -> str:
+    with open(path, "rb") as fp:
+        return fp.read(12)[8:12].decode("latin-1")
+
+
+# --- streams -----------------------------------------------------------------------------------
+
+
+def _float(value: object) -> float:
+    try:
+        number = float(str(value))
+    except ValueError:
+        return 0.0
+    return number if math.isfinite(number) else 0.0
+
+
+def _check_video(videos: list[dict[str, Any]], aspect: Aspect,
+                 measured: dict[str, float | str]) -> list[str]:
+    if len(videos) != 1:
+        return [f"video: expected 1 video stream, found {len(videos)}"]
+    video = videos[0]
+    width, height = int(video.get("width") or 0), int(video.get("height") or 0)
+    measured.update(width=float(width), height=float(height),
+                    video_codec=str(video.get("codec_name")), profile=str(video.get("profile")),
+                    pix_fmt=str(video.get("pix_fmt")),
+                    r_frame_rate=str(video.get("r_frame_rate")),
+                    avg_frame_rate=str(video.get("avg_frame_rate")))
+    problems = []
+    if (video.get("codec_name"), video.get("profile")) != (spec.VIDEO_CODEC, spec.VIDEO_PROFILE):
+        problems.append(f"codec: {video.get('codec_name')} {video.get('profile')}, expected "
+                        f"{spec.VIDEO_CODEC} {spec.VIDEO_PROFILE}")
+    if (width, height) != (aspect.width, aspect.height):
+        problems.append(f"size: {width}x{height}, expected {aspect.width}x{aspect.height}")
+    if video.get("pix_fmt") != spec.PIX_FMT:
+        problems.append(f"pix_fmt: {video.get('pix_fmt')}, expected {spec.PIX_FMT}")
+    problems += _check_color(video)
+    rates = (video.get("r_frame_rate"), video.get("avg_frame_rate"))
+    if rates != (f"{spec.FPS}/1", f"{spec.FPS}/1"):
+        problems.append(f"fps: r_frame_rate {rates[0]}, avg_frame_rate {rates[1]}, expected "
+                        f"{spec.FPS}/1")
+    return problems
+
+
+def _check_color(video: dict[str, Any]) -> list[str]:
+    expected = {"color_primaries": spec.COLOR_PRIMARIES, "color_transfer": spec.COLOR_TRANSFER,
+                "color_space": spec.COLOR_SPACE, "color_range": spec.COLOR_RANGE}
+    wrong = [f"{key}={video.get(key)}" for key, value in expected.items()
+             if video.get(key) != value]
+    if not wrong:
+        return []
+    return [f"color: {', '.join(wrong)}, expected {spec.COLOR_PRIMARIES} {spec.COLOR_RANGE}"]
+
+
+def _check_duration(duration: float, planned: float, measured: dict[str, float | str]) -> list[str]:
+    measured["duration_s"] = round(duration, 3)
+    if abs(duration - planned) <= spec.DURATION_TOLERANCE_S:
+        return []
+    return [f"duration: {duration:.2f} s, planned {planned:.2f} s "
+            f"(tolerance {spec.DURATION_TOLERANCE_S} s)"]
+
+
+def _check_audio(audios: list[dict[str, Any]], measured: dict[str, float | str]) -> list[str]:
+    if len(audios) != 1:
+        return [f"audio: expected 1 audio stream, found {len(audios)}"]
+    audio = audios[0]
+    got = (audio.get("codec_name"), audio.get("profile"), _float(audio.get("sample_rate")),
+           int(audio.get("channels") or 0))
+    measured.update(audio_codec=f"{got[0]} {got[1]}", sample_rate_hz=got[2],
+                    audio_channels=float(got[3]))
+    want = (spec.AUDIO_CODEC, spec.AUDIO_PROFILE, float(spec.AUDIO_SAMPLE_RATE),
+            spec.AUDIO_CHANNELS)
+    if got == want:
+        return []
+    return [f"audio: {got[0]} {got[1]} {got[2]:.0f} Hz {got[3]} ch, expected {want[0]} "
+            f"{want[1]} {want[2]:.0f} Hz {want[3]} ch"]
+
+
+# --- loudness ----------------------------------------------------------------------------------
+
+
+def decode_audio(path: Path, rate_hz: int = spec.AUDIO_SAMPLE_RATE) -> np.ndarray:
+    """The first audio stream as float32 samples, shape (frames, 2), at ``rate_hz``."""
+    argv = ffmpeg_argv("-i", input_url(path), "-map", "0:a:0", "-vn", "-ac", "2",
+                       "-ar", str(rate_hz), "-f", "f32le", "pipe:1")
+    raw = run_tool(argv, Limits(timeout_s=120)).stdout
+    return np.frombuffer(raw, "<f4").reshape(-1, 2)
+
+
+def true_peak_dbtp(samples: np.ndarray) -> float:
+    """Highest 4x-oversampled absolute sample (dBTP), computed in 10 s chunks."""
+    peak, pad, frames = 0.0, 64, len(samples)
+    for start in range(0, frames, _PEAK_CHUNK):
+        low, high = max(0, start - pad), min(frames, start + _PEAK_CHUNK + pad)
+        upsampled = resample_poly(samples[low:high], OVERSAMPLING, 1, axis=0)
+        first = (start - low) * OVERSAMPLING
+        core = upsampled[first:first + min(_PEAK_CHUNK, frames - start) * OVERSAMPLING]
+        peak = max(peak, float(np.abs(core).max(initial=0.0)),
+                   float(np.abs(samples[start:start + _PEAK_CHUNK]).max(initial=0.0)))
+    return max(PEAK_FLOOR_DBTP, 20 * math.log10(peak)) if peak > 0 else PEAK_FLOOR_DBTP
+
+
+def _check_loudness(path: Path, measured: dict[str, float | str]) -> list[str]:
+    samples = decode_audio(path)
+    if len(samples) < spec.AUDIO_SAMPLE_RATE // 2:
+        return ["loudness: audio too short to measure"]
+    lufs = pyloudnorm.Meter(spec.AUDIO_SAMPLE_RATE).integrated_loudness(samples.astype(np.float64))
+    lufs = max(LOUDNESS_FLOOR_LUFS, lufs) if math.isfinite(lufs) else LOUDNESS_FLOOR_LUFS
+    peak = true_peak_dbtp(samples)
+    measured.update(integrated_lufs=round(float(lufs), 2), true_peak_dbtp=round(peak, 2))
+    problems = []
+    if abs(lufs - spec.TARGET_LUFS) > spec.LUFS_TOLERANCE:
+        problems.append(f"loudness: integrated {lufs:.1f} LUFS, expected {spec.TARGET_LUFS} "
+                        f"± {spec.LUFS_TOLERANCE}")
+    if peak > spec.MAX_TRUE_PEAK_DBTP:
+        problems.append(f"true_peak: {peak:.1f} dBTP, max {spec.MAX_TRUE_PEAK_DBTP}")
+    return problems
+
+
+# --- black and frozen stretches ----------------------------------------------------------------
+
+
+def detect_stretches(path: Path, duration_s: float) -> tuple[list[Interval], list[Interval]]:
+    """(black, frozen) intervals in seconds, from one downscaled decode of the video."""
+    graph = (f"scale={SIGNAL_WIDTH_PX}:-2:flags=fast_bilinear,"
+             f"blackdetect=d=0.2:pix_th={BLACK_PIXEL_THRESHOLD}:pic_th={BLACK_PICTURE_RATIO},"
+             f"freezedetect=n={FREEZE_NOISE}:d={spec.MAX_FROZEN_S / 2}")
+    argv = ffmpeg_argv("-loglevel", "info", "-nostats", "-i", input_url(path), "-map", "0:v:0",
+                       "-an", "-vf", graph, "-f", "null", "-")
+    log = run_tool(argv, Limits(timeout_s=60 + 2 * duration_s)).stderr_tail
+    black = [(float(a), float(b)) for a, b in _BLACK_LINE.findall(log)]
+    return black, _freeze_intervals(log, duration_s)
+
+
+def _freeze_intervals(log: str, duration_s: float) -> list[Interval]:
+    """Pair freezedetect's start/end lines; a freeze still running at the end ends there."""
+    intervals: list[Interval] = []
+    start: float | None = None
+    for kind, value in _FREEZE_LINE.findall(log):
+        if kind == "start":
+            start = float(value)
+        elif start is not None:
+            intervals.append((start, float(value)))
+            start = None
+    if start is not None:
+        intervals.append((start, duration_s))
+    return intervals
+
+
+def _clipped(intervals: list[Interval], low: float, high: float) -> list[Interval]:
+    return [(max(a, low), min(b, high)) for a, b in intervals if min(b, high) > max(a, low)]
+
+
+def _longest(intervals: list[Interval]) -> tuple[float, float, float]:
+    """(length, start, end) of the longest interval, zeros when there is none."""
+    return max(((b - a, a, b) for a, b in intervals), default=(0.0, 0.0, 0.0))
+
+
+def _check_signal(path: Path, duration_s: float, measured: dict[str, float | str]) -> list[str]:
+    black, frozen = detect_stretches(path, duration_s)
+    black_len, black_start, black_end = _longest(
+        _clipped(black, EDGE_EXCLUSION_S, duration_s - EDGE_EXCLUSION_S))
+    frozen_len, frozen_start, frozen_end = _longest(frozen)
+    measured.update(longest_black_s=round(black_len, 2), longest_frozen_s=round(frozen_len, 2))
+    problems = []
+    if black_len > spec.MAX_BLACK_S:
+        problems.append(f"black: {black_len:.1f} s black at {black_start:.1f}-{black_end:.1f} s "
+                        f"(max {spec.MAX_BLACK_S} s)")
+    if frozen_len > spec.MAX_FROZEN_S:
+        problems.append(f"frozen: {frozen_len:.1f} s frozen at {frozen_start:.1f}-"
+                        f"{frozen_end:.1f} s (max {spec.MAX_FROZEN_S} s)")
+    return problems

@@ -1,0 +1,242 @@
+"""Rendering both aspects in one pass: spec compliance, BT.709 colour, failures (media.render)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from media import spec
+from media.cards import CardSpec
+from media.render import ClipReader, PreparedClip, RenderStats, render_films
+from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, ffprobe_argv, run_tool
+from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
+
+LENGTH_S = 6.0
+GRAY = (128, 128, 128)
+RED = (255, 0, 0)
+PRESET = "superfast"  # still High profile (8x8 transforms); keeps the test quick
+LIMITS = Limits(timeout_s=60)
+
+
+@dataclasses.dataclass(frozen=True)
+class Film:
+    timeline: Timeline
+    outputs: dict[str, Path]
+    stats: RenderStats
+    progress: list[float]
+    clip: Path
+
+
+def _solid_photo(path: Path, rgb: tuple[int, int, int]) -> PhotoSource:
+    Image.new("RGB", (1600, 1200), rgb).save(path)  # lossless: exact colours
+    return PhotoSource(path.stem, path, 1600, 1200, False)
+
+
+def _song(path: Path, seconds: float) -> None:
+    rate = spec.AUDIO_SAMPLE_RATE
+    t = np.arange(round(seconds * rate)) / rate
+    tone = (0.2 * np.sin(2 * np.pi * 330 * t) * 32767).astype(np.int16)
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(np.repeat(tone, 2).tobytes())
+
+
+def _clip(path: Path) -> ClipSource:
+    run_tool(ffmpeg_argv("-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-t", "4",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                         "-colorspace", "bt709", "-color_primaries", "bt709",
+                         "-color_trc", "bt709", "-color_range", "tv", str(path)), LIMITS)
+    return ClipSource("clip", path, 4.0, 640, 360, False)
+
+
+def _inputs(tmp: Path) -> tuple[list[PhotoSource], list[ClipSource], Path]:
+    photos = [_solid_photo(tmp / "gray.png", GRAY), _solid_photo(tmp / "red.png", RED)]
+    clips = [_clip(tmp / "clip.mp4")]
+    _song(tmp / "song.wav", LENGTH_S)
+    return photos, clips, tmp / "song.wav"
+
+
+def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float) -> Timeline:
+    beats = [i * 0.5 for i in range(int(length * 2) + 1)]
+    return plan_timeline(photos, clips, beats, length,
+                         CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
+                         CardSpec("closing", ("With love",)), motion_shots=1, gentle=False,
+                         style="gift", subject_photo_id="gray")
+
+
+@pytest.fixture(scope="module")
+def film(tmp_path_factory: pytest.TempPathFactory) -> Film:
+    tmp = tmp_path_factory.mktemp("render")
+    photos, clips, song = _inputs(tmp)
+    timeline = _timeline(photos, clips, LENGTH_S)
+    outputs = {a.name: tmp / f"{a.name}.mp4" for a in spec.ASPECTS}
+    progress: list[float] = []
+    stats = render_films(timeline, {p.id: p.path for p in photos}, {c.id: c.path for c in clips},
+                         song, outputs, on_progress=progress.append, encoder_preset=PRESET,
+                         timeout_s=120)
+    return Film(timeline, outputs, stats, progress, clips[0].path)
+
+
+def _probe(path: Path) -> dict:
+    out = run_tool(ffprobe_argv("-count_packets", "-show_streams", "-show_format", "-of", "json",
+                                str(path)), LIMITS)
+    return json.loads(out.stdout)
+
+
+def _frame_yuv(path: Path, index: int, width: int,
+               height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    out = run_tool(ffmpeg_argv("-i", str(path), "-vf", f"select=eq(n\\,{index})",
+                               "-fps_mode", "passthrough", "-frames:v", "1", "-f", "rawvideo",
+                               "-pix_fmt", "yuv420p", "pipe:1"), LIMITS).stdout
+    luma = width * height
+    y = np.frombuffer(out[:luma], np.uint8).reshape(height, width).astype(np.float64)
+    u = np.frombuffer(out[luma:luma * 5 // 4], np.uint8).reshape(height // 2, width // 2)
+    v = np.frombuffer(out[luma * 5 // 4:luma * 3 // 2], np.uint8).reshape(height // 2, width // 2)
+    return y, u.astype(np.float64), v.astype(np.float64)
+
+
+def _frame_rgb(path: Path, index: int, width: int, height: int) -> np.ndarray:
+    """Decoded by ffmpeg following the file's own colour tags."""
+    out = run_tool(ffmpeg_argv("-i", str(path), "-vf", f"select=eq(n\\,{index})",
+                               "-fps_mode", "passthrough", "-frames:v", "1", "-f", "rawvideo",
+                               "-pix_fmt", "rgb24", "pipe:1"), LIMITS).stdout
+    return np.frombuffer(out, np.uint8).reshape(height, width, 3).astype(np.float64)
+
+
+def _bt709_limited(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
+    r, g, b = (c / 255 for c in rgb)
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return 16 + 219 * y, 128 + 224 * (b - y) / 1.8556, 128 + 224 * (r - y) / 1.5748
+
+
+def _yuv_to_rgb_bt709(y: float, u: float, v: float) -> np.ndarray:
+    yy, cb, cr = (y - 16) / 219, (u - 128) / 224, (v - 128) / 224
+    r = yy + 1.5748 * cr
+    b = yy + 1.8556 * cb
+    g = (yy - 0.2126 * r - 0.0722 * b) / 0.7152
+    return np.clip(np.array([r, g, b]) * 255, 0, 255)
+
+
+def _middle_frame(timeline: Timeline, source_id: str) -> int:
+    shot = next(s for s in timeline.shots if s.source_id == source_id)
+    return (shot.cut_in + shot.cut_out) // 2
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_output_matches_the_spec(film: Film, aspect: spec.Aspect) -> None:
+    info = _probe(film.outputs[aspect.name])
+    video = next(s for s in info["streams"] if s["codec_type"] == "video")
+    audio = next(s for s in info["streams"] if s["codec_type"] == "audio")
+    assert (video["codec_name"], video["profile"]) == (spec.VIDEO_CODEC, spec.VIDEO_PROFILE)
+    assert (video["width"], video["height"]) == (aspect.width, aspect.height)
+    assert video["pix_fmt"] == spec.PIX_FMT
+    assert video["color_space"] == spec.COLOR_SPACE
+    assert video["color_primaries"] == spec.COLOR_PRIMARIES
+    assert video["color_transfer"] == spec.COLOR_TRANSFER
+    assert video["color_range"] == spec.COLOR_RANGE
+    assert video["r_frame_rate"] == "30/1" and video["avg_frame_rate"] == "30/1"
+    assert int(video["nb_read_packets"]) == film.timeline.total_frames
+    assert float(info["format"]["duration"]) == pytest.approx(LENGTH_S, abs=0.1)
+    assert (audio["codec_name"], audio["profile"]) == (spec.AUDIO_CODEC, spec.AUDIO_PROFILE)
+    assert int(audio["sample_rate"]) == spec.AUDIO_SAMPLE_RATE
+    assert audio["channels"] == spec.AUDIO_CHANNELS
+    with film.outputs[aspect.name].open("rb") as fh:  # +faststart: moov before mdat
+        head = fh.read(1 << 16)
+    assert 0 <= head.find(b"moov") < max(head.find(b"mdat"), 1 << 16)
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+@pytest.mark.parametrize("colour", [GRAY, RED], ids=["gray", "red"])
+def test_colour_uses_bt709_throughout(film: Film, aspect: spec.Aspect,
+                                      colour: tuple[int, int, int]) -> None:
+    path, w, h = film.outputs[aspect.name], aspect.width, aspect.height
+    index = _middle_frame(film.timeline, "gray" if colour == GRAY else "red")
+    y, u, v = _frame_yuv(path, index, w, h)
+    window = (slice(h // 2 - 100, h // 2 + 100), slice(w // 2 - 100, w // 2 + 100))
+    half = (slice(h // 4 - 50, h // 4 + 50), slice(w // 4 - 50, w // 4 + 50))
+    measured = (y[window].mean(), u[half].mean(), v[half].mean())
+    expected = _bt709_limited(colour)
+    assert measured == pytest.approx(expected, abs=2.0)  # BT.601 red would have Y ~ 82
+    assert np.abs(_yuv_to_rgb_bt709(*measured) - colour).max() <= 4
+    decoded = _frame_rgb(path, index, w, h)[window].reshape(-1, 3).mean(axis=0)
+    assert np.abs(decoded - colour).max() <= 4
+
+
+def test_clip_frames_are_shown(film: Film) -> None:
+    index = _middle_frame(film.timeline, "clip")
+    for aspect in spec.ASPECTS:
+        rgb = _frame_rgb(film.outputs[aspect.name], index, aspect.width, aspect.height)
+        assert rgb.std() > 40  # testsrc's colour bars, not a flat or black frame
+
+
+def test_short_clip_holds_its_last_frame(film: Film) -> None:
+    reader = ClipReader(film.clip, 3.5, 40, (640, 360), LIMITS)  # only 15 frames left
+    shot = PreparedClip(reader, time.monotonic() + 60)
+    try:
+        frames = [shot.frame(spec.LANDSCAPE, i).copy() for i in range(40)]
+    finally:
+        shot.close()
+    assert all(f.shape == (1080, 1920, 3) for f in frames)
+    assert not np.array_equal(frames[0], frames[14])
+    assert all(np.array_equal(frames[14], f) for f in frames[15:])
+
+
+def test_progress_and_stats(film: Film) -> None:
+    assert film.progress[-1] == 1.0
+    assert all(a <= b for a, b in zip(film.progress, film.progress[1:], strict=False))
+    assert len(film.progress) <= film.stats.elapsed_s * 4 + 3
+    assert film.stats.frames == film.timeline.total_frames
+    assert set(film.stats.aspects) == {a.name for a in spec.ASPECTS}
+    assert film.stats.frames_per_s > 0
+
+
+def _our_processes(marker: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if marker in text:
+            found.append(text)
+    return found
+
+
+def test_failing_encoder_raises_with_its_stderr(tmp_path: Path) -> None:
+    photos = [_solid_photo(tmp_path / "gray.png", GRAY)]
+    _song(tmp_path / "song.wav", 4.0)
+    timeline = _timeline(photos, [], 4.0)
+    outputs = {"16x9": tmp_path / "missing" / "a.mp4", "9x16": tmp_path / "b.mp4"}
+    started = time.monotonic()
+    with pytest.raises(ToolError) as failure:
+        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
+                     encoder_preset=PRESET, timeout_s=60)
+    assert time.monotonic() - started < 30
+    assert "No such file or directory" in failure.value.stderr_tail
+    assert _our_processes(str(tmp_path)) == []
+
+
+def test_timeout_kills_everything(tmp_path: Path) -> None:
+    photos = [_solid_photo(tmp_path / "gray.png", GRAY)]
+    _song(tmp_path / "song.wav", 4.0)
+    timeline = _timeline(photos, [], 4.0)
+    outputs = {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS}
+    with pytest.raises(ToolTimeoutError):
+        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
+                     encoder_preset=PRESET, timeout_s=0.5)
+    assert _our_processes(str(tmp_path)) == []
+
+
+def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:
+    timeline = _timeline([_solid_photo(tmp_path / "gray.png", GRAY)], [], 4.0)
+    with pytest.raises(ValueError, match="unknown aspects"):
+        render_films(timeline, {}, {}, tmp_path / "song.wav", {"4x3": tmp_path / "x.mp4"})

@@ -1,0 +1,164 @@
+"""verify_film on small films made with ffmpeg: a compliant one passes, each miss is named."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from media.runner import Limits, ffmpeg_argv, run_tool
+from media.spec import LANDSCAPE, Aspect
+from media.verify import ffprobe_json, true_peak_dbtp, verify_film
+
+SMALL = Aspect("test", 320, 180)
+AMPLITUDE_14_LUFS = 10 ** (-14 / 20)  # a 1 kHz sine in both channels reads 20*log10(A) LUFS
+MOVING = "testsrc2=s={size}:r={fps}:d={seconds}"
+
+
+def make_film(dest: Path, *, video: str = MOVING, size: str = "320x180", fps: int = 30,
+              seconds: float = 8.0, amplitude: float | None = AMPLITUDE_14_LUFS,
+              faststart: bool = True, colour: bool = True) -> Path:
+    """A film encoded the way the spec wants it, unless told otherwise."""
+    args = ["-f", "lavfi", "-i", video.format(size=size, fps=fps, seconds=seconds)]
+    if amplitude is not None:
+        wave = f"{amplitude}*sin(2*PI*1000*t)"
+        args += ["-f", "lavfi", "-i", f"aevalsrc={wave}|{wave}:s=48000:d={seconds}"]
+    args += ["-c:v", "libx264", "-preset", "superfast", "-profile:v", "high", "-pix_fmt",
+             "yuv420p", "-r", str(fps), "-t", str(seconds)]
+    if colour:
+        args += ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
+                 "-color_range", "tv"]
+    if amplitude is not None:
+        args += ["-c:a", "aac", "-b:a", "192k", "-ar", "48000", "-ac", "2"]
+    if faststart:
+        args += ["-movflags", "+faststart"]
+    run_tool(ffmpeg_argv(*args, str(dest)), Limits(timeout_s=60))
+    return dest
+
+
+def remux(src: Path, dest: Path, *args: str) -> Path:
+    """Copy the streams into a new file (no re-encode)."""
+    run_tool(ffmpeg_argv("-i", str(src), "-c", "copy", *args, str(dest)), Limits(timeout_s=30))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def compliant(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An 8 s compliant film at the SMALL aspect, shared by the tests that only remux it."""
+    return make_film(tmp_path_factory.mktemp("films") / "compliant.mp4")
+
+
+def check(film: Path, *, aspect: Aspect = SMALL, planned: float = 8.0) -> list[str]:
+    report = verify_film(film, aspect=aspect, planned_duration_s=planned)
+    assert report.ok == (not report.problems)
+    assert all(isinstance(v, float | str) for v in report.measurements.values())
+    return report.problems
+
+
+def assert_only(problems: list[str], check_name: str) -> None:
+    assert problems and all(p.startswith(f"{check_name}:") for p in problems), problems
+
+
+def test_compliant_film_passes(compliant: Path) -> None:
+    report = verify_film(compliant, aspect=SMALL, planned_duration_s=8.0)
+
+    assert report.ok, report.problems
+    measured = report.measurements
+    assert abs(float(measured["integrated_lufs"]) + 14) < 0.5
+    assert float(measured["true_peak_dbtp"]) < -10
+    assert measured["longest_black_s"] == 0.0 and measured["longest_frozen_s"] == 0.0
+    assert str(measured["top_level_boxes"]).startswith("ftyp,moov")
+
+
+def test_compliant_full_hd_film_passes(tmp_path: Path) -> None:
+    upscaled = MOVING.replace("s={size}", "s=480x270") + ",scale=1920:1080:flags=neighbor"
+    film = make_film(tmp_path / "film.mp4", video=upscaled, seconds=2.0)
+    assert check(film, aspect=LANDSCAPE, planned=2.0) == []
+
+
+def test_two_seconds_too_short(compliant: Path) -> None:
+    assert_only(check(compliant, planned=10.0), "duration")
+
+
+def test_no_faststart(compliant: Path, tmp_path: Path) -> None:
+    film = remux(compliant, tmp_path / "f.mp4")
+    assert_only(check(film), "faststart")
+
+
+def test_missing_audio(compliant: Path, tmp_path: Path) -> None:
+    film = remux(compliant, tmp_path / "f.mp4", "-an", "-movflags", "+faststart")
+    assert_only(check(film), "audio")
+
+
+def test_wrong_size(tmp_path: Path) -> None:
+    assert_only(check(make_film(tmp_path / "f.mp4", size="320x240", seconds=3), planned=3),
+                "size")
+
+
+def test_wrong_fps(tmp_path: Path) -> None:
+    assert_only(check(make_film(tmp_path / "f.mp4", fps=25, seconds=3), planned=3), "fps")
+
+
+def test_untagged_colour(tmp_path: Path) -> None:
+    assert_only(check(make_film(tmp_path / "f.mp4", colour=False, seconds=3), planned=3),
+                "color")
+
+
+def test_loud_film_misses_loudness_and_true_peak(tmp_path: Path) -> None:
+    problems = check(make_film(tmp_path / "f.mp4", amplitude=0.99, seconds=3), planned=3)
+    assert {p.split(":")[0] for p in problems} == {"loudness", "true_peak"}, problems
+
+
+BLACK_FROM_3_TO_5_5 = (MOVING + ",drawbox=x=0:y=0:w=iw:h=ih:color=black:t=fill"
+                       ":enable='between(t,3,5.5)'")
+BLACK_FIRST_1_8 = (MOVING + ",drawbox=x=0:y=0:w=iw:h=ih:color=black:t=fill"
+                   ":enable='lt(t,1.8)'")
+
+
+def test_long_black_stretch(tmp_path: Path) -> None:
+    problems = check(make_film(tmp_path / "f.mp4", video=BLACK_FROM_3_TO_5_5))
+    assert_only(problems, "black")
+    assert "2.5 s" in problems[0]
+
+
+def test_black_opening_fade_is_allowed(tmp_path: Path) -> None:
+    assert check(make_film(tmp_path / "f.mp4", video=BLACK_FIRST_1_8)) == []
+
+
+def test_frozen_stretch(tmp_path: Path) -> None:
+    frozen = MOVING + ",split[a][b];[a][b]freezeframes=first=60:last=209:replace=60"  # 2-7 s
+    problems = check(make_film(tmp_path / "f.mp4", video=frozen))
+    assert_only(problems, "frozen")
+    assert "5.0 s frozen at 2.0-7.0 s" in problems[0]
+
+
+def test_slow_ken_burns_push_is_not_frozen(tmp_path: Path) -> None:
+    push = ("testsrc2=s=640x360:r={fps}:d=1,trim=end_frame=1,"
+            "zoompan=z='1+0.0004*on':d=240:s={size}:fps={fps}")
+    film = make_film(tmp_path / "f.mp4", video=push)
+    assert check(film) == []
+
+
+def test_unreadable_file_is_reported_not_raised(tmp_path: Path) -> None:
+    film = tmp_path / "f.mp4"
+    film.write_bytes(b"\0\0\0\x10ftypisom\0\0\0\0" + np.random.default_rng(5).bytes(2048))
+    problems = check(film)
+    assert any(p.startswith("probe:") for p in problems), problems
+
+
+def test_true_peak_sees_inter_sample_peaks() -> None:
+    rate, amplitude = 48_000, 0.5
+    t = np.arange(rate) / rate
+    # fs/4 with a 45° phase: every sample sits at ±0.707*A, the waveform peaks at A between them.
+    wave = amplitude * np.sin(2 * np.pi * (rate / 4) * t + np.pi / 4)
+    stereo = np.stack([wave, wave], axis=1).astype(np.float32)
+    sample_peak = 20 * math.log10(np.abs(stereo).max())
+    assert abs(sample_peak - 20 * math.log10(amplitude) + 3.01) < 0.05
+    assert abs(true_peak_dbtp(stereo) - 20 * math.log10(amplitude)) < 0.5
+
+
+def test_ffprobe_json_helper(tmp_path: Path) -> None:
+    data = ffprobe_json(make_film(tmp_path / "f.mp4", seconds=1.0))
+    assert {s["codec_type"] for s in data["streams"]} == {"video", "audio"}

@@ -1,0 +1,176 @@
+"""The whole pipeline for real: dev server, real stages, real ffmpeg, real HTTP callback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from temporalio import activity
+from temporalio.testing import WorkflowEnvironment
+
+from activities.registry import FilmActivities
+from activities.settings import Settings
+from activities.storage import Storage
+from media.verify import ffprobe_json
+from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
+from worker import load_order_folder, running_worker
+from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
+from workflows.stages import ActivityName, RenderInput, RenderResult
+
+SAMPLE_ORDER = Path(__file__).resolve().parent.parent / "samples" / "birthday"
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def receiver() -> Iterator[OrderApiReceiver]:
+    """The reference order API receiving outcome callbacks over real HTTP."""
+    with OrderApiReceiver(secret=DEFAULT_SECRET) as running:
+        yield running
+
+
+@pytest.fixture
+def settings(tmp_path: Path, receiver: OrderApiReceiver) -> Settings:
+    """Local storage in a temp dir, outcomes posted to the receiver, a private task queue."""
+    return Settings(
+        FILM_STORAGE_URL=f"file://{tmp_path / 'storage'}",
+        FILM_PUBLIC_BASE_URL="https://films.example.test",
+        FILM_ORDER_API_URL=receiver.url,
+        FILM_ORDER_API_SECRET=DEFAULT_SECRET,
+        FILM_TASK_QUEUE=f"e2e-{uuid.uuid4()}",
+        FILM_WORK_DIR=str(tmp_path / "work"),
+    )
+
+
+@pytest_asyncio.fixture
+async def real_worker(temporal_env: WorkflowEnvironment, settings: Settings
+                      ) -> AsyncIterator[Settings]:
+    """A worker running the real stages in this process."""
+    async with running_worker(temporal_env.client, settings):
+        yield settings
+
+
+def storage_of(settings: Settings) -> Storage:
+    """The storage the worker under test uses."""
+    from activities.context import StageContext
+
+    return StageContext.from_settings(settings).storage
+
+
+async def run_order(env: WorkflowEnvironment, order: FilmOrder, settings: Settings) -> FilmOutcome:
+    """Start ``order`` as the order API would and wait for its outcome."""
+    handle = await start_render(env.client, order, task_queue=settings.task_queue)
+    return await handle.result()
+
+
+def assert_film_meets_spec(path: Path, width: int, height: int, length_sec: float) -> None:
+    """The test's own ffprobe check of a delivered film (independent of the verify stage)."""
+    probe = ffprobe_json(path)
+    video = next(s for s in probe["streams"] if s["codec_type"] == "video")
+    audio = next(s for s in probe["streams"] if s["codec_type"] == "audio")
+    assert (video["codec_name"], video["profile"]) == ("h264", "High")
+    assert (video["width"], video["height"]) == (width, height)
+    assert video["pix_fmt"] == "yuv420p"
+    assert (video["color_space"], video["color_primaries"], video["color_transfer"]) == (
+        "bt709", "bt709", "bt709")
+    assert video["r_frame_rate"] == video["avg_frame_rate"] == "30/1"
+    assert (audio["codec_name"], audio["sample_rate"], audio["channels"]) == ("aac", "48000", 2)
+    assert abs(float(probe["format"]["duration"]) - length_sec) <= 0.5
+    head = path.read_bytes()[:1 << 20]
+    assert head.find(b"moov") < head.find(b"mdat"), "faststart: moov before mdat"
+
+
+@pytest.mark.timeout(900)
+async def test_sample_order_is_rendered_delivered_and_reported_once(
+    temporal_env: WorkflowEnvironment, real_worker: Settings, receiver: OrderApiReceiver,
+    tmp_path: Path,
+) -> None:
+    order = load_order_folder(SAMPLE_ORDER, real_worker)
+    outcome = await run_order(temporal_env, order, real_worker)
+    assert outcome.state is FilmState.SUCCEEDED, outcome.reason
+    base = f"https://films.example.test/films/{order.share_slug}"
+    assert outcome.film_url == {"16x9": f"{base}/16x9.mp4", "9x16": f"{base}/9x16.mp4"}
+    assert outcome.gift_url == f"{base}/index.html"
+    assert outcome.poster_url == f"{base}/poster.jpg"
+
+    storage = storage_of(real_worker)
+    delivered = storage.list(order.delivery_prefix + "/")
+    assert sorted(k.rsplit("/", 1)[1] for k in delivered) == [
+        "16x9.mp4", "9x16.mp4", "index.html", "manifest.json", "poster.jpg"]
+    for name, (width, height) in {"16x9": (1920, 1080), "9x16": (1080, 1920)}.items():
+        film = storage.get_file(f"{order.delivery_prefix}/{name}.mp4", tmp_path / f"{name}.mp4")
+        assert_film_meets_spec(film, width, height, order.length_sec)
+    assert storage.size(f"{order.delivery_prefix}/poster.jpg") > 10_000
+    page = storage.get_bytes(f"{order.delivery_prefix}/index.html", 1 << 20).decode()
+    assert "Eileen" in page and "16x9.mp4" in page and "9x16.mp4" in page
+    manifest = json.loads(storage.get_bytes(f"{order.delivery_prefix}/manifest.json", 1 << 20))
+    assert manifest["files"]["16x9.mp4"]["sha256"] == storage.sha256(
+        f"{order.delivery_prefix}/16x9.mp4")
+
+    assert len(receiver.accepted) == 1 and not receiver.rejected
+    headers, body = receiver.accepted[0]
+    assert headers["Idempotency-Key"] == order.workflow_id
+    assert body["state"] == "succeeded" and body["charge_id"] == order.charge_id
+
+
+def disguised_photo_order(folder: Path) -> Path:
+    """An order folder whose every photo is a disguised or corrupt file."""
+    shutil.copy(SAMPLE_ORDER / "order.json", folder / "order.json")
+    photos = folder / "photos"
+    photos.mkdir()
+    (photos / "01.jpg").write_text("#EXTM3U\nhttp://169.254.169.254/latest\n")
+    (photos / "02.png").write_bytes(b"GIF89a" + bytes(64))
+    (photos / "03.webp").write_bytes(b"")
+    truncated = (SAMPLE_ORDER / "photos" / "01-astronaut.jpg").read_bytes()[:600]
+    (photos / "04.jpg").write_bytes(truncated)
+    data = json.loads((folder / "order.json").read_text())
+    data.pop("subject_photo")
+    (folder / "order.json").write_text(json.dumps(data))
+    return folder
+
+
+@pytest.mark.timeout(300)
+async def test_order_with_only_unusable_photos_is_held_and_reported(
+    temporal_env: WorkflowEnvironment, real_worker: Settings, receiver: OrderApiReceiver,
+    tmp_path: Path,
+) -> None:
+    order = load_order_folder(disguised_photo_order(tmp_path / "order"), real_worker)
+    outcome = await run_order(temporal_env, order, real_worker)
+    assert (outcome.state, outcome.stage, outcome.reason) == (
+        FilmState.HELD, FilmStage.GATE, "no_usable_photos")
+    assert outcome.film_url is None
+    assert [body["state"] for body in receiver.bodies()] == ["held"]
+    assert receiver.bodies()[0]["reason"] == "no_usable_photos"
+    assert storage_of(real_worker).list(order.delivery_prefix + "/") == []
+
+
+@activity.defn(name=ActivityName.RENDER)
+def broken_render(render_input: RenderInput) -> RenderResult:
+    """Stands in for the render stage with a fault of ours (an encoder crash)."""
+    raise RuntimeError("x264 segfaulted")
+
+
+@pytest.mark.timeout(300)
+async def test_injected_render_fault_ends_failed_and_is_reported_once(
+    temporal_env: WorkflowEnvironment, settings: Settings, receiver: OrderApiReceiver,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = FilmActivities.all
+
+    def with_broken_render(self: FilmActivities) -> list[Any]:
+        return [broken_render if getattr(fn, "__name__", "") == "render" else fn
+                for fn in real(self)]
+
+    monkeypatch.setattr(FilmActivities, "all", with_broken_render)
+    async with running_worker(temporal_env.client, settings):
+        order = load_order_folder(SAMPLE_ORDER, settings)
+        outcome = await run_order(temporal_env, order, settings)
+    assert (outcome.state, outcome.stage) == (FilmState.FAILED, FilmStage.RENDER)
+    assert outcome.reason == "render_failed:RuntimeError"
+    assert [body["state"] for body in receiver.bodies()] == ["failed"]
+    assert storage_of(settings).list(order.delivery_prefix + "/") == []

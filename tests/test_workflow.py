@@ -1,0 +1,205 @@
+"""FilmRender's orchestration logic on the real dev server, with same-named fake stages.
+
+These tests are about the workflow (order of stages, progress, search attributes, held/failed
+classification, attaching to a live run); the stages themselves are tested for real elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from temporalio import activity
+from temporalio.client import Client, WorkflowHandle
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from workflows.contract import (
+    FilmOrder,
+    FilmOutcome,
+    FilmStage,
+    FilmState,
+    Progress,
+    start_render,
+)
+from workflows.film import FilmRender
+from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
+from workflows.stages import (
+    HOLD_ERROR_TYPE,
+    ActivityName,
+    AssetsResult,
+    DeliverResult,
+    GateResult,
+    PrepResult,
+    RenderResult,
+    ReportInput,
+    VerifyResult,
+)
+
+
+def make_order(gift_id: str | None = None) -> FilmOrder:
+    """A valid order with one photo (the fake stages never read it)."""
+    gift = gift_id or f"wf{uuid.uuid4().hex[:10]}"
+    return FilmOrder.model_validate({
+        "gift_id": gift, "attempt": 1, "charge_id": "ch_1", "share_slug": f"s{gift}",
+        "tier": "standard",
+        "occasion": {"slug": "birthday", "name": "Birthday", "short_name": "Happy Birthday",
+                     "tone": "joyful"},
+        "recipient_name": "Ana", "relationship": "friend", "length_sec": 30,
+        "photos": [{"id": "p01", "key": f"orders/{gift}/photos/p01.jpg", "mime": "image/jpeg"}],
+        "consent": {"accepted": True, "at": datetime.now(UTC).isoformat()},
+    })
+
+
+class FakeStages:
+    """Same-named stand-ins for the six stages and the report, with hooks per stage."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.reported: list[FilmOutcome] = []
+        self.gates: dict[str, asyncio.Event] = {}
+        self.failures: dict[str, Callable[[], Exception]] = {}
+
+    async def _enter(self, name: str) -> None:
+        self.calls.append(name)
+        if name in self.gates:
+            await self.gates[name].wait()
+        if name in self.failures:
+            raise self.failures[name]()
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """The fakes, registered under the real activity names."""
+
+        @activity.defn(name=ActivityName.PREP)
+        async def prep(order: FilmOrder) -> PrepResult:
+            await self._enter("prep")
+            return PrepResult(photos=[], clips=[], rejected=[])
+
+        @activity.defn(name=ActivityName.GATE)
+        async def gate(_: Any) -> GateResult:
+            await self._enter("gate")
+            return GateResult(notes=[])
+
+        @activity.defn(name=ActivityName.ASSETS)
+        async def assets(_: Any) -> AssetsResult:
+            await self._enter("assets")
+            return AssetsResult(song_key="s", song_meta_key="m", framing_key="f", photo_keys={},
+                                lyrics=[], notes=[])
+
+        @activity.defn(name=ActivityName.RENDER)
+        async def render(_: Any) -> RenderResult:
+            await self._enter("render")
+            return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
+                                timeline_key="t", duration_sec=30.0)
+
+        @activity.defn(name=ActivityName.VERIFY)
+        async def verify(_: Any) -> VerifyResult:
+            await self._enter("verify")
+            return VerifyResult(measurements={})
+
+        @activity.defn(name=ActivityName.DELIVER)
+        async def deliver(_: Any) -> DeliverResult:
+            await self._enter("deliver")
+            return DeliverResult(film_url={"16x9": "u1", "9x16": "u2"}, gift_url="g",
+                                 poster_url="p")
+
+        @activity.defn(name=ActivityName.REPORT_OUTCOME)
+        async def report_outcome(report: ReportInput) -> str:
+            self.reported.append(report.outcome)
+            return "accepted"
+
+        return [prep, gate, assets, render, verify, deliver, report_outcome]
+
+
+@pytest_asyncio.fixture
+async def fake_worker(temporal_env: WorkflowEnvironment) -> AsyncIterator[tuple[Client, str,
+                                                                               FakeStages]]:
+    """A worker on its own task queue running FilmRender with fake stages."""
+    stages = FakeStages()
+    queue = f"test-{uuid.uuid4()}"
+    async with Worker(temporal_env.client, task_queue=queue, workflows=[FilmRender],
+                      activities=stages.activities()):
+        yield temporal_env.client, queue, stages
+
+
+async def wait_for_stage(handle: WorkflowHandle[Any, Any], stage: FilmStage) -> Progress:
+    """Poll the progress query until the run is at ``stage`` (bounded: 10 s)."""
+    for _ in range(200):
+        progress = await handle.query("progress", result_type=Progress)
+        if progress.stage is stage:
+            return progress
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"run never reached {stage}")
+
+
+async def test_progress_moves_through_the_stages_in_order(fake_worker: Any) -> None:
+    client, queue, stages = fake_worker
+    for stage in FilmStage:
+        stages.gates[stage.value] = asyncio.Event()
+    handle = await start_render(client, make_order(), task_queue=queue)
+    percents = []
+    for stage in FilmStage:
+        progress = await wait_for_stage(handle, stage)
+        assert progress.state is FilmState.RUNNING
+        percents.append(progress.percent)
+        attributes = (await handle.describe()).typed_search_attributes
+        assert attributes.get(FILM_STAGE) == stage.value
+        stages.gates[stage.value].set()
+    outcome = await handle.result()
+    assert stages.calls == [s.value for s in FilmStage]
+    assert percents == sorted(percents) and percents[0] == 0
+    assert outcome.state is FilmState.SUCCEEDED and outcome.stage is FilmStage.DELIVER
+    assert outcome.film_url == {"16x9": "u1", "9x16": "u2"}
+    final = await handle.query("progress", result_type=Progress)
+    assert (final.state, final.percent) == (FilmState.SUCCEEDED, 100)
+    attributes = (await handle.describe()).typed_search_attributes
+    assert attributes.get(FILM_STATE) == "succeeded"
+    assert attributes.get(FILM_TIER) == "standard"
+    assert attributes.get(GIFT_ID) == (await handle.describe()).id.split("-")[1]
+    assert stages.reported == [outcome]
+
+
+async def test_repeated_start_attaches_to_the_live_run(fake_worker: Any) -> None:
+    client, queue, stages = fake_worker
+    stages.gates["prep"] = asyncio.Event()
+    order = make_order()
+    first = await start_render(client, order, task_queue=queue)
+    second = await start_render(client, order, task_queue=queue)
+    assert first.id == second.id == order.workflow_id
+    assert first.result_run_id == second.result_run_id
+    stages.gates["prep"].set()
+    await first.result()
+    assert stages.calls.count("prep") == 1
+    assert len(stages.reported) == 1
+
+
+async def test_a_hold_ends_the_run_held_and_is_reported_once(fake_worker: Any) -> None:
+    client, queue, stages = fake_worker
+    stages.failures["gate"] = lambda: ApplicationError(
+        "no usable photo", "no_usable_photos", type=HOLD_ERROR_TYPE, non_retryable=True)
+    handle = await start_render(client, make_order(), task_queue=queue)
+    outcome = await handle.result()
+    assert (outcome.state, outcome.stage, outcome.reason) == (
+        FilmState.HELD, FilmStage.GATE, "no_usable_photos")
+    assert stages.calls == ["prep", "gate"]
+    assert stages.reported == [outcome]
+    assert (await handle.describe()).typed_search_attributes.get(FILM_STATE) == "held"
+
+
+@pytest.mark.timeout(120)
+async def test_a_fault_of_ours_is_retried_then_ends_the_run_failed(fake_worker: Any) -> None:
+    client, queue, stages = fake_worker
+    stages.failures["render"] = lambda: RuntimeError("encoder crashed")
+    handle = await start_render(client, make_order(), task_queue=queue)
+    outcome = await handle.result()
+    assert (outcome.state, outcome.stage) == (FilmState.FAILED, FilmStage.RENDER)
+    assert outcome.reason == "render_failed:RuntimeError"
+    assert stages.calls.count("render") == 3, "three attempts before giving up"
+    assert "verify" not in stages.calls
+    assert stages.reported == [outcome]

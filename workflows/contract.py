@@ -1,0 +1,372 @@
+"""The contract between the order API and the film render worker.
+
+Importable by the order API service on its own: pydantic and the standard library only (plus
+temporalio for the optional :func:`start_render` helper, imported lazily). Every limit and
+price here is the order API spec's; nothing else in the worker repeats them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import time
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+if TYPE_CHECKING:
+    from temporalio.client import Client, WorkflowHandle
+
+# --- Names -------------------------------------------------------------------------------------
+
+TASK_QUEUE = "film-render"
+WORKFLOW_TYPE = "FilmRender"
+PROGRESS_QUERY = "progress"
+
+
+def workflow_id(gift_id: str, attempt: int) -> str:
+    """The workflow id of one render attempt of one gift: ``film-{gift_id}-{attempt}``."""
+    return f"film-{gift_id}-{attempt}"
+
+
+# --- Limits and prices (the order API spec) -----------------------------------------------------
+
+NAME_MAX_CHARS = 80
+STORY_MAX_CHARS = 500
+FEELING_WORDS_MAX = 6
+FEELING_WORD_MAX_CHARS = 30
+LENGTH_MIN_SEC = 30
+LENGTH_MAX_SEC = 180
+PHOTOS_MIN = 1
+PHOTOS_MAX = 30
+CLIPS_MAX = 3
+CLIP_DURATION_HINT_MAX_SEC = 600
+PHOTO_MAX_BYTES = 4 * 1024 * 1024
+CLIP_MAX_BYTES = 500 * 1024 * 1024
+URL_MAX_CHARS = 2048
+PHOTO_MIMES = ("image/jpeg", "image/png", "image/webp")
+CLIP_MIMES = ("video/mp4", "video/quicktime", "video/webm")
+
+
+class Tier(StrEnum):
+    """Render tier; its price and recipe live in :data:`TIER_PRICE_CENTS` and the settings."""
+
+    STANDARD = "standard"
+    SIGNATURE = "signature"
+
+
+TIER_PRICE_CENTS: dict[Tier, int] = {Tier.STANDARD: 1200, Tier.SIGNATURE: 2500}
+
+
+class Style(StrEnum):
+    """Film style chosen on the order."""
+
+    GIFT = "gift"
+    BRAND = "brand"
+    SOCIAL = "social"
+
+
+class FilmState(StrEnum):
+    """Fulfillment run state, exactly the spec's words."""
+
+    RUNNING = "running"
+    HELD = "held"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class FilmStage(StrEnum):
+    """Fulfillment stage, exactly the spec's words, in pipeline order."""
+
+    PREP = "prep"
+    GATE = "gate"
+    ASSETS = "assets"
+    RENDER = "render"
+    VERIFY = "verify"
+    DELIVER = "deliver"
+
+
+# --- Input --------------------------------------------------------------------------------------
+
+
+def _no_control_chars(value: str) -> str:
+    if any(ord(ch) < 32 and ch not in "\n\t" for ch in value) or "\x7f" in value:
+        raise ValueError("control characters are not allowed")
+    return value
+
+
+Name = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX_CHARS),
+    AfterValidator(_no_control_chars),
+]
+Story = Annotated[
+    str, StringConstraints(max_length=STORY_MAX_CHARS), AfterValidator(_no_control_chars)
+]
+FeelingWord = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=FEELING_WORD_MAX_CHARS),
+    AfterValidator(_no_control_chars),
+]
+Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+Opaque = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$")]
+# Server ids and slugs: unguessable tokens, and safe inside storage keys and URLs.
+Token = Annotated[str, StringConstraints(min_length=6, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+StorageKey = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class Occasion(BaseModel):
+    """The occasion as the order API's catalog describes it."""
+
+    model_config = _STRICT
+
+    slug: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
+    name: Label
+    short_name: Label
+    tone: Label
+    gentle: bool = False
+    sub_type: Label | None = None
+
+
+class Brand(BaseModel):
+    """Brand style fields: a public https logo URL and an accent colour."""
+
+    model_config = _STRICT
+
+    logo_url: Annotated[str, StringConstraints(max_length=URL_MAX_CHARS)] | None = None
+    color: Annotated[str, StringConstraints(pattern=r"^#[0-9A-Fa-f]{6}$")] | None = None
+
+    @field_validator("logo_url")
+    @classmethod
+    def _https_only(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https://[^\s/?#]+(/[^\s]*)?$", value):
+            raise ValueError("logo_url must be a public https URL")
+        return value
+
+
+class PhotoRef(BaseModel):
+    """A stored photo: its slot id, storage key and declared mime type (a hint only)."""
+
+    model_config = _STRICT
+
+    id: Annotated[str, StringConstraints(pattern=r"^p[0-9]{2}$")]
+    key: StorageKey
+    mime: Literal["image/jpeg", "image/png", "image/webp"]
+
+
+class ClipRef(BaseModel):
+    """A stored clip; duration and size hints are re-probed, never trusted."""
+
+    model_config = _STRICT
+
+    id: Literal["c01", "c02", "c03"]
+    key: StorageKey
+    mime: Literal["video/mp4", "video/quicktime", "video/webm"]
+    duration_hint: Annotated[float, Field(gt=0, le=CLIP_DURATION_HINT_MAX_SEC)] | None = None
+    width_hint: Annotated[int, Field(gt=0, le=100_000)] | None = None
+    height_hint: Annotated[int, Field(gt=0, le=100_000)] | None = None
+
+
+class Consent(BaseModel):
+    """The customer's attestation recorded on the render call."""
+
+    model_config = _STRICT
+
+    accepted: bool
+    at: datetime
+
+
+def _media_key_pattern(gift_id: str, folder: str, slot: str) -> re.Pattern[str]:
+    return re.compile(rf"^orders/{re.escape(gift_id)}/{folder}/{slot}\.[a-z0-9]{{2,5}}$")
+
+
+class FilmOrder(BaseModel):
+    """One paid render, as the order API hands it to the worker. Media arrive as storage keys."""
+
+    model_config = _STRICT
+
+    gift_id: Token
+    attempt: Annotated[int, Field(ge=1, le=1000)]
+    charge_id: Opaque
+    share_slug: Token
+    tier: Tier = Tier.SIGNATURE
+    style: Style = Style.GIFT
+    occasion: Occasion
+    recipient_name: Name
+    relationship: Name
+    memory: Story = ""
+    story_note: Story = ""
+    feeling_words: Annotated[list[FeelingWord], Field(max_length=FEELING_WORDS_MAX)] = []
+    length_sec: Annotated[float, Field(ge=LENGTH_MIN_SEC, le=LENGTH_MAX_SEC)]
+    brand: Brand | None = None
+    photos: Annotated[list[PhotoRef], Field(min_length=PHOTOS_MIN, max_length=PHOTOS_MAX)]
+    subject_photo_id: str | None = None
+    clips: Annotated[list[ClipRef], Field(max_length=CLIPS_MAX)] = []
+    consent: Consent
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FilmOrder:
+        self._check_ids_and_keys()
+        if self.brand is not None and self.style is not Style.BRAND:
+            raise ValueError("brand fields are only allowed with style 'brand'")
+        if self.subject_photo_id is not None and self.subject_photo_id not in {
+            p.id for p in self.photos
+        }:
+            raise ValueError("subject_photo_id must name one of the order's photos")
+        return self
+
+    def _check_ids_and_keys(self) -> None:
+        for refs, folder in ((self.photos, "photos"), (self.clips, "clips")):
+            ids = [ref.id for ref in refs]
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"duplicate {folder} ids")
+            for ref in refs:
+                if not _media_key_pattern(self.gift_id, folder, ref.id).match(ref.key):
+                    raise ValueError(
+                        f"{ref.id}: key must be orders/{{gift_id}}/{folder}/{ref.id}.<ext>"
+                    )
+
+    @property
+    def workflow_id(self) -> str:
+        """This order's workflow id."""
+        return workflow_id(self.gift_id, self.attempt)
+
+    @property
+    def run_prefix(self) -> str:
+        """Storage prefix of this attempt's working files."""
+        return f"orders/{self.gift_id}/runs/{self.attempt}"
+
+    @property
+    def delivery_prefix(self) -> str:
+        """Storage prefix of the delivered films and gift page."""
+        return f"films/{self.share_slug}"
+
+
+# --- Progress and outcome ----------------------------------------------------------------------
+
+
+class Progress(BaseModel):
+    """Answer of the ``progress`` query, for the API's poll and for ops."""
+
+    state: FilmState
+    stage: FilmStage
+    percent: Annotated[int, Field(ge=0, le=100)]
+    updated_at: datetime
+
+
+class FilmOutcome(BaseModel):
+    """The outcome body POSTed to the order API. ``reason`` is internal, for ops only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workflow_id: str
+    attempt: int
+    charge_id: str
+    state: FilmState
+    stage: FilmStage
+    reason: str | None = None
+    film_url: dict[str, str] | None = None
+    gift_url: str | None = None
+    poster_url: str | None = None
+    duration_sec: float | None = None
+
+    def body(self) -> bytes:
+        """The exact bytes sent and signed."""
+        return self.model_dump_json(exclude_none=True).encode()
+
+
+def outcome_path(gift_id: str) -> str:
+    """Path of the order API's fulfillment callback, below ``FILM_ORDER_API_URL``."""
+    return f"/internal/fulfillment/{gift_id}"
+
+
+# --- Callback signing --------------------------------------------------------------------------
+
+SIGNATURE_HEADER = "X-Film-Signature"
+TIMESTAMP_HEADER = "X-Film-Timestamp"
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+MAX_CLOCK_SKEW_S = 300
+
+
+def sign_body(secret: str, timestamp: int, body: bytes) -> str:
+    """``v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>``."""
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"v1={mac.hexdigest()}"
+
+
+def verify_signature(
+    secret: str,
+    timestamp_header: str,
+    signature_header: str,
+    body: bytes,
+    *,
+    now: float | None = None,
+) -> bool:
+    """True when the signature matches and the timestamp is within 300 s of ``now``."""
+    if not timestamp_header.isdigit():
+        return False
+    timestamp = int(timestamp_header)
+    current = time.time() if now is None else now
+    if abs(current - timestamp) > MAX_CLOCK_SKEW_S:
+        return False
+    return hmac.compare_digest(sign_body(secret, timestamp, body), signature_header)
+
+
+# --- Starting a render (for the order API) ------------------------------------------------------
+
+
+async def start_render(
+    client: Client, order: FilmOrder, *, task_queue: str = TASK_QUEUE
+) -> WorkflowHandle[object, FilmOutcome]:
+    """Start the render of ``order``, or attach to its live run on a repeated call.
+
+    Raises whatever the client raises when the workflow cannot be started: the API answers
+    ``502 trigger_failed`` then and refunds.
+    """
+    from temporalio.common import (  # lazy: the API can import this module without temporalio
+        SearchAttributePair,
+        TypedSearchAttributes,
+        WorkflowIDConflictPolicy,
+        WorkflowIDReusePolicy,
+    )
+
+    from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
+
+    attributes = TypedSearchAttributes(
+        [
+            SearchAttributePair(GIFT_ID, order.gift_id),
+            SearchAttributePair(FILM_STATE, FilmState.RUNNING.value),
+            SearchAttributePair(FILM_STAGE, FilmStage.PREP.value),
+            SearchAttributePair(FILM_TIER, order.tier.value),
+        ]
+    )
+    return await client.start_workflow(
+        WORKFLOW_TYPE,
+        order,
+        id=order.workflow_id,
+        task_queue=task_queue,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        result_type=FilmOutcome,
+        search_attributes=attributes,
+        static_summary=f"{order.tier.value} film for gift {order.gift_id} "
+        f"(attempt {order.attempt}, {order.length_sec:g}s, {order.occasion.slug})",
+    )
+
+
+def utc_now() -> datetime:
+    """Timezone-aware now (activities and clients only; workflows use ``workflow.now()``)."""
+    return datetime.now(UTC)

@@ -1,0 +1,201 @@
+"""FilmRender: prep -> gate -> assets -> render -> verify -> deliver, then report the outcome.
+
+Orchestration only: no I/O, no media code. Held runs (customer media or policy) and failed runs
+(our faults after retries) are both reported to the order API before the workflow ends.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.contract import (
+        PROGRESS_QUERY,
+        WORKFLOW_TYPE,
+        FilmOrder,
+        FilmOutcome,
+        FilmStage,
+        FilmState,
+        Progress,
+    )
+    from workflows.search import FILM_STAGE, FILM_STATE
+    from workflows.stages import (
+        HOLD_ERROR_TYPE,
+        ActivityName,
+        AssetsResult,
+        DeliverInput,
+        DeliverResult,
+        GateResult,
+        PrepResult,
+        RenderInput,
+        RenderResult,
+        ReportInput,
+        StageInput,
+        VerifyInput,
+        VerifyResult,
+    )
+
+# Percent of the whole run done when each stage starts (render dominates the wall time).
+STAGE_START_PERCENT: dict[FilmStage, int] = {
+    FilmStage.PREP: 0,
+    FilmStage.GATE: 10,
+    FilmStage.ASSETS: 12,
+    FilmStage.RENDER: 30,
+    FilmStage.VERIFY: 85,
+    FilmStage.DELIVER: 92,
+}
+
+STAGE_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=5),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=2),
+    maximum_attempts=3,
+    non_retryable_error_types=[HOLD_ERROR_TYPE],
+)
+
+
+class StageTimeouts:
+    """Start-to-close and heartbeat timeouts of one stage activity."""
+
+    def __init__(self, start_to_close: timedelta, heartbeat: timedelta | None) -> None:
+        self.start_to_close = start_to_close
+        self.heartbeat = heartbeat
+
+
+# Sized for the worst order (180 s film, 30 photos, three 500 MB clips) on a 2-core worker.
+STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
+    FilmStage.PREP: StageTimeouts(timedelta(minutes=30), timedelta(minutes=2)),
+    FilmStage.GATE: StageTimeouts(timedelta(minutes=2), None),
+    FilmStage.ASSETS: StageTimeouts(timedelta(minutes=30), timedelta(minutes=2)),
+    FilmStage.RENDER: StageTimeouts(timedelta(minutes=60), timedelta(minutes=2)),
+    FilmStage.VERIFY: StageTimeouts(timedelta(minutes=15), timedelta(minutes=2)),
+    FilmStage.DELIVER: StageTimeouts(timedelta(minutes=15), timedelta(minutes=2)),
+}
+
+# The callback must reach the order API: retried with backoff for up to a day.
+REPORT_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=10),
+    maximum_attempts=0,
+    non_retryable_error_types=["OutcomeRejected"],
+)
+REPORT_SCHEDULE_TO_CLOSE = timedelta(days=1)
+REPORT_START_TO_CLOSE = timedelta(seconds=60)
+
+
+class _RunEnded(Exception):
+    """Internal: a stage ended the run as held or failed."""
+
+    def __init__(self, state: FilmState, reason: str) -> None:
+        super().__init__(reason)
+        self.state = state
+        self.reason = reason
+
+
+@workflow.defn(name=WORKFLOW_TYPE)
+class FilmRender:
+    """One paid render of one gift attempt."""
+
+    def __init__(self) -> None:
+        self._state = FilmState.RUNNING
+        self._stage = FilmStage.PREP
+        self._percent = 0
+        self._updated_at = workflow.now()
+
+    @workflow.query(name=PROGRESS_QUERY)
+    def progress(self) -> Progress:
+        """State, stage, percent and last update time of this run."""
+        return Progress(state=self._state, stage=self._stage, percent=self._percent,
+                        updated_at=self._updated_at)
+
+    @workflow.run
+    async def run(self, order: FilmOrder) -> FilmOutcome:
+        """Run the six stages, then report and return the outcome."""
+        try:
+            delivered, duration = await self._run_stages(order)
+            self._set(FilmState.SUCCEEDED, self._stage, 100)
+            outcome = FilmOutcome(
+                workflow_id=order.workflow_id, attempt=order.attempt, charge_id=order.charge_id,
+                state=FilmState.SUCCEEDED, stage=FilmStage.DELIVER,
+                film_url=delivered.film_url, gift_url=delivered.gift_url,
+                poster_url=delivered.poster_url, duration_sec=duration,
+            )
+        except _RunEnded as ended:
+            self._set(ended.state, self._stage, self._percent)
+            outcome = FilmOutcome(
+                workflow_id=order.workflow_id, attempt=order.attempt, charge_id=order.charge_id,
+                state=ended.state, stage=self._stage, reason=ended.reason,
+            )
+        workflow.set_current_details(self._details(order, outcome.reason))
+        await workflow.execute_activity(
+            ActivityName.REPORT_OUTCOME,
+            ReportInput(gift_id=order.gift_id, outcome=outcome),
+            schedule_to_close_timeout=REPORT_SCHEDULE_TO_CLOSE,
+            start_to_close_timeout=REPORT_START_TO_CLOSE,
+            retry_policy=REPORT_RETRY,
+        )
+        return outcome
+
+    async def _run_stages(self, order: FilmOrder) -> tuple[DeliverResult, float]:
+        prep = await self._stage_call(order, FilmStage.PREP, order, PrepResult)
+        stage_input = StageInput(order=order, prep=prep)
+        await self._stage_call(order, FilmStage.GATE, stage_input, GateResult)
+        assets = await self._stage_call(order, FilmStage.ASSETS, stage_input, AssetsResult)
+        rendered = await self._stage_call(
+            order, FilmStage.RENDER, RenderInput(order=order, prep=prep, assets=assets),
+            RenderResult,
+        )
+        await self._stage_call(
+            order, FilmStage.VERIFY, VerifyInput(order=order, render=rendered), VerifyResult
+        )
+        delivered = await self._stage_call(
+            order, FilmStage.DELIVER,
+            DeliverInput(order=order, render=rendered, assets=assets), DeliverResult,
+        )
+        return delivered, rendered.duration_sec
+
+    async def _stage_call(self, order: FilmOrder, stage: FilmStage, arg: Any,
+                          result_type: type[Any]) -> Any:
+        self._set(FilmState.RUNNING, stage, STAGE_START_PERCENT[stage])
+        workflow.set_current_details(self._details(order, None))
+        timeouts = STAGE_TIMEOUTS[stage]
+        try:
+            return await workflow.execute_activity(
+                ActivityName(stage.value),
+                arg,
+                result_type=result_type,
+                start_to_close_timeout=timeouts.start_to_close,
+                heartbeat_timeout=timeouts.heartbeat,
+                retry_policy=STAGE_RETRY,
+                summary=f"{stage.value} for gift {order.gift_id}",
+            )
+        except ActivityError as error:
+            raise self._classify(stage, error) from error
+
+    @staticmethod
+    def _classify(stage: FilmStage, error: ActivityError) -> _RunEnded:
+        cause = error.cause
+        if isinstance(cause, ApplicationError) and cause.type == HOLD_ERROR_TYPE:
+            reason = str(cause.details[0]) if cause.details else cause.message
+            return _RunEnded(FilmState.HELD, reason)
+        kind = cause.type if isinstance(cause, ApplicationError) and cause.type else "error"
+        return _RunEnded(FilmState.FAILED, f"{stage.value}_failed:{kind}")
+
+    def _set(self, state: FilmState, stage: FilmStage, percent: int) -> None:
+        self._state, self._stage, self._percent = state, stage, percent
+        self._updated_at = workflow.now()
+        workflow.upsert_search_attributes(
+            [FILM_STATE.value_set(state.value), FILM_STAGE.value_set(stage.value)]
+        )
+
+    def _details(self, order: FilmOrder, reason: str | None) -> str:
+        line = (f"**{self._state.value}** at stage `{self._stage.value}` ({self._percent}%) - "
+                f"gift `{order.gift_id}` attempt {order.attempt}, tier {order.tier.value}, "
+                f"{order.length_sec:g}s, {len(order.photos)} photos, {len(order.clips)} clips")
+        return f"{line}; reason `{reason}`" if reason else line

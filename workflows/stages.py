@@ -1,0 +1,158 @@
+"""Inputs and outputs of the stage activities, their names, and the hold error type.
+
+Light imports only: the workflow imports this module, and activities import it to implement the
+stages. Stage results carry storage keys and small facts, never media bytes.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from workflows.contract import FilmOrder, FilmOutcome, FilmStage
+
+HOLD_ERROR_TYPE = "CustomerHold"
+"""ApplicationError type raised (non-retryable) when the customer's media or policy stops a run."""
+
+
+class ActivityName(StrEnum):
+    """Registered activity names: one per stage, plus the outcome report."""
+
+    PREP = "prep"
+    GATE = "gate"
+    ASSETS = "assets"
+    RENDER = "render"
+    VERIFY = "verify"
+    DELIVER = "deliver"
+    REPORT_OUTCOME = "report_outcome"
+
+
+class HoldReason(StrEnum):
+    """Internal reason codes for held runs (ops only; the public API withholds them)."""
+
+    NO_USABLE_PHOTOS = "no_usable_photos"
+    CONSENT_MISSING = "consent_missing"
+    TEXT_POLICY = "text_policy"
+    MODERATION_HOLD = "moderation_hold"
+    SONG_PROVIDER_HOLD = "song_provider_hold"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Rejection(_Model):
+    """One customer file left out of the film, and why."""
+
+    id: str
+    reason: str
+
+
+class PreparedPhoto(_Model):
+    """A verified, upright sRGB working copy of one photo."""
+
+    id: str
+    key: str
+    width: int
+    height: int
+    low_res: bool
+
+
+class PreparedClip(_Model):
+    """A normalized mezzanine of one clip (H.264, 30 fps CFR, upright, BT.709)."""
+
+    id: str
+    key: str
+    duration_sec: float
+    width: int
+    height: int
+    has_audio: bool
+
+
+class PrepResult(_Model):
+    """What prep made of the order's media."""
+
+    photos: list[PreparedPhoto]
+    clips: list[PreparedClip]
+    rejected: list[Rejection]
+
+
+class StageInput(_Model):
+    """Input of every stage after prep: the order and prep's result."""
+
+    order: FilmOrder
+    prep: PrepResult
+
+
+class GateResult(_Model):
+    """The gate passed; notes say what it checked."""
+
+    notes: list[str]
+
+
+class AssetsResult(_Model):
+    """Keys of the assets the render stage reads."""
+
+    song_key: str
+    song_meta_key: str
+    framing_key: str
+    photo_keys: dict[str, str]
+    lyrics: list[str]
+    notes: list[str]
+
+
+class RenderInput(_Model):
+    """Input of the render stage."""
+
+    order: FilmOrder
+    prep: PrepResult
+    assets: AssetsResult
+
+
+class RenderResult(_Model):
+    """Keys of the encoded films (by aspect name), the poster and the timeline plan."""
+
+    film_keys: dict[str, str]
+    poster_key: str
+    timeline_key: str
+    duration_sec: float
+
+
+class VerifyInput(_Model):
+    """Input of the verify stage."""
+
+    order: FilmOrder
+    render: RenderResult
+
+
+class VerifyResult(_Model):
+    """Both films met the output spec; measurements per aspect."""
+
+    measurements: dict[str, dict[str, float | str]]
+
+
+class DeliverInput(_Model):
+    """Input of the deliver stage."""
+
+    order: FilmOrder
+    render: RenderResult
+    assets: AssetsResult
+
+
+class DeliverResult(_Model):
+    """Public URLs of what was delivered."""
+
+    film_url: dict[str, str]
+    gift_url: str
+    poster_url: str
+
+
+class ReportInput(_Model):
+    """The outcome to report for one order."""
+
+    gift_id: str
+    outcome: FilmOutcome
+
+
+STAGE_ORDER: tuple[FilmStage, ...] = tuple(FilmStage)
