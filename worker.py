@@ -116,11 +116,12 @@ def _files(folder: Path, suffixes: dict[str, str]) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in suffixes and p.is_file())
 
 
-def load_order_folder(folder: Path, settings: Settings) -> FilmOrder:
+def load_order_folder(folder: Path, settings: Settings, gift_id: str | None = None) -> FilmOrder:
     """Upload an order folder's media to storage and build its FilmOrder.
 
     ``order.json`` holds the FilmOrder fields minus ids, keys and media lists; ``subject_photo``
-    may name a file in ``photos/``. Photos and clips are taken in name order.
+    may name a file in ``photos/``. Photos and clips are taken in name order. The gift id
+    defaults to one derived from the folder's content.
     """
     fields: dict[str, Any] = json.loads((folder / "order.json").read_text(encoding="utf-8"))
     photos, clips = _files(folder / "photos", PHOTO_SUFFIXES), _files(folder / "clips",
@@ -128,7 +129,7 @@ def load_order_folder(folder: Path, settings: Settings) -> FilmOrder:
     digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode())
     for path in photos + clips:
         digest.update(path.name.encode() + path.read_bytes())
-    gift_id = fields.pop("gift_id", f"local{digest.hexdigest()[:12]}")
+    gift_id = gift_id or fields.pop("gift_id", f"local{digest.hexdigest()[:12]}")
     storage = StageContext.from_settings(settings).storage
     photo_refs, subject_id = [], None
     subject_name = fields.pop("subject_photo", None)

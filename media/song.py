@@ -30,13 +30,19 @@ import pyloudnorm as pyln
 from scipy import signal
 from scipy.ndimage import minimum_filter1d, uniform_filter1d
 
-from media.spec import AUDIO_SAMPLE_RATE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
+from media.spec import (
+    AAC_OVERSHOOT_HEADROOM_DB,
+    AUDIO_SAMPLE_RATE,
+    MAX_TRUE_PEAK_DBTP,
+    TARGET_LUFS,
+)
 
 BEATS_PER_BAR = 4
 MIN_LENGTH_S = 8.0
 MAX_LENGTH_S = 600.0
 FADE_IN_S = 0.6
-LIMITER_CEILING_DBTP = MAX_TRUE_PEAK_DBTP - 0.5
+MASTER_TRUE_PEAK_DBTP = MAX_TRUE_PEAK_DBTP - AAC_OVERSHOOT_HEADROOM_DB
+LIMITER_CEILING_DBTP = MASTER_TRUE_PEAK_DBTP - 0.5
 TRUE_PEAK_OVERSAMPLING = 4
 
 _TEMPO_RANGE = {"gentle": (60.0, 76.0), "warm": (80.0, 96.0), "bright": (100.0, 124.0)}
@@ -772,7 +778,7 @@ def _melody_events(plan: SongPlan, rng: np.random.Generator) -> list[_Event]:
             events.append(_Event(plan.lead, t, held, midi, vel, _LEAD_GAIN[plan.lead], 0.0, 0.3))
             if name == "chorus" or (name == "ending" and note.beats == 0.0):
                 double = "epiano" if plan.lead == "bell" else "bell"
-                octave = 0 if plan.lead == "bell" else 12
+                octave = 12 if plan.lead != "bell" and midi + 12 <= 88 else 0
                 events.append(_Event(double, t, held, midi + octave, vel * 0.8,
                                      _LEAD_GAIN[double] * 0.4, 0.2, 0.4))
     return events
@@ -1376,8 +1382,8 @@ def _master(mix: np.ndarray, sr: int) -> tuple[np.ndarray, float, float]:
     audio = np.ascontiguousarray(mix * gain.astype(np.float32)[:, None])
     del gain
     lufs, true_peak = measure_loudness(audio, sr)
-    if true_peak > MAX_TRUE_PEAK_DBTP - 0.1:
-        audio *= np.float32(10 ** ((MAX_TRUE_PEAK_DBTP - 0.3 - true_peak) / 20))
+    if true_peak > MASTER_TRUE_PEAK_DBTP - 0.1:
+        audio *= np.float32(10 ** ((MASTER_TRUE_PEAK_DBTP - 0.3 - true_peak) / 20))
         lufs, true_peak = measure_loudness(audio, sr)
     return audio, lufs, true_peak
 

@@ -38,6 +38,9 @@ AUDIO_CHANNELS = 2
 TARGET_LUFS = -14.0
 LUFS_TOLERANCE = 1.0
 MAX_TRUE_PEAK_DBTP = -1.0
+# AAC-LC at 192 kb/s overshoots the PCM true peak by up to about 1 dB (measured on our songs),
+# so the master leaves that much headroom below the delivered film's ceiling.
+AAC_OVERSHOOT_HEADROOM_DB = 1.2
 DURATION_TOLERANCE_S = 0.5
 # Longest black or frozen stretch allowed outside the designed fades and cards (seconds).
 MAX_BLACK_S = 1.5

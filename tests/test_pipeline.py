@@ -27,6 +27,11 @@ SAMPLE_ORDER = Path(__file__).resolve().parent.parent / "samples" / "birthday"
 pytestmark = pytest.mark.e2e
 
 
+def unique_gift_id() -> str:
+    """A fresh gift id, so runs in one dev server never collide."""
+    return f"gift{uuid.uuid4().hex[:12]}"
+
+
 @pytest.fixture
 def receiver() -> Iterator[OrderApiReceiver]:
     """The reference order API receiving outcome callbacks over real HTTP."""
@@ -90,7 +95,7 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     temporal_env: WorkflowEnvironment, real_worker: Settings, receiver: OrderApiReceiver,
     tmp_path: Path,
 ) -> None:
-    order = load_order_folder(SAMPLE_ORDER, real_worker)
+    order = load_order_folder(SAMPLE_ORDER, real_worker, unique_gift_id())
     outcome = await run_order(temporal_env, order, real_worker)
     assert outcome.state is FilmState.SUCCEEDED, outcome.reason
     base = f"https://films.example.test/films/{order.share_slug}"
@@ -120,6 +125,7 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
 
 def disguised_photo_order(folder: Path) -> Path:
     """An order folder whose every photo is a disguised or corrupt file."""
+    folder.mkdir()
     shutil.copy(SAMPLE_ORDER / "order.json", folder / "order.json")
     photos = folder / "photos"
     photos.mkdir()
@@ -139,7 +145,8 @@ async def test_order_with_only_unusable_photos_is_held_and_reported(
     temporal_env: WorkflowEnvironment, real_worker: Settings, receiver: OrderApiReceiver,
     tmp_path: Path,
 ) -> None:
-    order = load_order_folder(disguised_photo_order(tmp_path / "order"), real_worker)
+    order = load_order_folder(disguised_photo_order(tmp_path / "order"), real_worker,
+                              unique_gift_id())
     outcome = await run_order(temporal_env, order, real_worker)
     assert (outcome.state, outcome.stage, outcome.reason) == (
         FilmState.HELD, FilmStage.GATE, "no_usable_photos")
@@ -168,7 +175,7 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
 
     monkeypatch.setattr(FilmActivities, "all", with_broken_render)
     async with running_worker(temporal_env.client, settings):
-        order = load_order_folder(SAMPLE_ORDER, settings)
+        order = load_order_folder(SAMPLE_ORDER, settings, unique_gift_id())
         outcome = await run_order(temporal_env, order, settings)
     assert (outcome.state, outcome.stage) == (FilmState.FAILED, FilmStage.RENDER)
     assert outcome.reason == "render_failed:RuntimeError"
