@@ -189,6 +189,24 @@ async def _follow(handle: Any, interactive: bool) -> None:
         await asyncio.sleep(0.5)
 
 
+async def stage_timings(handle: Any) -> dict[str, float]:
+    """Wall seconds of each activity of a finished run (scheduled to closed, retries included),
+    read from its history."""
+    scheduled: dict[int, tuple[str, float]] = {}
+    timings: dict[str, float] = {}
+    async for event in handle.fetch_history_events():
+        at = event.event_time.ToDatetime().timestamp()
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            name = event.activity_task_scheduled_event_attributes.activity_type.name
+            scheduled[event.event_id] = (name, at)
+        for field in ("completed", "failed", "timed_out"):
+            attributes = getattr(event, f"activity_task_{field}_event_attributes")
+            if event.HasField(f"activity_task_{field}_event_attributes"):
+                name, started = scheduled[attributes.scheduled_event_id]
+                timings[name] = timings.get(name, 0.0) + at - started
+    return timings
+
+
 async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True) -> FilmOutcome:
     """Run the real workflow on an embedded dev server for a local order folder."""
     out_dir = out_dir.absolute()
@@ -208,7 +226,9 @@ async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True) -> Film
                 outcome: FilmOutcome = await handle.result()
             finally:
                 follower.cancel()
+            timings = await stage_timings(handle)
     print()
+    print("stage wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
     for path in collect_outputs(settings, order, outcome, out_dir):
         print(f"wrote {path}")
     print(f"outcome: {outcome.state.value}" + (f" ({outcome.reason})" if outcome.reason else ""))
