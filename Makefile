@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,8 +20,20 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP) lint
+# Debian's chromium for the gift page browser tests (best effort: without it they skip).
+browser:
+	@command -v chromium >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
+		echo "chromium unavailable: browser tests will skip"
+
+test: $(STAMP) lint browser
 	$(BIN)/pytest -q -ra
+
+# Issue 7's benchmark (long; see README "Benchmark"): make bench BENCH_ARGS=--quick
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -m pip install --quiet --no-deps moviepy==2.2.1
+	$(BIN)/python -m bench.pipeline_bench $(BENCH_ARGS)
 
 clean:
 	rm -rf out .filmworker .pytest_cache .ruff_cache

@@ -1,17 +1,22 @@
-"""Assets stage: find each photo's subject for framing, compose the film's original song."""
+"""Assets stage: restore each photo and find its subject for framing, compose the song."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
+from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
+from activities.logo_fetch import LogoRefused, fetch_logo
+from activities.song_provider import song_note, song_provider
 from media.framing import find_subject
-from media.song import ComposedSong, SongBrief, compose_song, song_seed, write_wav
-from workflows.contract import FilmOrder
+from media.restore import cover_long_edge, restore_photo, save_jpeg
+from media.song import SongBrief, song_seed
+from workflows.contract import FilmOrder, Style
 from workflows.stages import AssetsResult, StageInput
 
 
@@ -26,42 +31,80 @@ def song_brief(order: FilmOrder) -> SongBrief:
     )
 
 
-def song_metadata(song: ComposedSong) -> dict[str, object]:
-    """Everything about the song but its samples: the render stage cuts on ``beat_times``."""
-    return {
-        "tempo_bpm": song.tempo_bpm, "key": song.key, "beat_times": song.beat_times,
-        "bar_times": song.bar_times, "sections": song.sections, "lyrics": song.lyrics,
-        "integrated_lufs": song.integrated_lufs, "true_peak_dbtp": song.true_peak_dbtp,
-        "duration_sec": len(song.audio) / song.sample_rate,
-    }
+def _brand_logo(ctx: StageContext, order: FilmOrder, scratch: Path,
+                prefix: str) -> tuple[str | None, list[str]]:
+    """Fetch the brand logo (safely) into ``{prefix}/logo.png``: ``(key, notes)``.
+
+    A logo that cannot be fetched never fails the film: the key is ``None`` and a note
+    ``logo_skipped:<reason>`` says why (the brand colour alone is used).
+    """
+    if order.style is not Style.BRAND or order.brand is None or not order.brand.logo_url:
+        return None, []
+    try:
+        logo = fetch_logo(order.brand.logo_url, scratch / "logo.png")
+    except LogoRefused as exc:
+        activity.logger.warning("brand logo skipped: %s", exc)
+        return None, [f"logo_skipped:{exc.reason}"]
+    key = f"{prefix}/logo.png"
+    ctx.storage.put_file(key, logo.path, content_type="image/png")
+    return key, [f"logo {logo.width}x{logo.height} ({logo.source_format})"]
+
+
+def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
+                    heartbeat: Heartbeater) -> tuple[dict[str, object], dict[str, str]]:
+    """Restore every prepared photo per the tier's recipe, at the size the film shows it, into
+    ``{run}/assets/photos/{id}.jpg``; find its subject on the restored image; record each
+    :class:`media.restore.RestoreReport` in ``{run}/assets/restore.json``.
+
+    Returns the framing facts and the restored photos' keys (photo id -> key).
+    """
+    order, photos = stage_input.order, stage_input.prep.photos
+    prefix = f"{order.run_prefix}/assets"
+    recipe = ctx.settings.recipe(order.tier).restore
+    framing: dict[str, object] = {}
+    keys: dict[str, str] = {}
+    reports: dict[str, object] = {}
+    for index, photo in enumerate(photos):
+        heartbeat.update(percent=round(50 * index / len(photos)), item=photo.id)  # per photo
+        local = ctx.storage.get_file(photo.key, scratch / f"{photo.id}.jpg")
+        with Image.open(local) as image:
+            rgb = np.asarray(image.convert("RGB"))
+        height, width = rgb.shape[:2]
+        restored, report = restore_photo(rgb, recipe, cover_long_edge(width, height))
+        out = local
+        if report.applied:  # unchanged photos keep their bytes (no second JPEG generation)
+            out = scratch / f"{photo.id}.restored.jpg"
+            save_jpeg(restored, out)
+        keys[photo.id] = f"{prefix}/photos/{photo.id}.jpg"
+        ctx.storage.put_file(keys[photo.id], out, content_type="image/jpeg")
+        framing[photo.id] = asdict(find_subject(restored))
+        reports[photo.id] = report.to_dict()
+    ctx.storage.put_bytes(f"{prefix}/restore.json", json.dumps(reports).encode(),
+                          "application/json")
+    return framing, keys
 
 
 def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     """Write the framing facts of every photo and the mastered song with its beat grid."""
-    order, prep = stage_input.order, stage_input.prep
+    order = stage_input.order
     prefix = f"{order.run_prefix}/assets"
     with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat:
-        framing: dict[str, object] = {}
-        for index, photo in enumerate(prep.photos):
-            heartbeat.update(percent=round(50 * index / len(prep.photos)), item=photo.id)
-            local = ctx.storage.get_file(photo.key, scratch / f"{photo.id}.jpg")
-            with Image.open(local) as image:
-                framing[photo.id] = asdict(find_subject(np.asarray(image.convert("RGB"))))
+        logo_key, logo_notes = _brand_logo(ctx, order, scratch, prefix)
+        framing, photo_keys = _restore_photos(ctx, stage_input, scratch, heartbeat)
         framing_key = f"{prefix}/framing.json"
         ctx.storage.put_bytes(framing_key, json.dumps(framing).encode(), "application/json")
 
         heartbeat.update(percent=50, item="song")
-        song = compose_song(song_brief(order), song_seed(order.gift_id, order.share_slug))
-        wav = scratch / "song.wav"
-        write_wav(wav, song)
+        song = song_provider(ctx.settings).make_song(
+            song_brief(order), song_seed(order.gift_id, order.share_slug),
+            ctx.settings.recipe(order.tier).song_candidates, scratch,
+            idempotency_key=order.workflow_id)
         song_key, meta_key = f"{prefix}/song.wav", f"{prefix}/song.json"
-        ctx.storage.put_file(song_key, wav, content_type="audio/wav")
-        ctx.storage.put_bytes(meta_key, json.dumps(song_metadata(song)).encode(),
-                              "application/json")
-    notes = [f"song {song.key} at {song.tempo_bpm:.0f} bpm, {song.integrated_lufs:.1f} LUFS, "
-             f"true peak {song.true_peak_dbtp:.1f} dBTP"]
+        ctx.storage.put_file(song_key, song.wav_path, content_type="audio/wav")
+        ctx.storage.put_bytes(meta_key, json.dumps(song.metadata).encode(), "application/json")
+    notes = [song_note(song.metadata)]
     return AssetsResult(
         song_key=song_key, song_meta_key=meta_key, framing_key=framing_key,
-        photo_keys={photo.id: photo.key for photo in prep.photos}, lyrics=song.lyrics,
-        notes=notes,
+        photo_keys=photo_keys, lyrics=song.metadata["lyrics"],
+        notes=notes + logo_notes, logo_key=logo_key,
     )

@@ -19,7 +19,7 @@ from activities.settings import Settings
 from activities.storage import Storage, open_storage
 from workflows.stages import HOLD_ERROR_TYPE
 
-HEARTBEAT_INTERVAL_S = 10.0
+HEARTBEAT_INTERVAL_S = 5.0  # well inside the 30 s heartbeat timeout of the stages
 
 
 @dataclass

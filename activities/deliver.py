@@ -7,20 +7,31 @@ import json
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from media.giftpage import GiftPage, render_gift_page
+from activities.storage import Storage
+from media.giftpage import GiftPage, PageLinks, render_gift_page
 from workflows.contract import FilmOrder
 from workflows.stages import DeliverInput, DeliverResult
 
-CONTENT_TYPES = {".mp4": "video/mp4", ".jpg": "image/jpeg", ".html": "text/html; charset=utf-8",
-                 ".json": "application/json"}
+CONTENT_TYPES = {".mp4": "video/mp4", ".jpg": "image/jpeg", ".png": "image/png",
+                 ".html": "text/html; charset=utf-8", ".json": "application/json"}
+LOGO_NAME = "logo.png"
 
 
-def gift_page_for(order: FilmOrder, lyrics: list[str]) -> GiftPage:
-    """What the gift page of ``order`` shows."""
+def page_links(storage: Storage, prefix: str) -> PageLinks:
+    """The delivered page's, poster's and 16:9 film's public URLs (for link previews)."""
+    return PageLinks(page_url=storage.public_url(f"{prefix}/index.html"),
+                     poster_url=storage.public_url(f"{prefix}/poster.jpg"),
+                     video_url=storage.public_url(f"{prefix}/16x9.mp4"))
+
+
+def gift_page_for(order: FilmOrder, lyrics: list[str], *, links: PageLinks | None = None,
+                  has_logo: bool = False) -> GiftPage:
+    """What the gift page of ``order`` shows: nothing keyed by more than the share slug."""
     return GiftPage(
         recipient_name=order.recipient_name, occasion_name=order.occasion.name,
-        relationship=order.relationship, gentle=order.occasion.gentle, lyrics=lyrics,
+        gentle=order.occasion.gentle, lyrics=lyrics,
         accent_hex=order.brand.color if order.brand else None,
+        logo_src=LOGO_NAME if has_logo else None, links=links,
     )
 
 
@@ -38,10 +49,14 @@ def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult
     prefix = order.delivery_prefix
     sources = {f"{name}.mp4": key for name, key in rendered.film_keys.items()}
     sources["poster.jpg"] = rendered.poster_key
+    if deliver_input.assets.logo_key:
+        sources[LOGO_NAME] = deliver_input.assets.logo_key
+    page_model = gift_page_for(order, deliver_input.assets.lyrics,
+                               links=page_links(ctx.storage, prefix),
+                               has_logo=LOGO_NAME in sources)
     with ctx.scratch("deliver") as scratch, Heartbeater("deliver") as heartbeat:
         page = scratch / "index.html"
-        page.write_text(render_gift_page(gift_page_for(order, deliver_input.assets.lyrics)),
-                        encoding="utf-8")
+        page.write_text(render_gift_page(page_model), encoding="utf-8")
         files = {name: ctx.storage.get_file(key, scratch / name) for name, key in sources.items()}
         files["index.html"] = page
         manifest = {name: {"sha256": _sha256(path), "bytes": path.stat().st_size}
@@ -49,10 +64,11 @@ def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult
         for index, (name, path) in enumerate(sorted(files.items())):
             heartbeat.update(percent=round(100 * index / len(files)), item=name)
             ctx.storage.put_file(f"{prefix}/{name}", path, content_type=CONTENT_TYPES[path.suffix])
-        # The manifest goes last: its presence means the set is complete.
+        # The manifest goes last: its presence means the set is complete. It is public like
+        # the rest of the folder, so it names no gift, charge or workflow id.
         ctx.storage.put_bytes(f"{prefix}/manifest.json",
-                              json.dumps({"workflow_id": order.workflow_id, "files": manifest},
-                                         indent=2).encode(), CONTENT_TYPES[".json"])
+                              json.dumps({"files": manifest}, indent=2).encode(),
+                              CONTENT_TYPES[".json"])
     url = ctx.storage.public_url
     return DeliverResult(
         film_url={name: url(f"{prefix}/{name}.mp4") for name in rendered.film_keys},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -30,6 +31,11 @@ DEFAULT_RECIPES: dict[Tier, TierRecipe] = {
 }
 
 
+def default_media_concurrency() -> int:
+    """Media activities at once on one worker: half the cores (ffmpeg and x264 are threaded)."""
+    return max(1, (os.cpu_count() or 1) // 2)
+
+
 class Settings(BaseSettings):
     """Everything configurable, from environment variables (names in DESIGN.md)."""
 
@@ -43,11 +49,32 @@ class Settings(BaseSettings):
     public_base_url: str | None = Field(None, alias="FILM_PUBLIC_BASE_URL")
     order_api_url: str | None = Field(None, alias="FILM_ORDER_API_URL")
     order_api_secret: str | None = Field(None, alias="FILM_ORDER_API_SECRET")
+    # Gate policy: word list (unset: built-in; "a,b,c"; or a file path) and moderation hook.
+    text_policy_words: str | None = Field(None, alias="FILM_TEXT_POLICY_WORDS")
+    moderation_url: str | None = Field(None, alias="FILM_MODERATION_URL")
+    moderation_timeout_s: float = Field(10.0, gt=0, le=60, alias="FILM_MODERATION_TIMEOUT_S")
+    # Song provider (unset URL: the local composer); seconds, bytes. max_wait stays well under
+    # the assets stage's 30 min start-to-close timeout.
+    song_provider_url: str | None = Field(None, alias="FILM_SONG_PROVIDER_URL")
+    song_provider_token: str | None = Field(None, alias="FILM_SONG_PROVIDER_TOKEN")
+    song_provider_timeout_s: float = Field(30.0, gt=0, le=300,
+                                           alias="FILM_SONG_PROVIDER_TIMEOUT_S")
+    song_provider_poll_s: float = Field(5.0, gt=0, le=60, alias="FILM_SONG_PROVIDER_POLL_S")
+    song_provider_max_wait_s: float = Field(900.0, gt=0, le=1200,
+                                            alias="FILM_SONG_PROVIDER_MAX_WAIT_S")
+    song_provider_max_bytes: int = Field(256 * 1024**2, gt=0,
+                                         alias="FILM_SONG_PROVIDER_MAX_BYTES")
     work_dir: Path = Field(Path("/tmp/filmworker"), alias="FILM_WORK_DIR")
     encoder_preset: str = Field("veryfast", alias="FILM_ENCODER_PRESET")
     recipes: dict[Tier, TierRecipe] = Field(DEFAULT_RECIPES, alias="FILM_TIER_RECIPES")
     tier_price_cents: dict[Tier, int] = Field(TIER_PRICE_CENTS, alias="FILM_TIER_PRICES")
     max_concurrent_activities: int = Field(2, alias="FILM_MAX_CONCURRENT_ACTIVITIES")
+    media_concurrency: int = Field(default_factory=default_media_concurrency, ge=1,
+                                   alias="FILM_MEDIA_CONCURRENCY")
+    graceful_shutdown_s: float = Field(30.0, ge=0, alias="FILM_GRACEFUL_SHUTDOWN_S")
+    metrics_bind: str | None = Field(None, alias="FILM_METRICS_BIND")
+    otel: bool = Field(False, alias="FILM_OTEL")
+    log_format: Literal["json", "kv"] = Field("json", alias="FILM_LOG_FORMAT")
 
     def recipe(self, tier: Tier) -> TierRecipe:
         """The recipe of ``tier`` (environment override, else the default)."""

@@ -25,6 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from media import fonts
+from media.overlay import blend_logo, card_logo_size, check_logo, scale_logo
 
 RGB = tuple[int, int, int]
 
@@ -37,6 +38,15 @@ SOCIAL_TOP_CLEAR = 0.12
 SOCIAL_BOTTOM_CLEAR = 0.20
 # Widest line, in units of the frame's short side (keeps 16:9 lines from running edge to edge).
 MAX_MEASURE_U = 1.36
+DUOTONE_MAX = 0.85  # share of the palette duotone in the backdrop of a grey photo
+DUOTONE_CHROMA = 0.14  # mean chroma (0..1) from which a photo keeps all its own colours
+ENTRANCE_S = 0.6  # seconds over which a card's text fades and rises in
+ENTRANCE_RISE = 0.018  # how far the text rises, in units of the frame's short side
+LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
+# 9:16 is width-limited: its type is this much larger (in units of its short side, the width),
+# so a name reads as large on a phone as on a TV; the closing card's longer lines grow less.
+PORTRAIT_BOOST = {("opening", "heading"): 1.3, ("opening", "title"): 1.3,
+                  ("closing", "title"): 1.12, ("closing", "sub"): 1.1}
 
 
 @dataclass(frozen=True)
@@ -354,24 +364,37 @@ def _roles(card: CardSpec) -> list[tuple[str, _Role]]:
     regular_if_gentle = fonts.REGULAR if gentle else fonts.BOLD
     raw = [*card.lines, "", ""]
     if card.kind == "opening":
-        first = _Role("heading", 0.048 if social else (0.032 if gentle else 0.036), 2,
-                      0.24 if gentle else 0.2, True, regular_if_gentle, "heading", 1.5)
-        second = _Role("title", 0.165 if social else (0.105 if gentle else 0.125), 3, 0.0,
-                       False, regular_if_gentle, "text", 1.16)
+        first = _Role("heading", 0.064 if social else (0.046 if gentle else 0.050), 2,
+                      0.22 if gentle else 0.18, True, regular_if_gentle, "heading", 1.45)
+        second = _Role("title", 0.19 if social else (0.135 if gentle else 0.155), 3, 0.0,
+                       False, regular_if_gentle, "text", 1.14)
     else:
-        first = _Role("title", 0.088 if social else (0.060 if gentle else 0.068), 3, 0.0,
-                      False, regular_if_gentle, "text", 1.3)
-        second = _Role("sub", 0.052 if social else (0.040 if gentle else 0.042), 3, 0.0,
-                       False, fonts.REGULAR, "secondary", 1.4)
+        first = _Role("title", 0.10 if social else (0.076 if gentle else 0.084), 3, 0.0,
+                      False, regular_if_gentle, "text", 1.28)
+        second = _Role("sub", 0.06 if social else (0.048 if gentle else 0.052), 3, 0.0,
+                       False, fonts.REGULAR, "secondary", 1.38)
     face = fonts.face_for(" ".join(card.lines), card.lang)
     out = []
     for text, role in ((raw[0], first), (raw[1], second)):
         clean = fonts.drawable(text, face)
         if role.caps:
             clean = fonts.drawable(_caps(clean), face)
+        if clean and role.name == "sub":
+            clean = _quoted(clean, face)
         if clean:
             out.append((clean, role))
     return out
+
+
+_QUOTES = frozenset("\"'“”‘’«»„「『")
+
+
+def _quoted(text: str, face: int) -> str:
+    """A memory line set as a quotation (curly quotes added unless it is already quoted)."""
+    if text[0] in _QUOTES or text[-1] in _QUOTES:
+        return text
+    quoted = f"\u201c{text}\u201d"
+    return quoted if fonts.drawable(quoted, face) == quoted else text
 
 
 def _balanced(widths: list[float], spaces: list[bool], space_w: float,
@@ -470,11 +493,14 @@ def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, i
 
 
 @functools.lru_cache(maxsize=64)
-def _layout(card: CardSpec, width: int, height: int) -> _Layout:
+def _layout(card: CardSpec, width: int, height: int, reserve_top: int = 0) -> _Layout:
+    """Lines placed inside the safe area, whose top ``reserve_top`` pixels are left free (for
+    a logo above the text)."""
     if width < 16 or height < 16:
         raise ValueError(f"card too small: {width}x{height}")
     unit = min(width, height)
     safe = safe_area(card, width, height)
+    safe = (safe[0], min(safe[1] + reserve_top, (safe[1] + safe[3]) // 2), safe[2], safe[3])
     measure = min(safe[2] - safe[0], MAX_MEASURE_U * unit)
     roles = _roles(card)
     face = fonts.face_for(" ".join(card.lines), card.lang)
@@ -482,9 +508,11 @@ def _layout(card: CardSpec, width: int, height: int) -> _Layout:
     rule_len = round(unit * (0.11 if social else (0.06 if card.gentle else 0.08)))
     rule_thick = max(2, round(unit * (0.0058 if social else (0.003 if card.gentle else 0.0045))))
     gap = unit * 0.034
+    portrait = height > width
 
-    wrapped = [(role, *_wrap(text, role, role.size * unit, measure, role.weight, face))
-               for text, role in roles]
+    wrapped = [(role, *_wrap(text, role, role.size * unit * (
+        PORTRAIT_BOOST.get((card.kind, role.name), 1.0) if portrait else 1.0),
+        measure, role.weight, face)) for text, role in roles]
     if not wrapped:
         return _Layout((), None, safe, face)
 
@@ -538,10 +566,13 @@ def _layout(card: CardSpec, width: int, height: int) -> _Layout:
     return _Layout(tuple(lines_out), rule_box, safe, face)
 
 
-def text_layout(card: CardSpec, width: int, height: int) -> list[TextBox]:
-    """Ink boxes of every drawn line (and the accent rule, role ``rule``) in frame pixels."""
+def text_layout(card: CardSpec, width: int, height: int,
+                logo: np.ndarray | None = None) -> list[TextBox]:
+    """Ink boxes of every drawn line (and the accent rule, role ``rule``) in frame pixels, on
+    a card drawn with ``logo`` (which moves the text down to make room) or without."""
+    reserve = _logo_reserve(width, height, logo)[2]
     with fonts.LOCK:
-        lay = _layout(card, width, height)
+        lay = _layout(card, width, height, reserve)
     boxes = [TextBox(line.role.name, line.text, *line.box, line.size) for line in lay.lines]
     if lay.rule is not None:
         boxes.append(TextBox("rule", "", *lay.rule, 0))
@@ -636,6 +667,21 @@ def _fit_background(background: np.ndarray, width: int, height: int) -> np.ndarr
     return image
 
 
+def _duotone(small: np.ndarray, pal: Palette) -> np.ndarray:
+    """A grey or washed-out photo takes the palette's colours by its own light (shadows in the
+    palette's deep tone, highlights in its glow), so a black-and-white photo gives a warm
+    backdrop rather than a flat grey one; colourful photos keep their colours."""
+    chroma = float((small.max(axis=-1) - small.min(axis=-1)).mean()) / 255.0
+    weight = DUOTONE_MAX * float(np.clip(1.0 - chroma / DUOTONE_CHROMA, 0.0, 1.0))
+    if weight <= 0.0:
+        return small
+    luma = (small @ np.asarray([0.2126, 0.7152, 0.0722], np.float32)) / 255.0
+    shadow = np.asarray(pal.top, np.float32)
+    light = np.asarray(pal.glow, np.float32)
+    duo = shadow + (light - shadow) * luma[..., None]
+    return small * (1.0 - weight) + duo * weight
+
+
 def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: int,
                     focus_y: float) -> np.ndarray:
     """A darkened, softly blurred, palette-tinted copy of a frame, calm behind the text."""
@@ -645,6 +691,7 @@ def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: in
     small = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
     unit_small = min(sw, sh)
     small = cv2.GaussianBlur(small, (0, 0), sigmaX=max(1.0, unit_small * 0.016))
+    small = _duotone(small, pal)
     luma = small @ np.asarray([0.2126, 0.7152, 0.0722], np.float32)
     mean = float(luma.mean())
     small *= float(np.clip(70.0 / max(mean, 1.0), 0.22, 0.62))
@@ -669,15 +716,47 @@ def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: in
 # --- rendering --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class CardImage:
+    """A rendered card: ``final`` (uint8 RGB), its ``base`` (the backdrop alone), the ``box``
+    (x0, y0, x1, y1 pixels) outside which they are equal, and how far (pixels) the text rises
+    during its entrance (see :func:`entrance_frame`)."""
+
+    final: np.ndarray
+    base: np.ndarray
+    box: tuple[int, int, int, int]
+    rise_px: float
+
+
 def render_card(card: CardSpec, width: int, height: int,
-                background: np.ndarray | None = None) -> np.ndarray:
+                background: np.ndarray | None = None,
+                logo: np.ndarray | None = None) -> np.ndarray:
     """The card as a uint8 RGB array of shape (height, width, 3).
 
     Without ``background``: the palette's gradient backdrop. With one (uint8 RGB, ideally the
     same size; another size is cover-fitted): text over a darkened, softly blurred copy of it.
+    ``logo`` (RGBA uint8) is drawn above the text, larger than on the film's shots.
     """
+    return render_card_image(card, width, height, background, logo, entrance=False).final
+
+
+def _logo_reserve(width: int, height: int, logo: np.ndarray | None) -> tuple[int, int, int]:
+    """(logo width, logo height, pixels kept free above the text) on a card; zeros without."""
+    if logo is None:
+        return 0, 0, 0
+    lw, lh = card_logo_size(width, height, logo.shape[1], logo.shape[0])
+    return lw, lh, lh + round(LOGO_GAP * min(width, height))
+
+
+def render_card_image(card: CardSpec, width: int, height: int,
+                      background: np.ndarray | None = None,
+                      logo: np.ndarray | None = None, *, entrance: bool = True) -> CardImage:
+    """The card with its parts for the entrance animation (see :func:`render_card`); without
+    ``entrance`` the base is not kept (``base`` is ``final``, the box empty)."""
+    rgba_logo = check_logo(logo) if logo is not None else None
+    logo_w, logo_h, reserve = _logo_reserve(width, height, rgba_logo)
     with fonts.LOCK:
-        lay = _layout(card, width, height)
+        lay = _layout(card, width, height, reserve)
     pal = palette(card)
     if lay.lines:
         focus = (min(b.box[1] for b in lay.lines) + max(b.box[3] for b in lay.lines)) / 2
@@ -688,11 +767,41 @@ def render_card(card: CardSpec, width: int, height: int,
     else:
         base = _photo_backdrop(background, pal, width, height, focus / height)
     cv2.add(base, _dither(width, height), dst=base)
-    if not lay.lines:
-        return _to_uint8(base)
+    plain = _to_uint8(base) if entrance or not lay.lines else None
+    boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
+    if lay.lines:
+        _composite_text(base, lay, pal, card.gentle)
+    final = _to_uint8(base) if lay.lines or plain is None else plain.copy()
+    if rgba_logo is not None:
+        top = min((b[1] for b in boxes), default=height // 2 - logo_h // 2 + reserve)
+        logo_box = ((width - logo_w) // 2, max(0, top - reserve), logo_w, logo_h)
+        final = blend_logo(final, scale_logo(rgba_logo, logo_box))
+        boxes.append((logo_box[0], logo_box[1], logo_box[0] + logo_w, logo_box[1] + logo_h))
+    if plain is None:
+        return CardImage(final, final, (0, 0, 0, 0), 0.0)
+    return CardImage(final, plain, *_changed_box(boxes, card, width, height))
 
+
+def _changed_box(boxes: list[tuple[int, int, int, int]], card: CardSpec, width: int,
+                 height: int) -> tuple[tuple[int, int, int, int], float]:
+    """The region text, shadow and logo may touch, with room below for the entrance rise;
+    and the rise (pixels)."""
     unit = min(width, height)
-    sigma = unit * (0.010 if card.gentle else 0.008)
+    rise = ENTRANCE_RISE * unit * (0.6 if card.gentle else 1.0)
+    if not boxes:
+        return (0, 0, 0, 0), rise
+    pad = math.ceil(unit * 0.06)
+    return (max(0, min(b[0] for b in boxes) - pad), max(0, min(b[1] for b in boxes) - pad),
+            min(width, max(b[2] for b in boxes) + pad),
+            min(height, max(b[3] for b in boxes) + pad + math.ceil(rise))), rise
+
+
+def _composite_text(base: np.ndarray, lay: _Layout, pal: Palette, gentle: bool) -> None:
+    """Draw the laid-out lines and the accent rule, with a soft shadow, onto ``base`` (float32
+    RGB, in place)."""
+    height, width = base.shape[:2]
+    unit = min(width, height)
+    sigma = unit * (0.010 if gentle else 0.008)
     pad = math.ceil(sigma * 4 + unit * 0.01)
     boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
     x0 = max(0, min(b[0] for b in boxes) - pad)
@@ -746,7 +855,29 @@ def render_card(card: CardSpec, width: int, height: int,
     keep *= 1.0 - alpha
     region *= keep[..., None]
     region += rgba[..., :3].astype(np.float32) * alpha[..., None]
-    return _to_uint8(base)
+
+
+def entrance_frame(image: CardImage, seconds: float) -> np.ndarray:
+    """The card ``seconds`` into its entrance: the text (and logo) fade in and rise
+    ``image.rise_px`` into place over :data:`ENTRANCE_S` (ease-out, sub-pixel). Before 0 the
+    bare backdrop, from :data:`ENTRANCE_S` on the finished card (the same array, no copy)."""
+    progress = seconds / ENTRANCE_S
+    if progress >= 1.0:
+        return image.final
+    if progress <= 0.0:
+        return image.base
+    eased = 1.0 - (1.0 - progress) ** 3
+    x0, y0, x1, y1 = image.box
+    if x1 <= x0 or y1 <= y0:
+        return image.final
+    base = image.base[y0:y1, x0:x1].astype(np.float32)
+    delta = image.final[y0:y1, x0:x1].astype(np.float32) - base
+    shift = np.float64([[1.0, 0.0, 0.0], [0.0, 1.0, image.rise_px * (1.0 - eased)]])
+    moved = cv2.warpAffine(delta, shift, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    out = image.base.copy()
+    out[y0:y1, x0:x1] = _to_uint8(base + moved * eased)
+    return out
 
 
 def _to_uint8(image: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from PIL import Image, ImageDraw
 
 from media import fonts
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
+from media.timeline import Timeline
 
 DEFAULT_FRAMES = 18
 _BG = (17, 17, 19)
@@ -94,13 +95,18 @@ def format_time(seconds: float) -> str:
 
 def _text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int,
           fill: tuple[int, int, int], *, anchor_centre: bool = False,
-          weight: str = fonts.REGULAR) -> None:
-    """Draw ``text`` (any supported script) with its left edge or centre at ``xy``, baseline y."""
+          weight: str = fonts.REGULAR, max_width: float | None = None) -> None:
+    """Draw ``text`` (any supported script) with its left edge or centre at ``xy``, baseline y;
+    shrunk (down to half ``size``) to fit ``max_width`` pixels when given."""
     clean = fonts.drawable(text)
     face = fonts.face_for(clean)
     with fonts.LOCK:
         runs = fonts.font_runs(clean, size, weight, face)
         width = sum(font.getlength(run) for run, font in runs)
+        if max_width is not None and width > max_width and size > 8:
+            size = max(size // 2, int(size * max_width / width))
+            runs = fonts.font_runs(clean, size, weight, face)
+            width = sum(font.getlength(run) for run, font in runs)
         x, y = xy
         if anchor_centre:
             x -= width / 2
@@ -159,8 +165,9 @@ def sheet_geometry(count: int, columns: int, thumb_w: int, thumb_h: int) -> Shee
 
 
 def _sheet(video_path: Path, times: Sequence[float] | None, columns: int, thumb_w: int,
-           thumb_h: int, title: str, info: VideoInfo) -> Image.Image:
-    """Tiles with timestamps under each and a title band on top, as an image."""
+           thumb_h: int, title: str, info: VideoInfo,
+           captions: Sequence[str] | None = None) -> Image.Image:
+    """Tiles with timestamps (and ``captions``) under each and a title band on top."""
     if times is None:
         times = even_times(info.duration_s)
     times = list(times)
@@ -181,8 +188,11 @@ def _sheet(video_path: Path, times: Sequence[float] | None, columns: int, thumb_
         else:
             _text(draw, (x + thumb_w / 2, y + thumb_h / 2 + size * 0.35), "no frame", size,
                   _MUTED, anchor_centre=True)
-        _text(draw, (x + thumb_w / 2, y1 + size * 1.25), format_time(time_s), size, _TEXT,
-              anchor_centre=True)
+        stamp = format_time(time_s)
+        if captions is not None and index < len(captions) and captions[index]:
+            stamp = f"{stamp} {captions[index]}"
+        _text(draw, (x + thumb_w / 2, y1 + size * 1.25), stamp, size, _TEXT,
+              anchor_centre=True, max_width=thumb_w + pad * 0.8)
     return sheet
 
 
@@ -206,12 +216,14 @@ def contact_sheet(video_path: Path, out_png: Path, *, times: list[float] | None 
 
 
 def storyboard(videos: dict[str, Path], out_png: Path, times: list[float] | None = None, *,
-               thumb_height: int = 240, columns: int = 6, label: str = "") -> Path:
+               thumb_height: int = 240, columns: int = 6, label: str = "",
+               captions: list[str] | None = None) -> Path:
     """Stack one sheet per film (e.g. ``{"16x9": ..., "9x16": ...}``) into a single PNG.
 
     Every film's thumbnails get the same height, so a 9:16 frame is as tall as a 16:9 one;
     narrower films get more columns so every sheet is about as wide as the widest one.
-    ``times`` apply to every film (default: evenly spaced over each).
+    ``times`` apply to every film (default: evenly spaced over each); ``captions`` (one per
+    time) follow the timestamps.
     """
     if not videos:
         raise ValueError("storyboard needs at least one video")
@@ -226,7 +238,8 @@ def storyboard(videos: dict[str, Path], out_png: Path, times: list[float] | None
         count = len(times) if times is not None else DEFAULT_FRAMES
         cols = max(1, min(count, (target - pad) // (widths[name] + pad)))
         title = f"{label}  ·  {name}" if label else name
-        sheets.append(_sheet(path, times, cols, widths[name], thumb_h, title, infos[name]))
+        sheets.append(_sheet(path, times, cols, widths[name], thumb_h, title, infos[name],
+                             captions))
     width = max(sheet.width for sheet in sheets)
     board = Image.new("RGB", (width, sum(sheet.height for sheet in sheets)), _BG)
     y = 0
@@ -239,3 +252,22 @@ def storyboard(videos: dict[str, Path], out_png: Path, times: list[float] | None
     out_png.parent.mkdir(parents=True, exist_ok=True)
     board.save(out_png, format="PNG")
     return out_png
+
+
+def shot_times(timeline: Timeline) -> tuple[list[float], list[str]]:
+    """One time per shot of ``timeline`` (seconds: the middle of the shot, cards included) and
+    a caption for it (``card``, or the photo or clip id)."""
+    times, captions = [], []
+    for shot in timeline.shots:
+        times.append(round((shot.cut_in + shot.cut_out) / 2 / timeline.fps, 3))
+        captions.append(shot.source_id or shot.kind)
+    return times, captions
+
+
+def film_storyboard(videos: dict[str, Path], timeline: Timeline, out_png: Path, *,
+                    label: str = "", thumb_height: int = 240) -> Path:
+    """A storyboard of the rendered films of ``timeline``: one frame per shot and card, every
+    shot of a film on one row where it fits."""
+    times, captions = shot_times(timeline)
+    return storyboard(videos, out_png, times, thumb_height=thumb_height,
+                      columns=min(len(times), 10), label=label, captions=captions)

@@ -254,10 +254,11 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
     return float(width), width / ratio
 
 
-def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect) -> bool:
-    """True when a crop would cut a face or keep less than :data:`KEEP_MIN` of the photo."""
+def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
+              keep_min: float = KEEP_MIN) -> bool:
+    """True when a crop would cut a face or keep less than ``keep_min`` of the photo."""
     cw, ch = largest_crop(width, height, aspect)
-    if cw * ch < KEEP_MIN * width * height:
+    if cw * ch < keep_min * width * height:
         return True
     guard = face_guard(subject, width, height)
     return guard is not None and (guard[2] - guard[0] > cw + 1e-6
@@ -400,7 +401,7 @@ def _move_order(choice: int, full: bool) -> list[str]:
 
 
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-                   *, choice: int = 0, full: bool = True) -> Motion:
+                   *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``.
 
@@ -409,14 +410,15 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     (or away from) the focus. Faces stay inside every frame's viewport; crops never leave the
     photo; the move is bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
     cannot move at least :data:`MIN_MOVE_PX` (a face filling the frame), another move is used,
-    and failing all, the fitted treatment.
+    and failing all, the fitted treatment. ``keep_min`` is the smallest fraction of the photo a
+    crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
     """
     width, height = photo_size
     frames = max(1, int(frames))
     zoom = FULL_ZOOM if full else PUSH_ZOOM
     moves = _move_order(choice, full)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
-    if needs_fit(width, height, subject, aspect):
+    if needs_fit(width, height, subject, aspect, keep_min):
         return fit
     guard = face_guard(subject, width, height)
     best: Motion | None = None

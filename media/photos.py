@@ -82,12 +82,24 @@ def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
                      source_format=source_format)
 
 
-def _decode(fp: IO[bytes], head: bytes) -> tuple[Image.Image, str]:
+def decode_image(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False
+                 ) -> tuple[Image.Image, str]:
+    """Decode ``fp`` exactly as a customer photo is decoded (JPEG/PNG/WebP by content, size
+    caps, upright, sRGB); ``keep_alpha`` keeps transparency as ``RGBA`` instead of flattening
+    (brand logos). ``head`` is the file's first bytes. Returns the image and its format name.
+
+    Raises :class:`MediaRejected` when the bytes are not a usable image.
+    """
+    return _decode(fp, head, keep_alpha=keep_alpha)
+
+
+def _decode(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False
+            ) -> tuple[Image.Image, str]:
     """Decode and normalize under a classification of every Pillow failure."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            return _decode_unchecked(fp)
+            return _decode_unchecked(fp, keep_alpha=keep_alpha)
         except Image.UnidentifiedImageError as exc:
             raise MediaRejected(_unidentified_reason(head), str(exc)) from exc
         except (Image.DecompressionBombError, Image.DecompressionBombWarning,
@@ -117,7 +129,7 @@ def _unidentified_reason(head: bytes) -> str:
     return errors.NOT_AN_IMAGE
 
 
-def _decode_unchecked(fp: IO[bytes]) -> tuple[Image.Image, str]:
+def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image.Image, str]:
     image = Image.open(fp, formats=list(ALLOWED_FORMATS))
     source_format = str(image.format)
     _check_size(*image.size)
@@ -125,7 +137,9 @@ def _decode_unchecked(fp: IO[bytes]) -> tuple[Image.Image, str]:
     _draft_jpeg(image)
     image.load()
     image = _upright(image)
-    image = _flatten(_to_srgb(image, icc))
+    image = _to_srgb(image, icc)
+    if not keep_alpha:
+        image = _flatten(image)
     return _downscale(image), source_format
 
 

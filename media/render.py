@@ -9,7 +9,10 @@ its stderr (never a hang); the wall-clock deadline comes from the runner's limit
 Sources are prepared (photo decoded, subject found, moves planned, sources pre-scaled, cards
 drawn, clip decoders started) on a helper thread a little ahead of the frame that needs them.
 
-Clip audio is ignored in this version: the song is the only soundtrack.
+Clip shots are framed like photos (:mod:`media.clip_framing`, planned from one sample frame);
+cards fade their text in (:func:`media.cards.entrance_frame`); a brand ``logo`` is drawn small in
+a corner of every shot and larger on the cards (:mod:`media.overlay`). The soundtrack (the song,
+or the song with the clips' sound under it, see :mod:`media.soundtrack`) is built beforehand.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ import numpy as np
 from PIL import Image
 
 from media import spec
-from media.cards import render_card
+from media.cards import CardImage, entrance_frame, render_card_image
+from media.clip_framing import ClipFraming, frame_clip, plan_clip_framing
 from media.compose import (
     PhotoLayer,
     Prescaled,
@@ -40,7 +44,15 @@ from media.compose import (
     prescale,
     prescale_factor,
 )
-from media.framing import Subject, find_subject, plan_ken_burns
+from media.framing import KEEP_MIN, Motion, Subject, find_subject, plan_ken_burns
+from media.overlay import LogoOverlay
+from media.parallax import (
+    ParallaxLayer,
+    ParallaxLayers,
+    ScaledLayers,
+    scale_layers,
+    separate_subject,
+)
 from media.runner import (
     Limits,
     ToolError,
@@ -51,7 +63,7 @@ from media.runner import (
     run_tool,
     start_tool,
 )
-from media.timeline import KEN_BURNS, Shot, Timeline
+from media.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 
 LOOKAHEAD_FRAMES = 45  # prepare a shot's sources this many frames before it appears
 QUEUE_FRAMES = 4  # frames buffered per encoder
@@ -60,6 +72,8 @@ PROGRESS_INTERVAL_S = 0.25
 POLL_S = 0.25
 ENCODER_ADDRESS_SPACE = 6 * 1024**3
 PIPE_BYTES = 1 << 20  # larger pipes: fewer wake-ups per 6 MB frame
+SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
+OPENING_TEXT_DELAY_S = 0.2  # the opening card's text starts after the film's fade-in began
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -118,6 +132,17 @@ def probe_size(path: Path, limits: Limits) -> tuple[int, int]:
                                 "stream=width,height", "-of", "json", str(path)), limits)
     stream = json.loads(out.stdout)["streams"][0]
     return int(stream["width"]), int(stream["height"])
+
+
+def sample_frame(path: Path, at_s: float, size: tuple[int, int],
+                 limits: Limits) -> np.ndarray | None:
+    """One decoded frame (uint8 RGB, ``size`` = width, height pixels) of a clip at ``at_s``
+    seconds, or None if nothing could be decoded there."""
+    out = run_tool(decoder_argv(path, at_s, 1), limits).stdout
+    width, height = size
+    if len(out) < width * height * 3:
+        return None
+    return np.frombuffer(out[: width * height * 3], np.uint8).reshape(height, width, 3)
 
 
 def grow_pipe(stream: object) -> None:
@@ -302,20 +327,21 @@ class Prepared:
         """Release processes and memory."""
 
 
-class PreparedStill(Prepared):
-    """A card: one image per aspect."""
+class PreparedCard(Prepared):
+    """A card whose text fades and rises in from frame ``delay`` (frames into the shot)."""
 
-    def __init__(self, images: dict[str, np.ndarray]) -> None:
+    def __init__(self, images: dict[str, CardImage], delay: int) -> None:
         self.images = images
+        self.delay = delay
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
-        return self.images[aspect.name]
+        return entrance_frame(self.images[aspect.name], (index - self.delay) / spec.FPS)
 
 
 class PreparedPhoto(Prepared):
-    """A photo shot: one :class:`PhotoLayer` per aspect."""
+    """A photo shot: one :class:`PhotoLayer` (or :class:`ParallaxLayer`) per aspect."""
 
-    def __init__(self, layers: dict[str, PhotoLayer]) -> None:
+    def __init__(self, layers: dict[str, PhotoLayer | ParallaxLayer]) -> None:
         self.layers = layers
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
@@ -325,9 +351,11 @@ class PreparedPhoto(Prepared):
 class PreparedClip(Prepared):
     """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short."""
 
-    def __init__(self, reader: ClipReader, deadline: float) -> None:
+    def __init__(self, reader: ClipReader, deadline: float,
+                 framings: dict[str, ClipFraming] | None = None) -> None:
         self.reader = reader
         self.deadline = deadline
+        self.framings = framings or {}
         self._index = -1
         self._decoded: np.ndarray | None = None
         self._covered: dict[str, np.ndarray] = {}
@@ -344,7 +372,10 @@ class PreparedClip(Prepared):
                 self._index = index  # held: the clip ran out
         assert self._decoded is not None
         if aspect.name not in self._covered:
-            self._covered[aspect.name] = cover_frame(self._decoded, aspect.width, aspect.height)
+            framing = self.framings.get(aspect.name)
+            self._covered[aspect.name] = (
+                frame_clip(self._decoded, framing) if framing is not None
+                else cover_frame(self._decoded, aspect.width, aspect.height))
         return self._covered[aspect.name]
 
     def close(self) -> None:
@@ -359,6 +390,9 @@ class _Photo:
     subject: Subject
     uses: int
     scaled: dict[float, Prescaled] = field(default_factory=dict)
+    layers: ParallaxLayers | None = None
+    separated: str | None = None  # None: not tried yet; "" ok; else why parallax fell back
+    scaled_layers: dict[float, ScaledLayers] = field(default_factory=dict)
 
     def prescaled(self, factor: float) -> Prescaled:
         """The photo pre-scaled by ``factor`` (computed once, then shared)."""
@@ -366,20 +400,35 @@ class _Photo:
             self.scaled[factor] = prescale(self.image, factor)
         return self.scaled[factor]
 
+    def parallax(self, factor: float) -> ScaledLayers | None:
+        """The photo's parallax layers pre-scaled by ``factor`` (subject separated once per
+        photo), or None when the separation was poor (see :attr:`separated`)."""
+        if self.separated is None:
+            self.layers, verdict = separate_subject(self.image, self.subject)
+            self.separated = verdict.reason if self.layers is None else ""
+        if self.layers is None:
+            return None
+        if factor not in self.scaled_layers:
+            self.scaled_layers[factor] = scale_layers(self.layers, factor)
+        return self.scaled_layers[factor]
+
 
 class SourcePreparer:
     """Builds :class:`Prepared` shots (on a helper thread) and keeps photos while needed."""
 
     def __init__(self, timeline: Timeline, aspects: tuple[spec.Aspect, ...],
                  photo_paths: dict[str, Path], clip_paths: dict[str, Path], deadline: float,
-                 subjects: Mapping[str, Subject] | None = None) -> None:
+                 subjects: Mapping[str, Subject] | None = None,
+                 logo: np.ndarray | None = None) -> None:
         self.timeline = timeline
         self.subjects = dict(subjects or {})
+        self.logo = logo
         self.aspects = aspects
         self.photo_paths = photo_paths
         self.clip_paths = clip_paths
         self.deadline = deadline
         self._photos: dict[str, _Photo] = {}
+        self.notes: list[str] = []  # what a reader of the render should know (fallbacks)
         self._uses = self._count_uses()
         self._lock = threading.Lock()
         self._clip_sizes: dict[str, tuple[int, int]] = {}
@@ -436,26 +485,58 @@ class SourcePreparer:
         photo = self._acquire(photo_id)
         try:
             height, width = photo.image.shape[:2]
-            layers: dict[str, PhotoLayer] = {}
+            layers: dict[str, PhotoLayer | ParallaxLayer] = {}
             for aspect in self.aspects:
                 motion = plan_ken_burns((width, height), photo.subject, aspect, shot.frames,
-                                        choice=shot.motion_choice, full=shot.motion == KEN_BURNS)
-                src = photo.prescaled(round(prescale_factor(motion, aspect.width), 4))
-                layers[aspect.name] = PhotoLayer(src, motion, aspect.width, aspect.height)
+                                        choice=shot.motion_choice,
+                                        full=shot.motion in (KEN_BURNS, PARALLAX),
+                                        keep_min=self._keep_min(aspect))
+                factor = round(prescale_factor(motion, aspect.width), 4)
+                layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
+                                                        aspect)
             return PreparedPhoto(layers)
         finally:
             self._release(photo_id)
+
+    def _photo_layer(self, photo: _Photo, photo_id: str, shot: Shot, motion: Motion,
+                     factor: float, aspect: spec.Aspect) -> PhotoLayer | ParallaxLayer:
+        """A parallax layer for a premium shot whose subject separates well and whose move is a
+        crop; otherwise (the fallback) the standard Ken Burns layer."""
+        if shot.motion == PARALLAX and motion.mode == "crop":
+            scaled = photo.parallax(factor)
+            if scaled is not None:
+                return ParallaxLayer(scaled, motion, aspect.width, aspect.height)
+            self._note(f"parallax fell back to Ken Burns for {photo_id}: {photo.separated}")
+        elif shot.motion == PARALLAX:
+            self._note(f"parallax fell back to Ken Burns for {photo_id} in {aspect.name}: "
+                       "the photo is fitted, not cropped")
+        return PhotoLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def _keep_min(self, aspect: spec.Aspect) -> float:
+        """Smallest share of a photo or clip a crop may keep: social 9:16 frames fuller."""
+        if self.timeline.style == "social" and aspect.is_portrait:
+            return SOCIAL_PORTRAIT_KEEP_MIN
+        return KEEP_MIN
 
     def _prepare_clip(self, shot: Shot) -> PreparedClip:
         clip_id = shot.source_id or ""
         path = self.clip_paths[clip_id]
         if clip_id not in self._clip_sizes:
             self._clip_sizes[clip_id] = probe_size(path, self._limits())
-        reader = ClipReader(path, shot.clip_start_s, shot.frames, self._clip_sizes[clip_id],
-                            self._limits())
-        return PreparedClip(reader, self.deadline)
+        size = self._clip_sizes[clip_id]
+        sample = sample_frame(path, shot.clip_start_s + shot.frames / spec.FPS / 2, size,
+                              self._limits())
+        subject = find_subject(sample) if sample is not None else None
+        framings = {a.name: plan_clip_framing(size, subject, a, keep_min=self._keep_min(a))
+                    for a in self.aspects} if subject is not None else None
+        reader = ClipReader(path, shot.clip_start_s, shot.frames, size, self._limits())
+        return PreparedClip(reader, self.deadline, framings)
 
-    def _prepare_card(self, shot: Shot, index: int) -> PreparedStill:
+    def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:
         if shot.card is None:
             raise ValueError(f"card shot {index} has no card")
         photo_id = self._card_photo(index)
@@ -465,8 +546,11 @@ class SourcePreparer:
             for aspect in self.aspects:
                 back = (cover_frame(photo.image, aspect.width, aspect.height)
                         if photo is not None else None)
-                images[aspect.name] = render_card(shot.card, aspect.width, aspect.height, back)
-            return PreparedStill(images)
+                images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
+                                                        back, self.logo)
+            delay = (round(OPENING_TEXT_DELAY_S * spec.FPS) if index == 0
+                     else shot.cut_in - shot.visible_in)
+            return PreparedCard(images, delay)
         finally:
             if photo_id:
                 self._release(photo_id)
@@ -567,13 +651,19 @@ class _ShotPipeline:
 
 
 def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
-             frame: int, layers: list[tuple[int, float]]) -> np.ndarray:
-    """The film frame ``frame`` for ``aspect``: the visible shots blended by their weights."""
+             frame: int, layers: list[tuple[int, float]],
+             logo: LogoOverlay | None = None) -> np.ndarray:
+    """The film frame ``frame`` for ``aspect``: the visible shots blended by their weights, and
+    the corner logo over the part that is shots rather than cards."""
     images = []
     for index, weight in layers:
         shot = timeline.shots[index]
         images.append((pipeline.get(index).frame(aspect, frame - shot.visible_in), weight))
-    return mix(images, aspect.width, aspect.height)
+    composed = mix(images, aspect.width, aspect.height)
+    if logo is not None:
+        on_shots = sum(w for i, w in layers if timeline.shots[i].kind != "card")
+        composed = logo.apply(composed, aspect, on_shots)
+    return composed
 
 
 @contextlib.contextmanager
@@ -595,12 +685,16 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                  audio_path: Path, outputs: dict[str, Path], *,
                  on_progress: Callable[[float], None] | None = None,
                  encoder_preset: str = "veryfast", timeout_s: float | None = None,
-                 subjects: Mapping[str, Subject] | None = None) -> RenderStats:
+                 subjects: Mapping[str, Subject] | None = None,
+                 logo: np.ndarray | None = None) -> RenderStats:
     """Render ``timeline`` to every aspect in ``outputs`` (aspect name -> MP4 path) in one pass.
 
     ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length). ``on_progress``
     receives the fraction done (0..1) a few times per second. ``subjects`` (photo id -> subject
-    found earlier, e.g. by the assets stage) saves detecting them again. ``timeout_s`` bounds
+    found earlier, e.g. by the assets stage) saves detecting them again. ``logo`` (RGBA uint8,
+    straight alpha) is drawn small in a corner of every shot inside the safe area (bottom-right
+    of 16:9, top-centre of 9:16 below the platform UI band) and larger on the cards; the
+    soundtrack at ``audio_path`` is used as given. ``timeout_s`` bounds
     the whole render (wall-clock seconds; default 10x the film's length plus a minute): tools
     are killed
     and :class:`media.runner.ToolTimeoutError` raised past it. An encoder or decoder failure
@@ -613,7 +707,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     deadline = started + budget
     progress = _Throttle(on_progress)
     preparer = SourcePreparer(timeline, aspects, photo_paths, clip_paths, deadline,
-                              subjects)
+                              subjects, logo)
+    overlay = LogoOverlay(logo, aspects) if logo is not None else None
     pipeline = _ShotPipeline(timeline, preparer,
                              ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare"),
                              deadline)
@@ -626,7 +721,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                     raise ToolTimeoutError(f"render timed out after {budget:.0f}s", None, "")
                 pipeline.advance(frame)
                 layers = layer_weights(timeline, frame)
-                composed = {a.name: _compose(timeline, pipeline, a, frame, layers)
+                composed = {a.name: _compose(timeline, pipeline, a, frame, layers, overlay)
                             for a in aspects}
                 compose_s += time.monotonic() - t0
                 for name, image in composed.items():
@@ -643,4 +738,4 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     return RenderStats(timeline.total_frames, tuple(a.name for a in aspects), elapsed,
                        timeline.total_frames / elapsed if elapsed > 0 else 0.0, compose_s,
                        wait_s, {k: str(v) for k, v in outputs.items()},
-                       ("clip audio ignored: song only",))
+                       (*(("brand logo drawn",) if logo is not None else ()), *preparer.notes))

@@ -21,7 +21,7 @@ import re
 import unicodedata
 import wave
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from pathlib import Path
 
@@ -97,6 +97,8 @@ class ComposedSong:
     lyrics: list[str]
     integrated_lufs: float
     true_peak_dbtp: float
+    melody: tuple[float, ...] = ()
+    """MIDI pitches of the lead melody in order (empty when not known, e.g. a provider's song)."""
 
 
 @dataclass(frozen=True)
@@ -381,8 +383,16 @@ def _pick(rng: np.random.Generator, options: tuple[str, ...]) -> str:
     return options[int(rng.integers(len(options)))]
 
 
-def plan_song(brief: SongBrief, seed: int) -> SongPlan:
-    """Decide tempo (bpm), key, form, harmony, motifs and instruments for a brief and seed."""
+_LEADS = {"bright": ("pluck", "bell", "epiano"), "warm": ("flute", "epiano", "bell"),
+          "gentle": ("flute", "bell", "epiano")}
+_ANSWERS = ("sequence", "answer", "echo")
+
+
+def plan_song(brief: SongBrief, seed: int, variant: int = 0) -> SongPlan:
+    """Decide tempo (bpm), key, form, harmony, motifs and instruments for a brief and seed.
+
+    ``variant`` 0 is the default arrangement; other variants rotate the instrument palette
+    (lead and arpeggio) and the phrase answer, and redraw the progressions and motifs."""
     length = float(brief.length_sec)
     if not math.isfinite(length) or not MIN_LENGTH_S <= length <= MAX_LENGTH_S:
         raise ValueError(f"song length must be {MIN_LENGTH_S}..{MAX_LENGTH_S} s, got {length}")
@@ -399,18 +409,32 @@ def plan_song(brief: SongBrief, seed: int) -> SongPlan:
     form = _form(n_bars)
     chords = _chord_sequence(rng, minor, feel, form, n_bars)
     verse_motif, chorus_motif = _motifs(rng, feel)
-    lead_options = {"bright": ("pluck", "bell", "epiano"), "warm": ("flute", "epiano", "bell"),
-                    "gentle": ("flute", "bell", "epiano")}[feel]
-    lead = _pick(rng, lead_options)
+    lead = _pick(rng, _LEADS[feel])
     arp = None if feel == "gentle" else ("bell" if lead == "pluck" else "pluck")
     reverb = _REVERB_S[feel] * (0.85 if brief.style.lower() == "brand" else 1.0)
-    return SongPlan(
+    plan = SongPlan(
         seed=seed, length_sec=length, feel=feel, energy=energy, brightness=brightness,
         social=brief.style.lower() == "social", tempo_bpm=tempo, tonic_pc=tonic, minor=minor,
         n_bars=n_bars, tail_s=tail, form=form, chords=chords, verse_motif=verse_motif,
-        chorus_motif=chorus_motif, answer=_pick(rng, ("sequence", "answer", "echo")),
+        chorus_motif=chorus_motif, answer=_pick(rng, _ANSWERS),
         lead=lead, arp=arp, drums=feel != "gentle", reverb_s=reverb,
     )
+    return plan if variant == 0 else _vary(plan, variant)
+
+
+def _vary(plan: SongPlan, variant: int) -> SongPlan:
+    """Arrangement ``variant`` of a plan: same tempo, key and form; the lead (and with it the
+    arpeggio) and the phrase answer move ``variant`` places on; progressions and motifs are
+    drawn again from a variant stream."""
+    rng = np.random.default_rng([plan.seed, 6, variant])
+    leads = _LEADS[plan.feel]
+    lead = leads[(leads.index(plan.lead) + variant) % len(leads)]
+    arp = None if plan.arp is None else ("bell" if lead == "pluck" else "pluck")
+    answer = _ANSWERS[(_ANSWERS.index(plan.answer) + variant) % len(_ANSWERS)]
+    chords = _chord_sequence(rng, plan.minor, plan.feel, plan.form, plan.n_bars)
+    verse_motif, chorus_motif = _motifs(rng, plan.feel)
+    return replace(plan, lead=lead, arp=arp, answer=answer, chords=chords,
+                   verse_motif=verse_motif, chorus_motif=chorus_motif)
 
 
 # --------------------------------------------------------------------------- lyrics
@@ -1388,6 +1412,13 @@ def _master(mix: np.ndarray, sr: int) -> tuple[np.ndarray, float, float]:
     return audio, lufs, true_peak
 
 
+def master(mix: np.ndarray, sample_rate: int) -> tuple[np.ndarray, float, float]:
+    """Master a float (n, channels) mix at ``sample_rate`` Hz like the songs: -14 LUFS
+    integrated, true peak under :data:`MASTER_TRUE_PEAK_DBTP` (the AAC headroom kept). Returns
+    (audio float32, integrated LUFS, true peak dBTP); silence comes back unchanged."""
+    return _master(np.asarray(mix, np.float32), sample_rate)
+
+
 # --------------------------------------------------------------------------- public entry points
 
 
@@ -1406,22 +1437,43 @@ def _sections(plan: SongPlan) -> list[tuple[str, float, float]]:
     return out
 
 
-def compose_song(brief: SongBrief, seed: int, sample_rate: int = AUDIO_SAMPLE_RATE) -> ComposedSong:
+def melody_line(plan: SongPlan) -> tuple[float, ...]:
+    """MIDI pitches of the lead melody's notes in order (the same notes ``_arrange`` plays:
+    the melody is the first user of the arrangement's random stream)."""
+    events = _melody_events(plan, np.random.default_rng([plan.seed, 1]))
+    return tuple(event.midi for event in events if event.kind == plan.lead)
+
+
+def _normalize(mix: np.ndarray, sr: int) -> tuple[np.ndarray, float, float]:
+    """Static gain to -14 LUFS, no limiter: (audio, LUFS, sample peak in dBFS, may be > 0)."""
+    lufs = _gated_loudness(_k_power(mix, sr), sr)
+    if not math.isfinite(lufs):
+        return mix.astype(np.float32), -math.inf, -math.inf
+    audio = (mix * np.float32(10 ** ((TARGET_LUFS - lufs) / 20))).astype(np.float32)
+    peak = float(np.abs(audio).max())
+    return audio, TARGET_LUFS, 20 * math.log10(peak) if peak > 0 else -math.inf
+
+
+def compose_song(brief: SongBrief, seed: int, sample_rate: int = AUDIO_SAMPLE_RATE,
+                 variant: int = 0, preview: bool = False) -> ComposedSong:
     """Compose, synthesize and master an instrumental song of exactly ``brief.length_sec``
     seconds (``round(length_sec * sample_rate)`` samples, stereo float32 at ``sample_rate`` Hz),
-    at -14 LUFS integrated with the true peak under -1 dBTP. Deterministic for (brief, seed)."""
-    plan = plan_song(brief, seed)
+    at -14 LUFS integrated with the true peak under -1 dBTP. Deterministic for (brief, seed,
+    variant: see :func:`plan_song`). ``preview`` skips the limiter (a cheap stand-in for
+    scoring candidates: static gain to -14 LUFS, ``true_peak_dbtp`` is the sample peak)."""
+    plan = plan_song(brief, seed, variant)
     n = round(plan.length_sec * sample_rate)
     dry, send = _render(plan, _arrange(plan), n, sample_rate)
     mix = dry + _reverb(send, sample_rate, plan.reverb_s, plan.seed) * np.float32(0.9)
     del dry, send
     mix = _shape(_compress(mix, sample_rate), sample_rate, plan)
-    audio, lufs, true_peak = _master(mix, sample_rate)
+    audio, lufs, true_peak = (_normalize if preview else _master)(mix, sample_rate)
     beats, bars = beat_grid(plan)
     return ComposedSong(
         audio=audio, sample_rate=sample_rate, tempo_bpm=round(plan.tempo_bpm, 6), key=plan.key,
         beat_times=beats, bar_times=bars, sections=_sections(plan), lyrics=write_lyrics(brief),
         integrated_lufs=round(lufs, 3), true_peak_dbtp=round(true_peak, 3),
+        melody=melody_line(plan),
     )
 
 

@@ -24,11 +24,19 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from media.cards import CardSpec
+from media.clip_analysis import best_window
 
 CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
 KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
+PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own layer (2.5D)
+# A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
+# this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
+PARALLAX_MAX_SHARE = 0.3
 MIN_FILM_S = 3.0
+CLOSE_FACE_FRACTION = 0.22  # a face this tall (fraction of the photo's height) is a close shot
 
 
 @dataclass(frozen=True)
@@ -40,11 +48,37 @@ class PhotoSource:
     width: int
     height: int
     low_res: bool
+    face_fraction: float = 0.0
+    """Height of the largest face over the photo's height (0: none); see :mod:`media.arc`."""
+    brightness: float = 0.5
+    warmth: float = 0.0
+    saturation: float = 0.0
+
+    @property
+    def close(self) -> bool:
+        """A close shot: a face at least :data:`CLOSE_FACE_FRACTION` of the photo's height."""
+        return self.face_fraction >= CLOSE_FACE_FRACTION
+
+    @property
+    def orientation(self) -> str:
+        """``portrait``, ``landscape`` or ``square`` (within 8%)."""
+        if self.height > 1.08 * self.width:
+            return "portrait"
+        return "landscape" if self.width > 1.08 * self.height else "square"
+
+    @property
+    def glow(self) -> float:
+        """How warm and bright the photo reads: the film ends on the photo with the most."""
+        return self.brightness + self.warmth + 0.6 * self.saturation
 
 
 @dataclass(frozen=True)
 class ClipSource:
-    """A prepared mezzanine clip: H.264 BT.709 30 fps CFR, long edge <= 1920 pixels."""
+    """A prepared mezzanine clip: H.264 BT.709 30 fps CFR, long edge <= 1920 pixels.
+
+    ``scores``: quality of the clip every ``score_step_s`` seconds (see
+    :func:`media.clip_analysis.frame_scores`); without them clip shots start mid-clip.
+    """
 
     id: str
     path: Path
@@ -52,6 +86,8 @@ class ClipSource:
     width: int
     height: int
     has_audio: bool
+    scores: tuple[float, ...] = ()
+    score_step_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -70,8 +106,9 @@ class Transition:
 class Shot:
     """One shot. ``kind`` is card, photo or clip; frames are film frame indices.
 
-    ``motion`` is ken_burns, push or none (``motion_choice`` varies the move); clips start at
-    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
+    ``motion`` is ken_burns, parallax, push or none (``motion_choice`` varies the move); clips
+    start at ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their
+    ``card``.
     """
 
     kind: str
@@ -140,7 +177,7 @@ class Pacing:
 PACING: dict[str, Pacing] = {
     "gift": Pacing(3.2, 2.0, 4.0, CROSSFADE, 0.5, 0.5),
     "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
-    "social": Pacing(2.0, 2.0, 2.5, CUT, 0.0, 0.3),
+    "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3),
 }
 GENTLE = Pacing(4.5, 3.0, 5.0, FADE_BLACK, 1.0, 1.0)
 
@@ -176,6 +213,33 @@ def _order_photos(photos: Sequence[PhotoSource], subject_id: str | None) -> list
     return first + [p for p in photos if p.id != subject_id]
 
 
+def _step_cost(prev: PhotoSource, candidate: PhotoSource) -> float:
+    """How poorly ``candidate`` follows ``prev``: the same framing (close after close, wide after
+    wide) and the same orientation (portrait after portrait) read as a slideshow."""
+    cost = 1.0 if prev.close == candidate.close else 0.0
+    if prev.orientation == candidate.orientation and prev.orientation != "square":
+        cost += 0.6
+    return cost
+
+
+def _arc_order(photos: list[PhotoSource]) -> list[PhotoSource]:
+    """The film's arc: the first photo (the subject) opens, the warmest and brightest of the
+    others closes, and in between each next photo is the earliest given one that changes the
+    framing and orientation most (close/wide and portrait/landscape alternate)."""
+    if len(photos) <= 2:
+        return list(photos)
+    first, rest = photos[0], list(photos[1:])
+    best_glow = max(p.glow for p in rest)
+    closer = [p for p in rest if p.glow >= best_glow - 1e-9][-1]
+    middle = [p for p in rest if p is not closer]
+    order = [first]
+    while middle:
+        nxt = min(middle, key=lambda p: (_step_cost(order[-1], p), middle.index(p)))
+        middle.remove(nxt)
+        order.append(nxt)
+    return [*order, closer]
+
+
 def _item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> tuple[int, int]:
     """How many photos and clips fit when each must last at least ``min_s`` seconds."""
     fit = max(1, math.floor(middle_s / min_s))
@@ -190,9 +254,17 @@ def _item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> 
 
 
 def _photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[_Slot]:
-    """``count`` photo slots cycling through ``photos`` (repeats get a new occurrence)."""
-    return [_Slot("photo", photos[i % len(photos)].id, shot_s, None, i // len(photos))
-            for i in range(count)]
+    """``count`` photo slots cycling through ``photos`` in arc order (repeats get a new
+    occurrence); when photos repeat, the last slot is the closing photo or the subject again."""
+    ids = [photos[i % len(photos)].id for i in range(count)]
+    if count > len(photos) >= 2 and ids[-1] not in (photos[0].id, photos[-1].id):
+        ids[-1] = photos[-1].id if ids[-2] != photos[-1].id else photos[0].id
+    seen: dict[str, int] = {}
+    slots = []
+    for photo_id in ids:
+        slots.append(_Slot("photo", photo_id, shot_s, None, seen.get(photo_id, 0)))
+        seen[photo_id] = seen.get(photo_id, 0) + 1
+    return slots
 
 
 def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[_Slot]:
@@ -221,7 +293,7 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
                 pacing: Pacing, min_s: float) -> tuple[list[_Slot], list[str]]:
     """The middle shots in order, with nominal lengths; and the ids of photos left out."""
     n_p, n_c = _item_counts(len(photos), len(clips), middle_s, min_s)
-    kept = [photos[i] for i in _even_pick(n_p, len(photos))] if n_p else []
+    kept = _arc_order([photos[i] for i in _even_pick(n_p, len(photos))]) if n_p else []
     dropped = [p.id for p in photos if p not in kept]
     chosen_clips = [clips[i] for i in _even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
@@ -265,8 +337,12 @@ def _fit_lengths(slots: list[_Slot], middle_s: float, min_s: float) -> list[floa
 
 def _snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
                beats: Sequence[int]) -> list[int]:
-    """Cut frames for the target cut frames between shots, each moved to the nearest beat that
-    keeps every shot at least ``mins[k]`` frames long (else left where it is)."""
+    """Cut frames for the target cut frames between shots: all on beats when the grid allows
+    every shot its minimum (see :func:`_beat_cuts`), else each moved to the nearest beat that
+    keeps every shot at least ``mins[k]`` frames long (or left where it is)."""
+    on_beats = _beat_cuts(targets, start, end, mins, beats)
+    if on_beats is not None:
+        return on_beats
     cuts, prev = [], start
     for k, target in enumerate(targets):
         lo = prev + mins[k]
@@ -279,6 +355,43 @@ def _snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
         cuts.append(cut)
         prev = cut
     return cuts
+
+
+def _beat_cuts(targets: list[float], start: int, end: int, mins: list[int],
+               beats: Sequence[int]) -> list[int] | None:
+    """One beat per cut, in order, every shot ``k`` at least ``mins[k]`` frames long (``mins``
+    has one entry per shot, ``len(targets) + 1``), minimising the summed squared distance (in
+    frames) to the targets: dynamic programming over the beat grid. None if impossible."""
+    grid = np.asarray([b for b in beats if start < b < end], np.int64)
+    if not targets or len(grid) < len(targets):
+        return None
+    inf = np.inf
+    cost = np.where(grid - start >= mins[0], (grid - targets[0]) ** 2.0, inf)
+    back: list[np.ndarray] = []
+    for k in range(1, len(targets)):
+        best_idx = _running_argmin(cost)
+        limit = np.searchsorted(grid, grid - mins[k], side="right") - 1  # last allowed prev
+        prev = np.where(limit >= 0, best_idx[np.maximum(limit, 0)], -1)
+        prev_cost = np.where(prev >= 0, cost[np.maximum(prev, 0)], inf)
+        back.append(prev)
+        cost = prev_cost + (grid - targets[k]) ** 2.0
+    cost = np.where(end - grid >= mins[len(targets)], cost, inf)
+    if not np.isfinite(cost).any():
+        return None
+    j = int(np.argmin(cost))
+    cuts = [j]
+    for prev in reversed(back):
+        j = int(prev[j])
+        cuts.append(j)
+    return [int(grid[j]) for j in reversed(cuts)]
+
+
+def _running_argmin(values: np.ndarray) -> np.ndarray:
+    """For each position, the index of the smallest value at or before it."""
+    idx = np.arange(len(values))
+    best = np.minimum.accumulate(values)
+    is_best = values <= best
+    return np.maximum.accumulate(np.where(is_best, idx, 0))
 
 
 def _snap_one(target_s: float, window_s: float, fps: int, bars: Sequence[int],
@@ -319,21 +432,37 @@ def _even(frames: float) -> int:
     return 2 * round(frames / 2)
 
 
+def _parallax_slots(slots: list[_Slot], chosen: set[int], photos: dict[str, PhotoSource],
+                    budget_s: float) -> set[int]:
+    """The motion slots that get parallax: photos with faces first (then the others), each in
+    film order, while their nominal seconds fit in ``budget_s``."""
+    ranked = sorted(chosen, key=lambda i: (photos[slots[i].source_id].face_fraction <= 0, i))
+    picked, used = set(), 0.0
+    for i in ranked:
+        if used + slots[i].nominal_s <= budget_s:
+            picked.add(i)
+            used += slots[i].nominal_s
+    return picked
+
+
 def _motions(slots: list[_Slot], photos: dict[str, PhotoSource], motion_shots: int,
-             order: dict[str, int]) -> list[tuple[str, int]]:
+             order: dict[str, int], parallax_s: float = 0.0) -> list[tuple[str, int]]:
     """(motion, choice) per slot: ``motion_shots`` photo shots spread evenly get Ken Burns moves
-    (low-res photos only get pushes); repeats of a photo get a different move."""
+    (low-res photos only get pushes), of which up to ``parallax_s`` seconds get parallax (see
+    :func:`_parallax_slots`); repeats of a photo get a different move."""
     photo_idx = [i for i, s in enumerate(slots) if s.kind == "photo"]
     eligible = [i for i in photo_idx if not photos[slots[i].source_id].low_res]
     chosen = {eligible[j] for j in _even_pick(min(motion_shots, len(eligible)), len(eligible))} \
         if eligible and motion_shots > 0 else set()
+    parallax = _parallax_slots(slots, chosen, photos, parallax_s)
     result = []
     for i, s in enumerate(slots):
         if s.kind != "photo":
             result.append((STILL, 0))
             continue
         choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
-        result.append((KEN_BURNS if i in chosen else PUSH, choice))
+        motion = PARALLAX if i in parallax else KEN_BURNS if i in chosen else PUSH
+        result.append((motion, choice))
     return result
 
 
@@ -349,7 +478,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   beat_times: Sequence[float], length_sec: float, opening: CardSpec,
                   closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
                   style: str, subject_photo_id: str | None,
-                  bar_times: Sequence[float] = ()) -> Timeline:
+                  bar_times: Sequence[float] = (), premium: bool = False) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
     Opening card (about 3-4 s), photo and clip shots, closing card (about 4-5 s) ending the film.
@@ -357,7 +486,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     allows; the subject photo comes first; clips are spread through the film; photos repeat
     (with other moves) when there are too few, and when there are too many each still lasts at
     least the style's minimum (about 2 s) and the rest are listed in ``dropped_photo_ids``.
-    ``motion_shots`` photo shots get full Ken Burns moves, the others a gentle push.
+    ``motion_shots`` photo shots get full Ken Burns moves, the others a gentle push; with
+    ``premium`` some of them (faces first, at most :data:`PARALLAX_MAX_SHARE` of the film) get
+    parallax instead, the subject moving on its own layer.
     """
     if length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {length_sec}s")
@@ -377,8 +508,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
         cuts = [0, open_end, *_snap_cuts(targets, open_end, close_start, mins, beats),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
-                         motion_shots)
-    notes = ("clip audio is not mixed in: the song is the only soundtrack",)
+                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0)
+    notes = ("clip sound is mixed under the song by the render stage (media.soundtrack)",)
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     _even(pacing.fade_s * fps), _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes)
@@ -386,7 +517,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
 
 def _build_shots(slots: list[_Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
-                 fps: int, motion_shots: int) -> list[Shot]:
+                 fps: int, motion_shots: int, parallax_s: float = 0.0) -> list[Shot]:
     """Shots from the cut frames: cards around the slots, transitions and visible ranges."""
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
     kinds += [(s.kind, s.source_id, None) for s in slots]
@@ -397,15 +528,15 @@ def _build_shots(slots: list[_Slot], cuts: list[int], photos: list[PhotoSource],
         transitions.append(_transition(pacing.transition, pacing.transition_s, fps,
                                        min(lengths[i - 1], lengths[i])))
     order = {p.id: i for i, p in enumerate(photos)}
-    motions = [(STILL, 0), *_motions(slots, {p.id: p for p in photos}, motion_shots, order),
-               (STILL, 0)]
+    motions = [(STILL, 0), *_motions(slots, {p.id: p for p in photos}, motion_shots, order,
+                                     parallax_s), (STILL, 0)]
     shots = []
     for i, (kind, source, card) in enumerate(kinds):
         vis_in = _visible_in(transitions[i], cuts[i])
         vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
         shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
                           motions[i][0], motions[i][1], 0.0, card))
-    return _place_clip_segments(shots, slots, clips, fps)
+    return _place_clip_segments(shots, clips, fps)
 
 
 def _visible_in(transition: Transition, cut: int) -> int:
@@ -418,20 +549,23 @@ def _visible_out(next_transition: Transition, next_cut: int) -> int:
     return next_cut
 
 
-def _place_clip_segments(shots: list[Shot], slots: list[_Slot], clips: list[ClipSource],
-                         fps: int) -> list[Shot]:
-    """Choose each clip shot's in-point: centred in the clip, successive uses further on."""
+def _place_clip_segments(shots: list[Shot], clips: list[ClipSource], fps: int) -> list[Shot]:
+    """Choose each clip shot's in-point: the best-scoring stretch of the clip (see
+    :func:`media.clip_analysis.best_window`; the middle without scores), later uses of a clip
+    avoiding the stretches already shown."""
     by_id = {c.id: c for c in clips}
+    used: dict[str, list[tuple[float, float]]] = {}
     out = []
-    for i, shot in enumerate(shots):
+    for shot in shots:
         if shot.kind != "clip":
             out.append(shot)
             continue
-        clip, occurrence = by_id[shot.source_id or ""], slots[i - 1].occurrence
+        clip = by_id[shot.source_id or ""]
         seg = shot.frames / fps
-        room = max(0.0, clip.duration_s - seg)
-        start = room / 2 if occurrence == 0 else (room / 2 + occurrence * seg) % (room + 1e-9)
-        out.append(_replace(shot, clip_start_s=round(min(start, room), 3)))
+        shown = used.setdefault(clip.id, [])
+        start = best_window(clip.scores, clip.score_step_s, clip.duration_s, seg, shown)
+        shown.append((start, start + seg))
+        out.append(_replace(shot, clip_start_s=round(start, 3)))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 from typing import Any
 
@@ -99,7 +100,7 @@ def test_a_valid_order_is_accepted_with_spec_defaults() -> None:
         ({"brand": {"color": "#112233"}}, "only allowed with style 'brand'"),
         ({"subject_photo_id": "p09"}, "subject_photo_id must name"),
         ({"unknown_field": 1}, "Extra inputs are not permitted"),
-        ({"recipient_name": "Eve\x00"}, "control characters"),
+        ({"recipient_name": "\x00\x07 \n"}, "recipient_name"),
         ({"gift_id": "../../x"}, "gift_id"),
         ({"attempt": 0}, "attempt"),
         ({"occasion": {"slug": "Birthday!", "name": "B", "short_name": "B", "tone": "t"}},
@@ -112,6 +113,44 @@ def test_out_of_range_fields_are_rejected_with_a_clear_message(
     with pytest.raises(ValidationError) as raised:
         FilmOrder.model_validate(order_fields(**overrides))
     assert message in str(raised.value)
+
+
+def test_control_characters_are_stripped_from_names() -> None:
+    order = FilmOrder.model_validate(order_fields(
+        recipient_name="Eve\x00\x07", relationship=" big\r\nsister\t\x85\x9b ",
+        feeling_words=["jo\x1by", "warm\nhearted"]))
+    assert order.recipient_name == "Eve"
+    assert order.relationship == "big sister"
+    assert order.feeling_words == ["joy", "warm hearted"]
+
+
+def test_stories_keep_their_line_breaks_but_lose_other_control_characters() -> None:
+    order = FilmOrder.model_validate(order_fields(
+        memory="First line\r\nsecond\rthird\u2028fourth\tend\x00\x7f",
+        story_note="\x1b[31mred\x1b[0m\n"))
+    assert order.memory == "First line\nsecond\nthird\nfourth end"
+    assert order.story_note == "[31mred[0m\n"
+
+
+def test_limits_apply_to_the_cleaned_text() -> None:
+    padded = FilmOrder.model_validate(order_fields(recipient_name="x" * 80 + "\x00" * 20,
+                                                   memory="m" * 500 + "\x07" * 20))
+    assert padded.recipient_name == "x" * 80 and padded.memory == "m" * 500
+    with pytest.raises(ValidationError, match="at most 80"):
+        FilmOrder.model_validate(order_fields(recipient_name="x" * 81 + "\x00"))
+    with pytest.raises(ValidationError, match="recipient_name"):
+        FilmOrder.model_validate(order_fields(recipient_name=42))
+
+
+def test_cleaning_is_idempotent_so_a_validated_order_validates_unchanged() -> None:
+    rng = random.Random(7)
+    alphabet = "ab Zö李\n\r\t\x00\x07\x1b\x7f\x85\x9b\u2028 "
+    for _ in range(300):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) + "x"
+        story = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200)))
+        order = FilmOrder.model_validate(order_fields(recipient_name=name, memory=story,
+                                                      feeling_words=[name[:29] + "y"]))
+        assert FilmOrder.model_validate(order.model_dump()) == order
 
 
 def test_brand_style_accepts_https_logo_and_hex_colour() -> None:

@@ -7,6 +7,7 @@ classification, attaching to a live run); the stages themselves are tested for r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -28,7 +29,7 @@ from workflows.contract import (
     Progress,
     start_render,
 )
-from workflows.film import FilmRender
+from workflows.film import MEDIA_STAGES, FilmRender, media_task_queue
 from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
 from workflows.stages import (
     HOLD_ERROR_TYPE,
@@ -62,12 +63,14 @@ class FakeStages:
 
     def __init__(self) -> None:
         self.calls: list[str] = []
+        self.queues: dict[str, str] = {}
         self.reported: list[FilmOutcome] = []
         self.gates: dict[str, asyncio.Event] = {}
         self.failures: dict[str, Callable[[], Exception]] = {}
 
     async def _enter(self, name: str) -> None:
         self.calls.append(name)
+        self.queues[name] = activity.info().task_queue
         if name in self.gates:
             await self.gates[name].wait()
         if name in self.failures:
@@ -111,20 +114,32 @@ class FakeStages:
 
         @activity.defn(name=ActivityName.REPORT_OUTCOME)
         async def report_outcome(report: ReportInput) -> str:
+            self.queues["report_outcome"] = activity.info().task_queue
             self.reported.append(report.outcome)
             return "accepted"
 
         return [prep, gate, assets, render, verify, deliver, report_outcome]
 
 
+@contextlib.asynccontextmanager
+async def fake_workers(client: Client, stages: FakeStages, prefix: str = "test"
+                       ) -> AsyncIterator[str]:
+    """Workers on a fresh task queue and its media queue running FilmRender with ``stages``
+    (each queue offers every fake, so routing is observed, not enforced); yields the queue."""
+    queue = f"{prefix}-{uuid.uuid4()}"
+    async with (
+        Worker(client, task_queue=queue, workflows=[FilmRender], activities=stages.activities()),
+        Worker(client, task_queue=media_task_queue(queue), activities=stages.activities()),
+    ):
+        yield queue
+
+
 @pytest_asyncio.fixture
 async def fake_worker(temporal_env: WorkflowEnvironment) -> AsyncIterator[tuple[Client, str,
                                                                                FakeStages]]:
-    """A worker on its own task queue running FilmRender with fake stages."""
+    """Fake-stage workers on their own task queue (see :func:`fake_workers`)."""
     stages = FakeStages()
-    queue = f"test-{uuid.uuid4()}"
-    async with Worker(temporal_env.client, task_queue=queue, workflows=[FilmRender],
-                      activities=stages.activities()):
+    async with fake_workers(temporal_env.client, stages) as queue:
         yield temporal_env.client, queue, stages
 
 
@@ -203,3 +218,15 @@ async def test_a_fault_of_ours_is_retried_then_ends_the_run_failed(fake_worker: 
     assert stages.calls.count("render") == 3, "three attempts before giving up"
     assert "verify" not in stages.calls
     assert stages.reported == [outcome]
+
+
+async def test_media_stages_run_on_the_media_queue_and_orchestration_on_the_main_one(
+    fake_worker: Any,
+) -> None:
+    client, queue, stages = fake_worker
+    outcome = await (await start_render(client, make_order(), task_queue=queue)).result()
+    assert outcome.state is FilmState.SUCCEEDED
+    expected = {stage.value: media_task_queue(queue) if stage in MEDIA_STAGES else queue
+                for stage in FilmStage}
+    assert stages.queues == {**expected, "report_outcome": queue}
+    assert stages.queues["gate"] == queue and stages.queues["render"] == f"{queue}-media"

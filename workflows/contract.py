@@ -16,8 +16,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -100,24 +100,44 @@ class FilmStage(StrEnum):
 # --- Input --------------------------------------------------------------------------------------
 
 
-def _no_control_chars(value: str) -> str:
-    if any(ord(ch) < 32 and ch not in "\n\t" for ch in value) or "\x7f" in value:
-        raise ValueError("control characters are not allowed")
-    return value
+# Customer text is cleaned, not refused: a stray control character must never make a start fail.
+# Line breaks (CR LF, CR, LF, VT, FF, NEL, U+2028/9) and tabs become a space in single-line fields
+# and LF in multi-line ones; every other C0 (U+0000-U+001F), DEL and C1 (U+0080-U+009F)
+# control character is removed. Limits apply to the cleaned text.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+_SPACES = re.compile(r" {2,}")
+
+
+def single_line_text(value: object) -> object:
+    """A single-line field's text with control characters stripped (line breaks -> one space).
+
+    Non-strings pass through unchanged for pydantic to refuse.
+    """
+    if not isinstance(value, str):
+        return value
+    return _SPACES.sub(" ", _CONTROL.sub("", _LINE_BREAK.sub(" ", value).replace("\t", " ")))
+
+
+def multi_line_text(value: object) -> object:
+    """A multi-line field's text with control characters stripped; line breaks become LF."""
+    if not isinstance(value, str):
+        return value
+    return _CONTROL.sub("", _LINE_BREAK.sub("\n", value).replace("\t", " "))
 
 
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX_CHARS),
-    AfterValidator(_no_control_chars),
+    BeforeValidator(single_line_text),
 ]
 Story = Annotated[
-    str, StringConstraints(max_length=STORY_MAX_CHARS), AfterValidator(_no_control_chars)
+    str, StringConstraints(max_length=STORY_MAX_CHARS), BeforeValidator(multi_line_text)
 ]
 FeelingWord = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=FEELING_WORD_MAX_CHARS),
-    AfterValidator(_no_control_chars),
+    BeforeValidator(single_line_text),
 ]
 Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 Opaque = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$")]

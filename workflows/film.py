@@ -2,6 +2,11 @@
 
 Orchestration only: no I/O, no media code. Held runs (customer media or policy) and failed runs
 (our faults after retries) are both reported to the order API before the workflow ends.
+
+The media stages run on the media task queue, ``{task_queue}-media``, derived from the run's own
+task queue, so heavy work has its own workers and slots and cannot starve orchestration (the
+gate and the outcome report stay on the main queue). Runs started before that change
+(``MEDIA_QUEUE_PATCH``) keep every stage on the main queue.
 """
 
 from __future__ import annotations
@@ -67,15 +72,33 @@ class StageTimeouts:
         self.heartbeat = heartbeat
 
 
-# Sized for the worst order (180 s film, 30 photos, three 500 MB clips) on a 2-core worker.
+# Start-to-close: sized for the worst order (180 s film, 30 photos, three 500 MB clips) on a
+# 2-core worker. Heartbeat: the stages heartbeat every few seconds from a background thread
+# (activities.context.Heartbeater), so 30 s of silence means the worker died; the server then
+# retries the stage elsewhere after STAGE_RETRY's interval instead of waiting for start-to-close.
+STAGE_HEARTBEAT = timedelta(seconds=30)
 STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
-    FilmStage.PREP: StageTimeouts(timedelta(minutes=30), timedelta(minutes=2)),
+    FilmStage.PREP: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
     FilmStage.GATE: StageTimeouts(timedelta(minutes=2), None),
-    FilmStage.ASSETS: StageTimeouts(timedelta(minutes=30), timedelta(minutes=2)),
-    FilmStage.RENDER: StageTimeouts(timedelta(minutes=60), timedelta(minutes=2)),
-    FilmStage.VERIFY: StageTimeouts(timedelta(minutes=15), timedelta(minutes=2)),
-    FilmStage.DELIVER: StageTimeouts(timedelta(minutes=15), timedelta(minutes=2)),
+    FilmStage.ASSETS: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
+    FilmStage.RENDER: StageTimeouts(timedelta(minutes=60), STAGE_HEARTBEAT),
+    FilmStage.VERIFY: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
+    FilmStage.DELIVER: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
 }
+
+# Heavy media work runs on its own task queue; gate and report stay on the main one.
+MEDIA_STAGES = frozenset(
+    {FilmStage.PREP, FilmStage.ASSETS, FilmStage.RENDER, FilmStage.VERIFY, FilmStage.DELIVER}
+)
+MEDIA_QUEUE_SUFFIX = "-media"
+MEDIA_QUEUE_PATCH = "media-task-queue"
+"""``workflow.patched`` id: runs started before the media queue existed stay on one queue."""
+
+
+def media_task_queue(task_queue: str) -> str:
+    """The media task queue that belongs to ``task_queue``."""
+    return f"{task_queue}{MEDIA_QUEUE_SUFFIX}"
+
 
 # The callback must reach the order API: retried with backoff for up to a day.
 REPORT_RETRY = RetryPolicy(
@@ -87,6 +110,11 @@ REPORT_RETRY = RetryPolicy(
 )
 REPORT_SCHEDULE_TO_CLOSE = timedelta(days=1)
 REPORT_START_TO_CLOSE = timedelta(seconds=60)
+
+
+def _log_fields(order: FilmOrder, stage: FilmStage) -> dict[str, Any]:
+    """Structured log fields of this run: ids and stage only, never customer text."""
+    return {"gift_id": order.gift_id, "stage": stage.value}
 
 
 class _RunEnded(Exception):
@@ -133,6 +161,7 @@ class FilmRender:
                 state=ended.state, stage=self._stage, reason=ended.reason,
             )
         workflow.set_current_details(self._details(order, outcome.reason))
+        self._record_outcome(order, outcome)
         await workflow.execute_activity(
             ActivityName.REPORT_OUTCOME,
             ReportInput(gift_id=order.gift_id, outcome=outcome),
@@ -164,12 +193,14 @@ class FilmRender:
                           result_type: type[Any]) -> Any:
         self._set(FilmState.RUNNING, stage, STAGE_START_PERCENT[stage])
         workflow.set_current_details(self._details(order, None))
+        workflow.logger.info("stage scheduled", extra=_log_fields(order, stage))
         timeouts = STAGE_TIMEOUTS[stage]
         try:
             return await workflow.execute_activity(
                 ActivityName(stage.value),
                 arg,
                 result_type=result_type,
+                task_queue=self._task_queue_for(stage),
                 start_to_close_timeout=timeouts.start_to_close,
                 heartbeat_timeout=timeouts.heartbeat,
                 retry_policy=STAGE_RETRY,
@@ -177,6 +208,28 @@ class FilmRender:
             )
         except ActivityError as error:
             raise self._classify(stage, error) from error
+
+    @staticmethod
+    def _task_queue_for(stage: FilmStage) -> str | None:
+        """The media queue for media stages (None: this run's own queue).
+
+        ``patched`` is first asked when prep is scheduled, so a run started before the patch
+        answers False from then on and keeps all its stages on the main queue.
+        """
+        if stage not in MEDIA_STAGES or not workflow.patched(MEDIA_QUEUE_PATCH):
+            return None
+        return media_task_queue(workflow.info().task_queue)
+
+    @staticmethod
+    def _record_outcome(order: FilmOrder, outcome: FilmOutcome) -> None:
+        """Log the outcome and count it (metrics are not recorded while replaying)."""
+        fields = {**_log_fields(order, outcome.stage), "state": outcome.state.value,
+                  "reason": outcome.reason or ""}
+        workflow.logger.info("run ended", extra=fields)
+        workflow.metric_meter().create_counter(
+            "film_outcomes_total", "Finished runs by state, stage and reason code"
+        ).add(1, {"state": outcome.state.value, "stage": outcome.stage.value,
+                  "reason": outcome.reason or ""})
 
     @staticmethod
     def _classify(stage: FilmStage, error: ActivityError) -> _RunEnded:

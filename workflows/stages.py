@@ -100,6 +100,8 @@ class AssetsResult(_Model):
     photo_keys: dict[str, str]
     lyrics: list[str]
     notes: list[str]
+    logo_key: str | None = None
+    """The brand logo (RGBA PNG) when style is brand and it could be fetched."""
 
 
 class RenderInput(_Model):

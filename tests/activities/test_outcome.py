@@ -258,7 +258,7 @@ def test_receiver_refuses_wrong_secret(receiver: OrderApiReceiver) -> None:
     assert receiver.accepted == []
 
 
-@pytest.mark.parametrize("skew", [-301, 301, -10_000])
+@pytest.mark.parametrize("skew", [-330, 330, -10_000])  # beyond 300 s, whatever the latency
 def test_receiver_refuses_stale_or_future_timestamp(receiver: OrderApiReceiver, skew: int) -> None:
     body = _outcome().body()
     headers = _signed(body, timestamp=int(time.time()) + skew)

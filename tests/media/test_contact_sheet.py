@@ -114,3 +114,24 @@ def test_storyboard_stacks_both_aspects(films: dict[str, Path], tmp_path: Path) 
 def test_storyboard_needs_a_video(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         storyboard({}, tmp_path / "none.png", [1.0])
+
+
+def test_film_storyboard_has_one_frame_per_shot(films: dict[str, Path], tmp_path: Path) -> None:
+    from media.cards import CardSpec
+    from media.contact_sheet import film_storyboard, shot_times
+    from media.timeline import PhotoSource, plan_timeline
+
+    photos = [PhotoSource(f"p{i}", tmp_path / f"p{i}.jpg", 1600, 1200, False) for i in range(2)]
+    timeline = plan_timeline(photos, [], [i * 0.5 for i in range(8)], 4.0,
+                             CardSpec("opening", ("Hi", "Anna")), CardSpec("closing", ("Bye",)),
+                             motion_shots=0, gentle=False, style="gift", subject_photo_id="p0")
+    times, captions = shot_times(timeline)
+    assert len(times) == len(timeline.shots) and captions[0] == "card" and captions[1] == "p0"
+    for shot, t in zip(timeline.shots, times, strict=True):
+        assert shot.cut_in <= t * 30 < shot.cut_out
+    out = film_storyboard(films, timeline, tmp_path / "storyboard.png", thumb_height=120)
+    land = sheet_geometry(len(times), len(times), 214, 120)
+    with Image.open(out) as image:
+        assert image.size[1] >= land.height  # both aspects, every shot on one row each
+        board = np.asarray(image.convert("RGB"))
+    _tiles_look_like_frames(board[: land.height], land, films["16x9"], times)

@@ -312,7 +312,7 @@ def test_unusable_files_are_rejected_quickly(tmp_path: Path, name: str, make, re
     elapsed = time.monotonic() - started
 
     assert caught.value.reason == reason, caught.value
-    assert elapsed < 2.0
+    assert elapsed < 10.0  # refused before any full decode (a decode would hang or OOM)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before < 100 * 1024  # kB
     assert not dest.exists()
 

@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from media import spec
-from media.cards import CardSpec
+from media.cards import CardSpec, text_layout
+from media.overlay import film_logo_box
 from media.render import ClipReader, PreparedClip, RenderStats, render_films
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, ffprobe_argv, run_tool
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
@@ -22,6 +23,7 @@ LENGTH_S = 6.0
 GRAY = (128, 128, 128)
 RED = (255, 0, 0)
 PRESET = "superfast"  # still High profile (8x8 transforms); keeps the test quick
+LOGO_RGB = (250, 120, 20)
 LIMITS = Limits(timeout_s=60)
 
 
@@ -58,6 +60,13 @@ def _clip(path: Path) -> ClipSource:
     return ClipSource("clip", path, 4.0, 640, 360, False)
 
 
+def _logo() -> np.ndarray:
+    """A synthetic RGBA brand logo: an orange block in a transparent margin."""
+    logo = np.zeros((120, 240, 4), np.uint8)
+    logo[10:-10, 10:-10] = (*LOGO_RGB, 255)
+    return logo
+
+
 def _inputs(tmp: Path) -> tuple[list[PhotoSource], list[ClipSource], Path]:
     photos = [_solid_photo(tmp / "gray.png", GRAY), _solid_photo(tmp / "red.png", RED)]
     clips = [_clip(tmp / "clip.mp4")]
@@ -82,7 +91,7 @@ def film(tmp_path_factory: pytest.TempPathFactory) -> Film:
     progress: list[float] = []
     stats = render_films(timeline, {p.id: p.path for p in photos}, {c.id: c.path for c in clips},
                          song, outputs, on_progress=progress.append, encoder_preset=PRESET,
-                         timeout_s=120)
+                         timeout_s=120, logo=_logo())
     return Film(timeline, outputs, stats, progress, clips[0].path)
 
 
@@ -240,3 +249,38 @@ def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:
     timeline = _timeline([_solid_photo(tmp_path / "gray.png", GRAY)], [], 4.0)
     with pytest.raises(ValueError, match="unknown aspects"):
         render_films(timeline, {}, {}, tmp_path / "song.wav", {"4x3": tmp_path / "x.mp4"})
+
+
+def _box_mean(rgb: np.ndarray, box: tuple[int, int, int, int], inset: float = 0.3) -> np.ndarray:
+    x, y, w, h = box
+    dx, dy = round(w * inset), round(h * inset)
+    return rgb[y + dy:y + h - dy, x + dx:x + w - dx].reshape(-1, 3).mean(axis=0)
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_logo_is_small_on_shots_and_large_on_cards(film: Film, aspect: spec.Aspect) -> None:
+    box = film_logo_box(aspect, 240, 120)
+    shot = _frame_rgb(film.outputs[aspect.name], _middle_frame(film.timeline, "gray"),
+                      aspect.width, aspect.height)
+    assert np.abs(_box_mean(shot, box) - LOGO_RGB).max() < 25  # in its corner on the shot
+    opening = film.timeline.shots[0]
+    card = _frame_rgb(film.outputs[aspect.name], opening.cut_out - 8, aspect.width,
+                      aspect.height)
+    assert np.abs(_box_mean(card, box) - LOGO_RGB).max() > 60  # not in the corner on a card
+    orange = np.all(np.abs(card - LOGO_RGB) < 30, axis=2)
+    ys, xs = np.nonzero(orange)
+    assert ys.max() < min(b.top for b in text_layout(opening.card, aspect.width, aspect.height,
+                                                     _logo()))
+    assert xs.max() - xs.min() > 2 * box[2]  # but larger, above the card's text
+    assert abs((xs.min() + xs.max()) / 2 - aspect.width / 2) < 8
+
+
+def test_crossfade_blends_the_two_shots(film: Film) -> None:
+    red = next(s for s in film.timeline.shots if s.source_id == "red")
+    assert red.transition_in.kind == "crossfade"
+    aspect = spec.LANDSCAPE
+    mid = _frame_rgb(film.outputs[aspect.name], red.cut_in, aspect.width, aspect.height)
+    centre = mid[500:580, 900:1020].reshape(-1, 3).mean(axis=0)
+    share = (red.cut_in - red.transition_in.start(red.cut_in) + 0.5) / red.transition_in.frames
+    expected = (1 - share) * np.array(GRAY) + share * np.array(RED)
+    assert np.abs(centre - expected).max() < 8  # half gray, half red: both shots at once

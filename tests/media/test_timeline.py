@@ -12,6 +12,8 @@ import pytest
 
 from media.cards import CardSpec
 from media.compose import layer_weights
+from media.song import SongBrief, plan_song
+from media.song import beat_grid as beat_grid_of
 from media.timeline import (
     CROSSFADE,
     CUT,
@@ -201,3 +203,104 @@ def test_layer_weights_cover_every_frame(gentle: bool) -> None:
         black_run = black_run + 1 if total < 0.05 else 0
         longest = max(longest, black_run)
     assert longest <= 3
+
+
+# --- cut like an editor: real beat grids, tone, pacing, arc, clip segments -------------------
+
+
+def song_beats(style: str, gentle: bool, length: float) -> tuple[list[float], list[float]]:
+    """The beat and bar grid (seconds) of the song media.song would compose for this order."""
+    slug, tone = ("pet-tribute", "gentle") if gentle else ("birthday", "joyful")
+    brief = SongBrief(slug, tone, gentle, "Zoë", "your family", "the lake", "", ("warm",),
+                      style, length)
+    return beat_grid_of(plan_song(brief, 7))
+
+
+@pytest.mark.parametrize(("style", "gentle"), [("gift", False), ("gift", True),
+                                               ("social", False)])
+@pytest.mark.parametrize("length", [30.0, 75.0])
+def test_every_cut_is_on_a_real_songs_beat(style: str, gentle: bool, length: float) -> None:
+    beats, bars = song_beats(style, gentle, length)
+    tl = plan_timeline(photos(12), clips(2), beats, length, OPENING, CLOSING, motion_shots=4,
+                       gentle=gentle, style=style, subject_photo_id="p3", bar_times=bars)
+    check_structure(tl)
+    beat_frames = np.array([b * 30 for b in beats])
+    for shot in tl.shots[1:]:
+        assert np.abs(beat_frames - shot.cut_in).min() <= 1.0, (style, gentle, shot)
+
+
+def _solid_mix(tl: Timeline, frame: int) -> np.ndarray:
+    """Frame ``frame`` of ``tl`` where shot i is a flat colour (shot-specific, bright)."""
+    colours = [np.array([200, 40 + 20 * (i % 8), 255 - 25 * (i % 8)], np.float64)
+               for i in range(len(tl.shots))]
+    return sum((colours[i] * w for i, w in layer_weights(tl, frame)), np.zeros(3))
+
+
+def test_gentle_cuts_fade_through_black() -> None:
+    tl = plan(n_photos=6, n_clips=1, length=45.0, gentle=True)
+    for shot in tl.shots[1:]:
+        assert shot.transition_in.kind == FADE_BLACK and shot.transition_in.frames >= 24
+        assert _solid_mix(tl, shot.cut_in).max() < 0.1 * 255  # black at the cut
+        before = _solid_mix(tl, shot.cut_in - shot.transition_in.frames // 2 - 1)
+        assert before.max() > 0.9 * 200  # the outgoing shot was fully up before the fade
+
+
+def test_gift_cuts_crossfade_two_shots() -> None:
+    tl = plan(n_photos=6, n_clips=1, length=45.0)
+    for i, shot in enumerate(tl.shots[1:], start=1):
+        assert shot.transition_in.kind == CROSSFADE
+        layers = dict(layer_weights(tl, shot.cut_in))
+        assert set(layers) == {i - 1, i}
+        assert layers[i - 1] == pytest.approx(0.5, abs=0.1)
+        assert sum(layers.values()) == pytest.approx(1.0)
+
+
+def test_social_cuts_hard_and_quicker_than_gift() -> None:
+    gift = plan(n_photos=8, n_clips=2, length=60.0)
+    social = plan(n_photos=8, n_clips=2, length=60.0, style="social")
+    gentle = plan(n_photos=8, n_clips=2, length=60.0, gentle=True)
+
+    def mean_shot(tl: Timeline) -> float:
+        middle = tl.shots[1:-1]
+        return sum(s.cut_out - s.cut_in for s in middle) / len(middle) / tl.fps
+
+    assert all(s.transition_in.kind == CUT for s in social.shots[1:])
+    assert mean_shot(social) < 0.8 * mean_shot(gift) < 0.8 * mean_shot(gentle)
+
+
+def _traits(face: float, size: tuple[int, int], glow: float, i: int) -> PhotoSource:
+    return PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), *size, False, face_fraction=face,
+                       brightness=glow, warmth=0.0, saturation=0.0)
+
+
+def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
+    wide, tall = (4000, 3000), (3000, 4000)
+    given = [_traits(0.3, tall, 0.4, 0), _traits(0.35, tall, 0.4, 1),
+             _traits(0.3, tall, 0.4, 2), _traits(0.0, wide, 0.3, 3),
+             _traits(0.0, wide, 0.9, 4), _traits(0.0, wide, 0.4, 5),
+             _traits(0.4, tall, 0.5, 6)]
+    tl = plan_timeline(given, [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=2,
+                       gentle=False, style="gift", subject_photo_id="p6")
+    order = [s.source_id for s in tl.shots if s.kind == "photo"]
+    assert order[0] == "p6" and order[-1] == "p4"  # subject first, warmest and brightest last
+    assert sorted(order) == sorted(p.id for p in given)  # each once
+    by_id = {p.id: p for p in given}
+    closes = [by_id[i].close for i in order]
+    assert sum(a == b for a, b in pairwise(closes)) <= 2  # close and wide alternate
+
+
+def test_repeated_photos_end_on_the_closing_photo_or_the_subject() -> None:
+    tl = plan(n_photos=3, n_clips=0, length=60.0, subject="p1")
+    order = [s.source_id for s in tl.shots if s.kind == "photo"]
+    assert len(order) > 3 and order[0] == "p1" and order[-1] in ("p1", "p2")
+    assert all(a != b for a, b in pairwise(order))
+
+
+def test_clip_shot_starts_on_its_best_stretch() -> None:
+    scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
+    clip = ClipSource("c0", Path("/in/c0.mp4"), 8.0, 1920, 1080, True, scores, 0.2)
+    tl = plan_timeline(photos(4), [clip], beat_grid(30), 30.0, OPENING, CLOSING,
+                       motion_shots=1, gentle=False, style="gift", subject_photo_id="p0")
+    shot = next(s for s in tl.shots if s.kind == "clip")
+    assert shot.clip_start_s >= 2.0 - 1e-6
+    assert shot.clip_start_s + shot.frames / 30 <= 7.0 + 1e-6

@@ -1,0 +1,313 @@
+"""Where the film's song comes from: the local composer, or an external song service over HTTP.
+
+Both providers hand back :class:`SongAssets`: a mastered 48 kHz stereo WAV of exactly the
+ordered length and the metadata the run stores as ``song.json`` (tempo, key, beat and bar
+times, sections, lyrics, loudness, every candidate's score and the chosen one, the provider).
+
+:class:`HttpSongProvider` speaks a small job protocol:
+
+- ``POST {base}/songs`` with the brief as JSON and an ``Idempotency-Key`` header (the same key
+  on a retried activity, so a song is never ordered twice) answers ``{"id", "status"}``;
+- ``GET {base}/songs/{id}`` is polled every ``poll_interval`` s, at most ``max_wait`` s, until
+  ``status`` is ``done`` (with ``audio_url`` and optional ``tempo_bpm``, ``key``,
+  ``beat_times``, ``bar_times``, ``sections``, ``lyrics``), ``hold`` (the run ends held,
+  reason ``song_provider_hold``) or ``failed``;
+- the audio is streamed to disk under a size cap, then validated, decoded, mastered and given a
+  beat grid by :func:`media.song_import.import_song`.
+
+Network errors, timeouts, 5xx, 408 and 429 are retried here a few times with backoff, then
+raised as :class:`SongProviderUnavailable` (retryable: our side of the deal). A failed job, a
+refused request or unusable audio raise :class:`SongProviderError` (not retried: the same
+idempotency key would fetch the same answer).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote, urljoin, urlsplit
+
+import httpx
+from temporalio.exceptions import ApplicationError
+
+from activities.context import hold
+from activities.settings import Settings
+from media.song import ComposedSong, SongBrief, song_seed, write_wav
+from media.song_import import SongAudioRejected, import_song
+from media.song_score import SongScore, compose_best, score_song
+from media.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
+from workflows.contract import IDEMPOTENCY_HEADER
+from workflows.stages import HoldReason
+
+log = logging.getLogger(__name__)
+
+REQUEST_ATTEMPTS = 3
+"""Tries of one HTTP request on network errors, 5xx, 408 and 429 before giving up."""
+RETRY_BACKOFF_S = 1.0
+"""First pause between tries (seconds), doubled each time."""
+RETRYABLE_STATUSES = frozenset({408, 429})
+PENDING_STATUSES = frozenset({"queued", "pending", "running", "processing", "accepted"})
+ANSWER_MAX_BYTES = 1 << 20
+"""Largest JSON answer (bytes) read from the provider."""
+
+
+class SongProviderUnavailable(ApplicationError):
+    """The provider could not be reached or did not finish in time: retry the activity."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, type="SongProviderUnavailable")
+
+
+class SongProviderError(ApplicationError):
+    """The provider failed the job, refused the request, or sent unusable audio: not retried."""
+
+    def __init__(self, message: str, kind: str = "SongProviderError") -> None:
+        super().__init__(message, type=kind, non_retryable=True)
+
+
+@dataclass(frozen=True)
+class SongAssets:
+    """The mastered song on local disk and its metadata (the run's ``song.json``)."""
+
+    wav_path: Path
+    metadata: dict[str, Any]
+
+
+class SongProvider(Protocol):
+    """Makes the film's song from the brief. ``candidates`` > 1 asks for a best-of-N choice;
+    ``idempotency_key`` is stable across retries of one run (providers that order may use it)."""
+
+    name: str
+
+    def make_song(self, brief: SongBrief, seed: int, candidates: int, scratch_dir: Path, *,
+                  idempotency_key: str | None = None) -> SongAssets:
+        """Write the mastered song under ``scratch_dir`` and describe it."""
+        ...
+
+
+def song_metadata(song: ComposedSong, provider: str, scores: list[SongScore],
+                  chosen: int | None, **extra: object) -> dict[str, Any]:
+    """Everything about the song but its samples: the render stage cuts on ``beat_times``;
+    ops read ``candidates`` (every candidate's score) and ``chosen`` to see why."""
+    return {
+        "tempo_bpm": song.tempo_bpm, "key": song.key, "beat_times": song.beat_times,
+        "bar_times": song.bar_times, "sections": song.sections, "lyrics": song.lyrics,
+        "integrated_lufs": song.integrated_lufs, "true_peak_dbtp": song.true_peak_dbtp,
+        "duration_sec": len(song.audio) / song.sample_rate, "provider": provider,
+        "candidates": [score.as_dict() for score in scores], "chosen": chosen, **extra,
+    }
+
+
+def song_note(metadata: Mapping[str, Any]) -> str:
+    """One line for the stage notes: key, tempo, loudness, provider and the choice made."""
+    line = (f"song {metadata['key']} at {metadata['tempo_bpm']:.0f} bpm, "
+            f"{metadata['integrated_lufs']:.1f} LUFS, true peak {metadata['true_peak_dbtp']:.1f} "
+            f"dBTP, {metadata['provider']} provider")
+    scores, chosen = metadata.get("candidates") or [], metadata.get("chosen")
+    if chosen is not None and len(scores) > 1:
+        totals = ", ".join(f"{s['total']:.3f}" + ("" if s["valid"] else " rejected")
+                           for s in scores)
+        line += f", best of {len(scores)}: candidate {chosen} chosen (scores {totals})"
+    return line
+
+
+class LocalSongProvider:
+    """Composes the song here: best of ``candidates`` (:func:`media.song_score.compose_best`)."""
+
+    name = "local"
+
+    def make_song(self, brief: SongBrief, seed: int, candidates: int, scratch_dir: Path, *,
+                  idempotency_key: str | None = None) -> SongAssets:
+        """Compose, score and master; write ``song.wav`` into ``scratch_dir``."""
+        song, scores, chosen = compose_best(brief, seed, candidates)
+        wav = scratch_dir / "song.wav"
+        write_wav(wav, song)
+        scored_on = "preview (24 kHz, before the limiter)" if candidates > 1 else "final mix"
+        return SongAssets(wav, song_metadata(song, self.name, scores, chosen, seed=seed,
+                                             scored_on=scored_on))
+
+
+def brief_payload(brief: SongBrief, seed: int, candidates: int) -> dict[str, Any]:
+    """The JSON body of a song order: the brief, our seed and how many candidates we want."""
+    return {"brief": {**asdict(brief), "feeling_words": list(brief.feeling_words)},
+            "seed": seed, "candidates": candidates, "length_sec": brief.length_sec,
+            "sample_rate": AUDIO_SAMPLE_RATE, "channels": AUDIO_CHANNELS}
+
+
+class HttpSongProvider:
+    """Orders the song from an external service (see the module doc for the protocol).
+
+    ``timeout`` is per request, ``poll_interval`` between status reads and ``max_wait`` the
+    longest wait for a job (seconds); ``max_bytes`` caps the audio download."""
+
+    name = "http"
+
+    def __init__(self, base_url: str, timeout: float, poll_interval: float, max_wait: float,
+                 *, max_bytes: int, token: str | None = None,
+                 retry_backoff_s: float = RETRY_BACKOFF_S) -> None:
+        if urlsplit(base_url).scheme not in ("http", "https"):
+            raise ValueError(f"song provider URL must be http(s): {base_url!r}")
+        self.base_url = base_url.rstrip("/") + "/"
+        self.timeout, self.poll_interval, self.max_wait = timeout, poll_interval, max_wait
+        self.max_bytes, self.retry_backoff_s = max_bytes, retry_backoff_s
+        self._auth = {"Authorization": f"Bearer {token}"} if token else {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> HttpSongProvider:
+        """The provider configured by ``FILM_SONG_PROVIDER_*``."""
+        assert settings.song_provider_url is not None
+        return cls(settings.song_provider_url, settings.song_provider_timeout_s,
+                   settings.song_provider_poll_s, settings.song_provider_max_wait_s,
+                   max_bytes=settings.song_provider_max_bytes,
+                   token=settings.song_provider_token)
+
+    def make_song(self, brief: SongBrief, seed: int, candidates: int, scratch_dir: Path, *,
+                  idempotency_key: str | None = None) -> SongAssets:
+        """Order, wait, download, validate and master the provider's song."""
+        payload = brief_payload(brief, seed, candidates)
+        key = idempotency_key or f"song-{song_seed(json.dumps(payload, sort_keys=True))}"
+        with httpx.Client(timeout=self.timeout, follow_redirects=False) as client:
+            job = self._submit(client, payload, key)
+            job = self._wait(client, job)
+            source = self._download(client, self._audio_url(job), scratch_dir / "provider-audio")
+        try:
+            song, notes = import_song(source, brief, job)
+        except SongAudioRejected as exc:
+            raise SongProviderError(f"provider audio rejected: {exc}", "SongProviderBadAudio") \
+                from exc
+        wav = scratch_dir / "song.wav"
+        write_wav(wav, song)
+        score = score_song(song, brief.length_sec)
+        if not score.valid:
+            raise SongProviderError(f"provider audio rejected: {'; '.join(score.rejected)}",
+                                    "SongProviderBadAudio")
+        return SongAssets(wav, song_metadata(song, self.name, [score], 0, provider_job=job["id"],
+                                             idempotency_key=key, **notes))
+
+    # ---------------------------------------------------------------- protocol steps
+
+    def _submit(self, client: httpx.Client, payload: dict[str, Any], key: str) -> dict[str, Any]:
+        response = self._request(client, "POST", urljoin(self.base_url, "songs"), json=payload,
+                                 headers={**self._auth, IDEMPOTENCY_HEADER: key})
+        job = self._answer(response)
+        if not isinstance(job.get("id"), str | int) or str(job["id"]) == "":
+            raise SongProviderError("provider answered without a job id")
+        return {**job, "id": str(job["id"])}
+
+    def _wait(self, client: httpx.Client, job: dict[str, Any]) -> dict[str, Any]:
+        """Poll until the job is done; hold and failed end here. Bounded by ``max_wait``."""
+        deadline = time.monotonic() + self.max_wait
+        url = urljoin(self.base_url, f"songs/{quote(job['id'], safe='')}")
+        while True:
+            status = str(job.get("status", "")).lower()
+            if status == "done":
+                return job
+            if status == "hold":
+                raise hold(HoldReason.SONG_PROVIDER_HOLD,
+                           f"song provider held the order: {str(job.get('reason', ''))[:200]}")
+            if status == "failed":
+                raise SongProviderError(f"song provider failed the job {job['id']}: "
+                                        f"{str(job.get('reason', ''))[:200]}")
+            if status not in PENDING_STATUSES:
+                raise SongProviderError(f"song provider answered status {status[:40]!r}")
+            if time.monotonic() + self.poll_interval > deadline:
+                raise SongProviderUnavailable(f"song job {job['id']} not done after "
+                                              f"{self.max_wait:.0f} s")
+            time.sleep(self.poll_interval)
+            job = {**self._answer(self._request(client, "GET", url, headers=self._auth)),
+                   "id": job["id"]}
+
+    def _audio_url(self, job: Mapping[str, Any]) -> str:
+        url = urljoin(self.base_url, str(job.get("audio_url") or ""))
+        if not job.get("audio_url") or urlsplit(url).scheme not in ("http", "https"):
+            raise SongProviderError("provider's done answer has no http(s) audio_url")
+        return url
+
+    def _download(self, client: httpx.Client, url: str, dest: Path) -> Path:
+        """Stream the audio to ``dest`` (at most ``max_bytes``), retrying like requests."""
+        for attempt in range(REQUEST_ATTEMPTS):
+            try:
+                with client.stream("GET", url, headers=self._auth_for(url)) as response:
+                    if response.status_code == 200:
+                        return self._save(response, dest)
+                    problem = f"HTTP {response.status_code}"
+                    if not _retryable(response.status_code):
+                        raise SongProviderError(f"audio download refused: {problem}")
+            except httpx.TransportError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            self._backoff(attempt, f"audio download: {problem}")
+        raise SongProviderUnavailable(f"audio download failed: {problem}")
+
+    def _auth_for(self, url: str) -> dict[str, str]:
+        """Our token goes to the provider's own origin only, never to a CDN it links to."""
+        same = urlsplit(url)[:2] == urlsplit(self.base_url)[:2]
+        return self._auth if same else {}
+
+    def _save(self, response: httpx.Response, dest: Path) -> Path:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            raise SongProviderError(f"audio is {declared} bytes, over {self.max_bytes}",
+                                    "SongProviderBadAudio")
+        size = 0
+        with dest.open("wb") as out:
+            for chunk in response.iter_bytes(1 << 16):
+                size += len(chunk)
+                if size > self.max_bytes:
+                    raise SongProviderError(f"audio over {self.max_bytes} bytes",
+                                            "SongProviderBadAudio")
+                out.write(chunk)
+        return dest
+
+    # ---------------------------------------------------------------- HTTP plumbing
+
+    def _request(self, client: httpx.Client, method: str, url: str,
+                 **kwargs: Any) -> httpx.Response:
+        """One request, retried on network errors, timeouts, 5xx, 408 and 429."""
+        for attempt in range(REQUEST_ATTEMPTS):
+            try:
+                response = client.request(method, url, **kwargs)
+                if not _retryable(response.status_code):
+                    return response
+                problem = f"HTTP {response.status_code}"
+            except httpx.TransportError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            self._backoff(attempt, f"{method} {urlsplit(url).path}: {problem}")
+        raise SongProviderUnavailable(f"song provider unavailable: {method} "
+                                      f"{urlsplit(url).path}: {problem}")
+
+    def _backoff(self, attempt: int, problem: str) -> None:
+        log.warning("song provider try %d/%d failed: %s", attempt + 1, REQUEST_ATTEMPTS,
+                    problem)
+        if attempt + 1 < REQUEST_ATTEMPTS:
+            time.sleep(self.retry_backoff_s * 2**attempt)
+
+    @staticmethod
+    def _answer(response: httpx.Response) -> dict[str, Any]:
+        """The JSON object of a 2xx answer; anything else is a refusal (not retried)."""
+        if not 200 <= response.status_code < 300:
+            raise SongProviderError(f"song provider refused: HTTP {response.status_code}")
+        if len(response.content) > ANSWER_MAX_BYTES:
+            raise SongProviderError("song provider answer too large")
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise SongProviderError("song provider answer is not JSON") from exc
+        if not isinstance(data, dict):
+            raise SongProviderError("song provider answer is not a JSON object")
+        return data
+
+
+def _retryable(status: int) -> bool:
+    return status >= 500 or status in RETRYABLE_STATUSES
+
+
+def song_provider(settings: Settings) -> SongProvider:
+    """The configured provider: HTTP when ``FILM_SONG_PROVIDER_URL`` is set, else local."""
+    if settings.song_provider_url:
+        return HttpSongProvider.from_settings(settings)
+    return LocalSongProvider()

@@ -1,0 +1,168 @@
+"""One benchmark case: the sample order at a given length, tier and photo count, run through the
+real stage functions in order, in this process (no Temporal), each stage measured.
+
+The order folder is a temporary copy of ``samples/birthday`` with ``length_sec`` and ``tier``
+overridden; with ``photos`` set, the sample photos are repeated (copied under new names) or cut
+to that many. Uploading the order's media to storage is the order API's job and is not timed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.measure import Measured, RssSampler, measure
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_ORDER = REPO / "samples" / "birthday"
+STAGES = ("prep", "gate", "assets", "render", "verify", "deliver")
+BYTES_PER_MB = 1_000_000
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """What to run: film length (s), tier, photo count (None: the sample's own), last stage."""
+
+    length_sec: int
+    tier: str
+    photos: int | None = None
+    stop_after: str = "deliver"
+
+    @property
+    def label(self) -> str:
+        """A short name, e.g. ``60s-standard`` or ``60s-standard-20p``."""
+        return f"{self.length_sec}s-{self.tier}" + (f"-{self.photos}p" if self.photos else "")
+
+
+def make_order_folder(spec: CaseSpec, dest: Path, sample: Path = SAMPLE_ORDER) -> Path:
+    """A copy of the ``sample`` order folder at ``dest`` with the case's overrides applied.
+
+    Extra photos are byte copies of the sample's, named after the originals (``dupNN-...``) so
+    that the originals, and the subject photo, keep their names and come first.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    fields = json.loads((sample / "order.json").read_text(encoding="utf-8"))
+    fields.update(length_sec=spec.length_sec, tier=spec.tier)
+    (dest / "order.json").write_text(json.dumps(fields, indent=2), encoding="utf-8")
+    shutil.copytree(sample / "clips", dest / "clips", dirs_exist_ok=True)
+    originals = sorted(p for p in (sample / "photos").iterdir() if p.is_file())
+    count = spec.photos or len(originals)
+    photos = dest / "photos"
+    photos.mkdir(exist_ok=True)
+    for index in range(count):
+        source = originals[index % len(originals)]
+        name = source.name if index < len(originals) else f"dup{index + 1:02d}-{source.name}"
+        shutil.copyfile(source, photos / name)
+    return dest
+
+
+@contextlib.contextmanager
+def capture_render_stats() -> Iterator[list[Any]]:
+    """Collect the :class:`media.render.RenderStats` of every ``render_films`` call the render
+    stage makes in the block (the stage itself does not return them)."""
+    import activities.render as render_stage
+
+    original: Callable[..., Any] = render_stage.render_films
+    seen: list[Any] = []
+
+    def capturing(*args: Any, **kwargs: Any) -> Any:
+        stats = original(*args, **kwargs)
+        seen.append(stats)
+        return stats
+
+    render_stage.render_films = capturing
+    try:
+        yield seen
+    finally:
+        render_stage.render_films = original
+
+
+def _timeline_summary(path: Path) -> dict[str, Any]:
+    plan = json.loads(path.read_text(encoding="utf-8"))
+    shots = plan["shots"]
+    kinds = [s["kind"] for s in shots]
+    return {"total_frames": plan["total_frames"], "fps": plan["fps"], "shots": len(shots),
+            "photo_shots": kinds.count("photo"), "clip_shots": kinds.count("clip"),
+            "card_shots": kinds.count("card"),
+            "photos_used": len({s["source_id"] for s in shots if s["kind"] == "photo"}),
+            "dropped_photos": len(plan.get("dropped_photo_ids", []))}
+
+
+def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
+    """Run the stages of ``spec`` in order under ``workdir``; measurements and artifacts.
+
+    Artifacts (the mastered song, the prepared photos, the render stage's timeline) are copied
+    to ``workdir/artifacts`` after the measured stages, for the floor and MoviePy runs.
+    """
+    from activities.assets import run_assets
+    from activities.context import StageContext
+    from activities.deliver import run_deliver
+    from activities.gate import run_gate
+    from activities.prep import run_prep
+    from activities.render import run_render
+    from activities.settings import Settings
+    from activities.verify import run_verify
+    from worker import load_order_folder
+    from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
+
+    settings = Settings(FILM_STORAGE_URL=(workdir / "storage").as_uri(),
+                        FILM_WORK_DIR=str(workdir / "work"), FILM_ORDER_API_URL=None)
+    ctx = StageContext.from_settings(settings)
+    order = load_order_folder(make_order_folder(spec, workdir / "order"), settings)
+    stages: dict[str, Measured] = {}
+    last = STAGES.index(spec.stop_after)
+
+    def stage(name: str, call: Callable[[], Any]) -> Any:
+        with measure(sampler) as measured:
+            result = call()
+        stages[name] = measured
+        return result
+
+    with RssSampler() as sampler, measure() as total:
+        prep = stage("prep", lambda: run_prep(ctx, order))
+        stage_input = StageInput(order=order, prep=prep)
+        stage("gate", lambda: run_gate(ctx, stage_input))
+        assets = stage("assets", lambda: run_assets(ctx, stage_input))
+        with capture_render_stats() as render_stats:
+            rendered = stage("render", lambda: run_render(
+                ctx, RenderInput(order=order, prep=prep, assets=assets)))
+        if last >= STAGES.index("verify"):
+            stage("verify", lambda: run_verify(ctx, VerifyInput(order=order, render=rendered)))
+        if last >= STAGES.index("deliver"):
+            stage("deliver", lambda: run_deliver(
+                ctx, DeliverInput(order=order, render=rendered, assets=assets)))
+
+    total.peak_tree_mib, total.peak_child_mib = sampler.peak_tree_mib, sampler.peak_child_mib
+    artifacts = workdir / "artifacts"
+    (artifacts / "photos").mkdir(parents=True, exist_ok=True)
+    song = ctx.storage.get_file(assets.song_key, artifacts / "song.wav")
+    timeline = ctx.storage.get_file(rendered.timeline_key, artifacts / "timeline.json")
+    photos = {p.id: str(ctx.storage.get_file(p.key, artifacts / "photos" / f"{p.id}.jpg"))
+              for p in prep.photos}
+    stats = render_stats[-1] if render_stats else None
+    return {
+        "spec": asdict(spec),
+        "label": spec.label,
+        "length_sec": spec.length_sec,
+        "tier": spec.tier,
+        "photos_in_order": len(order.photos),
+        "clips_in_order": len(order.clips),
+        "preset": settings.encoder_preset,
+        "stages": {name: m.to_dict() for name, m in stages.items()},
+        "stages_wall_s": sum(m.wall_s for m in stages.values()),
+        "stages_cpu_s": sum(m.cpu_s for m in stages.values()),
+        "total": total.to_dict(),
+        "render_stats": None if stats is None else {
+            "frames": stats.frames, "elapsed_s": stats.elapsed_s,
+            "frames_per_s": stats.frames_per_s, "compose_s": stats.compose_s,
+            "encoder_wait_s": stats.encoder_wait_s},
+        "films_bytes": {name: ctx.storage.size(key) for name, key in rendered.film_keys.items()},
+        "duration_sec": rendered.duration_sec,
+        "timeline": _timeline_summary(timeline),
+        "artifacts": {"song": str(song), "timeline": str(timeline), "photos": photos},
+    }

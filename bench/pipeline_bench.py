@@ -1,0 +1,499 @@
+"""The pipeline benchmark of issue 7: prints figures, writes JSON; never a timed test.
+
+``.venv/bin/python -m bench.pipeline_bench [--lengths 60 180] [--tiers standard signature]
+[--skip-moviepy] [--quick]`` (or ``make bench``). On the sample order (``samples/birthday``, its
+length and tier overridden per case) it prints, for each (length, tier):
+
+- wall and CPU seconds (this process plus its ffmpeg children) of each stage, called in order in
+  process without Temporal (:mod:`bench.cases`), peak memory and the films' sizes;
+- the floor ratio: our render stage against a bare encode of as many frames with the product's
+  encoder settings, both aspects at once, piped from Python, and the same fed by ffmpeg's own
+  lavfi source to show the pipe's cost (:mod:`bench.floor`);
+- the MoviePy ratio: MoviePy rendering an equivalent timeline (:mod:`bench.moviepy_film`);
+- the realtime factor: film seconds per wall second, all stages;
+
+then a scaling check of the render stage with film length and photo count. Every measurement
+runs in its own child process (:mod:`bench.jobs`), one after the other, so peaks are its own.
+The machine (cores, CPU, load average at start and end, versions) heads the output; on a busy
+machine the wall figures are inflated, and CPU seconds are the steadier figures to compare.
+JSON goes to ``bench/results/<timestamp>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.cases import BYTES_PER_MB, REPO, SAMPLE_ORDER, STAGES, CaseSpec
+from bench.jobs import run_job
+from bench.measure import machine, moviepy_version
+
+RESULTS = REPO / "bench" / "results"
+FULL = {"lengths": [60, 180], "tiers": ["standard", "signature"], "scaling_lengths": [60, 120, 180],
+        "scaling_photos": [5, 10, 20], "scaling_photo_length": 60}
+QUICK = {"lengths": [30], "tiers": ["standard"], "scaling_lengths": [30, 60],
+         "scaling_photos": [5, 10, 20], "scaling_photo_length": 30}
+NOT_MEASURED = "not measured"
+
+
+def log(message: str) -> None:
+    """Progress on stderr (the figures go to stdout)."""
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command line; unset options take the ``--quick`` or full defaults."""
+    parser = argparse.ArgumentParser(prog="python -m bench.pipeline_bench",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lengths", type=int, nargs="+", help="film lengths (s); 60 180")
+    parser.add_argument("--tiers", nargs="+", choices=["standard", "signature"],
+                        help="tiers; standard signature")
+    parser.add_argument("--quick", action="store_true",
+                        help="30 s, standard only, MoviePy at 30 s, small scaling check")
+    parser.add_argument("--skip-moviepy", action="store_true", help="do not run MoviePy")
+    parser.add_argument("--moviepy-lengths", type=int, nargs="+",
+                        help="lengths MoviePy renders (default: every length)")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the scaling check")
+    parser.add_argument("--scaling-lengths", type=int, nargs="+",
+                        help="render-stage lengths of the scaling check (60 120 180)")
+    parser.add_argument("--scaling-photos", type=int, nargs="+",
+                        help="photo counts of the scaling check (5 10 20)")
+    parser.add_argument("--scaling-photo-length", type=int,
+                        help="film length (s) of the photo-count points (60: 20 photos fit)")
+    parser.add_argument("--scaling-tier", choices=["standard", "signature"],
+                        help="tier of the scaling check (default: the first of --tiers)")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="scratch (default: a new temp dir, removed unless --keep)")
+    parser.add_argument("--keep", action="store_true", help="keep films and logs")
+    parser.add_argument("--job-timeout", type=float, default=4 * 3600,
+                        help="seconds before one measurement is abandoned")
+    parser.add_argument("--report", type=Path, metavar="JSON",
+                        help="only print the figures of a saved run")
+    args = parser.parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])
+    defaults = QUICK if args.quick else FULL
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.moviepy_lengths is None:
+        args.moviepy_lengths = list(args.lengths)
+    if args.scaling_tier is None:
+        args.scaling_tier = args.tiers[0]
+    return args
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+@dataclass
+class Results:
+    """Every measurement of one benchmark run, by name (as saved in the JSON)."""
+
+    cases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    floors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    moviepy: dict[str, dict[str, Any]] = field(default_factory=dict)
+    scaling: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Runner:
+    """Runs the measurements in order, keeps their results and saves them after each one."""
+
+    def __init__(self, args: argparse.Namespace, workdir: Path, host: dict[str, Any],
+                 out: Path) -> None:
+        self.args = args
+        self.workdir = workdir
+        self.host = host
+        self.out = out
+        self.sample_photos = len([p for p in (SAMPLE_ORDER / "photos").iterdir() if p.is_file()])
+        self.results = Results()
+
+    def save(self) -> None:
+        """Write the results so far (the figures are re-printed by ``--report FILE``)."""
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        record = {"argv": self.args.argv, "machine": self.host, "results": asdict(self.results),
+                  "ratios": ratio_rows(self.results), "scaling": scaling_rows(self.results),
+                  "skip_moviepy": self.args.skip_moviepy,
+                  "workdir": str(self.workdir) if self.args.keep or self.args.workdir else None}
+        self.out.write_text(json.dumps(record, indent=2, default=str), encoding="utf-8")
+
+    def case(self, spec: CaseSpec) -> dict[str, Any]:
+        """Run (or reuse) one case: a same-tier, same-photos case that ran at least as far."""
+        for done in self.results.cases.values():
+            ran = done.get("spec")
+            if (ran and ran["length_sec"] == spec.length_sec and ran["tier"] == spec.tier
+                    and ran["photos"] == spec.photos
+                    and STAGES.index(ran["stop_after"]) >= STAGES.index(spec.stop_after)):
+                return done
+        log(f"case {spec.label} (stages through {spec.stop_after}) ...")
+        workdir = self.workdir / spec.label
+        result = run_job("case", {"spec": {"length_sec": spec.length_sec, "tier": spec.tier,
+                                           "photos": spec.photos,
+                                           "stop_after": spec.stop_after},
+                                  "workdir": str(workdir)}, workdir, self.args.job_timeout)
+        result.setdefault("spec", None)
+        result.setdefault("label", spec.label)
+        self.results.cases[spec.label] = result
+        self.save()
+        log(f"case {spec.label}: " + (result["error"] if "error" in result
+                                      else f"{result['stages_wall_s']:.1f} s"))
+        return result
+
+    def floor(self, length: int, case: dict[str, Any]) -> None:
+        """Both floor variants at ``length``, on ``case``'s frame count, song and photos."""
+        for variant in ("pipe", "lavfi"):
+            key = f"{length}-{variant}"
+            log(f"floor {variant} at {length} s ...")
+            workdir = self.workdir / f"floor-{key}"
+            self.results.floors[key] = run_job("floor", {
+                "variant": variant, "frames": case["timeline"]["total_frames"],
+                "song": case["artifacts"]["song"],
+                "photos": sorted(case["artifacts"]["photos"].values()),
+                "workdir": str(workdir), "preset": case["preset"],
+            }, workdir, self.args.job_timeout)
+            self.results.floors[key]["length_sec"] = length
+            self.save()
+
+    def run_moviepy(self, length: int, case: dict[str, Any]) -> None:
+        """MoviePy on ``case``'s timeline, photos and song."""
+        log(f"MoviePy at {length} s (slow) ...")
+        workdir = self.workdir / f"moviepy-{length}"
+        self.results.moviepy[str(length)] = run_job("moviepy", {
+            "timeline": case["artifacts"]["timeline"], "photos": case["artifacts"]["photos"],
+            "song": case["artifacts"]["song"], "workdir": str(workdir),
+        }, workdir, self.args.job_timeout)
+        self.results.moviepy[str(length)]["based_on"] = case["label"]
+        self.save()
+
+    def main_cases(self) -> None:
+        """Every (length, tier) case, then that length's floors."""
+        for length in self.args.lengths:
+            done = [self.case(CaseSpec(length, tier)) for tier in self.args.tiers]
+            base = next((c for c in done if "error" not in c), None)
+            if base is not None:
+                self.floor(length, base)
+
+    def moviepy_runs(self) -> None:
+        """MoviePy at each of ``--moviepy-lengths`` (last: it is by far the slowest part)."""
+        if self.args.skip_moviepy:
+            return
+        if moviepy_version() is None:
+            log("MoviePy is not installed (make bench installs it): not measured")
+            return
+        for length in self.args.lengths:
+            base = next((c for c in self.results.cases.values() if _ok(c) and c["spec"]
+                         and c["length_sec"] == length and not c["spec"]["photos"]), None)
+            if base is not None and length in self.args.moviepy_lengths:
+                self.run_moviepy(length, base)
+
+    def scaling_check(self) -> None:
+        """Render-stage points over film length (sample photos) and photo count."""
+        tier, photo_length = self.args.scaling_tier, self.args.scaling_photo_length
+        points = [(length, self.sample_photos) for length in self.args.scaling_lengths]
+        points += [(photo_length, count) for count in self.args.scaling_photos
+                   if (photo_length, count) not in points]
+        for length, photos in points:
+            spec = CaseSpec(length, tier, None if photos == self.sample_photos else photos,
+                            stop_after="render")
+            result = self.case(spec)
+            self.results.scaling.append({
+                "length_sec": length, "photos": photos, "tier": tier,
+                "case": result["label"],
+                "length_axis": photos == self.sample_photos
+                and length in self.args.scaling_lengths,
+                "photo_axis": length == photo_length and photos in self.args.scaling_photos})
+            self.save()
+
+
+# --- figures -------------------------------------------------------------------------------
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain-text table: numbers right-aligned, text left-aligned (by the last column's
+    cells: a column whose cells are all numbers or empty is numeric)."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    numeric = [i > 0 and all(isinstance(row[i], int | float) or row[i] in (None, "")
+                             for row in rows) for i in range(len(headers))]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
+              for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]),
+                      *(line(row) for row in cells)])
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+def _mb(sizes: dict[str, int]) -> str:
+    return ", ".join(f"{name} {size / BYTES_PER_MB:.2f} MB" for name, size in sizes.items())
+
+
+def _ok(result: dict[str, Any] | None) -> bool:
+    return result is not None and "error" not in result
+
+
+def case_report(case: dict[str, Any]) -> str:
+    """One case's stage table and memory, sizes and render internals."""
+    if not _ok(case):
+        return f"== {case['label']}: FAILED: {case['error']}\n{case.get('log_tail', '')}"
+    plan, stages = case["timeline"], case["stages"]
+    through = "" if case["spec"]["stop_after"] == "deliver" else (
+        f", stages through {case['spec']['stop_after']}")
+    head = (f"== {case['label']}{through}: {plan['total_frames']} frames per film, "
+            f"{plan['shots']} shots ({plan['photo_shots']} photo, {plan['clip_shots']} clip, "
+            f"{plan['card_shots']} card), {case['photos_in_order']} photos "
+            f"({plan['photos_used']} used), {case['clips_in_order']} clips, "
+            f"x264 preset {case['preset']}")
+    rows = [[name, s["wall_s"], s["cpu_s"], s["cpu_self_s"], s["cpu_children_s"],
+             s.get("peak_tree_mib"), s.get("peak_child_mib")]
+            for name, s in stages.items()]
+    total = case["total"]
+    rows.append(["all stages", case["stages_wall_s"], case["stages_cpu_s"],
+                 total["cpu_self_s"], total["cpu_children_s"], total.get("peak_tree_mib"),
+                 total.get("peak_child_mib")])
+    lines = [head, table(["stage", "wall s", "cpu s", "python", "ffmpeg", "tree MiB",
+                          "1 child MiB"], rows)]
+    lines.append(f"peak RSS (ru_maxrss): self {total['maxrss_self_mib']:.0f} MiB, children "
+                 f"{total['maxrss_children_mib']:.0f} MiB (the children's figure counts the "
+                 f"Python parent's size at fork; 'tree' and '1 child' are sampled peaks)")
+    lines.append(f"films: {_mb(case['films_bytes'])}")
+    stats = case.get("render_stats")
+    if stats:
+        lines.append(f"render_films: {stats['elapsed_s']:.1f} s of the render stage's "
+                     f"{stages['render']['wall_s']:.1f} s, {stats['frames_per_s']:.1f} frames/s; "
+                     f"main thread composing {stats['compose_s']:.1f} s, waiting for the "
+                     f"encoders {stats['encoder_wait_s']:.1f} s")
+    return "\n".join(lines)
+
+
+def ratio_rows(results: Results) -> list[dict[str, Any]]:
+    """The three ratios per case (None where a side was not measured)."""
+    rows = []
+    for case in results.cases.values():
+        spec = case.get("spec")
+        if not _ok(case) or spec is None or spec["stop_after"] != "deliver" or spec["photos"]:
+            continue
+        length = case["length_sec"]
+        render = case["stages"]["render"]
+        pipe = results.floors.get(f"{length}-pipe")
+        lavfi = results.floors.get(f"{length}-lavfi")
+        movie = results.moviepy.get(str(length))
+        pipe_m = pipe["measured"] if _ok(pipe) else None
+        lavfi_m = lavfi["measured"] if _ok(lavfi) else None
+        movie_m = movie["measured"] if _ok(movie) else None
+        rows.append({
+            "case": case["label"], "length_sec": length, "tier": case["tier"],
+            "render_wall_s": render["wall_s"], "render_cpu_s": render["cpu_s"],
+            "end_to_end_wall_s": case["stages_wall_s"],
+            "floor_pipe_wall_s": pipe_m and pipe_m["wall_s"],
+            "floor_pipe_cpu_s": pipe_m and pipe_m["cpu_s"],
+            "floor_lavfi_wall_s": lavfi_m and lavfi_m["wall_s"],
+            "floor_lavfi_cpu_s": lavfi_m and lavfi_m["cpu_s"],
+            "render_over_floor": _ratio(render["wall_s"], pipe_m and pipe_m["wall_s"]),
+            "render_over_floor_cpu": _ratio(render["cpu_s"], pipe_m and pipe_m["cpu_s"]),
+            "render_over_lavfi_floor": _ratio(render["wall_s"], lavfi_m and lavfi_m["wall_s"]),
+            "end_to_end_over_floor": _ratio(case["stages_wall_s"], pipe_m and pipe_m["wall_s"]),
+            "moviepy_wall_s": movie_m and movie_m["wall_s"],
+            "moviepy_cpu_s": movie_m and movie_m["cpu_s"],
+            "moviepy_over_render": _ratio(movie_m and movie_m["wall_s"], render["wall_s"]),
+            "moviepy_over_render_cpu": _ratio(movie_m and movie_m["cpu_s"], render["cpu_s"]),
+            "realtime_factor": _ratio(float(length), case["stages_wall_s"]),
+        })
+    return rows
+
+
+def ratios_report(rows: list[dict[str, Any]]) -> str:
+    """The ratios table (targets of issue 7 in the header line)."""
+    def show(value: float | None) -> Any:
+        return NOT_MEASURED if value is None else value
+
+    body = [[r["case"], r["render_wall_s"], show(r["floor_pipe_wall_s"]),
+             show(r["render_over_floor"]), show(r["render_over_floor_cpu"]),
+             show(r["floor_lavfi_wall_s"]), show(r["render_over_lavfi_floor"]),
+             show(r["end_to_end_over_floor"]), show(r["moviepy_wall_s"]),
+             show(r["moviepy_over_render"]), show(r["moviepy_over_render_cpu"]),
+             r["realtime_factor"]] for r in rows]
+    return ("== ratios (targets: render/floor <= 1.2, end-to-end/floor <= 1.6, "
+            "MoviePy/render >= 10; wall unless marked cpu)\n"
+            + table(["case", "render s", "floor s", "render/floor", "(cpu)", "lavfi s",
+                     "render/lavfi", "e2e/floor", "MoviePy s", "MoviePy/render", "(cpu)",
+                     "realtime x"], body))
+
+
+def baselines_report(results: Results) -> str:
+    """The floor and MoviePy runs themselves."""
+    rows = []
+    for key, floor in results.floors.items():
+        if not _ok(floor):
+            rows.append([f"floor {key}", "FAILED", "", "", "", "", floor["error"]])
+            continue
+        m = floor["measured"]
+        frames = "/".join(str(v) for v in floor["frames_out"].values())
+        note = f"{floor['frames']} in, {frames} out"
+        pipe = results.floors.get(f"{floor['length_sec']}-pipe")
+        if floor["variant"] == "lavfi" and _ok(pipe):
+            cost = pipe["measured"]["wall_s"] - m["wall_s"]
+            note += (f"; the pipe costs {cost:.1f} s wall "
+                     f"({pipe['measured']['cpu_s'] - m['cpu_s']:.1f} s cpu)")
+        rows.append([f"floor {floor['variant']} {floor['length_sec']} s", m["wall_s"],
+                     m["cpu_s"], m["peak_tree_mib"], m["peak_child_mib"],
+                     _mb(floor["films_bytes"]), note])
+    for length, movie in results.moviepy.items():
+        if not _ok(movie):
+            rows.append([f"MoviePy {length} s", "FAILED", "", "", "", "", movie["error"]])
+            continue
+        m = movie["measured"]
+        per = ", ".join(f"{k} {v:.0f} s" for k, v in m["extra"]["aspect_wall_s"].items())
+        rows.append([f"MoviePy {movie['moviepy']} {length} s", m["wall_s"], m["cpu_s"],
+                     m["peak_tree_mib"], m["peak_child_mib"], _mb(movie["films_bytes"]),
+                     f"{movie['frames']} frames; {per}; timeline of {movie['based_on']}"])
+    return "== floor and MoviePy runs\n" + table(
+        ["run", "wall s", "cpu s", "tree MiB", "1 child MiB", "films", "notes"], rows)
+
+
+def scaling_rows(results: Results) -> list[dict[str, Any]]:
+    """Per scaling point: stage seconds, render per film second, work per photo."""
+    rows = []
+    for point in results.scaling:
+        case = results.cases[point["case"]]
+        if not _ok(case):
+            rows.append({**point, "error": case["error"]})
+            continue
+        stages, length, photos = case["stages"], point["length_sec"], point["photos"]
+        render = stages["render"]
+        work_cpu = sum(stages[name]["cpu_s"] for name in ("prep", "assets", "render"))
+        rows.append({**point, "photos_used": case["timeline"]["photos_used"],
+                     "prep_s": stages["prep"]["wall_s"], "assets_s": stages["assets"]["wall_s"],
+                     "render_s": render["wall_s"], "render_cpu_s": render["cpu_s"],
+                     "work_cpu_s": work_cpu,
+                     "render_s_per_film_s": render["wall_s"] / length,
+                     "render_cpu_per_film_s": render["cpu_s"] / length,
+                     "work_cpu_per_photo": work_cpu / photos})
+    return rows
+
+
+def _marginal(points: list[dict[str, Any]], unit: str, key: str) -> list[tuple[str, float]]:
+    """Extra ``key`` per extra ``unit`` between consecutive points (constant = linear)."""
+    steps = []
+    for a, b in itertools.pairwise(points):
+        if b[unit] != a[unit]:
+            steps.append((f"{a[unit]}->{b[unit]}", (b[key] - a[key]) / (b[unit] - a[unit])))
+    return steps
+
+
+def scaling_report(rows: list[dict[str, Any]]) -> str:
+    """The scaling table and the marginal CPU cost per film second and per photo."""
+    body = []
+    for r in rows:
+        if "error" in r:
+            body.append([f"{r['length_sec']} s, {r['photos']} photos", "FAILED"] + [""] * 8)
+            continue
+        body.append([f"{r['length_sec']} s, {r['photos']} photos", r["photos_used"],
+                     r["prep_s"], r["assets_s"], r["render_s"], r["render_cpu_s"],
+                     r["render_s_per_film_s"], r["render_cpu_per_film_s"], r["work_cpu_s"],
+                     r["work_cpu_per_photo"]])
+    lines = [f"== scaling (stages prep to render, tier {rows[0]['tier'] if rows else '-'}; "
+             "'used': photos the timeline shows, the rest are prepped and analysed only)",
+             table(["point", "used", "prep s", "assets s", "render s", "render cpu",
+                    "render s/film s", "cpu/film s", "prep+assets+render cpu", "cpu/photo"],
+                   body)]
+    for axis, unit, key, what in (
+            ("length", "length_sec", "render_cpu_s", "render cpu s per extra film second"),
+            ("photo", "photos", "work_cpu_s", "prep+assets+render cpu s per extra photo")):
+        points = sorted((r for r in rows if "error" not in r and r[f"{axis}_axis"]),
+                        key=lambda r, unit=unit: r[unit])
+        steps = _marginal(points, unit, key)
+        if steps:
+            shown = ", ".join(f"{label}: {value:.2f}" for label, value in steps)
+            verdict = (f"; last/first step {steps[-1][1] / steps[0][1]:.2f} (about 1 or less "
+                       "= linear)" if len(steps) >= 2 and steps[0][1] > 0 else "")
+            lines.append(f"{axis}: {what}: {shown}{verdict}")
+    return "\n".join(lines)
+
+
+def report(record: dict[str, Any]) -> str:
+    """All the figures of a saved run, as printed at its end."""
+    host, results = record["machine"], Results(**record["results"])
+    end = host.get("loadavg_end") or [float("nan")] * 3
+    busy = max(host["loadavg_start"][0], end[0]) > (host["cpus_usable"] or 1)
+    parts = [
+        f"== machine: {host['cpu_count']} cores ({host['cpus_usable']} usable), "
+        f"{host['cpu_model']}, {host['memory_gib']} GiB; python {host['python']}; "
+        f"{host['ffmpeg']}; MoviePy {host['moviepy'] or NOT_MEASURED}\n"
+        "   load average (1, 5, 15 min) at start "
+        f"{' '.join(f'{v:.2f}' for v in host['loadavg_start'])}, at end "
+        f"{' '.join(f'{v:.2f}' for v in end)}"
+        + ("  << busy machine: wall figures are inflated" if busy else ""),
+        *(case_report(case) for case in results.cases.values()),
+        ratios_report(ratio_rows(results)),
+        baselines_report(results)
+        + ("" if results.moviepy else f"\nMoviePy: {NOT_MEASURED}"
+           + (" (--skip-moviepy)" if record.get("skip_moviepy") else "")),
+    ]
+    scaling = scaling_rows(results)
+    if scaling:
+        parts.append(scaling_report(scaling))
+    failed = [c["label"] for c in results.cases.values() if not _ok(c)]
+    failed += [f"floor {k}" for k, f in results.floors.items() if not _ok(f)]
+    failed += [f"MoviePy {k}" for k, m in results.moviepy.items() if not _ok(m)]
+    if failed:
+        parts.append(f"FAILED: {', '.join(failed)}")
+    return "\n\n".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run everything, save the JSON, print the figures (or, with ``--report``, reprint)."""
+    args = parse_args(argv)
+    if args.report is not None:
+        print(report(json.loads(args.report.read_text(encoding="utf-8"))))
+        return 0
+    host = machine()
+    host["moviepy"] = moviepy_version()
+    log(f"{host['cpu_count']} cores ({host['cpus_usable']} usable), load "
+        f"{', '.join(f'{v:.2f}' for v in host['loadavg_start'])}")
+    workdir = (args.workdir or Path(tempfile.mkdtemp(prefix="filmbench-"))).absolute()
+    out = args.results_dir / f"{time.strftime('%Y%m%d-%H%M%S')}.json"
+    runner = Runner(args, workdir, host, out)
+    try:
+        runner.main_cases()
+        if not args.no_scaling:
+            runner.scaling_check()
+        runner.moviepy_runs()
+    finally:
+        host["loadavg_end"] = list(os.getloadavg())
+        runner.save()
+        if args.workdir is None and not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    text = report(json.loads(out.read_text(encoding="utf-8")))
+    print(text)
+    print(f"\nwrote {out}")
+    return 1 if "\nFAILED: " in text else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Which part of a customer's clip is worth showing: a cheap low-resolution analysis pass.
+
+One ffmpeg decode per clip, gray, about :data:`ANALYSIS_WIDTH_PX` pixels wide at
+:data:`ANALYSIS_FPS` frames per second (a few hundred kilobytes for a minute of video). Each
+sample gets a quality score in 0..1 (:func:`frame_scores`) from:
+
+* sharpness: variance of the Laplacian (soft, out-of-focus and black frames score low);
+* exposure: mean level near mid-grey with few crushed or blown pixels;
+* motion: mean absolute difference to the previous sample: a static stretch scores low, moderate
+  movement high, chaos lower again;
+* shake: jerk of the global translation (phase correlation between samples) is penalized;
+* faces: a frontal face in the sample is a bonus.
+
+:func:`best_window` then slides a window of the shot's length over the scores and returns the
+in-point (seconds) of the best one, optionally away from segments already used. Everything but
+:func:`decode_samples` is pure numpy/OpenCV on arrays.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from media.framing import detect_faces
+from media.runner import Limits, ffmpeg_argv, run_tool
+
+ANALYSIS_WIDTH_PX = 160
+ANALYSIS_FPS = 5.0
+MAX_ANALYSIS_S = 180.0  # seconds of a clip looked at (mezzanines are capped well below)
+SHARP_REF = 250.0  # Laplacian variance (gray levels^2 at 160 px) that counts as fully sharp
+STILL_DIFF = 0.012  # mean abs difference (0..1) below which a sample counts as static
+CHAOS_DIFF = 0.14  # above this the motion score starts falling
+MIN_SHIFT_RESPONSE = 0.15  # phase-correlation peak below which a shift is not trusted
+SHAKE_REF_PX = 3.0  # jerk of the global shift (analysis px per sample^2) counted as full shake
+FACE_EVERY = 5  # faces are searched on every 5th sample (about once a second)
+WEIGHTS = {"sharp": 0.35, "exposure": 0.25, "motion": 0.30, "faces": 0.10, "shake": 0.35}
+CENTRE_BIAS = 0.02  # score units: equal windows prefer the clip's middle
+OVERLAP_PENALTY = 0.6  # score units per fraction of a window overlapping one already used
+
+
+@dataclass(frozen=True)
+class ClipAnalysis:
+    """Per-sample measurements of one clip, ``step_s`` seconds apart (sample ``i`` at
+    ``i * step_s``). ``sharpness`` is Laplacian variance, ``mean``/``clipped`` the mean level
+    and the fraction of crushed/blown pixels (0..1), ``motion`` the mean absolute difference to
+    the previous sample (0..1), ``shake`` the global-shift jerk (analysis pixels), ``faces`` the
+    number of faces found (-1: not searched)."""
+
+    step_s: float
+    sharpness: tuple[float, ...]
+    mean: tuple[float, ...]
+    clipped: tuple[float, ...]
+    motion: tuple[float, ...]
+    shake: tuple[float, ...]
+    faces: tuple[int, ...]
+
+    @property
+    def count(self) -> int:
+        """Number of samples."""
+        return len(self.sharpness)
+
+
+def analysis_argv(path: Path, width: int = ANALYSIS_WIDTH_PX, fps: float = ANALYSIS_FPS,
+                  max_s: float = MAX_ANALYSIS_S) -> list[str]:
+    """ffmpeg decoding ``path`` to raw 8-bit gray frames ``width`` pixels wide (even height) at
+    ``fps`` frames per second, for at most ``max_s`` seconds, on stdout."""
+    return ffmpeg_argv("-threads", "1", "-t", f"{max_s:.3f}", "-i", str(path),
+                       "-map", "0:v:0", "-an", "-sn", "-dn",
+                       "-vf", f"fps={fps:g},scale={width}:-2:flags=area,format=gray",
+                       "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1")
+
+
+def decode_samples(path: Path, size: tuple[int, int], limits: Limits | None = None, *,
+                   width: int = ANALYSIS_WIDTH_PX, fps: float = ANALYSIS_FPS) -> np.ndarray:
+    """Gray samples of a clip of ``size`` (width, height pixels) as uint8 (n, h, w), ``width``
+    pixels wide, ``fps`` per second (one ffmpeg decode through :mod:`media.runner`)."""
+    height = max(2, 2 * round(width * size[1] / size[0] / 2))
+    out = run_tool(analysis_argv(path, width, fps), limits or Limits(timeout_s=60.0)).stdout
+    n = len(out) // (width * height)
+    return np.frombuffer(out[: n * width * height], np.uint8).reshape(n, height, width)
+
+
+def _global_shifts(frames: np.ndarray) -> np.ndarray:
+    """Translation (dx, dy analysis pixels) of each sample relative to the previous one."""
+    if len(frames) < 2:
+        return np.zeros((len(frames), 2))
+    h, w = frames.shape[1:]
+    window = cv2.createHanningWindow((w, h), cv2.CV_32F)
+    shifts = [(0.0, 0.0)]
+    for a, b in itertools.pairwise(frames):
+        (dx, dy), response = cv2.phaseCorrelate(a.astype(np.float32), b.astype(np.float32),
+                                                window)
+        # A weak peak is no measurement (flat or changing content), not a jump.
+        shifts.append((dx, dy) if response >= MIN_SHIFT_RESPONSE else shifts[-1])
+    return np.asarray(shifts, np.float64)
+
+
+def analyse_frames(frames: np.ndarray, step_s: float) -> ClipAnalysis:
+    """Measure gray samples (uint8, (n, h, w)) taken ``step_s`` seconds apart."""
+    if frames.ndim != 3 or len(frames) == 0:
+        raise ValueError(f"need (n, h, w) gray samples, got shape {frames.shape}")
+    sharp, mean, clipped, faces = [], [], [], []
+    for i, frame in enumerate(frames):
+        sharp.append(float(cv2.Laplacian(frame, cv2.CV_32F).var()))
+        mean.append(float(frame.mean()) / 255.0)
+        clipped.append(float(np.mean((frame < 8) | (frame > 247))))
+        faces.append(len(detect_faces(cv2.resize(frame, None, fx=2, fy=2)))
+                     if i % FACE_EVERY == 0 else -1)
+    f32 = frames.astype(np.float32)
+    diffs = np.abs(np.diff(f32, axis=0)).mean(axis=(1, 2)) / 255.0 if len(frames) > 1 else []
+    motion = [float(diffs[0]) if len(diffs) else 0.0, *map(float, diffs)]
+    velocity = _global_shifts(frames)
+    jerk = np.zeros(len(frames))
+    if len(frames) > 2:
+        jerk[2:] = np.hypot(*(velocity[2:] - velocity[1:-1]).T)
+    return ClipAnalysis(step_s, tuple(sharp), tuple(mean), tuple(clipped), tuple(motion),
+                        tuple(float(j) for j in jerk), tuple(faces))
+
+
+def analyse_clip(path: Path, size: tuple[int, int], limits: Limits | None = None) -> ClipAnalysis:
+    """Decode ``path`` (``size`` = width, height pixels) once at low resolution and measure it."""
+    return analyse_frames(decode_samples(path, size, limits), 1.0 / ANALYSIS_FPS)
+
+
+def _motion_score(diff: np.ndarray) -> np.ndarray:
+    """0 for a static sample, 1 for moderate movement, falling again for chaos."""
+    rise = np.clip(diff / STILL_DIFF - 0.25, 0.0, 1.0)
+    fall = 1.0 - np.clip((diff - CHAOS_DIFF) / (2 * CHAOS_DIFF), 0.0, 0.7)
+    return rise * fall
+
+
+def _spread_faces(faces: np.ndarray) -> np.ndarray:
+    """Face presence (0/1) for every sample, from the samples that were searched."""
+    searched = np.flatnonzero(faces >= 0)
+    if len(searched) == 0:
+        return np.zeros(len(faces))
+    nearest = searched[np.abs(np.arange(len(faces))[:, None] - searched[None, :]).argmin(axis=1)]
+    return (faces[nearest] > 0).astype(np.float64)
+
+
+def frame_scores(analysis: ClipAnalysis) -> np.ndarray:
+    """Quality of every sample (float64, about 0..1; shaky samples can go below 0)."""
+    sharp = np.clip(np.log1p(np.asarray(analysis.sharpness)) / math.log1p(SHARP_REF), 0.0, 1.0)
+    level = np.asarray(analysis.mean)
+    exposure = np.clip(1.0 - ((level - 0.45) / 0.45) ** 2
+                       - 1.5 * np.asarray(analysis.clipped), 0.0, 1.0)
+    motion = _motion_score(np.asarray(analysis.motion))
+    shake = np.clip(np.asarray(analysis.shake) / SHAKE_REF_PX, 0.0, 1.0)
+    faces = _spread_faces(np.asarray(analysis.faces))
+    w = WEIGHTS
+    return (w["sharp"] * sharp + w["exposure"] * exposure + w["motion"] * motion
+            + w["faces"] * faces - w["shake"] * shake)
+
+
+def best_window(scores: Sequence[float], step_s: float, duration_s: float, window_s: float,
+                avoid: Sequence[tuple[float, float]] = ()) -> float:
+    """In-point (seconds) of the ``window_s``-second stretch of a ``duration_s``-second clip with
+    the best mean score (``scores`` sampled every ``step_s`` seconds).
+
+    Windows overlapping the ``avoid`` intervals (seconds, e.g. segments already used) are
+    penalized; among equals the one nearest the clip's middle wins. Without scores: the middle.
+    """
+    room = max(0.0, duration_s - window_s)
+    if room <= 0.0:
+        return 0.0
+    values = np.asarray(scores, np.float64)
+    if len(values) == 0 or step_s <= 0:
+        return _least_overlap(room, window_s, avoid)
+    starts = np.unique(np.append(np.arange(0.0, room + 1e-9, step_s), room))
+    sums = np.concatenate(([0.0], np.cumsum(values)))
+    best, best_start = -math.inf, room / 2
+    for start in starts:
+        lo = min(len(values) - 1, round(start / step_s))
+        hi = max(lo + 1, min(len(values), round((start + window_s) / step_s)))
+        score = (sums[hi] - sums[lo]) / (hi - lo)
+        score -= CENTRE_BIAS * abs(start - room / 2) / max(room, 1e-9)
+        score -= OVERLAP_PENALTY * _overlap(start, window_s, avoid)
+        if score > best + 1e-12:
+            best, best_start = score, float(start)
+    return round(best_start, 3)
+
+
+def _overlap(start: float, window_s: float, avoid: Sequence[tuple[float, float]]) -> float:
+    """Fraction of the window [start, start + window_s) covered by the ``avoid`` intervals."""
+    covered = sum(max(0.0, min(start + window_s, b) - max(start, a)) for a, b in avoid)
+    return min(1.0, covered / window_s) if window_s > 0 else 0.0
+
+
+def _least_overlap(room: float, window_s: float, avoid: Sequence[tuple[float, float]]) -> float:
+    """The middle of the clip, or the in-point overlapping ``avoid`` least (no scores)."""
+    candidates = np.linspace(0.0, room, 21)
+    return round(float(min(candidates, key=lambda s: (_overlap(s, window_s, avoid),
+                                                         abs(s - room / 2)))), 3)

@@ -1,0 +1,75 @@
+"""Framing a customer's clip like a photo: a face-aware crop, or the whole clip fitted over a
+blurred copy of itself when a crop would lose most of it (a landscape clip in 9:16).
+
+The framing is planned once per clip shot and aspect from one sample frame's subject (see
+:func:`media.framing.find_subject`) and stays fixed for the shot: the clip brings its own motion.
+Crops use :func:`media.framing.plan_ken_burns` placement (faces kept inside with a margin,
+centred on the focus), fits the same margin and backdrop as fitted photos.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from media.compose import backdrop
+from media.framing import FIT_MARGIN, KEEP_MIN, Subject, plan_ken_burns
+from media.spec import Aspect
+
+MAX_CLIP_UPSCALE = 4.0  # a crop is never magnified more than this (output px per clip px)
+
+
+@dataclass(frozen=True)
+class ClipFraming:
+    """How one clip shows in one aspect: ``mode`` ``crop`` (``box`` = x, y, w, h in clip pixels,
+    the output's ratio) or ``fit`` (``box`` = x, y, w, h in output pixels where the whole clip
+    lands over its blurred backdrop); ``out_w`` x ``out_h`` is the frame size (pixels)."""
+
+    mode: str
+    box: tuple[int, int, int, int]
+    out_w: int
+    out_h: int
+
+
+def fit_box(clip_w: int, clip_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:
+    """Where a fitted clip lands on the frame (x, y, w, h output pixels): as large as the
+    frame allows inside the same margin as fitted photos, centred."""
+    margin = FIT_MARGIN * min(out_w, out_h)
+    k = min((out_w - 2 * margin) / clip_w, (out_h - 2 * margin) / clip_h)
+    w, h = max(2, round(clip_w * k)), max(2, round(clip_h * k))
+    return (out_w - w) // 2, (out_h - h) // 2, w, h
+
+
+def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *,
+                      keep_min: float = KEEP_MIN) -> ClipFraming:
+    """The framing of a ``size`` (width, height pixels) clip in ``aspect``: a crop around the
+    subject when it keeps at least ``keep_min`` of the picture with every face inside and
+    needs at most :data:`MAX_CLIP_UPSCALE`; otherwise the fitted treatment."""
+    width, height = size
+    motion = plan_ken_burns(size, subject, aspect, 1, full=False, keep_min=keep_min)
+    rect = motion.start
+    if motion.mode == "crop" and aspect.width / rect.w <= MAX_CLIP_UPSCALE:
+        x0, y0 = max(0, math.floor(rect.x)), max(0, math.floor(rect.y))
+        x1 = min(width, max(x0 + 1, round(rect.x + rect.w)))
+        y1 = min(height, max(y0 + 1, round(rect.y + rect.h)))
+        return ClipFraming("crop", (x0, y0, x1 - x0, y1 - y0), aspect.width, aspect.height)
+    return ClipFraming("fit", fit_box(width, height, aspect.width, aspect.height),
+                       aspect.width, aspect.height)
+
+
+def frame_clip(frame: np.ndarray, framing: ClipFraming) -> np.ndarray:
+    """One decoded clip frame (uint8 RGB) framed for output: the crop scaled to the frame, or
+    the whole frame fitted over its blurred, darkened copy with a soft shadow."""
+    out_w, out_h = framing.out_w, framing.out_h
+    x, y, w, h = framing.box
+    if framing.mode == "crop":
+        crop = frame[y:y + h, x:x + w]
+        interp = cv2.INTER_AREA if w > out_w * 1.02 else cv2.INTER_LINEAR
+        return cv2.resize(crop, (out_w, out_h), interpolation=interp)
+    out = backdrop(frame, out_w, out_h, (x, y, x + w, y + h))
+    interp = cv2.INTER_AREA if w < frame.shape[1] else cv2.INTER_LINEAR
+    out[y:y + h, x:x + w] = cv2.resize(frame, (w, h), interpolation=interp)
+    return out

@@ -1,0 +1,57 @@
+"""The assets stage restores every photo per the tier's recipe and hands the render stage the
+restored copies (activities.assets)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from skimage import data
+
+from activities.assets import run_assets
+from activities.context import StageContext
+from tests.stages import local_context, order_with_media
+from workflows.stages import PreparedPhoto, PrepResult, StageInput
+
+
+def _faded(image: np.ndarray) -> np.ndarray:
+    return (image.astype(np.float32) * 0.66 + 62).astype(np.uint8)
+
+
+def _stage_input(ctx: StageContext, tier: str) -> StageInput:
+    """p01: a faded 512 px astronaut; p02: a clean 600 px coffee."""
+    order = order_with_media("giftrestore1", [("p01", "jpg"), ("p02", "jpg")], tier=tier)
+    photos = []
+    for pid, image in (("p01", _faded(data.astronaut())), ("p02", data.coffee())):
+        key = f"{order.run_prefix}/prep/{pid}.jpg"
+        buf = io.BytesIO()
+        Image.fromarray(image).save(buf, "JPEG", quality=92)
+        ctx.storage.put_bytes(key, buf.getvalue(), "image/jpeg")
+        h, w = image.shape[:2]
+        photos.append(PreparedPhoto(id=pid, key=key, width=w, height=h, low_res=True))
+    return StageInput(order=order, prep=PrepResult(photos=photos, clips=[], rejected=[]))
+
+
+def test_assets_stage_hands_render_the_restored_photos_and_a_report(tmp_path: Path) -> None:
+    ctx = local_context(tmp_path)
+    stage_input = _stage_input(ctx, "standard")
+    result = run_assets(ctx, stage_input)
+    prefix = f"{stage_input.order.run_prefix}/assets"
+    assert result.photo_keys == {"p01": f"{prefix}/photos/p01.jpg",
+                                 "p02": f"{prefix}/photos/p02.jpg"}
+    report = json.loads(ctx.storage.get_bytes(f"{prefix}/restore.json", 1 << 20))
+    assert report["p01"]["recipe"] == "light"  # standard tier
+    assert report["p01"]["applied"] == ["levels", "upscale"]
+    assert report["p02"]["applied"] == ["upscale"]  # clean: only made big enough
+    levels = next(s for s in report["p01"]["steps"] if s["name"] == "levels")
+    assert levels["measurements"]["black_r"] > 50 and levels["reason"] == "faded"
+    restored = ctx.storage.get_file(result.photo_keys["p01"], tmp_path / "p01.jpg")
+    with Image.open(restored) as image:
+        assert image.size == (1920, 1920)  # covers a 1080x1920 crop 1:1
+        pixels = np.asarray(image.convert("RGB"))
+    assert np.percentile(pixels, 1) < 20  # the fade is gone: blacks are black again
+    framing = json.loads(ctx.storage.get_bytes(result.framing_key, 1 << 20))
+    assert framing["p01"]["source"] == "faces"  # framed on the restored photo

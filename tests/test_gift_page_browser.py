@@ -1,0 +1,377 @@
+"""The gift page in a real browser: Debian's headless Chromium driven by Playwright's Python client.
+
+A delivered folder (two short films at the output spec's frame sizes, a poster and the page) is
+served over loopback HTTP with Range support, as a CDN would serve it. Chromium runs with
+background networking off and a proxy that leads nowhere, so anything that tried to leave
+loopback would fail loudly; every request the pages make is recorded and checked anyway.
+
+Skips (with the reason) only when Chromium or the Playwright package is missing: ``make test``
+installs both where it can.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from media.giftpage import GiftPage, PageLinks, render_gift_page
+from media.poster import extract_poster
+from media.runner import Limits, ffmpeg_argv, run_tool
+from media.spec import LANDSCAPE, PORTRAIT
+
+LANDSCAPE_SEC, PORTRAIT_SEC = 3.0, 3.5  # different on purpose: the duration names the film
+PHONE = {"width": 390, "height": 844}
+PHONE_ROTATED = {"width": 844, "height": 390}
+DESKTOP = {"width": 1440, "height": 900}
+SHARE_SLUG = "sBrowserTest0001"
+SCREENSHOTS = {"phone": Path("/tmp/giftpage-phone.png"),
+               "desktop": Path("/tmp/giftpage-desktop.png")}
+BROWSER_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-extensions", "--no-default-browser-check",
+    "--proxy-server=http://127.0.0.1:9",  # a closed port: nothing off loopback gets through
+]
+HOSTILE = '<script>alert(1)</script> "Bob" </title> "><img src=x onerror=alert(1)> {{x}}'
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".mp4": "video/mp4", ".jpg": "image/jpeg",
+                 ".png": "image/png", ".json": "application/json"}
+
+
+# --- The delivered folder ------------------------------------------------------------------------
+
+
+def make_film(path: Path, width: int, height: int, seconds: float, pattern: str) -> Path:
+    """A short H.264/AAC MP4 at ``width`` x ``height``, 30 fps, with a tone, moov first."""
+    run_tool(ffmpeg_argv(
+        "-f", "lavfi", "-i", f"{pattern}=size={width}x{height}:rate=30",
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+        "-t", f"{seconds}", "-c:v", "libx264", "-preset", "ultrafast", "-profile:v", "high",
+        "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-ar", "48000",
+        "-movflags", "+faststart", str(path)), Limits(timeout_s=120))
+    return path
+
+
+def deliver_folder(folder: Path, base_url: str) -> Path:
+    """``folder`` as the deliver stage leaves it: both films, the poster and the gift pages."""
+    folder.mkdir(parents=True)
+    make_film(folder / f"{LANDSCAPE.name}.mp4", LANDSCAPE.width, LANDSCAPE.height,
+              LANDSCAPE_SEC, "testsrc2")
+    make_film(folder / f"{PORTRAIT.name}.mp4", PORTRAIT.width, PORTRAIT.height, PORTRAIT_SEC,
+              "testsrc")
+    extract_poster(folder / f"{LANDSCAPE.name}.mp4", 1.0, folder / "poster.jpg")
+    links = PageLinks(page_url=f"{base_url}/index.html", poster_url=f"{base_url}/poster.jpg",
+                      video_url=f"{base_url}/{LANDSCAPE.name}.mp4")
+    lyrics = ["Happy birthday, Eileen!", "Remember the night we watched the launch?",
+              "Proud and grateful, that's what you bring", "Here's to another year of you"]
+    page = GiftPage(recipient_name="Eileen", occasion_name="Birthday", gentle=False,
+                    lyrics=lyrics, links=links)
+    (folder / "index.html").write_text(render_gift_page(page), encoding="utf-8")
+    hostile = GiftPage(recipient_name=HOSTILE, occasion_name=HOSTILE, gentle=True,
+                       lyrics=[f"Remember {HOSTILE}?"], links=links)
+    (folder / "hostile.html").write_text(render_gift_page(hostile), encoding="utf-8")
+    return folder
+
+
+# --- A loopback static server with Range support ------------------------------------------------
+
+
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+class FolderHandler(BaseHTTPRequestHandler):
+    """GET/HEAD of files under ``server.root``, with single byte ranges (video seeking)."""
+
+    server: FolderServer
+
+    def do_GET(self) -> None:
+        """Serve a file (or a range of it)."""
+        self._serve(send_body=True)
+
+    def do_HEAD(self) -> None:
+        """Headers only."""
+        self._serve(send_body=False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: requests are recorded in ``server.requests`` instead."""
+
+    def _file(self) -> Path | None:
+        relative = unquote(urlsplit(self.path).path).lstrip("/")
+        path = (self.server.root / relative).resolve()
+        if path.is_dir():
+            path = path / "index.html"
+        inside = path.is_relative_to(self.server.root.resolve())
+        return path if inside and path.is_file() else None
+
+    def _serve(self, *, send_body: bool) -> None:
+        self.server.requests.append((self.command, self.path, self.headers.get("Range")))
+        path = self._file()
+        if path is None:
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return
+        size = path.stat().st_size
+        start, end, status = 0, size - 1, HTTPStatus.OK
+        match = _RANGE.match(self.headers.get("Range", ""))
+        if match and (match[1] or match[2]):
+            if match[1]:
+                start, end = int(match[1]), min(int(match[2] or size - 1), size - 1)
+            else:
+                start = max(size - int(match[2]), 0)
+            if start > end:
+                self.send_response(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE)
+                self.send_header("Content-Range", f"bytes */{size}")
+                self.end_headers()
+                return
+            status = HTTPStatus.PARTIAL_CONTENT
+        self.send_response(status)
+        self.send_header("Content-Type", CONTENT_TYPES.get(path.suffix, "application/octet-stream"))
+        self.send_header("Content-Length", str(end - start + 1))
+        self.send_header("Accept-Ranges", "bytes")
+        if status is HTTPStatus.PARTIAL_CONTENT:
+            self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.end_headers()
+        if send_body:
+            with path.open("rb") as handle, contextlib.suppress(ConnectionError):
+                handle.seek(start)
+                self.wfile.write(handle.read(end - start + 1))
+
+
+class FolderServer(ThreadingHTTPServer):
+    """A static server of ``root`` on 127.0.0.1 that records every request."""
+
+    daemon_threads = True
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(("127.0.0.1", 0), FolderHandler)
+        self.root = root
+        self.requests: list[tuple[str, str, str | None]] = []
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+# --- Fixtures ------------------------------------------------------------------------------------
+
+
+def chromium_path() -> str:
+    """Debian's Chromium, or a skip that says how to get it."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium; `make test` "
+                    "installs it when run as root): the gift page browser tests did not run")
+    return found
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FolderServer]:
+    """The delivered folder under ``/films/{slug}/``, served on loopback."""
+    root = tmp_path_factory.mktemp("cdn")
+    httpd = FolderServer(root)
+    deliver_folder(root / "films" / SHARE_SLUG, f"{httpd.base_url}/films/{SHARE_SLUG}")
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (a fresh temporary profile) driven by Playwright's Python client."""
+    executable = chromium_path()
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="the playwright package (test extra) is missing")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS,
+                                              headless=True, timeout=120_000)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots are saved (and copied to ``SCREENSHOTS``)."""
+    return tmp_path_factory.mktemp("out") / "screenshots"
+
+
+@dataclass
+class Watched:
+    """A page and everything it did: requests, console errors, page errors and dialogs."""
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def assert_clean(self) -> None:
+        """No error of any kind, and no request that left loopback."""
+        assert self.errors == []
+        assert self.requests, "the page made no request at all"
+        outside = [url for url in self.requests if urlsplit(url).hostname != "127.0.0.1"]
+        assert outside == []
+
+
+@contextlib.contextmanager
+def watched_page(browser: Any, viewport: dict[str, int], **context_options: Any
+                 ) -> Iterator[Watched]:
+    """A new page in a fresh context at ``viewport``, with everything it does recorded."""
+    context = browser.new_context(viewport=viewport, **context_options)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    watched = Watched(page)
+    page.on("request", lambda request: watched.requests.append(request.url))
+    page.on("console", lambda message: watched.errors.append(
+        f"console: {message.text} at {message.location.get('url')}")
+        if message.type == "error" else None)
+    page.on("pageerror", lambda error: watched.errors.append(f"pageerror: {error}"))
+    page.on("dialog", lambda dialog: (watched.errors.append(f"dialog: {dialog.message}"),
+                                      dialog.dismiss()))
+    page.on("requestfailed", lambda request: watched.errors.append(
+        f"requestfailed: {request.url} {request.failure}")
+        if not request.url.endswith((".mp4",)) else None)  # media fetches get cancelled
+    try:
+        yield watched
+    finally:
+        context.close()
+
+
+def page_url(server: FolderServer, name: str = "index.html") -> str:
+    """The URL of a delivered page."""
+    return f"{server.base_url}/films/{SHARE_SLUG}/{name}"
+
+
+def film_state(page: Any) -> dict[str, Any]:
+    """The video element's source, duration, position and playback flags."""
+    return page.evaluate("""() => { const v = document.getElementById('film');
+        return {src: v.currentSrc, duration: v.duration, time: v.currentTime, paused: v.paused,
+                muted: v.muted, ready: v.readyState,
+                aspect: document.getElementById('stage').dataset.aspect,
+                playHidden: document.getElementById('play').hidden}; }""")
+
+
+def wait_for_metadata(page: Any, film: str) -> dict[str, Any]:
+    """Wait until ``film`` (a file name) is the source and its metadata has loaded."""
+    page.wait_for_function(
+        """(film) => { const v = document.getElementById('film');
+            return v.readyState >= 1 && v.currentSrc.endsWith('/' + film); }""", arg=film)
+    return film_state(page)
+
+
+def save_screenshot(page: Any, folder: Path, name: str) -> Path:
+    """Screenshot of the viewport into ``folder`` and into ``SCREENSHOTS[name]``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"giftpage-{name}.png"
+    page.screenshot(path=str(path))
+    shutil.copyfile(path, SCREENSHOTS[name])
+    return path
+
+
+# --- Tests ---------------------------------------------------------------------------------------
+
+
+def test_phone_viewport_plays_the_portrait_film_with_its_duration(
+        browser: Any, server: FolderServer, screenshots: Path) -> None:
+    with watched_page(browser, PHONE, device_scale_factor=2, has_touch=True) as watched:
+        watched.page.goto(page_url(server))
+        state = wait_for_metadata(watched.page, f"{PORTRAIT.name}.mp4")
+        assert state["aspect"] == "portrait"
+        assert state["duration"] == pytest.approx(PORTRAIT_SEC, abs=0.1)
+        assert state["paused"] and not state["playHidden"], "no autoplay; the play button shows"
+        watched.page.wait_for_load_state("networkidle")
+        assert save_screenshot(watched.page, screenshots, "phone").stat().st_size > 10_000
+        watched.assert_clean()
+
+
+def test_desktop_viewport_plays_the_landscape_film_with_its_duration(
+        browser: Any, server: FolderServer, screenshots: Path) -> None:
+    with watched_page(browser, DESKTOP) as watched:
+        watched.page.goto(page_url(server))
+        state = wait_for_metadata(watched.page, f"{LANDSCAPE.name}.mp4")
+        assert state["aspect"] == "landscape"
+        assert state["duration"] == pytest.approx(LANDSCAPE_SEC, abs=0.1)
+        watched.page.wait_for_load_state("networkidle")
+        assert save_screenshot(watched.page, screenshots, "desktop").stat().st_size > 10_000
+        watched.assert_clean()
+
+
+def test_rotation_switches_the_film_and_keeps_the_position(
+        browser: Any, server: FolderServer) -> None:
+    with watched_page(browser, PHONE, has_touch=True) as watched:
+        page = watched.page
+        page.goto(page_url(server))
+        wait_for_metadata(page, f"{PORTRAIT.name}.mp4")
+        page.evaluate("""() => new Promise((done) => { const v = document.getElementById('film');
+            v.addEventListener('seeked', done, {once: true}); v.currentTime = 1.25; })""")
+        page.set_viewport_size(PHONE_ROTATED)
+        state = wait_for_metadata(page, f"{LANDSCAPE.name}.mp4")
+        page.wait_for_function("() => Math.abs(document.getElementById('film').currentTime "
+                               "- 1.25) < 0.1")
+        assert state["aspect"] == "landscape"
+        page.set_viewport_size(PHONE)
+        wait_for_metadata(page, f"{PORTRAIT.name}.mp4")
+        page.wait_for_function("() => Math.abs(document.getElementById('film').currentTime "
+                               "- 1.25) < 0.1")
+        assert any(r[2] for r in server.requests if r[1].endswith(".mp4")), "ranged fetches"
+        watched.assert_clean()
+
+
+def test_tap_to_play_starts_the_film_with_sound_and_rotation_keeps_it_playing(
+        browser: Any, server: FolderServer) -> None:
+    with watched_page(browser, PHONE, has_touch=True) as watched:
+        page = watched.page
+        page.goto(page_url(server))
+        wait_for_metadata(page, f"{PORTRAIT.name}.mp4")
+        page.get_by_role("button", name="Play with sound").tap()
+        page.wait_for_function("() => document.getElementById('film').currentTime > 0.5")
+        state = film_state(page)
+        assert not state["paused"] and not state["muted"] and state["playHidden"]
+        page.set_viewport_size(PHONE_ROTATED)
+        wait_for_metadata(page, f"{LANDSCAPE.name}.mp4")
+        page.wait_for_function("(at) => { const v = document.getElementById('film'); "
+                               "return !v.paused && v.currentTime > at; }", arg=state["time"])
+        assert not film_state(page)["muted"]
+        watched.assert_clean()
+
+
+def test_page_without_javascript_shows_a_playable_landscape_film(
+        browser: Any, server: FolderServer) -> None:
+    with watched_page(browser, PHONE, java_script_enabled=False) as watched:
+        page = watched.page
+        page.goto(page_url(server))
+        video = page.locator("video#film")
+        assert video.is_visible()
+        assert video.get_attribute("src") == f"{LANDSCAPE.name}.mp4"
+        assert video.get_attribute("controls") is not None
+        assert not page.get_by_role("button", name="Play with sound").is_visible()
+        page.wait_for_function(
+            "() => document.getElementById('film').readyState >= 1 && "
+            f"Math.abs(document.getElementById('film').duration - {LANDSCAPE_SEC}) < 0.1")
+        watched.assert_clean()
+
+
+def test_hostile_strings_render_as_text_and_run_nothing(
+        browser: Any, server: FolderServer) -> None:
+    with watched_page(browser, DESKTOP) as watched:
+        page = watched.page
+        page.goto(page_url(server, "hostile.html"))
+        wait_for_metadata(page, f"{LANDSCAPE.name}.mp4")
+        assert page.locator("h1").text_content() == HOSTILE
+        assert page.title() == f"{HOSTILE} · a film for {HOSTILE}"
+        assert page.locator("img").count() == 0
+        assert page.evaluate("() => document.scripts.length") == 1
+        watched.assert_clean()

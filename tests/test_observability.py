@@ -1,0 +1,258 @@
+"""What ops see: visibility queries, Prometheus metrics, OpenTelemetry traces, structured logs.
+
+All against the session's real dev server; the metrics and log drills run the real prep and
+gate stages on an order whose photos are all unusable (a held run takes a second or two).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+
+from activities.observe import StructuredFormatter
+from activities.settings import Settings
+from tests.processes import free_port
+from tests.test_pipeline import disguised_photo_order
+from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
+from worker import connect, load_order_folder, make_runtime, running_worker, tracing_interceptors
+from workflows.contract import FilmStage, FilmState, start_render
+from workflows.film import media_task_queue
+from workflows.search import FAILED_RUNS, HELD_RUNS, UNREPORTED_RUNS, stuck_runs
+from workflows.stages import (
+    HOLD_ERROR_TYPE,
+    GateResult,
+    RenderInput,
+    RenderResult,
+    StageInput,
+    VerifyInput,
+    VerifyResult,
+)
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+SECRET = "observability-secret-4242"
+
+
+def address_of(env: WorkflowEnvironment) -> str:
+    """``host:port`` of the session's dev server."""
+    return env.client.service_client.config.target_host
+
+
+async def listed(client: Client, query: str, expected: set[str], timeout_s: float = 15
+                 ) -> set[str]:
+    """Workflow ids that ``query`` lists, once they are ``expected`` (visibility lags)."""
+    found: set[str] = set()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = {execution.id async for execution in client.list_workflows(query)}
+        if found == expected:
+            break
+        await asyncio.sleep(0.25)
+    return found
+
+
+# --- visibility ----------------------------------------------------------------------------------
+
+
+class PerRunFaults(FakeStages):
+    """Fake stages whose behaviour depends on the order's gift id prefix."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stuck = asyncio.Event()
+
+    def activities(self) -> list[Any]:
+        """The fakes, with gate holding ``held*`` gifts, verify failing ``failed*`` ones and
+        render stalling ``stuck*`` ones until released."""
+        fakes = {fn.__name__: fn for fn in super().activities()}
+        plain = dict(fakes)
+
+        @activity.defn(name="gate")
+        async def gate(stage_input: StageInput) -> GateResult:
+            if stage_input.order.gift_id.startswith("held"):
+                raise ApplicationError("hold", "no_usable_photos", type=HOLD_ERROR_TYPE,
+                                       non_retryable=True)
+            return await plain["gate"](stage_input)
+
+        @activity.defn(name="render")
+        async def render(render_input: RenderInput) -> RenderResult:
+            if render_input.order.gift_id.startswith("stuck"):
+                await self.stuck.wait()
+            return await plain["render"](render_input)
+
+        @activity.defn(name="verify")
+        async def verify(verify_input: VerifyInput) -> VerifyResult:
+            if verify_input.order.gift_id.startswith("failed"):
+                raise ApplicationError("miss", type="FilmSpecMiss", non_retryable=True)
+            return await plain["verify"](verify_input)
+
+        fakes.update(gate=gate, render=render, verify=verify)
+        return list(fakes.values())
+
+
+async def test_ops_queries_list_held_failed_stuck_and_unreported_runs(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    client = temporal_env.client
+    stages = PerRunFaults()
+    async with fake_workers(client, stages) as queue:
+        runs = {kind: await start_render(client, make_order(f"{kind}{uuid.uuid4().hex[:8]}"),
+                                         task_queue=queue)
+                for kind in ("held", "failed", "stuck", "fine")}
+        for kind in ("held", "failed", "fine"):
+            await runs[kind].result()
+        await wait_for_stage(runs["stuck"], FilmStage.RENDER)
+        await asyncio.sleep(1.1)  # so the cutoff, cut to whole seconds, is after every start
+        cutoff = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        scope = f" AND TaskQueue = '{queue}'"
+        assert await listed(client, HELD_RUNS + scope, {runs["held"].id}) == {runs["held"].id}
+        assert await listed(client, FAILED_RUNS + scope, {runs["failed"].id}) == {
+            runs["failed"].id}
+        stuck = stuck_runs(FilmStage.RENDER.value, cutoff) + scope
+        assert await listed(client, stuck, {runs["stuck"].id}) == {runs["stuck"].id}
+        assert await listed(client, UNREPORTED_RUNS + scope, set(), timeout_s=2) == set()
+        stages.stuck.set()
+        await runs["stuck"].result()
+
+
+def test_readme_documents_the_ops_queries() -> None:
+    text = README.read_text(encoding="utf-8")
+    for query in (HELD_RUNS, FAILED_RUNS, UNREPORTED_RUNS, "FilmStage = 'render'"):
+        assert query in text, query
+
+
+# --- metrics, logs, traces -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def held_settings(tmp_path: Path) -> Settings:
+    """Local storage, local outcome sink, a private queue, metrics on a free port."""
+    return Settings(FILM_STORAGE_URL=f"file://{tmp_path / 'storage'}", FILM_ORDER_API_URL=None,
+                    FILM_ORDER_API_SECRET=SECRET, FILM_TASK_QUEUE=f"obs-{uuid.uuid4()}",
+                    FILM_WORK_DIR=str(tmp_path / "work"),
+                    FILM_METRICS_BIND=f"127.0.0.1:{free_port()}")
+
+
+async def run_held_order(client: Client, settings: Settings, folder: Path) -> None:
+    """The real prep and gate hold an order whose photos are all unusable."""
+    order = load_order_folder(disguised_photo_order(folder), settings,
+                              f"obs{uuid.uuid4().hex[:10]}")
+    async with running_worker(client, settings):
+        handle = await start_render(client, order, task_queue=settings.task_queue)
+        assert (await handle.result()).state is FilmState.HELD
+
+
+async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(
+    temporal_env: WorkflowEnvironment, held_settings: Settings, tmp_path: Path,
+) -> None:
+    runtime = make_runtime(held_settings)
+    assert runtime is not None and make_runtime(Settings()) is None
+    client = await Client.connect(address_of(temporal_env), runtime=runtime,
+                                  data_converter=pydantic_data_converter)
+    await run_held_order(client, held_settings, tmp_path / "order")
+    text = httpx.get(f"http://{held_settings.metrics_bind}/metrics", timeout=10).text
+    for name in ("temporal_workflow_completed", "temporal_activity_execution_latency",
+                 "temporal_worker_task_slots_available", "film_stage_seconds_bucket",
+                 "film_outcomes_total"):
+        assert name in text, name
+    prep = [line for line in text.splitlines()
+            if line.startswith("film_stage_seconds_count") and 'stage="prep"' in line]
+    assert prep and f'task_queue="{media_task_queue(held_settings.task_queue)}"' in prep[0]
+    held = [line for line in text.splitlines() if line.startswith("film_outcomes_total")]
+    assert len(held) == 1 and 'reason="no_usable_photos"' in held[0]
+    assert 'state="held"' in held[0] and held[0].endswith(" 1")
+
+
+@contextlib.contextmanager
+def captured_logs(formatter: logging.Formatter) -> Iterator[list[str]]:
+    """Every log line of this process, formatted, while the block runs."""
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(self.format(record))
+
+    handler = Collect()
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        yield lines
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+async def test_run_logs_carry_gift_workflow_and_stage_but_no_customer_text_or_secret(
+    temporal_env: WorkflowEnvironment, held_settings: Settings, tmp_path: Path,
+) -> None:
+    formatter = StructuredFormatter("json", secrets=[SECRET])
+    with captured_logs(formatter) as lines:
+        await run_held_order(temporal_env.client, held_settings, tmp_path / "order")
+    text = "\n".join(lines)
+    order_fields = json.loads((tmp_path / "order" / "order.json").read_text())
+    for customer_text in ("recipient_name", "relationship", "memory", "story_note"):
+        assert order_fields[customer_text] not in text, customer_text
+    assert SECRET not in text
+    records = [json.loads(line) for line in lines]
+    stages = [r for r in records if r["msg"] in ("stage started", "stage finished")]
+    assert {r["stage"] for r in stages} == {"prep", "gate", "report_outcome"}
+    assert all(r["gift_id"].startswith("obs") and r["workflow_id"] == f"film-{r['gift_id']}-1"
+               for r in stages)
+    ended = next(r for r in records if r["msg"] == "run ended")
+    assert (ended["state"], ended["reason"], ended["stage"]) == ("held", "no_usable_photos",
+                                                                 "gate")
+
+
+def test_structured_formatter_lifts_temporal_ids_and_masks_secrets() -> None:
+    record = logging.makeLogRecord({
+        "name": "temporalio.activity", "levelname": "WARNING", "msg": "failed with token %s",
+        "args": (SECRET,), "temporal_activity": {
+            "workflow_id": "film-g_123-2", "workflow_run_id": "r1", "activity_type": "render",
+            "attempt": 3, "task_queue": "film-render-media"}})
+    fields = json.loads(StructuredFormatter("json", [SECRET]).format(record))
+    assert fields["msg"] == "failed with token ***"
+    assert (fields["gift_id"], fields["workflow_id"], fields["run_id"]) == (
+        "g_123", "film-g_123-2", "r1")
+    assert (fields["stage"], fields["attempt"], fields["level"]) == ("render", 3, "warning")
+    line = StructuredFormatter("kv", [SECRET]).format(record)
+    assert 'gift_id="g_123"' in line and 'stage="render"' in line and SECRET not in line
+
+
+async def test_tracing_is_off_by_default_and_spans_workflow_and_stages_when_enabled(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    assert tracing_interceptors(Settings()) == []
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    client = await connect(Settings(TEMPORAL_ADDRESS=address_of(temporal_env), FILM_OTEL=True))
+    async with fake_workers(client, FakeStages()) as queue:
+        await (await start_render(client, make_order(), task_queue=queue)).result()
+    names = {span.name for span in exporter.get_finished_spans()}
+    assert {"StartWorkflow:FilmRender", "RunWorkflow:FilmRender", "RunActivity:render",
+            "RunActivity:report_outcome"} <= names

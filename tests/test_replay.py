@@ -1,0 +1,115 @@
+"""Replay: every recorded history must replay against the current FilmRender, so a
+non-deterministic workflow change fails CI; workflow changes go through ``workflow.patched``.
+
+``tests/histories/v1-main-queue/`` was recorded from the workflow as it was before the media
+task queue (all stages on one queue); ``v2-media-queue/`` from the current code. Re-record with
+``python -m tests.histories.record --out tests/histories/<version>`` after a patched change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
+from temporalio.testing import WorkflowEnvironment
+
+from tests.processes import filmworker
+from tests.test_workflow import FakeStages, fake_workers, make_order
+from worker import read_history, replay
+from workflows.contract import start_render
+from workflows.film import MEDIA_QUEUE_PATCH, MEDIA_STAGES, media_task_queue
+
+HISTORIES = Path(__file__).resolve().parent / "histories"
+RECORDED = sorted(HISTORIES.glob("*/*.json"))
+BEFORE_PATCH, AFTER_PATCH = HISTORIES / "v1-main-queue", HISTORIES / "v2-media-queue"
+
+
+def patch_ids(history: WorkflowHistory) -> list[str]:
+    """The ``workflow.patched`` ids recorded in ``history``."""
+    ids = []
+    for event in history.events:
+        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
+            for payload in event.marker_recorded_event_attributes.details["patch-data"].payloads:
+                ids.append(json.loads(payload.data)["id"])
+    return ids
+
+
+def activity_queues(history: WorkflowHistory) -> dict[str, str]:
+    """Activity type -> the task queue it was scheduled on."""
+    return {
+        e.activity_task_scheduled_event_attributes.activity_type.name:
+            e.activity_task_scheduled_event_attributes.task_queue.name
+        for e in history.events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
+
+
+def workflow_queue(history: WorkflowHistory) -> str:
+    """The task queue the run was started on."""
+    return history.events[0].workflow_execution_started_event_attributes.task_queue.name
+
+
+def test_recorded_histories_cover_succeeded_held_and_failed_before_and_after_the_patch() -> None:
+    recorded = {(path.parent.name, path.stem) for path in RECORDED}
+    for version in (BEFORE_PATCH.name, AFTER_PATCH.name):
+        assert {(version, kind) for kind in ("succeeded", "held", "failed")} <= recorded
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+async def test_recorded_history_replays_against_the_current_workflow(path: Path) -> None:
+    result = await replay(read_history(path))
+    assert result.replay_failure is None, result.replay_failure
+
+
+async def test_history_from_before_the_patch_replays_and_keeps_its_single_queue() -> None:
+    old = read_history(BEFORE_PATCH / "succeeded.json")
+    assert patch_ids(old) == []
+    assert set(activity_queues(old).values()) == {workflow_queue(old)}
+    assert (await replay(old)).replay_failure is None
+
+    new = read_history(AFTER_PATCH / "succeeded.json")
+    assert patch_ids(new) == [MEDIA_QUEUE_PATCH]
+    queue = workflow_queue(new)
+    assert activity_queues(new) == {
+        name: media_task_queue(queue) if name in MEDIA_STAGES else queue
+        for name in activity_queues(old)
+    }
+
+
+def tampered(source: Path, dest: Path) -> Path:
+    """``source`` with its gate stage renamed: what a reordered or renamed stage looks like."""
+    history = json.loads(source.read_text(encoding="utf-8"))
+    for event in history["events"]:
+        scheduled = event.get("activityTaskScheduledEventAttributes")
+        if scheduled and scheduled["activityType"]["name"] == "gate":
+            scheduled["activityType"]["name"] = "moderation"
+    dest.write_text(json.dumps(history), encoding="utf-8")
+    return dest
+
+
+async def test_replay_command_exits_non_zero_on_a_non_deterministic_history(
+    tmp_path: Path,
+) -> None:
+    good = filmworker("replay", str(AFTER_PATCH / "held.json"), )
+    assert good.returncode == 0, good.stderr
+    assert "replayed" in good.stdout
+    bad = tampered(AFTER_PATCH / "succeeded.json", tmp_path / "changed.json")
+    result = filmworker("replay", str(bad), )
+    assert result.returncode == 1
+    assert "replay FAILED" in result.stderr and "ondeterminism" in result.stderr
+
+
+async def test_replay_command_fetches_a_run_by_workflow_id(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    async with fake_workers(temporal_env.client, FakeStages(), "replay") as queue:
+        handle = await start_render(temporal_env.client, make_order(), task_queue=queue)
+        await handle.result()
+    address = temporal_env.client.service_client.config.target_host
+    result = filmworker("replay", "--workflow-id", handle.id,
+                        env={**os.environ, "TEMPORAL_ADDRESS": address})
+    assert result.returncode == 0, result.stderr
+    assert f"{handle.id}: replayed" in result.stdout
