@@ -44,6 +44,7 @@ PHOTO_SUFFIXES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/pn
                   ".webp": "image/webp"}
 CLIP_SUFFIXES = {".mp4": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm"}
 DELIVERED_FILES = ("16x9.mp4", "9x16.mp4", "poster.jpg", "index.html")
+OPTIONAL_DELIVERED_FILES = ("logo.png",)  # brand style only: the gift page links it
 
 
 # --- Building blocks ---------------------------------------------------------------------------
@@ -252,6 +253,10 @@ def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
     if outcome.state is FilmState.SUCCEEDED:
         for name in DELIVERED_FILES:
             written.append(storage.get_file(f"{order.delivery_prefix}/{name}", out_dir / name))
+        for name in OPTIONAL_DELIVERED_FILES:
+            if storage.exists(f"{order.delivery_prefix}/{name}"):
+                written.append(storage.get_file(f"{order.delivery_prefix}/{name}",
+                                                out_dir / name))
     reported = storage.get_bytes(local_outcome_key(order.workflow_id), 1 << 20)
     (out_dir / "outcome.json").write_bytes(reported)
     written.append(out_dir / "outcome.json")
