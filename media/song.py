@@ -1336,7 +1336,7 @@ def measure_loudness(audio: np.ndarray, sample_rate: int) -> tuple[float, float]
     return float(loudness), true_peak
 
 
-def _k_power(x: np.ndarray, sr: int) -> np.ndarray:
+def k_weighted_power(x: np.ndarray, sr: int) -> np.ndarray:
     """Per-sample K-weighted power summed over channels (the BS.1770 pre-filter)."""
     stages = (pyln.IIRfilter(4.0, 1 / np.sqrt(2), 1500.0, sr, "high_shelf"),
               pyln.IIRfilter(0.0, 0.5, 38.0, sr, "high_pass"))
@@ -1398,7 +1398,7 @@ def _makeup_gain(power: np.ndarray, peaks: np.ndarray, sr: int) -> np.ndarray:
 def _master(mix: np.ndarray, sr: int) -> tuple[np.ndarray, float, float]:
     """Gain to -14 LUFS through a look-ahead true-peak limiter, then measure the result with
     pyloudnorm and a 4x true-peak meter (a last static trim if the peak is still too high)."""
-    power = _k_power(mix, sr)
+    power = k_weighted_power(mix, sr)
     if not math.isfinite(_gated_loudness(power, sr)):
         return mix.astype(np.float32), -math.inf, -math.inf
     gain = _makeup_gain(power, _peak_envelope(mix), sr)
@@ -1446,7 +1446,7 @@ def melody_line(plan: SongPlan) -> tuple[float, ...]:
 
 def _normalize(mix: np.ndarray, sr: int) -> tuple[np.ndarray, float, float]:
     """Static gain to -14 LUFS, no limiter: (audio, LUFS, sample peak in dBFS, may be > 0)."""
-    lufs = _gated_loudness(_k_power(mix, sr), sr)
+    lufs = _gated_loudness(k_weighted_power(mix, sr), sr)
     if not math.isfinite(lufs):
         return mix.astype(np.float32), -math.inf, -math.inf
     audio = (mix * np.float32(10 ** ((TARGET_LUFS - lufs) / 20))).astype(np.float32)

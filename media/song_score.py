@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
-import pyloudnorm as pyln
 from scipy import signal
 
 from media.beats import (
@@ -45,6 +44,7 @@ from media.song import (
     ComposedSong,
     SongBrief,
     compose_song,
+    k_weighted_power,
     plan_song,
     song_seed,
 )
@@ -125,19 +125,6 @@ def _plateau(value: float, good: tuple[float, float], zero: tuple[float, float])
     return 1.0
 
 
-def _k_weighted_power(audio: np.ndarray, sr: int) -> np.ndarray:
-    """Per-sample K-weighted power summed over channels (BS.1770 pre-filter)."""
-    stages = (pyln.IIRfilter(4.0, 1 / np.sqrt(2), 1500.0, sr, "high_shelf"),
-              pyln.IIRfilter(0.0, 0.5, 38.0, sr, "high_pass"))
-    power = np.zeros(len(audio))
-    for channel in np.asarray(audio).reshape(len(audio), -1).T:
-        y = channel.astype(np.float64)
-        for stage in stages:
-            y = signal.lfilter(stage.b, stage.a, y)
-        power += y * y
-    return power
-
-
 def _block_levels(cumulative: np.ndarray, sr: int, block_s: float,
                   step_s: float) -> np.ndarray:
     """Loudness (LUFS) of ``block_s`` blocks every ``step_s`` from cumulative K-power."""
@@ -164,7 +151,7 @@ def loudness_stats(audio: np.ndarray, sr: int) -> tuple[float, float]:
     Integrated: BS.1770 gating of 400 ms blocks (-inf when silent). Range: 95th minus 10th
     percentile of 3 s short-term loudness every 0.5 s, gated at -70 LUFS and 20 LU below the
     mean (EBU Tech 3342 style; 0 when shorter than 3 s)."""
-    cumulative = np.concatenate(([0.0], np.cumsum(_k_weighted_power(audio, sr))))
+    cumulative = np.concatenate(([0.0], np.cumsum(k_weighted_power(audio, sr))))
     blocks = _gate(_block_levels(cumulative, sr, 0.4, 0.1), 10.0)
     integrated = (-0.691 + 10 * math.log10(float(np.mean(10 ** ((blocks + 0.691) / 10))))
                   if len(blocks) else -math.inf)
