@@ -16,7 +16,7 @@ from PIL import Image
 
 from media import errors
 from media.errors import MediaRejected
-from media.photos import decode_image
+from media.photos import cap_long_edge, decode_image
 
 LOGO_MAX_LONG_EDGE_PX = 1024
 SNIFF_BYTES = 1024
@@ -59,7 +59,8 @@ def prepare_logo(src: Path, dest_png: Path, *,
         if looks_like_svg(head):
             raise MediaRejected(errors.SVG_REFUSED, "SVG logos are not accepted")
         image, source_format = decode_image(fp, head, keep_alpha=True)
-    logo = _cap_long_edge(_trim(image.convert("RGBA")), max_long_edge)
+    # Pillow resizes RGBA on premultiplied alpha, so edges do not darken.
+    logo = cap_long_edge(_trim(image.convert("RGBA")), max_long_edge)
     _save_png(logo, dest_png)
     alpha_min, _ = logo.getchannel("A").getextrema()
     return LogoInfo(width=logo.width, height=logo.height, source_format=source_format,
@@ -72,17 +73,6 @@ def _trim(image: Image.Image) -> Image.Image:
     if box is None:
         raise MediaRejected(errors.LOGO_EMPTY, "every pixel is transparent")
     return image if box == (0, 0, *image.size) else image.crop(box)
-
-
-def _cap_long_edge(image: Image.Image, max_long_edge: int) -> Image.Image:
-    """Downscale (Lanczos on premultiplied alpha) so the long edge is at most ``max_long_edge``."""
-    width, height = image.size
-    long_edge = max(width, height)
-    if long_edge <= max_long_edge:
-        return image
-    ratio = max_long_edge / long_edge
-    size = (max(1, round(width * ratio)), max(1, round(height * ratio)))
-    return image.resize(size, Image.Resampling.LANCZOS)
 
 
 def _save_png(image: Image.Image, dest_png: Path) -> None:

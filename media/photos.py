@@ -140,7 +140,7 @@ def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image
     image = _to_srgb(image, icc)
     if not keep_alpha:
         image = _flatten(image)
-    return _downscale(image), source_format
+    return cap_long_edge(image, MAX_LONG_EDGE_PX, reducing_gap=3.0), source_format
 
 
 def _check_size(width: int, height: int) -> None:
@@ -236,15 +236,17 @@ def _flatten(image: Image.Image) -> Image.Image:
     return background
 
 
-def _downscale(image: Image.Image) -> Image.Image:
-    """Cap the long edge at ``MAX_LONG_EDGE_PX`` (Lanczos); smaller images are kept as they are."""
+def cap_long_edge(image: Image.Image, max_long_edge: int,
+                  reducing_gap: float | None = None) -> Image.Image:
+    """Downscale (Lanczos) so the long edge is at most ``max_long_edge`` pixels; smaller images
+    are returned as they are. ``reducing_gap`` is Pillow's fast pre-reduction (None: off)."""
     width, height = image.size
     long_edge = max(width, height)
-    if long_edge <= MAX_LONG_EDGE_PX:
+    if long_edge <= max_long_edge:
         return image
-    ratio = MAX_LONG_EDGE_PX / long_edge
+    ratio = max_long_edge / long_edge
     size = (max(1, round(width * ratio)), max(1, round(height * ratio)))
-    return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+    return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=reducing_gap)
 
 
 def _save_jpeg(image: Image.Image, dest_jpeg: Path) -> None:
