@@ -34,6 +34,7 @@ from activities.context import StageContext
 from activities.observe import STAGE_SECONDS, StructuredFormatter
 from activities.report import local_outcome_key
 from activities.settings import Settings
+from activities.storage import Storage
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
 from workflows.film import MEDIA_STAGES, FilmRender, media_task_queue
 from workflows.search import ALL_KEYS
@@ -206,6 +207,18 @@ def _files(folder: Path, suffixes: dict[str, str]) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in suffixes and p.is_file())
 
 
+def _upload_media(storage: Storage, gift_id: str, folder: str, slot_prefix: str,
+                  files: list[Path], suffixes: dict[str, str]) -> list[dict[str, str]]:
+    """Upload ``files`` to their slots (``p01``.. or ``c01``..) as the order API would."""
+    refs = []
+    for index, path in enumerate(files, start=1):
+        slot, mime = f"{slot_prefix}{index:02d}", suffixes[path.suffix.lower()]
+        key = f"orders/{gift_id}/{folder}/{slot}{path.suffix.lower()}"
+        storage.put_file(key, path, content_type=mime)
+        refs.append({"id": slot, "key": key, "mime": mime})
+    return refs
+
+
 def load_order_folder(folder: Path, settings: Settings, gift_id: str | None = None) -> FilmOrder:
     """Upload an order folder's media to storage and build its FilmOrder.
 
@@ -221,21 +234,11 @@ def load_order_folder(folder: Path, settings: Settings, gift_id: str | None = No
         digest.update(path.name.encode() + path.read_bytes())
     gift_id = gift_id or fields.pop("gift_id", f"local{digest.hexdigest()[:12]}")
     storage = StageContext.from_settings(settings).storage
-    photo_refs, subject_id = [], None
+    photo_refs = _upload_media(storage, gift_id, "photos", "p", photos, PHOTO_SUFFIXES)
+    clip_refs = _upload_media(storage, gift_id, "clips", "c", clips, CLIP_SUFFIXES)
     subject_name = fields.pop("subject_photo", None)
-    for index, path in enumerate(photos, start=1):
-        photo_id = f"p{index:02d}"
-        key = f"orders/{gift_id}/photos/{photo_id}{path.suffix.lower()}"
-        storage.put_file(key, path, content_type=PHOTO_SUFFIXES[path.suffix.lower()])
-        photo_refs.append({"id": photo_id, "key": key, "mime": PHOTO_SUFFIXES[path.suffix.lower()]})
-        if path.name == subject_name:
-            subject_id = photo_id
-    clip_refs = []
-    for index, path in enumerate(clips, start=1):
-        clip_id = f"c{index:02d}"
-        key = f"orders/{gift_id}/clips/{clip_id}{path.suffix.lower()}"
-        storage.put_file(key, path, content_type=CLIP_SUFFIXES[path.suffix.lower()])
-        clip_refs.append({"id": clip_id, "key": key, "mime": CLIP_SUFFIXES[path.suffix.lower()]})
+    subject_id = next((ref["id"] for ref, path in zip(photo_refs, photos, strict=True)
+                       if path.name == subject_name), None)
     fields.setdefault("attempt", 1)
     fields.setdefault("charge_id", f"local-charge-{gift_id}")
     fields.setdefault("share_slug", f"s{digest.hexdigest()[12:28]}")
