@@ -36,7 +36,7 @@ from activities.report import local_outcome_key
 from activities.settings import Settings
 from activities.storage import Storage
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
-from workflows.film import MEDIA_STAGES, FilmRender, media_task_queue
+from workflows.film import MEDIA_ACTIVITIES, FilmRender, media_task_queue
 from workflows.search import ALL_KEYS
 
 log = logging.getLogger("filmworker")
@@ -160,8 +160,8 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
 
     The orchestration worker runs FilmRender, the gate and the outcome report on
     ``settings.task_queue`` (and any stage of a run started before the media queue existed);
-    the media worker runs the media stages on ``{task_queue}-media``, at most
-    ``FILM_MEDIA_CONCURRENCY`` at once.
+    the media worker runs the media stages (and the render stage's plan, segments and join) on
+    ``{task_queue}-media``, at most ``FILM_MEDIA_CONCURRENCY`` at once.
     """
     from activities.observe import StageObserver
     from activities.registry import FilmActivities  # heavy (media code): only where needed
@@ -175,7 +175,7 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
                   activities=activities, activity_executor=main_pool,
                   max_concurrent_activities=settings.max_concurrent_activities, **common)
     media = Worker(client, task_queue=media_task_queue(settings.task_queue),
-                   activities=[fn for fn in activities if _activity_name(fn) in MEDIA_STAGES],
+                   activities=[fn for fn in activities if _activity_name(fn) in MEDIA_ACTIVITIES],
                    activity_executor=media_pool,
                    max_concurrent_activities=settings.media_concurrency, **common)
     return main, media

@@ -1,9 +1,11 @@
 """Observability of the worker: stage metrics and structured, customer-text-free logs.
 
 - :class:`StageObserver` is a worker interceptor: every activity logs ``stage started`` and
-  ``stage finished`` lines carrying gift id, workflow id, stage and attempt, and records
-  ``film_stage_seconds`` (by stage and result) and, for the render stage, ``film_render_fps``
-  through ``activity.metric_meter()`` (exported wherever the worker's runtime sends metrics).
+  ``stage finished`` lines carrying gift id, workflow id, stage, activity and attempt, and
+  records ``film_stage_seconds`` (by stage and result; the render stage's plan, segments and
+  join all count as ``render``, Temporal's own ``activity_type`` label tells them apart) and,
+  for a render or a render segment, ``film_render_fps`` through ``activity.metric_meter()``
+  (exported wherever the worker's runtime sends metrics).
 - :class:`StructuredFormatter` writes one JSON object (or ``key=value`` line) per record with the
   Temporal context the SDK loggers attach, and masks configured secrets.
 
@@ -31,7 +33,7 @@ from temporalio.worker import (
 )
 
 from media.spec import FPS
-from workflows.stages import HOLD_ERROR_TYPE, ActivityName
+from workflows.stages import HOLD_ERROR_TYPE, ActivityName, stage_of
 
 log = logging.getLogger("filmworker.stage")
 
@@ -43,13 +45,15 @@ _APPENDED_CONTEXT = re.compile(r" \(\{'[a-z_]+': .*\}\)$", re.DOTALL)
 # Fields copied from the SDK's ``temporal_activity`` / ``temporal_workflow`` extras.
 _CONTEXT_FIELDS = ("workflow_id", "run_id", "workflow_run_id", "activity_type", "attempt",
                    "task_queue")
-_RECORD_FIELDS = ("gift_id", "workflow_id", "run_id", "stage", "attempt", "task_queue", "state",
+_RECORD_FIELDS = ("gift_id", "workflow_id", "run_id", "stage", "activity", "attempt",
+                  "task_queue", "state",
                   "reason", "result", "duration_s", "fps", "error_type")
 
 
 def _gift_id(arg: Any) -> str | None:
-    """The gift id of an activity input (an order, a stage input or a report input)."""
-    for candidate in (arg, getattr(arg, "order", None)):
+    """The gift id of an activity input (an order, a stage, render part or report input)."""
+    for candidate in (arg, getattr(arg, "order", None),
+                      getattr(getattr(arg, "render", None), "order", None)):
         gift_id = getattr(candidate, "gift_id", None)
         if isinstance(gift_id, str):
             return gift_id
@@ -68,10 +72,11 @@ def _result_of(error: BaseException) -> str:
 class _StageInbound(ActivityInboundInterceptor):
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         info = activity.info()
-        stage = info.activity_type
+        stage = stage_of(info.activity_type)
         fields = {"gift_id": _gift_id(input.args[0]) if input.args else None, "stage": stage,
-                  "workflow_id": info.workflow_id, "run_id": info.workflow_run_id,
-                  "attempt": info.attempt, "task_queue": info.task_queue}
+                  "activity": info.activity_type, "workflow_id": info.workflow_id,
+                  "run_id": info.workflow_run_id, "attempt": info.attempt,
+                  "task_queue": info.task_queue}
         log.info("stage started", extra=fields)
         started = time.monotonic()
         try:
@@ -87,7 +92,8 @@ class _StageInbound(ActivityInboundInterceptor):
         elapsed = time.monotonic() - started
         _record_stage(stage, "ok", elapsed)
         extra: dict[str, Any] = {**fields, "result": "ok", "duration_s": round(elapsed, 3)}
-        if stage == ActivityName.RENDER and elapsed > 0:
+        if info.activity_type in (ActivityName.RENDER, ActivityName.RENDER_SEGMENT) \
+                and elapsed > 0:
             extra["fps"] = _record_render_fps(result, elapsed)
         log.info("stage finished", extra=extra)
         return result
@@ -107,11 +113,15 @@ def _record_stage(stage: str, result: str, elapsed_s: float) -> None:
 
 
 def _record_render_fps(result: Any, elapsed_s: float) -> float | None:
-    """Film frames rendered per wall second (both aspects are encoded together)."""
+    """Film frames rendered per wall second (both aspects are encoded together): a whole
+    render's (its ``duration_sec``) or one segment's (its ``frames``)."""
+    frames = getattr(result, "frames", None)
     duration = getattr(result, "duration_sec", None)
-    if not isinstance(duration, int | float):
-        return None
-    fps = duration * FPS / elapsed_s
+    if not isinstance(frames, int):
+        if not isinstance(duration, int | float):
+            return None
+        frames = duration * FPS
+    fps = frames / elapsed_s
     activity.metric_meter().create_gauge_float(
         RENDER_FPS, "Film frames rendered per wall second by the last render", "frames/s"
     ).set(fps)
@@ -139,7 +149,9 @@ def _context_fields(record: logging.LogRecord) -> dict[str, Any]:
     if "workflow_run_id" in fields:
         fields["run_id"] = fields.pop("workflow_run_id")
     if "activity_type" in fields:
-        fields.setdefault("stage", fields.pop("activity_type"))
+        activity_type = fields.pop("activity_type")
+        fields.setdefault("stage", stage_of(activity_type))
+        fields.setdefault("activity", activity_type)
     match = _WORKFLOW_ID.match(str(fields.get("workflow_id", "")))
     if match:
         fields.setdefault("gift_id", match["gift_id"])

@@ -12,7 +12,12 @@ from activities.context import StageContext
 from activities.deliver import run_deliver
 from activities.gate import run_gate
 from activities.prep import run_prep
-from activities.render import run_render
+from activities.render import (
+    run_render,
+    run_render_join,
+    run_render_plan,
+    run_render_segment,
+)
 from activities.report import run_report
 from activities.verify import run_verify
 from workflows.contract import FilmOrder
@@ -22,10 +27,14 @@ from workflows.stages import (
     DeliverInput,
     DeliverResult,
     GateResult,
+    JoinInput,
     PrepResult,
     RenderInput,
+    RenderPlan,
     RenderResult,
     ReportInput,
+    SegmentInput,
+    SegmentResult,
     StageInput,
     VerifyInput,
     VerifyResult,
@@ -55,8 +64,24 @@ class FilmActivities:
 
     @activity.defn(name=ActivityName.RENDER)
     def render(self, render_input: RenderInput) -> RenderResult:
-        """Plan the timeline and encode both films."""
+        """Plan the timeline and encode both films in one activity (runs started before the
+        render was split into segments)."""
         return run_render(self.ctx, render_input)
+
+    @activity.defn(name=ActivityName.RENDER_PLAN)
+    def render_plan(self, render_input: RenderInput) -> RenderPlan:
+        """Plan the timeline and build the soundtrack; say where and how wide it may split."""
+        return run_render_plan(self.ctx, render_input)
+
+    @activity.defn(name=ActivityName.RENDER_SEGMENT)
+    def render_segment(self, segment: SegmentInput) -> SegmentResult:
+        """Encode one frame range of both films, video only."""
+        return run_render_segment(self.ctx, segment)
+
+    @activity.defn(name=ActivityName.RENDER_JOIN)
+    def render_join(self, join: JoinInput) -> RenderResult:
+        """Join the segments under the soundtrack; store films and poster."""
+        return run_render_join(self.ctx, join)
 
     @activity.defn(name=ActivityName.VERIFY)
     def verify(self, verify_input: VerifyInput) -> VerifyResult:
@@ -75,5 +100,6 @@ class FilmActivities:
 
     def all(self) -> list[Callable[..., Any]]:
         """Every activity of this instance, for ``Worker(activities=...)``."""
-        return [self.prep, self.gate, self.assets, self.render, self.verify, self.deliver,
+        return [self.prep, self.gate, self.assets, self.render, self.render_plan,
+                self.render_segment, self.render_join, self.verify, self.deliver,
                 self.report_outcome]

@@ -1,9 +1,15 @@
-"""Render stage: plan the timeline on the song's beats, then compose and encode both films."""
+"""Render stage: plan the timeline on the song's beats, then compose and encode both films.
+
+Split over media workers (``render_plan``, one ``render_segment`` per frame range, then
+``render_join``; see :mod:`workflows.segments`) or, for runs started before that split, in one
+activity (``render``). Both paths share the helpers below; only the storage keys they exchange
+cross activity boundaries.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,12 +22,28 @@ from media.cards import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
 from media.framing import Subject, subject_from_dict
 from media.poster import extract_poster
-from media.render import render_films
+from media.render import render_films, sources_for
+from media.segments import count_video_frames, join_limits, join_segments
 from media.soundtrack import build_soundtrack
 from media.spec import ASPECTS, FPS, LANDSCAPE
-from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
+from media.timeline import (
+    ClipSource,
+    PhotoSource,
+    Timeline,
+    plan_timeline,
+    segment_cut_frames,
+    timeline_from_dict,
+)
 from workflows.contract import FilmOrder
-from workflows.stages import PrepResult, RenderInput, RenderResult
+from workflows.stages import (
+    JoinInput,
+    PrepResult,
+    RenderInput,
+    RenderPlan,
+    RenderResult,
+    SegmentInput,
+    SegmentResult,
+)
 
 CLOSING_MEMORY_MAX_CHARS = 90
 
@@ -95,39 +117,158 @@ def poster_time_s(timeline: Timeline) -> float:
     return timeline.length_sec / 2
 
 
-def run_render(ctx: StageContext, render_input: RenderInput) -> RenderResult:
-    """Fetch assets by key, plan, render both aspects, write films, poster and plan."""
+@dataclass
+class _Sources:
+    """The render inputs fetched to local scratch: photos and clips by id, subjects, logo."""
+
+    photo_paths: dict[str, Path]
+    clip_paths: dict[str, Path]
+    subjects: dict[str, Subject]
+    logo_key: str | None
+
+
+def _fetch_sources(storage: Storage, render_input: RenderInput, scratch: Path,
+                   needed: tuple[set[str], set[str]] | None = None) -> _Sources:
+    """Download the prepared photos and clips (only the ``needed`` photo and clip ids when
+    given) and read the subjects the assets stage found."""
+    prep, assets = render_input.prep, render_input.assets
+    photos, clips = needed if needed is not None else (set(assets.photo_keys),
+                                                       {c.id for c in prep.clips})
+    photo_paths = {pid: storage.get_file(key, scratch / f"{pid}.jpg")
+                   for pid, key in assets.photo_keys.items() if pid in photos}
+    clip_paths = {c.id: storage.get_file(c.key, scratch / f"{c.id}.mp4")
+                  for c in prep.clips if c.id in clips}
+    framing = json.loads(storage.get_bytes(assets.framing_key, 4 << 20))
+    return _Sources(photo_paths, clip_paths,
+                    {pid: subject_from_dict(s) for pid, s in framing.items()}, assets.logo_key)
+
+
+def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
+          scratch: Path) -> tuple[Timeline, Path, Path | None]:
+    """The film's timeline, the song, and the soundtrack mixed from the song and the clips'
+    sound (None when no clip shot has sound: the song is the soundtrack as it is)."""
     order, prep, assets = render_input.order, render_input.prep, render_input.assets
-    storage, prefix = ctx.storage, f"{order.run_prefix}/render"
-    with ctx.scratch("render") as scratch, Heartbeater("render") as heartbeat:
-        photo_paths = {pid: storage.get_file(key, scratch / f"{pid}.jpg")
-                       for pid, key in assets.photo_keys.items()}
-        clip_paths = {c.id: storage.get_file(c.key, scratch / f"{c.id}.mp4") for c in prep.clips}
-        song = storage.get_file(assets.song_key, scratch / "song.wav")
-        song_meta = json.loads(storage.get_bytes(assets.song_meta_key, 4 << 20))
-        framing = json.loads(storage.get_bytes(assets.framing_key, 4 << 20))
-        subjects = {pid: subject_from_dict(s) for pid, s in framing.items()}
-        photos = photo_sources(prep, photo_paths, subjects)
-        clips = clip_sources(prep, clip_paths)
-        recipe = ctx.settings.recipe(order.tier)
-        timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
-                            premium=recipe.motion == "premium")
-        soundtrack = build_soundtrack(timeline, song, clip_paths,
-                                      {c.id for c in clips if c.has_audio},
-                                      scratch / "soundtrack.wav")
-        outputs = {aspect.name: scratch / f"{aspect.name}.mp4" for aspect in ASPECTS}
-        render_films(timeline, photo_paths, clip_paths,
-                     soundtrack.path if soundtrack else song, outputs,
-                     on_progress=heartbeat.fraction, encoder_preset=ctx.settings.encoder_preset,
-                     subjects=subjects, logo=load_logo(storage, assets.logo_key, scratch))
-        poster = extract_poster(outputs[LANDSCAPE.name], poster_time_s(timeline),
-                                scratch / "poster.jpg")
-        film_keys = {name: f"{prefix}/{name}.mp4" for name in outputs}
-        for name, path in outputs.items():
-            storage.put_file(film_keys[name], path, content_type="video/mp4")
-        poster_key, timeline_key = f"{prefix}/poster.jpg", f"{prefix}/timeline.json"
-        storage.put_file(poster_key, poster, content_type="image/jpeg")
-        storage.put_bytes(timeline_key, timeline.to_json().encode(), "application/json")
+    song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
+    song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
+    photos = photo_sources(prep, sources.photo_paths, sources.subjects)
+    clips = clip_sources(prep, sources.clip_paths)
+    recipe = ctx.settings.recipe(order.tier)
+    timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
+                        premium=recipe.motion == "premium")
+    soundtrack = build_soundtrack(timeline, song, sources.clip_paths,
+                                  {c.id for c in clips if c.has_audio},
+                                  scratch / "soundtrack.wav")
+    return timeline, song, soundtrack.path if soundtrack else None
+
+
+def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Path | None,
+            frames: tuple[int, int] | None, heartbeat: Heartbeater, scratch: Path
+            ) -> tuple[dict[str, Path], int]:
+    """Both aspects of ``frames`` (None: the whole film) into scratch; returns the files by
+    aspect name and the frames rendered."""
+    outputs = {aspect.name: scratch / f"{aspect.name}.mp4" for aspect in ASPECTS}
+    stats = render_films(timeline, sources.photo_paths, sources.clip_paths, audio, outputs,
+                         frames=frames, on_progress=heartbeat.fraction,
+                         encoder_preset=ctx.settings.encoder_preset, subjects=sources.subjects,
+                         logo=load_logo(ctx.storage, sources.logo_key, scratch))
+    return outputs, stats.frames
+
+
+def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
+                 films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
+    """Extract the poster from the finished films and store films and poster."""
+    prefix = f"{order.run_prefix}/render"
+    poster = extract_poster(films[LANDSCAPE.name], poster_time_s(timeline),
+                            scratch / "poster.jpg")
+    film_keys = {name: f"{prefix}/{name}.mp4" for name in films}
+    for name, path in films.items():
+        ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")
+    poster_key = f"{prefix}/poster.jpg"
+    ctx.storage.put_file(poster_key, poster, content_type="image/jpeg")
     return RenderResult(film_keys=film_keys, poster_key=poster_key, timeline_key=timeline_key,
                         duration_sec=timeline.total_frames / timeline.fps)
 
+
+def _timeline_key(order: FilmOrder) -> str:
+    return f"{order.run_prefix}/render/timeline.json"
+
+
+def run_render(ctx: StageContext, render_input: RenderInput) -> RenderResult:
+    """The whole render stage in one activity (runs started before the split into segments):
+    fetch assets by key, plan, render both aspects in one pass, write films, poster and plan."""
+    order = render_input.order
+    with ctx.scratch("render") as scratch, Heartbeater("render") as heartbeat:
+        sources = _fetch_sources(ctx.storage, render_input, scratch)
+        timeline, song, mixed = _plan(ctx, render_input, sources, scratch)
+        films, _ = _render(ctx, timeline, sources, mixed or song, None, heartbeat, scratch)
+        ctx.storage.put_bytes(_timeline_key(order), timeline.to_json().encode(),
+                              "application/json")
+        return _store_films(ctx, order, timeline, films, _timeline_key(order), scratch)
+
+
+def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:
+    """Plan the film and build its soundtrack; store both for the segments and the join."""
+    order = render_input.order
+    with ctx.scratch("render-plan") as scratch, Heartbeater("render") as heartbeat:
+        heartbeat.update(item="plan")
+        sources = _fetch_sources(ctx.storage, render_input, scratch)
+        timeline, _, mixed = _plan(ctx, render_input, sources, scratch)
+        ctx.storage.put_bytes(_timeline_key(order), timeline.to_json().encode(),
+                              "application/json")
+        soundtrack_key = render_input.assets.song_key
+        if mixed is not None:
+            soundtrack_key = f"{order.run_prefix}/render/soundtrack.wav"
+            ctx.storage.put_file(soundtrack_key, mixed, content_type="audio/wav")
+    return RenderPlan(timeline_key=_timeline_key(order), soundtrack_key=soundtrack_key,
+                      total_frames=timeline.total_frames, fps=timeline.fps,
+                      duration_sec=timeline.total_frames / timeline.fps,
+                      cut_frames=segment_cut_frames(timeline),
+                      render_workers=ctx.settings.render_workers)
+
+
+def _load_timeline(storage: Storage, plan: RenderPlan) -> Timeline:
+    return timeline_from_dict(json.loads(storage.get_bytes(plan.timeline_key, 4 << 20)))
+
+
+def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResult:
+    """Render frames ``[start_frame, stop_frame)`` of the planned film, both aspects, video
+    only; fetch only the photos and clips they show."""
+    order, frames = segment.render.order, (segment.start_frame, segment.stop_frame)
+    prefix = f"{order.run_prefix}/render/segments/{segment.index:03d}"
+    with ctx.scratch("render-segment") as scratch, Heartbeater("render") as heartbeat:
+        heartbeat.update(item=f"segment {segment.index}")
+        timeline = _load_timeline(ctx.storage, segment.plan)
+        sources = _fetch_sources(ctx.storage, segment.render, scratch,
+                                 sources_for(timeline, frames))
+        films, count = _render(ctx, timeline, sources, None, frames, heartbeat, scratch)
+        keys = {name: f"{prefix}/{name}.mp4" for name in films}
+        for name, path in films.items():
+            ctx.storage.put_file(keys[name], path, content_type="video/mp4")
+    return SegmentResult(index=segment.index, film_keys=keys, frames=count)
+
+
+def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
+    """Join the segments of each aspect under the soundtrack, check every frame is there once,
+    then store films and poster as the one-pass render does."""
+    order, plan = join.render.order, join.plan
+    segments = sorted(join.segments, key=lambda s: s.index)
+    if sum(s.frames for s in segments) != plan.total_frames:
+        raise ValueError(f"segments hold {sum(s.frames for s in segments)} frames, the film "
+                         f"{plan.total_frames}")
+    limits = join_limits(plan.duration_sec)
+    with ctx.scratch("render-join") as scratch, Heartbeater("render") as heartbeat:
+        heartbeat.update(item="join")
+        audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
+        films = {}
+        for aspect in ASPECTS:
+            parts = [ctx.storage.get_file(s.film_keys[aspect.name],
+                                          scratch / f"{s.index:03d}-{aspect.name}.mp4")
+                     for s in segments]
+            films[aspect.name] = join_segments(parts, audio, scratch / f"{aspect.name}.mp4",
+                                               limits)
+            joined = count_video_frames(films[aspect.name], limits)
+            if joined != plan.total_frames:
+                raise ValueError(f"joined {aspect.name} film has {joined} frames, planned "
+                                 f"{plan.total_frames}")
+        return _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
+                            plan.timeline_key, scratch)

@@ -71,6 +71,9 @@ class Settings(BaseSettings):
     max_concurrent_activities: int = Field(2, alias="FILM_MAX_CONCURRENT_ACTIVITIES")
     media_concurrency: int = Field(default_factory=default_media_concurrency, ge=1,
                                    alias="FILM_MEDIA_CONCURRENCY")
+    # Media workers that may render one film's segments in parallel (1: one segment). Read
+    # by the render plan activity, so it reaches the workflow as a recorded activity result.
+    render_workers: int = Field(1, ge=1, le=64, alias="FILM_RENDER_WORKERS")
     graceful_shutdown_s: float = Field(30.0, ge=0, alias="FILM_GRACEFUL_SHUTDOWN_S")
     metrics_bind: str | None = Field(None, alias="FILM_METRICS_BIND")
     otel: bool = Field(False, alias="FILM_OTEL")

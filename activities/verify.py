@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from temporalio.exceptions import ApplicationError
 
 from activities.context import Heartbeater, StageContext
@@ -13,19 +15,22 @@ SPEC_MISS_ERROR_TYPE = "FilmSpecMiss"
 
 
 def run_verify(ctx: StageContext, verify_input: VerifyInput) -> VerifyResult:
-    """Probe and measure both films; raise a non-retryable error listing every miss."""
+    """Probe and measure both films (side by side: each check is mostly one single-threaded
+    ffmpeg filter chain); raise a non-retryable error listing every miss."""
     order, rendered = verify_input.order, verify_input.render
-    measurements: dict[str, dict[str, float | str]] = {}
     problems: list[str] = []
     with ctx.scratch("verify") as scratch, Heartbeater("verify") as heartbeat:
-        for index, aspect in enumerate(ASPECTS):
-            heartbeat.update(percent=50 * index, item=aspect.name)
-            local = ctx.storage.get_file(rendered.film_keys[aspect.name],
-                                         scratch / f"{aspect.name}.mp4")
-            report = verify_film(local, aspect=aspect, planned_duration_s=order.length_sec)
-            measurements[aspect.name] = report.measurements
-            problems += [f"{aspect.name}: {problem}" for problem in report.problems]
+        films = {a.name: ctx.storage.get_file(rendered.film_keys[a.name],
+                                                scratch / f"{a.name}.mp4") for a in ASPECTS}
+        heartbeat.update(percent=10, item="both films")
+        with ThreadPoolExecutor(max_workers=len(ASPECTS)) as pool:
+            futures = {a.name: pool.submit(verify_film, films[a.name], aspect=a,
+                                           planned_duration_s=order.length_sec)
+                       for a in ASPECTS}
+            reports = {name: future.result() for name, future in futures.items()}
+    for name, report in reports.items():
+        problems += [f"{name}: {problem}" for problem in report.problems]
     if problems:
         raise ApplicationError("film misses the output spec: " + "; ".join(problems),
                                type=SPEC_MISS_ERROR_TYPE, non_retryable=True)
-    return VerifyResult(measurements=measurements)
+    return VerifyResult(measurements={name: r.measurements for name, r in reports.items()})

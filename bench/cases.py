@@ -3,7 +3,10 @@ real stage functions in order, in this process (no Temporal), each stage measure
 
 The order folder is a temporary copy of ``samples/birthday`` with ``length_sec`` and ``tier``
 overridden; with ``photos`` set, the sample photos are repeated (copied under new names) or cut
-to that many. Uploading the order's media to storage is the order API's job and is not timed.
+to that many. A ``heavy`` case is the memory order of issue 7 instead: 30 photos at phone size
+(12 MP JPEGs made from the samples) and 3 clips, the samples' two plus a generated ~480 MB one
+(cached under ``bench/.cache``). Uploading the order's media to storage is the order API's job
+and is not timed.
 """
 
 from __future__ import annotations
@@ -16,12 +19,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from PIL import Image, ImageOps
+
 from bench.measure import Measured, RssSampler, measure
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_ORDER = REPO / "samples" / "birthday"
 STAGES = ("prep", "gate", "assets", "render", "verify", "deliver")
 BYTES_PER_MB = 1_000_000
+CACHE = REPO / "bench" / ".cache"
+HEAVY_PHOTOS = 30
+PHONE_PHOTO_PX = (4032, 3024)  # a 12 MP phone photo
+BIG_CLIP_S = 60
+BIG_CLIP_BITRATE_MBPS = 64  # 60 s at 64 Mbit/s: ~480 MB, under the 500 MB upload limit
 
 
 @dataclass(frozen=True)
@@ -32,11 +43,13 @@ class CaseSpec:
     tier: str
     photos: int | None = None
     stop_after: str = "deliver"
+    heavy: bool = False
 
     @property
     def label(self) -> str:
-        """A short name, e.g. ``60s-standard`` or ``60s-standard-20p``."""
-        return f"{self.length_sec}s-{self.tier}" + (f"-{self.photos}p" if self.photos else "")
+        """A short name, e.g. ``60s-standard``, ``60s-standard-20p`` or ``60s-signature-heavy``."""
+        return (f"{self.length_sec}s-{self.tier}" + (f"-{self.photos}p" if self.photos else "")
+                + ("-heavy" if self.heavy else ""))
 
 
 def make_order_folder(spec: CaseSpec, dest: Path, sample: Path = SAMPLE_ORDER) -> Path:
@@ -51,14 +64,58 @@ def make_order_folder(spec: CaseSpec, dest: Path, sample: Path = SAMPLE_ORDER) -
     (dest / "order.json").write_text(json.dumps(fields, indent=2), encoding="utf-8")
     shutil.copytree(sample / "clips", dest / "clips", dirs_exist_ok=True)
     originals = sorted(p for p in (sample / "photos").iterdir() if p.is_file())
-    count = spec.photos or len(originals)
     photos = dest / "photos"
     photos.mkdir(exist_ok=True)
+    if spec.heavy:
+        _phone_photos(originals, photos, HEAVY_PHOTOS)
+        shutil.copyfile(big_clip(), dest / "clips" / "03-big.mp4")
+        return dest
+    count = spec.photos or len(originals)
     for index in range(count):
         source = originals[index % len(originals)]
         name = source.name if index < len(originals) else f"dup{index + 1:02d}-{source.name}"
         shutil.copyfile(source, photos / name)
     return dest
+
+
+def _phone_photos(originals: list[Path], dest: Path, count: int) -> None:
+    """``count`` phone-size JPEGs from ``originals``: the originals first (their names kept),
+    then variants (mirrored, cropped differently, warmer or cooler) so no two are alike."""
+    for index in range(count):
+        source = originals[index % len(originals)]
+        variant = index // len(originals)
+        with Image.open(source) as image:
+            rgb = image.convert("RGB")
+        if variant % 2:
+            rgb = ImageOps.mirror(rgb)
+        size = PHONE_PHOTO_PX if rgb.width >= rgb.height else PHONE_PHOTO_PX[::-1]
+        centering = (0.5 + 0.08 * (variant % 3 - 1), 0.5)
+        phone = ImageOps.fit(rgb, size, Image.Resampling.BICUBIC, centering=centering)
+        tint = np.array([1.0 + 0.03 * (variant % 3 - 1), 1.0, 1.0 - 0.03 * (variant % 3 - 1)])
+        pixels = np.clip(np.asarray(phone, np.float32) * tint, 0, 255).astype(np.uint8)
+        name = source.name if index < len(originals) else f"v{index + 1:02d}-{source.name}"
+        Image.fromarray(pixels).save(dest / name, quality=92)
+
+
+def big_clip() -> Path:
+    """A ~480 MB 1080p30 H.264 clip with stereo sound (generated once, then cached)."""
+    from media.runner import Limits, ffmpeg_argv, run_tool
+
+    path = CACHE / f"big-{BIG_CLIP_S}s-{BIG_CLIP_BITRATE_MBPS}M.mp4"
+    if path.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".part.mp4")
+    rate = f"{BIG_CLIP_BITRATE_MBPS}M"
+    run_tool(ffmpeg_argv(
+        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={BIG_CLIP_S},"
+                             "noise=alls=24:allf=t",
+        "-f", "lavfi", "-i", f"sine=frequency=330:duration={BIG_CLIP_S}:sample_rate=48000",
+        "-c:v", "libx264", "-preset", "ultrafast", "-b:v", rate, "-maxrate", rate,
+        "-bufsize", rate, "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2",
+        "-movflags", "+faststart", str(partial)), Limits(timeout_s=1800))
+    partial.rename(path)
+    return path
 
 
 @contextlib.contextmanager
@@ -93,6 +150,21 @@ def _timeline_summary(path: Path) -> dict[str, Any]:
             "dropped_photos": len(plan.get("dropped_photo_ids", []))}
 
 
+def render_as_deployed(ctx: Any, render_input: Any) -> Any:
+    """The render stage as the workflow runs it, in this process: ``render_plan``, its segments
+    (one with the default ``FILM_RENDER_WORKERS=1``) one after the other, ``render_join``."""
+    from activities.render import run_render_join, run_render_plan, run_render_segment
+    from workflows.segments import plan_segments
+    from workflows.stages import JoinInput, SegmentInput
+
+    plan = run_render_plan(ctx, render_input)
+    ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers, plan.fps)
+    segments = [run_render_segment(ctx, SegmentInput(render=render_input, plan=plan, index=i,
+                                                     start_frame=start, stop_frame=stop))
+                for i, (start, stop) in enumerate(ranges)]
+    return run_render_join(ctx, JoinInput(render=render_input, plan=plan, segments=segments))
+
+
 def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     """Run the stages of ``spec`` in order under ``workdir``; measurements and artifacts.
 
@@ -104,7 +176,6 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     from activities.deliver import run_deliver
     from activities.gate import run_gate
     from activities.prep import run_prep
-    from activities.render import run_render
     from activities.settings import Settings
     from activities.verify import run_verify
     from worker import load_order_folder
@@ -129,7 +200,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
         stage("gate", lambda: run_gate(ctx, stage_input))
         assets = stage("assets", lambda: run_assets(ctx, stage_input))
         with capture_render_stats() as render_stats:
-            rendered = stage("render", lambda: run_render(
+            rendered = stage("render", lambda: render_as_deployed(
                 ctx, RenderInput(order=order, prep=prep, assets=assets)))
         if last >= STAGES.index("verify"):
             stage("verify", lambda: run_verify(ctx, VerifyInput(order=order, render=rendered)))
@@ -138,6 +209,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
                 ctx, DeliverInput(order=order, render=rendered, assets=assets)))
 
     total.peak_tree_mib, total.peak_child_mib = sampler.peak_tree_mib, sampler.peak_child_mib
+    total.peak_tree_pss_mib = sampler.peak_tree_pss_mib
     artifacts = workdir / "artifacts"
     (artifacts / "photos").mkdir(parents=True, exist_ok=True)
     song = ctx.storage.get_file(assets.song_key, artifacts / "song.wav")

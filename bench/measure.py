@@ -48,6 +48,21 @@ def _status_kib(pid: int | str, field_name: str) -> int:
     return 0
 
 
+def _pss_kib(pid: int | str) -> int:
+    """Proportional set size in KiB (shared pages split between their sharers; 0 if gone)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text(encoding="ascii").splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _comm(pid: int | str) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/comm").read_text(encoding="ascii").strip()
+    return ""
+
+
 def _descendants(pid: int) -> list[int]:
     """Every live descendant of ``pid`` (Linux ``/proc/PID/task/TID/children``)."""
     found, todo = [], [pid]
@@ -69,14 +84,20 @@ class RssSampler:
     what ``getrusage`` cannot: the peak of the whole tree (this process plus all descendants
     alive at once, summed) and the largest single descendant's high-water mark (``VmHWM``,
     which restarts at exec). Sampling every ``interval_s`` can miss a spike shorter than that.
+
+    Summed RSS counts pages shared between processes once per sharer, so the tree's PSS
+    (proportional set size: the physical memory the tree really holds) is kept too. A child
+    caught between fork and exec still shows its parent's pages and is left out.
     """
 
     def __init__(self, interval_s: float = 0.2) -> None:
         self.interval_s = interval_s
         self.peak_tree_mib = 0.0
         self.peak_child_mib = 0.0
+        self.peak_tree_pss_mib = 0.0
         self._window_tree_mib = 0.0
         self._window_child_mib = 0.0
+        self._window_pss_mib = 0.0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
@@ -84,21 +105,26 @@ class RssSampler:
     def sample(self) -> None:
         """Take one sample now."""
         me = os.getpid()
-        kids = _descendants(me)
+        mine = _comm(me)
+        kids = [k for k in _descendants(me) if _comm(k) != mine]
         tree = (_status_kib(me, "VmRSS") + sum(_status_kib(k, "VmRSS") for k in kids)) / 1024
+        pss = (_pss_kib(me) + sum(_pss_kib(k) for k in kids)) / 1024
         child = max((_status_kib(k, "VmHWM") for k in kids), default=0) / 1024
         with self._lock:
             self.peak_tree_mib = max(self.peak_tree_mib, tree)
             self.peak_child_mib = max(self.peak_child_mib, child)
+            self.peak_tree_pss_mib = max(self.peak_tree_pss_mib, pss)
             self._window_tree_mib = max(self._window_tree_mib, tree)
             self._window_child_mib = max(self._window_child_mib, child)
+            self._window_pss_mib = max(self._window_pss_mib, pss)
 
-    def window(self) -> tuple[float, float]:
-        """Peaks (tree MiB, largest child MiB) since the previous call; starts a new window."""
+    def window(self) -> tuple[float, float, float]:
+        """Peaks (tree RSS MiB, largest child MiB, tree PSS MiB) since the previous call;
+        starts a new window."""
         self.sample()
         with self._lock:
-            peaks = (self._window_tree_mib, self._window_child_mib)
-            self._window_tree_mib = self._window_child_mib = 0.0
+            peaks = (self._window_tree_mib, self._window_child_mib, self._window_pss_mib)
+            self._window_tree_mib = self._window_child_mib = self._window_pss_mib = 0.0
         return peaks
 
     def _loop(self) -> None:
@@ -124,8 +150,8 @@ class Measured:
     ``maxrss_*`` are the ``getrusage`` high-water marks after the block (process-wide: they
     never go down; the children's figure includes the Python parent's size at fork, see
     :class:`RssSampler`). ``peak_tree_mib`` / ``peak_child_mib`` are the sampled peaks during
-    the block when a sampler was given: this process plus its descendants, and the largest
-    single descendant.
+    the block when a sampler was given: this process plus its descendants (RSS summed, and
+    PSS, which counts shared pages once), and the largest single descendant.
     """
 
     wall_s: float = 0.0
@@ -135,6 +161,7 @@ class Measured:
     maxrss_children_mib: float = 0.0
     peak_tree_mib: float | None = None
     peak_child_mib: float | None = None
+    peak_tree_pss_mib: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -164,7 +191,8 @@ def measure(sampler: RssSampler | None = None) -> Iterator[Measured]:
         result.maxrss_self_mib = after.self_maxrss_mib
         result.maxrss_children_mib = after.children_maxrss_mib
         if sampler is not None:
-            result.peak_tree_mib, result.peak_child_mib = sampler.window()
+            (result.peak_tree_mib, result.peak_child_mib,
+             result.peak_tree_pss_mib) = sampler.window()
 
 
 def _cpu_model() -> str:

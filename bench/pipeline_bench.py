@@ -40,9 +40,11 @@ from bench.measure import machine, moviepy_version
 
 RESULTS = REPO / "bench" / "results"
 FULL = {"lengths": [60, 180], "tiers": ["standard", "signature"], "scaling_lengths": [60, 120, 180],
-        "scaling_photos": [5, 10, 20], "scaling_photo_length": 60}
+        "scaling_photos": [5, 10, 20], "scaling_photo_length": 60, "memory": True}
 QUICK = {"lengths": [30], "tiers": ["standard"], "scaling_lengths": [30, 60],
-         "scaling_photos": [5, 10, 20], "scaling_photo_length": 30}
+         "scaling_photos": [5, 10, 20], "scaling_photo_length": 30, "memory": False}
+MEMORY_CASE = CaseSpec(60, "signature", heavy=True)  # issue 7: 30 photos, 3 clips, one ~480 MB
+MEMORY_TARGET_MIB = 1024
 NOT_MEASURED = "not measured"
 
 
@@ -72,6 +74,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="film length (s) of the photo-count points (60: 20 photos fit)")
     parser.add_argument("--scaling-tier", choices=["standard", "signature"],
                         help="tier of the scaling check (default: the first of --tiers)")
+    parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=None,
+                        help="run the memory case (60 s signature, 30 phone photos, 3 clips "
+                             "incl. ~480 MB); on by default, off with --quick")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     parser.add_argument("--workdir", type=Path, default=None,
                         help="scratch (default: a new temp dir, removed unless --keep)")
@@ -132,15 +137,13 @@ class Runner:
         for done in self.results.cases.values():
             ran = done.get("spec")
             if (ran and ran["length_sec"] == spec.length_sec and ran["tier"] == spec.tier
-                    and ran["photos"] == spec.photos
+                    and ran["photos"] == spec.photos and ran.get("heavy") == spec.heavy
                     and STAGES.index(ran["stop_after"]) >= STAGES.index(spec.stop_after)):
                 return done
         log(f"case {spec.label} (stages through {spec.stop_after}) ...")
         workdir = self.workdir / spec.label
-        result = run_job("case", {"spec": {"length_sec": spec.length_sec, "tier": spec.tier,
-                                           "photos": spec.photos,
-                                           "stop_after": spec.stop_after},
-                                  "workdir": str(workdir)}, workdir, self.args.job_timeout)
+        result = run_job("case", {"spec": asdict(spec), "workdir": str(workdir)}, workdir,
+                         self.args.job_timeout)
         result.setdefault("spec", None)
         result.setdefault("label", spec.label)
         self.results.cases[spec.label] = result
@@ -192,9 +195,15 @@ class Runner:
             return
         for length in self.args.lengths:
             base = next((c for c in self.results.cases.values() if _ok(c) and c["spec"]
-                         and c["length_sec"] == length and not c["spec"]["photos"]), None)
+                         and c["length_sec"] == length and not c["spec"]["photos"]
+                         and not c["spec"].get("heavy")), None)
             if base is not None and length in self.args.moviepy_lengths:
                 self.run_moviepy(length, base)
+
+    def memory_case(self) -> None:
+        """The memory order of issue 7 through every stage (its peak is the figure)."""
+        if self.args.memory:
+            self.case(MEMORY_CASE)
 
     def scaling_check(self) -> None:
         """Render-stage points over film length (sample photos) and photo count."""
@@ -253,6 +262,12 @@ def _mb(sizes: dict[str, int]) -> str:
     return ", ".join(f"{name} {size / BYTES_PER_MB:.2f} MB" for name, size in sizes.items())
 
 
+def _peak(measured: dict[str, Any]) -> str:
+    """A sampled peak as 'PSS x MiB (summed RSS y MiB)'."""
+    return (f"PSS {measured.get('peak_tree_pss_mib') or 0.0:.0f} MiB (summed RSS "
+            f"{measured.get('peak_tree_mib') or 0.0:.0f} MiB)")
+
+
 def _ok(result: dict[str, Any] | None) -> bool:
     return result is not None and "error" not in result
 
@@ -270,18 +285,23 @@ def case_report(case: dict[str, Any]) -> str:
             f"({plan['photos_used']} used), {case['clips_in_order']} clips, "
             f"x264 preset {case['preset']}")
     rows = [[name, s["wall_s"], s["cpu_s"], s["cpu_self_s"], s["cpu_children_s"],
-             s.get("peak_tree_mib"), s.get("peak_child_mib")]
+             s.get("peak_tree_pss_mib"), s.get("peak_tree_mib"), s.get("peak_child_mib")]
             for name, s in stages.items()]
     total = case["total"]
     rows.append(["all stages", case["stages_wall_s"], case["stages_cpu_s"],
-                 total["cpu_self_s"], total["cpu_children_s"], total.get("peak_tree_mib"),
-                 total.get("peak_child_mib")])
-    lines = [head, table(["stage", "wall s", "cpu s", "python", "ffmpeg", "tree MiB",
-                          "1 child MiB"], rows)]
+                 total["cpu_self_s"], total["cpu_children_s"], total.get("peak_tree_pss_mib"),
+                 total.get("peak_tree_mib"), total.get("peak_child_mib")])
+    lines = [head, table(["stage", "wall s", "cpu s", "python", "ffmpeg", "tree PSS MiB",
+                          "tree RSS MiB", "1 child MiB"], rows)]
     lines.append(f"peak RSS (ru_maxrss): self {total['maxrss_self_mib']:.0f} MiB, children "
                  f"{total['maxrss_children_mib']:.0f} MiB (the children's figure counts the "
-                 f"Python parent's size at fork; 'tree' and '1 child' are sampled peaks)")
+                 "Python parent's size at fork; the tree and child columns are sampled peaks: "
+                 "PSS counts pages shared between processes once, summed RSS once per sharer)")
     lines.append(f"films: {_mb(case['films_bytes'])}")
+    if case["spec"].get("heavy"):
+        worst = max(stages, key=lambda n: stages[n].get("peak_tree_pss_mib") or 0.0)
+        lines.append(f"memory order: peak of the process tree {_peak(stages[worst])} in stage "
+                     f"{worst} (target <= {MEMORY_TARGET_MIB} MiB)")
     stats = case.get("render_stats")
     if stats:
         lines.append(f"render_films: {stats['elapsed_s']:.1f} s of the render stage's "
@@ -296,7 +316,8 @@ def ratio_rows(results: Results) -> list[dict[str, Any]]:
     rows = []
     for case in results.cases.values():
         spec = case.get("spec")
-        if not _ok(case) or spec is None or spec["stop_after"] != "deliver" or spec["photos"]:
+        if (not _ok(case) or spec is None or spec["stop_after"] != "deliver" or spec["photos"]
+                or spec.get("heavy")):
             continue
         length = case["length_sec"]
         render = case["stages"]["render"]
@@ -350,7 +371,7 @@ def baselines_report(results: Results) -> str:
     rows = []
     for key, floor in results.floors.items():
         if not _ok(floor):
-            rows.append([f"floor {key}", "FAILED", "", "", "", "", floor["error"]])
+            rows.append([f"floor {key}", "FAILED", "", "", "", "", "", floor["error"]])
             continue
         m = floor["measured"]
         frames = "/".join(str(v) for v in floor["frames_out"].values())
@@ -361,19 +382,21 @@ def baselines_report(results: Results) -> str:
             note += (f"; the pipe costs {cost:.1f} s wall "
                      f"({pipe['measured']['cpu_s'] - m['cpu_s']:.1f} s cpu)")
         rows.append([f"floor {floor['variant']} {floor['length_sec']} s", m["wall_s"],
-                     m["cpu_s"], m["peak_tree_mib"], m["peak_child_mib"],
-                     _mb(floor["films_bytes"]), note])
+                     m["cpu_s"], m.get("peak_tree_pss_mib"), m["peak_tree_mib"],
+                     m["peak_child_mib"], _mb(floor["films_bytes"]), note])
     for length, movie in results.moviepy.items():
         if not _ok(movie):
-            rows.append([f"MoviePy {length} s", "FAILED", "", "", "", "", movie["error"]])
+            rows.append([f"MoviePy {length} s", "FAILED", "", "", "", "", "", movie["error"]])
             continue
         m = movie["measured"]
         per = ", ".join(f"{k} {v:.0f} s" for k, v in m["extra"]["aspect_wall_s"].items())
         rows.append([f"MoviePy {movie['moviepy']} {length} s", m["wall_s"], m["cpu_s"],
-                     m["peak_tree_mib"], m["peak_child_mib"], _mb(movie["films_bytes"]),
+                     m.get("peak_tree_pss_mib"), m["peak_tree_mib"], m["peak_child_mib"],
+                     _mb(movie["films_bytes"]),
                      f"{movie['frames']} frames; {per}; timeline of {movie['based_on']}"])
     return "== floor and MoviePy runs\n" + table(
-        ["run", "wall s", "cpu s", "tree MiB", "1 child MiB", "films", "notes"], rows)
+        ["run", "wall s", "cpu s", "tree PSS MiB", "tree RSS MiB", "1 child MiB", "films",
+         "notes"], rows)
 
 
 def scaling_rows(results: Results) -> list[dict[str, Any]]:
@@ -481,6 +504,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runner = Runner(args, workdir, host, out)
     try:
         runner.main_cases()
+        runner.memory_case()
         if not args.no_scaling:
             runner.scaling_check()
         runner.moviepy_runs()

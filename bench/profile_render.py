@@ -35,7 +35,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.cases import CaseSpec, capture_render_stats, make_order_folder
+from bench.cases import CaseSpec, capture_render_stats, make_order_folder, render_as_deployed
 
 
 @contextlib.contextmanager
@@ -85,7 +85,6 @@ def run_profile(spec: CaseSpec, workdir: Path, count: int, sort: str) -> dict[st
     from activities.context import StageContext
     from activities.gate import run_gate
     from activities.prep import run_prep
-    from activities.render import run_render
     from activities.settings import Settings
     from worker import load_order_folder
     from workflows.stages import RenderInput, StageInput
@@ -106,7 +105,7 @@ def run_profile(spec: CaseSpec, workdir: Path, count: int, sort: str) -> dict[st
         started = time.perf_counter()
         main.enable()
         try:
-            run_render(ctx, RenderInput(order=order, prep=prep, assets=assets))
+            render_as_deployed(ctx, RenderInput(order=order, prep=prep, assets=assets))
         finally:
             main.disable()
         stage_s = time.perf_counter() - started

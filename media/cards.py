@@ -606,11 +606,11 @@ def text_mask(card: CardSpec, width: int, height: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=4)
 def _dither(width: int, height: int) -> np.ndarray:
-    """Fixed, tiled +-1.5 LSB noise: keeps gradients from banding once encoded to 8-bit 4:2:0."""
+    """Fixed, tiled +-1.5 LSB luma noise (height, width): keeps gradients from banding once
+    encoded to 8-bit 4:2:0."""
     tile = np.random.default_rng(20240607).triangular(-1.5, 0.0, 1.5, (128, 128))
     reps = (height // 128 + 1, width // 128 + 1)
-    luma_noise = np.tile(tile.astype(np.float32), reps)[:height, :width]
-    return np.ascontiguousarray(np.repeat(luma_noise[..., None], 3, axis=2))
+    return np.ascontiguousarray(np.tile(tile.astype(np.float32), reps)[:height, :width])
 
 
 def _grid(width: int, height: int, step: int) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -766,7 +766,7 @@ def render_card_image(card: CardSpec, width: int, height: int,
         base = _gradient(pal, width, height)
     else:
         base = _photo_backdrop(background, pal, width, height, focus / height)
-    cv2.add(base, _dither(width, height), dst=base)
+    base += _dither(width, height)[:, :, None]  # the same luma noise on R, G and B
     plain = _to_uint8(base) if entrance or not lay.lines else None
     boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
     if lay.lines:

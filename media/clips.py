@@ -18,11 +18,11 @@ from media import errors
 from media.errors import MediaRejected
 from media.probe import MOV, ClipProbe, demuxer_args, ffprobe_json, input_url
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, run_tool
+from media.spec import AAC_ENCODER_ARGS
 
 MEZZANINE_FPS = 30
 MAX_LONG_EDGE_PX = 1920
 AUDIO_RATE_HZ = 48_000
-AUDIO_BITRATE = "192k"
 TONEMAP_CHAIN = ("zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
                  "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p")
 # swscale's names for the YCbCr matrix of an SDR source (ffprobe color_space -> scale option).
@@ -138,8 +138,8 @@ def _audio_args(probe: ClipProbe) -> list[str]:
     """Stereo 48 kHz AAC (downmixed or duplicated), in sync from t=0; none stays none."""
     if probe.audio_index is None:
         return ["-an"]
-    return ["-af", f"aresample={AUDIO_RATE_HZ}:async=1:first_pts=0", "-c:a", "aac",
-            "-b:a", AUDIO_BITRATE, "-ar", str(AUDIO_RATE_HZ), "-ac", "2"]
+    return ["-af", f"aresample={AUDIO_RATE_HZ}:async=1:first_pts=0", *AAC_ENCODER_ARGS,
+            "-ar", str(AUDIO_RATE_HZ), "-ac", "2"]
 
 
 def _encode(src: Path, dest: Path, probe: ClipProbe, seconds: float, limits: Limits,

@@ -1,7 +1,8 @@
 """Frame composition in numpy/OpenCV: photo moves, clip frames, transitions.
 
-Photos are drawn with one float affine warp per frame (``cv2.warpAffine``, bilinear, reflected
-border) from a source pre-scaled once with area averaging so that the warp never minifies by more
+Photos are drawn with one float affine warp per frame (``cv2.warpAffine``, bilinear, replicated
+border: a crop's viewport lies inside the photo, and OpenCV's replicate path is ~40% cheaper than
+reflect) from a source pre-scaled once with area averaging so that the warp never minifies by more
 than about :data:`MAX_MINIFY`; positions are continuous (no integer-stepped crops). A fitted photo
 (see :mod:`media.framing`) is warped over its blurred, darkened backdrop with anti-aliased edges.
 Clip frames are scaled to cover the frame around their centre. Transitions are linear blends
@@ -26,6 +27,8 @@ BACKDROP_DIM = 0.45  # brightness of the blurred backdrop behind a fitted photo
 BACKDROP_DOWNSCALE = 8  # the backdrop is blurred at 1/8 of the output size
 SHADOW_STRENGTH = 0.55
 WARP_FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+SUBPIXEL_TOLERANCE = 1 / 32  # output pixels a resized crop may sit off the exact viewport
+ORIGIN_SEARCH = 96  # source pixels before the viewport searched for a resize origin
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,54 @@ def viewport_matrix(rect: Rect, src: Prescaled, out_w: int, out_h: int,
 
 
 def render_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
-    """The viewport ``rect`` of a photo as an ``out_h`` x ``out_w`` RGB frame (sub-pixel)."""
+    """The viewport ``rect`` of a photo as an ``out_h`` x ``out_w`` RGB frame (sub-pixel):
+    by :func:`resize_crop` where it can place the viewport exactly enough, else one warp."""
+    fast = resize_crop(src, rect, out_w, out_h)
+    if fast is not None:
+        return fast
     matrix = viewport_matrix(rect, src, out_w, out_h)
     return cv2.warpAffine(src.image, matrix, (out_w, out_h), flags=WARP_FLAGS,
-                          borderMode=cv2.BORDER_REFLECT_101)
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _resize_origin(pos: float, scale: float, size: int) -> tuple[int, int] | None:
+    """An integer source origin ``o`` (0 <= o <= pos) whose distance to ``pos`` is, scaled, a
+    whole number ``n`` >= 1 of output pixels within :data:`SUBPIXEL_TOLERANCE`: ``(o, n)``;
+    None if no origin within :data:`ORIGIN_SEARCH` pixels qualifies."""
+    top = min(math.floor(pos), size - 1)
+    origins = np.arange(top, max(-1, top - ORIGIN_SEARCH - 1), -1)
+    steps = (pos - origins) * scale
+    good = np.flatnonzero((steps >= 1.0) & (np.abs(steps - np.round(steps)) <= SUBPIXEL_TOLERANCE))
+    if len(good) == 0:
+        return None
+    return int(origins[good[0]]), round(float(steps[good[0]]))
+
+
+def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray | None:
+    """:func:`render_crop` done by one ``cv2.resize`` (~40% cheaper than ``warpAffine``, which
+    spends most of its time mapping coordinates), or None where it cannot be exact.
+
+    ``cv2.resize`` maps output pixel ``j`` to ROI pixel ``(j + 0.5) / f - 0.5``: the scale ``f``
+    is free, but the offset is the ROI's whole-pixel origin. So the ROI starts at an origin ``o``
+    a whole number ``n`` of output pixels left of (above) the viewport, and the output is cut
+    at ``n``. The residual is at most :data:`SUBPIXEL_TOLERANCE` output pixels, no coarser than
+    ``warpAffine``'s own 1/32-pixel grid; without such an origin (e.g. at exactly 1:1) the
+    caller warps instead.
+    """
+    height, width = src.image.shape[:2]
+    fx, fy = out_w / (rect.w * src.sx), out_h / (rect.h * src.sy)
+    along_x = _resize_origin(rect.x * src.sx, fx, width)
+    along_y = _resize_origin(rect.y * src.sy, fy, height)
+    if along_x is None or along_y is None:
+        return None
+    (x0, nx), (y0, ny) = along_x, along_y
+    roi_w = min(width - x0, math.ceil((nx + out_w) / fx) + 2)
+    roi_h = min(height - y0, math.ceil((ny + out_h) / fy) + 2)
+    big = cv2.resize(src.image[y0:y0 + roi_h, x0:x0 + roi_w], None, fx=fx, fy=fy,
+                     interpolation=cv2.INTER_LINEAR)
+    if big.shape[1] < nx + out_w or big.shape[0] < ny + out_h:
+        return None  # the viewport reaches the photo's edge: the warp replicates it
+    return np.ascontiguousarray(big[ny:ny + out_h, nx:nx + out_w])
 
 
 def cover_box(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:
@@ -155,10 +202,26 @@ def render_fit(src: Prescaled, rect: Rect, back: np.ndarray) -> np.ndarray:
     matrix = viewport_matrix(rect, src, out_w, out_h, offset=(ix0, iy0))
     fg = cv2.warpAffine(src.image, matrix, (ix1 - ix0, iy1 - iy0), flags=WARP_FLAGS,
                         borderMode=cv2.BORDER_REPLICATE)
-    alpha = np.outer(_coverage(y0, y1, iy0, iy1), _coverage(x0, x1, ix0, ix1))
     roi = out[iy0:iy1, ix0:ix1]
-    out[iy0:iy1, ix0:ix1] = cv2.blendLinear(fg, roi, alpha, 1.0 - alpha)
+    _blend_edges(fg, roi, _coverage(y0, y1, iy0, iy1), _coverage(x0, x1, ix0, ix1))
+    roi[...] = fg
     return out
+
+
+def _blend_edges(fg: np.ndarray, under: np.ndarray, row_cover: np.ndarray,
+                 col_cover: np.ndarray) -> None:
+    """Blend ``fg`` in place over ``under`` where the photo covers pixels only partly (its
+    border rows and columns, coverage ``row_cover`` x ``col_cover``); the inside stays ``fg``
+    (a full-frame blend would cost as much as the warp)."""
+    rows = np.flatnonzero(row_cover < 1.0)
+    inner = np.ones(len(row_cover), bool)
+    inner[rows] = False
+    strips = [(np.s_[r, :], (row_cover[r] * col_cover)[:, None]) for r in rows]
+    strips += [(np.s_[inner, c], (row_cover[inner] * col_cover[c])[:, None])
+               for c in np.flatnonzero(col_cover < 1.0)]
+    for where, alpha in strips:
+        mixed = fg[where] * alpha + under[where] * (1.0 - alpha)
+        fg[where] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
 
 
 class PhotoLayer:

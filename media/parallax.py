@@ -54,6 +54,10 @@ SALIENCY_FG = 0.45  # saliency (0..1) above which a pixel is probably the subjec
 FEATHER = 0.0006  # alpha feather sigma after edge snapping, as a share of the long edge
 GUIDE_RADIUS = 1.5  # guided-filter radius, in low-resolution mask pixels
 GUIDE_EPS = 1e-3  # guided-filter regularization (intensity^2): lower follows edges harder
+LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame shows a 12 MP photo
+# at about half size; full-size layers of one photo held ~1 GB at once)
+REFINE_LONG_EDGE = 2048  # pixels: the guided filter's working size (float32 planes at 12 MP
+# would hold ~0.5 GB at once; at 2048 px, under 1080p crops, the edge looks the same)
 FILL_DILATE = 0.015  # the background fill reaches this far past the subject (share of long edge)
 BACKGROUND_RATE = 0.35  # the background moves this share of the subject's move
 
@@ -84,6 +88,7 @@ class ParallaxLayers:
     background: np.ndarray
     bbox: tuple[int, int, int, int]
     separation: Separation
+    scale: float = 1.0  # layer pixels per photo pixel (see LAYER_LONG_EDGE)
 
 
 # --- separation ------------------------------------------------------------------------------
@@ -277,14 +282,18 @@ def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxL
                            change)
     if not verdict.ok:
         return None, verdict
-    return build_layers(image_rgb, piece, verdict), verdict
+    h, w = image_rgb.shape[:2]
+    k = min(1.0, LAYER_LONG_EDGE / max(h, w))
+    work = image_rgb if k >= 1.0 else cv2.resize(
+        image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    return build_layers(work, piece, verdict, scale=k), verdict
 
 
 # --- layers ----------------------------------------------------------------------------------
 
 
-def build_layers(image_rgb: np.ndarray, piece: np.ndarray,
-                 separation: Separation) -> ParallaxLayers:
+def build_layers(image_rgb: np.ndarray, piece: np.ndarray, separation: Separation,
+                 scale: float = 1.0) -> ParallaxLayers:
     """Full-resolution foreground (RGBA, feathered) and filled background from a low-resolution
     foreground mask ``piece`` (bool, same ratio as the photo)."""
     mask_u8 = piece.astype(np.uint8) * 255
@@ -294,21 +303,33 @@ def build_layers(image_rgb: np.ndarray, piece: np.ndarray,
     ys, xs = np.nonzero(alpha)
     bbox = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1) if xs.size \
         else (0, 0, 0, 0)
-    return ParallaxLayers(foreground, background, bbox, separation)
+    if scale != 1.0:  # bbox in photo pixels, rounded outwards
+        bbox = (math.floor(bbox[0] / scale), math.floor(bbox[1] / scale),
+                math.ceil(bbox[2] / scale), math.ceil(bbox[3] / scale))
+    return ParallaxLayers(foreground, background, bbox, separation, scale)
 
 
 def refine_alpha(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
     """Full-resolution alpha (uint8) from a low-resolution mask: upsampled, then snapped to the
     photo's own edges by a guided filter (He et al. 2010; luminance guide, radius a little
-    over one mask pixel) and lightly feathered (:data:`FEATHER`)."""
+    over one mask pixel) and lightly feathered (:data:`FEATHER`). The filter works on a copy
+    at most :data:`REFINE_LONG_EDGE` pixels long; its alpha is then scaled to the photo."""
     h, w = image_rgb.shape[:2]
-    scale = w / mask_u8.shape[1]
-    prior = cv2.resize(mask_u8, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
-    guide = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255
+    k = min(1.0, REFINE_LONG_EDGE / max(h, w))
+    work = image_rgb if k >= 1.0 else cv2.resize(
+        image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    wh, ww = work.shape[:2]
+    scale = ww / mask_u8.shape[1]
+    prior = cv2.resize(mask_u8, (ww, wh), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
+    guide = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255
     radius = max(2, round(GUIDE_RADIUS * scale))
     alpha = guided_filter(guide, prior, radius, GUIDE_EPS)
-    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.7, FEATHER * max(h, w)))
-    return np.clip(alpha * 255 + 0.5, 0, 255).astype(np.uint8)
+    del prior, guide
+    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.7, FEATHER * max(wh, ww)))
+    alpha_u8 = np.clip(alpha * 255 + 0.5, 0, 255).astype(np.uint8)
+    if (wh, ww) == (h, w):
+        return alpha_u8
+    return cv2.resize(alpha_u8, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def guided_filter(guide: np.ndarray, src: np.ndarray, radius: int, eps: float) -> np.ndarray:
@@ -368,13 +389,18 @@ class ScaledLayers:
 
 
 def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
-    """Both layers area-downscaled by ``factor`` (no change if >= 1); the foreground is
-    premultiplied first, so its downscaled edge does not pick up a dark fringe."""
+    """Both layers area-downscaled to ``factor`` of the photo's size (no change if the layers
+    are that small already); the foreground is premultiplied first, so its downscaled edge does
+    not pick up a dark fringe."""
     alpha = np.ascontiguousarray(layers.foreground[..., 3])
     premultiplied = cv2.multiply(np.ascontiguousarray(layers.foreground[..., :3]),
                                  cv2.cvtColor(alpha, cv2.COLOR_GRAY2RGB), scale=1.0 / 255.0)
-    return ScaledLayers(prescale(premultiplied, factor), prescale(255 - alpha, factor),
-                        prescale(layers.background, factor),
+
+    def scaled(image: np.ndarray) -> Prescaled:
+        done = prescale(image, factor / layers.scale)  # relative to the layer's own size
+        return Prescaled(done.image, done.sx * layers.scale, done.sy * layers.scale)
+
+    return ScaledLayers(scaled(premultiplied), scaled(255 - alpha), scaled(layers.background),
                         tuple(float(v) for v in layers.bbox))
 
 

@@ -66,8 +66,11 @@ from media.runner import (
 from media.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 
 LOOKAHEAD_FRAMES = 45  # prepare a shot's sources this many frames before it appears
-QUEUE_FRAMES = 4  # frames buffered per encoder
+QUEUE_FRAMES = 2  # frames buffered per encoder (ffmpeg's input queue buffers more)
 CLIP_QUEUE_FRAMES = 3  # decoded clip frames buffered ahead
+# Two frame threads and no extra sync look-ahead: the two encoders of a render already share
+# the cores, and each holds ~50 MB less than with x264's defaults (same output bytes).
+X264_THREADING = ("-threads", "2", "-x264-params", "sync-lookahead=0")
 PROGRESS_INTERVAL_S = 0.25
 POLL_S = 0.25
 ENCODER_ADDRESS_SPACE = 6 * 1024**3
@@ -95,22 +98,36 @@ class RenderStats:
 # --- ffmpeg command lines --------------------------------------------------------------------
 
 
-def encoder_argv(aspect: spec.Aspect, audio_path: Path, out_path: Path, preset: str) -> list[str]:
+def audio_encoder_args() -> list[str]:
+    """ffmpeg output options encoding the delivered sound: AAC-LC 192 kb/s, 48 kHz stereo (the
+    single-pass encoder and :func:`media.segments.join_segments` share them)."""
+    return [*spec.AAC_ENCODER_ARGS, "-ar", str(spec.AUDIO_SAMPLE_RATE),
+            "-ac", str(spec.AUDIO_CHANNELS)]
+
+
+def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+                 preset: str) -> list[str]:
     """ffmpeg reading raw rgb24 frames of ``aspect`` on stdin plus the song, writing the delivery
-    MP4: H.264 High yuv420p with the BT.709 matrix and tags, AAC-LC 48 kHz stereo, +faststart."""
+    MP4: H.264 High yuv420p with the BT.709 matrix and tags, AAC-LC 48 kHz stereo, +faststart.
+
+    ``audio_path`` None: a video-only MP4 (a segment of the film, joined later by
+    :func:`media.segments.join_segments`) with the same video settings. Every encode starts on
+    an IDR frame and x264's GOPs are closed by default, so segments join by stream copy."""
+    audio_in = ["-i", str(audio_path), "-map", "0:v:0", "-map", "1:a:0"] if audio_path else [
+        "-map", "0:v:0"]
+    audio_out = [*audio_encoder_args(), "-shortest"] if audio_path else []
     return ffmpeg_argv(
         "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{aspect.width}x{aspect.height}",
         "-r", str(spec.FPS), "-i", "pipe:0",
-        "-i", str(audio_path),
-        "-map", "0:v:0", "-map", "1:a:0",
+        *audio_in,
         "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
         "-c:v", "libx264", "-profile:v", "high", "-preset", preset, "-crf", "20", "-g", "60",
+        *X264_THREADING,
         "-pix_fmt", spec.PIX_FMT, "-colorspace", spec.COLOR_SPACE,
         "-color_primaries", spec.COLOR_PRIMARIES, "-color_trc", spec.COLOR_TRANSFER,
         "-color_range", spec.COLOR_RANGE, "-r", str(spec.FPS),
-        "-c:a", "aac", "-b:a", "192k", "-ar", str(spec.AUDIO_SAMPLE_RATE),
-        "-ac", str(spec.AUDIO_CHANNELS),
-        "-movflags", "+faststart", "-shortest", str(out_path),
+        *audio_out,
+        "-movflags", "+faststart", str(out_path),
     )
 
 
@@ -413,14 +430,51 @@ class _Photo:
         return self.scaled_layers[factor]
 
 
+def card_photo(timeline: Timeline, index: int) -> str | None:
+    """The photo behind card ``index``: the first photo shot for the opening card, the last
+    one for the closing card."""
+    ids = [s.source_id for s in timeline.shots if s.kind == "photo"]
+    if not ids:
+        return None
+    return ids[0] if index == 0 else ids[-1]
+
+
+def shot_photo(timeline: Timeline, index: int) -> str | None:
+    """The photo shot ``index`` shows (its own, or the one behind a card), if any."""
+    shot = timeline.shots[index]
+    if shot.kind == "photo":
+        return shot.source_id
+    return card_photo(timeline, index) if shot.kind == "card" else None
+
+
+def shots_in(timeline: Timeline, frames: tuple[int, int]) -> range:
+    """Indices of the shots visible in the frames ``[start, stop)`` (shots are in film order)."""
+    start, stop = frames
+    visible = [i for i, s in enumerate(timeline.shots)
+               if s.visible_in < stop and s.visible_out > start]
+    return range(visible[0], visible[-1] + 1) if visible else range(0)
+
+
+def sources_for(timeline: Timeline,
+                frames: tuple[int, int] | None = None) -> tuple[set[str], set[str]]:
+    """Ids of the photos and the clips that rendering ``frames`` (default: the whole film)
+    reads: what a worker rendering one segment must fetch."""
+    shots = shots_in(timeline, frames or (0, timeline.total_frames))
+    photos = {p for i in shots if (p := shot_photo(timeline, i)) is not None}
+    clips = {timeline.shots[i].source_id or "" for i in shots
+             if timeline.shots[i].kind == "clip"}
+    return photos, clips
+
+
 class SourcePreparer:
     """Builds :class:`Prepared` shots (on a helper thread) and keeps photos while needed."""
 
     def __init__(self, timeline: Timeline, aspects: tuple[spec.Aspect, ...],
                  photo_paths: dict[str, Path], clip_paths: dict[str, Path], deadline: float,
                  subjects: Mapping[str, Subject] | None = None,
-                 logo: np.ndarray | None = None) -> None:
+                 logo: np.ndarray | None = None, shots: range | None = None) -> None:
         self.timeline = timeline
+        self.shots = shots if shots is not None else range(len(timeline.shots))
         self.subjects = dict(subjects or {})
         self.logo = logo
         self.aspects = aspects
@@ -434,18 +488,13 @@ class SourcePreparer:
         self._clip_sizes: dict[str, tuple[int, int]] = {}
 
     def _card_photo(self, index: int) -> str | None:
-        """The photo behind card ``index``: the first photo shot for the opening card, the last
-        one for the closing card."""
-        ids = [s.source_id for s in self.timeline.shots if s.kind == "photo"]
-        if not ids:
-            return None
-        return ids[0] if index == 0 else ids[-1]
+        return card_photo(self.timeline, index)
 
     def _count_uses(self) -> dict[str, int]:
+        """Uses of each photo by the shots rendered (a photo is freed after its last one)."""
         uses: dict[str, int] = {}
-        for i, shot in enumerate(self.timeline.shots):
-            photo = shot.source_id if shot.kind == "photo" else (
-                self._card_photo(i) if shot.kind == "card" else None)
+        for i in self.shots:
+            photo = shot_photo(self.timeline, i)
             if photo is not None:
                 uses[photo] = uses.get(photo, 0) + 1
         return uses
@@ -568,12 +617,25 @@ def _aspects_for(outputs: dict[str, Path]) -> tuple[spec.Aspect, ...]:
 
 
 def _check_sources(timeline: Timeline, photo_paths: dict[str, Path],
-                   clip_paths: dict[str, Path]) -> None:
-    """Every photo and clip the timeline uses has a path."""
-    for shot in timeline.shots:
-        paths = {"photo": photo_paths, "clip": clip_paths}.get(shot.kind)
-        if paths is not None and shot.source_id not in paths:
-            raise ValueError(f"no path for {shot.kind} {shot.source_id!r}")
+                   clip_paths: dict[str, Path], frames: tuple[int, int]) -> None:
+    """Every photo and clip the frames use has a path."""
+    photos, clips = sources_for(timeline, frames)
+    for kind, ids, paths in (("photo", photos, photo_paths), ("clip", clips, clip_paths)):
+        for missing in sorted(ids - set(paths)):
+            raise ValueError(f"no path for {kind} {missing!r}")
+
+
+def _frame_range(timeline: Timeline, frames: tuple[int, int] | None) -> tuple[int, int]:
+    """``frames`` checked (default: the whole film). A range may not start inside a clip
+    shot: clips are decoded sequentially from the shot's first frame."""
+    start, stop = frames if frames is not None else (0, timeline.total_frames)
+    if not 0 <= start < stop <= timeline.total_frames:
+        raise ValueError(f"frames {start}..{stop} outside the film's 0..{timeline.total_frames}")
+    for index, shot in enumerate(timeline.shots):
+        if shot.kind == "clip" and shot.visible_in < start < shot.visible_out:
+            raise ValueError(f"frame {start} is inside clip shot {index} "
+                             f"({shot.visible_in}..{shot.visible_out})")
+    return start, stop
 
 
 def _default_timeout(timeline: Timeline) -> float:
@@ -599,20 +661,23 @@ class _ShotPipeline:
     """Prepared shots in flight: submitted ahead, fetched when visible, closed when done."""
 
     def __init__(self, timeline: Timeline, preparer: SourcePreparer,
-                 executor: ThreadPoolExecutor, deadline: float) -> None:
+                 executor: ThreadPoolExecutor, deadline: float,
+                 shots: range | None = None) -> None:
         self.timeline = timeline
         self.preparer = preparer
         self.executor = executor
         self.deadline = deadline
         self.futures: dict[int, Future[Prepared]] = {}
         self.ready: dict[int, Prepared] = {}
-        self.next_submit = 0
+        shots = shots if shots is not None else range(len(timeline.shots))
+        self.next_submit = shots.start  # the first shot visible in the rendered frames
+        self.end = shots.stop  # shots from here on are not rendered
         self.closed = False
 
     def advance(self, frame: int) -> None:
         """Submit shots appearing within the look-ahead; close shots that have ended."""
         shots = self.timeline.shots
-        while (self.next_submit < len(shots)
+        while (self.next_submit < self.end
                and shots[self.next_submit].visible_in <= frame + LOOKAHEAD_FRAMES):
             self.futures[self.next_submit] = self.executor.submit(self.preparer.prepare,
                                                                   self.next_submit)
@@ -667,7 +732,7 @@ def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
 
 
 @contextlib.contextmanager
-def _encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path, outputs: dict[str, Path],
+def _encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None, outputs: dict[str, Path],
               preset: str, timeout_s: float) -> Iterator[dict[str, EncoderFeed]]:
     with contextlib.ExitStack() as stack:
         feeds: dict[str, EncoderFeed] = {}
@@ -682,14 +747,20 @@ def _encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path, outputs: dict[
 
 
 def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: dict[str, Path],
-                 audio_path: Path, outputs: dict[str, Path], *,
+                 audio_path: Path | None, outputs: dict[str, Path], *,
+                 frames: tuple[int, int] | None = None,
                  on_progress: Callable[[float], None] | None = None,
                  encoder_preset: str = "veryfast", timeout_s: float | None = None,
                  subjects: Mapping[str, Subject] | None = None,
                  logo: np.ndarray | None = None) -> RenderStats:
     """Render ``timeline`` to every aspect in ``outputs`` (aspect name -> MP4 path) in one pass.
 
-    ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length). ``on_progress``
+    ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length); None writes
+    video-only files. ``frames`` (start inclusive, stop exclusive; default the whole film)
+    renders one segment of the film, to be joined by :func:`media.segments.join_segments`:
+    every frame is a function of its index except inside clip shots, which are decoded
+    sequentially, so a segment may not start inside one (ValueError; see
+    :func:`media.timeline.segment_cut_frames`). ``on_progress``
     receives the fraction done (0..1) a few times per second. ``subjects`` (photo id -> subject
     found earlier, e.g. by the assets stage) saves detecting them again. ``logo`` (RGBA uint8,
     straight alpha) is drawn small in a corner of every shot inside the safe area (bottom-right
@@ -701,21 +772,23 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     raises :class:`media.runner.ToolError` with the tool's stderr.
     """
     aspects = _aspects_for(outputs)
-    _check_sources(timeline, photo_paths, clip_paths)
+    start, stop = _frame_range(timeline, frames)
+    shots = shots_in(timeline, (start, stop))
+    _check_sources(timeline, photo_paths, clip_paths, (start, stop))
     started = time.monotonic()
     budget = timeout_s if timeout_s is not None else _default_timeout(timeline)
     deadline = started + budget
     progress = _Throttle(on_progress)
     preparer = SourcePreparer(timeline, aspects, photo_paths, clip_paths, deadline,
-                              subjects, logo)
+                              subjects, logo, shots)
     overlay = LogoOverlay(logo, aspects) if logo is not None else None
     pipeline = _ShotPipeline(timeline, preparer,
                              ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare"),
-                             deadline)
+                             deadline, shots)
     compose_s = 0.0
     try:
         with _encoders(aspects, audio_path, outputs, encoder_preset, budget) as feeds:
-            for frame in range(timeline.total_frames):
+            for frame in range(start, stop):
                 t0 = time.monotonic()
                 if t0 > deadline:
                     raise ToolTimeoutError(f"render timed out after {budget:.0f}s", None, "")
@@ -726,7 +799,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                 compose_s += time.monotonic() - t0
                 for name, image in composed.items():
                     feeds[name].put(image)
-                progress(0.99 * (frame + 1) / timeline.total_frames)
+                progress(0.99 * (frame + 1 - start) / (stop - start))
             pipeline.close()
             for feed in feeds.values():
                 feed.finish()
@@ -735,7 +808,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
         pipeline.close()
     progress(1.0, force=True)
     elapsed = time.monotonic() - started
-    return RenderStats(timeline.total_frames, tuple(a.name for a in aspects), elapsed,
-                       timeline.total_frames / elapsed if elapsed > 0 else 0.0, compose_s,
+    return RenderStats(stop - start, tuple(a.name for a in aspects), elapsed,
+                       (stop - start) / elapsed if elapsed > 0 else 0.0, compose_s,
                        wait_s, {k: str(v) for k, v in outputs.items()},
                        (*(("brand logo drawn",) if logo is not None else ()), *preparer.notes))

@@ -32,6 +32,10 @@ COLOR_TRANSFER = "bt709"
 COLOR_SPACE = "bt709"
 COLOR_RANGE = "tv"
 AUDIO_CODEC = "aac"
+AAC_ENCODER_ARGS = ("-c:a", "aac", "-aac_coder", "fast", "-b:a", "192k")
+"""ffmpeg's native AAC-LC at 192 kb/s with its ``fast`` coder: the default ``twoloop`` coder
+clicked (a single 5 ms spike 17 dB over the music, -0.1 dBTP) on a mastered soundtrack of the
+60 s memory order, and its authors rate ``fast`` the steadier and better one at high bitrates."""
 AUDIO_PROFILE = "LC"
 AUDIO_SAMPLE_RATE = 48_000
 AUDIO_CHANNELS = 2

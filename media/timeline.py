@@ -575,6 +575,23 @@ def _replace(shot: Shot, **changes: Any) -> Shot:
     return Shot(**data)
 
 
+def segment_cut_frames(timeline: Timeline) -> list[int]:
+    """Frames where the film may be split into separately rendered segments, ascending.
+
+    A candidate is a shot boundary (some shot's ``visible_in`` or ``visible_out``) strictly
+    inside the film where no clip shot is on screen on both sides of it (no clip shot with
+    ``visible_in < f < visible_out``). Every other frame is a pure function of its index
+    (photo moves, cards, logo, transitions, film fades), but a clip is decoded sequentially from
+    its shot's first visible frame, so a segment must never start in the middle of one. Cutting
+    on shot boundaries also keeps the closed-GOP restart (an IDR frame) at a change of picture,
+    where it costs least.
+    """
+    bounds = {f for shot in timeline.shots for f in (shot.visible_in, shot.visible_out)}
+    clips = [(s.visible_in, s.visible_out) for s in timeline.shots if s.kind == "clip"]
+    return sorted(f for f in bounds if 0 < f < timeline.total_frames
+                  and not any(a < f < b for a, b in clips))
+
+
 def timeline_from_dict(data: dict[str, Any]) -> Timeline:
     """Rebuild a :class:`Timeline` from ``dataclasses.asdict`` output (or its JSON)."""
     shots = []

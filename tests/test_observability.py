@@ -38,7 +38,7 @@ from workflows.stages import (
     HOLD_ERROR_TYPE,
     GateResult,
     RenderInput,
-    RenderResult,
+    RenderPlan,
     StageInput,
     VerifyInput,
     VerifyResult,
@@ -78,7 +78,7 @@ class PerRunFaults(FakeStages):
 
     def activities(self) -> list[Any]:
         """The fakes, with gate holding ``held*`` gifts, verify failing ``failed*`` ones and
-        render stalling ``stuck*`` ones until released."""
+        the render plan stalling ``stuck*`` ones until released."""
         fakes = {fn.__name__: fn for fn in super().activities()}
         plain = dict(fakes)
 
@@ -89,11 +89,11 @@ class PerRunFaults(FakeStages):
                                        non_retryable=True)
             return await plain["gate"](stage_input)
 
-        @activity.defn(name="render")
-        async def render(render_input: RenderInput) -> RenderResult:
+        @activity.defn(name="render_plan")
+        async def render_plan(render_input: RenderInput) -> RenderPlan:
             if render_input.order.gift_id.startswith("stuck"):
                 await self.stuck.wait()
-            return await plain["render"](render_input)
+            return await plain["render_plan"](render_input)
 
         @activity.defn(name="verify")
         async def verify(verify_input: VerifyInput) -> VerifyResult:
@@ -101,7 +101,7 @@ class PerRunFaults(FakeStages):
                 raise ApplicationError("miss", type="FilmSpecMiss", non_retryable=True)
             return await plain["verify"](verify_input)
 
-        fakes.update(gate=gate, render=render, verify=verify)
+        fakes.update(gate=gate, render_plan=render_plan, verify=verify)
         return list(fakes.values())
 
 
@@ -236,6 +236,15 @@ def test_structured_formatter_lifts_temporal_ids_and_masks_secrets() -> None:
     assert 'gift_id="g_123"' in line and 'stage="render"' in line and SECRET not in line
 
 
+def test_render_parts_are_logged_as_the_render_stage() -> None:
+    record = logging.makeLogRecord({
+        "name": "temporalio.activity", "levelname": "INFO", "msg": "segment done",
+        "temporal_activity": {"workflow_id": "film-g_1-1", "activity_type": "render_segment",
+                              "attempt": 1}})
+    fields = json.loads(StructuredFormatter("json").format(record))
+    assert (fields["stage"], fields["activity"]) == ("render", "render_segment")
+
+
 async def test_tracing_is_off_by_default_and_spans_workflow_and_stages_when_enabled(
     temporal_env: WorkflowEnvironment,
 ) -> None:
@@ -254,5 +263,6 @@ async def test_tracing_is_off_by_default_and_spans_workflow_and_stages_when_enab
     async with fake_workers(client, FakeStages()) as queue:
         await (await start_render(client, make_order(), task_queue=queue)).result()
     names = {span.name for span in exporter.get_finished_spans()}
-    assert {"StartWorkflow:FilmRender", "RunWorkflow:FilmRender", "RunActivity:render",
+    assert {"StartWorkflow:FilmRender", "RunWorkflow:FilmRender", "RunActivity:render_plan",
+            "RunActivity:render_segment", "RunActivity:render_join",
             "RunActivity:report_outcome"} <= names

@@ -17,11 +17,13 @@ from temporalio.testing import WorkflowEnvironment
 from activities.registry import FilmActivities
 from activities.settings import Settings
 from activities.storage import Storage
+from media.runner import Limits
+from media.segments import count_video_frames
 from media.verify import ffprobe_json
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from worker import load_order_folder, running_worker
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
-from workflows.stages import ActivityName, RenderInput, RenderResult
+from workflows.stages import ActivityName, SegmentInput, SegmentResult
 
 SAMPLE_ORDER = Path(__file__).resolve().parent.parent / "samples" / "birthday"
 pytestmark = pytest.mark.e2e
@@ -123,6 +125,32 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     assert body["state"] == "succeeded" and body["charge_id"] == order.charge_id
 
 
+@pytest.mark.timeout(900)
+async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_delivered(
+    temporal_env: WorkflowEnvironment, settings: Settings, receiver: OrderApiReceiver,
+    tmp_path: Path,
+) -> None:
+    split = settings.model_copy(update={"render_workers": 2, "media_concurrency": 2})
+    async with running_worker(temporal_env.client, split):
+        order = load_order_folder(SAMPLE_ORDER, split, unique_gift_id())
+        handle = await start_render(temporal_env.client, order, task_queue=split.task_queue)
+        outcome = await handle.result()
+    assert outcome.state is FilmState.SUCCEEDED, outcome.reason  # verify passed on the join
+    segments = [e.activity_task_scheduled_event_attributes.input for e in
+                (await handle.fetch_history()).events
+                if e.activity_task_scheduled_event_attributes.activity_type.name
+                == ActivityName.RENDER_SEGMENT]
+    assert len(segments) == 2
+    storage = storage_of(split)
+    for name, (width, height) in {"16x9": (1920, 1080), "9x16": (1080, 1920)}.items():
+        film = storage.get_file(f"{order.delivery_prefix}/{name}.mp4", tmp_path / f"{name}.mp4")
+        assert_film_meets_spec(film, width, height, order.length_sec)
+        assert count_video_frames(film, Limits(timeout_s=60)) == round(order.length_sec * 30)
+        for index in range(2):
+            assert storage.exists(f"{order.run_prefix}/render/segments/{index:03d}/{name}.mp4")
+    assert [body["state"] for body in receiver.bodies()] == ["succeeded"]
+
+
 def disguised_photo_order(folder: Path) -> Path:
     """An order folder whose every photo is a disguised or corrupt file."""
     folder.mkdir()
@@ -156,9 +184,9 @@ async def test_order_with_only_unusable_photos_is_held_and_reported(
     assert storage_of(real_worker).list(order.delivery_prefix + "/") == []
 
 
-@activity.defn(name=ActivityName.RENDER)
-def broken_render(render_input: RenderInput) -> RenderResult:
-    """Stands in for the render stage with a fault of ours (an encoder crash)."""
+@activity.defn(name=ActivityName.RENDER_SEGMENT)
+def broken_render_segment(segment: SegmentInput) -> SegmentResult:
+    """Stands in for the render stage's segment with a fault of ours (an encoder crash)."""
     raise RuntimeError("x264 segfaulted")
 
 
@@ -170,8 +198,8 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
     real = FilmActivities.all
 
     def with_broken_render(self: FilmActivities) -> list[Any]:
-        return [broken_render if getattr(fn, "__name__", "") == "render" else fn
-                for fn in real(self)]
+        return [broken_render_segment if getattr(fn, "__name__", "") == "render_segment"
+                else fn for fn in real(self)]
 
     monkeypatch.setattr(FilmActivities, "all", with_broken_render)
     async with running_worker(temporal_env.client, settings):

@@ -2,8 +2,10 @@
 non-deterministic workflow change fails CI; workflow changes go through ``workflow.patched``.
 
 ``tests/histories/v1-main-queue/`` was recorded from the workflow as it was before the media
-task queue (all stages on one queue); ``v2-media-queue/`` from the current code. Re-record with
-``python -m tests.histories.record --out tests/histories/<version>`` after a patched change.
+task queue (all stages on one queue); ``v2-media-queue/`` before the render stage was split into
+segments (one ``render`` activity); ``v3-render-segments/`` from the current code. Re-record
+with ``python -m tests.histories.record --out tests/histories/<version>`` after a patched
+change.
 """
 
 from __future__ import annotations
@@ -21,11 +23,19 @@ from tests.processes import filmworker
 from tests.test_workflow import FakeStages, fake_workers, make_order
 from worker import read_history, replay
 from workflows.contract import start_render
-from workflows.film import MEDIA_QUEUE_PATCH, MEDIA_STAGES, media_task_queue
+from workflows.film import (
+    MEDIA_QUEUE_PATCH,
+    MEDIA_STAGES,
+    RENDER_SEGMENTS_PATCH,
+    media_task_queue,
+)
+from workflows.stages import RENDER_ACTIVITIES, ActivityName
 
 HISTORIES = Path(__file__).resolve().parent / "histories"
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
 BEFORE_PATCH, AFTER_PATCH = HISTORIES / "v1-main-queue", HISTORIES / "v2-media-queue"
+SEGMENTS = HISTORIES / "v3-render-segments"
+VERSIONS = (BEFORE_PATCH, AFTER_PATCH, SEGMENTS)
 
 
 def patch_ids(history: WorkflowHistory) -> list[str]:
@@ -36,6 +46,13 @@ def patch_ids(history: WorkflowHistory) -> list[str]:
             for payload in event.marker_recorded_event_attributes.details["patch-data"].payloads:
                 ids.append(json.loads(payload.data)["id"])
     return ids
+
+
+def scheduled_activities(history: WorkflowHistory) -> list[str]:
+    """Activity types in the order they were scheduled."""
+    return [e.activity_task_scheduled_event_attributes.activity_type.name
+            for e in history.events
+            if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]
 
 
 def activity_queues(history: WorkflowHistory) -> dict[str, str]:
@@ -52,10 +69,11 @@ def workflow_queue(history: WorkflowHistory) -> str:
     return history.events[0].workflow_execution_started_event_attributes.task_queue.name
 
 
-def test_recorded_histories_cover_succeeded_held_and_failed_before_and_after_the_patch() -> None:
+def test_recorded_histories_cover_succeeded_held_and_failed_before_and_after_each_patch(
+) -> None:
     recorded = {(path.parent.name, path.stem) for path in RECORDED}
-    for version in (BEFORE_PATCH.name, AFTER_PATCH.name):
-        assert {(version, kind) for kind in ("succeeded", "held", "failed")} <= recorded
+    for version in VERSIONS:
+        assert {(version.name, kind) for kind in ("succeeded", "held", "failed")} <= recorded
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -77,6 +95,25 @@ async def test_history_from_before_the_patch_replays_and_keeps_its_single_queue(
         name: media_task_queue(queue) if name in MEDIA_STAGES else queue
         for name in activity_queues(old)
     }
+
+
+async def test_history_from_before_the_split_renders_in_one_activity_and_still_replays() -> None:
+    old = read_history(AFTER_PATCH / "succeeded.json")
+    assert ActivityName.RENDER in scheduled_activities(old)
+    assert not set(RENDER_ACTIVITIES) & set(scheduled_activities(old))
+    assert (await replay(old)).replay_failure is None
+
+    new = read_history(SEGMENTS / "succeeded.json")
+    assert patch_ids(new) == [MEDIA_QUEUE_PATCH, RENDER_SEGMENTS_PATCH]
+    names = scheduled_activities(new)
+    assert ActivityName.RENDER not in names
+    render = names[names.index(ActivityName.RENDER_PLAN):names.index(ActivityName.RENDER_JOIN) + 1]
+    assert render == ["render_plan", "render_segment", "render_segment", "render_join"]
+    queue = workflow_queue(new)
+    assert {activity_queues(new)[n] for n in RENDER_ACTIVITIES} == {media_task_queue(queue)}
+
+    failed = scheduled_activities(read_history(SEGMENTS / "failed.json"))
+    assert "render_segment" in failed and "render_join" not in failed and "verify" not in failed
 
 
 def tampered(source: Path, dest: Path) -> Path:

@@ -31,17 +31,27 @@ from workflows.contract import (
 )
 from workflows.film import MEDIA_STAGES, FilmRender, media_task_queue
 from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
+from workflows.segments import plan_segments
 from workflows.stages import (
     HOLD_ERROR_TYPE,
+    RENDER_ACTIVITIES,
     ActivityName,
     AssetsResult,
     DeliverResult,
     GateResult,
+    JoinInput,
     PrepResult,
+    RenderPlan,
     RenderResult,
     ReportInput,
+    SegmentInput,
+    SegmentResult,
     VerifyResult,
 )
+
+FAKE_FPS = 30
+FAKE_TOTAL_FRAMES = 30 * FAKE_FPS  # make_order's 30 s
+FAKE_CUTS = list(range(45, FAKE_TOTAL_FRAMES, 90))  # a shot boundary every 3 s
 
 
 def make_order(gift_id: str | None = None) -> FilmOrder:
@@ -59,22 +69,27 @@ def make_order(gift_id: str | None = None) -> FilmOrder:
 
 
 class FakeStages:
-    """Same-named stand-ins for the six stages and the report, with hooks per stage."""
+    """Same-named stand-ins for the six stages, the render stage's parts (plan, segments, join;
+    ``render_workers`` as the plan reports it) and the report, with hooks per activity
+    (``failures`` keyed ``render_segment:<index>`` hit one segment only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, render_workers: int = 1) -> None:
+        self.render_workers = render_workers
         self.calls: list[str] = []
         self.queues: dict[str, str] = {}
         self.reported: list[FilmOutcome] = []
         self.gates: dict[str, asyncio.Event] = {}
         self.failures: dict[str, Callable[[], Exception]] = {}
+        self.segments: list[SegmentInput] = []
 
-    async def _enter(self, name: str) -> None:
+    async def _enter(self, name: str, key: str | None = None) -> None:
         self.calls.append(name)
         self.queues[name] = activity.info().task_queue
         if name in self.gates:
             await self.gates[name].wait()
-        if name in self.failures:
-            raise self.failures[name]()
+        for hook in (name, key):
+            if hook in self.failures:
+                raise self.failures[hook]()
 
     def activities(self) -> list[Callable[..., Any]]:
         """The fakes, registered under the real activity names."""
@@ -101,6 +116,27 @@ class FakeStages:
             return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
                                 timeline_key="t", duration_sec=30.0)
 
+        @activity.defn(name=ActivityName.RENDER_PLAN)
+        async def render_plan(_: Any) -> RenderPlan:
+            await self._enter("render_plan")
+            return RenderPlan(timeline_key="t", soundtrack_key="s",
+                              total_frames=FAKE_TOTAL_FRAMES, fps=FAKE_FPS, duration_sec=30.0,
+                              cut_frames=FAKE_CUTS, render_workers=self.render_workers)
+
+        @activity.defn(name=ActivityName.RENDER_SEGMENT)
+        async def render_segment(segment: SegmentInput) -> SegmentResult:
+            self.segments.append(segment)
+            await self._enter("render_segment", f"render_segment:{segment.index}")
+            return SegmentResult(index=segment.index, film_keys={"16x9": "a", "9x16": "b"},
+                                 frames=segment.stop_frame - segment.start_frame)
+
+        @activity.defn(name=ActivityName.RENDER_JOIN)
+        async def render_join(join: JoinInput) -> RenderResult:
+            await self._enter("render_join")
+            assert sum(s.frames for s in join.segments) == join.plan.total_frames
+            return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
+                                timeline_key="t", duration_sec=30.0)
+
         @activity.defn(name=ActivityName.VERIFY)
         async def verify(_: Any) -> VerifyResult:
             await self._enter("verify")
@@ -118,7 +154,8 @@ class FakeStages:
             self.reported.append(report.outcome)
             return "accepted"
 
-        return [prep, gate, assets, render, verify, deliver, report_outcome]
+        return [prep, gate, assets, render, render_plan, render_segment, render_join, verify,
+                deliver, report_outcome]
 
 
 @contextlib.asynccontextmanager
@@ -143,6 +180,13 @@ async def fake_worker(temporal_env: WorkflowEnvironment) -> AsyncIterator[tuple[
         yield temporal_env.client, queue, stages
 
 
+# What each stage calls when rendered on one worker (the render stage: plan, segment, join).
+STAGE_ACTIVITIES: dict[FilmStage, tuple[str, ...]] = {
+    stage: RENDER_ACTIVITIES if stage is FilmStage.RENDER else (stage.value,)
+    for stage in FilmStage
+}
+
+
 async def wait_for_stage(handle: WorkflowHandle[Any, Any], stage: FilmStage) -> Progress:
     """Poll the progress query until the run is at ``stage`` (bounded: 10 s)."""
     for _ in range(200):
@@ -156,7 +200,7 @@ async def wait_for_stage(handle: WorkflowHandle[Any, Any], stage: FilmStage) -> 
 async def test_progress_moves_through_the_stages_in_order(fake_worker: Any) -> None:
     client, queue, stages = fake_worker
     for stage in FilmStage:
-        stages.gates[stage.value] = asyncio.Event()
+        stages.gates[STAGE_ACTIVITIES[stage][0]] = asyncio.Event()
     handle = await start_render(client, make_order(), task_queue=queue)
     percents = []
     for stage in FilmStage:
@@ -165,9 +209,9 @@ async def test_progress_moves_through_the_stages_in_order(fake_worker: Any) -> N
         percents.append(progress.percent)
         attributes = (await handle.describe()).typed_search_attributes
         assert attributes.get(FILM_STAGE) == stage.value
-        stages.gates[stage.value].set()
+        stages.gates[STAGE_ACTIVITIES[stage][0]].set()
     outcome = await handle.result()
-    assert stages.calls == [s.value for s in FilmStage]
+    assert stages.calls == [name for stage in FilmStage for name in STAGE_ACTIVITIES[stage]]
     assert percents == sorted(percents) and percents[0] == 0
     assert outcome.state is FilmState.SUCCEEDED and outcome.stage is FilmStage.DELIVER
     assert outcome.film_url == {"16x9": "u1", "9x16": "u2"}
@@ -210,12 +254,12 @@ async def test_a_hold_ends_the_run_held_and_is_reported_once(fake_worker: Any) -
 @pytest.mark.timeout(120)
 async def test_a_fault_of_ours_is_retried_then_ends_the_run_failed(fake_worker: Any) -> None:
     client, queue, stages = fake_worker
-    stages.failures["render"] = lambda: RuntimeError("encoder crashed")
+    stages.failures["render_plan"] = lambda: RuntimeError("encoder crashed")
     handle = await start_render(client, make_order(), task_queue=queue)
     outcome = await handle.result()
     assert (outcome.state, outcome.stage) == (FilmState.FAILED, FilmStage.RENDER)
     assert outcome.reason == "render_failed:RuntimeError"
-    assert stages.calls.count("render") == 3, "three attempts before giving up"
+    assert stages.calls.count("render_plan") == 3, "three attempts before giving up"
     assert "verify" not in stages.calls
     assert stages.reported == [outcome]
 
@@ -226,7 +270,50 @@ async def test_media_stages_run_on_the_media_queue_and_orchestration_on_the_main
     client, queue, stages = fake_worker
     outcome = await (await start_render(client, make_order(), task_queue=queue)).result()
     assert outcome.state is FilmState.SUCCEEDED
-    expected = {stage.value: media_task_queue(queue) if stage in MEDIA_STAGES else queue
-                for stage in FilmStage}
+    expected = {name: media_task_queue(queue) if stage in MEDIA_STAGES else queue
+                for stage in FilmStage for name in STAGE_ACTIVITIES[stage]}
     assert stages.queues == {**expected, "report_outcome": queue}
-    assert stages.queues["gate"] == queue and stages.queues["render"] == f"{queue}-media"
+    assert stages.queues["gate"] == queue
+    assert stages.queues["render_segment"] == f"{queue}-media"
+
+
+async def test_render_is_split_into_as_many_segments_as_the_plan_allows_then_joined(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages(render_workers=3)
+    stages.gates["render_segment"] = asyncio.Event()
+    async with fake_workers(temporal_env.client, stages) as queue:
+        handle = await start_render(temporal_env.client, make_order(), task_queue=queue)
+        for _ in range(200):  # all three are scheduled at once, before any of them finished
+            if stages.calls.count("render_segment") == 3:
+                break
+            await asyncio.sleep(0.05)
+        assert stages.calls.count("render_segment") == 3
+        assert "render_join" not in stages.calls
+        stages.gates["render_segment"].set()
+        outcome = await handle.result()
+    assert outcome.state is FilmState.SUCCEEDED
+    ranges = sorted((s.start_frame, s.stop_frame) for s in stages.segments)
+    assert ranges == plan_segments(FAKE_TOTAL_FRAMES, FAKE_CUTS, 3, FAKE_FPS)
+    assert ranges[0][0] == 0 and ranges[-1][1] == FAKE_TOTAL_FRAMES and len(ranges) == 3
+    assert sorted(s.index for s in stages.segments) == [0, 1, 2]
+    assert stages.calls[3:8] == ["render_plan", *["render_segment"] * 3, "render_join"]
+    assert {stages.queues[n] for n in RENDER_ACTIVITIES} == {media_task_queue(queue)}
+    assert stages.reported == [outcome]
+
+
+@pytest.mark.timeout(120)
+async def test_a_failing_segment_ends_the_run_failed_and_is_reported_once(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages(render_workers=3)
+    stages.failures["render_segment:1"] = lambda: RuntimeError("x264 segfaulted")
+    async with fake_workers(temporal_env.client, stages) as queue:
+        outcome = await (await start_render(temporal_env.client, make_order(),
+                                            task_queue=queue)).result()
+    assert (outcome.state, outcome.stage) == (FilmState.FAILED, FilmStage.RENDER)
+    assert outcome.reason == "render_failed:RuntimeError"
+    assert [s.index for s in stages.segments].count(1) == 3, "three attempts before giving up"
+    assert [s.index for s in stages.segments].count(0) == 1
+    assert "render_join" not in stages.calls and "verify" not in stages.calls
+    assert stages.reported == [outcome]

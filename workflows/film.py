@@ -7,10 +7,16 @@ The media stages run on the media task queue, ``{task_queue}-media``, derived fr
 task queue, so heavy work has its own workers and slots and cannot starve orchestration (the
 gate and the outcome report stay on the main queue). Runs started before that change
 (``MEDIA_QUEUE_PATCH``) keep every stage on the main queue.
+
+The render stage is split over the media workers (``RENDER_SEGMENTS_PATCH``): ``render_plan``
+plans the film and says where it may be cut and how many workers may render it, the workflow
+splits it (:func:`workflows.segments.plan_segments`), renders the segments concurrently and
+``render_join`` joins them. Runs started before that change render in one ``render`` activity.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -29,17 +35,23 @@ with workflow.unsafe.imports_passed_through():
         Progress,
     )
     from workflows.search import FILM_STAGE, FILM_STATE
+    from workflows.segments import plan_segments
     from workflows.stages import (
         HOLD_ERROR_TYPE,
+        RENDER_ACTIVITIES,
         ActivityName,
         AssetsResult,
         DeliverInput,
         DeliverResult,
         GateResult,
+        JoinInput,
         PrepResult,
         RenderInput,
+        RenderPlan,
         RenderResult,
         ReportInput,
+        SegmentInput,
+        SegmentResult,
         StageInput,
         VerifyInput,
         VerifyResult,
@@ -90,9 +102,15 @@ STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
 MEDIA_STAGES = frozenset(
     {FilmStage.PREP, FilmStage.ASSETS, FilmStage.RENDER, FilmStage.VERIFY, FilmStage.DELIVER}
 )
+MEDIA_ACTIVITIES = frozenset({*(ActivityName(stage.value) for stage in MEDIA_STAGES),
+                              *RENDER_ACTIVITIES})
+"""Activities the media worker runs: the media stages and the render stage's parts."""
 MEDIA_QUEUE_SUFFIX = "-media"
 MEDIA_QUEUE_PATCH = "media-task-queue"
 """``workflow.patched`` id: runs started before the media queue existed stay on one queue."""
+RENDER_SEGMENTS_PATCH = "render-segments"
+"""``workflow.patched`` id: runs started before the render was split into segments render in
+one ``render`` activity."""
 
 
 def media_task_queue(task_queue: str) -> str:
@@ -176,10 +194,7 @@ class FilmRender:
         stage_input = StageInput(order=order, prep=prep)
         await self._stage_call(order, FilmStage.GATE, stage_input, GateResult)
         assets = await self._stage_call(order, FilmStage.ASSETS, stage_input, AssetsResult)
-        rendered = await self._stage_call(
-            order, FilmStage.RENDER, RenderInput(order=order, prep=prep, assets=assets),
-            RenderResult,
-        )
+        rendered = await self._render(order, RenderInput(order=order, prep=prep, assets=assets))
         await self._stage_call(
             order, FilmStage.VERIFY, VerifyInput(order=order, render=rendered), VerifyResult
         )
@@ -189,22 +204,54 @@ class FilmRender:
         )
         return delivered, rendered.duration_sec
 
+    async def _render(self, order: FilmOrder, render_input: RenderInput) -> RenderResult:
+        """The render stage: plan, the segments at once, join (one activity for old runs)."""
+        if not workflow.patched(RENDER_SEGMENTS_PATCH):
+            return await self._stage_call(order, FilmStage.RENDER, render_input, RenderResult)
+        stage = FilmStage.RENDER
+        plan: RenderPlan = await self._stage_call(order, stage, render_input, RenderPlan,
+                                                  ActivityName.RENDER_PLAN)
+        ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers,
+                               plan.fps)
+        tasks = [asyncio.ensure_future(self._activity(
+            order, stage, ActivityName.RENDER_SEGMENT,
+            SegmentInput(render=render_input, plan=plan, index=index, start_frame=start,
+                         stop_frame=stop),
+            SegmentResult, f"render segment {index + 1}/{len(ranges)}"))
+            for index, (start, stop) in enumerate(ranges)]
+        try:
+            segments = list(await asyncio.gather(*tasks))
+        except _RunEnded:
+            for task in tasks:  # the run ends: free the workers of the other segments
+                task.cancel()
+            raise
+        return await self._activity(order, stage, ActivityName.RENDER_JOIN,
+                                    JoinInput(render=render_input, plan=plan, segments=segments),
+                                    RenderResult, "render join")
+
     async def _stage_call(self, order: FilmOrder, stage: FilmStage, arg: Any,
-                          result_type: type[Any]) -> Any:
+                          result_type: type[Any], name: ActivityName | None = None) -> Any:
         self._set(FilmState.RUNNING, stage, STAGE_START_PERCENT[stage])
         workflow.set_current_details(self._details(order, None))
         workflow.logger.info("stage scheduled", extra=_log_fields(order, stage))
+        return await self._activity(order, stage, name or ActivityName(stage.value), arg,
+                                    result_type, stage.value)
+
+    async def _activity(self, order: FilmOrder, stage: FilmStage, name: ActivityName, arg: Any,
+                        result_type: type[Any], what: str) -> Any:
+        """Run one activity of ``stage`` with the stage's timeouts, retries and task queue;
+        a final failure ends the run (held or failed, see :meth:`_classify`)."""
         timeouts = STAGE_TIMEOUTS[stage]
         try:
             return await workflow.execute_activity(
-                ActivityName(stage.value),
+                name,
                 arg,
                 result_type=result_type,
                 task_queue=self._task_queue_for(stage),
                 start_to_close_timeout=timeouts.start_to_close,
                 heartbeat_timeout=timeouts.heartbeat,
                 retry_policy=STAGE_RETRY,
-                summary=f"{stage.value} for gift {order.gift_id}",
+                summary=f"{what} for gift {order.gift_id}",
             )
         except ActivityError as error:
             raise self._classify(stage, error) from error

@@ -17,15 +17,34 @@ HOLD_ERROR_TYPE = "CustomerHold"
 
 
 class ActivityName(StrEnum):
-    """Registered activity names: one per stage, plus the outcome report."""
+    """Registered activity names: one per stage, the render stage's parts, the outcome report.
+
+    ``render`` is the whole render stage in one activity (runs started before the render was
+    split into segments replay and finish with it); newer runs call ``render_plan``, one
+    ``render_segment`` per segment, then ``render_join``.
+    """
 
     PREP = "prep"
     GATE = "gate"
     ASSETS = "assets"
     RENDER = "render"
+    RENDER_PLAN = "render_plan"
+    RENDER_SEGMENT = "render_segment"
+    RENDER_JOIN = "render_join"
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
+
+
+RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
+    ActivityName.RENDER_PLAN, ActivityName.RENDER_SEGMENT, ActivityName.RENDER_JOIN)
+"""The activities the render stage is split into."""
+
+
+def stage_of(activity_name: str) -> str:
+    """The stage an activity works for: ``render`` for the render stage's parts, else its own
+    name (the stage activities and the report)."""
+    return FilmStage.RENDER.value if activity_name in RENDER_ACTIVITIES else activity_name
 
 
 class HoldReason(StrEnum):
@@ -119,6 +138,47 @@ class RenderResult(_Model):
     poster_key: str
     timeline_key: str
     duration_sec: float
+
+
+class RenderPlan(_Model):
+    """The render stage's plan, stored for its segments: the timeline and the soundtrack (keys),
+    the film's length, where it may be cut, and how many media workers may render it at once."""
+
+    timeline_key: str
+    soundtrack_key: str
+    total_frames: int
+    fps: int
+    duration_sec: float
+    cut_frames: list[int]
+    """Frames where a segment may start (shot boundaries outside clip shots), ascending."""
+    render_workers: int
+    """``FILM_RENDER_WORKERS`` of the worker that planned: config reaches the workflow here."""
+
+
+class SegmentInput(_Model):
+    """One segment to render: frames ``[start_frame, stop_frame)`` of the planned film."""
+
+    render: RenderInput
+    plan: RenderPlan
+    index: int
+    start_frame: int
+    stop_frame: int
+
+
+class SegmentResult(_Model):
+    """Keys of one rendered segment's video-only files (by aspect name) and its frame count."""
+
+    index: int
+    film_keys: dict[str, str]
+    frames: int
+
+
+class JoinInput(_Model):
+    """The segments to join, in film order, under the plan's soundtrack."""
+
+    render: RenderInput
+    plan: RenderPlan
+    segments: list[SegmentResult]
 
 
 class VerifyInput(_Model):

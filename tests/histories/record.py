@@ -2,19 +2,22 @@
 
 Run from the repository root (it takes about a minute)::
 
-    .venv/bin/python -m tests.histories.record --out tests/histories/v2-media-queue
+    .venv/bin/python -m tests.histories.record --out tests/histories/v3-render-segments
 
 It starts the embedded dev server and records three runs, each written as
 ``{out}/{kind}.json`` with ``WorkflowHistory.to_json()``:
 
 - ``succeeded``: every stage replaced by a same-named fast stand-in (the workflow's logic is
-  what a history captures; media work would only make the run slow);
+  what a history captures; media work would only make the run slow), the render plan allowing
+  :data:`RENDER_WORKERS` segments;
 - ``held``: the real prep and gate stages on an order whose every photo is unusable;
-- ``failed``: stand-in stages whose render always crashes, so the real retry policy gives up.
+- ``failed``: stand-in stages whose render (one activity, or every segment) always crashes, so
+  the real retry policy gives up.
 
-Workers listen on the main task queue and on its media queue, so the same script records
-histories of any workflow version (before and after the media queue was introduced). Commit the
-files: ``tests/test_replay.py`` replays every JSON file below ``tests/histories/``.
+Workers listen on the main task queue and on its media queue and offer every activity, so the
+same script records histories of any workflow version (before and after the media queue, before
+and after the render split into segments). Commit the files: ``tests/test_replay.py`` replays
+every JSON file below ``tests/histories/``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ from tests.test_workflow import FakeStages, fake_workers, make_order
 from worker import exit_now, load_order_folder, running_worker, start_embedded_server
 from workflows.contract import FilmOrder, FilmState, start_render
 
+RENDER_WORKERS = 2
+"""Segments the stand-in render plan allows (a 30 s order: two 15 s segments)."""
+
 
 async def run_and_save(client: Client, order: FilmOrder, queue: str, expected: FilmState,
                        path: Path) -> None:
@@ -48,11 +54,12 @@ async def run_and_save(client: Client, order: FilmOrder, queue: str, expected: F
 
 async def record_fake_runs(client: Client, out: Path) -> None:
     """The succeeded and failed runs, on stand-in stages."""
-    async with fake_workers(client, FakeStages(), "record") as queue:
+    async with fake_workers(client, FakeStages(RENDER_WORKERS), "record") as queue:
         await run_and_save(client, make_order(), queue, FilmState.SUCCEEDED,
                            out / "succeeded.json")
-    failing = FakeStages()
-    failing.failures["render"] = lambda: RuntimeError("x264 segfaulted")
+    failing = FakeStages(RENDER_WORKERS)
+    for name in ("render", "render_segment"):
+        failing.failures[name] = lambda: RuntimeError("x264 segfaulted")
     async with fake_workers(client, failing, "record") as queue:
         await run_and_save(client, make_order(), queue, FilmState.FAILED, out / "failed.json")
 

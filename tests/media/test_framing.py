@@ -11,10 +11,12 @@ from skimage import data
 
 from media.compose import (
     PhotoLayer,
+    Prescaled,
     cover_frame,
     prescale,
     prescale_factor,
     render_crop,
+    resize_crop,
     viewport_matrix,
 )
 from media.framing import (
@@ -228,6 +230,37 @@ def test_viewport_warp_is_subpixel() -> None:
     for shift, levels in ((0.25, 1.0), (0.5, 2.0), (1.75, 7.0)):
         moved = render_crop(src, Rect(5.0 + shift, 5.0, 40.0, 20.0), 40, 20).astype(np.float64)
         assert float((moved - base).mean()) == pytest.approx(levels, abs=0.05)
+
+
+def _warped_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
+    matrix = viewport_matrix(rect, src, out_w, out_h)
+    return cv2.warpAffine(src.image, matrix, (out_w, out_h),
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def test_resized_crop_matches_the_exact_warp_on_a_moving_zoom() -> None:
+    src = prescale(cv2.resize(data.astronaut(), (1200, 900)), 1.0)
+    resized = 0
+    for i in range(40):  # a slow push-in with a drift, like a Ken Burns shot
+        w = 1000.0 - 3.7 * i
+        rect = Rect(60.0 + 1.13 * i, 80.0 + 0.61 * i, w, w * 9 / 16)
+        fast = resize_crop(src, rect, 960, 540)
+        if fast is None:
+            continue
+        resized += 1
+        exact = _warped_crop(src, rect, 960, 540).astype(np.int16)
+        diff = np.abs(fast.astype(np.int16) - exact)
+        assert diff.mean() < 0.3 and diff.max() <= 8  # 1/32 px of a full-contrast edge
+    assert resized >= 35  # the fast path is the usual one
+
+
+def test_resized_crop_declines_where_it_cannot_place_the_viewport_exactly() -> None:
+    src = prescale(np.zeros((600, 800, 3), np.uint8), 1.0)
+    assert resize_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180) is None  # 1:1, half px
+    assert resize_crop(src, Rect(0.2, 0.2, 321.0, 180.5625), 320, 180) is None  # no room left
+    whole = render_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180)  # warps instead
+    assert whole.shape == (180, 320, 3)
 
 
 def test_viewport_matrix_maps_the_rect_onto_the_frame() -> None:
