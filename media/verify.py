@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ PEAK_FLOOR_DBTP = -120.0
 _BLACK_LINE = re.compile(r"black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)")
 _FREEZE_LINE = re.compile(r"lavfi\.freezedetect\.freeze_(start|end):\s*([\d.]+)")
 _PEAK_CHUNK = 48_000 * 10
+_LOUDNESS_LOCK = threading.Lock()
+"""Held while one film's sound is measured: that takes ~0.4 GB for 180 s, and the verify
+stage checks both films at once (the memory order's peak is 1 GiB)."""
 
 Interval = tuple[float, float]
 """(start, end) in seconds."""
@@ -81,7 +85,8 @@ def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float) -> Fil
     problems += _check_duration(duration, planned_duration_s, measured)
     problems += _check_audio(audios, measured)
     if len(audios) == 1:
-        problems += _check_loudness(path, measured)
+        with _LOUDNESS_LOCK:  # films verified side by side measure their sound one at a time
+            problems += _check_loudness(path, measured)
     if len(videos) == 1 and duration > 0:
         video_duration = _float(videos[0].get("duration")) or duration
         problems += _check_signal(path, video_duration, measured)
