@@ -1,7 +1,7 @@
 """Each measurement runs in a fresh child process, so its peak RSS and CPU are its own.
 
-``python -m bench.jobs KIND ARGS_JSON OUT_JSON`` runs one job (``case``, ``floor`` or
-``moviepy``) and writes its result as JSON; :func:`run_job` is the parent's side.
+``python -m bench.jobs KIND ARGS_JSON OUT_JSON`` runs one job (``case``, ``floor``,
+``exact_floor`` or ``moviepy``) and writes its result as JSON; :func:`run_job` is the parent's side.
 """
 
 from __future__ import annotations
@@ -31,6 +31,12 @@ def _floor(args: dict[str, Any]) -> dict[str, Any]:
     return run_floor(**args)
 
 
+def _exact_floor(args: dict[str, Any]) -> dict[str, Any]:
+    from bench.exact_floor import exact_floor
+
+    return exact_floor(Path(args["storage"]), args["preset"], Path(args["scratch"]))
+
+
 def _moviepy(args: dict[str, Any]) -> dict[str, Any]:
     from bench.moviepy_film import run_moviepy
 
@@ -38,7 +44,7 @@ def _moviepy(args: dict[str, Any]) -> dict[str, Any]:
 
 
 JOBS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "case": _case, "floor": _floor, "moviepy": _moviepy,
+    "case": _case, "floor": _floor, "exact_floor": _exact_floor, "moviepy": _moviepy,
 }
 
 

@@ -9,6 +9,8 @@ length and tier overridden per case) it prints, for each (length, tier):
 - the floor ratio: our render stage against a bare encode of as many frames with the product's
   encoder settings, both aspects at once, piped from Python, and the same fed by ffmpeg's own
   lavfi source to show the pipe's cost (:mod:`bench.floor`);
+- the exact floor: the encode alone, from raw files, of the very frames each case's render
+  composed (:mod:`bench.exact_floor`; where the scratch disk holds them: 60 s, not 180 s);
 - the MoviePy ratio: MoviePy rendering an equivalent timeline (:mod:`bench.moviepy_film`);
 - the realtime factor: film seconds per wall second, all stages;
 
@@ -107,6 +109,7 @@ class Results:
 
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)
     floors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    exact_floors: dict[str, dict[str, Any]] = field(default_factory=dict)
     moviepy: dict[str, dict[str, Any]] = field(default_factory=dict)
     scaling: list[dict[str, Any]] = field(default_factory=list)
 
@@ -167,6 +170,22 @@ class Runner:
             self.results.floors[key]["length_sec"] = length
             self.save()
 
+    def exact_floor(self, case: dict[str, Any]) -> None:
+        """The exact floor of ``case`` (its frames tapped, then encoded alone), disk allowing."""
+        from bench.exact_floor import fits_on_disk
+
+        frames = case["timeline"]["total_frames"]
+        if not fits_on_disk(frames, self.workdir):
+            log(f"exact floor of {case['label']}: raw frames do not fit on disk, skipped")
+            return
+        log(f"exact floor of {case['label']} ...")
+        workdir = self.workdir / f"exact-{case['label']}"
+        self.results.exact_floors[case["label"]] = run_job("exact_floor", {
+            "storage": str(self.workdir / case["label"] / "storage"),
+            "preset": case["preset"], "scratch": str(workdir),
+        }, workdir, self.args.job_timeout)
+        self.save()
+
     def run_moviepy(self, length: int, case: dict[str, Any]) -> None:
         """MoviePy on ``case``'s timeline, photos and song."""
         log(f"MoviePy at {length} s (slow) ...")
@@ -179,9 +198,12 @@ class Runner:
         self.save()
 
     def main_cases(self) -> None:
-        """Every (length, tier) case, then that length's floors."""
+        """Every (length, tier) case and its exact floor, then that length's floors."""
         for length in self.args.lengths:
             done = [self.case(CaseSpec(length, tier)) for tier in self.args.tiers]
+            for case in done:
+                if _ok(case):
+                    self.exact_floor(case)
             base = next((c for c in done if "error" not in c), None)
             if base is not None:
                 self.floor(length, base)
@@ -324,6 +346,8 @@ def ratio_rows(results: Results) -> list[dict[str, Any]]:
         pipe = results.floors.get(f"{length}-pipe")
         lavfi = results.floors.get(f"{length}-lavfi")
         movie = results.moviepy.get(str(length))
+        exact = results.exact_floors.get(case["label"])
+        exact_m = exact["measured"] if _ok(exact) else None
         pipe_m = pipe["measured"] if _ok(pipe) else None
         lavfi_m = lavfi["measured"] if _ok(lavfi) else None
         movie_m = movie["measured"] if _ok(movie) else None
@@ -339,6 +363,12 @@ def ratio_rows(results: Results) -> list[dict[str, Any]]:
             "render_over_floor_cpu": _ratio(render["cpu_s"], pipe_m and pipe_m["cpu_s"]),
             "render_over_lavfi_floor": _ratio(render["wall_s"], lavfi_m and lavfi_m["wall_s"]),
             "end_to_end_over_floor": _ratio(case["stages_wall_s"], pipe_m and pipe_m["wall_s"]),
+            "exact_floor_wall_s": exact_m and exact_m["wall_s"],
+            "exact_floor_cpu_s": exact_m and exact_m["cpu_s"],
+            "render_over_exact": _ratio(render["wall_s"], exact_m and exact_m["wall_s"]),
+            "render_over_exact_cpu": _ratio(render["cpu_s"], exact_m and exact_m["cpu_s"]),
+            "end_to_end_over_exact": _ratio(case["stages_wall_s"],
+                                            exact_m and exact_m["wall_s"]),
             "moviepy_wall_s": movie_m and movie_m["wall_s"],
             "moviepy_cpu_s": movie_m and movie_m["cpu_s"],
             "moviepy_over_render": _ratio(movie_m and movie_m["wall_s"], render["wall_s"]),
@@ -356,13 +386,16 @@ def ratios_report(rows: list[dict[str, Any]]) -> str:
     body = [[r["case"], r["render_wall_s"], show(r["floor_pipe_wall_s"]),
              show(r["render_over_floor"]), show(r["render_over_floor_cpu"]),
              show(r["floor_lavfi_wall_s"]), show(r["render_over_lavfi_floor"]),
-             show(r["end_to_end_over_floor"]), show(r["moviepy_wall_s"]),
+             show(r["end_to_end_over_floor"]), show(r.get("exact_floor_wall_s")),
+             show(r.get("render_over_exact")), show(r.get("render_over_exact_cpu")),
+             show(r.get("end_to_end_over_exact")), show(r["moviepy_wall_s"]),
              show(r["moviepy_over_render"]), show(r["moviepy_over_render_cpu"]),
              r["realtime_factor"]] for r in rows]
     return ("== ratios (targets: render/floor <= 1.2, end-to-end/floor <= 1.6, "
             "MoviePy/render >= 10; wall unless marked cpu)\n"
             + table(["case", "render s", "floor s", "render/floor", "(cpu)", "lavfi s",
-                     "render/lavfi", "e2e/floor", "MoviePy s", "MoviePy/render", "(cpu)",
+                     "render/lavfi", "e2e/floor", "exact s", "render/exact", "(cpu)",
+                     "e2e/exact", "MoviePy s", "MoviePy/render", "(cpu)",
                      "realtime x"], body))
 
 
@@ -384,6 +417,16 @@ def baselines_report(results: Results) -> str:
         rows.append([f"floor {floor['variant']} {floor['length_sec']} s", m["wall_s"],
                      m["cpu_s"], m.get("peak_tree_pss_mib"), m["peak_tree_mib"],
                      m["peak_child_mib"], _mb(floor["films_bytes"]), note])
+    for label, exact in results.exact_floors.items():
+        if not _ok(exact):
+            rows.append([f"exact floor {label}", "FAILED", "", "", "", "", "", exact["error"]])
+            continue
+        m = exact["measured"]
+        frames = "/".join(str(v) for v in exact["frames_out"].values())
+        raw_gb = sum(exact["raw_bytes"].values()) / 1e9
+        rows.append([f"exact floor {label}", m["wall_s"], m["cpu_s"], m.get("peak_tree_pss_mib"),
+                     m["peak_tree_mib"], m["peak_child_mib"], _mb(exact["films_bytes"]),
+                     f"{frames} frames out, from {raw_gb:.1f} GB of raw rgb24"])
     for length, movie in results.moviepy.items():
         if not _ok(movie):
             rows.append([f"MoviePy {length} s", "FAILED", "", "", "", "", "", movie["error"]])
@@ -483,6 +526,7 @@ def report(record: dict[str, Any]) -> str:
         parts.append(scaling_report(scaling))
     failed = [c["label"] for c in results.cases.values() if not _ok(c)]
     failed += [f"floor {k}" for k, f in results.floors.items() if not _ok(f)]
+    failed += [f"exact floor {k}" for k, f in results.exact_floors.items() if not _ok(f)]
     failed += [f"MoviePy {k}" for k, m in results.moviepy.items() if not _ok(m)]
     if failed:
         parts.append(f"FAILED: {', '.join(failed)}")

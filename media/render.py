@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import queue
 import threading
 import time
@@ -68,9 +69,10 @@ from media.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 LOOKAHEAD_FRAMES = 45  # prepare a shot's sources this many frames before it appears
 QUEUE_FRAMES = 2  # frames buffered per encoder (ffmpeg's input queue buffers more)
 CLIP_QUEUE_FRAMES = 3  # decoded clip frames buffered ahead
-# Two frame threads and no extra sync look-ahead: the two encoders of a render already share
-# the cores, and each holds ~50 MB less than with x264's defaults (same output bytes).
-X264_THREADING = ("-threads", "2", "-x264-params", "sync-lookahead=0")
+MAX_ENCODER_THREADS = 4
+# Raw frames ffmpeg's input thread may hold ahead of the encoder (its default, 8, is ~50 MB of
+# rgb24 1080p per encoder; our own bounded queue already keeps the pipe full).
+ENCODER_INPUT_QUEUE = 2
 PROGRESS_INTERVAL_S = 0.25
 POLL_S = 0.25
 ENCODER_ADDRESS_SPACE = 6 * 1024**3
@@ -105,6 +107,17 @@ def audio_encoder_args() -> list[str]:
             "-ac", str(spec.AUDIO_CHANNELS)]
 
 
+def encoder_threads(aspects: int = len(spec.ASPECTS), cores: int | None = None) -> int:
+    """x264 threads for each of a render's ``aspects`` encoders: the usable cores shared between
+    them, 1 to :data:`MAX_ENCODER_THREADS`.
+
+    On two cores that is one thread each: the two encoders and the composer already fill the
+    cores, so x264's frame threading bought neither wall time nor CPU there (600 frames of a
+    render, A/B: 48-52 s either way) and cost ~25 MB per encoder."""
+    usable = cores if cores is not None else len(os.sched_getaffinity(0))
+    return max(1, min(MAX_ENCODER_THREADS, usable // max(1, aspects)))
+
+
 def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                  preset: str) -> list[str]:
     """ffmpeg reading raw rgb24 frames of ``aspect`` on stdin plus the song, writing the delivery
@@ -116,13 +129,15 @@ def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
     audio_in = ["-i", str(audio_path), "-map", "0:v:0", "-map", "1:a:0"] if audio_path else [
         "-map", "0:v:0"]
     audio_out = [*audio_encoder_args(), "-shortest"] if audio_path else []
+    threads = encoder_threads()
     return ffmpeg_argv(
+        "-filter_threads", "1",  # scaling one frame to yuv420p is not worth a thread pool
         "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{aspect.width}x{aspect.height}",
-        "-r", str(spec.FPS), "-i", "pipe:0",
+        "-r", str(spec.FPS), "-thread_queue_size", str(ENCODER_INPUT_QUEUE), "-i", "pipe:0",
         *audio_in,
         "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
         "-c:v", "libx264", "-profile:v", "high", "-preset", preset, "-crf", "20", "-g", "60",
-        *X264_THREADING,
+        "-threads", str(threads), "-x264-params", "sync-lookahead=0",
         "-pix_fmt", spec.PIX_FMT, "-colorspace", spec.COLOR_SPACE,
         "-color_primaries", spec.COLOR_PRIMARIES, "-color_trc", spec.COLOR_TRANSFER,
         "-color_range", spec.COLOR_RANGE, "-r", str(spec.FPS),

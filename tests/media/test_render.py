@@ -15,7 +15,15 @@ from PIL import Image
 from media import spec
 from media.cards import CardSpec, text_layout
 from media.overlay import film_logo_box
-from media.render import ClipReader, PreparedClip, RenderStats, render_films
+from media.render import (
+    ENCODER_INPUT_QUEUE,
+    ClipReader,
+    PreparedClip,
+    RenderStats,
+    encoder_argv,
+    encoder_threads,
+    render_films,
+)
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, ffprobe_argv, run_tool
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
 
@@ -243,6 +251,19 @@ def test_timeout_kills_everything(tmp_path: Path) -> None:
         render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
                      encoder_preset=PRESET, timeout_s=0.5)
     assert _our_processes(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (4, 2), (8, 4), (64, 4)])
+def test_encoders_share_the_usable_cores(cores: int, threads: int) -> None:
+    assert encoder_threads(aspects=2, cores=cores) == threads
+
+
+def test_encoder_holds_few_raw_frames_and_threads_as_the_cores_allow(tmp_path: Path) -> None:
+    argv = encoder_argv(spec.ASPECTS[0], tmp_path / "song.wav", tmp_path / "a.mp4", PRESET)
+    pipe = argv.index("pipe:0")
+    assert argv[pipe - 3:pipe - 1] == ["-thread_queue_size", str(ENCODER_INPUT_QUEUE)]
+    assert argv[argv.index("-threads") + 1] == str(encoder_threads())
+    assert argv[argv.index("-filter_threads") + 1] == "1"
 
 
 def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:
