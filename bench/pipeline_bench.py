@@ -31,7 +31,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -399,44 +399,49 @@ def ratios_report(rows: list[dict[str, Any]]) -> str:
                      "realtime x"], body))
 
 
+def _baseline_row(name: str, result: dict[str, Any], note: Callable[[], str]) -> list[Any]:
+    """One row of the baselines table: the run's measurements and ``note()``, or FAILED."""
+    if not _ok(result):
+        return [name, "FAILED", "", "", "", "", "", result["error"]]
+    m = result["measured"]
+    return [name, m["wall_s"], m["cpu_s"], m.get("peak_tree_pss_mib"), m["peak_tree_mib"],
+            m["peak_child_mib"], _mb(result["films_bytes"]), note()]
+
+
+def _frames_out(result: dict[str, Any]) -> str:
+    return "/".join(str(v) for v in result["frames_out"].values())
+
+
 def baselines_report(results: Results) -> str:
     """The floor and MoviePy runs themselves."""
-    rows = []
-    for key, floor in results.floors.items():
-        if not _ok(floor):
-            rows.append([f"floor {key}", "FAILED", "", "", "", "", "", floor["error"]])
-            continue
-        m = floor["measured"]
-        frames = "/".join(str(v) for v in floor["frames_out"].values())
-        note = f"{floor['frames']} in, {frames} out"
+    def floor_note(floor: dict[str, Any]) -> str:
+        note = f"{floor['frames']} in, {_frames_out(floor)} out"
         pipe = results.floors.get(f"{floor['length_sec']}-pipe")
         if floor["variant"] == "lavfi" and _ok(pipe):
-            cost = pipe["measured"]["wall_s"] - m["wall_s"]
-            note += (f"; the pipe costs {cost:.1f} s wall "
-                     f"({pipe['measured']['cpu_s'] - m['cpu_s']:.1f} s cpu)")
-        rows.append([f"floor {floor['variant']} {floor['length_sec']} s", m["wall_s"],
-                     m["cpu_s"], m.get("peak_tree_pss_mib"), m["peak_tree_mib"],
-                     m["peak_child_mib"], _mb(floor["films_bytes"]), note])
-    for label, exact in results.exact_floors.items():
-        if not _ok(exact):
-            rows.append([f"exact floor {label}", "FAILED", "", "", "", "", "", exact["error"]])
-            continue
-        m = exact["measured"]
-        frames = "/".join(str(v) for v in exact["frames_out"].values())
+            m, piped = floor["measured"], pipe["measured"]
+            note += (f"; the pipe costs {piped['wall_s'] - m['wall_s']:.1f} s wall "
+                     f"({piped['cpu_s'] - m['cpu_s']:.1f} s cpu)")
+        return note
+
+    def exact_note(exact: dict[str, Any]) -> str:
         raw_gb = sum(exact["raw_bytes"].values()) / 1e9
-        rows.append([f"exact floor {label}", m["wall_s"], m["cpu_s"], m.get("peak_tree_pss_mib"),
-                     m["peak_tree_mib"], m["peak_child_mib"], _mb(exact["films_bytes"]),
-                     f"{frames} frames out, from {raw_gb:.1f} GB of raw rgb24"])
-    for length, movie in results.moviepy.items():
-        if not _ok(movie):
-            rows.append([f"MoviePy {length} s", "FAILED", "", "", "", "", "", movie["error"]])
-            continue
-        m = movie["measured"]
-        per = ", ".join(f"{k} {v:.0f} s" for k, v in m["extra"]["aspect_wall_s"].items())
-        rows.append([f"MoviePy {movie['moviepy']} {length} s", m["wall_s"], m["cpu_s"],
-                     m.get("peak_tree_pss_mib"), m["peak_tree_mib"], m["peak_child_mib"],
-                     _mb(movie["films_bytes"]),
-                     f"{movie['frames']} frames; {per}; timeline of {movie['based_on']}"])
+        return f"{_frames_out(exact)} frames out, from {raw_gb:.1f} GB of raw rgb24"
+
+    def moviepy_note(movie: dict[str, Any]) -> str:
+        per = ", ".join(f"{k} {v:.0f} s"
+                        for k, v in movie["measured"]["extra"]["aspect_wall_s"].items())
+        return f"{movie['frames']} frames; {per}; timeline of {movie['based_on']}"
+
+    rows = []
+    for key, floor in results.floors.items():
+        length, variant = key.split("-", 1)
+        rows.append(_baseline_row(f"floor {variant} {length} s", floor,
+                                  lambda f=floor: floor_note(f)))
+    rows += [_baseline_row(f"exact floor {label}", exact, lambda e=exact: exact_note(e))
+             for label, exact in results.exact_floors.items()]
+    rows += [_baseline_row(f"MoviePy {movie.get('moviepy', '')} {length} s", movie,
+                           lambda m=movie: moviepy_note(m))
+             for length, movie in results.moviepy.items()]
     return "== floor and MoviePy runs\n" + table(
         ["run", "wall s", "cpu s", "tree PSS MiB", "tree RSS MiB", "1 child MiB", "films",
          "notes"], rows)
