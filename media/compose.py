@@ -1,12 +1,15 @@
 """Frame composition in numpy/OpenCV: photo moves, clip frames, transitions.
 
-Photos are drawn with one float affine warp per frame (``cv2.warpAffine``, bilinear, replicated
-border: a crop's viewport lies inside the photo, and OpenCV's replicate path is ~40% cheaper than
-reflect) from a source pre-scaled once with area averaging so that the warp never minifies by more
-than about :data:`MAX_MINIFY`; positions are continuous (no integer-stepped crops). A fitted photo
-(see :mod:`media.framing`) is warped over its blurred, darkened backdrop with anti-aliased edges.
-Clip frames are scaled to cover the frame around their centre. Transitions are linear blends
-(``cv2.addWeighted``, computed in float and rounded).
+Photos are sampled bilinearly at continuous positions (no integer-stepped crops), as one float
+affine warp per frame would (``cv2.warpAffine``, replicated border), from a source pre-scaled
+once with area averaging so that no frame minifies it by more than about :data:`MAX_MINIFY`.
+The warp spends most of its time mapping coordinates, so most frames take a cheaper exact route
+to the same pixels (within :data:`SUBPIXEL_TOLERANCE`): one ``cv2.resize`` from a whole-pixel
+origin (:func:`resize_crop`), or at 1:1 a sub-pixel shift (:func:`shifted_crop`); the warp is
+the fallback. A fitted photo (see :mod:`media.framing`) is drawn the same way over its blurred,
+darkened backdrop with anti-aliased edges. Clip frames are scaled to cover the frame around
+their centre. Transitions are linear blends (``cv2.addWeighted``, computed in float and
+rounded).
 """
 
 from __future__ import annotations
@@ -82,9 +85,12 @@ def viewport_matrix(rect: Rect, src: Prescaled, out_w: int, out_h: int,
 
 
 def render_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
-    """The viewport ``rect`` of a photo as an ``out_h`` x ``out_w`` RGB frame (sub-pixel):
-    by :func:`resize_crop` where it can place the viewport exactly enough, else one warp."""
-    fast = resize_crop(src, rect, out_w, out_h)
+    """The viewport ``rect`` of a photo as a new ``out_h`` x ``out_w`` RGB frame (sub-pixel):
+    by :func:`shifted_crop` at 1:1, by :func:`resize_crop` where it can place the viewport
+    exactly enough, else one warp. Beyond the photo's edges its edge pixels repeat."""
+    fast = shifted_crop(src, rect, out_w, out_h)
+    if fast is None:
+        fast = resize_crop(src, rect, out_w, out_h)
     if fast is not None:
         return fast
     matrix = viewport_matrix(rect, src, out_w, out_h)
@@ -92,17 +98,59 @@ def render_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarra
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def _resize_origin(pos: float, scale: float, size: int) -> tuple[int, int] | None:
-    """An integer source origin ``o`` (0 <= o <= pos) whose distance to ``pos`` is, scaled, a
-    whole number ``n`` >= 1 of output pixels within :data:`SUBPIXEL_TOLERANCE`: ``(o, n)``;
-    None if no origin within :data:`ORIGIN_SEARCH` pixels qualifies."""
-    top = min(math.floor(pos), size - 1)
-    origins = np.arange(top, max(-1, top - ORIGIN_SEARCH - 1), -1)
+def shifted_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray | None:
+    """:func:`render_crop` of a viewport shown 1:1 (the scale within
+    :data:`SUBPIXEL_TOLERANCE` over the frame), or None at any other scale: a sub-pixel shift
+    as two weighted sums of neighbouring columns, then rows (the warp's bilinear sampling at a
+    third of its cost, within 2 levels of it)."""
+    ax, ay = rect.w * src.sx / out_w, rect.h * src.sy / out_h
+    if max(abs(ax - 1.0) * out_w, abs(ay - 1.0) * out_h) > SUBPIXEL_TOLERANCE:
+        return None
+    x, y = rect.x * src.sx, rect.y * src.sy  # output pixel u samples source x + u
+    left, top = math.floor(x), math.floor(y)
+    roi = _replicated_roi(src.image, left, top, out_w + 1, out_h + 1)
+    if roi is None:
+        return None
+    rows = _blend_neighbours(roi[:, :out_w], roi[:, 1:], x - left)
+    return np.ascontiguousarray(_blend_neighbours(rows[:out_h], rows[1:], y - top))
+
+
+def _blend_neighbours(first: np.ndarray, second: np.ndarray, weight: float) -> np.ndarray:
+    """``(1 - weight) * first + weight * second`` (uint8); ``first`` alone when the weight is
+    below the warp's 1/32-pixel grid."""
+    if weight < SUBPIXEL_TOLERANCE / 2:
+        return first
+    if weight > 1.0 - SUBPIXEL_TOLERANCE / 2:
+        return second
+    return cv2.addWeighted(first, 1.0 - weight, second, weight, 0.0)
+
+
+def _resize_origin(pos: float, scale: float) -> tuple[int, int] | None:
+    """An integer source origin ``o`` (``pos - ORIGIN_SEARCH - 1 < o <= pos``; it may lie
+    before the photo, whose edge then repeats) whose distance to ``pos`` is, scaled, a whole
+    number ``n`` >= 1 of output pixels within :data:`SUBPIXEL_TOLERANCE`: ``(o, n)``; None if
+    none qualifies."""
+    top = math.floor(pos)
+    origins = np.arange(top, top - ORIGIN_SEARCH - 1, -1)
     steps = (pos - origins) * scale
     good = np.flatnonzero((steps >= 1.0) & (np.abs(steps - np.round(steps)) <= SUBPIXEL_TOLERANCE))
     if len(good) == 0:
         return None
     return int(origins[good[0]]), round(float(steps[good[0]]))
+
+
+def _replicated_roi(image: np.ndarray, x0: int, y0: int, width: int, height: int
+                    ) -> np.ndarray | None:
+    """``image[y0:y0+height, x0:x0+width]``, its parts beyond the image filled by repeating the
+    edge pixels (as the warp's ``BORDER_REPLICATE``); None if it misses the image entirely."""
+    rows, cols = image.shape[:2]
+    top, left = max(0, y0), max(0, x0)
+    bottom, right = min(rows, y0 + height), min(cols, x0 + width)
+    if bottom <= top or right <= left:
+        return None
+    roi = image[top:bottom, left:right]
+    pads = (top - y0, y0 + height - bottom, left - x0, x0 + width - right)
+    return cv2.copyMakeBorder(roi, *pads, cv2.BORDER_REPLICATE) if any(pads) else roi
 
 
 def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray | None:
@@ -113,22 +161,21 @@ def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarra
     is free, but the offset is the ROI's whole-pixel origin. So the ROI starts at an origin ``o``
     a whole number ``n`` of output pixels left of (above) the viewport, and the output is cut
     at ``n``. The residual is at most :data:`SUBPIXEL_TOLERANCE` output pixels, no coarser than
-    ``warpAffine``'s own 1/32-pixel grid; without such an origin (e.g. at exactly 1:1) the
-    caller warps instead.
+    ``warpAffine``'s own 1/32-pixel grid; without such an origin (e.g. at exactly 1:1, see
+    :func:`shifted_crop`) the caller warps instead. Near the photo's edges the ROI is padded
+    with repeated edge pixels, so the origin may lie outside the photo.
     """
-    height, width = src.image.shape[:2]
     fx, fy = out_w / (rect.w * src.sx), out_h / (rect.h * src.sy)
-    along_x = _resize_origin(rect.x * src.sx, fx, width)
-    along_y = _resize_origin(rect.y * src.sy, fy, height)
+    along_x = _resize_origin(rect.x * src.sx, fx)
+    along_y = _resize_origin(rect.y * src.sy, fy)
     if along_x is None or along_y is None:
         return None
     (x0, nx), (y0, ny) = along_x, along_y
-    roi_w = min(width - x0, math.ceil((nx + out_w) / fx) + 2)
-    roi_h = min(height - y0, math.ceil((ny + out_h) / fy) + 2)
-    big = cv2.resize(src.image[y0:y0 + roi_h, x0:x0 + roi_w], None, fx=fx, fy=fy,
-                     interpolation=cv2.INTER_LINEAR)
-    if big.shape[1] < nx + out_w or big.shape[0] < ny + out_h:
-        return None  # the viewport reaches the photo's edge: the warp replicates it
+    roi = _replicated_roi(src.image, x0, y0, math.ceil((nx + out_w) / fx) + 2,
+                          math.ceil((ny + out_h) / fy) + 2)
+    if roi is None:
+        return None
+    big = cv2.resize(roi, None, fx=fx, fy=fy, interpolation=cv2.INTER_LINEAR)
     return np.ascontiguousarray(big[ny:ny + out_h, nx:nx + out_w])
 
 
@@ -199,9 +246,10 @@ def render_fit(src: Prescaled, rect: Rect, back: np.ndarray) -> np.ndarray:
     out = back.copy()
     if ix1 <= ix0 or iy1 <= iy0:
         return out
-    matrix = viewport_matrix(rect, src, out_w, out_h, offset=(ix0, iy0))
-    fg = cv2.warpAffine(src.image, matrix, (ix1 - ix0, iy1 - iy0), flags=WARP_FLAGS,
-                        borderMode=cv2.BORDER_REPLICATE)
+    per_x, per_y = rect.w / out_w, rect.h / out_h  # source pixels per output pixel
+    covered = Rect(rect.x + ix0 * per_x, rect.y + iy0 * per_y, (ix1 - ix0) * per_x,
+                   (iy1 - iy0) * per_y)  # the frame's pixels the photo reaches
+    fg = render_crop(src, covered, ix1 - ix0, iy1 - iy0)
     roi = out[iy0:iy1, ix0:ix1]
     _blend_edges(fg, roi, _coverage(y0, y1, iy0, iy1), _coverage(x0, x1, ix0, ix1))
     roi[...] = fg

@@ -13,10 +13,13 @@ from media.compose import (
     PhotoLayer,
     Prescaled,
     cover_frame,
+    photo_box_on_frame,
     prescale,
     prescale_factor,
     render_crop,
+    render_fit,
     resize_crop,
+    shifted_crop,
     viewport_matrix,
 )
 from media.framing import (
@@ -258,9 +261,55 @@ def test_resized_crop_matches_the_exact_warp_on_a_moving_zoom() -> None:
 def test_resized_crop_declines_where_it_cannot_place_the_viewport_exactly() -> None:
     src = prescale(np.zeros((600, 800, 3), np.uint8), 1.0)
     assert resize_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180) is None  # 1:1, half px
-    assert resize_crop(src, Rect(0.2, 0.2, 321.0, 180.5625), 320, 180) is None  # no room left
-    whole = render_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180)  # warps instead
+    whole = render_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180)  # shifts instead
     assert whole.shape == (180, 320, 3)
+
+
+def _astronaut(width: int, height: int) -> Prescaled:
+    return prescale(cv2.resize(data.astronaut(), (width, height)), 1.0)
+
+
+@pytest.mark.parametrize("rect", [
+    Rect(0.2, 0.3, 950.0, 534.375),  # against the top-left corner, no room for an origin
+    Rect(-3.4, 20.0, 940.0, 528.75),  # reaching past the left edge
+    Rect(260.7, 361.1, 941.0, 529.3125),  # reaching past the bottom-right corner
+], ids=["at-corner", "past-left", "past-bottom-right"])
+def test_resized_crop_repeats_the_edges_as_the_warp_does(rect: Rect) -> None:
+    src = _astronaut(1200, 900)
+    fast = resize_crop(src, rect, 960, 540)
+    assert fast is not None
+    diff = np.abs(fast.astype(np.int16) - _warped_crop(src, rect, 960, 540))
+    assert diff.mean() < 0.3 and diff.max() <= 8
+
+
+@pytest.mark.parametrize("offset", [(10.5, 7.25), (0.0, 3.75), (-1.3, 0.03), (239.9, 359.6)])
+def test_one_to_one_crop_is_a_subpixel_shift_matching_the_warp(
+        offset: tuple[float, float]) -> None:
+    src = _astronaut(1200, 900)
+    rect = Rect(offset[0], offset[1], 960.0, 540.0)
+    shifted = shifted_crop(src, rect, 960, 540)
+    assert shifted is not None
+    diff = np.abs(shifted.astype(np.int16) - _warped_crop(src, rect, 960, 540))
+    assert diff.mean() < 0.3 and diff.max() <= 2
+    assert shifted_crop(src, Rect(offset[0], offset[1], 961.0, 540.5625), 960, 540) is None
+
+
+def test_fitted_photo_matches_the_warp_and_leaves_the_source_alone() -> None:
+    image = cv2.resize(data.astronaut(), (450, 600))
+    src, back = prescale(image, 1.0), np.full((540, 960, 3), 40, np.uint8)
+    for i in range(12):  # a slow push-in on a portrait photo fitted in a landscape frame
+        h = 700.0 - 6.3 * i
+        rect = Rect(-(h * 16 / 9 - 450) / 2 + 0.37 * i, -(h - 600) / 2 + 0.21 * i,
+                    h * 16 / 9, h)
+        fitted = render_fit(src, rect, back)
+        under = back.copy()
+        warped = _warped_crop(src, rect, 960, 540)
+        x0, y0, x1, y1 = (round(v) for v in photo_box_on_frame(src, rect, 960))
+        inside = np.s_[y0 + 1:y1 - 1, x0 + 1:x1 - 1]  # away from the blended edges
+        diff = np.abs(fitted[inside].astype(np.int16) - warped[inside])
+        assert diff.mean() < 0.4 and diff.max() <= 12  # 1/32 px of an edge, 1.3 px per px
+        assert np.array_equal(fitted[:, :max(0, x0 - 1)], under[:, :max(0, x0 - 1)])
+    assert np.array_equal(src.image, image)
 
 
 def test_viewport_matrix_maps_the_rect_onto_the_frame() -> None:
