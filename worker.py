@@ -46,6 +46,7 @@ PHOTO_SUFFIXES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/pn
 CLIP_SUFFIXES = {".mp4": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm"}
 DELIVERED_FILES = ("16x9.mp4", "9x16.mp4", "poster.jpg", "index.html")
 OPTIONAL_DELIVERED_FILES = ("logo.png",)  # brand style only: the gift page links it
+HASH_CHUNK_BYTES = 1 << 20
 
 
 # --- Building blocks ---------------------------------------------------------------------------
@@ -231,7 +232,10 @@ def load_order_folder(folder: Path, settings: Settings, gift_id: str | None = No
                                                                        CLIP_SUFFIXES)
     digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode())
     for path in photos + clips:
-        digest.update(path.name.encode() + path.read_bytes())
+        digest.update(path.name.encode())
+        with path.open("rb") as media:  # streamed: a clip may be hundreds of MB
+            while chunk := media.read(HASH_CHUNK_BYTES):
+                digest.update(chunk)
     gift_id = gift_id or fields.pop("gift_id", f"local{digest.hexdigest()[:12]}")
     storage = StageContext.from_settings(settings).storage
     photo_refs = _upload_media(storage, gift_id, "photos", "p", photos, PHOTO_SUFFIXES)
