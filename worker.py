@@ -34,7 +34,7 @@ from activities.context import StageContext
 from activities.observe import STAGE_SECONDS, StructuredFormatter
 from activities.report import local_outcome_key
 from activities.settings import Settings
-from activities.storage import Storage
+from activities.storage import Storage, feed_digest
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
 from workflows.film import MEDIA_ACTIVITIES, FilmRender, media_task_queue
 from workflows.search import ALL_KEYS
@@ -46,7 +46,6 @@ PHOTO_SUFFIXES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/pn
 CLIP_SUFFIXES = {".mp4": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm"}
 DELIVERED_FILES = ("16x9.mp4", "9x16.mp4", "poster.jpg", "index.html")
 OPTIONAL_DELIVERED_FILES = ("logo.png",)  # brand style only: the gift page links it
-HASH_CHUNK_BYTES = 1 << 20
 
 
 # --- Building blocks ---------------------------------------------------------------------------
@@ -234,8 +233,7 @@ def load_order_folder(folder: Path, settings: Settings, gift_id: str | None = No
     for path in photos + clips:
         digest.update(path.name.encode())
         with path.open("rb") as media:  # streamed: a clip may be hundreds of MB
-            while chunk := media.read(HASH_CHUNK_BYTES):
-                digest.update(chunk)
+            feed_digest(digest, media)
     gift_id = gift_id or fields.pop("gift_id", f"local{digest.hexdigest()[:12]}")
     storage = StageContext.from_settings(settings).storage
     photo_refs = _upload_media(storage, gift_id, "photos", "p", photos, PHOTO_SUFFIXES)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from activities.storage import Storage
+from activities.storage import Storage, feed_digest
 from media.giftpage import GiftPage, PageLinks, render_gift_page
 from workflows.contract import FilmOrder
 from workflows.stages import DeliverInput, DeliverResult
@@ -36,11 +36,8 @@ def gift_page_for(order: FilmOrder, lyrics: list[str], *, links: PageLinks | Non
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return feed_digest(hashlib.sha256(), handle).hexdigest()
 
 
 def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult:

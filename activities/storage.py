@@ -184,12 +184,16 @@ class Storage(ABC):
         """The object's URL when no public base URL is configured."""
 
 
-def _hash_stream(stream: IO[bytes] | Iterator[bytes]) -> str:
-    digest = hashlib.sha256()
+def feed_digest(digest: hashlib._Hash, stream: IO[bytes] | Iterator[bytes]) -> hashlib._Hash:
+    """Feed a file object or chunk iterator into ``digest`` a chunk at a time (bounded memory)."""
     chunks = iter(lambda: stream.read(CHUNK_BYTES), b"") if hasattr(stream, "read") else stream
     for chunk in chunks:
         digest.update(chunk)
-    return digest.hexdigest()
+    return digest
+
+
+def _hash_stream(stream: IO[bytes] | Iterator[bytes]) -> str:
+    return feed_digest(hashlib.sha256(), stream).hexdigest()
 
 
 def _read_bounded(stream: IO[bytes], key: str, max_bytes: int) -> bytes:
