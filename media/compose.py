@@ -32,15 +32,26 @@ SHADOW_STRENGTH = 0.55
 WARP_FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
 SUBPIXEL_TOLERANCE = 1 / 32  # output pixels a resized crop may sit off the exact viewport
 ORIGIN_SEARCH = 96  # source pixels before the viewport searched for a resize origin
+# Replicated edge pixels kept around a pre-scaled source, so that crops reaching past the photo's
+# edge (resize origins lie up to ORIGIN_SEARCH + 1 pixels before the viewport) are views, not
+# per-frame copies; a photo used at full size gets this border only up to MARGIN_COPY_MAX_PIXELS.
+MARGIN_BEFORE = ORIGIN_SEARCH + 2
+MARGIN_AFTER = 4
+MARGIN_COPY_MAX_PIXELS = 4_000_000
 
 
 @dataclass(frozen=True)
 class Prescaled:
-    """A source image scaled once: ``sx``/``sy`` are its pixels per original source pixel."""
+    """A source image scaled once: ``sx``/``sy`` are its pixels per original source pixel.
+
+    ``framed``, if set, is ``image`` inside a border of its repeated edge pixels,
+    :data:`MARGIN_BEFORE` wide on the left and top and :data:`MARGIN_AFTER` on the right and
+    bottom (``image`` is then a view into it)."""
 
     image: np.ndarray
     sx: float
     sy: float
+    framed: np.ndarray | None = None
 
     @property
     def source_size(self) -> tuple[float, float]:
@@ -59,14 +70,26 @@ def prescale_factor(motion: Motion, out_width: int) -> float:
     return min(1.0, step, MAX_MINIFY * out_width / widest)
 
 
-def prescale(image: np.ndarray, factor: float) -> Prescaled:
-    """``image`` (uint8 H x W x 3) area-averaged down by ``factor`` (no change if >= 1)."""
-    if factor >= 0.999:
-        return Prescaled(image, 1.0, 1.0)
+def prescale(image: np.ndarray, factor: float, margin: bool = True) -> Prescaled:
+    """``image`` (uint8 H x W x 3) area-averaged down by ``factor`` (no change if >= 1), with
+    the replicated border of :class:`Prescaled` if ``margin`` (not for a full-size copy of a
+    photo over :data:`MARGIN_COPY_MAX_PIXELS`)."""
     h, w = image.shape[:2]
+    if factor >= 0.999:
+        if not margin or h * w > MARGIN_COPY_MAX_PIXELS:
+            return Prescaled(image, 1.0, 1.0)
+        return _framed(image, 1.0, 1.0)
     nw, nh = max(1, round(w * factor)), max(1, round(h * factor))
     small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
-    return Prescaled(small, nw / w, nh / h)
+    return _framed(small, nw / w, nh / h) if margin else Prescaled(small, nw / w, nh / h)
+
+
+def _framed(image: np.ndarray, sx: float, sy: float) -> Prescaled:
+    framed = cv2.copyMakeBorder(image, MARGIN_BEFORE, MARGIN_AFTER, MARGIN_BEFORE, MARGIN_AFTER,
+                                cv2.BORDER_REPLICATE)
+    h, w = image.shape[:2]
+    inner = framed[MARGIN_BEFORE:MARGIN_BEFORE + h, MARGIN_BEFORE:MARGIN_BEFORE + w]
+    return Prescaled(inner, sx, sy, framed)
 
 
 def viewport_matrix(rect: Rect, src: Prescaled, out_w: int, out_h: int,
@@ -87,7 +110,8 @@ def viewport_matrix(rect: Rect, src: Prescaled, out_w: int, out_h: int,
 def render_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
     """The viewport ``rect`` of a photo as a new ``out_h`` x ``out_w`` RGB frame (sub-pixel):
     by :func:`shifted_crop` at 1:1, by :func:`resize_crop` where it can place the viewport
-    exactly enough, else one warp. Beyond the photo's edges its edge pixels repeat."""
+    exactly enough, else one warp. Beyond the photo's edges its edge pixels repeat. The frame
+    is new memory (perhaps a view into a larger new array), never a view of the source."""
     fast = shifted_crop(src, rect, out_w, out_h)
     if fast is None:
         fast = resize_crop(src, rect, out_w, out_h)
@@ -108,7 +132,7 @@ def shifted_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarr
         return None
     x, y = rect.x * src.sx, rect.y * src.sy  # output pixel u samples source x + u
     left, top = math.floor(x), math.floor(y)
-    roi = _replicated_roi(src.image, left, top, out_w + 1, out_h + 1)
+    roi = _replicated_roi(src, left, top, out_w + 1, out_h + 1)
     if roi is None:
         return None
     rows = _blend_neighbours(roi[:, :out_w], roi[:, 1:], x - left)
@@ -139,15 +163,21 @@ def _resize_origin(pos: float, scale: float) -> tuple[int, int] | None:
     return int(origins[good[0]]), round(float(steps[good[0]]))
 
 
-def _replicated_roi(image: np.ndarray, x0: int, y0: int, width: int, height: int
+def _replicated_roi(src: Prescaled, x0: int, y0: int, width: int, height: int
                     ) -> np.ndarray | None:
-    """``image[y0:y0+height, x0:x0+width]``, its parts beyond the image filled by repeating the
-    edge pixels (as the warp's ``BORDER_REPLICATE``); None if it misses the image entirely."""
+    """``src.image[y0:y0+height, x0:x0+width]``, its parts beyond the image filled by repeating
+    the edge pixels (as the warp's ``BORDER_REPLICATE``): a view where ``src.framed`` reaches,
+    else a copy; None if it misses the image entirely."""
+    image = src.image
     rows, cols = image.shape[:2]
     top, left = max(0, y0), max(0, x0)
     bottom, right = min(rows, y0 + height), min(cols, x0 + width)
     if bottom <= top or right <= left:
         return None
+    if (src.framed is not None and min(x0, y0) >= -MARGIN_BEFORE
+            and x0 + width <= cols + MARGIN_AFTER and y0 + height <= rows + MARGIN_AFTER):
+        fy, fx = y0 + MARGIN_BEFORE, x0 + MARGIN_BEFORE
+        return src.framed[fy:fy + height, fx:fx + width]
     roi = image[top:bottom, left:right]
     pads = (top - y0, y0 + height - bottom, left - x0, x0 + width - right)
     return cv2.copyMakeBorder(roi, *pads, cv2.BORDER_REPLICATE) if any(pads) else roi
@@ -171,7 +201,7 @@ def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarra
     if along_x is None or along_y is None:
         return None
     (x0, nx), (y0, ny) = along_x, along_y
-    roi = _replicated_roi(src.image, x0, y0, math.ceil((nx + out_w) / fx) + 2,
+    roi = _replicated_roi(src, x0, y0, math.ceil((nx + out_w) / fx) + 2,
                           math.ceil((ny + out_h) / fy) + 2)
     if roi is None:
         return None
@@ -243,16 +273,18 @@ def render_fit(src: Prescaled, rect: Rect, back: np.ndarray) -> np.ndarray:
     x0, y0, x1, y1 = photo_box_on_frame(src, rect, out_w)
     ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
     ix1, iy1 = min(out_w, math.ceil(x1)), min(out_h, math.ceil(y1))
-    out = back.copy()
     if ix1 <= ix0 or iy1 <= iy0:
-        return out
+        return back.copy()
     per_x, per_y = rect.w / out_w, rect.h / out_h  # source pixels per output pixel
     covered = Rect(rect.x + ix0 * per_x, rect.y + iy0 * per_y, (ix1 - ix0) * per_x,
                    (iy1 - iy0) * per_y)  # the frame's pixels the photo reaches
     fg = render_crop(src, covered, ix1 - ix0, iy1 - iy0)
-    roi = out[iy0:iy1, ix0:ix1]
-    _blend_edges(fg, roi, _coverage(y0, y1, iy0, iy1), _coverage(x0, x1, ix0, ix1))
-    roi[...] = fg
+    _blend_edges(fg, back[iy0:iy1, ix0:ix1], _coverage(y0, y1, iy0, iy1),
+                 _coverage(x0, x1, ix0, ix1))
+    out = np.empty_like(back)  # the backdrop is copied only where the photo leaves it showing
+    out[:iy0], out[iy1:] = back[:iy0], back[iy1:]
+    out[iy0:iy1, :ix0], out[iy0:iy1, ix1:] = back[iy0:iy1, :ix0], back[iy0:iy1, ix1:]
+    out[iy0:iy1, ix0:ix1] = fg
     return out
 
 

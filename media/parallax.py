@@ -397,7 +397,7 @@ def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
                                  cv2.cvtColor(alpha, cv2.COLOR_GRAY2RGB), scale=1.0 / 255.0)
 
     def scaled(image: np.ndarray) -> Prescaled:
-        done = prescale(image, factor / layers.scale)  # relative to the layer's own size
+        done = prescale(image, factor / layers.scale, margin=False)  # vs the layer's size
         return Prescaled(done.image, done.sx * layers.scale, done.sy * layers.scale)
 
     return ScaledLayers(scaled(premultiplied), scaled(255 - alpha), scaled(layers.background),

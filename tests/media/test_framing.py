@@ -282,6 +282,19 @@ def test_resized_crop_repeats_the_edges_as_the_warp_does(rect: Rect) -> None:
     assert diff.mean() < 0.3 and diff.max() <= 8
 
 
+@pytest.mark.parametrize("rect", [
+    Rect(0.2, 0.3, 950.0, 534.375),  # the border serves the edge as a view
+    Rect(-180.6, -140.2, 940.0, 528.75),  # beyond the border: padded per crop instead
+    Rect(-1.3, 0.03, 960.0, 540.0),  # 1:1 shift
+], ids=["within-border", "beyond-border", "one-to-one"])
+def test_a_crop_is_the_same_with_or_without_the_replicated_border(rect: Rect) -> None:
+    image = cv2.resize(data.astronaut(), (1200, 900))
+    framed, bare = prescale(image, 1.0), prescale(image, 1.0, margin=False)
+    assert framed.framed is not None and bare.framed is None
+    assert np.array_equal(framed.image, bare.image)
+    assert np.array_equal(render_crop(framed, rect, 960, 540), render_crop(bare, rect, 960, 540))
+
+
 @pytest.mark.parametrize("offset", [(10.5, 7.25), (0.0, 3.75), (-1.3, 0.03), (239.9, 359.6)])
 def test_one_to_one_crop_is_a_subpixel_shift_matching_the_warp(
         offset: tuple[float, float]) -> None:
