@@ -76,12 +76,13 @@ def prescale(image: np.ndarray, factor: float, margin: bool = True) -> Prescaled
     photo over :data:`MARGIN_COPY_MAX_PIXELS`)."""
     h, w = image.shape[:2]
     if factor >= 0.999:
-        if not margin or h * w > MARGIN_COPY_MAX_PIXELS:
-            return Prescaled(image, 1.0, 1.0)
-        return _framed(image, 1.0, 1.0)
-    nw, nh = max(1, round(w * factor)), max(1, round(h * factor))
-    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
-    return _framed(small, nw / w, nh / h) if margin else Prescaled(small, nw / w, nh / h)
+        scaled, sx, sy = image, 1.0, 1.0
+        margin = margin and h * w <= MARGIN_COPY_MAX_PIXELS  # the border would copy the photo
+    else:
+        nw, nh = max(1, round(w * factor)), max(1, round(h * factor))
+        scaled = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        sx, sy = nw / w, nh / h
+    return _framed(scaled, sx, sy) if margin else Prescaled(scaled, sx, sy)
 
 
 def _framed(image: np.ndarray, sx: float, sy: float) -> Prescaled:
