@@ -207,7 +207,9 @@ def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarra
     if roi is None:
         return None
     big = cv2.resize(roi, None, fx=fx, fy=fy, interpolation=cv2.INTER_LINEAR)
-    return np.ascontiguousarray(big[ny:ny + out_h, nx:nx + out_w])
+    # A view, not a copy: a fitted photo or a blend copies it anyway, and the encoder's writer
+    # packs what reaches it alone.
+    return big[ny:ny + out_h, nx:nx + out_w]
 
 
 def cover_box(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:

@@ -8,6 +8,7 @@ import time
 import wave
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -16,6 +17,7 @@ from media import spec
 from media.cards import CardSpec, text_layout
 from media.overlay import film_logo_box
 from media.render import (
+    COMPOSE_OPENCV_THREADS,
     ENCODER_INPUT_QUEUE,
     ClipReader,
     PreparedClip,
@@ -251,6 +253,30 @@ def test_timeout_kills_everything(tmp_path: Path) -> None:
         render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
                      encoder_preset=PRESET, timeout_s=0.5)
     assert _our_processes(str(tmp_path)) == []
+
+
+def test_frames_are_composed_with_opencv_single_threaded_and_its_setting_restored_after(
+        tmp_path: Path) -> None:
+    photos = [_solid_photo(tmp_path / "gray.png", GRAY)]
+    _song(tmp_path / "song.wav", 4.0)
+    timeline = _timeline(photos, [], 4.0)
+    seen: list[tuple[float, int]] = []
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(3)
+    try:
+        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav",
+                     {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS},
+                     on_progress=lambda done: seen.append((done, cv2.getNumThreads())),
+                     encoder_preset=PRESET, timeout_s=60)
+        assert {threads for done, threads in seen if done < 1.0} == {COMPOSE_OPENCV_THREADS}
+        assert cv2.getNumThreads() == 3
+        with pytest.raises(ToolError):  # restored after a failed render too
+            render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav",
+                         {"16x9": tmp_path / "missing" / "a.mp4"}, encoder_preset=PRESET,
+                         timeout_s=60)
+        assert cv2.getNumThreads() == 3
+    finally:
+        cv2.setNumThreads(before)
 
 
 @pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (4, 2), (8, 4), (64, 4)])
