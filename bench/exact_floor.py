@@ -13,7 +13,10 @@ the encode the film needs anyway.
 The raw frames take 6.2 MB per frame and aspect (22 GB for a 60 s film), so the bench runs it
 only where the scratch disk has room (:func:`fits_on_disk`); the files are deleted after.
 ``.venv/bin/python -m bench.exact_floor RESULTS_JSON CASE`` runs it on a saved run's case (the
-run must have kept its workdir: ``--workdir``).
+run must have kept its workdir: ``--workdir``). With ``--rounds N`` it alternates N times between
+:func:`media.render.render_films` (the product's encoders on its pipes, with the soundtrack) and
+the exact floor of the same film, and prints each round's ratio: on a noisy machine, pairs run
+back to back compare better than one run of each (the render stage adds its plan and join).
 """
 
 from __future__ import annotations
@@ -80,21 +83,12 @@ def run_dir(storage: Path) -> Path:
 
 def tap_frames(run: Path, scratch: Path) -> dict[str, Path]:
     """Compose the film of ``run`` again, each aspect's raw frames to a file in ``scratch``."""
-    timeline = timeline_from_dict(json.loads((run / "render/timeline.json").read_text()))
-    photos = {p.stem: p for p in (run / "assets/photos").glob("*.jpg")}
-    clips = {p.stem: p for p in (run / "prep/clips").glob("*.mp4")}
-    framing = json.loads((run / "assets/framing.json").read_text())
-    logo_path = run / "assets/logo.png"
-    logo = None
-    if logo_path.exists():
-        with Image.open(logo_path) as image:
-            logo = np.asarray(image.convert("RGBA"))
+    timeline, photos, clips, subjects, logo = _case_inputs(run)
     outputs = {a.name: scratch / f"{a.name}.rgb" for a in spec.ASPECTS}
     room = functools.partial(Limits, output_file_bytes=raw_bytes(timeline.total_frames))
     with mock.patch.object(render, "encoder_argv", _raw_writer_argv), \
             mock.patch.object(render, "Limits", room):
-        render.render_films(timeline, photos, clips, None, outputs,
-                            subjects={k: subject_from_dict(v) for k, v in framing.items()},
+        render.render_films(timeline, photos, clips, None, outputs, subjects=subjects,
                             logo=logo)
     return outputs
 
@@ -112,13 +106,45 @@ def _frames_in(path: Path) -> int:
     return int(out.stdout.strip())
 
 
+def _case_inputs(run: Path) -> tuple[Any, dict[str, Path], dict[str, Path], dict[str, Any],
+                                     np.ndarray | None]:
+    """A kept run's timeline, photo and clip paths, subjects and logo (None if it has none)."""
+    timeline = timeline_from_dict(json.loads((run / "render/timeline.json").read_text()))
+    photos = {p.stem: p for p in (run / "assets/photos").glob("*.jpg")}
+    clips = {p.stem: p for p in (run / "prep/clips").glob("*.mp4")}
+    framing = json.loads((run / "assets/framing.json").read_text())
+    subjects = {k: subject_from_dict(v) for k, v in framing.items()}
+    logo_path = run / "assets/logo.png"
+    logo = None
+    if logo_path.exists():
+        with Image.open(logo_path) as image:
+            logo = np.asarray(image.convert("RGBA"))
+    return timeline, photos, clips, subjects, logo
+
+
+def _soundtrack(run: Path) -> Path:
+    soundtrack = run / "render/soundtrack.wav"
+    return soundtrack if soundtrack.exists() else run / "assets/song.wav"
+
+
+def render_measured(storage: Path, preset: str, out_dir: Path) -> dict[str, Any]:
+    """The case's film rendered by :func:`media.render.render_films` as the product does, but
+    in one pass with the soundtrack (so its encoders do what the exact floor's do); measured."""
+    run = run_dir(storage)
+    timeline, photos, clips, subjects, logo = _case_inputs(run)
+    outputs = {a.name: out_dir / f"render-{a.name}.mp4" for a in spec.ASPECTS}
+    with RssSampler() as sampler, measure(sampler) as measured:
+        render.render_films(timeline, photos, clips, _soundtrack(run), outputs,
+                            encoder_preset=preset, subjects=subjects, logo=logo)
+    return {"measured": measured.to_dict()}
+
+
 def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None
                 ) -> dict[str, Any]:
     """The case under ``storage``: frames tapped (not measured), then both aspects encoded at
     once from the raw files (measured: wall, CPU with children, peak memory)."""
     run = run_dir(storage)
-    soundtrack = run / "render/soundtrack.wav"
-    audio = soundtrack if soundtrack.exists() else run / "assets/song.wav"
+    audio = _soundtrack(run)
     limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=render.ENCODER_ADDRESS_SPACE)
     with _scratch(scratch_parent) as scratch:
         raws = tap_frames(run, scratch)
@@ -142,16 +168,39 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("results", type=Path, help="a bench/results JSON with a kept workdir")
     parser.add_argument("case", help="case label, e.g. 60s-standard")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="alternate render_films and the exact floor this many times")
     args = parser.parse_args(argv)
     record = json.loads(args.results.read_text(encoding="utf-8"))
     case = record["results"]["cases"][args.case]
-    floor = exact_floor(Path(record["workdir"]) / case["label"] / "storage", case["preset"])
+    storage = Path(record["workdir"]) / case["label"] / "storage"
+    if args.rounds > 0:
+        return _alternate(storage, case["preset"], args.rounds)
+    floor = exact_floor(storage, case["preset"])
     m, r = floor["measured"], case["stages"]["render"]
     print(f"exact floor of {args.case}: wall {m['wall_s']:.1f} s, cpu {m['cpu_s']:.1f} s, "
           f"frames {floor['frames_out']}")
     print(f"render: wall {r['wall_s']:.1f} s, cpu {r['cpu_s']:.1f} s -> render/floor "
           f"{r['wall_s'] / m['wall_s']:.2f} wall, {r['cpu_s'] / m['cpu_s']:.2f} cpu; "
           f"end to end/floor {case['stages_wall_s'] / m['wall_s']:.2f}")
+    return 0
+
+
+def _alternate(storage: Path, preset: str, rounds: int) -> int:
+    """Print ``rounds`` pairs of render_films and exact floor figures, then the mean ratios."""
+    ratios = []
+    with _scratch(None) as out_dir:
+        for number in range(1, rounds + 1):
+            ours = render_measured(storage, preset, out_dir)["measured"]
+            floor = exact_floor(storage, preset)["measured"]
+            ratios.append((ours["wall_s"] / floor["wall_s"], ours["cpu_s"] / floor["cpu_s"]))
+            print(f"round {number}: render_films wall {ours['wall_s']:.1f} s, cpu "
+                  f"{ours['cpu_s']:.1f} s (Python {ours['cpu_self_s']:.1f}); exact floor wall "
+                  f"{floor['wall_s']:.1f} s, cpu {floor['cpu_s']:.1f} s; ratio "
+                  f"{ratios[-1][0]:.3f} wall, {ratios[-1][1]:.3f} cpu", flush=True)
+    walls, cpus = zip(*ratios, strict=True)
+    print(f"mean of {rounds}: render_films/exact floor {sum(walls) / rounds:.3f} wall, "
+          f"{sum(cpus) / rounds:.3f} cpu")
     return 0
 
 
