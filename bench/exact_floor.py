@@ -38,9 +38,9 @@ from PIL import Image
 
 from bench.measure import RssSampler, measure
 from media import render, spec
-from media.framing import subject_from_dict
+from media.framing import Subject, subject_from_dict
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
-from media.timeline import timeline_from_dict
+from media.timeline import Timeline, timeline_from_dict
 
 RAW_BYTES_PER_PIXEL = 3  # rgb24
 DISK_SHARE = 0.6  # use at most this share of the scratch disk's free space
@@ -106,8 +106,8 @@ def _frames_in(path: Path) -> int:
     return int(out.stdout.strip())
 
 
-def _case_inputs(run: Path) -> tuple[Any, dict[str, Path], dict[str, Path], dict[str, Any],
-                                     np.ndarray | None]:
+def _case_inputs(run: Path) -> tuple[Timeline, dict[str, Path], dict[str, Path],
+                                     dict[str, Subject], np.ndarray | None]:
     """A kept run's timeline, photo and clip paths, subjects and logo (None if it has none)."""
     timeline = timeline_from_dict(json.loads((run / "render/timeline.json").read_text()))
     photos = {p.stem: p for p in (run / "assets/photos").glob("*.jpg")}
