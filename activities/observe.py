@@ -39,6 +39,9 @@ log = logging.getLogger("filmworker.stage")
 
 STAGE_SECONDS = "film_stage_seconds"
 RENDER_FPS = "film_render_fps"
+RENDERING_ACTIVITIES = frozenset({ActivityName.RENDER, ActivityName.RENDER_SEGMENT,
+                                  ActivityName.RENDER_FILM})
+"""Activities that compose and encode frames (their results give the render's speed)."""
 _WORKFLOW_ID = re.compile(r"^film-(?P<gift_id>[A-Za-z0-9_-]+)-(?P<attempt>\d+)$")
 # What the SDK's loggers append to a message when it also goes into the record's fields.
 _APPENDED_CONTEXT = re.compile(r" \(\{'[a-z_]+': .*\}\)$", re.DOTALL)
@@ -92,8 +95,7 @@ class _StageInbound(ActivityInboundInterceptor):
         elapsed = time.monotonic() - started
         _record_stage(stage, "ok", elapsed)
         extra: dict[str, Any] = {**fields, "result": "ok", "duration_s": round(elapsed, 3)}
-        if info.activity_type in (ActivityName.RENDER, ActivityName.RENDER_SEGMENT) \
-                and elapsed > 0:
+        if info.activity_type in RENDERING_ACTIVITIES and elapsed > 0:
             extra["fps"] = _record_render_fps(result, elapsed)
         log.info("stage finished", extra=extra)
         return result

@@ -14,6 +14,7 @@ from activities.gate import run_gate
 from activities.prep import run_prep
 from activities.render import (
     run_render,
+    run_render_film,
     run_render_join,
     run_render_plan,
     run_render_segment,
@@ -38,6 +39,7 @@ from workflows.stages import (
     StageInput,
     VerifyInput,
     VerifyResult,
+    WholeFilmInput,
 )
 
 
@@ -83,6 +85,12 @@ class FilmActivities:
         """Join the segments under the soundtrack; store films and poster."""
         return run_render_join(self.ctx, join)
 
+    @activity.defn(name=ActivityName.RENDER_FILM)
+    def render_film(self, whole: WholeFilmInput) -> RenderResult:
+        """Encode both films whole with the soundtrack (one segment: no join); store films
+        and poster."""
+        return run_render_film(self.ctx, whole)
+
     @activity.defn(name=ActivityName.VERIFY)
     def verify(self, verify_input: VerifyInput) -> VerifyResult:
         """Check both films against the output spec."""
@@ -101,5 +109,5 @@ class FilmActivities:
     def all(self) -> list[Callable[..., Any]]:
         """Every activity of this instance, for ``Worker(activities=...)``."""
         return [self.prep, self.gate, self.assets, self.render, self.render_plan,
-                self.render_segment, self.render_join, self.verify, self.deliver,
-                self.report_outcome]
+                self.render_segment, self.render_join, self.render_film, self.verify,
+                self.deliver, self.report_outcome]

@@ -1,9 +1,10 @@
 """Render stage: plan the timeline on the song's beats, then compose and encode both films.
 
 Split over media workers (``render_plan``, one ``render_segment`` per frame range, then
-``render_join``; see :mod:`workflows.segments`) or, for runs started before that split, in one
-activity (``render``). Both paths share the helpers below; only the storage keys they exchange
-cross activity boundaries.
+``render_join``; see :mod:`workflows.segments`), planned then rendered whole when the plan allows
+one segment (``render_plan``, ``render_film``: no segment files, no join) or, for runs started
+before the split, in one activity (``render``). All paths share the helpers below; only the
+storage keys they exchange cross activity boundaries.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from workflows.stages import (
     RenderResult,
     SegmentInput,
     SegmentResult,
+    WholeFilmInput,
 )
 
 CLOSING_MEMORY_MAX_CHARS = 90
@@ -174,6 +176,11 @@ def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Pat
     return outputs, stats.frames
 
 
+def _check_frames(name: str, frames: int, planned: int) -> None:
+    if frames != planned:
+        raise ValueError(f"{name} has {frames} frames, planned {planned}")
+
+
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                  films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
     """Extract the poster from the finished films and store films and poster."""
@@ -247,14 +254,27 @@ def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResul
     return SegmentResult(index=segment.index, film_keys=keys, frames=count)
 
 
+def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
+    """Render the planned film in one pass, both aspects with the plan's soundtrack, then store
+    films and poster as the join does (what one segment and its join make, without writing,
+    copying and re-muxing a segment)."""
+    order, plan = whole.render.order, whole.plan
+    with ctx.scratch("render-film") as scratch, Heartbeater("render") as heartbeat:
+        heartbeat.update(item="film")
+        timeline = _load_timeline(ctx.storage, plan)
+        sources = _fetch_sources(ctx.storage, whole.render, scratch, sources_for(timeline))
+        audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
+        films, frames = _render(ctx, timeline, sources, audio, None, heartbeat, scratch)
+        _check_frames("the film", frames, plan.total_frames)
+        return _store_films(ctx, order, timeline, films, plan.timeline_key, scratch)
+
+
 def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
     """Join the segments of each aspect under the soundtrack, check every frame is there once,
     then store films and poster as the one-pass render does."""
     order, plan = join.render.order, join.plan
     segments = sorted(join.segments, key=lambda s: s.index)
-    if sum(s.frames for s in segments) != plan.total_frames:
-        raise ValueError(f"segments hold {sum(s.frames for s in segments)} frames, the film "
-                         f"{plan.total_frames}")
+    _check_frames("the segments", sum(s.frames for s in segments), plan.total_frames)
     limits = join_limits(plan.duration_sec)
     with ctx.scratch("render-join") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item="join")
@@ -266,9 +286,7 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
                      for s in segments]
             films[aspect.name] = join_segments(parts, audio, scratch / f"{aspect.name}.mp4",
                                                limits)
-            joined = count_video_frames(films[aspect.name], limits)
-            if joined != plan.total_frames:
-                raise ValueError(f"joined {aspect.name} film has {joined} frames, planned "
-                                 f"{plan.total_frames}")
+            _check_frames(f"the joined {aspect.name} film",
+                          count_video_frames(films[aspect.name], limits), plan.total_frames)
         return _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
                             plan.timeline_key, scratch)

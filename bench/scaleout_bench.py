@@ -9,7 +9,8 @@ would, waits for its outcome and reads its history for:
 
 - total wall (workflow started to completed);
 - render-stage wall (``render_plan`` scheduled to ``render_join`` completed) and its parts:
-  plan, each segment (wall from start to completion, and how long it waited for a worker), join;
+  plan, each segment (wall from start to completion, and how long it waited for a worker), join
+  (with one worker the film is kept whole: ``render_film`` counts as the one segment, no join);
 - the speedup of the render stage and of the whole run against N=1;
 - CPU seconds of the worker processes and their ffmpeg children over the whole run.
 
@@ -121,13 +122,14 @@ def figures(workers: int, state: str, spans: list[dict[str, Any]], started: floa
     by_type: dict[str, list[dict[str, Any]]] = {}
     for span in spans:
         by_type.setdefault(span["type"], []).append(span)
-    plan, join = by_type["render_plan"][0], by_type["render_join"][-1]
+    plan, whole = by_type["render_plan"][0], by_type.get("render_film", [])
+    last = (whole or by_type["render_join"])[-1]  # a film kept whole has no join
     segments = [{"wall_s": s["completed"] - s["started"],
                  "queued_s": s["started"] - s["scheduled"]}
-                for s in by_type.get("render_segment", []) if "completed" in s]
-    return RunFigures(workers, state, closed - started, join["completed"] - plan["scheduled"],
-                      plan["completed"] - plan["scheduled"], join["completed"] - join["started"],
-                      segments)
+                for s in [*by_type.get("render_segment", []), *whole] if "completed" in s]
+    join_s = 0.0 if whole else last["completed"] - last["started"]
+    return RunFigures(workers, state, closed - started, last["completed"] - plan["scheduled"],
+                      plan["completed"] - plan["scheduled"], join_s, segments)
 
 
 def _children_cpu_s() -> float:

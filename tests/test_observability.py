@@ -264,5 +264,4 @@ async def test_tracing_is_off_by_default_and_spans_workflow_and_stages_when_enab
         await (await start_render(client, make_order(), task_queue=queue)).result()
     names = {span.name for span in exporter.get_finished_spans()}
     assert {"StartWorkflow:FilmRender", "RunWorkflow:FilmRender", "RunActivity:render_plan",
-            "RunActivity:render_segment", "RunActivity:render_join",
-            "RunActivity:report_outcome"} <= names
+            "RunActivity:render_film", "RunActivity:report_outcome"} <= names

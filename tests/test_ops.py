@@ -333,12 +333,12 @@ async def test_worker_killed_mid_render_and_s3_down_mid_deliver_still_deliver_on
     outcome = await asyncio.wait_for(handle.result(), timeout=300)
     recovered_s = time.time() - killed_at
     attempts = await started_attempts(handle)
-    print(f"\nrecovery: render segment attempt {attempts['render_segment'][0]} started "
-          f"{attempts['render_segment'][1] - killed_at:.1f}s after the kill; run done "
+    print(f"\nrecovery: render film attempt {attempts['render_film'][0]} started "
+          f"{attempts['render_film'][1] - killed_at:.1f}s after the kill; run done "
           f"{recovered_s:.1f}s after the kill; deliver attempts {attempts['deliver'][0]}")
 
     assert outcome.state is FilmState.SUCCEEDED, outcome.reason
-    assert attempts["render_segment"][0] >= 2, "the killed render segment was retried"
+    assert attempts["render_film"][0] >= 2, "the killed render was retried"
     assert attempts["deliver"][0] == 2 and len(proxy.cuts) == 1, "S3 failed one delivery"
     assert_one_delivered_set(endpoint, order)
     assert len(receiver.accepted) == 1 and not receiver.rejected

@@ -23,7 +23,7 @@ from media.verify import ffprobe_json
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from worker import load_order_folder, running_worker
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
-from workflows.stages import ActivityName, SegmentInput, SegmentResult
+from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
 SAMPLE_ORDER = Path(__file__).resolve().parent.parent / "samples" / "birthday"
 pytestmark = pytest.mark.e2e
@@ -119,6 +119,8 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     assert manifest["files"]["16x9.mp4"]["sha256"] == storage.sha256(
         f"{order.delivery_prefix}/16x9.mp4")
 
+    assert storage.list(f"{order.run_prefix}/render/segments/") == [], "one pass, no segments"
+
     assert len(receiver.accepted) == 1 and not receiver.rejected
     headers, body = receiver.accepted[0]
     assert headers["Idempotency-Key"] == order.workflow_id
@@ -184,9 +186,9 @@ async def test_order_with_only_unusable_photos_is_held_and_reported(
     assert storage_of(real_worker).list(order.delivery_prefix + "/") == []
 
 
-@activity.defn(name=ActivityName.RENDER_SEGMENT)
-def broken_render_segment(segment: SegmentInput) -> SegmentResult:
-    """Stands in for the render stage's segment with a fault of ours (an encoder crash)."""
+@activity.defn(name=ActivityName.RENDER_FILM)
+def broken_render_film(whole: WholeFilmInput) -> RenderResult:
+    """Stands in for the render of the whole film with a fault of ours (an encoder crash)."""
     raise RuntimeError("x264 segfaulted")
 
 
@@ -198,7 +200,7 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
     real = FilmActivities.all
 
     def with_broken_render(self: FilmActivities) -> list[Any]:
-        return [broken_render_segment if getattr(fn, "__name__", "") == "render_segment"
+        return [broken_render_film if getattr(fn, "__name__", "") == "render_film"
                 else fn for fn in real(self)]
 
     monkeypatch.setattr(FilmActivities, "all", with_broken_render)

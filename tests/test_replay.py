@@ -3,9 +3,10 @@ non-deterministic workflow change fails CI; workflow changes go through ``workfl
 
 ``tests/histories/v1-main-queue/`` was recorded from the workflow as it was before the media
 task queue (all stages on one queue); ``v2-media-queue/`` before the render stage was split into
-segments (one ``render`` activity); ``v3-render-segments/`` from the current code. Re-record
-with ``python -m tests.histories.record --out tests/histories/<version>`` after a patched
-change.
+segments (one ``render`` activity); ``v3-render-segments/`` (two segments) and
+``v3-one-segment/`` (one segment and its join) before a film planned as one segment was rendered
+whole; ``v4-render-whole-film/`` from the current code. Record a new version with
+``python -m tests.histories.record --out tests/histories/<version>`` after a patched change.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from workflows.film import (
     MEDIA_QUEUE_PATCH,
     MEDIA_STAGES,
     RENDER_SEGMENTS_PATCH,
+    RENDER_WHOLE_FILM_PATCH,
     media_task_queue,
 )
 from workflows.stages import RENDER_ACTIVITIES, ActivityName
@@ -35,7 +37,8 @@ HISTORIES = Path(__file__).resolve().parent / "histories"
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
 BEFORE_PATCH, AFTER_PATCH = HISTORIES / "v1-main-queue", HISTORIES / "v2-media-queue"
 SEGMENTS = HISTORIES / "v3-render-segments"
-VERSIONS = (BEFORE_PATCH, AFTER_PATCH, SEGMENTS)
+ONE_SEGMENT, WHOLE_FILM = HISTORIES / "v3-one-segment", HISTORIES / "v4-render-whole-film"
+VERSIONS = (BEFORE_PATCH, AFTER_PATCH, SEGMENTS, ONE_SEGMENT, WHOLE_FILM)
 
 
 def patch_ids(history: WorkflowHistory) -> list[str]:
@@ -110,10 +113,32 @@ async def test_history_from_before_the_split_renders_in_one_activity_and_still_r
     render = names[names.index(ActivityName.RENDER_PLAN):names.index(ActivityName.RENDER_JOIN) + 1]
     assert render == ["render_plan", "render_segment", "render_segment", "render_join"]
     queue = workflow_queue(new)
-    assert {activity_queues(new)[n] for n in RENDER_ACTIVITIES} == {media_task_queue(queue)}
+    assert {activity_queues(new)[n] for n in render} == {media_task_queue(queue)}
 
     failed = scheduled_activities(read_history(SEGMENTS / "failed.json"))
     assert "render_segment" in failed and "render_join" not in failed and "verify" not in failed
+
+
+def render_activities(names: list[str]) -> list[str]:
+    """The render stage's part of ``names``: from ``render_plan`` to just before ``verify``."""
+    return names[names.index(ActivityName.RENDER_PLAN):names.index(ActivityName.VERIFY)]
+
+
+async def test_one_segment_history_from_before_the_whole_film_render_replays_with_its_join(
+) -> None:
+    old = read_history(ONE_SEGMENT / "succeeded.json")
+    assert patch_ids(old) == [MEDIA_QUEUE_PATCH, RENDER_SEGMENTS_PATCH]
+    assert render_activities(scheduled_activities(old)) == [
+        "render_plan", "render_segment", "render_join"]
+    assert (await replay(old)).replay_failure is None
+
+    new = read_history(WHOLE_FILM / "succeeded.json")
+    assert patch_ids(new) == [MEDIA_QUEUE_PATCH, RENDER_SEGMENTS_PATCH, RENDER_WHOLE_FILM_PATCH]
+    assert render_activities(scheduled_activities(new)) == ["render_plan", "render_film"]
+    assert activity_queues(new)["render_film"] == media_task_queue(workflow_queue(new))
+
+    failed = scheduled_activities(read_history(WHOLE_FILM / "failed.json"))
+    assert "render_film" in failed and "render_segment" not in failed and "verify" not in failed
 
 
 def tampered(source: Path, dest: Path) -> Path:

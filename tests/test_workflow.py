@@ -34,7 +34,6 @@ from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
 from workflows.segments import plan_segments
 from workflows.stages import (
     HOLD_ERROR_TYPE,
-    RENDER_ACTIVITIES,
     ActivityName,
     AssetsResult,
     DeliverResult,
@@ -47,6 +46,7 @@ from workflows.stages import (
     SegmentInput,
     SegmentResult,
     VerifyResult,
+    WholeFilmInput,
 )
 
 FAKE_FPS = 30
@@ -69,8 +69,8 @@ def make_order(gift_id: str | None = None) -> FilmOrder:
 
 
 class FakeStages:
-    """Same-named stand-ins for the six stages, the render stage's parts (plan, segments, join;
-    ``render_workers`` as the plan reports it) and the report, with hooks per activity
+    """Same-named stand-ins for the six stages, the render stage's parts (plan, segments, join,
+    whole film; ``render_workers`` as the plan reports it) and the report, with hooks per activity
     (``failures`` keyed ``render_segment:<index>`` hit one segment only)."""
 
     def __init__(self, render_workers: int = 1) -> None:
@@ -137,6 +137,12 @@ class FakeStages:
             return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
                                 timeline_key="t", duration_sec=30.0)
 
+        @activity.defn(name=ActivityName.RENDER_FILM)
+        async def render_film(whole: WholeFilmInput) -> RenderResult:
+            await self._enter("render_film")
+            return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
+                                timeline_key="t", duration_sec=whole.plan.duration_sec)
+
         @activity.defn(name=ActivityName.VERIFY)
         async def verify(_: Any) -> VerifyResult:
             await self._enter("verify")
@@ -154,8 +160,8 @@ class FakeStages:
             self.reported.append(report.outcome)
             return "accepted"
 
-        return [prep, gate, assets, render, render_plan, render_segment, render_join, verify,
-                deliver, report_outcome]
+        return [prep, gate, assets, render, render_plan, render_segment, render_join,
+                render_film, verify, deliver, report_outcome]
 
 
 @contextlib.asynccontextmanager
@@ -180,9 +186,9 @@ async def fake_worker(temporal_env: WorkflowEnvironment) -> AsyncIterator[tuple[
         yield temporal_env.client, queue, stages
 
 
-# What each stage calls when rendered on one worker (the render stage: plan, segment, join).
+# What each stage calls when rendered on one worker (the render stage: plan, the whole film).
 STAGE_ACTIVITIES: dict[FilmStage, tuple[str, ...]] = {
-    stage: RENDER_ACTIVITIES if stage is FilmStage.RENDER else (stage.value,)
+    stage: ("render_plan", "render_film") if stage is FilmStage.RENDER else (stage.value,)
     for stage in FilmStage
 }
 
@@ -274,7 +280,32 @@ async def test_media_stages_run_on_the_media_queue_and_orchestration_on_the_main
                 for stage in FilmStage for name in STAGE_ACTIVITIES[stage]}
     assert stages.queues == {**expected, "report_outcome": queue}
     assert stages.queues["gate"] == queue
-    assert stages.queues["render_segment"] == f"{queue}-media"
+    assert stages.queues["render_film"] == f"{queue}-media"
+
+
+async def test_a_film_planned_as_one_segment_is_rendered_whole_with_no_segment_or_join(
+    fake_worker: Any,
+) -> None:
+    client, queue, stages = fake_worker
+    outcome = await (await start_render(client, make_order(), task_queue=queue)).result()
+    assert outcome.state is FilmState.SUCCEEDED
+    assert stages.calls[3:6] == ["render_plan", "render_film", "verify"]
+    assert "render_segment" not in stages.calls and "render_join" not in stages.calls
+    assert outcome.duration_sec == FAKE_TOTAL_FRAMES / FAKE_FPS
+
+
+@pytest.mark.timeout(120)
+async def test_a_failing_whole_film_render_ends_the_run_failed_and_is_reported_once(
+    fake_worker: Any,
+) -> None:
+    client, queue, stages = fake_worker
+    stages.failures["render_film"] = lambda: RuntimeError("x264 segfaulted")
+    outcome = await (await start_render(client, make_order(), task_queue=queue)).result()
+    assert (outcome.state, outcome.stage) == (FilmState.FAILED, FilmStage.RENDER)
+    assert outcome.reason == "render_failed:RuntimeError"
+    assert stages.calls.count("render_film") == 3, "three attempts before giving up"
+    assert "render_segment" not in stages.calls and "verify" not in stages.calls
+    assert stages.reported == [outcome]
 
 
 async def test_render_is_split_into_as_many_segments_as_the_plan_allows_then_joined(
@@ -298,7 +329,9 @@ async def test_render_is_split_into_as_many_segments_as_the_plan_allows_then_joi
     assert ranges[0][0] == 0 and ranges[-1][1] == FAKE_TOTAL_FRAMES and len(ranges) == 3
     assert sorted(s.index for s in stages.segments) == [0, 1, 2]
     assert stages.calls[3:8] == ["render_plan", *["render_segment"] * 3, "render_join"]
-    assert {stages.queues[n] for n in RENDER_ACTIVITIES} == {media_task_queue(queue)}
+    split_parts = ("render_plan", "render_segment", "render_join")
+    assert {stages.queues[n] for n in split_parts} == {media_task_queue(queue)}
+    assert "render_film" not in stages.calls
     assert stages.reported == [outcome]
 
 

@@ -11,7 +11,9 @@ gate and the outcome report stay on the main queue). Runs started before that ch
 The render stage is split over the media workers (``RENDER_SEGMENTS_PATCH``): ``render_plan``
 plans the film and says where it may be cut and how many workers may render it, the workflow
 splits it (:func:`workflows.segments.plan_segments`), renders the segments concurrently and
-``render_join`` joins them. Runs started before that change render in one ``render`` activity.
+``render_join`` joins them; a film the plan keeps whole (one render worker, or a short film) is
+rendered by ``render_film`` with its soundtrack, nothing to join (``RENDER_WHOLE_FILM_PATCH``).
+Runs started before the split render in one ``render`` activity.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
         StageInput,
         VerifyInput,
         VerifyResult,
+        WholeFilmInput,
     )
 
 # Percent of the whole run done when each stage starts (render dominates the wall time).
@@ -111,6 +114,9 @@ MEDIA_QUEUE_PATCH = "media-task-queue"
 RENDER_SEGMENTS_PATCH = "render-segments"
 """``workflow.patched`` id: runs started before the render was split into segments render in
 one ``render`` activity."""
+RENDER_WHOLE_FILM_PATCH = "render-whole-film"
+"""``workflow.patched`` id: runs started before ``render_film`` render even a film planned as one
+segment as a segment and a join."""
 
 
 def media_task_queue(task_queue: str) -> str:
@@ -205,7 +211,8 @@ class FilmRender:
         return delivered, rendered.duration_sec
 
     async def _render(self, order: FilmOrder, render_input: RenderInput) -> RenderResult:
-        """The render stage: plan, the segments at once, join (one activity for old runs)."""
+        """The render stage: plan, then the segments at once and their join, or the film whole
+        when it is one segment (one activity for old runs)."""
         if not workflow.patched(RENDER_SEGMENTS_PATCH):
             return await self._stage_call(order, FilmStage.RENDER, render_input, RenderResult)
         stage = FilmStage.RENDER
@@ -213,6 +220,10 @@ class FilmRender:
                                                   ActivityName.RENDER_PLAN)
         ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers,
                                plan.fps)
+        if len(ranges) == 1 and workflow.patched(RENDER_WHOLE_FILM_PATCH):
+            return await self._activity(order, stage, ActivityName.RENDER_FILM,
+                                        WholeFilmInput(render=render_input, plan=plan),
+                                        RenderResult, "render film")
         tasks = [asyncio.ensure_future(self._activity(
             order, stage, ActivityName.RENDER_SEGMENT,
             SegmentInput(render=render_input, plan=plan, index=index, start_frame=start,

@@ -20,8 +20,9 @@ class ActivityName(StrEnum):
     """Registered activity names: one per stage, the render stage's parts, the outcome report.
 
     ``render`` is the whole render stage in one activity (runs started before the render was
-    split into segments replay and finish with it); newer runs call ``render_plan``, one
-    ``render_segment`` per segment, then ``render_join``.
+    split into segments replay and finish with it); newer runs call ``render_plan``, then one
+    ``render_segment`` per segment and ``render_join``, or ``render_film`` when the plan allows
+    only one segment (nothing to join).
     """
 
     PREP = "prep"
@@ -31,13 +32,15 @@ class ActivityName(StrEnum):
     RENDER_PLAN = "render_plan"
     RENDER_SEGMENT = "render_segment"
     RENDER_JOIN = "render_join"
+    RENDER_FILM = "render_film"
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
 
 
 RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
-    ActivityName.RENDER_PLAN, ActivityName.RENDER_SEGMENT, ActivityName.RENDER_JOIN)
+    ActivityName.RENDER_PLAN, ActivityName.RENDER_SEGMENT, ActivityName.RENDER_JOIN,
+    ActivityName.RENDER_FILM)
 """The activities the render stage is split into."""
 
 
@@ -179,6 +182,13 @@ class JoinInput(_Model):
     render: RenderInput
     plan: RenderPlan
     segments: list[SegmentResult]
+
+
+class WholeFilmInput(_Model):
+    """The planned film to render in one pass, both aspects with the plan's soundtrack."""
+
+    render: RenderInput
+    plan: RenderPlan
 
 
 class VerifyInput(_Model):

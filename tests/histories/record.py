@@ -2,17 +2,18 @@
 
 Run from the repository root (it takes about a minute)::
 
-    .venv/bin/python -m tests.histories.record --out tests/histories/v3-render-segments
+    .venv/bin/python -m tests.histories.record --out tests/histories/v4-render-whole-film \
+        --render-workers 1
 
 It starts the embedded dev server and records three runs, each written as
 ``{out}/{kind}.json`` with ``WorkflowHistory.to_json()``:
 
 - ``succeeded``: every stage replaced by a same-named fast stand-in (the workflow's logic is
   what a history captures; media work would only make the run slow), the render plan allowing
-  :data:`RENDER_WORKERS` segments;
+  ``--render-workers`` segments (default :data:`RENDER_WORKERS`; 1 keeps the film whole);
 - ``held``: the real prep and gate stages on an order whose every photo is unusable;
-- ``failed``: stand-in stages whose render (one activity, or every segment) always crashes, so
-  the real retry policy gives up.
+- ``failed``: stand-in stages whose render (one activity, every segment, or the whole film)
+  always crashes, so the real retry policy gives up.
 
 Workers listen on the main task queue and on its media queue and offer every activity, so the
 same script records histories of any workflow version (before and after the media queue, before
@@ -52,13 +53,13 @@ async def run_and_save(client: Client, order: FilmOrder, queue: str, expected: F
     print(f"wrote {path} ({len(history.events)} events, {outcome.state.value})")
 
 
-async def record_fake_runs(client: Client, out: Path) -> None:
+async def record_fake_runs(client: Client, out: Path, render_workers: int) -> None:
     """The succeeded and failed runs, on stand-in stages."""
-    async with fake_workers(client, FakeStages(RENDER_WORKERS), "record") as queue:
+    async with fake_workers(client, FakeStages(render_workers), "record") as queue:
         await run_and_save(client, make_order(), queue, FilmState.SUCCEEDED,
                            out / "succeeded.json")
-    failing = FakeStages(RENDER_WORKERS)
-    for name in ("render", "render_segment"):
+    failing = FakeStages(render_workers)
+    for name in ("render", "render_segment", "render_film"):
         failing.failures[name] = lambda: RuntimeError("x264 segfaulted")
     async with fake_workers(client, failing, "record") as queue:
         await run_and_save(client, make_order(), queue, FilmState.FAILED, out / "failed.json")
@@ -76,12 +77,12 @@ async def record_held_run(client: Client, out: Path, scratch: Path) -> None:
                            out / "held.json")
 
 
-async def record(out: Path) -> None:
+async def record(out: Path, render_workers: int) -> None:
     """Record all three histories into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     env = await start_embedded_server()
     try:
-        await record_fake_runs(env.client, out)
+        await record_fake_runs(env.client, out, render_workers)
         with tempfile.TemporaryDirectory() as scratch:
             await record_held_run(env.client, out, Path(scratch))
     finally:
@@ -89,10 +90,12 @@ async def record(out: Path) -> None:
 
 
 def main() -> None:
-    """``python -m tests.histories.record --out DIR``."""
+    """``python -m tests.histories.record --out DIR [--render-workers N]``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    asyncio.run(record(parser.parse_args().out))
+    parser.add_argument("--render-workers", type=int, default=RENDER_WORKERS)
+    args = parser.parse_args()
+    asyncio.run(record(args.out, args.render_workers))
     exit_now(0)
 
 
