@@ -33,6 +33,7 @@ HEAVY_PHOTOS = 30
 PHONE_PHOTO_PX = (4032, 3024)  # a 12 MP phone photo
 BIG_CLIP_S = 60
 BIG_CLIP_BITRATE_MBPS = 64  # 60 s at 64 Mbit/s: ~480 MB, under the 500 MB upload limit
+RENDER_INPUT_FILE = "render_input.json"  # the render stage's input, kept with the artifacts
 
 
 @dataclass(frozen=True)
@@ -151,39 +152,71 @@ def _timeline_summary(path: Path) -> dict[str, Any]:
 
 
 def render_as_deployed(ctx: Any, render_input: Any) -> Any:
-    """The render stage as the workflow runs it, in this process: ``render_plan``, its segments
-    (one with the default ``FILM_RENDER_WORKERS=1``) one after the other, ``render_join``."""
-    from activities.render import run_render_join, run_render_plan, run_render_segment
+    """The render stage as the workflow runs it, in this process: ``render_plan``, then
+    ``render_film`` (one segment: the default ``FILM_RENDER_WORKERS=1``) or the segments one
+    after the other and ``render_join``."""
+    from activities.render import (
+        run_render_film,
+        run_render_join,
+        run_render_plan,
+        run_render_segment,
+    )
     from workflows.segments import plan_segments
-    from workflows.stages import JoinInput, SegmentInput
+    from workflows.stages import JoinInput, SegmentInput, WholeFilmInput
 
     plan = run_render_plan(ctx, render_input)
     ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers, plan.fps)
+    if len(ranges) == 1:
+        return run_render_film(ctx, WholeFilmInput(render=render_input, plan=plan))
     segments = [run_render_segment(ctx, SegmentInput(render=render_input, plan=plan, index=i,
                                                      start_frame=start, stop_frame=stop))
                 for i, (start, stop) in enumerate(ranges)]
     return run_render_join(ctx, JoinInput(render=render_input, plan=plan, segments=segments))
 
 
+def _case_context(workdir: Path) -> Any:
+    """The stage context of a case: local storage and scratch under ``workdir``, no order API."""
+    from activities.context import StageContext
+    from activities.settings import Settings
+
+    return StageContext.from_settings(Settings(
+        FILM_STORAGE_URL=(workdir / "storage").as_uri(), FILM_WORK_DIR=str(workdir / "work"),
+        FILM_ORDER_API_URL=None))
+
+
+def render_stage_again(workdir: Path) -> tuple[Measured, Any]:
+    """The render stage of a case run before (its input kept in ``artifacts/``), as deployed
+    and measured again; with the :class:`media.render.RenderStats` of its render."""
+    from workflows.stages import RenderInput
+
+    saved = workdir / "artifacts" / RENDER_INPUT_FILE
+    if not saved.exists():
+        raise FileNotFoundError(f"{saved}: run the benchmark again with --workdir to keep it")
+    render_input = RenderInput.model_validate_json(saved.read_text(encoding="utf-8"))
+    ctx = _case_context(workdir)
+    with RssSampler() as sampler, capture_render_stats() as stats, \
+            measure(sampler) as measured:
+        render_as_deployed(ctx, render_input)
+    return measured, stats[-1]
+
+
 def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     """Run the stages of ``spec`` in order under ``workdir``; measurements and artifacts.
 
-    Artifacts (the mastered song, the prepared photos, the render stage's timeline) are copied
-    to ``workdir/artifacts`` after the measured stages, for the floor and MoviePy runs.
+    Artifacts (the mastered song, the prepared photos, the render stage's timeline and input)
+    are copied to ``workdir/artifacts`` after the measured stages, for the floor and MoviePy
+    runs and :func:`render_stage_again`.
     """
     from activities.assets import run_assets
-    from activities.context import StageContext
     from activities.deliver import run_deliver
     from activities.gate import run_gate
     from activities.prep import run_prep
-    from activities.settings import Settings
     from activities.verify import run_verify
     from worker import load_order_folder
     from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
 
-    settings = Settings(FILM_STORAGE_URL=(workdir / "storage").as_uri(),
-                        FILM_WORK_DIR=str(workdir / "work"), FILM_ORDER_API_URL=None)
-    ctx = StageContext.from_settings(settings)
+    ctx = _case_context(workdir)
+    settings = ctx.settings
     order = load_order_folder(make_order_folder(spec, workdir / "order"), settings)
     stages: dict[str, Measured] = {}
     last = STAGES.index(spec.stop_after)
@@ -199,9 +232,9 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
         stage_input = StageInput(order=order, prep=prep)
         stage("gate", lambda: run_gate(ctx, stage_input))
         assets = stage("assets", lambda: run_assets(ctx, stage_input))
+        render_input = RenderInput(order=order, prep=prep, assets=assets)
         with capture_render_stats() as render_stats:
-            rendered = stage("render", lambda: render_as_deployed(
-                ctx, RenderInput(order=order, prep=prep, assets=assets)))
+            rendered = stage("render", lambda: render_as_deployed(ctx, render_input))
         if last >= STAGES.index("verify"):
             stage("verify", lambda: run_verify(ctx, VerifyInput(order=order, render=rendered)))
         if last >= STAGES.index("deliver"):
@@ -212,6 +245,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     total.peak_tree_pss_mib = sampler.peak_tree_pss_mib
     artifacts = workdir / "artifacts"
     (artifacts / "photos").mkdir(parents=True, exist_ok=True)
+    (artifacts / RENDER_INPUT_FILE).write_text(render_input.model_dump_json(), encoding="utf-8")
     song = ctx.storage.get_file(assets.song_key, artifacts / "song.wav")
     timeline = ctx.storage.get_file(rendered.timeline_key, artifacts / "timeline.json")
     photos = {p.id: str(ctx.storage.get_file(p.key, artifacts / "photos" / f"{p.id}.jpg"))

@@ -14,9 +14,9 @@ The raw frames take 6.2 MB per frame and aspect (22 GB for a 60 s film), so the 
 only where the scratch disk has room (:func:`fits_on_disk`); the files are deleted after.
 ``.venv/bin/python -m bench.exact_floor RESULTS_JSON CASE`` runs it on a saved run's case (the
 run must have kept its workdir: ``--workdir``). With ``--rounds N`` it alternates N times between
-:func:`media.render.render_films` (the product's encoders on its pipes, with the soundtrack) and
-the exact floor of the same film, and prints each round's ratio: on a noisy machine, pairs run
-back to back compare better than one run of each (the render stage adds its plan and join).
+the case's render stage as deployed (:func:`bench.cases.render_stage_again`: plan, render,
+poster, upload) and the exact floor of the same film, and prints each round's ratio: on a noisy
+machine, pairs run back to back compare better than one run of each.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from unittest import mock
 import numpy as np
 from PIL import Image
 
+from bench.cases import render_stage_again
 from bench.measure import RssSampler, measure
 from media import render, spec
 from media.framing import Subject, subject_from_dict
@@ -127,18 +128,6 @@ def _soundtrack(run: Path) -> Path:
     return soundtrack if soundtrack.exists() else run / "assets/song.wav"
 
 
-def render_measured(storage: Path, preset: str, out_dir: Path) -> dict[str, Any]:
-    """The case's film rendered by :func:`media.render.render_films` as the product does, but
-    in one pass with the soundtrack (so its encoders do what the exact floor's do); measured."""
-    run = run_dir(storage)
-    timeline, photos, clips, subjects, logo = _case_inputs(run)
-    outputs = {a.name: out_dir / f"render-{a.name}.mp4" for a in spec.ASPECTS}
-    with RssSampler() as sampler, measure(sampler) as measured:
-        render.render_films(timeline, photos, clips, _soundtrack(run), outputs,
-                            encoder_preset=preset, subjects=subjects, logo=logo)
-    return {"measured": measured.to_dict()}
-
-
 def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None
                 ) -> dict[str, Any]:
     """The case under ``storage``: frames tapped (not measured), then both aspects encoded at
@@ -169,13 +158,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("results", type=Path, help="a bench/results JSON with a kept workdir")
     parser.add_argument("case", help="case label, e.g. 60s-standard")
     parser.add_argument("--rounds", type=int, default=0,
-                        help="alternate render_films and the exact floor this many times")
+                        help="alternate the render stage and the exact floor this many times")
     args = parser.parse_args(argv)
     record = json.loads(args.results.read_text(encoding="utf-8"))
     case = record["results"]["cases"][args.case]
-    storage = Path(record["workdir"]) / case["label"] / "storage"
+    workdir = Path(record["workdir"]) / case["label"]
+    storage = workdir / "storage"
     if args.rounds > 0:
-        return _alternate(storage, case["preset"], args.rounds)
+        return _alternate(workdir, case["preset"], args.rounds)
     floor = exact_floor(storage, case["preset"])
     m, r = floor["measured"], case["stages"]["render"]
     print(f"exact floor of {args.case}: wall {m['wall_s']:.1f} s, cpu {m['cpu_s']:.1f} s, "
@@ -186,20 +176,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _alternate(storage: Path, preset: str, rounds: int) -> int:
-    """Print ``rounds`` pairs of render_films and exact floor figures, then the mean ratios."""
+def _alternate(workdir: Path, preset: str, rounds: int) -> int:
+    """Print ``rounds`` pairs of render stage (as deployed) and exact floor figures, then the
+    mean ratios."""
     ratios = []
-    with _scratch(None) as out_dir:
-        for number in range(1, rounds + 1):
-            ours = render_measured(storage, preset, out_dir)["measured"]
-            floor = exact_floor(storage, preset)["measured"]
-            ratios.append((ours["wall_s"] / floor["wall_s"], ours["cpu_s"] / floor["cpu_s"]))
-            print(f"round {number}: render_films wall {ours['wall_s']:.1f} s, cpu "
-                  f"{ours['cpu_s']:.1f} s (Python {ours['cpu_self_s']:.1f}); exact floor wall "
-                  f"{floor['wall_s']:.1f} s, cpu {floor['cpu_s']:.1f} s; ratio "
-                  f"{ratios[-1][0]:.3f} wall, {ratios[-1][1]:.3f} cpu", flush=True)
+    for number in range(1, rounds + 1):
+        stage, stats = render_stage_again(workdir)
+        floor = exact_floor(workdir / "storage", preset)["measured"]
+        ratios.append((stage.wall_s / floor["wall_s"], stage.cpu_s / floor["cpu_s"]))
+        print(f"round {number}: render stage wall {stage.wall_s:.1f} s, cpu {stage.cpu_s:.1f} s "
+              f"(Python {stage.cpu_self_s:.1f}; render_films {stats.elapsed_s:.1f} s wall); "
+              f"exact floor wall {floor['wall_s']:.1f} s, cpu {floor['cpu_s']:.1f} s; ratio "
+              f"{ratios[-1][0]:.3f} wall, {ratios[-1][1]:.3f} cpu", flush=True)
     walls, cpus = zip(*ratios, strict=True)
-    print(f"mean of {rounds}: render_films/exact floor {sum(walls) / rounds:.3f} wall, "
+    print(f"mean of {rounds}: render stage/exact floor {sum(walls) / rounds:.3f} wall, "
           f"{sum(cpus) / rounds:.3f} cpu")
     return 0
 
