@@ -243,6 +243,8 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
 
     total.peak_tree_mib, total.peak_child_mib = sampler.peak_tree_mib, sampler.peak_child_mib
     total.peak_tree_pss_mib = sampler.peak_tree_pss_mib
+    total.sampler_cpu_s = sampler.cpu_s  # it ran around this block only (+2 samples, ~10 ms)
+    total.cpu_self_s -= total.sampler_cpu_s
     artifacts = workdir / "artifacts"
     (artifacts / "photos").mkdir(parents=True, exist_ok=True)
     (artifacts / RENDER_INPUT_FILE).write_text(render_input.model_dump_json(), encoding="utf-8")

@@ -185,7 +185,8 @@ def _alternate(workdir: Path, preset: str, rounds: int) -> int:
         floor = exact_floor(workdir / "storage", preset)["measured"]
         ratios.append((stage.wall_s / floor["wall_s"], stage.cpu_s / floor["cpu_s"]))
         print(f"round {number}: render stage wall {stage.wall_s:.1f} s, cpu {stage.cpu_s:.1f} s "
-              f"(Python {stage.cpu_self_s:.1f}; render_films {stats.elapsed_s:.1f} s wall); "
+              f"(Python {stage.cpu_self_s:.1f}, memory sampler {stage.sampler_cpu_s:.1f} left "
+              f"out; render_films {stats.elapsed_s:.1f} s wall); "
               f"exact floor wall {floor['wall_s']:.1f} s, cpu {floor['cpu_s']:.1f} s; ratio "
               f"{ratios[-1][0]:.3f} wall, {ratios[-1][1]:.3f} cpu", flush=True)
     walls, cpus = zip(*ratios, strict=True)

@@ -320,6 +320,9 @@ def case_report(case: dict[str, Any]) -> str:
                  "Python parent's size at fork; the tree and child columns are sampled peaks: "
                  "PSS counts pages shared between processes once, summed RSS once per sharer)")
     lines.append(f"films: {_mb(case['films_bytes'])}")
+    if total.get("sampler_cpu_s"):
+        lines.append(f"the memory sampler's own {total['sampler_cpu_s']:.1f} CPU-s are left out "
+                     "of the python column")
     if case["spec"].get("heavy"):
         worst = max(stages, key=lambda n: stages[n].get("peak_tree_pss_mib") or 0.0)
         lines.append(f"memory order: peak of the process tree {_peak(stages[worst])} in stage "
