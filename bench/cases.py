@@ -174,7 +174,7 @@ def render_as_deployed(ctx: Any, render_input: Any) -> Any:
     return run_render_join(ctx, JoinInput(render=render_input, plan=plan, segments=segments))
 
 
-def _case_context(workdir: Path) -> Any:
+def case_context(workdir: Path) -> Any:
     """The stage context of a case: local storage and scratch under ``workdir``, no order API."""
     from activities.context import StageContext
     from activities.settings import Settings
@@ -193,7 +193,7 @@ def render_stage_again(workdir: Path) -> tuple[Measured, Any]:
     if not saved.exists():
         raise FileNotFoundError(f"{saved}: run the benchmark again with --workdir to keep it")
     render_input = RenderInput.model_validate_json(saved.read_text(encoding="utf-8"))
-    ctx = _case_context(workdir)
+    ctx = case_context(workdir)
     with RssSampler() as sampler, capture_render_stats() as stats, \
             measure(sampler) as measured:
         render_as_deployed(ctx, render_input)
@@ -215,7 +215,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     from worker import load_order_folder
     from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
 
-    ctx = _case_context(workdir)
+    ctx = case_context(workdir)
     settings = ctx.settings
     order = load_order_folder(make_order_folder(spec, workdir / "order"), settings)
     stages: dict[str, Measured] = {}

@@ -35,7 +35,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.cases import CaseSpec, capture_render_stats, make_order_folder, render_as_deployed
+from bench.cases import (
+    CaseSpec,
+    capture_render_stats,
+    case_context,
+    make_order_folder,
+    render_as_deployed,
+)
 
 
 @contextlib.contextmanager
@@ -82,17 +88,13 @@ def _thread_group(name: str) -> str:
 def run_profile(spec: CaseSpec, workdir: Path, count: int, sort: str) -> dict[str, Any]:
     """Run prep, gate, assets, then the render stage under the profilers; print the figures."""
     from activities.assets import run_assets
-    from activities.context import StageContext
     from activities.gate import run_gate
     from activities.prep import run_prep
-    from activities.settings import Settings
     from worker import load_order_folder
     from workflows.stages import RenderInput, StageInput
 
-    settings = Settings(FILM_STORAGE_URL=(workdir / "storage").as_uri(),
-                        FILM_WORK_DIR=str(workdir / "work"), FILM_ORDER_API_URL=None)
-    ctx = StageContext.from_settings(settings)
-    order = load_order_folder(make_order_folder(spec, workdir / "order"), settings)
+    ctx = case_context(workdir)
+    order = load_order_folder(make_order_folder(spec, workdir / "order"), ctx.settings)
     started = time.perf_counter()
     prep = run_prep(ctx, order)
     stage_input = StageInput(order=order, prep=prep)
