@@ -31,10 +31,15 @@ BACKDROP_DOWNSCALE = 8  # the backdrop is blurred at 1/8 of the output size
 SHADOW_STRENGTH = 0.55
 WARP_FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
 SUBPIXEL_TOLERANCE = 1 / 32  # output pixels a resized crop may sit off the exact viewport
-ORIGIN_SEARCH = 96  # source pixels before the viewport searched for a resize origin
+ORIGIN_SEARCH = 96  # source pixels before the viewport always searched for a resize origin
+# Farther out, an origin is still taken up to this share of the frame's width (height) before
+# the viewport: resizing that much more costs less than the warp (about twice a resize), and
+# near 1:1 zooms (whole photos used at full size) need it.
+MAX_ORIGIN_SHARE = 0.4
 # Replicated edge pixels kept around a pre-scaled source, so that crops reaching past the photo's
-# edge (resize origins lie up to ORIGIN_SEARCH + 1 pixels before the viewport) are views, not
-# per-frame copies; a photo used at full size gets this border only up to MARGIN_COPY_MAX_PIXELS.
+# edge (resize origins mostly lie up to ORIGIN_SEARCH + 1 pixels before the viewport) are views,
+# not per-frame copies; a photo used at full size gets this border only up to
+# MARGIN_COPY_MAX_PIXELS.
 MARGIN_BEFORE = ORIGIN_SEARCH + 2
 MARGIN_AFTER = 4
 MARGIN_COPY_MAX_PIXELS = 4_000_000
@@ -150,13 +155,15 @@ def _blend_neighbours(first: np.ndarray, second: np.ndarray, weight: float) -> n
     return cv2.addWeighted(first, 1.0 - weight, second, weight, 0.0)
 
 
-def _resize_origin(pos: float, scale: float) -> tuple[int, int] | None:
-    """An integer source origin ``o`` (``pos - ORIGIN_SEARCH - 1 < o <= pos``; it may lie
-    before the photo, whose edge then repeats) whose distance to ``pos`` is, scaled, a whole
-    number ``n`` >= 1 of output pixels within :data:`SUBPIXEL_TOLERANCE`: ``(o, n)``; None if
-    none qualifies."""
+def _resize_origin(pos: float, scale: float, out_size: int) -> tuple[int, int] | None:
+    """The integer source origin ``o`` nearest before ``pos`` (it may lie before the photo,
+    whose edge then repeats) whose distance to ``pos`` is, scaled, a whole number ``n`` >= 1 of
+    output pixels within :data:`SUBPIXEL_TOLERANCE`: ``(o, n)``; searched over
+    :data:`ORIGIN_SEARCH` source pixels or :data:`MAX_ORIGIN_SHARE` of ``out_size`` output
+    pixels, whichever is more. None if none qualifies."""
     top = math.floor(pos)
-    origins = np.arange(top, top - ORIGIN_SEARCH - 1, -1)
+    search = max(ORIGIN_SEARCH, math.ceil(MAX_ORIGIN_SHARE * out_size / scale))
+    origins = np.arange(top, top - search - 1, -1)
     steps = (pos - origins) * scale
     good = np.flatnonzero((steps >= 1.0) & (np.abs(steps - np.round(steps)) <= SUBPIXEL_TOLERANCE))
     if len(good) == 0:
@@ -197,8 +204,8 @@ def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarra
     with repeated edge pixels, so the origin may lie outside the photo.
     """
     fx, fy = out_w / (rect.w * src.sx), out_h / (rect.h * src.sy)
-    along_x = _resize_origin(rect.x * src.sx, fx)
-    along_y = _resize_origin(rect.y * src.sy, fy)
+    along_x = _resize_origin(rect.x * src.sx, fx, out_w)
+    along_y = _resize_origin(rect.y * src.sy, fy, out_h)
     if along_x is None or along_y is None:
         return None
     (x0, nx), (y0, ny) = along_x, along_y

@@ -78,6 +78,7 @@ PROGRESS_INTERVAL_S = 0.25
 POLL_S = 0.25
 ENCODER_ADDRESS_SPACE = 6 * 1024**3
 PIPE_BYTES = 1 << 20  # larger pipes: fewer wake-ups per 6 MB frame
+IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
 OPENING_TEXT_DELAY_S = 0.2  # the opening card's text starts after the film's fade-in began
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
@@ -192,6 +193,28 @@ def grow_pipe(stream: object) -> None:
 # --- encoders --------------------------------------------------------------------------------
 
 
+def write_frame(fd: int, frame: np.ndarray) -> None:
+    """Write ``frame``'s pixels, row after row, to the file descriptor ``fd`` (blocking). A crop
+    view whose rows are contiguous (:func:`media.compose.resize_crop` returns one) goes out by
+    ``writev`` straight from its rows, without first being copied whole into a contiguous
+    array (0.5 ms a 1080p frame)."""
+    if frame.size == 0:
+        return
+    if frame.flags.c_contiguous:
+        rows = [frame.reshape(-1)]
+    elif frame.ndim > 1 and frame[0].flags.c_contiguous:
+        rows = list(frame)
+    else:
+        rows = [np.ascontiguousarray(frame).reshape(-1)]
+    row_bytes, done, offset = rows[0].nbytes, 0, 0  # offset: bytes of rows[done] written
+    while done < len(rows):
+        batch: list[np.ndarray | memoryview] = list(rows[done:done + IOV_MAX])
+        if offset:
+            batch[0] = memoryview(rows[done]).cast("B")[offset:]
+        full, offset = divmod(offset + os.writev(fd, batch), row_bytes)
+        done += full
+
+
 class EncoderFeed:
     """Feeds frames to one encoder from a writer thread through a bounded queue."""
 
@@ -221,7 +244,7 @@ class EncoderFeed:
                 # Lending the frame's pages with vmsplice(2) instead saved ~1 s of Python CPU
                 # per 60 s film but cost the encoders 6-11 s more (A/B, 3 rounds): their read
                 # then copies from cache-cold frames, not from pipe pages just written.
-                stdin.write(np.ascontiguousarray(frame).data)
+                write_frame(stdin.fileno(), frame)
         except (OSError, ValueError) as exc:  # BrokenPipeError: the encoder died
             self.error = exc
         finally:

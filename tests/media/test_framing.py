@@ -258,6 +258,16 @@ def test_resized_crop_matches_the_exact_warp_on_a_moving_zoom() -> None:
     assert resized >= 35  # the fast path is the usual one
 
 
+def test_resized_crop_reaches_farther_for_an_origin_on_a_zoom_near_one_to_one() -> None:
+    src = _astronaut(2200, 1400)
+    for zoom in (1.003, 1.005, 1.009):  # a whole photo at full size, barely magnified
+        rect = Rect(100.37, 80.71, 1920.0 / zoom, 1080.0 / zoom)
+        fast = resize_crop(src, rect, 1920, 1080)
+        assert fast is not None  # not the warp: the origin lies up to 430 output pixels out
+        diff = np.abs(fast.astype(np.int16) - _warped_crop(src, rect, 1920, 1080))
+        assert diff.mean() < 0.3 and diff.max() <= 8
+
+
 def test_resized_crop_declines_where_it_cannot_place_the_viewport_exactly() -> None:
     src = prescale(np.zeros((600, 800, 3), np.uint8), 1.0)
     assert resize_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180) is None  # 1:1, half px

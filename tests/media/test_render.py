@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import threading
 import time
 import wave
 from pathlib import Path
@@ -25,6 +27,7 @@ from media.render import (
     encoder_argv,
     encoder_threads,
     render_films,
+    write_frame,
 )
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, ffprobe_argv, run_tool
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
@@ -290,6 +293,46 @@ def test_encoder_holds_few_raw_frames_and_threads_as_the_cores_allow(tmp_path: P
     assert argv[pipe - 3:pipe - 1] == ["-thread_queue_size", str(ENCODER_INPUT_QUEUE)]
     assert argv[argv.index("-threads") + 1] == str(encoder_threads())
     assert argv[argv.index("-filter_threads") + 1] == "1"
+
+
+def _written_through_a_pipe(frame: np.ndarray) -> bytes:
+    """What :func:`write_frame` puts into a real pipe for ``frame``, read on a thread."""
+    read_fd, write_fd = os.pipe()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while chunk := os.read(read_fd, 1 << 16):
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        write_frame(write_fd, frame)
+    finally:
+        os.close(write_fd)
+        reader.join(timeout=30)
+        os.close(read_fd)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("view", ["whole", "crop", "strided"])
+def test_a_frame_reaches_the_pipe_row_by_row_whatever_its_memory_layout(view: str) -> None:
+    big = np.random.default_rng(7).integers(0, 256, (1100, 1950, 3), dtype=np.uint8)
+    frame = {"whole": big[:1080, :1920].copy(), "crop": big[13:1093, 17:1937],
+             "strided": big[:1080, ::2][:, :960]}[view]
+    assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
+
+
+def test_a_frame_written_in_part_by_writev_is_finished_where_it_stopped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real_writev = os.writev
+
+    def short_writev(fd: int, buffers: list) -> int:  # a real write, but of 1000 bytes at most
+        return real_writev(fd, [memoryview(buffers[0]).cast("B")[:1000]])
+
+    monkeypatch.setattr(os, "writev", short_writev)
+    frame = np.random.default_rng(8).integers(0, 256, (40, 1950, 3), dtype=np.uint8)[:, 7:1927]
+    assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
 
 
 def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:
