@@ -58,7 +58,7 @@ def fits_on_disk(frames: int, scratch: Path) -> bool:
     return raw_bytes(frames) < DISK_SHARE * shutil.disk_usage(scratch).free
 
 
-def _raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                      preset: str) -> list[str]:
     """Stands in for :func:`media.render.encoder_argv`: the piped frames, copied to a file."""
     return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
@@ -87,7 +87,7 @@ def tap_frames(run: Path, scratch: Path) -> dict[str, Path]:
     timeline, photos, clips, subjects, logo = _case_inputs(run)
     outputs = {a.name: scratch / f"{a.name}.rgb" for a in spec.ASPECTS}
     room = functools.partial(Limits, output_file_bytes=raw_bytes(timeline.total_frames))
-    with mock.patch.object(render, "encoder_argv", _raw_writer_argv), \
+    with mock.patch.object(render, "encoder_argv", raw_writer_argv), \
             mock.patch.object(render, "Limits", room):
         render.render_films(timeline, photos, clips, None, outputs, subjects=subjects,
                             logo=logo)
@@ -95,7 +95,9 @@ def tap_frames(run: Path, scratch: Path) -> dict[str, Path]:
 
 
 @contextlib.contextmanager
-def _scratch(parent: Path | None) -> Iterator[Path]:
+def scratch_dir(parent: Path | None) -> Iterator[Path]:
+    """A temporary folder for raw frames (under ``parent``, default the system's), removed
+    after."""
     with tempfile.TemporaryDirectory(prefix="exact-floor-", dir=parent) as scratch:
         yield Path(scratch)
 
@@ -135,7 +137,7 @@ def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None
     run = run_dir(storage)
     audio = _soundtrack(run)
     limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=render.ENCODER_ADDRESS_SPACE)
-    with _scratch(scratch_parent) as scratch:
+    with scratch_dir(scratch_parent) as scratch:
         raws = tap_frames(run, scratch)
         outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
         with RssSampler() as sampler, measure(sampler) as measured, \

@@ -806,8 +806,12 @@ def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
 
 
 @contextlib.contextmanager
-def _encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None, outputs: dict[str, Path],
-              preset: str, timeout_s: float) -> Iterator[dict[str, EncoderFeed]]:
+def open_encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None,
+                  outputs: dict[str, Path], preset: str,
+                  timeout_s: float) -> Iterator[dict[str, EncoderFeed]]:
+    """One encoder per aspect (:func:`encoder_argv`, writing ``outputs[aspect.name]``) with its
+    feed, by aspect name; on leaving, the feeds stop and the encoders are killed unless they
+    were finished (:meth:`EncoderFeed.finish`)."""
     with contextlib.ExitStack() as stack:
         feeds: dict[str, EncoderFeed] = {}
         for aspect in aspects:
@@ -861,7 +865,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                              deadline, shots)
     compose_s = 0.0
     try:
-        with _compose_threads, _encoders(aspects, audio_path, outputs, encoder_preset,
+        with _compose_threads, open_encoders(aspects, audio_path, outputs, encoder_preset,
                                          budget) as feeds:
             for frame in range(start, stop):
                 t0 = time.monotonic()
