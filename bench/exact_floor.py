@@ -37,7 +37,7 @@ import numpy as np
 from PIL import Image
 
 from bench.cases import render_stage_again
-from bench.measure import RssSampler, measure
+from bench.measure import Measured, RssSampler, measure
 from media import render, spec
 from media.framing import Subject, subject_from_dict
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
@@ -130,23 +130,30 @@ def _soundtrack(run: Path) -> Path:
     return soundtrack if soundtrack.exists() else run / "assets/song.wav"
 
 
+def encode_from_raw(raws: dict[str, Path], audio: Path, outputs: dict[str, Path],
+                    preset: str) -> Measured:
+    """Every aspect's raw frames (``raws``, by aspect name) encoded at once by
+    :func:`file_encoder_argv` into ``outputs``, measured (wall, CPU with children, memory)."""
+    limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=render.ENCODER_ADDRESS_SPACE)
+    with RssSampler() as sampler, measure(sampler) as measured, contextlib.ExitStack() as stack:
+        procs = [stack.enter_context(start_tool(
+            file_encoder_argv(a, raws[a.name], audio, outputs[a.name], preset), limits))
+            for a in spec.ASPECTS]
+        for proc in procs:
+            proc.wait()
+    return measured
+
+
 def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None
                 ) -> dict[str, Any]:
     """The case under ``storage``: frames tapped (not measured), then both aspects encoded at
     once from the raw files (measured: wall, CPU with children, peak memory)."""
     run = run_dir(storage)
     audio = _soundtrack(run)
-    limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=render.ENCODER_ADDRESS_SPACE)
     with scratch_dir(scratch_parent) as scratch:
         raws = tap_frames(run, scratch)
         outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
-        with RssSampler() as sampler, measure(sampler) as measured, \
-                contextlib.ExitStack() as stack:
-            procs = [stack.enter_context(start_tool(
-                file_encoder_argv(a, raws[a.name], audio, outputs[a.name], preset), limits))
-                for a in spec.ASPECTS]
-            for proc in procs:
-                proc.wait()
+        measured = encode_from_raw(raws, audio, outputs, preset)
         return {"measured": measured.to_dict(), "preset": preset,
                 "raw_bytes": {name: path.stat().st_size for name, path in raws.items()},
                 "films_bytes": {name: path.stat().st_size for name, path in outputs.items()},

@@ -10,8 +10,12 @@ then measures the encode alone of the very same frames from raw files, as
 ``render / exact floor`` ratio any composer in Python can reach on this machine: the render
 stage's target is judged against it.
 
-``.venv/bin/python -m bench.resample_floor RESULTS_JSON CASE --rounds N`` (the run must have
-kept its workdir: ``--workdir``).
+``--yuv`` asks what composing in YUV 4:2:0 would change: the same zoom resampled plane by
+plane (BT.709 limited range, the photo converted once), piped as yuv420p to the product's
+encoder settings minus the rgb24 conversion; its encode alone then reads yuv420p too.
+
+``.venv/bin/python -m bench.resample_floor RESULTS_JSON CASE --rounds N [--yuv]`` (the run must
+have kept its workdir: ``--workdir``).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 
 from bench.exact_floor import (
     TIMEOUT_S,
-    file_encoder_argv,
+    encode_from_raw,
     raw_bytes,
     raw_writer_argv,
     run_dir,
@@ -40,10 +44,17 @@ from bench.exact_floor import (
 from bench.measure import Measured, RssSampler, measure
 from media import render, spec
 from media.compose import cover_box
-from media.runner import Limits, start_tool
+from media.runner import Limits
 
 SHOT_FRAMES = 150  # frames per photo
 ZOOM_PER_FRAME = 0.0007  # a slow push-in: 10% over a shot
+# RGB -> BT.709 limited-range Y, Cb, Cr (cv2.transform: the last column is the offset)
+BT709_LIMITED = np.array([
+    [0.2126 * 219 / 255, 0.7152 * 219 / 255, 0.0722 * 219 / 255, 16.0],
+    [-0.1146 * 224 / 255, -0.3854 * 224 / 255, 0.5 * 224 / 255, 128.0],
+    [0.5 * 224 / 255, -0.4542 * 224 / 255, -0.0458 * 224 / 255, 128.0],
+])
+PRODUCT_ENCODER_ARGV = render.encoder_argv  # kept before the YUV variant patches it
 
 
 def _photos(run: Path) -> list[np.ndarray]:
@@ -61,26 +72,87 @@ def _cover_source(photo: np.ndarray, aspect: spec.Aspect) -> np.ndarray:
     return cv2.resize(photo[y:y + ch, x:x + cw], size, interpolation=cv2.INTER_AREA)
 
 
+def _zoom_window(source_size: tuple[int, int], index: int) -> tuple[int, int, int, int]:
+    """The centred whole-pixel window (x, y, w, h) of frame ``index``'s slow push-in."""
+    w, h = source_size
+    zoom = 1.0 + ZOOM_PER_FRAME * (index % SHOT_FRAMES)
+    cw, ch = round(w / zoom), round(h / zoom)
+    return (w - cw) // 2, (h - ch) // 2, cw, ch
+
+
 def minimal_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
                    frames: int) -> Iterator[np.ndarray]:
     """A slow zoom over each photo in turn: one resize of a whole-pixel window per frame."""
     sources = [_cover_source(photo, aspect) for photo in photos]
     for index in range(frames):
         source = sources[(index // SHOT_FRAMES) % len(sources)]
-        zoom = 1.0 + ZOOM_PER_FRAME * (index % SHOT_FRAMES)
-        h, w = source.shape[:2]
-        cw, ch = round(w / zoom), round(h / zoom)
-        x, y = (w - cw) // 2, (h - ch) // 2
+        x, y, cw, ch = _zoom_window((source.shape[1], source.shape[0]), index)
         yield cv2.resize(source[y:y + ch, x:x + cw], (aspect.width, aspect.height),
                          interpolation=cv2.INTER_LINEAR)
 
 
+def _yuv_planes(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Y, and Cb and Cr at half size, of an RGB image (BT.709 limited range)."""
+    yuv = cv2.transform(rgb, BT709_LIMITED)
+    h, w = rgb.shape[:2]
+    luma = np.ascontiguousarray(yuv[:, :, 0])
+    return luma, *(cv2.resize(np.ascontiguousarray(yuv[:, :, c]), (w // 2, h // 2),
+                              interpolation=cv2.INTER_AREA) for c in (1, 2))
+
+
+def minimal_yuv_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
+                       frames: int) -> Iterator[np.ndarray]:
+    """:func:`minimal_frames` composed in yuv420p: each plane resized into the frame's I420
+    buffer (Y, then Cb, then Cr), one resize per plane."""
+    w, h = aspect.width, aspect.height
+    sources = [_yuv_planes(_cover_source(photo, aspect)) for photo in photos]
+    for index in range(frames):
+        planes = sources[(index // SHOT_FRAMES) % len(sources)]
+        x, y, cw, ch = _zoom_window((planes[0].shape[1], planes[0].shape[0]), index)
+        frame = np.empty(h * w * 3 // 2, np.uint8)
+        cv2.resize(planes[0][y:y + ch, x:x + cw], (w, h), dst=frame[:h * w].reshape(h, w),
+                   interpolation=cv2.INTER_LINEAR)
+        quarter = (h // 2) * (w // 2)
+        for i, plane in enumerate(planes[1:]):
+            start = h * w + i * quarter
+            cv2.resize(plane[y // 2:(y + ch) // 2, x // 2:(x + cw) // 2], (w // 2, h // 2),
+                       dst=frame[start:start + quarter].reshape(h // 2, w // 2),
+                       interpolation=cv2.INTER_LINEAR)
+        yield frame
+
+
+def yuv_encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+                     preset: str) -> list[str]:
+    """The product's encoder command line reading yuv420p frames (no rgb24 conversion)."""
+    argv = PRODUCT_ENCODER_ARGV(aspect, audio_path, out_path, preset)
+    argv[argv.index("rgb24")] = "yuv420p"
+    argv[argv.index("-vf") + 1] = "format=yuv420p"
+    return argv
+
+
+def raw_yuv_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+                        preset: str) -> list[str]:
+    """:func:`bench.exact_floor.raw_writer_argv` for piped yuv420p frames."""
+    argv = raw_writer_argv(aspect, audio_path, out_path, preset)
+    argv[argv.index("rgb24")] = "yuv420p"
+    return argv
+
+
+@contextlib.contextmanager
+def _pixel_format(yuv: bool) -> Iterator[None]:
+    """The product's encoders as they are, or reading yuv420p with ``yuv``."""
+    with mock.patch.object(render, "encoder_argv",
+                           yuv_encoder_argv if yuv else PRODUCT_ENCODER_ARGV):
+        yield
+
+
 def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None,
-                   outputs: dict[str, Path], preset: str) -> None:
-    """Both aspects of the minimal film through the product's encoders, frame by frame."""
-    aspects = spec.ASPECTS
+                   outputs: dict[str, Path], preset: str, yuv: bool = False) -> None:
+    """Both aspects of the minimal film through the encoders, frame by frame (composed in
+    yuv420p with ``yuv``)."""
+    aspects, make = spec.ASPECTS, minimal_yuv_frames if yuv else minimal_frames
     with render.open_encoders(aspects, audio, outputs, preset, TIMEOUT_S) as feeds:
-        streams = {a.name: minimal_frames(photos, a, frames) for a in aspects}
+        streams = {a.name: make(photos, a, frames) for a in aspects}
         for _ in range(frames):
             for name, stream in streams.items():
                 feeds[name].put(next(stream))
@@ -89,35 +161,32 @@ def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None
 
 
 def _measure_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path, preset: str,
-                     scratch: Path) -> Measured:
+                     scratch: Path, yuv: bool) -> Measured:
     outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
-    with RssSampler() as sampler, measure(sampler) as measured:
-        render_minimal(photos, frames, audio, outputs, preset)
+    with _pixel_format(yuv), RssSampler() as sampler, measure(sampler) as measured:
+        render_minimal(photos, frames, audio, outputs, preset, yuv)
     return measured
 
 
 def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path, preset: str,
-                          scratch: Path) -> Measured:
+                          scratch: Path, yuv: bool) -> Measured:
     """The same frames tapped to raw files (not measured), then encoded from them."""
-    raws = {a.name: scratch / f"{a.name}.rgb" for a in spec.ASPECTS}
+    raws = {a.name: scratch / f"{a.name}.raw" for a in spec.ASPECTS}
     room = functools.partial(Limits, output_file_bytes=raw_bytes(frames))
-    with mock.patch.object(render, "encoder_argv", raw_writer_argv), \
+    writer = raw_yuv_writer_argv if yuv else raw_writer_argv
+    with mock.patch.object(render, "encoder_argv", writer), \
             mock.patch.object(render, "Limits", room):
-        render_minimal(photos, frames, None, raws, preset)
+        render_minimal(photos, frames, None, raws, preset, yuv)
     outputs = {a.name: scratch / f"{a.name}-file.mp4" for a in spec.ASPECTS}
-    limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=render.ENCODER_ADDRESS_SPACE)
-    with RssSampler() as sampler, measure(sampler) as measured, contextlib.ExitStack() as stack:
-        procs = [stack.enter_context(start_tool(
-            file_encoder_argv(a, raws[a.name], audio, outputs[a.name], preset), limits))
-            for a in spec.ASPECTS]
-        for proc in procs:
-            proc.wait()
+    with _pixel_format(yuv):
+        measured = encode_from_raw(raws, audio, outputs, preset)
     for raw in raws.values():
         raw.unlink()
     return measured
 
 
-def resample_floor_rounds(workdir: Path, preset: str, rounds: int) -> list[dict[str, Any]]:
+def resample_floor_rounds(workdir: Path, preset: str, rounds: int,
+                          yuv: bool = False) -> list[dict[str, Any]]:
     """``rounds`` pairs of the minimal film through the encoders and its encode alone."""
     run = run_dir(workdir / "storage")
     frames = json.loads((run / "render/timeline.json").read_text())["total_frames"]
@@ -126,8 +195,8 @@ def resample_floor_rounds(workdir: Path, preset: str, rounds: int) -> list[dict[
     results = []
     for number in range(1, rounds + 1):
         with scratch_dir(None) as scratch:
-            minimal = _measure_minimal(photos, frames, audio, preset, scratch)
-            alone = _measure_encode_alone(photos, frames, audio, preset, scratch)
+            minimal = _measure_minimal(photos, frames, audio, preset, scratch, yuv)
+            alone = _measure_encode_alone(photos, frames, audio, preset, scratch, yuv)
         results.append({"minimal": minimal.to_dict(), "encode_alone": alone.to_dict()})
         print(f"round {number}: minimal composer wall {minimal.wall_s:.1f} s, cpu "
               f"{minimal.cpu_s:.1f} s (Python {minimal.cpu_self_s:.1f}); encode alone wall "
@@ -144,11 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("results", type=Path, help="a bench/results JSON with a kept workdir")
     parser.add_argument("case", help="case label, e.g. 60s-standard")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--yuv", action="store_true", help="compose and pipe yuv420p instead")
     args = parser.parse_args(argv)
     record = json.loads(args.results.read_text(encoding="utf-8"))
     case = record["results"]["cases"][args.case]
     results = resample_floor_rounds(Path(record["workdir"]) / case["label"], case["preset"],
-                                    args.rounds)
+                                    args.rounds, args.yuv)
     walls = [r["minimal"]["wall_s"] / r["encode_alone"]["wall_s"] for r in results]
     cpus = [r["minimal"]["cpu_s"] / r["encode_alone"]["cpu_s"] for r in results]
     print(f"mean of {len(results)}: minimal composer/encode alone {sum(walls) / len(walls):.3f} "
