@@ -866,7 +866,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     compose_s = 0.0
     try:
         with _compose_threads, open_encoders(aspects, audio_path, outputs, encoder_preset,
-                                         budget) as feeds:
+                                             budget) as feeds:
             for frame in range(start, stop):
                 t0 = time.monotonic()
                 if t0 > deadline:
