@@ -59,7 +59,7 @@ def fits_on_disk(frames: int, scratch: Path) -> bool:
 
 
 def raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
-                     preset: str) -> list[str]:
+                    preset: str) -> list[str]:
     """Stands in for :func:`media.render.encoder_argv`: the piped frames, copied to a file."""
     return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
                        "-s", f"{aspect.width}x{aspect.height}", "-r", str(spec.FPS),

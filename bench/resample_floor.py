@@ -138,12 +138,11 @@ def raw_yuv_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: 
     return argv
 
 
-@contextlib.contextmanager
-def _pixel_format(yuv: bool) -> Iterator[None]:
+def _pixel_format(yuv: bool) -> contextlib.AbstractContextManager[Any]:
     """The product's encoders as they are, or reading yuv420p with ``yuv``."""
-    with mock.patch.object(render, "encoder_argv",
-                           yuv_encoder_argv if yuv else PRODUCT_ENCODER_ARGV):
-        yield
+    if yuv:
+        return mock.patch.object(render, "encoder_argv", yuv_encoder_argv)
+    return contextlib.nullcontext()
 
 
 def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None,
@@ -170,7 +169,8 @@ def _measure_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path, pre
 
 def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path, preset: str,
                           scratch: Path, yuv: bool) -> Measured:
-    """The same frames tapped to raw files (not measured), then encoded from them."""
+    """The same frames tapped to raw files in ``scratch`` (not measured), then encoded from
+    them."""
     raws = {a.name: scratch / f"{a.name}.raw" for a in spec.ASPECTS}
     room = functools.partial(Limits, output_file_bytes=raw_bytes(frames))
     writer = raw_yuv_writer_argv if yuv else raw_writer_argv
@@ -179,10 +179,7 @@ def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path
         render_minimal(photos, frames, None, raws, preset, yuv)
     outputs = {a.name: scratch / f"{a.name}-file.mp4" for a in spec.ASPECTS}
     with _pixel_format(yuv):
-        measured = encode_from_raw(raws, audio, outputs, preset)
-    for raw in raws.values():
-        raw.unlink()
-    return measured
+        return encode_from_raw(raws, audio, outputs, preset)
 
 
 def resample_floor_rounds(workdir: Path, preset: str, rounds: int,
