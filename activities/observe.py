@@ -39,8 +39,7 @@ log = logging.getLogger("filmworker.stage")
 
 STAGE_SECONDS = "film_stage_seconds"
 RENDER_FPS = "film_render_fps"
-RENDERING_ACTIVITIES = frozenset({ActivityName.RENDER, ActivityName.RENDER_SEGMENT,
-                                  ActivityName.RENDER_FILM})
+RENDERING_ACTIVITIES = frozenset({ActivityName.RENDER_SEGMENT, ActivityName.RENDER_FILM})
 """Activities that compose and encode frames (their results give the render's speed)."""
 _WORKFLOW_ID = re.compile(r"^film-(?P<gift_id>[A-Za-z0-9_-]+)-(?P<attempt>\d+)$")
 # What the SDK's loggers append to a message when it also goes into the record's fields.

@@ -13,7 +13,6 @@ from activities.deliver import run_deliver
 from activities.gate import run_gate
 from activities.prep import run_prep
 from activities.render import (
-    run_render,
     run_render_film,
     run_render_join,
     run_render_plan,
@@ -64,12 +63,6 @@ class FilmActivities:
         """Framing facts and the original song."""
         return run_assets(self.ctx, stage_input)
 
-    @activity.defn(name=ActivityName.RENDER)
-    def render(self, render_input: RenderInput) -> RenderResult:
-        """Plan the timeline and encode both films in one activity (runs started before the
-        render was split into segments)."""
-        return run_render(self.ctx, render_input)
-
     @activity.defn(name=ActivityName.RENDER_PLAN)
     def render_plan(self, render_input: RenderInput) -> RenderPlan:
         """Plan the timeline and build the soundtrack; say where and how wide it may split."""
@@ -108,6 +101,6 @@ class FilmActivities:
 
     def all(self) -> list[Callable[..., Any]]:
         """Every activity of this instance, for ``Worker(activities=...)``."""
-        return [self.prep, self.gate, self.assets, self.render, self.render_plan,
-                self.render_segment, self.render_join, self.render_film, self.verify,
-                self.deliver, self.report_outcome]
+        return [self.prep, self.gate, self.assets, self.render_plan, self.render_segment,
+                self.render_join, self.render_film, self.verify, self.deliver,
+                self.report_outcome]

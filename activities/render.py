@@ -1,10 +1,9 @@
 """Render stage: plan the timeline on the song's beats, then compose and encode both films.
 
-Split over media workers (``render_plan``, one ``render_segment`` per frame range, then
-``render_join``; see :mod:`workflows.segments`), planned then rendered whole when the plan allows
-one segment (``render_plan``, ``render_film``: no segment files, no join) or, for runs started
-before the split, in one activity (``render``). All paths share the helpers below; only the
-storage keys they exchange cross activity boundaries.
+Planned by ``render_plan``, then rendered whole when the plan allows one segment
+(``render_film``: no segment files, no join) or split over media workers (one
+``render_segment`` per frame range, then ``render_join``; see :mod:`workflows.segments`). Both
+paths share the helpers below; only the storage keys they exchange cross activity boundaries.
 """
 
 from __future__ import annotations
@@ -146,9 +145,9 @@ def _fetch_sources(storage: Storage, render_input: RenderInput, scratch: Path,
 
 
 def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
-          scratch: Path) -> tuple[Timeline, Path, Path | None]:
-    """The film's timeline, the song, and the soundtrack mixed from the song and the clips'
-    sound (None when no clip shot has sound: the song is the soundtrack as it is)."""
+          scratch: Path) -> tuple[Timeline, Path | None]:
+    """The film's timeline and the soundtrack mixed from the song and the clips' sound (None
+    when no clip shot has sound: the song is the soundtrack as it is)."""
     order, prep, assets = render_input.order, render_input.prep, render_input.assets
     song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
     song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
@@ -160,7 +159,7 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
     soundtrack = build_soundtrack(timeline, song, sources.clip_paths,
                                   {c.id for c in clips if c.has_audio},
                                   scratch / "soundtrack.wav")
-    return timeline, song, soundtrack.path if soundtrack else None
+    return timeline, soundtrack.path if soundtrack else None
 
 
 def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Path | None,
@@ -200,26 +199,13 @@ def _timeline_key(order: FilmOrder) -> str:
     return f"{order.run_prefix}/render/timeline.json"
 
 
-def run_render(ctx: StageContext, render_input: RenderInput) -> RenderResult:
-    """The whole render stage in one activity (runs started before the split into segments):
-    fetch assets by key, plan, render both aspects in one pass, write films, poster and plan."""
-    order = render_input.order
-    with ctx.scratch("render") as scratch, Heartbeater("render") as heartbeat:
-        sources = _fetch_sources(ctx.storage, render_input, scratch)
-        timeline, song, mixed = _plan(ctx, render_input, sources, scratch)
-        films, _ = _render(ctx, timeline, sources, mixed or song, None, heartbeat, scratch)
-        ctx.storage.put_bytes(_timeline_key(order), timeline.to_json().encode(),
-                              "application/json")
-        return _store_films(ctx, order, timeline, films, _timeline_key(order), scratch)
-
-
 def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:
     """Plan the film and build its soundtrack; store both for the segments and the join."""
     order = render_input.order
     with ctx.scratch("render-plan") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item="plan")
         sources = _fetch_sources(ctx.storage, render_input, scratch)
-        timeline, _, mixed = _plan(ctx, render_input, sources, scratch)
+        timeline, mixed = _plan(ctx, render_input, sources, scratch)
         ctx.storage.put_bytes(_timeline_key(order), timeline.to_json().encode(),
                               "application/json")
         soundtrack_key = render_input.assets.song_key
@@ -271,7 +257,7 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
 
 def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
     """Join the segments of each aspect under the soundtrack, check every frame is there once,
-    then store films and poster as the one-pass render does."""
+    then store films and poster as the whole-film render does."""
     order, plan = join.render.order, join.plan
     segments = sorted(join.segments, key=lambda s: s.index)
     _check_frames("the segments", sum(s.frames for s in segments), plan.total_frames)

@@ -1,12 +1,11 @@
 """Replay: every recorded history must replay against the current FilmRender, so a
-non-deterministic workflow change fails CI; workflow changes go through ``workflow.patched``.
+non-deterministic workflow change fails CI.
 
-``tests/histories/v1-main-queue/`` was recorded from the workflow as it was before the media
-task queue (all stages on one queue); ``v2-media-queue/`` before the render stage was split into
-segments (one ``render`` activity); ``v3-render-segments/`` (two segments) and
-``v3-one-segment/`` (one segment and its join) before a film planned as one segment was rendered
-whole; ``v4-render-whole-film/`` from the current code. Record a new version with
-``python -m tests.histories.record --out tests/histories/<version>`` after a patched change.
+``tests/histories/baseline/`` holds one run per outcome (``succeeded``: the film rendered whole;
+``held``; ``failed``) and ``succeeded-segmented`` (the render split into two segments and
+joined), recorded from the current code with ``python -m tests.histories.record --out
+tests/histories/baseline``. How a later change keeps old runs replaying is in the README
+("Replay and versioning").
 """
 
 from __future__ import annotations
@@ -24,31 +23,19 @@ from tests.processes import filmworker
 from tests.test_workflow import FakeStages, fake_workers, make_order
 from worker import read_history, replay
 from workflows.contract import start_render
-from workflows.film import (
-    MEDIA_QUEUE_PATCH,
-    MEDIA_STAGES,
-    RENDER_SEGMENTS_PATCH,
-    RENDER_WHOLE_FILM_PATCH,
-    media_task_queue,
-)
-from workflows.stages import RENDER_ACTIVITIES, ActivityName
+from workflows.film import MEDIA_STAGES, media_task_queue
+from workflows.stages import STAGE_ACTIVITIES, ActivityName
 
 HISTORIES = Path(__file__).resolve().parent / "histories"
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
-BEFORE_PATCH, AFTER_PATCH = HISTORIES / "v1-main-queue", HISTORIES / "v2-media-queue"
-SEGMENTS = HISTORIES / "v3-render-segments"
-ONE_SEGMENT, WHOLE_FILM = HISTORIES / "v3-one-segment", HISTORIES / "v4-render-whole-film"
-VERSIONS = (BEFORE_PATCH, AFTER_PATCH, SEGMENTS, ONE_SEGMENT, WHOLE_FILM)
+BASELINE = HISTORIES / "baseline"
+BASELINE_KINDS = ("succeeded", "succeeded-segmented", "held", "failed")
 
 
-def patch_ids(history: WorkflowHistory) -> list[str]:
-    """The ``workflow.patched`` ids recorded in ``history``."""
-    ids = []
-    for event in history.events:
-        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
-            for payload in event.marker_recorded_event_attributes.details["patch-data"].payloads:
-                ids.append(json.loads(payload.data)["id"])
-    return ids
+def marker_names(history: WorkflowHistory) -> list[str]:
+    """The names of the markers recorded in ``history`` (``workflow.patched`` writes one)."""
+    return [e.marker_recorded_event_attributes.marker_name for e in history.events
+            if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED]
 
 
 def scheduled_activities(history: WorkflowHistory) -> list[str]:
@@ -72,11 +59,13 @@ def workflow_queue(history: WorkflowHistory) -> str:
     return history.events[0].workflow_execution_started_event_attributes.task_queue.name
 
 
-def test_recorded_histories_cover_succeeded_held_and_failed_before_and_after_each_patch(
-) -> None:
-    recorded = {(path.parent.name, path.stem) for path in RECORDED}
-    for version in VERSIONS:
-        assert {(version.name, kind) for kind in ("succeeded", "held", "failed")} <= recorded
+def render_activities(names: list[str]) -> list[str]:
+    """The render stage's part of ``names``: from ``render_plan`` to just before ``verify``."""
+    return names[names.index(ActivityName.RENDER_PLAN):names.index(ActivityName.VERIFY)]
+
+
+def test_the_baseline_holds_one_history_per_outcome_and_one_segmented_render() -> None:
+    assert sorted(path.stem for path in BASELINE.glob("*.json")) == sorted(BASELINE_KINDS)
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -85,60 +74,44 @@ async def test_recorded_history_replays_against_the_current_workflow(path: Path)
     assert result.replay_failure is None, result.replay_failure
 
 
-async def test_history_from_before_the_patch_replays_and_keeps_its_single_queue() -> None:
-    old = read_history(BEFORE_PATCH / "succeeded.json")
-    assert patch_ids(old) == []
-    assert set(activity_queues(old).values()) == {workflow_queue(old)}
-    assert (await replay(old)).replay_failure is None
-
-    new = read_history(AFTER_PATCH / "succeeded.json")
-    assert patch_ids(new) == [MEDIA_QUEUE_PATCH]
-    queue = workflow_queue(new)
-    assert activity_queues(new) == {
-        name: media_task_queue(queue) if name in MEDIA_STAGES else queue
-        for name in activity_queues(old)
-    }
+@pytest.mark.parametrize("kind", BASELINE_KINDS)
+def test_baseline_history_has_no_patch_marker(kind: str) -> None:
+    assert marker_names(read_history(BASELINE / f"{kind}.json")) == []
 
 
-async def test_history_from_before_the_split_renders_in_one_activity_and_still_replays() -> None:
-    old = read_history(AFTER_PATCH / "succeeded.json")
-    assert ActivityName.RENDER in scheduled_activities(old)
-    assert not set(RENDER_ACTIVITIES) & set(scheduled_activities(old))
-    assert (await replay(old)).replay_failure is None
-
-    new = read_history(SEGMENTS / "succeeded.json")
-    assert patch_ids(new) == [MEDIA_QUEUE_PATCH, RENDER_SEGMENTS_PATCH]
-    names = scheduled_activities(new)
-    assert ActivityName.RENDER not in names
-    render = names[names.index(ActivityName.RENDER_PLAN):names.index(ActivityName.RENDER_JOIN) + 1]
-    assert render == ["render_plan", "render_segment", "render_segment", "render_join"]
-    queue = workflow_queue(new)
-    assert {activity_queues(new)[n] for n in render} == {media_task_queue(queue)}
-
-    failed = scheduled_activities(read_history(SEGMENTS / "failed.json"))
-    assert "render_segment" in failed and "render_join" not in failed and "verify" not in failed
-
-
-def render_activities(names: list[str]) -> list[str]:
-    """The render stage's part of ``names``: from ``render_plan`` to just before ``verify``."""
-    return names[names.index(ActivityName.RENDER_PLAN):names.index(ActivityName.VERIFY)]
-
-
-async def test_one_segment_history_from_before_the_whole_film_render_replays_with_its_join(
+def test_baseline_runs_media_stages_on_the_media_queue_and_gate_and_report_on_the_main_one(
 ) -> None:
-    old = read_history(ONE_SEGMENT / "succeeded.json")
-    assert patch_ids(old) == [MEDIA_QUEUE_PATCH, RENDER_SEGMENTS_PATCH]
-    assert render_activities(scheduled_activities(old)) == [
-        "render_plan", "render_segment", "render_join"]
-    assert (await replay(old)).replay_failure is None
+    history = read_history(BASELINE / "succeeded.json")
+    queue = workflow_queue(history)
+    media = {name for stage in MEDIA_STAGES for name in STAGE_ACTIVITIES[stage]}
+    assert activity_queues(history) == {
+        name: media_task_queue(queue) if name in media else queue
+        for name in scheduled_activities(history)
+    }
+    assert activity_queues(history)[ActivityName.GATE] == queue
+    assert activity_queues(history)[ActivityName.REPORT_OUTCOME] == queue
 
-    new = read_history(WHOLE_FILM / "succeeded.json")
-    assert patch_ids(new) == [MEDIA_QUEUE_PATCH, RENDER_SEGMENTS_PATCH, RENDER_WHOLE_FILM_PATCH]
-    assert render_activities(scheduled_activities(new)) == ["render_plan", "render_film"]
-    assert activity_queues(new)["render_film"] == media_task_queue(workflow_queue(new))
 
-    failed = scheduled_activities(read_history(WHOLE_FILM / "failed.json"))
-    assert "render_film" in failed and "render_segment" not in failed and "verify" not in failed
+def test_baseline_renders_a_one_segment_film_whole_and_a_longer_split_in_segments_and_joined(
+) -> None:
+    whole = read_history(BASELINE / "succeeded.json")
+    assert scheduled_activities(whole) == ["prep", "gate", "assets", "render_plan", "render_film",
+                                           "verify", "deliver", "report_outcome"]
+
+    segmented = read_history(BASELINE / "succeeded-segmented.json")
+    render = render_activities(scheduled_activities(segmented))
+    assert render == ["render_plan", "render_segment", "render_segment", "render_join"]
+    queue = media_task_queue(workflow_queue(segmented))
+    assert {activity_queues(segmented)[name] for name in render} == {queue}
+
+
+def test_baseline_failed_run_ends_at_the_render_and_held_run_at_the_gate() -> None:
+    failed = scheduled_activities(read_history(BASELINE / "failed.json"))
+    assert "render_film" in failed and "render_segment" not in failed
+    assert "verify" not in failed and failed[-1] == ActivityName.REPORT_OUTCOME
+
+    held = scheduled_activities(read_history(BASELINE / "held.json"))
+    assert held == ["prep", "gate", "report_outcome"]
 
 
 def tampered(source: Path, dest: Path) -> Path:
@@ -155,11 +128,11 @@ def tampered(source: Path, dest: Path) -> Path:
 async def test_replay_command_exits_non_zero_on_a_non_deterministic_history(
     tmp_path: Path,
 ) -> None:
-    good = filmworker("replay", str(AFTER_PATCH / "held.json"), )
+    good = filmworker("replay", str(BASELINE / "held.json"))
     assert good.returncode == 0, good.stderr
     assert "replayed" in good.stdout
-    bad = tampered(AFTER_PATCH / "succeeded.json", tmp_path / "changed.json")
-    result = filmworker("replay", str(bad), )
+    bad = tampered(BASELINE / "succeeded.json", tmp_path / "changed.json")
+    result = filmworker("replay", str(bad))
     assert result.returncode == 1
     assert "replay FAILED" in result.stderr and "ondeterminism" in result.stderr
 

@@ -29,7 +29,7 @@ from workflows.contract import (
     Progress,
     start_render,
 )
-from workflows.film import MEDIA_STAGES, FilmRender, media_task_queue
+from workflows.film import MEDIA_ACTIVITIES, MEDIA_STAGES, FilmRender, media_task_queue
 from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
 from workflows.segments import plan_segments
 from workflows.stages import (
@@ -110,12 +110,6 @@ class FakeStages:
             return AssetsResult(song_key="s", song_meta_key="m", framing_key="f", photo_keys={},
                                 lyrics=[], notes=[])
 
-        @activity.defn(name=ActivityName.RENDER)
-        async def render(_: Any) -> RenderResult:
-            await self._enter("render")
-            return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
-                                timeline_key="t", duration_sec=30.0)
-
         @activity.defn(name=ActivityName.RENDER_PLAN)
         async def render_plan(_: Any) -> RenderPlan:
             await self._enter("render_plan")
@@ -160,8 +154,8 @@ class FakeStages:
             self.reported.append(report.outcome)
             return "accepted"
 
-        return [prep, gate, assets, render, render_plan, render_segment, render_join,
-                render_film, verify, deliver, report_outcome]
+        return [prep, gate, assets, render_plan, render_segment, render_join, render_film,
+                verify, deliver, report_outcome]
 
 
 @contextlib.asynccontextmanager
@@ -281,6 +275,13 @@ async def test_media_stages_run_on_the_media_queue_and_orchestration_on_the_main
     assert stages.queues == {**expected, "report_outcome": queue}
     assert stages.queues["gate"] == queue
     assert stages.queues["render_film"] == f"{queue}-media"
+
+
+def test_the_media_worker_runs_every_media_stage_activity_and_no_orchestration_one() -> None:
+    media_activities = {"prep", "assets", "render_plan", "render_segment", "render_join",
+                        "render_film", "verify", "deliver"}
+    assert set(MEDIA_ACTIVITIES) == media_activities
+    assert "render" not in {name.value for name in ActivityName}, "no render stage activity"
 
 
 async def test_a_film_planned_as_one_segment_is_rendered_whole_with_no_segment_or_join(

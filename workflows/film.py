@@ -5,15 +5,13 @@ Orchestration only: no I/O, no media code. Held runs (customer media or policy) 
 
 The media stages run on the media task queue, ``{task_queue}-media``, derived from the run's own
 task queue, so heavy work has its own workers and slots and cannot starve orchestration (the
-gate and the outcome report stay on the main queue). Runs started before that change
-(``MEDIA_QUEUE_PATCH``) keep every stage on the main queue.
+gate and the outcome report stay on the main queue).
 
-The render stage is split over the media workers (``RENDER_SEGMENTS_PATCH``): ``render_plan``
-plans the film and says where it may be cut and how many workers may render it, the workflow
-splits it (:func:`workflows.segments.plan_segments`), renders the segments concurrently and
+The render stage is split over the media workers: ``render_plan`` plans the film and says where
+it may be cut and how many workers may render it, the workflow splits it
+(:func:`workflows.segments.plan_segments`), renders the segments concurrently and
 ``render_join`` joins them; a film the plan keeps whole (one render worker, or a short film) is
-rendered by ``render_film`` with its soundtrack, nothing to join (``RENDER_WHOLE_FILM_PATCH``).
-Runs started before the split render in one ``render`` activity.
+rendered by ``render_film`` with its soundtrack, nothing to join.
 """
 
 from __future__ import annotations
@@ -40,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.segments import plan_segments
     from workflows.stages import (
         HOLD_ERROR_TYPE,
-        RENDER_ACTIVITIES,
+        STAGE_ACTIVITIES,
         ActivityName,
         AssetsResult,
         DeliverInput,
@@ -105,18 +103,9 @@ STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
 MEDIA_STAGES = frozenset(
     {FilmStage.PREP, FilmStage.ASSETS, FilmStage.RENDER, FilmStage.VERIFY, FilmStage.DELIVER}
 )
-MEDIA_ACTIVITIES = frozenset({*(ActivityName(stage.value) for stage in MEDIA_STAGES),
-                              *RENDER_ACTIVITIES})
+MEDIA_ACTIVITIES = frozenset(name for stage in MEDIA_STAGES for name in STAGE_ACTIVITIES[stage])
 """Activities the media worker runs: the media stages and the render stage's parts."""
 MEDIA_QUEUE_SUFFIX = "-media"
-MEDIA_QUEUE_PATCH = "media-task-queue"
-"""``workflow.patched`` id: runs started before the media queue existed stay on one queue."""
-RENDER_SEGMENTS_PATCH = "render-segments"
-"""``workflow.patched`` id: runs started before the render was split into segments render in
-one ``render`` activity."""
-RENDER_WHOLE_FILM_PATCH = "render-whole-film"
-"""``workflow.patched`` id: runs started before ``render_film`` render even a film planned as one
-segment as a segment and a join."""
 
 
 def media_task_queue(task_queue: str) -> str:
@@ -196,31 +185,30 @@ class FilmRender:
         return outcome
 
     async def _run_stages(self, order: FilmOrder) -> tuple[DeliverResult, float]:
-        prep = await self._stage_call(order, FilmStage.PREP, order, PrepResult)
+        prep = await self._stage_call(order, FilmStage.PREP, ActivityName.PREP, order,
+                                      PrepResult)
         stage_input = StageInput(order=order, prep=prep)
-        await self._stage_call(order, FilmStage.GATE, stage_input, GateResult)
-        assets = await self._stage_call(order, FilmStage.ASSETS, stage_input, AssetsResult)
+        await self._stage_call(order, FilmStage.GATE, ActivityName.GATE, stage_input, GateResult)
+        assets = await self._stage_call(order, FilmStage.ASSETS, ActivityName.ASSETS,
+                                        stage_input, AssetsResult)
         rendered = await self._render(order, RenderInput(order=order, prep=prep, assets=assets))
-        await self._stage_call(
-            order, FilmStage.VERIFY, VerifyInput(order=order, render=rendered), VerifyResult
-        )
+        await self._stage_call(order, FilmStage.VERIFY, ActivityName.VERIFY,
+                               VerifyInput(order=order, render=rendered), VerifyResult)
         delivered = await self._stage_call(
-            order, FilmStage.DELIVER,
+            order, FilmStage.DELIVER, ActivityName.DELIVER,
             DeliverInput(order=order, render=rendered, assets=assets), DeliverResult,
         )
         return delivered, rendered.duration_sec
 
     async def _render(self, order: FilmOrder, render_input: RenderInput) -> RenderResult:
-        """The render stage: plan, then the segments at once and their join, or the film whole
-        when it is one segment (one activity for old runs)."""
-        if not workflow.patched(RENDER_SEGMENTS_PATCH):
-            return await self._stage_call(order, FilmStage.RENDER, render_input, RenderResult)
+        """The render stage: plan, then the film whole when the plan makes it one segment, else
+        the segments at once and their join."""
         stage = FilmStage.RENDER
-        plan: RenderPlan = await self._stage_call(order, stage, render_input, RenderPlan,
-                                                  ActivityName.RENDER_PLAN)
+        plan: RenderPlan = await self._stage_call(order, stage, ActivityName.RENDER_PLAN,
+                                                  render_input, RenderPlan)
         ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers,
                                plan.fps)
-        if len(ranges) == 1 and workflow.patched(RENDER_WHOLE_FILM_PATCH):
+        if len(ranges) == 1:
             return await self._activity(order, stage, ActivityName.RENDER_FILM,
                                         WholeFilmInput(render=render_input, plan=plan),
                                         RenderResult, "render film")
@@ -240,13 +228,13 @@ class FilmRender:
                                     JoinInput(render=render_input, plan=plan, segments=segments),
                                     RenderResult, "render join")
 
-    async def _stage_call(self, order: FilmOrder, stage: FilmStage, arg: Any,
-                          result_type: type[Any], name: ActivityName | None = None) -> Any:
+    async def _stage_call(self, order: FilmOrder, stage: FilmStage, name: ActivityName,
+                          arg: Any, result_type: type[Any]) -> Any:
+        """Enter ``stage`` (progress, details, log), then run its first activity ``name``."""
         self._set(FilmState.RUNNING, stage, STAGE_START_PERCENT[stage])
         workflow.set_current_details(self._details(order, None))
         workflow.logger.info("stage scheduled", extra=_log_fields(order, stage))
-        return await self._activity(order, stage, name or ActivityName(stage.value), arg,
-                                    result_type, stage.value)
+        return await self._activity(order, stage, name, arg, result_type, stage.value)
 
     async def _activity(self, order: FilmOrder, stage: FilmStage, name: ActivityName, arg: Any,
                         result_type: type[Any], what: str) -> Any:
@@ -269,12 +257,8 @@ class FilmRender:
 
     @staticmethod
     def _task_queue_for(stage: FilmStage) -> str | None:
-        """The media queue for media stages (None: this run's own queue).
-
-        ``patched`` is first asked when prep is scheduled, so a run started before the patch
-        answers False from then on and keeps all its stages on the main queue.
-        """
-        if stage not in MEDIA_STAGES or not workflow.patched(MEDIA_QUEUE_PATCH):
+        """The media queue for media stages (None: this run's own queue)."""
+        if stage not in MEDIA_STAGES:
             return None
         return media_task_queue(workflow.info().task_queue)
 

@@ -17,18 +17,17 @@ HOLD_ERROR_TYPE = "CustomerHold"
 
 
 class ActivityName(StrEnum):
-    """Registered activity names: one per stage, the render stage's parts, the outcome report.
+    """Registered activity names: one per stage but render, the render stage's parts, the
+    outcome report.
 
-    ``render`` is the whole render stage in one activity (runs started before the render was
-    split into segments replay and finish with it); newer runs call ``render_plan``, then one
-    ``render_segment`` per segment and ``render_join``, or ``render_film`` when the plan allows
-    only one segment (nothing to join).
+    The render stage is ``render_plan``, then either ``render_film`` (the plan allows one
+    segment: the film whole, nothing to join) or one ``render_segment`` per segment and
+    ``render_join``. No activity is named after the render stage itself.
     """
 
     PREP = "prep"
     GATE = "gate"
     ASSETS = "assets"
-    RENDER = "render"
     RENDER_PLAN = "render_plan"
     RENDER_SEGMENT = "render_segment"
     RENDER_JOIN = "render_join"
@@ -43,11 +42,25 @@ RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
     ActivityName.RENDER_FILM)
 """The activities the render stage is split into."""
 
+STAGE_ACTIVITIES: dict[FilmStage, tuple[ActivityName, ...]] = {
+    FilmStage.PREP: (ActivityName.PREP,),
+    FilmStage.GATE: (ActivityName.GATE,),
+    FilmStage.ASSETS: (ActivityName.ASSETS,),
+    FilmStage.RENDER: RENDER_ACTIVITIES,
+    FilmStage.VERIFY: (ActivityName.VERIFY,),
+    FilmStage.DELIVER: (ActivityName.DELIVER,),
+}
+"""The activities each stage may run: its namesake, or the render stage's parts."""
+
+_STAGE_BY_ACTIVITY: dict[str, FilmStage] = {
+    name: stage for stage, names in STAGE_ACTIVITIES.items() for name in names}
+
 
 def stage_of(activity_name: str) -> str:
-    """The stage an activity works for: ``render`` for the render stage's parts, else its own
-    name (the stage activities and the report)."""
-    return FilmStage.RENDER.value if activity_name in RENDER_ACTIVITIES else activity_name
+    """The stage an activity works for (``render`` for the render stage's parts); any other
+    activity (the outcome report) is named as itself."""
+    stage = _STAGE_BY_ACTIVITY.get(activity_name)
+    return stage.value if stage else activity_name
 
 
 class HoldReason(StrEnum):

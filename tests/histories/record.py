@@ -1,24 +1,25 @@
-"""Record representative FilmRender histories from the real dev server, for the replay tests.
+"""Record the baseline FilmRender histories from the real dev server, for the replay tests.
 
 Run from the repository root (it takes about a minute)::
 
-    .venv/bin/python -m tests.histories.record --out tests/histories/v4-render-whole-film \
-        --render-workers 1
+    .venv/bin/python -m tests.histories.record --out tests/histories/baseline
 
-It starts the embedded dev server and records three runs, each written as
-``{out}/{kind}.json`` with ``WorkflowHistory.to_json()``:
+It starts the embedded dev server and records four runs, each written as ``{out}/{kind}.json``
+with ``WorkflowHistory.to_json()``:
 
 - ``succeeded``: every stage replaced by a same-named fast stand-in (the workflow's logic is
   what a history captures; media work would only make the run slow), the render plan allowing
-  ``--render-workers`` segments (default :data:`RENDER_WORKERS`; 1 keeps the film whole);
+  one render worker, so the film is rendered whole (``render_plan``, ``render_film``);
+- ``succeeded-segmented``: the same with the plan allowing ``--render-workers`` segments
+  (default :data:`SEGMENTED_RENDER_WORKERS`), rendered concurrently and joined
+  (``render_segment`` per segment, ``render_join``);
 - ``held``: the real prep and gate stages on an order whose every photo is unusable;
-- ``failed``: stand-in stages whose render (one activity, every segment, or the whole film)
-  always crashes, so the real retry policy gives up.
+- ``failed``: stand-in stages whose whole-film render always crashes, so the real retry policy
+  gives up.
 
-Workers listen on the main task queue and on its media queue and offer every activity, so the
-same script records histories of any workflow version (before and after the media queue, before
-and after the render split into segments). Commit the files: ``tests/test_replay.py`` replays
-every JSON file below ``tests/histories/``.
+The stand-in workers listen on the main task queue and on its media queue and offer every
+activity, so the history shows where the workflow routes each one. Commit the files:
+``tests/test_replay.py`` replays every JSON file below ``tests/histories/``.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ from tests.test_workflow import FakeStages, fake_workers, make_order
 from worker import exit_now, load_order_folder, running_worker, start_embedded_server
 from workflows.contract import FilmOrder, FilmState, start_render
 
-RENDER_WORKERS = 2
-"""Segments the stand-in render plan allows (a 30 s order: two 15 s segments)."""
+SEGMENTED_RENDER_WORKERS = 2
+"""Segments the stand-in render plan allows in the segmented run (a 30 s order: two 15 s
+segments)."""
 
 
 async def run_and_save(client: Client, order: FilmOrder, queue: str, expected: FilmState,
@@ -53,14 +55,15 @@ async def run_and_save(client: Client, order: FilmOrder, queue: str, expected: F
     print(f"wrote {path} ({len(history.events)} events, {outcome.state.value})")
 
 
-async def record_fake_runs(client: Client, out: Path, render_workers: int) -> None:
-    """The succeeded and failed runs, on stand-in stages."""
-    async with fake_workers(client, FakeStages(render_workers), "record") as queue:
-        await run_and_save(client, make_order(), queue, FilmState.SUCCEEDED,
-                           out / "succeeded.json")
-    failing = FakeStages(render_workers)
-    for name in ("render", "render_segment", "render_film"):
-        failing.failures[name] = lambda: RuntimeError("x264 segfaulted")
+async def record_fake_runs(client: Client, out: Path, segmented_workers: int) -> None:
+    """The succeeded runs (film whole, film in segments) and the failed run, on stand-in
+    stages."""
+    for render_workers, name in ((1, "succeeded"), (segmented_workers, "succeeded-segmented")):
+        async with fake_workers(client, FakeStages(render_workers), "record") as queue:
+            await run_and_save(client, make_order(), queue, FilmState.SUCCEEDED,
+                               out / f"{name}.json")
+    failing = FakeStages(render_workers=1)
+    failing.failures["render_film"] = lambda: RuntimeError("x264 segfaulted")
     async with fake_workers(client, failing, "record") as queue:
         await run_and_save(client, make_order(), queue, FilmState.FAILED, out / "failed.json")
 
@@ -77,12 +80,12 @@ async def record_held_run(client: Client, out: Path, scratch: Path) -> None:
                            out / "held.json")
 
 
-async def record(out: Path, render_workers: int) -> None:
-    """Record all three histories into ``out``."""
+async def record(out: Path, segmented_workers: int) -> None:
+    """Record the four baseline histories into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     env = await start_embedded_server()
     try:
-        await record_fake_runs(env.client, out, render_workers)
+        await record_fake_runs(env.client, out, segmented_workers)
         with tempfile.TemporaryDirectory() as scratch:
             await record_held_run(env.client, out, Path(scratch))
     finally:
@@ -93,8 +96,11 @@ def main() -> None:
     """``python -m tests.histories.record --out DIR [--render-workers N]``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--render-workers", type=int, default=RENDER_WORKERS)
+    parser.add_argument("--render-workers", type=int, default=SEGMENTED_RENDER_WORKERS,
+                        help="segments of the segmented succeeded run (at least 2)")
     args = parser.parse_args()
+    if args.render_workers < 2:
+        parser.error("--render-workers: the segmented run needs at least 2")
     asyncio.run(record(args.out, args.render_workers))
     exit_now(0)
 
