@@ -33,8 +33,8 @@ from temporalio.worker import Replayer, Worker, WorkflowReplayResult
 from activities.context import StageContext
 from activities.observe import STAGE_SECONDS, StructuredFormatter
 from activities.report import local_outcome_key
-from activities.settings import Settings
-from activities.storage import Storage, feed_digest
+from services.settings import Settings
+from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
 from workflows.film import MEDIA_ACTIVITIES, FilmRender, media_task_queue
 from workflows.search import ALL_KEYS

@@ -11,11 +11,11 @@ from PIL import Image
 from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
-from activities.logo_fetch import LogoRefused, fetch_logo
-from activities.song_provider import song_note, song_provider
 from media.framing import find_subject
 from media.restore import cover_long_edge, restore_photo, save_jpeg
 from media.song import SongBrief, song_seed
+from services.logo_fetch import LogoRefused, fetch_logo
+from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
 from workflows.stages import AssetsResult, StageInput
 

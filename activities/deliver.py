@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from activities.storage import Storage, feed_digest
 from media.giftpage import GiftPage, PageLinks, render_gift_page
+from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder
 from workflows.stages import DeliverInput, DeliverResult
 

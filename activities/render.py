@@ -17,7 +17,6 @@ import numpy as np
 from PIL import Image
 
 from activities.context import Heartbeater, StageContext
-from activities.storage import Storage
 from media.arc import photo_traits
 from media.cards import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
@@ -35,6 +34,7 @@ from media.timeline import (
     segment_cut_frames,
     timeline_from_dict,
 )
+from services.storage.base import Storage
 from workflows.contract import FilmOrder
 from workflows.stages import (
     JoinInput,

@@ -6,7 +6,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
-from activities.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
+from services.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
 from workflows.stages import ReportInput
 
 

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from activities.settings import Settings
 from bench.cases import REPO, SAMPLE_ORDER
 from bench.measure import machine
+from services.settings import Settings
 from tests.processes import WorkerProcess
 from worker import exit_now, load_order_folder, start_embedded_server
 from workflows.contract import start_render

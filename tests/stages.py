@@ -17,8 +17,9 @@ from temporalio.converter import DataConverter
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
-from activities.settings import Settings
-from activities.storage import LocalStorage, Storage
+from services.settings import Settings
+from services.storage.base import Storage
+from services.storage.local import LocalStorage
 from workflows.contract import FilmOrder
 from workflows.stages import HOLD_ERROR_TYPE
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from activities.settings import Settings
+from services.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 DOCKER = REPO / "docker"

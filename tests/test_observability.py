@@ -26,7 +26,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.observe import StructuredFormatter
-from activities.settings import Settings
+from services.settings import Settings
 from tests.processes import free_port
 from tests.test_pipeline import disguised_photo_order
 from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage

@@ -6,7 +6,7 @@ import shutil
 import tracemalloc
 from pathlib import Path
 
-from activities.settings import Settings
+from services.settings import Settings
 from worker import load_order_folder
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "birthday"

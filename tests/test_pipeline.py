@@ -15,11 +15,11 @@ from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 
 from activities.registry import FilmActivities
-from activities.settings import Settings
-from activities.storage import Storage
 from media.runner import Limits
 from media.segments import count_video_frames
 from media.verify import ffprobe_json
+from services.settings import Settings
+from services.storage.base import Storage
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from worker import load_order_folder, running_worker
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render

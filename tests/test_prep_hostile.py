@@ -28,11 +28,11 @@ from PIL import Image
 
 from activities.gate import run_gate
 from activities.prep import run_prep
-from activities.storage import LocalStorage
 from media import errors
 from media.clips import normalize_clip
 from media.errors import MediaRejected
 from media.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
+from services.storage.local import LocalStorage
 from tests.media.test_clips import assert_no_connection, lavfi_clip, listening_socket, x264
 from tests.media.test_photos import EPS, SVG, _png_bomb
 from tests.stages import is_hold, local_context, order_with_media

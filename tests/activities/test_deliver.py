@@ -8,7 +8,7 @@ from pathlib import Path
 
 from activities.context import StageContext
 from activities.deliver import run_deliver
-from activities.settings import Settings
+from services.settings import Settings
 from workflows.contract import FilmOrder
 from workflows.stages import AssetsResult, DeliverInput, RenderResult
 

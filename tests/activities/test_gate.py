@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from activities.gate import run_gate
-from activities.moderation import ModerationRefused, ModerationUnavailable
+from services.moderation import ModerationRefused, ModerationUnavailable
 from tests.stages import ends_failed, is_hold, local_context, order_with_media
 from workflows.contract import FilmOrder
 from workflows.stages import HoldReason, PreparedClip, PreparedPhoto, PrepResult, StageInput

@@ -23,14 +23,10 @@ from botocore.config import Config
 from PIL import Image
 
 from activities.prep import run_prep
-from activities.storage import (
-    LocalStorage,
-    S3Storage,
-    StorageKeyMissing,
-    StorageUnavailable,
-    make_s3_client,
-)
 from media.errors import MediaRejected
+from services.storage.base import StorageKeyMissing, StorageUnavailable
+from services.storage.local import LocalStorage
+from services.storage.s3 import S3Storage, make_s3_client
 from tests.media.test_clips import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media

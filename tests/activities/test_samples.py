@@ -19,7 +19,7 @@ from activities.samples import (
     render_demos,
     samples_command,
 )
-from activities.settings import Settings
+from services.settings import Settings
 from workflows.contract import FilmOutcome, FilmStage, FilmState
 
 SAMPLE_KEYS = {"video_url", "poster_url", "description", "occasion_slug", "duration_sec", "note"}

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from activities.outcome import (
+from services.outcome import (
     OutcomeRejected,
     OutcomeRetryable,
     outcome_url,
@@ -21,7 +21,7 @@ from activities.outcome import (
     post_outcome,
     write_local_outcome,
 )
-from activities.storage import LocalStorage
+from services.storage.local import LocalStorage
 from tests.receiver import OrderApiReceiver
 from workflows.contract import (
     IDEMPOTENCY_HEADER,

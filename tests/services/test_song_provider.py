@@ -16,8 +16,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.assets import run_assets
 from activities.context import StageContext
-from activities.settings import Settings
-from activities.song_provider import (
+from media.song import SongBrief
+from media.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
+from media.verify import true_peak_dbtp
+from services.settings import Settings
+from services.song_provider import (
     REQUEST_ATTEMPTS,
     HttpSongProvider,
     LocalSongProvider,
@@ -27,9 +30,6 @@ from activities.song_provider import (
     song_note,
     song_provider,
 )
-from media.song import SongBrief
-from media.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
-from media.verify import true_peak_dbtp
 from tests.fake_song_provider import TEMPO_BPM, FakeSongProvider, beat_times
 from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import Tier

@@ -22,12 +22,12 @@ import pytest
 from PIL import Image, ImageDraw
 
 import activities.assets as assets_module
-from activities import logo_fetch
 from activities.assets import _brand_logo
 from activities.context import StageContext
-from activities.logo_fetch import LogoRefused, LogoResult, address_problem, fetch_logo
-from activities.settings import Settings
-from activities.storage import LocalStorage
+from services import logo_fetch
+from services.logo_fetch import LogoRefused, LogoResult, address_problem, fetch_logo
+from services.settings import Settings
+from services.storage.local import LocalStorage
 from tests.logo_server import LOGO_HOST, LogoHandler, LogoServer, TlsMaterial, make_tls_material
 from workflows.contract import FilmOrder
 from workflows.stages import AssetsResult
