@@ -212,7 +212,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     from activities.gate import run_gate
     from activities.prep import run_prep
     from activities.verify import run_verify
-    from worker import load_order_folder
+    from app.order_folder import load_order_folder
     from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
 
     ctx = case_context(workdir)

@@ -15,13 +15,14 @@ from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 
 from activities.registry import FilmActivities
+from app.order_folder import load_order_folder
+from app.workers import running_worker
 from media.runner import Limits
 from media.segments import count_video_frames
 from media.verify import ffprobe_json
 from services.settings import Settings
 from services.storage.base import Storage
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
-from worker import load_order_folder, running_worker
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
@@ -197,13 +198,13 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
     temporal_env: WorkflowEnvironment, settings: Settings, receiver: OrderApiReceiver,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = FilmActivities.all
+    real = FilmActivities.media_queue
 
     def with_broken_render(self: FilmActivities) -> list[Any]:
         return [broken_render_film if getattr(fn, "__name__", "") == "render_film"
                 else fn for fn in real(self)]
 
-    monkeypatch.setattr(FilmActivities, "all", with_broken_render)
+    monkeypatch.setattr(FilmActivities, "media_queue", with_broken_render)
     async with running_worker(temporal_env.client, settings):
         order = load_order_folder(SAMPLE_ORDER, settings, unique_gift_id())
         outcome = await run_order(temporal_env, order, settings)

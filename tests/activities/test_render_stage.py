@@ -10,12 +10,12 @@ from pathlib import Path
 from activities.assets import run_assets
 from activities.prep import run_prep
 from activities.render import run_render, run_render_film, run_render_plan
+from app.order_folder import load_order_folder
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.spec import ASPECTS
 from media.verify import verify_film
 from services.storage.base import Storage
 from tests.stages import local_context
-from worker import load_order_folder
 from workflows.stages import RenderInput, RenderResult, StageInput, WholeFilmInput
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "birthday"
