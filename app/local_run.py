@@ -11,15 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from activities.context import StageContext
-from activities.report import local_outcome_key
 from app.devserver import free_port, start_embedded_server
 from app.order_folder import load_order_folder
 from app.workers import running_worker
+from media.spec import ASPECTS
 from services.settings import Settings
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
+from workflows.keys import LOGO_NAME, PAGE_NAME, POSTER_NAME, film_name, outcome_key
 
-DELIVERED_FILES = ("16x9.mp4", "9x16.mp4", "poster.jpg", "index.html")
-OPTIONAL_DELIVERED_FILES = ("logo.png",)  # brand style only: the gift page links it
+DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME, PAGE_NAME)
+OPTIONAL_DELIVERED_FILES = (LOGO_NAME,)  # brand style only: the gift page links it
 
 
 def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
@@ -30,12 +31,11 @@ def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
     written = []
     if outcome.state is FilmState.SUCCEEDED:
         for name in DELIVERED_FILES:
-            written.append(storage.get_file(f"{order.delivery_prefix}/{name}", out_dir / name))
+            written.append(storage.get_file(order.delivery_key(name), out_dir / name))
         for name in OPTIONAL_DELIVERED_FILES:
-            if storage.exists(f"{order.delivery_prefix}/{name}"):
-                written.append(storage.get_file(f"{order.delivery_prefix}/{name}",
-                                                out_dir / name))
-    reported = storage.get_bytes(local_outcome_key(order.workflow_id), 1 << 20)
+            if storage.exists(order.delivery_key(name)):
+                written.append(storage.get_file(order.delivery_key(name), out_dir / name))
+    reported = storage.get_bytes(outcome_key(order.workflow_id), 1 << 20)
     (out_dir / "outcome.json").write_bytes(reported)
     written.append(out_dir / "outcome.json")
     return written
@@ -88,8 +88,8 @@ def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Pat
     from media.timeline import timeline_from_dict
 
     storage = StageContext.from_settings(settings).storage
-    plan = json.loads(storage.get_bytes(f"{order.run_prefix}/render/timeline.json", 4 << 20))
-    films = {name: out_dir / f"{name}.mp4" for name in ("16x9", "9x16")}
+    plan = json.loads(storage.get_bytes(order.run_keys.timeline, 4 << 20))
+    films = {aspect.name: out_dir / film_name(aspect.name) for aspect in ASPECTS}
     return film_storyboard(films, timeline_from_dict(plan), out_dir / "storyboard.png",
                            label=f"{order.gift_id} · {order.style.value} · {order.tier.value}")
 

@@ -13,6 +13,7 @@ from activities.context import StageContext
 from services.settings import Settings
 from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder
+from workflows.keys import CLIPS, PHOTOS, media_key
 
 PHOTO_SUFFIXES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png",
                   ".webp": "image/webp"}
@@ -32,7 +33,7 @@ def _upload_media(storage: Storage, gift_id: str, folder: str, slot_prefix: str,
     refs = []
     for index, path in enumerate(files, start=1):
         slot, mime = f"{slot_prefix}{index:02d}", suffixes[path.suffix.lower()]
-        key = f"orders/{gift_id}/{folder}/{slot}{path.suffix.lower()}"
+        key = media_key(gift_id, folder, slot, path.suffix.lower().removeprefix("."))
         storage.put_file(key, path, content_type=mime)
         refs.append({"id": slot, "key": key, "mime": mime})
     return refs
@@ -55,8 +56,8 @@ def load_order_folder(folder: Path, settings: Settings, gift_id: str | None = No
             feed_digest(digest, media)
     gift_id = gift_id or fields.pop("gift_id", f"local{digest.hexdigest()[:12]}")
     storage = StageContext.from_settings(settings).storage
-    photo_refs = _upload_media(storage, gift_id, "photos", "p", photos, PHOTO_SUFFIXES)
-    clip_refs = _upload_media(storage, gift_id, "clips", "c", clips, CLIP_SUFFIXES)
+    photo_refs = _upload_media(storage, gift_id, PHOTOS, "p", photos, PHOTO_SUFFIXES)
+    clip_refs = _upload_media(storage, gift_id, CLIPS, "c", clips, CLIP_SUFFIXES)
     subject_name = fields.pop("subject_photo", None)
     subject_id = next((ref["id"] for ref, path in zip(photo_refs, photos, strict=True)
                        if path.name == subject_name), None)

@@ -392,7 +392,7 @@ def test_one_mixed_order_keeps_the_good_and_lists_every_bad_file(
     assert {item: outcome(result, item) for item in expected} == expected
     assert [p.id for p in result.photos] == ["p09"] and [c.id for c in result.clips] == ["c01"]
     assert sorted(ctx.storage.list(f"{order.run_prefix}/")) == [
-        f"{order.run_prefix}/prep/clips/c01.mp4", f"{order.run_prefix}/prep/photos/p09.jpg"]
+        order.run_keys.prepared_clip("c01"), order.run_keys.prepared_photo("p09")]
     assert leaks_in_outputs(ctx.storage, secrets_to_find(bait)) == []
     assert elapsed < CORPUS_LIMIT_S
     assert_no_connection(listener)

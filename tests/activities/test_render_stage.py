@@ -53,4 +53,4 @@ def test_legacy_render_and_the_film_rendered_whole_make_the_same_films_that_pass
     assert _verified(ctx.storage, whole, tmp_path / "whole", order.length_sec) == legacy_streams
     assert whole.duration_sec == order.length_sec
     assert whole.timeline_key == plan.timeline_key
-    assert ctx.storage.list(f"{order.run_prefix}/render/segments/") == []
+    assert ctx.storage.list(order.run_keys.segments_prefix) == []

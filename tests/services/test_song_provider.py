@@ -189,7 +189,7 @@ def test_settings_choose_the_provider() -> None:
 
 def _assets_input(ctx: StageContext, tier: str) -> StageInput:
     order = order_with_media("giftsong1", [("p01", "jpg")], tier=tier)
-    key = f"{order.run_prefix}/prep/p01.jpg"
+    key = order.run_keys.prepared_photo("p01")
     image = io.BytesIO()
     Image.new("RGB", (96, 64), (200, 120, 80)).save(image, "JPEG")
     ctx.storage.put_bytes(key, image.getvalue(), "image/jpeg")
