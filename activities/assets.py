@@ -31,6 +31,17 @@ def song_brief(order: FilmOrder) -> SongBrief:
     )
 
 
+def order_song_seed(order: FilmOrder) -> int:
+    """The composer's seed for this attempt: the gift id and the attempt, private and stable.
+
+    Never the share slug: that is public and is not part of what makes the run. Retries of one
+    attempt compose the same song (the assets stage stays idempotent); a new attempt of the same
+    gift (a re-render after a refund) may compose a new one, as the external song provider does,
+    whose idempotency key is the workflow id (``film-{gift_id}-{attempt}``).
+    """
+    return song_seed(order.gift_id, str(order.attempt))
+
+
 def _brand_logo(ctx: StageContext, order: FilmOrder,
                 scratch: Path) -> tuple[str | None, list[str]]:
     """Fetch the brand logo (safely) into the run's ``assets/logo.png``: ``(key, notes)``.
@@ -95,7 +106,7 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
 
         heartbeat.update(percent=50, item="song")
         song = song_provider(ctx.settings).make_song(
-            song_brief(order), song_seed(order.gift_id, order.share_slug),
+            song_brief(order), order_song_seed(order),
             ctx.settings.recipe(order.tier).song_candidates, scratch,
             idempotency_key=order.workflow_id)
         song_key, meta_key = run.song, run.song_meta
