@@ -11,11 +11,11 @@ from PIL import Image
 from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
-from activities.logo_fetch import LogoRefused, fetch_logo
-from activities.song_provider import song_note, song_provider
 from media.framing import find_subject
 from media.restore import cover_long_edge, restore_photo, save_jpeg
 from media.song import SongBrief, song_seed
+from services.logo_fetch import LogoRefused, fetch_logo
+from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
 from workflows.stages import AssetsResult, StageInput
 
@@ -31,9 +31,20 @@ def song_brief(order: FilmOrder) -> SongBrief:
     )
 
 
-def _brand_logo(ctx: StageContext, order: FilmOrder, scratch: Path,
-                prefix: str) -> tuple[str | None, list[str]]:
-    """Fetch the brand logo (safely) into ``{prefix}/logo.png``: ``(key, notes)``.
+def order_song_seed(order: FilmOrder) -> int:
+    """The composer's seed for this attempt: the gift id and the attempt, private and stable.
+
+    Never the share slug: that is public and is not part of what makes the run. Retries of one
+    attempt compose the same song (the assets stage stays idempotent); a new attempt of the same
+    gift (a re-render after a refund) may compose a new one, as the external song provider does,
+    whose idempotency key is the workflow id (``film-{gift_id}-{attempt}``).
+    """
+    return song_seed(order.gift_id, str(order.attempt))
+
+
+def _brand_logo(ctx: StageContext, order: FilmOrder,
+                scratch: Path) -> tuple[str | None, list[str]]:
+    """Fetch the brand logo (safely) into the run's ``assets/logo.png``: ``(key, notes)``.
 
     A logo that cannot be fetched never fails the film: the key is ``None`` and a note
     ``logo_skipped:<reason>`` says why (the brand colour alone is used).
@@ -45,7 +56,7 @@ def _brand_logo(ctx: StageContext, order: FilmOrder, scratch: Path,
     except LogoRefused as exc:
         activity.logger.warning("brand logo skipped: %s", exc)
         return None, [f"logo_skipped:{exc.reason}"]
-    key = f"{prefix}/logo.png"
+    key = order.run_keys.logo
     ctx.storage.put_file(key, logo.path, content_type="image/png")
     return key, [f"logo {logo.width}x{logo.height} ({logo.source_format})"]
 
@@ -59,7 +70,7 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
     Returns the framing facts and the restored photos' keys (photo id -> key).
     """
     order, photos = stage_input.order, stage_input.prep.photos
-    prefix = f"{order.run_prefix}/assets"
+    run = order.run_keys
     recipe = ctx.settings.recipe(order.tier).restore
     framing: dict[str, object] = {}
     keys: dict[str, str] = {}
@@ -75,31 +86,30 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
         if report.applied:  # unchanged photos keep their bytes (no second JPEG generation)
             out = scratch / f"{photo.id}.restored.jpg"
             save_jpeg(restored, out)
-        keys[photo.id] = f"{prefix}/photos/{photo.id}.jpg"
+        keys[photo.id] = run.restored_photo(photo.id)
         ctx.storage.put_file(keys[photo.id], out, content_type="image/jpeg")
         framing[photo.id] = asdict(find_subject(restored))
         reports[photo.id] = report.to_dict()
-    ctx.storage.put_bytes(f"{prefix}/restore.json", json.dumps(reports).encode(),
+    ctx.storage.put_bytes(run.restore_report, json.dumps(reports).encode(),
                           "application/json")
     return framing, keys
 
 
 def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     """Write the framing facts of every photo and the mastered song with its beat grid."""
-    order = stage_input.order
-    prefix = f"{order.run_prefix}/assets"
+    order, run = stage_input.order, stage_input.order.run_keys
     with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat:
-        logo_key, logo_notes = _brand_logo(ctx, order, scratch, prefix)
+        logo_key, logo_notes = _brand_logo(ctx, order, scratch)
         framing, photo_keys = _restore_photos(ctx, stage_input, scratch, heartbeat)
-        framing_key = f"{prefix}/framing.json"
+        framing_key = run.framing
         ctx.storage.put_bytes(framing_key, json.dumps(framing).encode(), "application/json")
 
         heartbeat.update(percent=50, item="song")
         song = song_provider(ctx.settings).make_song(
-            song_brief(order), song_seed(order.gift_id, order.share_slug),
+            song_brief(order), order_song_seed(order),
             ctx.settings.recipe(order.tier).song_candidates, scratch,
             idempotency_key=order.workflow_id)
-        song_key, meta_key = f"{prefix}/song.wav", f"{prefix}/song.json"
+        song_key, meta_key = run.song, run.song_meta
         ctx.storage.put_file(song_key, song.wav_path, content_type="audio/wav")
         ctx.storage.put_bytes(meta_key, json.dumps(song.metadata).encode(), "application/json")
     notes = [song_note(song.metadata)]

@@ -1,4 +1,4 @@
-"""What every stage activity shares: settings, storage, a scratch directory, heartbeats, holds."""
+"""What every stage activity shares: settings, storage, a scratch directory, heartbeats."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
-from activities.settings import Settings
-from activities.storage import Storage, open_storage
-from workflows.stages import HOLD_ERROR_TYPE
+from services.settings import Settings
+from services.storage import open_storage
+from services.storage.base import Storage
 
 HEARTBEAT_INTERVAL_S = 5.0  # well inside the 30 s heartbeat timeout of the stages
 
@@ -44,11 +43,6 @@ class StageContext:
             yield path
         finally:
             shutil.rmtree(path, ignore_errors=True)
-
-
-def hold(reason: str, message: str) -> ApplicationError:
-    """The error that ends a run as held: customer media or policy, never retried."""
-    return ApplicationError(message, reason, type=HOLD_ERROR_TYPE, non_retryable=True)
 
 
 class Heartbeater:

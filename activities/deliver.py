@@ -7,21 +7,23 @@ import json
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from activities.storage import Storage, feed_digest
 from media.giftpage import GiftPage, PageLinks, render_gift_page
+from media.spec import LANDSCAPE
+from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder
+from workflows.keys import LOGO_NAME, MANIFEST_NAME, PAGE_NAME, POSTER_NAME, film_name
 from workflows.stages import DeliverInput, DeliverResult
 
 CONTENT_TYPES = {".mp4": "video/mp4", ".jpg": "image/jpeg", ".png": "image/png",
                  ".html": "text/html; charset=utf-8", ".json": "application/json"}
-LOGO_NAME = "logo.png"
 
 
-def page_links(storage: Storage, prefix: str) -> PageLinks:
+def page_links(storage: Storage, order: FilmOrder) -> PageLinks:
     """The delivered page's, poster's and 16:9 film's public URLs (for link previews)."""
-    return PageLinks(page_url=storage.public_url(f"{prefix}/index.html"),
-                     poster_url=storage.public_url(f"{prefix}/poster.jpg"),
-                     video_url=storage.public_url(f"{prefix}/16x9.mp4"))
+    url = storage.public_url
+    return PageLinks(page_url=url(order.delivery_key(PAGE_NAME)),
+                     poster_url=url(order.delivery_key(POSTER_NAME)),
+                     video_url=url(order.delivery_key(film_name(LANDSCAPE.name))))
 
 
 def gift_page_for(order: FilmOrder, lyrics: list[str], *, links: PageLinks | None = None,
@@ -43,31 +45,32 @@ def _sha256(path: Path) -> str:
 def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult:
     """Copy the verified files to their delivery keys (a retry overwrites the same keys)."""
     order, rendered = deliver_input.order, deliver_input.render
-    prefix = order.delivery_prefix
-    sources = {f"{name}.mp4": key for name, key in rendered.film_keys.items()}
-    sources["poster.jpg"] = rendered.poster_key
+    sources = {film_name(name): key for name, key in rendered.film_keys.items()}
+    sources[POSTER_NAME] = rendered.poster_key
     if deliver_input.assets.logo_key:
         sources[LOGO_NAME] = deliver_input.assets.logo_key
     page_model = gift_page_for(order, deliver_input.assets.lyrics,
-                               links=page_links(ctx.storage, prefix),
+                               links=page_links(ctx.storage, order),
                                has_logo=LOGO_NAME in sources)
     with ctx.scratch("deliver") as scratch, Heartbeater("deliver") as heartbeat:
-        page = scratch / "index.html"
+        page = scratch / PAGE_NAME
         page.write_text(render_gift_page(page_model), encoding="utf-8")
         files = {name: ctx.storage.get_file(key, scratch / name) for name, key in sources.items()}
-        files["index.html"] = page
+        files[PAGE_NAME] = page
         manifest = {name: {"sha256": _sha256(path), "bytes": path.stat().st_size}
                     for name, path in files.items()}
         for index, (name, path) in enumerate(sorted(files.items())):
             heartbeat.update(percent=round(100 * index / len(files)), item=name)
-            ctx.storage.put_file(f"{prefix}/{name}", path, content_type=CONTENT_TYPES[path.suffix])
+            ctx.storage.put_file(order.delivery_key(name), path,
+                                 content_type=CONTENT_TYPES[path.suffix])
         # The manifest goes last: its presence means the set is complete. It is public like
         # the rest of the folder, so it names no gift, charge or workflow id.
-        ctx.storage.put_bytes(f"{prefix}/manifest.json",
+        ctx.storage.put_bytes(order.delivery_key(MANIFEST_NAME),
                               json.dumps({"files": manifest}, indent=2).encode(),
                               CONTENT_TYPES[".json"])
     url = ctx.storage.public_url
     return DeliverResult(
-        film_url={name: url(f"{prefix}/{name}.mp4") for name in rendered.film_keys},
-        gift_url=url(f"{prefix}/index.html"), poster_url=url(f"{prefix}/poster.jpg"),
+        film_url={name: url(order.delivery_key(film_name(name))) for name in rendered.film_keys},
+        gift_url=url(order.delivery_key(PAGE_NAME)),
+        poster_url=url(order.delivery_key(POSTER_NAME)),
     )

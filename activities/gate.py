@@ -8,10 +8,10 @@ fault (retried, then failed), never a hold.
 
 from __future__ import annotations
 
-from activities.context import StageContext, hold
-from activities.moderation import moderate, moderation_request
+from activities.context import StageContext
 from activities.policy import abusive_text, customer_text, text_outside_contract
-from workflows.stages import GateResult, HoldReason, StageInput
+from services.moderation import moderate, moderation_request
+from workflows.stages import GateResult, HoldReason, StageInput, hold
 
 
 def run_gate(ctx: StageContext, stage_input: StageInput) -> GateResult:

@@ -15,16 +15,6 @@ from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
 CLIP_NORMALIZE_TIMEOUT_S = 600.0
 
 
-def prepared_photo_key(order: FilmOrder, photo_id: str) -> str:
-    """Storage key of a photo's upright sRGB working copy."""
-    return f"{order.run_prefix}/prep/photos/{photo_id}.jpg"
-
-
-def prepared_clip_key(order: FilmOrder, clip_id: str) -> str:
-    """Storage key of a clip's normalized mezzanine."""
-    return f"{order.run_prefix}/prep/clips/{clip_id}.mp4"
-
-
 def run_prep(ctx: StageContext, order: FilmOrder) -> PrepResult:
     """Verify every photo and clip by its bytes; write working copies; list what was refused."""
     photos: list[PreparedPhoto] = []
@@ -57,7 +47,7 @@ def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Pat
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", PHOTO_MAX_BYTES, "photo_too_large")
     working = scratch / f"{ref.id}.jpg"
     info = prepare_photo(source, working)
-    key = prepared_photo_key(order, ref.id)
+    key = order.run_keys.prepared_photo(ref.id)
     ctx.storage.put_file(key, working, content_type="image/jpeg")
     return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,
                          low_res=info.low_res)
@@ -69,7 +59,7 @@ def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path)
     probe = probe_clip(source, container)
     mezzanine = scratch / f"{ref.id}.mp4"
     info = normalize_clip(source, mezzanine, probe, timeout_s=CLIP_NORMALIZE_TIMEOUT_S)
-    key = prepared_clip_key(order, ref.id)
+    key = order.run_keys.prepared_clip(ref.id)
     ctx.storage.put_file(key, mezzanine, content_type="video/mp4")
     return PreparedClip(id=ref.id, key=key, duration_sec=info.duration_s, width=info.width,
                         height=info.height, has_audio=info.has_audio)

@@ -99,8 +99,13 @@ class FilmActivities:
         """Send the outcome to the order API (or the local sink)."""
         return run_report(self.ctx, report_input)
 
-    def all(self) -> list[Callable[..., Any]]:
-        """Every activity of this instance, for ``Worker(activities=...)``."""
-        return [self.prep, self.gate, self.assets, self.render_plan, self.render_segment,
-                self.render_join, self.render_film, self.verify, self.deliver,
-                self.report_outcome]
+    def main_queue(self) -> list[Callable[..., Any]]:
+        """The activities of the orchestration worker (``FILM_TASK_QUEUE``): the gate and the
+        outcome report, light work that must never wait behind a render."""
+        return [self.gate, self.report_outcome]
+
+    def media_queue(self) -> list[Callable[..., Any]]:
+        """The activities of the media worker (``{FILM_TASK_QUEUE}-media``): the media stages
+        and the render stage's parts."""
+        return [self.prep, self.assets, self.render_plan, self.render_segment,
+                self.render_join, self.render_film, self.verify, self.deliver]

@@ -16,7 +16,6 @@ import numpy as np
 from PIL import Image
 
 from activities.context import Heartbeater, StageContext
-from activities.storage import Storage
 from media.arc import photo_traits
 from media.cards import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
@@ -34,6 +33,7 @@ from media.timeline import (
     segment_cut_frames,
     timeline_from_dict,
 )
+from services.storage.base import Storage
 from workflows.contract import FilmOrder
 from workflows.stages import (
     JoinInput,
@@ -183,20 +183,17 @@ def _check_frames(name: str, frames: int, planned: int) -> None:
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                  films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
     """Extract the poster from the finished films and store films and poster."""
-    prefix = f"{order.run_prefix}/render"
     poster = extract_poster(films[LANDSCAPE.name], poster_time_s(timeline),
                             scratch / "poster.jpg")
-    film_keys = {name: f"{prefix}/{name}.mp4" for name in films}
+    film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
         ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")
-    poster_key = f"{prefix}/poster.jpg"
+    poster_key = order.run_keys.poster
     ctx.storage.put_file(poster_key, poster, content_type="image/jpeg")
     return RenderResult(film_keys=film_keys, poster_key=poster_key, timeline_key=timeline_key,
                         duration_sec=timeline.total_frames / timeline.fps)
 
 
-def _timeline_key(order: FilmOrder) -> str:
-    return f"{order.run_prefix}/render/timeline.json"
 
 
 def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:
@@ -206,13 +203,13 @@ def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:
         heartbeat.update(item="plan")
         sources = _fetch_sources(ctx.storage, render_input, scratch)
         timeline, mixed = _plan(ctx, render_input, sources, scratch)
-        ctx.storage.put_bytes(_timeline_key(order), timeline.to_json().encode(),
+        ctx.storage.put_bytes(order.run_keys.timeline, timeline.to_json().encode(),
                               "application/json")
         soundtrack_key = render_input.assets.song_key
         if mixed is not None:
-            soundtrack_key = f"{order.run_prefix}/render/soundtrack.wav"
+            soundtrack_key = order.run_keys.soundtrack
             ctx.storage.put_file(soundtrack_key, mixed, content_type="audio/wav")
-    return RenderPlan(timeline_key=_timeline_key(order), soundtrack_key=soundtrack_key,
+    return RenderPlan(timeline_key=order.run_keys.timeline, soundtrack_key=soundtrack_key,
                       total_frames=timeline.total_frames, fps=timeline.fps,
                       duration_sec=timeline.total_frames / timeline.fps,
                       cut_frames=segment_cut_frames(timeline),
@@ -227,14 +224,13 @@ def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResul
     """Render frames ``[start_frame, stop_frame)`` of the planned film, both aspects, video
     only; fetch only the photos and clips they show."""
     order, frames = segment.render.order, (segment.start_frame, segment.stop_frame)
-    prefix = f"{order.run_prefix}/render/segments/{segment.index:03d}"
     with ctx.scratch("render-segment") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item=f"segment {segment.index}")
         timeline = _load_timeline(ctx.storage, segment.plan)
         sources = _fetch_sources(ctx.storage, segment.render, scratch,
                                  sources_for(timeline, frames))
         films, count = _render(ctx, timeline, sources, None, frames, heartbeat, scratch)
-        keys = {name: f"{prefix}/{name}.mp4" for name in films}
+        keys = {name: order.run_keys.segment_film(segment.index, name) for name in films}
         for name, path in films.items():
             ctx.storage.put_file(keys[name], path, content_type="video/mp4")
     return SegmentResult(index=segment.index, film_keys=keys, frames=count)

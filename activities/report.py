@@ -6,13 +6,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
-from activities.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
+from services.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
+from workflows.keys import outcome_key
 from workflows.stages import ReportInput
-
-
-def local_outcome_key(workflow_id: str) -> str:
-    """Storage key of the local sink's JSON file for one run."""
-    return f"outcomes/{workflow_id}.json"
 
 
 def run_report(ctx: StageContext, report_input: ReportInput) -> str:
@@ -20,7 +16,7 @@ def run_report(ctx: StageContext, report_input: ReportInput) -> str:
     outcome = report_input.outcome
     settings = ctx.settings
     if not settings.order_api_url:
-        key = local_outcome_key(outcome.workflow_id)
+        key = outcome_key(outcome.workflow_id)
         write_local_outcome(ctx.storage, key, outcome)
         return f"written to local sink {key}"
     if not settings.order_api_secret:

@@ -177,7 +177,7 @@ def render_as_deployed(ctx: Any, render_input: Any) -> Any:
 def case_context(workdir: Path) -> Any:
     """The stage context of a case: local storage and scratch under ``workdir``, no order API."""
     from activities.context import StageContext
-    from activities.settings import Settings
+    from services.settings import Settings
 
     return StageContext.from_settings(Settings(
         FILM_STORAGE_URL=(workdir / "storage").as_uri(), FILM_WORK_DIR=str(workdir / "work"),
@@ -212,7 +212,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     from activities.gate import run_gate
     from activities.prep import run_prep
     from activities.verify import run_verify
-    from worker import load_order_folder
+    from app.order_folder import load_order_folder
     from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
 
     ctx = case_context(workdir)

@@ -90,7 +90,7 @@ def run_profile(spec: CaseSpec, workdir: Path, count: int, sort: str) -> dict[st
     from activities.assets import run_assets
     from activities.gate import run_gate
     from activities.prep import run_prep
-    from worker import load_order_folder
+    from app.order_folder import load_order_folder
     from workflows.stages import RenderInput, StageInput
 
     ctx = case_context(workdir)

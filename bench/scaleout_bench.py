@@ -35,11 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from activities.settings import Settings
+from app.cli import exit_now
+from app.devserver import start_embedded_server
+from app.order_folder import load_order_folder
 from bench.cases import REPO, SAMPLE_ORDER
 from bench.measure import machine
+from services.settings import Settings
 from tests.processes import WorkerProcess
-from worker import exit_now, load_order_folder, start_embedded_server
 from workflows.contract import start_render
 
 ACTIVITY_EVENTS = ("scheduled", "started", "completed", "failed", "timed_out", "canceled")

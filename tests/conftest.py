@@ -11,7 +11,7 @@ from temporalio.testing import WorkflowEnvironment
 @pytest_asyncio.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     """The embedded Temporal dev server with our search attributes registered."""
-    from worker import start_embedded_server
+    from app.devserver import start_embedded_server
 
     env = await start_embedded_server()
     try:

@@ -1,6 +1,6 @@
 """A fake external song service over real HTTP on 127.0.0.1 (stdlib ThreadingHTTPServer).
 
-It speaks the protocol :class:`activities.song_provider.HttpSongProvider` expects:
+It speaks the protocol :class:`services.song_provider.HttpSongProvider` expects:
 ``POST /songs`` (one job per ``Idempotency-Key``), ``GET /songs/{id}``, ``GET /audio/{id}.wav``.
 The audio is synthesized here: a 44.1 kHz mono 16-bit WAV (so the client must resample, upmix
 and master it) with a soft chord and a click on every beat at :data:`TEMPO_BPM`, about -24 LUFS.

@@ -17,9 +17,11 @@ from temporalio.converter import DataConverter
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
-from activities.settings import Settings
-from activities.storage import LocalStorage, Storage
+from services.settings import Settings
+from services.storage.base import Storage
+from services.storage.local import LocalStorage
 from workflows.contract import FilmOrder
+from workflows.keys import clip_key, photo_key
 from workflows.stages import HOLD_ERROR_TYPE
 
 PHOTO_MIME = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
@@ -47,9 +49,9 @@ def order_with_media(gift_id: str, photos: Sequence[tuple[str, str]],
         "occasion": {"slug": "birthday", "name": "Birthday", "short_name": "Birthday",
                      "tone": "joyful"},
         "recipient_name": "Ada", "relationship": "sister", "length_sec": 30,
-        "photos": [{"id": pid, "key": f"orders/{gift_id}/photos/{pid}.{ext}",
+        "photos": [{"id": pid, "key": photo_key(gift_id, pid, ext),
                     "mime": PHOTO_MIME.get(ext, "image/jpeg")} for pid, ext in photos],
-        "clips": [{"id": cid, "key": f"orders/{gift_id}/clips/{cid}.{ext}",
+        "clips": [{"id": cid, "key": clip_key(gift_id, cid, ext),
                    "mime": CLIP_MIME.get(ext, "video/mp4")} for cid, ext in clips],
         "consent": {"accepted": True, "at": datetime(2026, 11, 21, tzinfo=UTC).isoformat()},
     }

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from activities.settings import Settings
+from services.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 DOCKER = REPO / "docker"
@@ -84,13 +84,19 @@ def test_image_is_slim_non_root_with_a_healthcheck_and_installs_like_ci() -> Non
                 assert (REPO / source).exists(), source
 
 
+def product_packages() -> set[str]:
+    """The repository's top-level Python packages the product is made of (not tests, bench)."""
+    return {init.parent.name for init in REPO.glob("*/__init__.py")} - {"tests", "bench"}
+
+
 def test_the_package_the_image_installs_holds_every_module_the_worker_imports() -> None:
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     setuptools = project["tool"]["setuptools"]
     assert setuptools["py-modules"] == ["worker"]
     packages = {pattern.rstrip("*") for pattern in setuptools["packages"]["find"]["include"]}
-    assert {"workflows", "activities", "media"} <= packages
+    assert product_packages() == {"workflows", "activities", "services", "app", "media"}
+    assert product_packages() <= packages
     assert project["project"]["scripts"]["filmworker"] == "worker:main"
     copied = {args.split()[0] for kind, args in dockerfile_instructions() if kind == "COPY"}
-    assert {"workflows", "activities", "media"} <= copied
+    assert product_packages() <= copied

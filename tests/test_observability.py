@@ -26,11 +26,14 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.observe import StructuredFormatter
-from activities.settings import Settings
+from app.client import connect
+from app.order_folder import load_order_folder
+from app.telemetry import make_runtime, tracing_interceptors
+from app.workers import running_worker
+from services.settings import Settings
 from tests.processes import free_port
 from tests.test_pipeline import disguised_photo_order
 from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
-from worker import connect, load_order_folder, make_runtime, running_worker, tracing_interceptors
 from workflows.contract import FilmStage, FilmState, start_render
 from workflows.film import media_task_queue
 from workflows.search import FAILED_RUNS, HELD_RUNS, UNREPORTED_RUNS, stuck_runs

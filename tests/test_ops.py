@@ -312,7 +312,7 @@ async def test_worker_killed_mid_render_and_s3_down_mid_deliver_still_deliver_on
     order = await order_of(client, handle)
     # S3 goes away when deliver uploads its second file, and stays away until that attempt
     # has failed for good (boto's own retries included).
-    proxy.cut_when(f"/{PREFIX}/{order.delivery_prefix}/9x16.mp4".encode())
+    proxy.cut_when(f"/{PREFIX}/{order.delivery_key('9x16.mp4')}".encode())
 
     # SIGKILL the worker's process group while its encoders are busy in the render stage.
     await wait_for_stage(handle, FilmStage.RENDER, timeout_s=600)

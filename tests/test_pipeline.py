@@ -15,13 +15,14 @@ from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 
 from activities.registry import FilmActivities
-from activities.settings import Settings
-from activities.storage import Storage
+from app.order_folder import load_order_folder
+from app.workers import running_worker
 from media.runner import Limits
 from media.segments import count_video_frames
 from media.verify import ffprobe_json
+from services.settings import Settings
+from services.storage.base import Storage
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
-from worker import load_order_folder, running_worker
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
@@ -110,16 +111,15 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     assert sorted(k.rsplit("/", 1)[1] for k in delivered) == [
         "16x9.mp4", "9x16.mp4", "index.html", "manifest.json", "poster.jpg"]
     for name, (width, height) in {"16x9": (1920, 1080), "9x16": (1080, 1920)}.items():
-        film = storage.get_file(f"{order.delivery_prefix}/{name}.mp4", tmp_path / f"{name}.mp4")
+        film = storage.get_file(order.delivery_key(f"{name}.mp4"), tmp_path / f"{name}.mp4")
         assert_film_meets_spec(film, width, height, order.length_sec)
-    assert storage.size(f"{order.delivery_prefix}/poster.jpg") > 10_000
-    page = storage.get_bytes(f"{order.delivery_prefix}/index.html", 1 << 20).decode()
+    assert storage.size(order.delivery_key("poster.jpg")) > 10_000
+    page = storage.get_bytes(order.delivery_key("index.html"), 1 << 20).decode()
     assert "Eileen" in page and "16x9.mp4" in page and "9x16.mp4" in page
-    manifest = json.loads(storage.get_bytes(f"{order.delivery_prefix}/manifest.json", 1 << 20))
-    assert manifest["files"]["16x9.mp4"]["sha256"] == storage.sha256(
-        f"{order.delivery_prefix}/16x9.mp4")
+    manifest = json.loads(storage.get_bytes(order.delivery_key("manifest.json"), 1 << 20))
+    assert manifest["files"]["16x9.mp4"]["sha256"] == storage.sha256(order.delivery_key("16x9.mp4"))
 
-    assert storage.list(f"{order.run_prefix}/render/segments/") == [], "one pass, no segments"
+    assert storage.list(order.run_keys.segments_prefix) == [], "one pass, no segments"
 
     assert len(receiver.accepted) == 1 and not receiver.rejected
     headers, body = receiver.accepted[0]
@@ -145,11 +145,11 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
     assert len(segments) == 2
     storage = storage_of(split)
     for name, (width, height) in {"16x9": (1920, 1080), "9x16": (1080, 1920)}.items():
-        film = storage.get_file(f"{order.delivery_prefix}/{name}.mp4", tmp_path / f"{name}.mp4")
+        film = storage.get_file(order.delivery_key(f"{name}.mp4"), tmp_path / f"{name}.mp4")
         assert_film_meets_spec(film, width, height, order.length_sec)
         assert count_video_frames(film, Limits(timeout_s=60)) == round(order.length_sec * 30)
         for index in range(2):
-            assert storage.exists(f"{order.run_prefix}/render/segments/{index:03d}/{name}.mp4")
+            assert storage.exists(order.run_keys.segment_film(index, name))
     assert [body["state"] for body in receiver.bodies()] == ["succeeded"]
 
 
@@ -197,13 +197,13 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
     temporal_env: WorkflowEnvironment, settings: Settings, receiver: OrderApiReceiver,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = FilmActivities.all
+    real = FilmActivities.media_queue
 
     def with_broken_render(self: FilmActivities) -> list[Any]:
         return [broken_render_film if getattr(fn, "__name__", "") == "render_film"
                 else fn for fn in real(self)]
 
-    monkeypatch.setattr(FilmActivities, "all", with_broken_render)
+    monkeypatch.setattr(FilmActivities, "media_queue", with_broken_render)
     async with running_worker(temporal_env.client, settings):
         order = load_order_folder(SAMPLE_ORDER, settings, unique_gift_id())
         outcome = await run_order(temporal_env, order, settings)

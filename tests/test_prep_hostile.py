@@ -28,11 +28,11 @@ from PIL import Image
 
 from activities.gate import run_gate
 from activities.prep import run_prep
-from activities.storage import LocalStorage
 from media import errors
 from media.clips import normalize_clip
 from media.errors import MediaRejected
 from media.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
+from services.storage.local import LocalStorage
 from tests.media.test_clips import assert_no_connection, lavfi_clip, listening_socket, x264
 from tests.media.test_photos import EPS, SVG, _png_bomb
 from tests.stages import is_hold, local_context, order_with_media
@@ -392,7 +392,7 @@ def test_one_mixed_order_keeps_the_good_and_lists_every_bad_file(
     assert {item: outcome(result, item) for item in expected} == expected
     assert [p.id for p in result.photos] == ["p09"] and [c.id for c in result.clips] == ["c01"]
     assert sorted(ctx.storage.list(f"{order.run_prefix}/")) == [
-        f"{order.run_prefix}/prep/clips/c01.mp4", f"{order.run_prefix}/prep/photos/p09.jpg"]
+        order.run_keys.prepared_clip("c01"), order.run_keys.prepared_photo("p09")]
     assert leaks_in_outputs(ctx.storage, secrets_to_find(bait)) == []
     assert elapsed < CORPUS_LIMIT_S
     assert_no_connection(listener)

@@ -19,9 +19,9 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
+from app.ops import read_history, replay
 from tests.processes import filmworker
 from tests.test_workflow import FakeStages, fake_workers, make_order
-from worker import read_history, replay
 from workflows.contract import start_render
 from workflows.film import MEDIA_STAGES, media_task_queue
 from workflows.stages import STAGE_ACTIVITIES, ActivityName

@@ -30,6 +30,7 @@ from workflows.contract import (
     start_render,
 )
 from workflows.film import MEDIA_ACTIVITIES, MEDIA_STAGES, FilmRender, media_task_queue
+from workflows.keys import photo_key
 from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
 from workflows.segments import plan_segments
 from workflows.stages import (
@@ -63,7 +64,7 @@ def make_order(gift_id: str | None = None) -> FilmOrder:
         "occasion": {"slug": "birthday", "name": "Birthday", "short_name": "Happy Birthday",
                      "tone": "joyful"},
         "recipient_name": "Ana", "relationship": "friend", "length_sec": 30,
-        "photos": [{"id": "p01", "key": f"orders/{gift}/photos/p01.jpg", "mime": "image/jpeg"}],
+        "photos": [{"id": "p01", "key": photo_key(gift, "p01", "jpg"), "mime": "image/jpeg"}],
         "consent": {"accepted": True, "at": datetime.now(UTC).isoformat()},
     })
 

@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import re
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -24,6 +24,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from workflows import keys
+from workflows.keys import RunKeys
 
 if TYPE_CHECKING:
     from temporalio.client import Client, WorkflowHandle
@@ -55,8 +58,6 @@ CLIP_DURATION_HINT_MAX_SEC = 600
 PHOTO_MAX_BYTES = 4 * 1024 * 1024
 CLIP_MAX_BYTES = 500 * 1024 * 1024
 URL_MAX_CHARS = 2048
-PHOTO_MIMES = ("image/jpeg", "image/png", "image/webp")
-CLIP_MIMES = ("video/mp4", "video/quicktime", "video/webm")
 
 
 class Tier(StrEnum):
@@ -209,10 +210,6 @@ class Consent(BaseModel):
     at: datetime
 
 
-def _media_key_pattern(gift_id: str, folder: str, slot: str) -> re.Pattern[str]:
-    return re.compile(rf"^orders/{re.escape(gift_id)}/{folder}/{slot}\.[a-z0-9]{{2,5}}$")
-
-
 class FilmOrder(BaseModel):
     """One paid render, as the order API hands it to the worker. Media arrive as storage keys."""
 
@@ -254,10 +251,9 @@ class FilmOrder(BaseModel):
             if len(set(ids)) != len(ids):
                 raise ValueError(f"duplicate {folder} ids")
             for ref in refs:
-                if not _media_key_pattern(self.gift_id, folder, ref.id).match(ref.key):
-                    raise ValueError(
-                        f"{ref.id}: key must be orders/{{gift_id}}/{folder}/{ref.id}.<ext>"
-                    )
+                if not keys.media_key_pattern(self.gift_id, folder, ref.id).match(ref.key):
+                    expected = keys.media_key("{gift_id}", folder, ref.id, "<ext>")
+                    raise ValueError(f"{ref.id}: key must be {expected}")
 
     @property
     def workflow_id(self) -> str:
@@ -265,14 +261,23 @@ class FilmOrder(BaseModel):
         return workflow_id(self.gift_id, self.attempt)
 
     @property
+    def run_keys(self) -> RunKeys:
+        """Storage keys of this attempt's working files."""
+        return RunKeys(self.gift_id, self.attempt)
+
+    @property
     def run_prefix(self) -> str:
         """Storage prefix of this attempt's working files."""
-        return f"orders/{self.gift_id}/runs/{self.attempt}"
+        return keys.run_prefix(self.gift_id, self.attempt)
 
     @property
     def delivery_prefix(self) -> str:
         """Storage prefix of the delivered films and gift page."""
-        return f"films/{self.share_slug}"
+        return keys.film_prefix(self.share_slug)
+
+    def delivery_key(self, name: str) -> str:
+        """Storage key of delivered file ``name`` (``16x9.mp4``, ``index.html``..)."""
+        return keys.film_key(self.share_slug, name)
 
 
 # --- Progress and outcome ----------------------------------------------------------------------
@@ -385,8 +390,3 @@ async def start_render(
         static_summary=f"{order.tier.value} film for gift {order.gift_id} "
         f"(attempt {order.attempt}, {order.length_sec:g}s, {order.occasion.slug})",
     )
-
-
-def utc_now() -> datetime:
-    """Timezone-aware now (activities and clients only; workflows use ``workflow.now()``)."""
-    return datetime.now(UTC)

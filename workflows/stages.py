@@ -9,11 +9,17 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
+from temporalio.exceptions import ApplicationError
 
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage
 
 HOLD_ERROR_TYPE = "CustomerHold"
 """ApplicationError type raised (non-retryable) when the customer's media or policy stops a run."""
+
+
+def hold(reason: str, message: str) -> ApplicationError:
+    """The error that ends a run as held: customer media or policy, never retried."""
+    return ApplicationError(message, reason, type=HOLD_ERROR_TYPE, non_retryable=True)
 
 
 class ActivityName(StrEnum):
@@ -239,5 +245,3 @@ class ReportInput(_Model):
     gift_id: str
     outcome: FilmOutcome
 
-
-STAGE_ORDER: tuple[FilmStage, ...] = tuple(FilmStage)

@@ -26,7 +26,7 @@ def _stage_input(ctx: StageContext, tier: str) -> StageInput:
     order = order_with_media("giftrestore1", [("p01", "jpg"), ("p02", "jpg")], tier=tier)
     photos = []
     for pid, image in (("p01", _faded(data.astronaut())), ("p02", data.coffee())):
-        key = f"{order.run_prefix}/prep/{pid}.jpg"
+        key = order.run_keys.prepared_photo(pid)
         buf = io.BytesIO()
         Image.fromarray(image).save(buf, "JPEG", quality=92)
         ctx.storage.put_bytes(key, buf.getvalue(), "image/jpeg")
@@ -39,10 +39,10 @@ def test_assets_stage_hands_render_the_restored_photos_and_a_report(tmp_path: Pa
     ctx = local_context(tmp_path)
     stage_input = _stage_input(ctx, "standard")
     result = run_assets(ctx, stage_input)
-    prefix = f"{stage_input.order.run_prefix}/assets"
-    assert result.photo_keys == {"p01": f"{prefix}/photos/p01.jpg",
-                                 "p02": f"{prefix}/photos/p02.jpg"}
-    report = json.loads(ctx.storage.get_bytes(f"{prefix}/restore.json", 1 << 20))
+    run = stage_input.order.run_keys
+    assert result.photo_keys == {"p01": run.restored_photo("p01"),
+                                 "p02": run.restored_photo("p02")}
+    report = json.loads(ctx.storage.get_bytes(run.restore_report, 1 << 20))
     assert report["p01"]["recipe"] == "light"  # standard tier
     assert report["p01"]["applied"] == ["levels", "upscale"]
     assert report["p02"]["applied"] == ["upscale"]  # clean: only made big enough

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from activities.context import StageContext
 from activities.deliver import run_deliver
-from activities.settings import Settings
+from services.settings import Settings
 from workflows.contract import FilmOrder
+from workflows.keys import RunKeys, photo_key
 from workflows.stages import AssetsResult, DeliverInput, RenderResult
 
 CDN = "https://films.example.test"
 HOSTILE_NAME = '</title><script>alert(1)</script>"><img src=x onerror=alert(1)> {{x}}'
-RUN = "orders/giftSecret42/runs/3"
+RUN = RunKeys("giftSecret42", 3)
 
 
 def brand_order() -> FilmOrder:
@@ -27,7 +28,7 @@ def brand_order() -> FilmOrder:
         "recipient_name": HOSTILE_NAME, "relationship": "team",
         "memory": '"><script>alert(2)</script>', "length_sec": 30,
         "brand": {"logo_url": "https://brand.example.test/logo.png", "color": "#12355B"},
-        "photos": [{"id": "p01", "key": "orders/giftSecret42/photos/p01.jpg",
+        "photos": [{"id": "p01", "key": photo_key("giftSecret42", "p01", "jpg"),
                     "mime": "image/jpeg"}],
         "consent": {"accepted": True, "at": datetime(2026, 11, 21, tzinfo=UTC).isoformat()},
     })
@@ -35,17 +36,14 @@ def brand_order() -> FilmOrder:
 
 def staged_run(ctx: StageContext, order: FilmOrder, lyrics: list[str]) -> DeliverInput:
     """The deliver stage's input with stand-in films, poster and logo in storage."""
-    for name in ("16x9.mp4", "9x16.mp4", "poster.jpg", "logo.png"):
-        ctx.storage.put_bytes(f"{RUN}/render/{name}", f"stand-in {name}".encode(),
+    render = RenderResult(film_keys={"16x9": RUN.film("16x9"), "9x16": RUN.film("9x16")},
+                          poster_key=RUN.poster, timeline_key=RUN.timeline, duration_sec=30.0)
+    assets = AssetsResult(song_key=RUN.song, song_meta_key=RUN.song_meta,
+                          framing_key=RUN.framing, photo_keys={},
+                          lyrics=lyrics, notes=["internal note"], logo_key=RUN.logo)
+    for key in (*render.film_keys.values(), render.poster_key, RUN.logo):
+        ctx.storage.put_bytes(key, f"stand-in {key.rsplit('/', 1)[1]}".encode(),
                               "application/octet-stream")
-    render = RenderResult(film_keys={"16x9": f"{RUN}/render/16x9.mp4",
-                                     "9x16": f"{RUN}/render/9x16.mp4"},
-                          poster_key=f"{RUN}/render/poster.jpg",
-                          timeline_key=f"{RUN}/render/timeline.json", duration_sec=30.0)
-    assets = AssetsResult(song_key=f"{RUN}/assets/song.wav", song_meta_key=f"{RUN}/song.json",
-                          framing_key=f"{RUN}/assets/framing.json", photo_keys={},
-                          lyrics=lyrics, notes=["internal note"],
-                          logo_key=f"{RUN}/render/logo.png")
     return DeliverInput(order=order, render=render, assets=assets)
 
 
@@ -58,7 +56,7 @@ def test_brand_delivery_has_the_logo_and_a_page_that_reveals_only_what_the_slug_
     lyrics = [f"Happy birthday, {HOSTILE_NAME}!", 'Remember "><script>alert(2)</script>?']
     result = run_deliver(ctx, staged_run(ctx, order, lyrics))
 
-    prefix = f"films/{order.share_slug}"
+    prefix = order.delivery_prefix
     assert sorted(key.rsplit("/", 1)[1] for key in ctx.storage.list(prefix + "/")) == [
         "16x9.mp4", "9x16.mp4", "index.html", "logo.png", "manifest.json", "poster.jpg"]
     assert result.gift_url == f"{CDN}/{prefix}/index.html"

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 
 from activities.gate import run_gate
-from activities.moderation import ModerationRefused, ModerationUnavailable
+from services.moderation import ModerationRefused, ModerationUnavailable
 from tests.stages import ends_failed, is_hold, local_context, order_with_media
 from workflows.contract import FilmOrder
+from workflows.keys import RunKeys, photo_key
 from workflows.stages import HoldReason, PreparedClip, PreparedPhoto, PrepResult, StageInput
 
 GIFT = "gategift01"
@@ -29,11 +30,11 @@ GIFT = "gategift01"
 
 def prepared(order: FilmOrder, *, photos: bool = True) -> PrepResult:
     """A prep result keeping every photo and clip of ``order`` (or no photo at all)."""
-    run = order.run_prefix
+    run = order.run_keys
     return PrepResult(
-        photos=[PreparedPhoto(id=p.id, key=f"{run}/prep/photos/{p.id}.jpg", width=640,
+        photos=[PreparedPhoto(id=p.id, key=run.prepared_photo(p.id), width=640,
                               height=480, low_res=True) for p in order.photos] if photos else [],
-        clips=[PreparedClip(id=c.id, key=f"{run}/prep/clips/{c.id}.mp4", duration_sec=2.0,
+        clips=[PreparedClip(id=c.id, key=run.prepared_clip(c.id), duration_sec=2.0,
                             width=640, height=360, has_audio=False) for c in order.clips],
         rejected=[])
 
@@ -199,8 +200,8 @@ def test_moderation_allow_passes_and_is_sent_a_summary_without_bytes(
     assert sent["gift_id"] == GIFT and sent["occasion"] == "birthday"
     assert sent["text"]["memory"] == "Line one\nline two"
     assert [p["id"] for p in sent["photos"]] == ["p01", "p02"]
-    assert sent["photos"][1] == {"id": "p02", "key": f"orders/{GIFT}/photos/p02.png",
-                                 "prepared_key": f"orders/{GIFT}/runs/1/prep/photos/p02.jpg"}
+    assert sent["photos"][1] == {"id": "p02", "key": photo_key(GIFT, "p02", "png"),
+                                 "prepared_key": RunKeys(GIFT, 1).prepared_photo("p02")}
     assert sent["clips"][0]["id"] == "c01"
     assert len(body) < 4096  # ids, keys and words: never media bytes
 

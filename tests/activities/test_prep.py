@@ -23,18 +23,15 @@ from botocore.config import Config
 from PIL import Image
 
 from activities.prep import run_prep
-from activities.storage import (
-    LocalStorage,
-    S3Storage,
-    StorageKeyMissing,
-    StorageUnavailable,
-    make_s3_client,
-)
 from media.errors import MediaRejected
+from services.storage.base import StorageKeyMissing, StorageUnavailable
+from services.storage.local import LocalStorage
+from services.storage.s3 import S3Storage, make_s3_client
 from tests.media.test_clips import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media
 from workflows.contract import FilmOrder
+from workflows.keys import clip_key
 
 REPO = Path(__file__).resolve().parents[2]
 BIG_CLIP_BYTES = 60 * 1024 * 1024
@@ -128,8 +125,8 @@ def test_local_storage_that_refuses_writes_is_our_fault(tmp_path: Path) -> None:
     ctx = local_context(tmp_path)
     assert isinstance(ctx.storage, LocalStorage)
     order = stored_order(ctx.storage, tmp_path)
-    ctx.storage.path(f"{order.run_prefix}/prep").parent.mkdir(parents=True)
-    ctx.storage.path(f"{order.run_prefix}/prep").write_bytes(b"")  # a file where a dir must go
+    ctx.storage.path(order.run_keys.key("prep")).parent.mkdir(parents=True)
+    ctx.storage.path(order.run_keys.key("prep")).write_bytes(b"")  # a file where a dir must go
 
     with pytest.raises(StorageUnavailable) as caught:
         run_prep(ctx, order)
@@ -204,11 +201,11 @@ def test_a_60_mb_clip_goes_through_prep_with_bounded_memory(tmp_path: Path) -> N
 
 def test_local_get_file_streams_in_bounded_chunks(tmp_path: Path) -> None:
     storage = LocalStorage(tmp_path / "storage")
-    big_mp4(storage.path("orders/g/clips/c01.mp4"), BIG_CLIP_BYTES)
+    big_mp4(storage.path(clip_key("g", "c01", "mp4")), BIG_CLIP_BYTES)
 
     tracemalloc.start()
     try:
-        dest = storage.get_file("orders/g/clips/c01.mp4", tmp_path / "copy.mp4")
+        dest = storage.get_file(clip_key("g", "c01", "mp4"), tmp_path / "copy.mp4")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -10,13 +10,13 @@ from pathlib import Path
 from activities.assets import run_assets
 from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
-from activities.storage import Storage
+from app.order_folder import load_order_folder
 from media.runner import Limits
 from media.segments import count_video_frames
 from media.spec import ASPECTS
 from media.verify import verify_film
+from services.storage.base import Storage
 from tests.stages import local_context
-from worker import load_order_folder
 from workflows.stages import (
     RenderInput,
     RenderPlan,
@@ -55,4 +55,4 @@ def test_a_film_planned_as_one_segment_is_rendered_whole_into_films_that_pass_ve
     assert_films_pass_verify_with_every_frame(ctx.storage, whole, tmp_path / "whole", plan)
     assert whole.duration_sec == order.length_sec == plan.duration_sec
     assert whole.timeline_key == plan.timeline_key
-    assert ctx.storage.list(f"{order.run_prefix}/render/segments/") == []
+    assert ctx.storage.list(order.run_keys.segments_prefix) == []

@@ -32,10 +32,13 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.settings import Settings
+from app.cli import exit_now
+from app.devserver import start_embedded_server
+from app.order_folder import load_order_folder
+from app.workers import running_worker
+from services.settings import Settings
 from tests.test_pipeline import disguised_photo_order
 from tests.test_workflow import FakeStages, fake_workers, make_order
-from worker import exit_now, load_order_folder, running_worker, start_embedded_server
 from workflows.contract import FilmOrder, FilmState, start_render
 
 SEGMENTED_RENDER_WORKERS = 2

@@ -22,14 +22,15 @@ import pytest
 from PIL import Image, ImageDraw
 
 import activities.assets as assets_module
-from activities import logo_fetch
 from activities.assets import _brand_logo
 from activities.context import StageContext
-from activities.logo_fetch import LogoRefused, LogoResult, address_problem, fetch_logo
-from activities.settings import Settings
-from activities.storage import LocalStorage
+from services import logo_fetch
+from services.logo_fetch import LogoRefused, LogoResult, address_problem, fetch_logo
+from services.settings import Settings
+from services.storage.local import LocalStorage
 from tests.logo_server import LOGO_HOST, LogoHandler, LogoServer, TlsMaterial, make_tls_material
 from workflows.contract import FilmOrder
+from workflows.keys import RunKeys, photo_key
 from workflows.stages import AssetsResult
 
 SMALL_CAP = 16 * 1024
@@ -603,7 +604,7 @@ def _brand_order(logo_url: str | None, style: str = "brand") -> FilmOrder:
         "occasion": {"slug": "birthday", "name": "Birthday", "short_name": "Happy Birthday",
                      "tone": "joyful"},
         "recipient_name": "Ana", "relationship": "friend", "length_sec": 30,
-        "photos": [{"id": "p01", "key": f"orders/{gift}/photos/p01.jpg", "mime": "image/jpeg"}],
+        "photos": [{"id": "p01", "key": photo_key(gift, "p01", "jpg"), "mime": "image/jpeg"}],
         "consent": {"accepted": True, "at": datetime.now(UTC).isoformat()},
     }
     if style == "brand":
@@ -628,11 +629,9 @@ def test_assets_stores_the_fetched_logo_under_the_run(server: LogoServer, tls: T
         allowed_ports=(server.port,), allow_loopback_for_tests=True)
     monkeypatch.setattr(assets_module, "fetch_logo", local_fetch)
     order = _brand_order(server.url("/logo.png"))
-    prefix = f"{order.run_prefix}/assets"
+    key, notes = _brand_logo(stage_ctx, order, tmp_path)
 
-    key, notes = _brand_logo(stage_ctx, order, tmp_path, prefix)
-
-    assert key == "orders/logo01/runs/1/assets/logo.png" and notes == ["logo 51x41 (PNG)"]
+    assert key == RunKeys("logo01", 1).logo and notes == ["logo 51x41 (PNG)"]
     with Image.open(io.BytesIO(stage_ctx.storage.get_bytes(key, 1 << 20))) as stored:
         assert stored.mode == "RGBA"
 
@@ -641,7 +640,7 @@ def test_assets_skips_an_unfetchable_logo_with_a_reason(stage_ctx: StageContext,
                                                         tmp_path: Path, dials: Dials) -> None:
     order = _brand_order("https://169.254.169.254/latest/meta-data/")
 
-    key, notes = _brand_logo(stage_ctx, order, tmp_path, f"{order.run_prefix}/assets")
+    key, notes = _brand_logo(stage_ctx, order, tmp_path)
 
     assert (key, notes) == (None, ["logo_skipped:blocked_address"])
     assert stage_ctx.storage.list("") == [] and dials.hosts() == []
@@ -653,7 +652,7 @@ def test_assets_without_a_brand_logo_fetches_nothing(logo_url: str | None, style
                                                      dials: Dials) -> None:
     order = _brand_order(logo_url, style)
 
-    assert _brand_logo(stage_ctx, order, tmp_path, "p") == (None, [])
+    assert _brand_logo(stage_ctx, order, tmp_path) == (None, [])
     assert dials.hosts() == []
 
 

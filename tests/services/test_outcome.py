@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from activities.outcome import (
+from services.outcome import (
     OutcomeRejected,
     OutcomeRetryable,
     outcome_url,
@@ -21,7 +21,7 @@ from activities.outcome import (
     post_outcome,
     write_local_outcome,
 )
-from activities.storage import LocalStorage
+from services.storage.local import LocalStorage
 from tests.receiver import OrderApiReceiver
 from workflows.contract import (
     IDEMPOTENCY_HEADER,
@@ -32,6 +32,7 @@ from workflows.contract import (
     verify_signature,
     workflow_id,
 )
+from workflows.keys import outcome_key
 
 SECRET = "outcome-test-secret-0123456789"
 GIFT = "gift_ab12cd"
@@ -214,7 +215,7 @@ def test_parse_retry_after() -> None:
 def test_write_local_outcome(tmp_path: Path) -> None:
     storage = LocalStorage(tmp_path)
     outcome = _outcome()
-    key = write_local_outcome(storage, "outcomes/film-x-1.json", outcome)
+    key = write_local_outcome(storage, outcome_key("film-x-1"), outcome)
     write_local_outcome(storage, key, outcome)  # a retried report overwrites
     assert storage.list("outcomes/") == [key]
     text = (tmp_path / key).read_text()

@@ -35,14 +35,13 @@ from urllib.parse import quote, urljoin, urlsplit
 import httpx
 from temporalio.exceptions import ApplicationError
 
-from activities.context import hold
-from activities.settings import Settings
 from media.song import ComposedSong, SongBrief, song_seed, write_wav
 from media.song_import import SongAudioRejected, import_song
 from media.song_score import SongScore, compose_best, score_song
 from media.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
+from services.settings import Settings
 from workflows.contract import IDEMPOTENCY_HEADER
-from workflows.stages import HoldReason
+from workflows.stages import HoldReason, hold
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from urllib.parse import quote
 import httpx
 from temporalio.exceptions import ApplicationError
 
-from activities.storage import Storage
+from services.storage.base import Storage
 from workflows.contract import (
     IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,

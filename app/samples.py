@@ -112,7 +112,7 @@ def write_catalog(out_dir: Path, catalog: dict[str, Any]) -> Path:
 
 
 RenderFolder = Callable[..., Awaitable[FilmOutcome]]
-"""``worker.render_folder``: ``(folder, out_dir, *, ui) -> FilmOutcome``."""
+"""``app.local_run.render_folder``: ``(folder, out_dir, *, ui) -> FilmOutcome``."""
 
 
 async def render_demos(render: RenderFolder, out_dir: Path, *, ui: bool = False,

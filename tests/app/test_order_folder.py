@@ -1,4 +1,4 @@
-"""Loading a local order folder (``worker.load_order_folder``) as the order API would upload it."""
+"""Loading a local order folder (:mod:`app.order_folder`) as the order API would upload it."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import shutil
 import tracemalloc
 from pathlib import Path
 
-from activities.settings import Settings
-from worker import load_order_folder
+from app.order_folder import load_order_folder
+from services.settings import Settings
 
-SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "birthday"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "birthday"
 BIG_CLIP_BYTES = 256 << 20
 
 

@@ -13,17 +13,17 @@ import pytest
 from botocore.config import Config
 from botocore.stub import Stubber
 
-from activities.storage import (
+from services.storage import open_storage
+from services.storage.base import (
     InvalidStorageKey,
-    LocalStorage,
-    S3Storage,
     Storage,
     StorageError,
     StorageKeyMissing,
     StorageObjectTooLarge,
     StorageUnavailable,
-    open_storage,
 )
+from services.storage.local import LocalStorage
+from services.storage.s3 import S3Storage
 from tests.s3 import create_bucket, moto_s3, s3_env
 
 BUCKET = "film-test"

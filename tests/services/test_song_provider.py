@@ -16,8 +16,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.assets import run_assets
 from activities.context import StageContext
-from activities.settings import Settings
-from activities.song_provider import (
+from media.song import SongBrief
+from media.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
+from media.verify import true_peak_dbtp
+from services.settings import Settings
+from services.song_provider import (
     REQUEST_ATTEMPTS,
     HttpSongProvider,
     LocalSongProvider,
@@ -27,9 +30,6 @@ from activities.song_provider import (
     song_note,
     song_provider,
 )
-from media.song import SongBrief
-from media.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
-from media.verify import true_peak_dbtp
 from tests.fake_song_provider import TEMPO_BPM, FakeSongProvider, beat_times
 from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import Tier
@@ -189,7 +189,7 @@ def test_settings_choose_the_provider() -> None:
 
 def _assets_input(ctx: StageContext, tier: str) -> StageInput:
     order = order_with_media("giftsong1", [("p01", "jpg")], tier=tier)
-    key = f"{order.run_prefix}/prep/p01.jpg"
+    key = order.run_keys.prepared_photo("p01")
     image = io.BytesIO()
     Image.new("RGB", (96, 64), (200, 120, 80)).save(image, "JPEG")
     ctx.storage.put_bytes(key, image.getvalue(), "image/jpeg")

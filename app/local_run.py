@@ -1,0 +1,126 @@
+"""``filmworker render``: the real workflow on an embedded dev server for a local order folder,
+with local storage and the local outcome sink; progress on the terminal, outputs copied out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from activities.context import StageContext
+from app.devserver import free_port, start_embedded_server
+from app.order_folder import load_order_folder
+from app.workers import running_worker
+from media.spec import ASPECTS
+from services.settings import Settings
+from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
+from workflows.keys import LOGO_NAME, PAGE_NAME, POSTER_NAME, film_name, outcome_key
+
+DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME, PAGE_NAME)
+OPTIONAL_DELIVERED_FILES = (LOGO_NAME,)  # brand style only: the gift page links it
+
+
+def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
+                    out_dir: Path) -> list[Path]:
+    """Copy the delivered files and the reported outcome into ``out_dir``."""
+    storage = StageContext.from_settings(settings).storage
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if outcome.state is FilmState.SUCCEEDED:
+        for name in DELIVERED_FILES:
+            written.append(storage.get_file(order.delivery_key(name), out_dir / name))
+        for name in OPTIONAL_DELIVERED_FILES:
+            if storage.exists(order.delivery_key(name)):
+                written.append(storage.get_file(order.delivery_key(name), out_dir / name))
+    reported = storage.get_bytes(outcome_key(order.workflow_id), 1 << 20)
+    (out_dir / "outcome.json").write_bytes(reported)
+    written.append(out_dir / "outcome.json")
+    return written
+
+
+def progress_line(progress: Progress) -> str:
+    """A one-line progress bar: percent, state and stage."""
+    width = 30
+    filled = round(width * progress.percent / 100)
+    return (f"\r[{'#' * filled}{'.' * (width - filled)}] {progress.percent:3d}% "
+            f"{progress.state.value:<9} {progress.stage.value:<8}")
+
+
+async def _follow(handle: Any, interactive: bool) -> None:
+    """Print the run's progress whenever it changes (in place on a terminal), until cancelled."""
+    last = ""
+    while True:
+        with contextlib.suppress(Exception):
+            progress: Progress = await handle.query("progress", result_type=Progress)
+            line = progress_line(progress)
+            if line != last:
+                print(line if interactive else line.strip(), end="" if interactive else "\n",
+                      flush=True)
+                last = line
+        await asyncio.sleep(0.5)
+
+
+async def stage_timings(handle: Any) -> dict[str, float]:
+    """Wall seconds of each activity of a finished run (scheduled to closed, retries included),
+    read from its history."""
+    scheduled: dict[int, tuple[str, float]] = {}
+    timings: dict[str, float] = {}
+    async for event in handle.fetch_history_events():
+        at = event.event_time.ToDatetime().timestamp()
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            name = event.activity_task_scheduled_event_attributes.activity_type.name
+            scheduled[event.event_id] = (name, at)
+        for field in ("completed", "failed", "timed_out"):
+            attributes = getattr(event, f"activity_task_{field}_event_attributes")
+            if event.HasField(f"activity_task_{field}_event_attributes"):
+                name, started = scheduled[attributes.scheduled_event_id]
+                timings[name] = timings.get(name, 0.0) + at - started
+    return timings
+
+
+def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Path:
+    """``out_dir/storyboard.png``: both delivered films, one frame per shot of the render
+    stage's timeline, cards included."""
+    from media.contact_sheet import film_storyboard
+    from media.timeline import timeline_from_dict
+
+    storage = StageContext.from_settings(settings).storage
+    plan = json.loads(storage.get_bytes(order.run_keys.timeline, 4 << 20))
+    films = {aspect.name: out_dir / film_name(aspect.name) for aspect in ASPECTS}
+    return film_storyboard(films, timeline_from_dict(plan), out_dir / "storyboard.png",
+                           label=f"{order.gift_id} · {order.style.value} · {order.tier.value}")
+
+
+async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
+                        storyboard: bool = False) -> FilmOutcome:
+    """Run the real workflow on an embedded dev server for a local order folder (and with
+    ``storyboard`` write a contact sheet of both films beside them)."""
+    out_dir = out_dir.absolute()
+    # Local runs keep their storage beside the outputs and report to the local sink.
+    settings = Settings(FILM_STORAGE_URL=f"file://{out_dir / '.storage'}",
+                        FILM_ORDER_API_URL=None)
+    order = load_order_folder(folder, settings)
+    ui_port = free_port() if ui else None
+    async with await start_embedded_server(ui=ui, ui_port=ui_port) as env:
+        if ui_port:
+            print(f"Temporal UI: http://127.0.0.1:{ui_port}/namespaces/default/workflows/"
+                  f"{order.workflow_id}")
+        async with running_worker(env.client, settings):
+            handle = await start_render(env.client, order, task_queue=settings.task_queue)
+            follower = asyncio.create_task(_follow(handle, sys.stdout.isatty()))
+            try:
+                outcome: FilmOutcome = await handle.result()
+            finally:
+                follower.cancel()
+            timings = await stage_timings(handle)
+    print()
+    print("stage wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
+    for path in collect_outputs(settings, order, outcome, out_dir):
+        print(f"wrote {path}")
+    if storyboard and outcome.state is FilmState.SUCCEEDED:
+        print(f"wrote {write_storyboard(settings, order, out_dir)}")
+    print(f"outcome: {outcome.state.value}" + (f" ({outcome.reason})" if outcome.reason else ""))
+    return outcome

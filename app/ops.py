@@ -1,0 +1,87 @@
+"""Operations against a running Temporal: submit an order folder, replay a history, check
+health (``filmworker submit``, ``replay``, ``healthcheck``)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from datetime import timedelta
+from pathlib import Path
+
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client, WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer, WorkflowReplayResult
+
+from app.client import connect
+from app.order_folder import load_order_folder
+from services.settings import Settings
+from workflows.contract import FilmOutcome, start_render
+from workflows.film import FilmRender, media_task_queue
+
+
+async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None = None,
+                        wait: bool = False) -> FilmOutcome | None:
+    """Upload ``folder``'s media to the configured storage and start its render as the order
+    API would; print the workflow id and, with ``wait``, the outcome JSON."""
+    order = load_order_folder(folder, settings, gift_id)
+    client = await connect(settings)
+    handle = await start_render(client, order, task_queue=settings.task_queue)
+    print(handle.id, flush=True)
+    if not wait:
+        return None
+    outcome: FilmOutcome = await handle.result()
+    print(outcome.model_dump_json(exclude_none=True, indent=2), flush=True)
+    return outcome
+
+
+def film_replayer() -> Replayer:
+    """A replayer of the current FilmRender code."""
+    return Replayer(workflows=[FilmRender], data_converter=pydantic_data_converter)
+
+
+async def fetch_history(settings: Settings, workflow_id: str,
+                        run_id: str | None = None) -> WorkflowHistory:
+    """The history of a run, from the server at ``TEMPORAL_ADDRESS``."""
+    client = await connect(settings)
+    return await client.get_workflow_handle(workflow_id, run_id=run_id).fetch_history()
+
+
+def read_history(path: Path) -> WorkflowHistory:
+    """A history written by ``WorkflowHistory.to_json()`` (or the UI / ``temporal`` CLI)."""
+    return WorkflowHistory.from_json(path.stem, path.read_text(encoding="utf-8"))
+
+
+async def replay(history: WorkflowHistory) -> WorkflowReplayResult:
+    """Replay ``history`` against the current FilmRender; the failure is in the result."""
+    return await film_replayer().replay_workflow(history, raise_on_replay_failure=False)
+
+
+async def _poller_identities(client: Client, queue: str, kind: TaskQueueType.ValueType
+                             ) -> list[str]:
+    """The identities of the workers polling ``queue`` for ``kind`` tasks."""
+    response = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
+        namespace=client.namespace, task_queue=TaskQueue(name=queue), task_queue_type=kind))
+    return [poller.identity for poller in response.pollers]
+
+
+async def health_problems(settings: Settings, *, pollers: bool = True) -> list[str]:
+    """What is wrong: Temporal unreachable, or (``pollers``) no worker of this host polling
+    the main queue's workflows or the media queue's activities. Empty when healthy."""
+    try:
+        client = await asyncio.wait_for(connect(settings), timeout=10)
+        await client.service_client.check_health(timeout=timedelta(seconds=5))
+    except Exception as error:
+        return [f"temporal at {settings.temporal_address} unreachable: {type(error).__name__}"]
+    if not pollers:
+        return []
+    problems = []
+    host = f"@{socket.gethostname()}"
+    for queue, kind in ((settings.task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+                        (media_task_queue(settings.task_queue),
+                         TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)):
+        if not any(i.endswith(host) for i in await _poller_identities(client, queue, kind)):
+            problems.append(f"no worker of this host polls {queue}")
+    return problems

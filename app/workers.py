@@ -1,0 +1,85 @@
+"""The worker factory: the orchestration and media workers of one process, their tuning,
+interceptors and shutdown, so every entry point (``filmworker worker``, local runs, tests)
+stays a few lines."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import signal
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.context import StageContext
+from activities.observe import StageObserver
+from app.client import connect
+from app.telemetry import configure_logging, make_runtime
+from services.settings import Settings
+from workflows.film import FilmRender, media_task_queue
+
+log = logging.getLogger("filmworker")
+
+
+def create_workers(client: Client, settings: Settings, main_pool: concurrent.futures.Executor,
+                   media_pool: concurrent.futures.Executor) -> tuple[Worker, Worker]:
+    """The orchestration worker and the media worker of this process.
+
+    The orchestration worker runs FilmRender, the gate and the outcome report on
+    ``settings.task_queue``; the media worker runs the media stages (and the render stage's
+    plan, segments and join) on ``{task_queue}-media``, at most ``FILM_MEDIA_CONCURRENCY`` at
+    once, so one render cannot starve orchestration.
+    """
+    from activities.registry import FilmActivities  # heavy (media code): only where needed
+
+    activities = FilmActivities(StageContext.from_settings(settings))
+    common: dict[str, Any] = {
+        "graceful_shutdown_timeout": timedelta(seconds=settings.graceful_shutdown_s),
+        "interceptors": [StageObserver()],
+    }
+    main = Worker(client, task_queue=settings.task_queue, workflows=[FilmRender],
+                  activities=activities.main_queue(), activity_executor=main_pool,
+                  max_concurrent_activities=settings.max_concurrent_activities, **common)
+    media = Worker(client, task_queue=media_task_queue(settings.task_queue),
+                   activities=activities.media_queue(), activity_executor=media_pool,
+                   max_concurrent_activities=settings.media_concurrency, **common)
+    return main, media
+
+
+@contextlib.asynccontextmanager
+async def running_worker(client: Client, settings: Settings) -> AsyncIterator[Worker]:
+    """Run the orchestration and media workers in this process for the duration of the block;
+    on exit both drain together (``FILM_GRACEFUL_SHUTDOWN_S``), then running activities are
+    cancelled (which kills their ffmpeg process groups)."""
+    with (
+        concurrent.futures.ThreadPoolExecutor(settings.max_concurrent_activities + 1) as main_pool,
+        concurrent.futures.ThreadPoolExecutor(settings.media_concurrency + 1) as media_pool,
+    ):
+        main, media = create_workers(client, settings, main_pool, media_pool)
+        async with main, media:
+            try:
+                yield main
+            finally:
+                await asyncio.gather(main.shutdown(), media.shutdown())
+
+
+async def run_worker(settings: Settings) -> None:
+    """Run both workers against ``TEMPORAL_ADDRESS`` until SIGTERM or SIGINT, then drain."""
+    configure_logging(settings)
+    client = await connect(settings, make_runtime(settings))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    async with running_worker(client, settings):
+        log.info("worker started on %s, queues %s and %s, metrics %s",
+                 settings.temporal_address, settings.task_queue,
+                 media_task_queue(settings.task_queue), settings.metrics_bind or "off")
+        await stop.wait()
+        log.info("draining: running activities get %gs to finish", settings.graceful_shutdown_s)
+    log.info("worker stopped")
