@@ -52,7 +52,7 @@ def _worker_command(args: argparse.Namespace) -> int:
 
 def _server_command(args: argparse.Namespace) -> int:
     argv = server_argv(ip=args.ip, port=args.port, ui_port=args.ui_port, db_file=args.db,
-                       ui=not args.no_ui, namespace=Settings().temporal_namespace)
+                       ui=not args.no_ui, namespace=Settings().temporal_namespace or "default")
     ui = "off" if args.no_ui else f"http://{args.ip}:{argv[argv.index('--ui-port') + 1]}"
     print(f"Temporal dev server on {args.ip}:{args.port}, UI {ui}", flush=True)
     os.execv(argv[0], argv)  # the server runs in the foreground and gets our signals

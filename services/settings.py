@@ -41,8 +41,10 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
-    temporal_address: str = Field("localhost:7233", alias="TEMPORAL_ADDRESS")
-    temporal_namespace: str = Field("default", alias="TEMPORAL_NAMESPACE")
+    # Overrides of the Temporal profile (app.client.connect_config reads the rest: profile
+    # file, TEMPORAL_API_KEY, TEMPORAL_TLS_*); unset: the profile's, else localhost:7233.
+    temporal_address: str | None = Field(None, alias="TEMPORAL_ADDRESS")
+    temporal_namespace: str | None = Field(None, alias="TEMPORAL_NAMESPACE")
     task_queue: str = Field(TASK_QUEUE, alias="FILM_TASK_QUEUE")
     storage_url: str = Field("file://" + str(Path(".filmworker/storage").absolute()),
                              alias="FILM_STORAGE_URL")

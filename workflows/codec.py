@@ -1,0 +1,123 @@
+"""Payload encryption shared by the worker and the order API's starter (light: temporalio and
+``cryptography`` only, no media code).
+
+Every workflow and activity payload (the order with its customer text, stage inputs and
+results, the outcome) is sealed with AES-256-GCM before it leaves the process, so the
+Temporal server, its database and the UI hold ciphertext. The key id travels in the payload
+metadata, so keys rotate without breaking running workflows: encrypt with the current key,
+decrypt with any key still listed.
+
+Keys come from the environment::
+
+    FILM_PAYLOAD_KEYS="k2:<base64 32 bytes>,k1:<base64 32 bytes>"   # first = current
+    FILM_PAYLOAD_KEY_ID=k2                                          # optional override
+
+A payload without :data:`ENCODING` (one recorded before encryption was turned on, such as the
+replay baselines in ``tests/histories/baseline``) passes through :meth:`AesGcmCodec.decode`
+unchanged; the worker never *writes* such a payload while keys are configured.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from temporalio.api.common.v1 import Payload
+from temporalio.converter import DataConverter, PayloadCodec
+
+ENCODING = b"binary/encrypted"
+"""``metadata["encoding"]`` of a sealed payload."""
+KEY_ID_METADATA = "encryption-key-id"
+"""``metadata`` entry naming the key that sealed the payload."""
+KEYS_ENV = "FILM_PAYLOAD_KEYS"
+KEY_ID_ENV = "FILM_PAYLOAD_KEY_ID"
+NONCE_BYTES = 12  # the GCM standard nonce, random per payload
+KEY_BYTES = 32  # AES-256
+
+
+class CodecKeyError(ValueError):
+    """The payload keys are misconfigured, or a payload names a key we do not hold."""
+
+
+def parse_keys(spec: str) -> dict[str, bytes]:
+    """``"id:base64key,id2:base64key"`` as ``{id: key}`` (order kept: the first is current)."""
+    keys: dict[str, bytes] = {}
+    for entry in filter(None, (part.strip() for part in spec.split(","))):
+        key_id, sep, encoded = entry.partition(":")
+        if not sep or not key_id:
+            raise CodecKeyError(f"{KEYS_ENV}: entries are id:base64key, got {key_id!r}")
+        try:
+            key = base64.b64decode(encoded, validate=True)
+        except ValueError as error:
+            raise CodecKeyError(f"{KEYS_ENV}: key {key_id!r} is not base64") from error
+        if len(key) != KEY_BYTES:
+            raise CodecKeyError(f"{KEYS_ENV}: key {key_id!r} must be {KEY_BYTES} bytes")
+        keys[key_id] = key
+    return keys
+
+
+def new_key() -> str:
+    """A fresh random key, base64, for ``FILM_PAYLOAD_KEYS``."""
+    return base64.b64encode(AESGCM.generate_key(bit_length=KEY_BYTES * 8)).decode()
+
+
+class AesGcmCodec(PayloadCodec):
+    """AES-256-GCM over whole serialized payloads; the key id is in the metadata."""
+
+    def __init__(self, keys: Mapping[str, bytes], current_key_id: str | None = None) -> None:
+        if not keys:
+            raise CodecKeyError("at least one payload key is needed")
+        self._ciphers = {key_id: AESGCM(key) for key_id, key in keys.items()}
+        self.current_key_id = current_key_id or next(iter(keys))
+        if self.current_key_id not in self._ciphers:
+            raise CodecKeyError(f"{KEY_ID_ENV}={self.current_key_id} is not in {KEYS_ENV}")
+
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Seal each payload with the current key."""
+        return [self.seal(payload) for payload in payloads]
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Open sealed payloads; pass through those not sealed by this codec."""
+        return [self.open(payload) for payload in payloads]
+
+    def seal(self, payload: Payload) -> Payload:
+        """One payload encrypted with the current key (nonce prepended to the ciphertext)."""
+        nonce = os.urandom(NONCE_BYTES)
+        key_id = self.current_key_id.encode()
+        sealed = self._ciphers[self.current_key_id].encrypt(
+            nonce, payload.SerializeToString(), key_id)
+        return Payload(metadata={"encoding": ENCODING, KEY_ID_METADATA: key_id},
+                       data=nonce + sealed)
+
+    def open(self, payload: Payload) -> Payload:
+        """The original payload of a sealed one; an unsealed payload unchanged."""
+        if payload.metadata.get("encoding") != ENCODING:
+            return payload
+        key_id = payload.metadata.get(KEY_ID_METADATA, b"").decode()
+        cipher = self._ciphers.get(key_id)
+        if cipher is None:
+            raise CodecKeyError(f"payload sealed with unknown key id {key_id!r}")
+        nonce, sealed = payload.data[:NONCE_BYTES], payload.data[NONCE_BYTES:]
+        return Payload.FromString(cipher.decrypt(nonce, sealed, key_id.encode()))
+
+
+def codec_from_env(environ: Mapping[str, str] | None = None) -> AesGcmCodec | None:
+    """The codec of ``FILM_PAYLOAD_KEYS`` / ``FILM_PAYLOAD_KEY_ID`` (None when unset)."""
+    environ = os.environ if environ is None else environ
+    spec = environ.get(KEYS_ENV, "").strip()
+    if not spec:
+        return None
+    return AesGcmCodec(parse_keys(spec), environ.get(KEY_ID_ENV) or None)
+
+
+def film_data_converter(codec: PayloadCodec | None = None) -> DataConverter:
+    """The pydantic data converter the workflow expects, with ``codec`` (when given) over it.
+    Worker, starter, replayer and codec server must all use the same keys."""
+    from temporalio.contrib.pydantic import pydantic_data_converter
+
+    if codec is None:
+        return pydantic_data_converter
+    return dataclasses.replace(pydantic_data_converter, payload_codec=codec)
