@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -85,10 +86,29 @@ def _healthcheck_command(args: argparse.Namespace) -> int:
     return exit_now(1 if problems else 0)
 
 
+def _codec_server_command(args: argparse.Namespace) -> int:
+    from app.codec_server import codec_server
+    from workflows.codec import codec_from_env
+
+    settings = Settings()
+    codec = codec_from_env()
+    if codec is None:
+        print("codec-server needs FILM_PAYLOAD_KEYS (the workers' payload keys)", file=sys.stderr)
+        return 2
+    origins = [o.strip() for o in settings.codec_origins.split(",") if o.strip()]
+    server = codec_server(codec, host=args.host, port=args.port, origins=origins,
+                          token=settings.codec_token)
+    print(f"codec server on http://{args.host}:{server.server_address[1]} for {origins}"
+          f"{', bearer token required' if settings.codec_token else ''}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "render": _render_command, "samples": _samples_command, "worker": _worker_command,
     "server": _server_command, "submit": _submit_command, "replay": _replay_command,
-    "healthcheck": _healthcheck_command,
+    "healthcheck": _healthcheck_command, "codec-server": _codec_server_command,
 }
 """Each command's function: its exit status (the operations commands exit themselves)."""
 
@@ -122,6 +142,11 @@ def _add_ops_commands(commands: Any) -> None:
     health = commands.add_parser("healthcheck", help="exit 0 when Temporal is reachable and "
                                  "this host's worker polls both task queues")
     health.add_argument("--server-only", action="store_true", help="only check Temporal")
+    codec = commands.add_parser("codec-server", help="decode encrypted payloads for the "
+                                "Temporal UI (FILM_PAYLOAD_KEYS, FILM_CODEC_CORS_ORIGINS, "
+                                "FILM_CODEC_TOKEN)")
+    codec.add_argument("--host", default="127.0.0.1", help="address to bind")
+    codec.add_argument("--port", type=int, default=8081, help="port to bind")
 
 
 def build_parser() -> argparse.ArgumentParser:

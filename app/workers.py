@@ -21,6 +21,7 @@ from activities.observe import StageObserver
 from app.client import connect, target_address
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
+from workflows.codec import codec_from_env
 from workflows.film import FilmRender, media_task_queue
 
 log = logging.getLogger("filmworker")
@@ -80,6 +81,9 @@ async def run_worker(settings: Settings) -> None:
         log.info("worker started on %s, queues %s and %s, metrics %s",
                  target_address(settings), settings.task_queue,
                  media_task_queue(settings.task_queue), settings.metrics_bind or "off")
+        if codec_from_env() is None:
+            log.warning("FILM_PAYLOAD_KEYS unset: customer text is stored in clear in the "
+                        "workflow history")
         await stop.wait()
         log.info("draining: running activities get %gs to finish", settings.graceful_shutdown_s)
     log.info("worker stopped")

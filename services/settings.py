@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     metrics_bind: str | None = Field(None, alias="FILM_METRICS_BIND")
     otel: bool = Field(False, alias="FILM_OTEL")
     log_format: Literal["json", "kv"] = Field("json", alias="FILM_LOG_FORMAT")
+    # `filmworker codec-server` (payload keys: FILM_PAYLOAD_KEYS, read by workflows.codec).
+    codec_origins: str = Field("http://localhost:8233", alias="FILM_CODEC_CORS_ORIGINS")
+    codec_token: str | None = Field(None, alias="FILM_CODEC_TOKEN")
 
     def recipe(self, tier: Tier) -> TierRecipe:
         """The recipe of ``tier`` (environment override, else the default)."""

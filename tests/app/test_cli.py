@@ -12,7 +12,8 @@ from app.cli import COMMANDS, build_parser
 from tests.processes import filmworker, free_port
 
 REPO = Path(__file__).resolve().parents[2]
-DOCUMENTED = {"render", "samples", "worker", "server", "submit", "replay", "healthcheck"}
+DOCUMENTED = {"render", "samples", "worker", "server", "submit", "replay", "healthcheck",
+              "codec-server"}
 
 
 def test_every_documented_command_parses_and_has_its_own_function() -> None:

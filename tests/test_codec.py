@@ -1,0 +1,192 @@
+"""Payload encryption: customer text never reaches the history in clear, the replay baselines
+(recorded before encryption) still replay, keys rotate, and the codec server answers the
+Temporal UI's remote codec contract (POST /decode and /encode, CORS, bearer token)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
+
+from app.codec_server import codec_server
+from app.ops import read_history
+from tests.test_workflow import FakeStages, fake_workers, make_order
+from workflows.codec import (
+    ENCODING,
+    KEY_ID_METADATA,
+    AesGcmCodec,
+    CodecKeyError,
+    codec_from_env,
+    film_data_converter,
+    new_key,
+    parse_keys,
+)
+from workflows.contract import FilmOrder, FilmState, start_render
+from workflows.film import FilmRender
+
+BASELINE = Path(__file__).resolve().parent / "histories" / "baseline"
+RECIPIENT = "Zephyrine Quillfeather"
+MEMORY = "the lighthouse picnic when the kite flew away"
+UI_ORIGIN = "http://localhost:8233"
+
+
+def make_codec(*key_ids: str) -> AesGcmCodec:
+    return AesGcmCodec(parse_keys(",".join(f"{k}:{new_key()}" for k in key_ids or ("k1",))))
+
+
+def customer_order() -> FilmOrder:
+    order = make_order()
+    return order.model_copy(update={"recipient_name": RECIPIENT, "memory": MEMORY})
+
+
+async def test_a_payload_is_sealed_with_the_key_id_and_opens_again() -> None:
+    codec = make_codec("k1")
+    original = Payload(metadata={"encoding": b"json/plain"}, data=json.dumps(MEMORY).encode())
+    [sealed] = await codec.encode([original])
+    assert sealed.metadata["encoding"] == ENCODING
+    assert sealed.metadata[KEY_ID_METADATA] == b"k1"
+    assert MEMORY.encode() not in sealed.SerializeToString()
+    assert await codec.decode([sealed]) == [original]
+
+
+async def test_rotation_seals_with_the_current_key_and_still_opens_the_old_ones() -> None:
+    old_key, new = new_key(), new_key()
+    before = AesGcmCodec(parse_keys(f"k1:{old_key}"))
+    after = AesGcmCodec(parse_keys(f"k2:{new},k1:{old_key}"))
+    [old_payload] = await before.encode([Payload(data=b"x")])
+    [new_payload] = await after.encode([Payload(data=b"y")])
+    assert new_payload.metadata[KEY_ID_METADATA] == b"k2"
+    assert await after.decode([old_payload, new_payload]) == [Payload(data=b"x"),
+                                                               Payload(data=b"y")]
+    with pytest.raises(CodecKeyError, match="k2"):
+        await before.decode([new_payload])
+
+
+async def test_a_payload_without_the_encrypted_encoding_passes_through_unchanged() -> None:
+    plain = Payload(metadata={"encoding": b"json/plain"}, data=b'"recorded before"')
+    assert await make_codec().decode([plain]) == [plain]
+
+
+def test_keys_come_from_the_environment_and_bad_keys_are_refused() -> None:
+    assert codec_from_env({}) is None
+    codec = codec_from_env({"FILM_PAYLOAD_KEYS": f"a:{new_key()},b:{new_key()}",
+                            "FILM_PAYLOAD_KEY_ID": "b"})
+    assert codec is not None and codec.current_key_id == "b"
+    with pytest.raises(CodecKeyError, match="32 bytes"):
+        parse_keys("a:" + base64.b64encode(b"short").decode())
+    with pytest.raises(CodecKeyError, match="not in"):
+        codec_from_env({"FILM_PAYLOAD_KEYS": f"a:{new_key()}", "FILM_PAYLOAD_KEY_ID": "zz"})
+
+
+@pytest.fixture
+def codec() -> AesGcmCodec:
+    return make_codec("k1")
+
+
+async def test_customer_text_is_not_in_the_history_in_clear_and_the_run_replays(
+    temporal_env: WorkflowEnvironment, codec: AesGcmCodec,
+) -> None:
+    sealed_client = Client(temporal_env.client.service_client, namespace="default",
+                           data_converter=film_data_converter(codec))
+    async with fake_workers(sealed_client, FakeStages()) as queue:
+        order = customer_order()
+        handle = await start_render(sealed_client, order, task_queue=queue)
+        outcome = await handle.result()
+    assert outcome.state is FilmState.SUCCEEDED
+    history = await temporal_env.client.get_workflow_handle(order.workflow_id).fetch_history()
+    raw = history.to_json()
+    assert RECIPIENT not in raw and MEMORY not in raw
+    assert base64.b64encode(ENCODING).decode() in raw  # every payload sealed, key id beside
+    for event in history.events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            for payload in event.activity_task_scheduled_event_attributes.input.payloads:
+                assert payload.metadata["encoding"] == ENCODING
+    replayed = await Replayer(workflows=[FilmRender], data_converter=film_data_converter(codec)
+                              ).replay_workflow(history, raise_on_replay_failure=False)
+    assert replayed.replay_failure is None
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in BASELINE.glob("*.json")))
+async def test_unencrypted_baseline_histories_replay_with_the_codec_configured(
+    name: str, codec: AesGcmCodec,
+) -> None:
+    history = read_history(BASELINE / name)
+    replayed = await Replayer(workflows=[FilmRender], data_converter=film_data_converter(codec)
+                              ).replay_workflow(history, raise_on_replay_failure=False)
+    assert replayed.replay_failure is None
+
+
+@pytest.fixture
+def codec_endpoint(codec: AesGcmCodec) -> Iterator[str]:
+    server = codec_server(codec, port=0, origins=[UI_ORIGIN], token="ops-token")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/codec"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _ui_request(endpoint: str, operation: str, payloads: list[dict[str, object]],
+                token: str | None = "ops-token") -> httpx.Response:
+    """What the Temporal UI sends: JSON payloads, its origin and namespace, the token."""
+    headers = {"Origin": UI_ORIGIN, "X-Namespace": "default",
+               "Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return httpx.post(f"{endpoint}/{operation}", json={"payloads": payloads}, headers=headers)
+
+
+def _json_payload(text: str) -> dict[str, object]:
+    return {"metadata": {"encoding": base64.b64encode(b"json/plain").decode()},
+            "data": base64.b64encode(json.dumps(text).encode()).decode()}
+
+
+def test_the_codec_server_encodes_and_decodes_for_the_ui(codec_endpoint: str) -> None:
+    encoded = _ui_request(codec_endpoint, "encode", [_json_payload(MEMORY)])
+    assert encoded.status_code == 200
+    assert encoded.headers["Access-Control-Allow-Origin"] == UI_ORIGIN
+    [sealed] = encoded.json()["payloads"]
+    assert base64.b64decode(sealed["metadata"]["encoding"]) == ENCODING
+    assert MEMORY not in base64.b64decode(sealed["data"]).decode(errors="replace")
+    decoded = _ui_request(codec_endpoint, "decode", [sealed, _json_payload("plain")])
+    assert decoded.status_code == 200
+    assert decoded.json()["payloads"] == [_json_payload(MEMORY), _json_payload("plain")]
+
+
+def test_the_codec_server_answers_the_ui_preflight(codec_endpoint: str) -> None:
+    preflight = httpx.options(f"{codec_endpoint}/decode", headers={
+        "Origin": UI_ORIGIN, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,x-namespace,authorization"})
+    assert preflight.status_code == 204
+    assert preflight.headers["Access-Control-Allow-Origin"] == UI_ORIGIN
+    assert "X-Namespace" in preflight.headers["Access-Control-Allow-Headers"]
+    assert preflight.headers["Access-Control-Allow-Credentials"] == "true"
+    other = httpx.options(f"{codec_endpoint}/decode", headers={"Origin": "https://evil.test"})
+    assert "Access-Control-Allow-Origin" not in other.headers
+
+
+def test_the_codec_server_refuses_requests_without_the_token(codec_endpoint: str) -> None:
+    [sealed] = _ui_request(codec_endpoint, "encode", [_json_payload(MEMORY)]).json()["payloads"]
+    for token in (None, "wrong"):
+        refused = _ui_request(codec_endpoint, "decode", [sealed], token=token)
+        assert refused.status_code == 401
+        assert MEMORY not in refused.text
+
+
+def test_the_codec_server_refuses_a_payload_of_an_unknown_key(codec_endpoint: str) -> None:
+    foreign = make_codec("k9").seal(Payload(data=b"x"))
+    answer = _ui_request(codec_endpoint, "decode", [{
+        "metadata": {k: base64.b64encode(v).decode() for k, v in foreign.metadata.items()},
+        "data": base64.b64encode(foreign.data).decode()}])
+    assert answer.status_code == 400
