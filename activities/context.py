@@ -1,9 +1,13 @@
-"""What every stage activity shares: settings, storage, a scratch directory, heartbeats."""
+"""What every stage activity shares: settings, storage, a scratch directory, heartbeats (and
+the run's progress signal they carry)."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
+import logging
 import shutil
 import tempfile
 import threading
@@ -13,12 +17,49 @@ from pathlib import Path
 from typing import Any
 
 from temporalio import activity
+from temporalio.client import Client
 
 from services.settings import Settings
 from services.storage import open_storage
 from services.storage.base import Storage
+from workflows.contract import STAGE_PROGRESS_SIGNAL, StageProgress
 
 HEARTBEAT_INTERVAL_S = 5.0  # well inside the 30 s heartbeat timeout of the stages
+log = logging.getLogger("filmworker")
+
+
+class ProgressSink:
+    """Signals a stage activity's percent to its run (:data:`STAGE_PROGRESS_SIGNAL`), so the
+    ``progress`` query moves during a stage. Called from heartbeat threads; the signal is sent
+    on the worker's event loop through the worker's own client (codec included), without
+    waiting: a lost report only delays the next one."""
+
+    def __init__(self, client: Client, loop: asyncio.AbstractEventLoop) -> None:
+        self._client = client
+        self._loop = loop
+
+    def send(self, info: activity.Info, percent: int) -> None:
+        """Report ``percent`` of the activity ``info`` to its workflow run."""
+        report = StageProgress(activity=info.activity_type, part=info.activity_id,
+                               percent=percent)
+        handle = self._client.get_workflow_handle(info.workflow_id, run_id=info.workflow_run_id)
+        future = asyncio.run_coroutine_threadsafe(
+            handle.signal(STAGE_PROGRESS_SIGNAL, report), self._loop)
+        future.add_done_callback(_log_lost_report)
+
+
+def _log_lost_report(future: concurrent.futures.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.debug("progress report lost: %s", type(future.exception()).__name__)
+
+
+_progress_sink: ProgressSink | None = None
+
+
+def use_progress_sink(sink: ProgressSink | None) -> None:
+    """Where this process's heartbeaters report progress (the worker factory sets it)."""
+    global _progress_sink
+    _progress_sink = sink
 
 
 @dataclass
@@ -54,6 +95,7 @@ class Heartbeater:
 
     def __init__(self, stage: str, interval_s: float = HEARTBEAT_INTERVAL_S) -> None:
         self._details: dict[str, Any] = {"stage": stage, "percent": 0}
+        self._reported_percent = 0
         self._interval_s = interval_s
         self._stop = threading.Event()
         self._context = contextvars.copy_context()
@@ -72,6 +114,15 @@ class Heartbeater:
         while not self._stop.wait(self._interval_s):
             with contextlib.suppress(Exception):
                 activity.heartbeat(dict(self._details))
+                self._report_progress()
+
+    def _report_progress(self) -> None:
+        """Signal the run when the percent moved since the last report (so at most once per
+        heartbeat interval)."""
+        percent = int(self._details.get("percent") or 0)
+        if _progress_sink is not None and percent > self._reported_percent:
+            _progress_sink.send(activity.info(), percent)
+            self._reported_percent = percent
 
     def __enter__(self) -> Heartbeater:
         with contextlib.suppress(Exception):

@@ -16,7 +16,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.context import StageContext
+from activities.context import ProgressSink, StageContext, use_progress_sink
 from activities.observe import StageObserver
 from app.client import connect, target_address
 from app.telemetry import configure_logging, make_runtime
@@ -38,6 +38,7 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
     """
     from activities.registry import FilmActivities  # heavy (media code): only where needed
 
+    use_progress_sink(ProgressSink(client, asyncio.get_running_loop()))
     activities = FilmActivities(StageContext.from_settings(settings))
     common: dict[str, Any] = {
         "graceful_shutdown_timeout": timedelta(seconds=settings.graceful_shutdown_s),

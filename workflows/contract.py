@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 TASK_QUEUE = "film-render"
 WORKFLOW_TYPE = "FilmRender"
 PROGRESS_QUERY = "progress"
+STAGE_PROGRESS_SIGNAL = "stage_progress"
+"""Signal the stage activities send the run with their percent (internal to the worker)."""
 
 
 def workflow_id(gift_id: str, attempt: int) -> str:
@@ -284,12 +286,27 @@ class FilmOrder(BaseModel):
 
 
 class Progress(BaseModel):
-    """Answer of the ``progress`` query, for the API's poll and for ops."""
+    """Answer of the ``progress`` query, for the API's poll and for ops. ``percent`` is of the
+    whole run, ``stage_percent`` of the running stage; both only grow during a run (they move
+    with the stage activities' own progress, reported every few seconds)."""
 
     state: FilmState
     stage: FilmStage
     percent: Annotated[int, Field(ge=0, le=100)]
+    stage_percent: Annotated[int, Field(ge=0, le=100)] = 0
     updated_at: datetime
+
+
+class StageProgress(BaseModel):
+    """Internal: a running stage activity's percent, signalled to its run
+    (:data:`STAGE_PROGRESS_SIGNAL`). ``part`` is the activity id, so the parallel segments
+    of one render add up instead of overwriting each other."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    activity: str
+    part: str
+    percent: Annotated[int, Field(ge=0, le=100)]
 
 
 class FilmOutcome(BaseModel):

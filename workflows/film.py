@@ -27,12 +27,14 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from workflows.contract import (
         PROGRESS_QUERY,
+        STAGE_PROGRESS_SIGNAL,
         WORKFLOW_TYPE,
         FilmOrder,
         FilmOutcome,
         FilmStage,
         FilmState,
         Progress,
+        StageProgress,
     )
     from workflows.search import FILM_STAGE, FILM_STATE
     from workflows.segments import plan_segments
@@ -67,6 +69,22 @@ STAGE_START_PERCENT: dict[FilmStage, int] = {
     FilmStage.VERIFY: 85,
     FilmStage.DELIVER: 92,
 }
+RUNNING_PERCENT_CAP = 99  # 100 means delivered
+
+# Share of its stage each activity covers (percent of the stage; others: the whole stage).
+ACTIVITY_SPAN: dict[str, tuple[int, int]] = {
+    ActivityName.RENDER_PLAN: (0, 10),
+    ActivityName.RENDER_FILM: (10, 100),
+    ActivityName.RENDER_SEGMENT: (10, 95),
+    ActivityName.RENDER_JOIN: (95, 100),
+}
+
+
+def stage_span(stage: FilmStage) -> tuple[int, int]:
+    """Percent of the whole run at the start and at the end of ``stage``."""
+    stages = list(STAGE_START_PERCENT)
+    later = stages[stages.index(stage) + 1:]
+    return STAGE_START_PERCENT[stage], (STAGE_START_PERCENT[later[0]] if later else 100)
 
 STAGE_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=5),
@@ -147,13 +165,44 @@ class FilmRender:
         self._state = FilmState.RUNNING
         self._stage = FilmStage.PREP
         self._percent = 0
+        self._stage_percent = 0
         self._updated_at = workflow.now()
+        # The activity whose progress counts now, how many run at once, their percents.
+        self._counting: str | None = None
+        self._counted_parts = 1
+        self._part_percent: dict[str, int] = {}
 
     @workflow.query(name=PROGRESS_QUERY)
     def progress(self) -> Progress:
-        """State, stage, percent and last update time of this run."""
+        """State, stage, percent (whole run and running stage), last update time."""
         return Progress(state=self._state, stage=self._stage, percent=self._percent,
-                        updated_at=self._updated_at)
+                        stage_percent=self._stage_percent, updated_at=self._updated_at)
+
+    @workflow.signal(name=STAGE_PROGRESS_SIGNAL)
+    def stage_progress(self, report: StageProgress) -> None:
+        """A stage activity's percent: moves the stage and run percents, never backwards.
+        Late reports of an activity that no longer counts are ignored."""
+        if report.activity != self._counting or self._state is not FilmState.RUNNING:
+            return
+        self._part_percent[report.part] = max(report.percent,
+                                              self._part_percent.get(report.part, 0))
+        low, high = ACTIVITY_SPAN.get(report.activity, (0, 100))
+        done = sum(self._part_percent.values()) / self._counted_parts
+        stage_percent = min(100, round(low + (high - low) * done / 100))
+        run_low, run_high = stage_span(self._stage)
+        run_percent = min(RUNNING_PERCENT_CAP,
+                          round(run_low + (run_high - run_low) * stage_percent / 100))
+        if stage_percent > self._stage_percent or run_percent > self._percent:
+            self._stage_percent = max(self._stage_percent, stage_percent)
+            self._percent = max(self._percent, run_percent)
+            self._updated_at = workflow.now()
+
+    def _count_progress_of(self, name: str, parts: int = 1) -> None:
+        """From now on, progress reports of activity ``name`` (``parts`` at once) count."""
+        if self._counting != name:
+            self._counting, self._counted_parts, self._part_percent = name, parts, {}
+        low, _ = ACTIVITY_SPAN.get(name, (0, 100))
+        self._stage_percent = max(self._stage_percent, low)
 
     @workflow.run
     async def run(self, order: FilmOrder) -> FilmOutcome:
@@ -212,6 +261,7 @@ class FilmRender:
             return await self._activity(order, stage, ActivityName.RENDER_FILM,
                                         WholeFilmInput(render=render_input, plan=plan),
                                         RenderResult, "render film")
+        self._count_progress_of(ActivityName.RENDER_SEGMENT, parts=len(ranges))
         tasks = [asyncio.ensure_future(self._activity(
             order, stage, ActivityName.RENDER_SEGMENT,
             SegmentInput(render=render_input, plan=plan, index=index, start_frame=start,
@@ -241,6 +291,7 @@ class FilmRender:
         """Run one activity of ``stage`` with the stage's timeouts, retries and task queue;
         a final failure ends the run (held or failed, see :meth:`_classify`)."""
         timeouts = STAGE_TIMEOUTS[stage]
+        self._count_progress_of(name)
         try:
             return await workflow.execute_activity(
                 name,
@@ -283,6 +334,10 @@ class FilmRender:
         return _RunEnded(FilmState.FAILED, f"{stage.value}_failed:{kind}")
 
     def _set(self, state: FilmState, stage: FilmStage, percent: int) -> None:
+        if stage is not self._stage:
+            self._stage_percent = 0
+        if state is FilmState.SUCCEEDED:
+            self._stage_percent = 100
         self._state, self._stage, self._percent = state, stage, percent
         self._updated_at = workflow.now()
         workflow.upsert_search_attributes(
