@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from temporalio.client import Client
@@ -41,8 +42,28 @@ def target_address(settings: Settings) -> str:
         return settings.temporal_address or DEFAULT_ADDRESS
 
 
+class TemporalUnreachable(ConnectionError):
+    """The configured Temporal server did not answer (one line, for the command line)."""
+
+
+def _short_reason(error: Exception) -> str:
+    """The useful part of the SDK's connection error (``Connection refused``, TLS...)."""
+    text = str(error)
+    found = re.search(r'message: "([^"]+)"', text)
+    return found.group(1) if found else text.removeprefix("Failed client connect: ")[:200]
+
+
 async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
-    """A client for the configured server with the film data converter (and tracing)."""
+    """A client for the configured server with the film data converter (and tracing).
+    Raises :class:`TemporalUnreachable` when the server cannot be reached."""
     options: dict[str, Any] = dict(connect_config(settings))
-    return await Client.connect(**options, data_converter=film_data_converter(codec_from_env()),
-                                runtime=runtime, interceptors=tracing_interceptors(settings))
+    try:
+        return await Client.connect(**options,
+                                    data_converter=film_data_converter(codec_from_env()),
+                                    runtime=runtime, interceptors=tracing_interceptors(settings))
+    except RuntimeError as error:
+        if not str(error).startswith("Failed client connect"):
+            raise
+        raise TemporalUnreachable(
+            f"cannot reach Temporal at {options['target_host']}: {_short_reason(error)}"
+        ) from error

@@ -3,8 +3,6 @@ with local storage and the local outcome sink; progress on the terminal, outputs
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -13,10 +11,11 @@ from typing import Any
 from activities.context import StageContext
 from app.devserver import free_port, start_embedded_server
 from app.order_folder import load_order_folder
+from app.progress_view import showing_progress
 from app.workers import running_worker
 from media.spec import ASPECTS
 from services.settings import Settings
-from workflows.contract import FilmOrder, FilmOutcome, FilmState, Progress, start_render
+from workflows.contract import FilmOrder, FilmOutcome, FilmState, start_render
 from workflows.keys import LOGO_NAME, PAGE_NAME, POSTER_NAME, film_name, outcome_key
 
 DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME, PAGE_NAME)
@@ -39,28 +38,6 @@ def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
     (out_dir / "outcome.json").write_bytes(reported)
     written.append(out_dir / "outcome.json")
     return written
-
-
-def progress_line(progress: Progress) -> str:
-    """A one-line progress bar: percent, state and stage."""
-    width = 30
-    filled = round(width * progress.percent / 100)
-    return (f"\r[{'#' * filled}{'.' * (width - filled)}] {progress.percent:3d}% "
-            f"{progress.state.value:<9} {progress.stage.value:<8}")
-
-
-async def _follow(handle: Any, interactive: bool) -> None:
-    """Print the run's progress whenever it changes (in place on a terminal), until cancelled."""
-    last = ""
-    while True:
-        with contextlib.suppress(Exception):
-            progress: Progress = await handle.query("progress", result_type=Progress)
-            line = progress_line(progress)
-            if line != last:
-                print(line if interactive else line.strip(), end="" if interactive else "\n",
-                      flush=True)
-                last = line
-        await asyncio.sleep(0.5)
 
 
 async def stage_timings(handle: Any) -> dict[str, float]:
@@ -95,9 +72,10 @@ def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Pat
 
 
 async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
-                        storyboard: bool = False) -> FilmOutcome:
+                        storyboard: bool = False, quiet: bool = False) -> FilmOutcome:
     """Run the real workflow on an embedded dev server for a local order folder (and with
-    ``storyboard`` write a contact sheet of both films beside them)."""
+    ``storyboard`` write a contact sheet of both films beside them); ``quiet``: no progress
+    bar."""
     out_dir = out_dir.absolute()
     # Local runs keep their storage beside the outputs and report to the local sink.
     settings = Settings(FILM_STORAGE_URL=f"file://{out_dir / '.storage'}",
@@ -106,21 +84,21 @@ async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
     ui_port = free_port() if ui else None
     async with await start_embedded_server(ui=ui, ui_port=ui_port) as env:
         if ui_port:
-            print(f"Temporal UI: http://127.0.0.1:{ui_port}/namespaces/default/workflows/"
+            say(f"Temporal UI: http://127.0.0.1:{ui_port}/namespaces/default/workflows/"
                   f"{order.workflow_id}")
         async with running_worker(env.client, settings):
             handle = await start_render(env.client, order, task_queue=settings.task_queue)
-            follower = asyncio.create_task(_follow(handle, sys.stdout.isatty()))
-            try:
+            async with showing_progress(handle, folder.name, quiet=quiet):
                 outcome: FilmOutcome = await handle.result()
-            finally:
-                follower.cancel()
             timings = await stage_timings(handle)
-    print()
-    print("stage wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
+    say("stage wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
     for path in collect_outputs(settings, order, outcome, out_dir):
-        print(f"wrote {path}")
+        say(f"wrote {path}")
     if storyboard and outcome.state is FilmState.SUCCEEDED:
-        print(f"wrote {write_storyboard(settings, order, out_dir)}")
-    print(f"outcome: {outcome.state.value}" + (f" ({outcome.reason})" if outcome.reason else ""))
+        say(f"wrote {write_storyboard(settings, order, out_dir)}")
     return outcome
+
+
+def say(line: str) -> None:
+    """A line for the person at the terminal (stderr: stdout is the command's result)."""
+    print(line, file=sys.stderr, flush=True)

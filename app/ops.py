@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,27 +16,39 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer, WorkflowReplayResult
 
+from activities.context import StageContext
 from app.client import connect, target_address
-from app.order_folder import load_order_folder
+from app.order_folder import read_order_folder, upload_media
+from app.progress_view import showing_progress
 from services.settings import Settings
 from workflows.codec import codec_from_env, film_data_converter
 from workflows.contract import FilmOutcome, start_render
 from workflows.film import FilmRender, media_task_queue
 
 
+@dataclass(frozen=True)
+class Submitted:
+    """A started render: its workflow id and, when waited for, its outcome."""
+
+    workflow_id: str
+    outcome: FilmOutcome | None = None
+
+
 async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None = None,
-                        wait: bool = False) -> FilmOutcome | None:
-    """Upload ``folder``'s media to the configured storage and start its render as the order
-    API would; print the workflow id and, with ``wait``, the outcome JSON."""
-    order = load_order_folder(folder, settings, gift_id)
+                        wait: bool = False, quiet: bool = False) -> Submitted:
+    """Validate ``folder``, connect, upload its media to the configured storage and start its
+    render as the order API would; with ``wait``, follow its progress (unless ``quiet``) and
+    wait for the outcome."""
+    order, uploads = read_order_folder(folder, gift_id)
     client = await connect(settings)
+    upload_media(StageContext.from_settings(settings).storage, uploads)
     handle = await start_render(client, order, task_queue=settings.task_queue)
-    print(handle.id, flush=True)
     if not wait:
-        return None
-    outcome: FilmOutcome = await handle.result()
-    print(outcome.model_dump_json(exclude_none=True, indent=2), flush=True)
-    return outcome
+        return Submitted(handle.id)
+    print(f"started {handle.id}", file=sys.stderr, flush=True)
+    async with showing_progress(handle, handle.id, quiet=quiet):
+        outcome: FilmOutcome = await handle.result()
+    return Submitted(handle.id, outcome)
 
 
 def film_replayer() -> Replayer:

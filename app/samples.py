@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -134,20 +135,28 @@ def add_samples_parser(commands: Any) -> None:
     """Register ``filmworker samples OUT_DIR [--base-url URL] [--no-ui]``."""
     parser = commands.add_parser("samples", help="render the demo films of the samples "
                                  "catalog and write OUT_DIR/samples.json")
-    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("out_dir", type=Path,
+                        help="where each demo's folder and samples.json are written")
     parser.add_argument("--base-url", default=None,
                         help="public URL OUT_DIR will be served at (default: OUT_DIR's "
                         "file:// URL)")
     parser.add_argument("--no-ui", action="store_true", help="do not start the Temporal UI")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document on stdout (no progress bar)")
 
 
 def samples_command(args: argparse.Namespace, render: RenderFolder) -> int:
     """Run ``filmworker samples``: 0 when every demo rendered and the catalog was written."""
     out_dir: Path = args.out_dir.absolute()
     base_url = args.base_url or out_dir.as_uri()
-    rendered, failures = asyncio.run(render_demos(render, out_dir, ui=not args.no_ui))
+    rendered, failures = asyncio.run(render_demos(functools.partial(render, quiet=args.json),
+                                                  out_dir, ui=not args.no_ui))
     out_dir.mkdir(parents=True, exist_ok=True)
-    print(f"wrote {write_catalog(out_dir, build_catalog(rendered, base_url))}")
-    for failure in failures:
-        print(f"demo not rendered: {failure}")
+    catalog = write_catalog(out_dir, build_catalog(rendered, base_url))
+    if args.json:
+        print(json.dumps({"catalog": str(catalog), "failures": failures}, ensure_ascii=False))
+    else:
+        print(f"wrote {catalog}")
+        for failure in failures:
+            print(f"demo not rendered: {failure}")
     return 1 if failures else 0

@@ -17,6 +17,8 @@ from temporalio.api.operatorservice.v1 import (
 from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 
+from app.client import connect
+from services.settings import Settings
 from workflows.search import ALL_KEYS
 
 
@@ -57,3 +59,8 @@ async def register_search_attributes(client: Client,
             namespace=client.namespace, search_attributes=missing))
         report.added = sorted(missing)
     return report
+
+
+async def setup_cluster(settings: Settings) -> SetupReport:
+    """``filmworker setup``: connect as every command does, register the search attributes."""
+    return await register_search_attributes(await connect(settings))

@@ -81,7 +81,8 @@ def test_demo_folders_are_valid_orders_on_the_shared_sample_media(
 def test_samples_command_writes_the_catalog_of_the_demos_that_rendered(tmp_path: Path) -> None:
     calls: list[tuple[Path, Path]] = []
 
-    async def fake_render(folder: Path, out_dir: Path, *, ui: bool) -> FilmOutcome:
+    async def fake_render(folder: Path, out_dir: Path, *, ui: bool,
+                          quiet: bool = False) -> FilmOutcome:
         calls.append((folder, out_dir))
         failed = out_dir.name == "anniversary"
         return FilmOutcome(workflow_id="film-x-1", attempt=1, charge_id="c",
@@ -90,7 +91,7 @@ def test_samples_command_writes_the_catalog_of_the_demos_that_rendered(tmp_path:
                            duration_sec=None if failed else 30.0)
 
     args = argparse.Namespace(out_dir=tmp_path / "out", base_url="https://cdn.example.test/s",
-                              no_ui=True)
+                              no_ui=True, json=False)
     assert samples_command(args, fake_render) == 1
     assert [out.name for _, out in calls] == ["birthday", "anniversary", "pet-tribute"]
     catalog = json.loads((tmp_path / "out" / "samples.json").read_text(encoding="utf-8"))
