@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean browser
+.PHONY: install demo test lint bench clean browser schemas
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# The contract's JSON Schema files (contract/*.schema.json) from the pydantic models.
+schemas: $(STAMP)
+	$(BIN)/python -m workflows.schemas
 
 # Debian's chromium for the gift page browser tests (best effort: without it they skip).
 browser:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
+import jsonschema
 import pytest
 from pydantic import ValidationError
 
@@ -17,11 +21,13 @@ from workflows.contract import (
     FilmOutcome,
     FilmStage,
     FilmState,
+    Progress,
     Tier,
     sign_body,
     verify_signature,
     workflow_id,
 )
+from workflows.schemas import MODELS, SCHEMA_DIR, rendered_schemas
 
 
 def order_fields(**overrides: Any) -> dict[str, Any]:
@@ -170,3 +176,49 @@ def test_signature_verifies_and_refuses_tampering_and_stale_timestamps() -> None
     assert not verify_signature("other", "1800000000", signature, body, now=1_800_000_000)
     assert not verify_signature("s3cret", "1800000000", signature, body, now=1_800_000_301)
     assert not verify_signature("s3cret", "18e8", signature, body, now=1_800_000_000)
+
+
+# --- The contract for an API in any language: JSON Schema files, a light import --------------
+
+
+def test_the_schema_files_match_the_models_regenerate_with_make_schemas() -> None:
+    for name, text in rendered_schemas().items():
+        on_disk = SCHEMA_DIR / name
+        assert on_disk.is_file(), f"contract/{name} missing: run `make schemas`"
+        assert on_disk.read_text(encoding="utf-8") == text, \
+            f"contract/{name} drifted from the pydantic model: run `make schemas`"
+    assert sorted(p.name for p in SCHEMA_DIR.glob("*.schema.json")) == sorted(MODELS)
+
+
+def _schema(name: str) -> jsonschema.protocols.Validator:
+    schema = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator
+    validator.check_schema(schema)
+    return validator(schema)
+
+
+def test_what_the_api_sends_and_receives_validates_against_the_schema_files() -> None:
+    order = FilmOrder.model_validate(order_fields())
+    assert not list(_schema("film-order.schema.json").iter_errors(
+        json.loads(order.model_dump_json())))
+    assert list(_schema("film-order.schema.json").iter_errors(order_fields(tier="gold")))
+    outcome = FilmOutcome(workflow_id="film-g-1", attempt=1, charge_id="c",
+                          state=FilmState.HELD, stage=FilmStage.GATE, reason="text_policy")
+    assert not list(_schema("film-outcome.schema.json").iter_errors(json.loads(outcome.body())))
+    progress = Progress(state=FilmState.RUNNING, stage=FilmStage.RENDER, percent=41,
+                        stage_percent=20, updated_at=datetime(2026, 11, 24, tzinfo=UTC))
+    assert not list(_schema("progress.schema.json").iter_errors(
+        json.loads(progress.model_dump_json())))
+
+
+def test_the_contract_and_codec_import_without_media_code() -> None:
+    """What the order API imports (contract, keys, codec, schemas) pulls in no OpenCV,
+    numpy, Pillow, ffmpeg wrapper or media module."""
+    heavy = ("cv2", "numpy", "PIL", "scipy", "ffmpeg", "media", "activities", "services")
+    probe = ("import sys, workflows.contract, workflows.keys, workflows.codec, "
+             "workflows.schemas; "
+             f"loaded = [m for m in {heavy!r} if m in sys.modules]; "
+             "print(loaded); sys.exit(1 if loaded else 0)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
