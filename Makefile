@@ -1,16 +1,33 @@
-# Everyday commands. `make demo` and `make test` work on a fresh machine with Python 3.11.
+# Everyday commands. `make demo` and `make test` work on a fresh machine with Python 3.11-3.13.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every dependency, transitive ones included, pinned with hashes (`make lock` regenerates):
+# requirements.lock is the product (+ otel) for the Docker image, requirements-test.lock adds
+# the test extra for this venv.
+LOCK := requirements.lock
+TEST_LOCK := requirements-test.lock
+UV_VERSION := 0.13.9
+COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal \
+	--no-config --index-url https://pypi.org/simple
 
-.PHONY: install demo test lint bench clean browser schemas
+.PHONY: install demo test lint bench clean browser schemas lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(TEST_LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(TEST_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# After changing dependencies in pyproject.toml: re-resolve both locks (from PyPI, for every
+# platform and Python 3.11-3.13), then `make install`.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
+	$(COMPILE) --extra otel -o $(LOCK)
+	$(COMPILE) --extra test -o $(TEST_LOCK)
 
 install: $(STAMP)
 

@@ -23,30 +23,49 @@ def make_runtime(settings: Settings) -> Runtime | None:
     if not settings.metrics_bind:
         return None
     prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
-                                  durations_as_seconds=True,
+                                  counters_total_suffix=True, durations_as_seconds=True,
                                   histogram_bucket_overrides=METRIC_BUCKETS)
     return Runtime(telemetry=TelemetryConfig(metrics=prometheus))
+
+
+OTLP_ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def span_exporter() -> Any:
+    """OTLP over HTTP when an ``OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`` is set (the exporter
+    reads the other standard ``OTEL_EXPORTER_OTLP_*`` variables itself: headers, timeout,
+    compression, certificates), else the console exporter on stderr."""
+    if any(os.environ.get(name) for name in OTLP_ENDPOINT_VARIABLES):
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        return OTLPSpanExporter()
+    from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+    return ConsoleSpanExporter(out=sys.stderr)
 
 
 def tracing_interceptors(settings: Settings) -> list[Any]:
     """OpenTelemetry tracing of clients and workers when ``FILM_OTEL=1`` (the ``otel`` extra).
 
-    Spans go to the global tracer provider; if nothing configured one, spans are printed to
-    stderr by the OpenTelemetry SDK's console exporter.
+    Spans go to the global tracer provider; if nothing configured one, this installs one with
+    the standard resource variables (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``) and
+    :func:`span_exporter`.
     """
     if not settings.otel:
         return []
     try:
         from opentelemetry import trace
+        from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
         from temporalio.contrib.opentelemetry import TracingInterceptor
     except ImportError as error:
         raise SystemExit("FILM_OTEL=1 needs the otel extra: pip install 'filmworker[otel]'") \
             from error
     if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
-        provider = TracerProvider()
-        provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
+        service = os.environ.get("OTEL_SERVICE_NAME") or "filmworker"
+        provider = TracerProvider(resource=Resource.create({"service.name": service}))
+        provider.add_span_processor(BatchSpanProcessor(span_exporter()))
         trace.set_tracer_provider(provider)
     return [TracingInterceptor()]
 

@@ -72,7 +72,8 @@ def test_image_is_slim_non_root_with_a_healthcheck_and_installs_like_ci() -> Non
     instructions = dockerfile_instructions()
     assert instructions[0] == ("FROM", "python:3.11-slim")
     runs = [args for kind, args in instructions if kind == "RUN"]
-    assert any(re.search(r"\bpip install \.(\s|$)", run) for run in runs)
+    assert any(re.search(r"\bpip install --no-deps (--no-cache-dir )?\.(\s|$)", run)
+               for run in runs)
     users = [args for kind, args in instructions if kind == "USER"]
     assert users and users[-1] not in ("root", "0")
     health = next(args for kind, args in instructions if kind == "HEALTHCHECK")
@@ -100,3 +101,41 @@ def test_the_package_the_image_installs_holds_every_module_the_worker_imports() 
     assert project["project"]["scripts"]["filmworker"] == "worker:main"
     copied = {args.split()[0] for kind, args in dockerfile_instructions() if kind == "COPY"}
     assert product_packages() <= copied
+
+
+def test_dependencies_install_from_the_hashed_lock_before_the_source_is_copied() -> None:
+    instructions = dockerfile_instructions()
+    lock_install = next(i for i, (kind, args) in enumerate(instructions)
+                        if kind == "RUN" and "--require-hashes -r requirements.lock" in args)
+    assert "--mount=type=cache,target=/root/.cache/pip" in instructions[lock_install][1]
+    first_source = next(i for i, (kind, args) in enumerate(instructions)
+                        if kind == "COPY" and not args.startswith("requirements.lock"))
+    assert lock_install < first_source
+    lock = (REPO / "requirements.lock").read_text(encoding="utf-8")
+    assert "--hash=sha256:" in lock and "temporalio==" in lock and "pytest" not in lock
+
+
+def test_compose_runs_an_init_process_above_the_worker(compose: dict[str, Any]) -> None:
+    assert compose["services"]["worker"]["init"] is True
+    assert compose["services"]["temporal"]["init"] is True
+
+
+def test_the_locks_pin_every_dependency_of_pyproject_with_hashes() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    pins = {name: dict(re.findall(r"^([A-Za-z0-9_.\-\[\]]+)==(\S+) \\$",
+                                  (REPO / name).read_text(encoding="utf-8"), re.MULTILINE))
+            for name in ("requirements.lock", "requirements-test.lock")}
+    declared = [*project["project"]["dependencies"],
+                *project["project"]["optional-dependencies"]["otel"]]
+    for requirement in declared:
+        package, version = requirement.split("==")
+        package = package.split("[")[0].lower()
+        for lock, pinned in pins.items():
+            assert pinned.get(package) == version, f"{lock}: {package} is not {version}: " \
+                "run `make lock`"
+    for requirement in project["project"]["optional-dependencies"]["test"]:
+        if "==" in requirement:
+            package, version = requirement.split("==")
+            package = package.split("[")[0].lower()
+            assert pins["requirements-test.lock"].get(package) == version, package

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.server
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -169,7 +171,8 @@ async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(
                                   data_converter=pydantic_data_converter)
     await run_held_order(client, held_settings, tmp_path / "order")
     text = httpx.get(f"http://{held_settings.metrics_bind}/metrics", timeout=10).text
-    for name in ("temporal_workflow_completed", "temporal_activity_execution_latency",
+    assert "temporal_workflow_completed{" not in text  # SDK counters carry _total
+    for name in ("temporal_workflow_completed_total", "temporal_activity_execution_latency",
                  "temporal_worker_task_slots_available", "film_stage_seconds_bucket",
                  "film_outcomes_total"):
         assert name in text, name
@@ -268,3 +271,50 @@ async def test_tracing_is_off_by_default_and_spans_workflow_and_stages_when_enab
     names = {span.name for span in exporter.get_finished_spans()}
     assert {"StartWorkflow:FilmRender", "RunWorkflow:FilmRender", "RunActivity:render_plan",
             "RunActivity:render_film", "RunActivity:report_outcome"} <= names
+
+
+class _OtlpReceiver(http.server.BaseHTTPRequestHandler):
+    """A collector's OTLP/HTTP traces endpoint: keeps what it was sent."""
+
+    received: ClassVar[list[tuple[str, dict[str, str], bytes]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append((self.path, dict(self.headers), body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_spans_go_to_the_otlp_endpoint_of_the_standard_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    from app.telemetry import span_exporter
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _OtlpReceiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-collector-token=t0k")
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(span_exporter()))
+        with provider.get_tracer("test").start_as_current_span("RunActivity:render_film"):
+            pass
+        provider.shutdown()
+    finally:
+        server.shutdown()
+        server.server_close()
+    [(path, headers, body)] = _OtlpReceiver.received
+    assert path == "/v1/traces" and headers["x-collector-token"] == "t0k"
+    assert b"RunActivity:render_film" in body
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+    assert type(span_exporter()).__name__ == "ConsoleSpanExporter"
