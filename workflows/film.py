@@ -188,7 +188,11 @@ class FilmRender:
                                               self._part_percent.get(report.part, 0))
         low, high = ACTIVITY_SPAN.get(report.activity, (0, 100))
         done = sum(self._part_percent.values()) / self._counted_parts
-        stage_percent = min(100, round(low + (high - low) * done / 100))
+        self._advance(round(low + (high - low) * done / 100))
+
+    def _advance(self, stage_percent: int) -> None:
+        """Move the stage's percent (and the run's, inside the stage's share) forward only."""
+        stage_percent = min(100, stage_percent)
         run_low, run_high = stage_span(self._stage)
         run_percent = min(RUNNING_PERCENT_CAP,
                           round(run_low + (run_high - run_low) * stage_percent / 100))
@@ -201,8 +205,7 @@ class FilmRender:
         """From now on, progress reports of activity ``name`` (``parts`` at once) count."""
         if self._counting != name:
             self._counting, self._counted_parts, self._part_percent = name, parts, {}
-        low, _ = ACTIVITY_SPAN.get(name, (0, 100))
-        self._stage_percent = max(self._stage_percent, low)
+        self._advance(ACTIVITY_SPAN.get(name, (0, 100))[0])
 
     @workflow.run
     async def run(self, order: FilmOrder) -> FilmOutcome:
