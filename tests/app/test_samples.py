@@ -106,3 +106,21 @@ async def test_render_demos_reports_each_failure_with_its_reason(tmp_path: Path)
 
     rendered, failures = await render_demos(failing, tmp_path, demos=BUILT_IN[:1])
     assert rendered == [] and failures == ["birthday: held (text_policy)"]
+
+
+def test_samples_json_prints_one_document_and_no_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    quiet_flags: list[bool] = []
+
+    async def fake_render(folder: Path, out_dir: Path, *, ui: bool,
+                          quiet: bool = False) -> FilmOutcome:
+        quiet_flags.append(quiet)
+        return FilmOutcome(workflow_id="w", attempt=1, charge_id="c", state=FilmState.SUCCEEDED,
+                           stage=FilmStage.DELIVER, duration_sec=30.0)
+
+    args = argparse.Namespace(out_dir=tmp_path / "out", base_url=None, no_ui=True, json=True)
+    assert samples_command(args, fake_render) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document == {"catalog": str(tmp_path / "out" / "samples.json"), "failures": []}
+    assert quiet_flags == [True, True, True]
