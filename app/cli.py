@@ -173,9 +173,22 @@ def _replay_command(args: argparse.Namespace) -> int:
                      "failure": None if failure is None else str(failure)})
     elif failure is not None:
         print(f"{history.workflow_id}: replay FAILED: {failure}", file=sys.stderr)
+        if _sealed_without_keys(history):
+            print("  (the history's payloads are encrypted: set FILM_PAYLOAD_KEYS to the "
+                  "workers' keys)", file=sys.stderr)
     else:
         print(f"{history.workflow_id}: replayed {len(history.events)} events deterministically")
     return exit_now(ExitCode.FAILED if failure is not None else ExitCode.SUCCEEDED)
+
+
+def _sealed_without_keys(history: Any) -> bool:
+    """True when ``history`` holds encrypted payloads and no payload keys are configured."""
+    from workflows.codec import ENCODING, codec_from_env
+
+    if codec_from_env() is not None:
+        return False
+    started = history.events[0].workflow_execution_started_event_attributes
+    return any(p.metadata.get("encoding") == ENCODING for p in started.input.payloads)
 
 
 def _healthcheck_command(args: argparse.Namespace) -> int:

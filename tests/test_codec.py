@@ -4,8 +4,10 @@ Temporal UI's remote codec contract (POST /decode and /encode, CORS, bearer toke
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,7 @@ from temporalio.worker import Replayer
 
 from app.codec_server import codec_server
 from app.ops import read_history
+from tests.processes import filmworker
 from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.codec import (
     ENCODING,
@@ -113,6 +116,27 @@ async def test_customer_text_is_not_in_the_history_in_clear_and_the_run_replays(
     replayed = await Replayer(workflows=[FilmRender], data_converter=film_data_converter(codec)
                               ).replay_workflow(history, raise_on_replay_failure=False)
     assert replayed.replay_failure is None
+
+
+async def test_filmworker_replay_decrypts_with_the_keys_and_says_when_they_are_missing(
+    temporal_env: WorkflowEnvironment, tmp_path: Path,
+) -> None:
+    keys = f"k1:{new_key()}"
+    sealed_client = Client(temporal_env.client.service_client, namespace="default",
+                           data_converter=film_data_converter(codec_from_env(
+                               {"FILM_PAYLOAD_KEYS": keys})))
+    async with fake_workers(sealed_client, FakeStages()) as queue:
+        handle = await start_render(sealed_client, customer_order(), task_queue=queue)
+        await handle.result()
+    path = tmp_path / "sealed.json"
+    path.write_text((await handle.fetch_history()).to_json(), encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("FILM_")}
+    with_keys = await asyncio.to_thread(filmworker, "replay", str(path),
+                                        env={**environment, "FILM_PAYLOAD_KEYS": keys})
+    assert with_keys.returncode == 0, with_keys.stderr
+    without = await asyncio.to_thread(filmworker, "replay", str(path), env=environment)
+    assert without.returncode == 1
+    assert "set FILM_PAYLOAD_KEYS" in without.stderr
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in BASELINE.glob("*.json")))
