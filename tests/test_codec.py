@@ -33,7 +33,7 @@ from workflows.codec import (
     new_key,
     parse_keys,
 )
-from workflows.contract import FilmOrder, FilmState, start_render
+from workflows.contract import FilmOrder, FilmState, connect_starter, start_render
 from workflows.film import FilmRender
 
 BASELINE = Path(__file__).resolve().parent / "histories" / "baseline"
@@ -214,3 +214,19 @@ def test_the_codec_server_refuses_a_payload_of_an_unknown_key(codec_endpoint: st
         "metadata": {k: base64.b64encode(v).decode() for k, v in foreign.metadata.items()},
         "data": base64.b64encode(foreign.data).decode()}])
     assert answer.status_code == 400
+
+
+async def test_the_order_api_starter_connects_from_the_environment_and_seals_the_order(
+    temporal_env: WorkflowEnvironment, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TEMPORAL_ADDRESS", temporal_env.client.service_client.config.target_host)
+    monkeypatch.setenv("TEMPORAL_NAMESPACE", "default")
+    monkeypatch.setenv("FILM_PAYLOAD_KEYS", f"api1:{new_key()}")
+    starter = await connect_starter()
+    order = customer_order()
+    handle = await start_render(starter, order, task_queue=f"nobody-{order.gift_id}")
+    history = await temporal_env.client.get_workflow_handle(handle.id).fetch_history()
+    [payload] = history.events[0].workflow_execution_started_event_attributes.input.payloads
+    assert payload.metadata[KEY_ID_METADATA] == b"api1"
+    assert RECIPIENT.encode() not in payload.data
+    await handle.terminate("test over")

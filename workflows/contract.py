@@ -370,10 +370,28 @@ def verify_signature(
 # --- Starting a render (for the order API) ------------------------------------------------------
 
 
+async def connect_starter() -> Client:
+    """The order API's client, connected as the workers are: the ``temporalio.envconfig``
+    profile with the ``TEMPORAL_*`` variables over it (address, namespace, API key, TLS), and
+    the pydantic data converter sealed with ``FILM_PAYLOAD_KEYS`` (:mod:`workflows.codec`)."""
+    from temporalio.client import Client
+    from temporalio.envconfig import ClientConfigProfile
+
+    from workflows.codec import codec_from_env, film_data_converter
+
+    config = ClientConfigProfile.load().to_client_connect_config()
+    config.setdefault("target_host", "localhost:7233")
+    config.setdefault("namespace", "default")
+    return await Client.connect(**config, data_converter=film_data_converter(codec_from_env()))
+
+
 async def start_render(
     client: Client, order: FilmOrder, *, task_queue: str = TASK_QUEUE
 ) -> WorkflowHandle[object, FilmOutcome]:
     """Start the render of ``order``, or attach to its live run on a repeated call.
+
+    ``client`` must use the workers' data converter and payload keys
+    (:func:`connect_starter`, or ``workflows.codec.film_data_converter``).
 
     Raises whatever the client raises when the workflow cannot be started: the API answers
     ``502 trigger_failed`` then and refunds.
