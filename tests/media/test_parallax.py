@@ -25,7 +25,7 @@ from media.parallax import (
     scale_layers,
     separate_subject,
 )
-from media.render import SourcePreparer
+from media.sources import SourcePreparer
 from media.spec import ASPECTS, Aspect
 from media.timeline import (
     KEN_BURNS,
