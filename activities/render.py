@@ -19,7 +19,7 @@ from PIL import Image
 from activities.context import Heartbeater, StageContext
 from activities.storage import Storage
 from media.arc import photo_traits
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
 from media.framing import Subject, subject_from_dict
 from media.poster import extract_poster

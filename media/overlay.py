@@ -2,7 +2,7 @@
 
 A logo is an RGBA uint8 image (straight alpha). :func:`film_logo_box` places it inside the safe
 area of each aspect: bottom-right of 16:9 inside the title-safe margin, top-centre of 9:16 just
-below the band platforms cover with their UI (:data:`media.cards.SOCIAL_TOP_CLEAR`).
+below the band platforms cover with their UI (:data:`media.card_text.SOCIAL_TOP_CLEAR`).
 :class:`LogoOverlay` scales it once (area averaging, premultiplied so edges stay clean) and
 blends it onto frames with a per-frame opacity.
 """

@@ -15,7 +15,6 @@ instantaneous. ``visible_in``/``visible_out`` are the frames over which a shot m
 
 from __future__ import annotations
 
-import bisect
 import json
 import math
 from collections.abc import Sequence
@@ -24,10 +23,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from media.cards import CardSpec
-from media.clip_analysis import best_window
+from media.beat_snap import frame_grid, snap_cuts, snap_near
+from media.card_spec import CardSpec
+from media.clip_window import best_window
 
 CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
 KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
@@ -335,83 +333,6 @@ def _fit_lengths(slots: list[_Slot], middle_s: float, min_s: float) -> list[floa
     return [d * factor for d in result]
 
 
-def _snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
-               beats: Sequence[int]) -> list[int]:
-    """Cut frames for the target cut frames between shots: all on beats when the grid allows
-    every shot its minimum (see :func:`_beat_cuts`), else each moved to the nearest beat that
-    keeps every shot at least ``mins[k]`` frames long (or left where it is)."""
-    on_beats = _beat_cuts(targets, start, end, mins, beats)
-    if on_beats is not None:
-        return on_beats
-    cuts, prev = [], start
-    for k, target in enumerate(targets):
-        lo = prev + mins[k]
-        hi = end - sum(mins[k + 1:])
-        candidates = beats[bisect.bisect_left(beats, lo):bisect.bisect_right(beats, hi)]
-        if candidates:
-            cut = min(candidates, key=lambda b: (abs(b - target), b))
-        else:
-            cut = min(max(round(target), lo), hi)
-        cuts.append(cut)
-        prev = cut
-    return cuts
-
-
-def _beat_cuts(targets: list[float], start: int, end: int, mins: list[int],
-               beats: Sequence[int]) -> list[int] | None:
-    """One beat per cut, in order, every shot ``k`` at least ``mins[k]`` frames long (``mins``
-    has one entry per shot, ``len(targets) + 1``), minimising the summed squared distance (in
-    frames) to the targets: dynamic programming over the beat grid. None if impossible."""
-    grid = np.asarray([b for b in beats if start < b < end], np.int64)
-    if not targets or len(grid) < len(targets):
-        return None
-    inf = np.inf
-    cost = np.where(grid - start >= mins[0], (grid - targets[0]) ** 2.0, inf)
-    back: list[np.ndarray] = []
-    for k in range(1, len(targets)):
-        best_idx = _running_argmin(cost)
-        limit = np.searchsorted(grid, grid - mins[k], side="right") - 1  # last allowed prev
-        prev = np.where(limit >= 0, best_idx[np.maximum(limit, 0)], -1)
-        prev_cost = np.where(prev >= 0, cost[np.maximum(prev, 0)], inf)
-        back.append(prev)
-        cost = prev_cost + (grid - targets[k]) ** 2.0
-    cost = np.where(end - grid >= mins[len(targets)], cost, inf)
-    if not np.isfinite(cost).any():
-        return None
-    j = int(np.argmin(cost))
-    cuts = [j]
-    for prev in reversed(back):
-        j = int(prev[j])
-        cuts.append(j)
-    return [int(grid[j]) for j in reversed(cuts)]
-
-
-def _running_argmin(values: np.ndarray) -> np.ndarray:
-    """For each position, the index of the smallest value at or before it."""
-    idx = np.arange(len(values))
-    best = np.minimum.accumulate(values)
-    is_best = values <= best
-    return np.maximum.accumulate(np.where(is_best, idx, 0))
-
-
-def _snap_one(target_s: float, window_s: float, fps: int, bars: Sequence[int],
-              beats: Sequence[int], lo: int, hi: int) -> int:
-    """A card boundary near ``target_s``: the nearest bar in the window, else beat, else exact."""
-    target = target_s * fps
-    a = max(lo, math.floor((target_s - window_s) * fps))
-    b = min(hi, math.ceil((target_s + window_s) * fps))
-    for grid in (bars, beats):
-        candidates = [g for g in grid if a <= g <= b]
-        if candidates:
-            return min(candidates, key=lambda g: abs(g - target))
-    return min(max(round(target), lo), hi)
-
-
-def _grid(times: Sequence[float], fps: int, total: int) -> tuple[int, ...]:
-    """Beat times (seconds) as sorted unique frame indices strictly inside the film."""
-    return tuple(sorted({round(t * fps) for t in times if 0 < round(t * fps) < total}))
-
-
 def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tuple[int, ...],
                  bars: tuple[int, ...]) -> tuple[int, int]:
     """Frames where the opening card ends and the closing card starts."""
@@ -420,9 +341,9 @@ def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tup
     close_s = min(4.5 + gentle_extra / 2, max(1.2, 0.2 * length))
     open_w, close_w = min(0.5, 0.2 * open_s), min(0.5, 0.2 * close_s)
     min_mid = round(1.0 * fps)
-    opening = _snap_one(open_s, open_w, fps, bars, beats, round(0.8 * fps),
+    opening = snap_near(open_s, open_w, fps, bars, beats, round(0.8 * fps),
                         total - round(1.0 * fps) - min_mid)
-    closing = _snap_one(length - close_s, close_w, fps, bars, beats, opening + min_mid,
+    closing = snap_near(length - close_s, close_w, fps, bars, beats, opening + min_mid,
                         total - round(1.0 * fps))
     return opening, closing
 
@@ -494,7 +415,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
         raise ValueError(f"film too short: {length_sec}s")
     total = round(length_sec * fps)
     pacing = pacing_for(style, gentle)
-    beats, bars = _grid(beat_times, fps, total), _grid(bar_times, fps, total)
+    beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
     open_end, close_start = _card_bounds(length_sec, fps, total, pacing, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
@@ -505,7 +426,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
         lengths = _fit_lengths(slots, middle_s, min_s)
         targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
         mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
-        cuts = [0, open_end, *_snap_cuts(targets, open_end, close_start, mins, beats),
+        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins, beats),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0)
@@ -551,7 +472,7 @@ def _visible_out(next_transition: Transition, next_cut: int) -> int:
 
 def _place_clip_segments(shots: list[Shot], clips: list[ClipSource], fps: int) -> list[Shot]:
     """Choose each clip shot's in-point: the best-scoring stretch of the clip (see
-    :func:`media.clip_analysis.best_window`; the middle without scores), later uses of a clip
+    :func:`media.clip_window.best_window`; the middle without scores), later uses of a clip
     avoiding the stretches already shown."""
     by_id = {c.id: c for c in clips}
     used: dict[str, list[tuple[float, float]]] = {}

@@ -15,7 +15,8 @@ import pytest
 from PIL import Image
 
 from media import spec
-from media.cards import CardSpec, text_layout
+from media.card_spec import CardSpec
+from media.card_text import text_layout
 from media.encode import open_encoders
 from media.overlay import film_logo_box
 from media.render import COMPOSE_OPENCV_THREADS, RenderStats, render_films

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from media import spec
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.render import render_films
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
 from media.segments import concat_list, count_video_frames, join_segments

@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 
 from media import spec
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.encode import ClipReader
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.sources import (
