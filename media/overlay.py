@@ -19,7 +19,6 @@ from media.spec import Aspect
 
 TITLE_SAFE = 0.05  # fraction of each frame edge kept clear (16:9 title-safe)
 PORTRAIT_TOP_CLEAR = 0.12  # top of 9:16 covered by platform UI
-PORTRAIT_BOTTOM_CLEAR = 0.20  # bottom of 9:16 covered by captions and buttons
 FILM_LOGO_MAX_H = 0.055  # of the frame's short side: the corner logo's largest height
 FILM_LOGO_MAX_W = 0.26  # of the frame's short side: the widest a word-mark may get
 FILM_LOGO_OPACITY = 0.88
