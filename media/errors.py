@@ -33,6 +33,7 @@ VIDEO_TIMEOUT = "video_timeout"
 SVG_REFUSED = "svg_refused"
 LOGO_EMPTY = "logo_empty"
 
+
 class MediaRejected(Exception):
     """The customer's file is unusable. ``reason`` is a short stable code, ``detail`` is for ops.
 

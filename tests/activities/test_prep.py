@@ -31,7 +31,7 @@ from activities.storage import (
     make_s3_client,
 )
 from media.errors import MediaRejected
-from tests.media.test_clips import lavfi_clip, x264
+from tests.media.lavfi import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media
 from workflows.contract import FilmOrder
