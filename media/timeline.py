@@ -26,6 +26,16 @@ from typing import Any
 from media.beat_snap import frame_grid, snap_cuts, snap_near
 from media.card_spec import CardSpec
 from media.clip_window import best_window
+from media.shot_order import (
+    Slot,
+    arc_order,
+    even_pick,
+    fit_lengths,
+    interleave,
+    item_counts,
+    photo_slots,
+    subject_first,
+)
 
 CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
 KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
@@ -180,15 +190,6 @@ PACING: dict[str, Pacing] = {
 GENTLE = Pacing(4.5, 3.0, 5.0, FADE_BLACK, 1.0, 1.0)
 
 
-@dataclass(frozen=True)
-class _Slot:
-    kind: str
-    source_id: str
-    nominal_s: float
-    max_s: float | None = None
-    occurrence: int = 0
-
-
 def pacing_for(style: str, gentle: bool) -> Pacing:
     """The pacing of ``style`` (gift, brand, social); ``gentle`` overrides it."""
     if gentle:
@@ -198,102 +199,24 @@ def pacing_for(style: str, gentle: bool) -> Pacing:
     return PACING[style]
 
 
-def _even_pick(count: int, total: int) -> list[int]:
-    """``count`` indices spread evenly over ``range(total)``, always including 0."""
-    if count >= total:
-        return list(range(total))
-    return sorted({math.floor(i * total / count) for i in range(count)})
-
-
-def _order_photos(photos: Sequence[PhotoSource], subject_id: str | None) -> list[PhotoSource]:
-    """The subject photo first, then the others in their given order."""
-    first = [p for p in photos if p.id == subject_id]
-    return first + [p for p in photos if p.id != subject_id]
-
-
-def _step_cost(prev: PhotoSource, candidate: PhotoSource) -> float:
-    """How poorly ``candidate`` follows ``prev``: the same framing (close after close, wide after
-    wide) and the same orientation (portrait after portrait) read as a slideshow."""
-    cost = 1.0 if prev.close == candidate.close else 0.0
-    if prev.orientation == candidate.orientation and prev.orientation != "square":
-        cost += 0.6
-    return cost
-
-
-def _arc_order(photos: list[PhotoSource]) -> list[PhotoSource]:
-    """The film's arc: the first photo (the subject) opens, the warmest and brightest of the
-    others closes, and in between each next photo is the earliest given one that changes the
-    framing and orientation most (close/wide and portrait/landscape alternate)."""
-    if len(photos) <= 2:
-        return list(photos)
-    first, rest = photos[0], list(photos[1:])
-    best_glow = max(p.glow for p in rest)
-    closer = [p for p in rest if p.glow >= best_glow - 1e-9][-1]
-    middle = [p for p in rest if p is not closer]
-    order = [first]
-    while middle:
-        nxt = min(middle, key=lambda p: (_step_cost(order[-1], p), middle.index(p)))
-        middle.remove(nxt)
-        order.append(nxt)
-    return [*order, closer]
-
-
-def _item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> tuple[int, int]:
-    """How many photos and clips fit when each must last at least ``min_s`` seconds."""
-    fit = max(1, math.floor(middle_s / min_s))
-    if n_photos + n_clips <= fit:
-        return n_photos, n_clips
-    clips = min(n_clips, max(1 if n_clips else 0, round(fit * n_clips / (n_photos + n_clips))))
-    if n_photos == 0:
-        clips = min(n_clips, fit)
-    elif clips >= fit:  # room for one shot only: the (subject) photo wins
-        clips = fit - 1
-    return min(n_photos, fit - clips), clips
-
-
-def _photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[_Slot]:
-    """``count`` photo slots cycling through ``photos`` in arc order (repeats get a new
-    occurrence); when photos repeat, the last slot is the closing photo or the subject again."""
-    ids = [photos[i % len(photos)].id for i in range(count)]
-    if count > len(photos) >= 2 and ids[-1] not in (photos[0].id, photos[-1].id):
-        ids[-1] = photos[-1].id if ids[-2] != photos[-1].id else photos[0].id
-    seen: dict[str, int] = {}
-    slots = []
-    for photo_id in ids:
-        slots.append(_Slot("photo", photo_id, shot_s, None, seen.get(photo_id, 0)))
-        seen[photo_id] = seen.get(photo_id, 0) + 1
-    return slots
-
-
-def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[_Slot]:
+def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[Slot]:
     """``count`` clip slots cycling through ``clips``; lengths capped by the clip's length (less
     the transition overlap, which also shows the clip)."""
     slots = []
     for i in range(count):
         clip = clips[i % len(clips)]
         usable = max(0.5, clip.duration_s - pacing.transition_s)
-        slots.append(_Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
+        slots.append(Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
     return slots
 
 
-def _interleave(photo_slots: list[_Slot], clip_slots: list[_Slot]) -> list[_Slot]:
-    """Photos in order with the clips spread evenly between them (never first)."""
-    n, c = len(photo_slots) + len(clip_slots), len(clip_slots)
-    first = 1 if photo_slots else 0
-    positions = {min(n - 1, max(first, round((j + 1) * n / (c + 1)))) for j in range(c)}
-    while len(positions) < len(clip_slots):  # collisions on tiny films: take free slots
-        positions.add(next(i for i in range(n - 1, -1, -1) if i not in positions))
-    photos, clips = iter(photo_slots), iter(clip_slots)
-    return [next(clips) if i in positions else next(photos) for i in range(n)]
-
-
 def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
-                pacing: Pacing, min_s: float) -> tuple[list[_Slot], list[str]]:
+                pacing: Pacing, min_s: float) -> tuple[list[Slot], list[str]]:
     """The middle shots in order, with nominal lengths; and the ids of photos left out."""
-    n_p, n_c = _item_counts(len(photos), len(clips), middle_s, min_s)
-    kept = _arc_order([photos[i] for i in _even_pick(n_p, len(photos))]) if n_p else []
+    n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
+    kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
     dropped = [p.id for p in photos if p not in kept]
-    chosen_clips = [clips[i] for i in _even_pick(n_c, len(clips))] if n_c else []
+    chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
     if kept:
         photo_count = max(len(kept), round(max(0.0, middle_s - clip_total) / pacing.shot_s))
@@ -304,33 +227,10 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
         photo_count = 0
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
-    slots = _interleave(_photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
+    slots = interleave(photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
                         _clip_slots(chosen_clips, clip_count, pacing)
                         if chosen_clips else [])
     return slots, dropped
-
-
-def _fit_lengths(slots: list[_Slot], middle_s: float, min_s: float) -> list[float]:
-    """Slot lengths (seconds) summing to ``middle_s``: nominal lengths scaled by one factor,
-    each at least ``min_s`` and clips at most their own length where possible."""
-
-    def lengths(scale: float, capped: bool) -> list[float]:
-        out = []
-        for s in slots:
-            d = max(min_s, s.nominal_s * scale)
-            if capped and s.max_s is not None:
-                d = min(d, max(min_s, s.max_s))
-            out.append(d)
-        return out
-
-    capped = sum(lengths(1e6, True)) >= middle_s
-    lo, hi = 0.0, 1e6
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if sum(lengths(mid, capped)) < middle_s else (lo, mid)
-    result = lengths(hi, capped)
-    factor = middle_s / sum(result)
-    return [d * factor for d in result]
 
 
 def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tuple[int, ...],
@@ -353,7 +253,7 @@ def _even(frames: float) -> int:
     return 2 * round(frames / 2)
 
 
-def _parallax_slots(slots: list[_Slot], chosen: set[int], photos: dict[str, PhotoSource],
+def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, PhotoSource],
                     budget_s: float) -> set[int]:
     """The motion slots that get parallax: photos with faces first (then the others), each in
     film order, while their nominal seconds fit in ``budget_s``."""
@@ -366,14 +266,14 @@ def _parallax_slots(slots: list[_Slot], chosen: set[int], photos: dict[str, Phot
     return picked
 
 
-def _motions(slots: list[_Slot], photos: dict[str, PhotoSource], motion_shots: int,
+def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
              order: dict[str, int], parallax_s: float = 0.0) -> list[tuple[str, int]]:
     """(motion, choice) per slot: ``motion_shots`` photo shots spread evenly get Ken Burns moves
     (low-res photos only get pushes), of which up to ``parallax_s`` seconds get parallax (see
     :func:`_parallax_slots`); repeats of a photo get a different move."""
     photo_idx = [i for i, s in enumerate(slots) if s.kind == "photo"]
     eligible = [i for i in photo_idx if not photos[slots[i].source_id].low_res]
-    chosen = {eligible[j] for j in _even_pick(min(motion_shots, len(eligible)), len(eligible))} \
+    chosen = {eligible[j] for j in even_pick(min(motion_shots, len(eligible)), len(eligible))} \
         if eligible and motion_shots > 0 else set()
     parallax = _parallax_slots(slots, chosen, photos, parallax_s)
     result = []
@@ -419,11 +319,11 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     open_end, close_start = _card_bounds(length_sec, fps, total, pacing, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
-    ordered = _order_photos(photos, subject_photo_id)
+    ordered = subject_first(photos, subject_photo_id)
     slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     if slots:
-        lengths = _fit_lengths(slots, middle_s, min_s)
+        lengths = fit_lengths(slots, middle_s, min_s)
         targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
         mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
         cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins, beats),
@@ -436,7 +336,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                     tuple(dropped), notes)
 
 
-def _build_shots(slots: list[_Slot], cuts: list[int], photos: list[PhotoSource],
+def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
                  fps: int, motion_shots: int, parallax_s: float = 0.0) -> list[Shot]:
     """Shots from the cut frames: cards around the slots, transitions and visible ranges."""
