@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from media.spec import LANDSCAPE
 from workflows.contract import FilmOutcome, FilmState
 
 SAMPLES_ROOT = Path(__file__).resolve().parent.parent / "samples"
 CATALOG_NAME = "samples.json"
-VIDEO_NAME = "16x9.mp4"
+VIDEO_NAME = f"{LANDSCAPE.name}.mp4"
 POSTER_NAME = "poster.jpg"
 
 CAPTION = ("Every film shown here is a demo our team made from stock and public-domain photos "
