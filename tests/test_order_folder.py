@@ -9,7 +9,7 @@ from pathlib import Path
 from activities.settings import Settings
 from worker import load_order_folder
 
-SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "birthday"
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "order"
 BIG_CLIP_BYTES = 256 << 20
 
 

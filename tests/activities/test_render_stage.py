@@ -18,7 +18,7 @@ from tests.stages import local_context
 from worker import load_order_folder
 from workflows.stages import RenderInput, RenderResult, StageInput, WholeFilmInput
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "birthday"
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "order"
 
 
 def _verified(storage: Storage, result: RenderResult, scratch: Path,
