@@ -261,3 +261,16 @@ def test_length_out_of_range_is_refused() -> None:
         plan_song(_brief(length_sec=2.0), 1)
     with pytest.raises(ValueError):
         plan_song(_brief(length_sec=float("nan")), 1)
+
+
+@pytest.mark.parametrize("song_name", ["joyful", "gentle"])
+def test_loudness_and_true_peak_hold_after_the_films_aac(song_name: str, tmp_path: Path,
+                                                         request: pytest.FixtureRequest) -> None:
+    from media.audio import aac_round_trip, sound_character
+
+    song: ComposedSong = request.getfixturevalue(song_name)
+    heard = sound_character(aac_round_trip(song.audio, song.sample_rate, tmp_path), SR)
+    assert abs(heard.lufs - TARGET_LUFS) <= LUFS_TOLERANCE
+    assert heard.true_peak_dbtp <= MAX_TRUE_PEAK_DBTP
+    assert heard.flatness < 0.05, "music, not hiss"
+    assert heard.side_to_mid > 0.05, "a stereo mix"
