@@ -101,12 +101,21 @@ def _lower_first(phrase: str) -> str:
     return phrase
 
 
+def _memory_line(brief: SongBrief, clause: str, prefix: str) -> str:
+    """A memory is remembered ("Remember the summer..."); a story note's clause is not a memory
+    and stands as its own line ("Forty years young and still reaching for the stars")."""
+    if any(c.endswith(clause) for c in clauses(brief.memory)):
+        return _remember(clause, prefix)
+    return clause[:1].upper() + clause[1:]
+
+
 def _remember(clause: str, prefix: str) -> str:
     """"Remember the summer..." for a noun phrase, "Remember when you slept..." for a clause
     with its own subject."""
     phrase = _lower_first(clause)
     joint = " when " if phrase.split()[0].lower() in _SUBJECTS else " "
-    return f"{prefix}{joint}{phrase}"
+    question = prefix.endswith("?")
+    return f"{prefix.rstrip('?')}{joint}{phrase}{'?' if question else ''}"
 
 
 def relationship_noun(text: str) -> str:
@@ -149,7 +158,7 @@ def write_lyrics(brief: SongBrief) -> list[str]:
     slug = brief.occasion_slug.lower().strip()
     opener = _OPENERS.get(slug, "This song is for {name}").format(name=name or "you")
     if brief.gentle:
-        lines = [_remember(memory, "We still remember") if memory
+        lines = [_memory_line(brief, memory, "We still remember") if memory
                  else "We hold the days you gave us",
                  f"{first.capitalize()} and {second}, the way you made us feel",
                  f"Our {rel}, we carry you with us" if rel else "We carry you with us",
@@ -157,7 +166,7 @@ def write_lyrics(brief: SongBrief) -> list[str]:
                  f"Rest easy, {name}, we love you still" if name else "Rest easy, we love you"]
     else:
         lines = [f"My {rel}, you mean the world to me" if rel else "You mean the world to us",
-                 *([_remember(memory, "Remember") + "?"] if memory else []),
+                 *([_memory_line(brief, memory, "Remember?")] if memory else []),
                  f"{first.capitalize()} and {second}, that's what you bring",
                  f"Oh {name}, this one's for you" if name else "Oh, this one's for you",
                  _CLOSERS.get(slug, "Here's to you, today and always")]
