@@ -48,17 +48,17 @@ PALETTES: dict[str, tuple[Palette, ...]] = {
     "bright": (
         Palette("pop piano", {
             "lead": Part(VOICE_OOHS, 112, 64, 50, 20), "double": Part(9, 62, 84, 50),
-            "keys": Part(1, 92, 44, 35), "pad": Part(48, 58, 64, 60, 40),
-            "bass": Part(33, 88, 64, 5), "arp": Part(9, 62, 90, 45)}, "comp", _POP_DRUMS, 110),
+            "keys": Part(1, 96, 44, 35), "pad": Part(48, 50, 64, 60, 40),
+            "bass": Part(33, 80, 64, 5), "arp": Part(9, 66, 90, 45)}, "comp", _POP_DRUMS, 112),
         Palette("pop guitar", {
             "lead": Part(CHOIR_AAHS, 110, 64, 50, 20), "double": Part(73, 62, 80, 50, 0, 12),
             "keys": Part(25, 98, 40, 30, 30), "pad": Part(89, 52, 64, 60, 50),
             "bass": Part(34, 88, 64, 5), "arp": Part(27, 66, 92, 45, 40)}, "strum",
             _POP_DRUMS, 110),
         Palette("pop keys", {
-            "lead": Part(VOICE_OOHS, 112, 64, 55, 20), "double": Part(8, 62, 84, 50),
-            "keys": Part(4, 96, 44, 35, 50), "pad": Part(49, 56, 64, 60, 30),
-            "bass": Part(33, 88, 64, 5), "arp": Part(12, 72, 90, 40)}, "comp", _POP_DRUMS, 110),
+            "lead": Part(VOICE_OOHS, 112, 64, 55, 20), "double": Part(72, 52, 84, 50),
+            "keys": Part(2, 100, 44, 35, 30), "pad": Part(49, 52, 64, 60, 30),
+            "bass": Part(33, 84, 64, 5), "arp": Part(9, 70, 90, 40)}, "comp", _POP_DRUMS, 115),
     ),
     "warm": (
         Palette("nylon guitar", {

@@ -31,7 +31,7 @@ PART_CHANNELS = {"lead": 0, "double": 1, "keys": 2, "pad": 3, "bass": 4, "arp": 
 """MIDI channel of each part (channel 10, index 9, is the GM drum channel)."""
 SYNTH_GAIN = 0.4
 REVERB = {"bright": (0.55, 0.4, 0.9, 0.7), "warm": (0.7, 0.45, 1.0, 0.8),
-          "gentle": (0.85, 0.5, 1.0, 0.9)}
+          "gentle": (0.85, 0.5, 0.8, 0.75)}
 """FluidSynth reverb per feel: (room size, damping, width, level), each 0..1."""
 
 
