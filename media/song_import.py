@@ -174,6 +174,7 @@ def import_song(path: Path, brief: SongBrief, facts: Mapping[str, Any]
         sections=_sections(facts.get("sections"), length), lyrics=_lyrics(facts.get("lyrics"),
                                                                            brief),
         integrated_lufs=round(lufs, 3), true_peak_dbtp=round(true_peak, 3),
+        sung=_lyrics(facts.get("lyrics"), brief) != write_lyrics(brief),
     )
     notes: dict[str, object] = {"source_codec": probe.codec,
                                 "source_sample_rate": probe.sample_rate,

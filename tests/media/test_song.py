@@ -274,3 +274,7 @@ def test_loudness_and_true_peak_hold_after_the_films_aac(song_name: str, tmp_pat
     assert heard.true_peak_dbtp <= MAX_TRUE_PEAK_DBTP
     assert heard.flatness < 0.05, "music, not hiss"
     assert heard.side_to_mid > 0.05, "a stereo mix"
+
+
+def test_the_local_composer_does_not_claim_to_sing_its_words(joyful: ComposedSong) -> None:
+    assert joyful.sung is False and joyful.arrangement
