@@ -57,8 +57,8 @@ PALETTES: dict[str, tuple[Palette, ...]] = {
             _POP_DRUMS, 110),
         Palette("pop keys", {
             "lead": Part(VOICE_OOHS, 112, 64, 55, 20), "double": Part(72, 52, 84, 50),
-            "keys": Part(2, 100, 44, 35, 30), "pad": Part(49, 52, 64, 60, 30),
-            "bass": Part(33, 84, 64, 5), "arp": Part(9, 70, 90, 40)}, "comp", _POP_DRUMS, 115),
+            "keys": Part(2, 100, 44, 35, 30), "pad": Part(49, 44, 64, 60, 30),
+            "bass": Part(33, 78, 64, 5), "arp": Part(9, 84, 90, 40)}, "comp", _POP_DRUMS, 118),
     ),
     "warm": (
         Palette("nylon guitar", {
