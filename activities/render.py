@@ -17,13 +17,14 @@ from PIL import Image
 
 from activities.context import Heartbeater, StageContext
 from media.arc import photo_traits
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
 from media.framing import Subject, subject_from_dict
 from media.poster import extract_poster
-from media.render import render_films, sources_for
+from media.render import render_films
 from media.segments import count_video_frames, join_limits, join_segments
 from media.soundtrack import build_soundtrack
+from media.sources import sources_for
 from media.spec import ASPECTS, FPS, LANDSCAPE
 from media.timeline import (
     ClipSource,

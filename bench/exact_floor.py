@@ -3,9 +3,9 @@
 The mosaic floor (:mod:`bench.floor`) pans whole-pixel windows over still photos, which x264
 predicts almost for free; Ken Burns zooms, parallax and crossfades are harder to encode at the
 same CRF. This floor removes the content question. It composes the case's film again with
-:func:`media.render.render_films`, its encoders swapped for ffmpeg writing the raw rgb24 frames
+:func:`media.render.render_films`, given encoders that are ffmpeg writing the raw rgb24 frames
 to a file (not measured), then measures both aspects encoded at once from those files by
-:func:`media.render.encoder_argv` (the product's exact settings, the film's soundtrack), each
+:func:`media.encode.encoder_argv` (the product's exact settings, the film's soundtrack), each
 reading its file where the product reads its pipe. Nothing is composited or piped from Python
 in the measured part, so ``render / exact floor`` is what composing and piping cost on top of
 the encode the film needs anyway.
@@ -31,15 +31,16 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import numpy as np
 from PIL import Image
 
 from bench.cases import render_stage_again
 from bench.measure import Measured, RssSampler, measure
-from media import render, spec
+from media import spec
+from media.encode import ENCODER_ADDRESS_SPACE, EncoderArgv, encoder_argv, open_encoders
 from media.framing import Subject, subject_from_dict
+from media.render import render_films
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
 from media.timeline import Timeline, timeline_from_dict
 
@@ -60,16 +61,17 @@ def fits_on_disk(frames: int, scratch: Path) -> bool:
 
 def raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                     preset: str) -> list[str]:
-    """Stands in for :func:`media.render.encoder_argv`: the piped frames, copied to a file."""
+    """Stands in for :func:`media.encode.encoder_argv`: the piped frames, copied to a file."""
     return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
                        "-s", f"{aspect.width}x{aspect.height}", "-r", str(spec.FPS),
                        "-i", "pipe:0", "-c:v", "copy", "-f", "rawvideo", str(out_path))
 
 
 def file_encoder_argv(aspect: spec.Aspect, raw_path: Path, audio_path: Path, out_path: Path,
-                      preset: str) -> list[str]:
-    """The product's encoder command line reading ``raw_path`` instead of its pipe."""
-    argv = render.encoder_argv(aspect, audio_path, out_path, preset)
+                      preset: str, argv_for: EncoderArgv = encoder_argv) -> list[str]:
+    """The product's encoder command line (``argv_for``, default :func:`encoder_argv`) reading
+    ``raw_path`` instead of its pipe."""
+    argv = argv_for(aspect, audio_path, out_path, preset)
     argv[argv.index("pipe:0")] = str(raw_path)
     return argv
 
@@ -86,11 +88,10 @@ def tap_frames(run: Path, scratch: Path) -> dict[str, Path]:
     """Compose the film of ``run`` again, each aspect's raw frames to a file in ``scratch``."""
     timeline, photos, clips, subjects, logo = _case_inputs(run)
     outputs = {a.name: scratch / f"{a.name}.rgb" for a in spec.ASPECTS}
-    room = functools.partial(Limits, output_file_bytes=raw_bytes(timeline.total_frames))
-    with mock.patch.object(render, "encoder_argv", raw_writer_argv), \
-            mock.patch.object(render, "Limits", room):
-        render.render_films(timeline, photos, clips, None, outputs, subjects=subjects,
-                            logo=logo)
+    raw_writers = functools.partial(open_encoders, argv_for=raw_writer_argv,
+                                    output_file_bytes=raw_bytes(timeline.total_frames))
+    render_films(timeline, photos, clips, None, outputs, subjects=subjects, logo=logo,
+                 encoders=raw_writers)
     return outputs
 
 
@@ -131,13 +132,14 @@ def _soundtrack(run: Path) -> Path:
 
 
 def encode_from_raw(raws: dict[str, Path], audio: Path, outputs: dict[str, Path],
-                    preset: str) -> Measured:
+                    preset: str, argv_for: EncoderArgv = encoder_argv) -> Measured:
     """Every aspect's raw frames (``raws``, by aspect name) encoded at once by
-    :func:`file_encoder_argv` into ``outputs``, measured (wall, CPU with children, memory)."""
-    limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=render.ENCODER_ADDRESS_SPACE)
+    :func:`file_encoder_argv` (from ``argv_for``) into ``outputs``, measured (wall, CPU with
+    children, memory)."""
+    limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=ENCODER_ADDRESS_SPACE)
     with RssSampler() as sampler, measure(sampler) as measured, contextlib.ExitStack() as stack:
         procs = [stack.enter_context(start_tool(
-            file_encoder_argv(a, raws[a.name], audio, outputs[a.name], preset), limits))
+            file_encoder_argv(a, raws[a.name], audio, outputs[a.name], preset, argv_for), limits))
             for a in spec.ASPECTS]
         for proc in procs:
             proc.wait()

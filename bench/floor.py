@@ -1,7 +1,7 @@
 """The floor: a bare encode of the same number of frames, same sizes, same encoder settings.
 
 Nothing is composited. Both aspects are encoded at once (as the renderer does), each by ffmpeg
-started with :func:`media.render.encoder_argv` (the product's exact settings) and the same song.
+started with :func:`media.encode.encoder_argv` (the product's exact settings) and the same song.
 The pictures are real: each aspect gets a mosaic of the case's prepared photos, each cover-fit
 to the frame plus :data:`PAN` margin, and frame ``n`` is a window of the mosaic panning across
 one photo for :data:`SHOT_FRAMES` frames before cutting to the next, so x264 sees photographic
@@ -10,7 +10,7 @@ content, steady motion and cuts, while producing a frame costs one memory copy.
 Two variants:
 
 - ``pipe``: frames are cut from the mosaic in Python and piped as raw rgb24 through
-  :class:`media.render.EncoderFeed` (a writer thread per encoder, bounded queue), as the renderer
+  :class:`media.encode.EncoderFeed` (a writer thread per encoder, bounded queue), as the renderer
   pipes them;
 - ``lavfi``: ffmpeg makes the same frames itself (``movie`` + ``loop`` + ``crop``, no pipe): the
   difference to ``pipe`` is the cost of piping 6 MB frames from Python.
@@ -76,7 +76,7 @@ def lavfi_source(mosaic_path: Path, tile: tuple[int, int], frame: tuple[int, int
 
 
 def lavfi_argv(encoder: list[str], source: str) -> list[str]:
-    """``encoder`` (from :func:`media.render.encoder_argv`) with its raw stdin input replaced
+    """``encoder`` (from :func:`media.encode.encoder_argv`) with its raw stdin input replaced
     by the lavfi ``source``; every other option stays as the product sets it."""
     end = encoder.index("pipe:0")
     start = encoder.index("-f")
@@ -99,7 +99,7 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
               preset: str) -> dict[str, Any]:
     """Encode ``frames`` frames of both aspects at once in ``variant`` (pipe or lavfi)."""
     from media import spec
-    from media.render import ENCODER_ADDRESS_SPACE, EncoderFeed, encoder_argv
+    from media.encode import ENCODER_ADDRESS_SPACE, EncoderFeed, encoder_argv
     from media.runner import Limits, start_tool
 
     if variant not in VARIANTS:

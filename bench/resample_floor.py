@@ -4,7 +4,7 @@ A moving photo needs at least one bilinear resample of the photo per frame and a
 frame has to reach the encoder. This bench composes exactly that and nothing else, a slow zoom
 over each of a kept case's photos in turn, one ``cv2.resize`` per frame and aspect, no blends,
 cards, clips or plan, and feeds it through the product's own encoder feed
-(:func:`media.render.write_frame`, the product's encoder settings and soundtrack). Each round
+(:func:`media.encode.open_encoders`, the product's encoder settings and soundtrack). Each round
 then measures the encode alone of the very same frames from raw files, as
 :mod:`bench.exact_floor` does for the real film. ``minimal / encode alone`` is the lowest
 ``render / exact floor`` ratio any composer in Python can reach on this machine: the render
@@ -21,14 +21,12 @@ have kept its workdir: ``--workdir``).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import cv2
 import numpy as np
@@ -42,9 +40,10 @@ from bench.exact_floor import (
     scratch_dir,
 )
 from bench.measure import Measured, RssSampler, measure
-from media import render, spec
+from media import spec
 from media.compose import cover_box
-from media.runner import Limits
+from media.encode import EncoderArgv, EncoderFactory, encoder_argv, open_encoders
+from media.sources import load_photo
 
 SHOT_FRAMES = 150  # frames per photo
 ZOOM_PER_FRAME = 0.0007  # a slow push-in: 10% over a shot
@@ -54,14 +53,13 @@ BT709_LIMITED = np.array([
     [-0.1146 * 224 / 255, -0.3854 * 224 / 255, 0.5 * 224 / 255, 128.0],
     [0.5 * 224 / 255, -0.4542 * 224 / 255, -0.0458 * 224 / 255, 128.0],
 ])
-PRODUCT_ENCODER_ARGV = render.encoder_argv  # kept before the YUV variant patches it
 
 
 def _photos(run: Path) -> list[np.ndarray]:
     paths = sorted((run / "assets/photos").glob("*.jpg"))
     if not paths:
         raise FileNotFoundError(f"no photos under {run / 'assets/photos'}")
-    return [render.load_photo(path) for path in paths]
+    return [load_photo(path) for path in paths]
 
 
 def _cover_source(photo: np.ndarray, aspect: spec.Aspect) -> np.ndarray:
@@ -124,7 +122,7 @@ def minimal_yuv_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
 def yuv_encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                      preset: str) -> list[str]:
     """The product's encoder command line reading yuv420p frames (no rgb24 conversion)."""
-    argv = PRODUCT_ENCODER_ARGV(aspect, audio_path, out_path, preset)
+    argv = encoder_argv(aspect, audio_path, out_path, preset)
     argv[argv.index("rgb24")] = "yuv420p"
     argv[argv.index("-vf") + 1] = "format=yuv420p"
     return argv
@@ -138,19 +136,21 @@ def raw_yuv_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: 
     return argv
 
 
-def _pixel_format(yuv: bool) -> contextlib.AbstractContextManager[Any]:
-    """The product's encoders as they are, or reading yuv420p with ``yuv``."""
-    if yuv:
-        return mock.patch.object(render, "encoder_argv", yuv_encoder_argv)
-    return contextlib.nullcontext()
+def product_encoder_argv(yuv: bool) -> EncoderArgv:
+    """The product's encoder command line as it is, or reading yuv420p with ``yuv``."""
+    return yuv_encoder_argv if yuv else encoder_argv
 
 
 def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None,
-                   outputs: dict[str, Path], preset: str, yuv: bool = False) -> None:
+                   outputs: dict[str, Path], preset: str, yuv: bool = False,
+                   encoders: EncoderFactory | None = None) -> None:
     """Both aspects of the minimal film through the encoders, frame by frame (composed in
-    yuv420p with ``yuv``)."""
+    yuv420p with ``yuv``); ``encoders`` opens them (default: the product's encoders reading
+    the pixel format composed)."""
     aspects, make = spec.ASPECTS, minimal_yuv_frames if yuv else minimal_frames
-    with render.open_encoders(aspects, audio, outputs, preset, TIMEOUT_S) as feeds:
+    if encoders is None:
+        encoders = functools.partial(open_encoders, argv_for=product_encoder_argv(yuv))
+    with encoders(aspects, audio, outputs, preset, TIMEOUT_S) as feeds:
         streams = {a.name: make(photos, a, frames) for a in aspects}
         for _ in range(frames):
             for name, stream in streams.items():
@@ -162,7 +162,7 @@ def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None
 def _measure_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path, preset: str,
                      scratch: Path, yuv: bool) -> Measured:
     outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
-    with _pixel_format(yuv), RssSampler() as sampler, measure(sampler) as measured:
+    with RssSampler() as sampler, measure(sampler) as measured:
         render_minimal(photos, frames, audio, outputs, preset, yuv)
     return measured
 
@@ -172,14 +172,12 @@ def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path
     """The same frames tapped to raw files in ``scratch`` (not measured), then encoded from
     them."""
     raws = {a.name: scratch / f"{a.name}.raw" for a in spec.ASPECTS}
-    room = functools.partial(Limits, output_file_bytes=raw_bytes(frames))
-    writer = raw_yuv_writer_argv if yuv else raw_writer_argv
-    with mock.patch.object(render, "encoder_argv", writer), \
-            mock.patch.object(render, "Limits", room):
-        render_minimal(photos, frames, None, raws, preset, yuv)
+    raw_writers = functools.partial(
+        open_encoders, argv_for=raw_yuv_writer_argv if yuv else raw_writer_argv,
+        output_file_bytes=raw_bytes(frames))
+    render_minimal(photos, frames, None, raws, preset, yuv, raw_writers)
     outputs = {a.name: scratch / f"{a.name}-file.mp4" for a in spec.ASPECTS}
-    with _pixel_format(yuv):
-        return encode_from_raw(raws, audio, outputs, preset)
+    return encode_from_raw(raws, audio, outputs, preset, product_encoder_argv(yuv))
 
 
 def resample_floor_rounds(workdir: Path, preset: str, rounds: int,

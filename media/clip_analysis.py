@@ -11,8 +11,8 @@ sample gets a quality score in 0..1 (:func:`frame_scores`) from:
 * shake: jerk of the global translation (phase correlation between samples) is penalized;
 * faces: a frontal face in the sample is a bonus.
 
-:func:`best_window` then slides a window of the shot's length over the scores and returns the
-in-point (seconds) of the best one, optionally away from segments already used. Everything but
+:func:`media.clip_window.best_window` then slides a window of the shot's length over the scores
+and returns the in-point (seconds) of the best one (pure data, for the planner). Everything but
 :func:`decode_samples` is pure numpy/OpenCV on arrays.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,8 +40,6 @@ MIN_SHIFT_RESPONSE = 0.15  # phase-correlation peak below which a shift is not t
 SHAKE_REF_PX = 3.0  # jerk of the global shift (analysis px per sample^2) counted as full shake
 FACE_EVERY = 5  # faces are searched on every 5th sample (about once a second)
 WEIGHTS = {"sharp": 0.35, "exposure": 0.25, "motion": 0.30, "faces": 0.10, "shake": 0.35}
-CENTRE_BIAS = 0.02  # score units: equal windows prefer the clip's middle
-OVERLAP_PENALTY = 0.6  # score units per fraction of a window overlapping one already used
 
 
 @dataclass(frozen=True)
@@ -160,44 +157,3 @@ def frame_scores(analysis: ClipAnalysis) -> np.ndarray:
     w = WEIGHTS
     return (w["sharp"] * sharp + w["exposure"] * exposure + w["motion"] * motion
             + w["faces"] * faces - w["shake"] * shake)
-
-
-def best_window(scores: Sequence[float], step_s: float, duration_s: float, window_s: float,
-                avoid: Sequence[tuple[float, float]] = ()) -> float:
-    """In-point (seconds) of the ``window_s``-second stretch of a ``duration_s``-second clip with
-    the best mean score (``scores`` sampled every ``step_s`` seconds).
-
-    Windows overlapping the ``avoid`` intervals (seconds, e.g. segments already used) are
-    penalized; among equals the one nearest the clip's middle wins. Without scores: the middle.
-    """
-    room = max(0.0, duration_s - window_s)
-    if room <= 0.0:
-        return 0.0
-    values = np.asarray(scores, np.float64)
-    if len(values) == 0 or step_s <= 0:
-        return _least_overlap(room, window_s, avoid)
-    starts = np.unique(np.append(np.arange(0.0, room + 1e-9, step_s), room))
-    sums = np.concatenate(([0.0], np.cumsum(values)))
-    best, best_start = -math.inf, room / 2
-    for start in starts:
-        lo = min(len(values) - 1, round(start / step_s))
-        hi = max(lo + 1, min(len(values), round((start + window_s) / step_s)))
-        score = (sums[hi] - sums[lo]) / (hi - lo)
-        score -= CENTRE_BIAS * abs(start - room / 2) / max(room, 1e-9)
-        score -= OVERLAP_PENALTY * _overlap(start, window_s, avoid)
-        if score > best + 1e-12:
-            best, best_start = score, float(start)
-    return round(best_start, 3)
-
-
-def _overlap(start: float, window_s: float, avoid: Sequence[tuple[float, float]]) -> float:
-    """Fraction of the window [start, start + window_s) covered by the ``avoid`` intervals."""
-    covered = sum(max(0.0, min(start + window_s, b) - max(start, a)) for a, b in avoid)
-    return min(1.0, covered / window_s) if window_s > 0 else 0.0
-
-
-def _least_overlap(room: float, window_s: float, avoid: Sequence[tuple[float, float]]) -> float:
-    """The middle of the clip, or the in-point overlapping ``avoid`` least (no scores)."""
-    candidates = np.linspace(0.0, room, 21)
-    return round(float(min(candidates, key=lambda s: (_overlap(s, window_s, avoid),
-                                                         abs(s - room / 2)))), 3)

@@ -33,14 +33,6 @@ VIDEO_TIMEOUT = "video_timeout"
 SVG_REFUSED = "svg_refused"
 LOGO_EMPTY = "logo_empty"
 
-REASONS: frozenset[str] = frozenset({
-    NOT_AN_IMAGE, UNSUPPORTED_IMAGE_FORMAT, IMAGE_TOO_LARGE, IMAGE_TOO_SMALL, IMAGE_TRUNCATED,
-    IMAGE_CORRUPT, NOT_A_VIDEO, UNSUPPORTED_CONTAINER, NO_VIDEO_STREAM, VIDEO_TOO_LARGE,
-    VIDEO_TOO_SMALL, VIDEO_TOO_LONG, VIDEO_FRAME_RATE, VIDEO_TOO_MANY_STREAMS, VIDEO_UNDECODABLE,
-    VIDEO_TIMEOUT, SVG_REFUSED, LOGO_EMPTY,
-})
-"""Reason codes raised by ``media`` (callers may raise others, e.g. ``photo_too_large``)."""
-
 
 class MediaRejected(Exception):
     """The customer's file is unusable. ``reason`` is a short stable code, ``detail`` is for ops.

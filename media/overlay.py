@@ -2,7 +2,7 @@
 
 A logo is an RGBA uint8 image (straight alpha). :func:`film_logo_box` places it inside the safe
 area of each aspect: bottom-right of 16:9 inside the title-safe margin, top-centre of 9:16 just
-below the band platforms cover with their UI (:data:`media.cards.SOCIAL_TOP_CLEAR`).
+below the band platforms cover with their UI (:data:`media.card_text.SOCIAL_TOP_CLEAR`).
 :class:`LogoOverlay` scales it once (area averaging, premultiplied so edges stay clean) and
 blends it onto frames with a per-frame opacity.
 """
@@ -19,7 +19,6 @@ from media.spec import Aspect
 
 TITLE_SAFE = 0.05  # fraction of each frame edge kept clear (16:9 title-safe)
 PORTRAIT_TOP_CLEAR = 0.12  # top of 9:16 covered by platform UI
-PORTRAIT_BOTTOM_CLEAR = 0.20  # bottom of 9:16 covered by captions and buttons
 FILM_LOGO_MAX_H = 0.055  # of the frame's short side: the corner logo's largest height
 FILM_LOGO_MAX_W = 0.26  # of the frame's short side: the widest a word-mark may get
 FILM_LOGO_OPACITY = 0.88

@@ -3,8 +3,9 @@
 :func:`restore_photo` runs a chain of steps over an RGB uint8 photo. Every step first measures
 the problem it fixes, runs only when the measurement says so and only as strongly as needed, so
 a good photo comes back unchanged (the very same array when no step fires). Noise and defects
-are measured at a working scale (long edge <= :data:`WORK_LONG_EDGE` pixels: what a 1080p film
-can show of a 12 MP photo), global statistics on 256..512-pixel copies.
+are measured at a working scale (long edge <= :data:`media.photo_measure.WORK_LONG_EDGE`
+pixels: what a 1080p film can show of a 12 MP photo), global statistics on 256..512-pixel
+copies.
 
 ``denoise``
     Luma noise sigma (8-bit levels) from the median absolute response of Immerkaer's
@@ -17,7 +18,8 @@ can show of a 12 MP photo), global statistics on 256..512-pixel copies.
     (absolute, and relative to the noise) that are long, thin and nearly straight are
     scratches, small strong ones are dust. Both must stand on a smooth surround (whiskers on
     fur, wood grain and lattices do not). Inpainted (Telea) only when at least
-    :data:`SCRATCH_MIN_COUNT` scratches say the photo is a damaged print; dust goes with them.
+    :data:`media.defects.SCRATCH_MIN_COUNT` scratches say the photo is a damaged print; dust goes
+    with them (:func:`media.defects.find_defects`).
 ``levels``
     Fade and colour cast with per-channel levels (never gray-world): faded means every
     channel's black point is lifted or the luminance range is short; a cast means the
@@ -51,7 +53,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageCms
 
+from media.defects import find_defects
 from media.framing import FIT_MARGIN, KEEP_MIN, largest_crop
+from media.photo_measure import WORK_LONG_EDGE, estimate_noise, gray, resize_long, shrink
 from media.photos import JPEG_QUALITY
 from media.spec import ASPECTS, Aspect
 
@@ -60,7 +64,7 @@ RECIPES: dict[str, tuple[str, ...]] = {
     "full": ("denoise", "scratches", "levels", "contrast", "saturation", "upscale"),
     "light": ("levels", "contrast", "upscale"),
 }
-WORK_LONG_EDGE = 2048  # pixels: noise and defects are measured (and denoised) at this scale
+
 MAX_UPSCALE = 4.0  # the upscale never enlarges a photo more than this (linear factor)
 MAX_LONG_EDGE = 4096  # pixels: the upscale never makes the long edge longer than this
 
@@ -69,20 +73,7 @@ NLM_H_PER_SIGMA = 1.1  # non-local means filter strength per level of estimated 
 NLM_H_MAX = 24.0
 NLM_TEMPLATE, NLM_SEARCH = 5, 11  # non-local means patch and search window (pixels)
 
-SCRATCH_MIN_CONTRAST = 32.0  # mean top-hat response (8-bit levels above the surround)
-SCRATCH_NOISE_K = 5.0  # ... and at least this many noise sigmas
-SCRATCH_MAX_WIDTH_FRACTION = 1 / 300  # widest scratch, as a fraction of the long edge
-SCRATCH_MEAN_WIDTH = 1.5  # a scratch's area is at most this many widths times its length
-SCRATCH_MIN_LENGTH_FRACTION = 0.2  # shortest scratch, as a fraction of the short edge
-SCRATCH_BEND = 2.0  # a scratch's minimum-area rectangle is at most this many widths thick
-SCRATCH_SAG = 0.05  # ... or this fraction of its length (a gentle arc)
-SURROUND_RATIO = 3.0  # a defect's contrast must exceed its surround's texture this many times
-DUST_MAX_FRACTION = 1 / 250  # largest dust speck (side), as a fraction of the long edge
-DUST_MIN_CONTRAST = 48.0  # dust must stand out more than a scratch (8-bit levels)
 SCRATCH_MIN_PHOTO_EDGE = 200  # pixels: on smaller photos thin lines are mostly real detail
-SCRATCH_MIN_COUNT = 2  # a single line is more likely a wire or an edge than damage
-DUST_MIN_AREA = 4  # pixels (working scale): smaller specks are taken for real detail
-DUST_SURROUND_RATIO = 6.0  # a speck's contrast must exceed its surround's texture this much
 DEFECT_MAX_AREA = 0.04  # more than this share of the photo "defective": detail, not damage
 
 LEVELS_LOW_PCT, LEVELS_HIGH_PCT = 0.5, 99.5
@@ -169,48 +160,10 @@ def cover_long_edge(width: int, height: int, aspects: tuple[Aspect, ...] = ASPEC
 # --- measurements ----------------------------------------------------------------------------
 
 
-def _shrink(image: np.ndarray, long_edge: int) -> tuple[np.ndarray, float]:
-    """``image`` area-downscaled so its long edge is at most ``long_edge`` pixels, and the
-    scale used (1.0: the very same array)."""
-    h, w = image.shape[:2]
-    k = long_edge / max(h, w)
-    if k >= 1:
-        return image, 1.0
-    size = (max(1, round(w * k)), max(1, round(h * k)))
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), k
-
-
-def _resize_long(image: np.ndarray, long_edge: int) -> np.ndarray:
-    """``image`` resized (area down, linear up) to a long edge of ``long_edge`` pixels."""
-    h, w = image.shape[:2]
-    k = long_edge / max(h, w)
-    interp = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
-    return cv2.resize(image, (max(1, round(w * k)), max(1, round(h * k))), interpolation=interp)
-
-
-def _gray(image: np.ndarray) -> np.ndarray:
-    """Luminance of an RGB uint8 image (uint8)."""
-    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-
-
-def estimate_noise(image: np.ndarray) -> float:
-    """Noise sigma (8-bit levels) of an RGB uint8 image, at the image's own resolution.
-
-    Immerkaer's 3x3 mask (squared sum 36) cancels smooth content; the median absolute response
-    / 0.6745 / 6 is the sigma of white noise, and the median ignores the edges that remain.
-    """
-    luma = _gray(image).astype(np.float32)
-    if min(luma.shape) < 8:
-        return 0.0
-    mask = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
-    response = cv2.filter2D(luma, cv2.CV_32F, mask)[1:-1, 1:-1]
-    return float(np.median(np.abs(response))) / 0.6745 / 6.0
-
-
 def _level_copy(image: np.ndarray) -> np.ndarray:
     """A 512-pixel copy, median-filtered so that noise, scratches and dust do not move the
     black and white points."""
-    small = _shrink(image, 512)[0]
+    small = shrink(image, 512)[0]
     return cv2.medianBlur(small, 5 if max(small.shape[:2]) >= 400 else 3)
 
 
@@ -227,7 +180,7 @@ def local_contrast(image: np.ndarray) -> float:
     """RMS deviation (L units, 0..100) of Lab lightness from its blur at 1/32 of the long edge,
     on a copy resized to :data:`CONTRAST_LONG_EDGE` pixels (so the measure does not depend on
     the photo's resolution): how much local contrast the photo shows."""
-    small = _resize_long(image, CONTRAST_LONG_EDGE)
+    small = resize_long(image, CONTRAST_LONG_EDGE)
     light = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)[..., 0]
     base = cv2.GaussianBlur(light, (0, 0), CONTRAST_LONG_EDGE / 32)
     return float(np.sqrt(np.mean((light - base) ** 2)))
@@ -235,7 +188,7 @@ def local_contrast(image: np.ndarray) -> float:
 
 def mean_chroma(image: np.ndarray) -> float:
     """Mean Lab chroma of the mid-tones (15 < L < 90) on a 512-pixel copy."""
-    lab = cv2.cvtColor(_shrink(image, 512)[0].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    lab = cv2.cvtColor(shrink(image, 512)[0].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
     mid = (lab[..., 0] > 15) & (lab[..., 0] < 90)
     if not mid.any():
         return 0.0
@@ -257,7 +210,7 @@ StepResult = tuple[np.ndarray | None, dict[str, float], str]
 
 def _denoise(image: np.ndarray, opts: _Options) -> StepResult:
     """Non-local means as strong as the noise measured at the working scale (see module doc)."""
-    work, k = _shrink(image, WORK_LONG_EDGE)
+    work, k = shrink(image, WORK_LONG_EDGE)
     sigma = estimate_noise(work)
     meas = {"sigma": round(sigma, 2), "work_scale": round(k, 3)}
     if sigma < NOISE_GATE:
@@ -276,87 +229,6 @@ def _denoise(image: np.ndarray, opts: _Options) -> StepResult:
     delta = cv2.subtract(clean, work, dtype=cv2.CV_16S)
     delta = cv2.resize(delta, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
     return cv2.add(image, delta, dtype=cv2.CV_8U), meas, ""  # saturating
-
-
-def find_defects(image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
-    """Scratches and dust in an RGB uint8 photo: a uint8 mask (255 = defect) at the working
-    scale (long edge <= :data:`WORK_LONG_EDGE`), and counts (scratches, specks, area share).
-
-    Candidates are the components of a white and a black top-hat of the luminance above a
-    contrast threshold (absolute, and relative to the noise). A scratch is long, thin and nearly
-    straight; a speck is small. Both must lie on a smooth surround (local deviation of the
-    median-filtered luminance small against their own contrast), which rejects whiskers on fur,
-    wood grain and textures. The mask is empty unless :data:`SCRATCH_MIN_COUNT` scratches say
-    the photo is a damaged print; specks alone look too much like catchlights, stars and pores
-    to be removed on their own evidence.
-    """
-    work, _ = _shrink(image, WORK_LONG_EDGE)
-    luma = _gray(work)
-    width = max(2, round(max(luma.shape) * SCRATCH_MAX_WIDTH_FRACTION))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * width + 1, 2 * width + 1))
-    threshold = max(SCRATCH_MIN_CONTRAST, SCRATCH_NOISE_K * estimate_noise(work))
-    texture = _surround_texture(luma, width)
-    mask = np.zeros(luma.shape, np.uint8)
-    specks = np.zeros(luma.shape, np.uint8)
-    counts = {"scratches": 0.0, "specks": 0.0}
-    for op in (cv2.MORPH_TOPHAT, cv2.MORPH_BLACKHAT):
-        response = cv2.morphologyEx(luma, op, kernel)
-        labels, scratch_ids, speck_ids = _classify(response, texture, threshold, width)
-        counts["scratches"] += len(scratch_ids)
-        counts["specks"] += len(speck_ids)
-        mask[np.isin(labels, scratch_ids)] = 255
-        specks[np.isin(labels, speck_ids)] = 255
-    if counts["scratches"] < SCRATCH_MIN_COUNT:  # not a damaged print: lines are detail
-        mask[:] = 0
-    else:
-        mask |= specks
-    counts["area"] = float(np.count_nonzero(mask)) / mask.size
-    return mask, counts
-
-
-def _surround_texture(luma: np.ndarray, width: int) -> np.ndarray:
-    """Local standard deviation (8-bit levels) of the luminance with thin lines and specks
-    removed by a median filter: how busy the surround of a candidate is."""
-    base = cv2.medianBlur(luma, 2 * width + 1).astype(np.float32)
-    size = (4 * width + 1, 4 * width + 1)
-    mean = cv2.blur(base, size)
-    var = cv2.blur(base * base, size) - mean * mean
-    return np.sqrt(np.maximum(var, 0.0))
-
-
-def _classify(response: np.ndarray, texture: np.ndarray, threshold: float,
-              width: int) -> tuple[np.ndarray, list[int], list[int]]:
-    """Label ``response > threshold`` and pick (labels, scratch labels, speck labels)."""
-    binary = (response > threshold).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    if count <= 1:
-        return labels, [], []
-    flat = labels.ravel()
-    area = np.maximum(stats[:, cv2.CC_STAT_AREA], 1).astype(np.float64)
-    contrast = np.bincount(flat, response.ravel().astype(np.float64), count) / area
-    busy = np.bincount(flat, texture.ravel().astype(np.float64), count) / area
-    bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    diag = np.hypot(bw, bh)
-    smooth = busy * SURROUND_RATIO <= contrast
-    short_edge, long_edge = min(labels.shape), max(labels.shape)
-    idx = np.arange(1, count)
-    long_thin = idx[smooth[idx] & (diag[idx] >= SCRATCH_MIN_LENGTH_FRACTION * short_edge)
-                    & (area[idx] <= SCRATCH_MEAN_WIDTH * width * diag[idx])]
-    scratches = [int(i) for i in long_thin if _is_straight(labels, stats[i], int(i), width)]
-    speck_side = max(2.0 * width + 1, long_edge * DUST_MAX_FRACTION)
-    isolated = busy * DUST_SURROUND_RATIO <= contrast
-    specks = idx[isolated[idx] & (np.maximum(bw, bh)[idx] <= speck_side)
-                 & (area[idx] >= DUST_MIN_AREA) & (contrast[idx] >= DUST_MIN_CONTRAST)]
-    return labels, scratches, [int(i) for i in specks]
-
-
-def _is_straight(labels: np.ndarray, stat: np.ndarray, label: int, width: int) -> bool:
-    """True when the component's minimum-area rectangle is thin: its short side at most
-    :data:`SCRATCH_BEND` widths or :data:`SCRATCH_SAG` of its long side (gentle arcs)."""
-    x, y, w, h = (int(v) for v in stat[:4])
-    pts = np.argwhere(labels[y:y + h, x:x + w] == label)[:, ::-1].astype(np.float32)
-    _, (rw, rh), _ = cv2.minAreaRect(pts)
-    return min(rw, rh) <= max(SCRATCH_BEND * width, SCRATCH_SAG * max(rw, rh))
 
 
 def _scratches(image: np.ndarray, opts: _Options) -> StepResult:
@@ -392,7 +264,7 @@ def tints(low: np.ndarray, high: np.ndarray) -> tuple[float, float, float]:
 def neutral_chroma(image: np.ndarray) -> float:
     """Mean Lab chroma of the least colourful tenth of the mid-tones: about 0 when the photo
     holds anything neutral (white, gray, black), high when a cast tints everything."""
-    lab = cv2.cvtColor(_shrink(image, 512)[0].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    lab = cv2.cvtColor(shrink(image, 512)[0].astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
     mid = (lab[..., 0] > 20) & (lab[..., 0] < 95)
     if not mid.any():
         return 0.0
@@ -418,7 +290,7 @@ def _levels(image: np.ndarray, opts: _Options) -> StepResult:
     """Per-channel levels for fade and cast: each channel's black point to 0 and its white
     point toward 255 (see :func:`levels_gain`)."""
     low, high = channel_points(image)
-    luma_range = float(np.ptp(np.percentile(_gray(_level_copy(image)),
+    luma_range = float(np.ptp(np.percentile(gray(_level_copy(image)),
                                             (LEVELS_LOW_PCT, LEVELS_HIGH_PCT))))
     shadow, highlight, agreement = tints(low, high)
     neutral = neutral_chroma(image)
@@ -489,7 +361,7 @@ def _upscale(image: np.ndarray, opts: _Options) -> StepResult:
     size = (max(1, round(w * factor)), max(1, round(h * factor)))
     up = cv2.resize(image, size, interpolation=cv2.INTER_LANCZOS4)
     amount = min(SHARPEN_MAX, SHARPEN_PER_FACTOR * (factor - 1.0))
-    luma = _gray(up).astype(np.float32)
+    luma = gray(up).astype(np.float32)
     detail = luma - cv2.GaussianBlur(luma, (0, 0), SHARPEN_SIGMA_PER_FACTOR * factor)
     detail = np.sign(detail) * np.maximum(np.abs(detail) - SHARPEN_THRESHOLD, 0.0)
     out = _to_u8(up.astype(np.float32) + (amount * detail)[..., None])

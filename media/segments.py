@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from media.render import audio_encoder_args
+from media.encode import audio_encoder_args
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
 
 
@@ -31,7 +31,7 @@ def concat_list(paths: list[Path]) -> str:
 
 def join_argv(list_path: Path, audio_path: Path, out_path: Path) -> list[str]:
     """ffmpeg joining the segments named in ``list_path`` by stream copy and encoding
-    ``audio_path`` under them (AAC-LC as in :func:`media.render.encoder_argv`), +faststart."""
+    ``audio_path`` under them (AAC-LC as in :func:`media.encode.encoder_argv`), +faststart."""
     return ffmpeg_argv(
         "-f", "concat", "-safe", "0", "-i", str(list_path),
         "-i", str(audio_path),

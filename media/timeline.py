@@ -15,7 +15,6 @@ instantaneous. ``visible_in``/``visible_out`` are the frames over which a shot m
 
 from __future__ import annotations
 
-import bisect
 import json
 import math
 from collections.abc import Sequence
@@ -24,10 +23,19 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from media.cards import CardSpec
-from media.clip_analysis import best_window
+from media.beat_snap import frame_grid, snap_cuts, snap_near
+from media.card_spec import CardSpec
+from media.clip_window import best_window
+from media.shot_order import (
+    Slot,
+    arc_order,
+    even_pick,
+    fit_lengths,
+    interleave,
+    item_counts,
+    photo_slots,
+    subject_first,
+)
 
 CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
 KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
@@ -182,15 +190,6 @@ PACING: dict[str, Pacing] = {
 GENTLE = Pacing(4.5, 3.0, 5.0, FADE_BLACK, 1.0, 1.0)
 
 
-@dataclass(frozen=True)
-class _Slot:
-    kind: str
-    source_id: str
-    nominal_s: float
-    max_s: float | None = None
-    occurrence: int = 0
-
-
 def pacing_for(style: str, gentle: bool) -> Pacing:
     """The pacing of ``style`` (gift, brand, social); ``gentle`` overrides it."""
     if gentle:
@@ -200,102 +199,24 @@ def pacing_for(style: str, gentle: bool) -> Pacing:
     return PACING[style]
 
 
-def _even_pick(count: int, total: int) -> list[int]:
-    """``count`` indices spread evenly over ``range(total)``, always including 0."""
-    if count >= total:
-        return list(range(total))
-    return sorted({math.floor(i * total / count) for i in range(count)})
-
-
-def _order_photos(photos: Sequence[PhotoSource], subject_id: str | None) -> list[PhotoSource]:
-    """The subject photo first, then the others in their given order."""
-    first = [p for p in photos if p.id == subject_id]
-    return first + [p for p in photos if p.id != subject_id]
-
-
-def _step_cost(prev: PhotoSource, candidate: PhotoSource) -> float:
-    """How poorly ``candidate`` follows ``prev``: the same framing (close after close, wide after
-    wide) and the same orientation (portrait after portrait) read as a slideshow."""
-    cost = 1.0 if prev.close == candidate.close else 0.0
-    if prev.orientation == candidate.orientation and prev.orientation != "square":
-        cost += 0.6
-    return cost
-
-
-def _arc_order(photos: list[PhotoSource]) -> list[PhotoSource]:
-    """The film's arc: the first photo (the subject) opens, the warmest and brightest of the
-    others closes, and in between each next photo is the earliest given one that changes the
-    framing and orientation most (close/wide and portrait/landscape alternate)."""
-    if len(photos) <= 2:
-        return list(photos)
-    first, rest = photos[0], list(photos[1:])
-    best_glow = max(p.glow for p in rest)
-    closer = [p for p in rest if p.glow >= best_glow - 1e-9][-1]
-    middle = [p for p in rest if p is not closer]
-    order = [first]
-    while middle:
-        nxt = min(middle, key=lambda p: (_step_cost(order[-1], p), middle.index(p)))
-        middle.remove(nxt)
-        order.append(nxt)
-    return [*order, closer]
-
-
-def _item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> tuple[int, int]:
-    """How many photos and clips fit when each must last at least ``min_s`` seconds."""
-    fit = max(1, math.floor(middle_s / min_s))
-    if n_photos + n_clips <= fit:
-        return n_photos, n_clips
-    clips = min(n_clips, max(1 if n_clips else 0, round(fit * n_clips / (n_photos + n_clips))))
-    if n_photos == 0:
-        clips = min(n_clips, fit)
-    elif clips >= fit:  # room for one shot only: the (subject) photo wins
-        clips = fit - 1
-    return min(n_photos, fit - clips), clips
-
-
-def _photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[_Slot]:
-    """``count`` photo slots cycling through ``photos`` in arc order (repeats get a new
-    occurrence); when photos repeat, the last slot is the closing photo or the subject again."""
-    ids = [photos[i % len(photos)].id for i in range(count)]
-    if count > len(photos) >= 2 and ids[-1] not in (photos[0].id, photos[-1].id):
-        ids[-1] = photos[-1].id if ids[-2] != photos[-1].id else photos[0].id
-    seen: dict[str, int] = {}
-    slots = []
-    for photo_id in ids:
-        slots.append(_Slot("photo", photo_id, shot_s, None, seen.get(photo_id, 0)))
-        seen[photo_id] = seen.get(photo_id, 0) + 1
-    return slots
-
-
-def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[_Slot]:
+def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[Slot]:
     """``count`` clip slots cycling through ``clips``; lengths capped by the clip's length (less
     the transition overlap, which also shows the clip)."""
     slots = []
     for i in range(count):
         clip = clips[i % len(clips)]
         usable = max(0.5, clip.duration_s - pacing.transition_s)
-        slots.append(_Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
+        slots.append(Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
     return slots
 
 
-def _interleave(photo_slots: list[_Slot], clip_slots: list[_Slot]) -> list[_Slot]:
-    """Photos in order with the clips spread evenly between them (never first)."""
-    n, c = len(photo_slots) + len(clip_slots), len(clip_slots)
-    first = 1 if photo_slots else 0
-    positions = {min(n - 1, max(first, round((j + 1) * n / (c + 1)))) for j in range(c)}
-    while len(positions) < len(clip_slots):  # collisions on tiny films: take free slots
-        positions.add(next(i for i in range(n - 1, -1, -1) if i not in positions))
-    photos, clips = iter(photo_slots), iter(clip_slots)
-    return [next(clips) if i in positions else next(photos) for i in range(n)]
-
-
 def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
-                pacing: Pacing, min_s: float) -> tuple[list[_Slot], list[str]]:
+                pacing: Pacing, min_s: float) -> tuple[list[Slot], list[str]]:
     """The middle shots in order, with nominal lengths; and the ids of photos left out."""
-    n_p, n_c = _item_counts(len(photos), len(clips), middle_s, min_s)
-    kept = _arc_order([photos[i] for i in _even_pick(n_p, len(photos))]) if n_p else []
+    n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
+    kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
     dropped = [p.id for p in photos if p not in kept]
-    chosen_clips = [clips[i] for i in _even_pick(n_c, len(clips))] if n_c else []
+    chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
     if kept:
         photo_count = max(len(kept), round(max(0.0, middle_s - clip_total) / pacing.shot_s))
@@ -306,110 +227,10 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
         photo_count = 0
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
-    slots = _interleave(_photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
+    slots = interleave(photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
                         _clip_slots(chosen_clips, clip_count, pacing)
                         if chosen_clips else [])
     return slots, dropped
-
-
-def _fit_lengths(slots: list[_Slot], middle_s: float, min_s: float) -> list[float]:
-    """Slot lengths (seconds) summing to ``middle_s``: nominal lengths scaled by one factor,
-    each at least ``min_s`` and clips at most their own length where possible."""
-
-    def lengths(scale: float, capped: bool) -> list[float]:
-        out = []
-        for s in slots:
-            d = max(min_s, s.nominal_s * scale)
-            if capped and s.max_s is not None:
-                d = min(d, max(min_s, s.max_s))
-            out.append(d)
-        return out
-
-    capped = sum(lengths(1e6, True)) >= middle_s
-    lo, hi = 0.0, 1e6
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if sum(lengths(mid, capped)) < middle_s else (lo, mid)
-    result = lengths(hi, capped)
-    factor = middle_s / sum(result)
-    return [d * factor for d in result]
-
-
-def _snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
-               beats: Sequence[int]) -> list[int]:
-    """Cut frames for the target cut frames between shots: all on beats when the grid allows
-    every shot its minimum (see :func:`_beat_cuts`), else each moved to the nearest beat that
-    keeps every shot at least ``mins[k]`` frames long (or left where it is)."""
-    on_beats = _beat_cuts(targets, start, end, mins, beats)
-    if on_beats is not None:
-        return on_beats
-    cuts, prev = [], start
-    for k, target in enumerate(targets):
-        lo = prev + mins[k]
-        hi = end - sum(mins[k + 1:])
-        candidates = beats[bisect.bisect_left(beats, lo):bisect.bisect_right(beats, hi)]
-        if candidates:
-            cut = min(candidates, key=lambda b: (abs(b - target), b))
-        else:
-            cut = min(max(round(target), lo), hi)
-        cuts.append(cut)
-        prev = cut
-    return cuts
-
-
-def _beat_cuts(targets: list[float], start: int, end: int, mins: list[int],
-               beats: Sequence[int]) -> list[int] | None:
-    """One beat per cut, in order, every shot ``k`` at least ``mins[k]`` frames long (``mins``
-    has one entry per shot, ``len(targets) + 1``), minimising the summed squared distance (in
-    frames) to the targets: dynamic programming over the beat grid. None if impossible."""
-    grid = np.asarray([b for b in beats if start < b < end], np.int64)
-    if not targets or len(grid) < len(targets):
-        return None
-    inf = np.inf
-    cost = np.where(grid - start >= mins[0], (grid - targets[0]) ** 2.0, inf)
-    back: list[np.ndarray] = []
-    for k in range(1, len(targets)):
-        best_idx = _running_argmin(cost)
-        limit = np.searchsorted(grid, grid - mins[k], side="right") - 1  # last allowed prev
-        prev = np.where(limit >= 0, best_idx[np.maximum(limit, 0)], -1)
-        prev_cost = np.where(prev >= 0, cost[np.maximum(prev, 0)], inf)
-        back.append(prev)
-        cost = prev_cost + (grid - targets[k]) ** 2.0
-    cost = np.where(end - grid >= mins[len(targets)], cost, inf)
-    if not np.isfinite(cost).any():
-        return None
-    j = int(np.argmin(cost))
-    cuts = [j]
-    for prev in reversed(back):
-        j = int(prev[j])
-        cuts.append(j)
-    return [int(grid[j]) for j in reversed(cuts)]
-
-
-def _running_argmin(values: np.ndarray) -> np.ndarray:
-    """For each position, the index of the smallest value at or before it."""
-    idx = np.arange(len(values))
-    best = np.minimum.accumulate(values)
-    is_best = values <= best
-    return np.maximum.accumulate(np.where(is_best, idx, 0))
-
-
-def _snap_one(target_s: float, window_s: float, fps: int, bars: Sequence[int],
-              beats: Sequence[int], lo: int, hi: int) -> int:
-    """A card boundary near ``target_s``: the nearest bar in the window, else beat, else exact."""
-    target = target_s * fps
-    a = max(lo, math.floor((target_s - window_s) * fps))
-    b = min(hi, math.ceil((target_s + window_s) * fps))
-    for grid in (bars, beats):
-        candidates = [g for g in grid if a <= g <= b]
-        if candidates:
-            return min(candidates, key=lambda g: abs(g - target))
-    return min(max(round(target), lo), hi)
-
-
-def _grid(times: Sequence[float], fps: int, total: int) -> tuple[int, ...]:
-    """Beat times (seconds) as sorted unique frame indices strictly inside the film."""
-    return tuple(sorted({round(t * fps) for t in times if 0 < round(t * fps) < total}))
 
 
 def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tuple[int, ...],
@@ -420,9 +241,9 @@ def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tup
     close_s = min(4.5 + gentle_extra / 2, max(1.2, 0.2 * length))
     open_w, close_w = min(0.5, 0.2 * open_s), min(0.5, 0.2 * close_s)
     min_mid = round(1.0 * fps)
-    opening = _snap_one(open_s, open_w, fps, bars, beats, round(0.8 * fps),
+    opening = snap_near(open_s, open_w, fps, bars, beats, round(0.8 * fps),
                         total - round(1.0 * fps) - min_mid)
-    closing = _snap_one(length - close_s, close_w, fps, bars, beats, opening + min_mid,
+    closing = snap_near(length - close_s, close_w, fps, bars, beats, opening + min_mid,
                         total - round(1.0 * fps))
     return opening, closing
 
@@ -432,7 +253,7 @@ def _even(frames: float) -> int:
     return 2 * round(frames / 2)
 
 
-def _parallax_slots(slots: list[_Slot], chosen: set[int], photos: dict[str, PhotoSource],
+def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, PhotoSource],
                     budget_s: float) -> set[int]:
     """The motion slots that get parallax: photos with faces first (then the others), each in
     film order, while their nominal seconds fit in ``budget_s``."""
@@ -445,14 +266,14 @@ def _parallax_slots(slots: list[_Slot], chosen: set[int], photos: dict[str, Phot
     return picked
 
 
-def _motions(slots: list[_Slot], photos: dict[str, PhotoSource], motion_shots: int,
+def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
              order: dict[str, int], parallax_s: float = 0.0) -> list[tuple[str, int]]:
     """(motion, choice) per slot: ``motion_shots`` photo shots spread evenly get Ken Burns moves
     (low-res photos only get pushes), of which up to ``parallax_s`` seconds get parallax (see
     :func:`_parallax_slots`); repeats of a photo get a different move."""
     photo_idx = [i for i, s in enumerate(slots) if s.kind == "photo"]
     eligible = [i for i in photo_idx if not photos[slots[i].source_id].low_res]
-    chosen = {eligible[j] for j in _even_pick(min(motion_shots, len(eligible)), len(eligible))} \
+    chosen = {eligible[j] for j in even_pick(min(motion_shots, len(eligible)), len(eligible))} \
         if eligible and motion_shots > 0 else set()
     parallax = _parallax_slots(slots, chosen, photos, parallax_s)
     result = []
@@ -494,18 +315,18 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
         raise ValueError(f"film too short: {length_sec}s")
     total = round(length_sec * fps)
     pacing = pacing_for(style, gentle)
-    beats, bars = _grid(beat_times, fps, total), _grid(bar_times, fps, total)
+    beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
     open_end, close_start = _card_bounds(length_sec, fps, total, pacing, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
-    ordered = _order_photos(photos, subject_photo_id)
+    ordered = subject_first(photos, subject_photo_id)
     slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     if slots:
-        lengths = _fit_lengths(slots, middle_s, min_s)
+        lengths = fit_lengths(slots, middle_s, min_s)
         targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
         mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
-        cuts = [0, open_end, *_snap_cuts(targets, open_end, close_start, mins, beats),
+        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins, beats),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0)
@@ -515,7 +336,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                     tuple(dropped), notes)
 
 
-def _build_shots(slots: list[_Slot], cuts: list[int], photos: list[PhotoSource],
+def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
                  fps: int, motion_shots: int, parallax_s: float = 0.0) -> list[Shot]:
     """Shots from the cut frames: cards around the slots, transitions and visible ranges."""
@@ -551,7 +372,7 @@ def _visible_out(next_transition: Transition, next_cut: int) -> int:
 
 def _place_clip_segments(shots: list[Shot], clips: list[ClipSource], fps: int) -> list[Shot]:
     """Choose each clip shot's in-point: the best-scoring stretch of the clip (see
-    :func:`media.clip_analysis.best_window`; the middle without scores), later uses of a clip
+    :func:`media.clip_window.best_window`; the middle without scores), later uses of a clip
     avoiding the stretches already shown."""
     by_id = {c.id: c for c in clips}
     used: dict[str, list[tuple[float, float]]] = {}

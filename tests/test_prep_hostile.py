@@ -33,7 +33,8 @@ from media.clips import normalize_clip
 from media.errors import MediaRejected
 from media.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
 from services.storage.local import LocalStorage
-from tests.media.test_clips import assert_no_connection, lavfi_clip, listening_socket, x264
+from tests.media.lavfi import lavfi_clip, x264
+from tests.media.test_clips import assert_no_connection, listening_socket
 from tests.media.test_photos import EPS, SVG, _png_bomb
 from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, FilmOrder
@@ -137,7 +138,7 @@ def mp4_without_video(tmp: Path, _: Bait) -> bytes:
     """An MP4 holding one timed-text (subtitle) track and nothing else."""
     srt = tmp / "only.srt"
     srt.write_text("1\n00:00:00,000 --> 00:00:01,000\nhello\n", encoding="utf-8")
-    from tests.media.test_clips import ffmpeg
+    from tests.media.lavfi import ffmpeg
 
     ffmpeg("-i", str(srt), "-c:s", "mov_text", str(tmp / "subs.mp4"))
     return (tmp / "subs.mp4").read_bytes()

@@ -27,7 +27,7 @@ from media.errors import MediaRejected
 from services.storage.base import StorageKeyMissing, StorageUnavailable
 from services.storage.local import LocalStorage
 from services.storage.s3 import S3Storage, make_s3_client
-from tests.media.test_clips import lavfi_clip, x264
+from tests.media.lavfi import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media
 from workflows.contract import FilmOrder

@@ -117,7 +117,7 @@ def test_storyboard_needs_a_video(tmp_path: Path) -> None:
 
 
 def test_film_storyboard_has_one_frame_per_shot(films: dict[str, Path], tmp_path: Path) -> None:
-    from media.cards import CardSpec
+    from media.card_spec import CardSpec
     from media.contact_sheet import film_storyboard, shot_times
     from media.timeline import PhotoSource, plan_timeline
 

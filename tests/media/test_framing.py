@@ -1,4 +1,4 @@
-"""Subject finding, Ken Burns planning and photo composition (media.framing, media.compose)."""
+"""Subject finding and Ken Burns planning (media.framing)."""
 
 from __future__ import annotations
 
@@ -11,23 +11,14 @@ from skimage import data
 
 from media.compose import (
     PhotoLayer,
-    Prescaled,
-    cover_frame,
-    photo_box_on_frame,
     prescale,
     prescale_factor,
-    render_crop,
-    render_fit,
-    resize_crop,
-    shifted_crop,
-    viewport_matrix,
 )
 from media.framing import (
     MAX_ACCEL_PX,
     MIN_MOVE_PX,
     Box,
     Motion,
-    Rect,
     Subject,
     face_guard,
     find_subject,
@@ -221,146 +212,3 @@ def test_fit_decisions() -> None:
     assert not needs_fit(2000, 1500, group, LANDSCAPE)
     guard = face_guard(group, 2000, 1500)
     assert guard is not None and guard[0] < 100 and guard[2] > 1900
-
-
-# --- composition ------------------------------------------------------------------------------
-
-
-def test_viewport_warp_is_subpixel() -> None:
-    ramp = np.tile(np.arange(64, dtype=np.float64) * 4, (40, 1))  # 4 levels per pixel
-    src = prescale(np.dstack([ramp] * 3).astype(np.uint8), 1.0)
-    base = render_crop(src, Rect(5.0, 5.0, 40.0, 20.0), 40, 20).astype(np.float64)
-    for shift, levels in ((0.25, 1.0), (0.5, 2.0), (1.75, 7.0)):
-        moved = render_crop(src, Rect(5.0 + shift, 5.0, 40.0, 20.0), 40, 20).astype(np.float64)
-        assert float((moved - base).mean()) == pytest.approx(levels, abs=0.05)
-
-
-def _warped_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
-    matrix = viewport_matrix(rect, src, out_w, out_h)
-    return cv2.warpAffine(src.image, matrix, (out_w, out_h),
-                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
-
-
-def test_resized_crop_matches_the_exact_warp_on_a_moving_zoom() -> None:
-    src = prescale(cv2.resize(data.astronaut(), (1200, 900)), 1.0)
-    resized = 0
-    for i in range(40):  # a slow push-in with a drift, like a Ken Burns shot
-        w = 1000.0 - 3.7 * i
-        rect = Rect(60.0 + 1.13 * i, 80.0 + 0.61 * i, w, w * 9 / 16)
-        fast = resize_crop(src, rect, 960, 540)
-        if fast is None:
-            continue
-        resized += 1
-        exact = _warped_crop(src, rect, 960, 540).astype(np.int16)
-        diff = np.abs(fast.astype(np.int16) - exact)
-        assert diff.mean() < 0.3 and diff.max() <= 8  # 1/32 px of a full-contrast edge
-    assert resized >= 35  # the fast path is the usual one
-
-
-def test_resized_crop_reaches_farther_for_an_origin_on_a_zoom_near_one_to_one() -> None:
-    src = _astronaut(2200, 1400)
-    for zoom in (1.003, 1.005, 1.009):  # a whole photo at full size, barely magnified
-        rect = Rect(100.37, 80.71, 1920.0 / zoom, 1080.0 / zoom)
-        fast = resize_crop(src, rect, 1920, 1080)
-        assert fast is not None  # not the warp: the origin lies up to 430 output pixels out
-        diff = np.abs(fast.astype(np.int16) - _warped_crop(src, rect, 1920, 1080))
-        assert diff.mean() < 0.3 and diff.max() <= 8
-
-
-def test_resized_crop_declines_where_it_cannot_place_the_viewport_exactly() -> None:
-    src = prescale(np.zeros((600, 800, 3), np.uint8), 1.0)
-    assert resize_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180) is None  # 1:1, half px
-    whole = render_crop(src, Rect(10.5, 10.5, 320.0, 180.0), 320, 180)  # shifts instead
-    assert whole.shape == (180, 320, 3)
-
-
-def _astronaut(width: int, height: int) -> Prescaled:
-    return prescale(cv2.resize(data.astronaut(), (width, height)), 1.0)
-
-
-@pytest.mark.parametrize("rect", [
-    Rect(0.2, 0.3, 950.0, 534.375),  # against the top-left corner, no room for an origin
-    Rect(-3.4, 20.0, 940.0, 528.75),  # reaching past the left edge
-    Rect(260.7, 361.1, 941.0, 529.3125),  # reaching past the bottom-right corner
-], ids=["at-corner", "past-left", "past-bottom-right"])
-def test_resized_crop_repeats_the_edges_as_the_warp_does(rect: Rect) -> None:
-    src = _astronaut(1200, 900)
-    fast = resize_crop(src, rect, 960, 540)
-    assert fast is not None
-    diff = np.abs(fast.astype(np.int16) - _warped_crop(src, rect, 960, 540))
-    assert diff.mean() < 0.3 and diff.max() <= 8
-
-
-@pytest.mark.parametrize("rect", [
-    Rect(0.2, 0.3, 950.0, 534.375),  # the border serves the edge as a view
-    Rect(-180.6, -140.2, 940.0, 528.75),  # beyond the border: padded per crop instead
-    Rect(-1.3, 0.03, 960.0, 540.0),  # 1:1 shift
-], ids=["within-border", "beyond-border", "one-to-one"])
-def test_a_crop_is_the_same_with_or_without_the_replicated_border(rect: Rect) -> None:
-    image = cv2.resize(data.astronaut(), (1200, 900))
-    framed, bare = prescale(image, 1.0), prescale(image, 1.0, margin=False)
-    assert framed.framed is not None and bare.framed is None
-    assert np.array_equal(framed.image, bare.image)
-    assert np.array_equal(render_crop(framed, rect, 960, 540), render_crop(bare, rect, 960, 540))
-
-
-@pytest.mark.parametrize("offset", [(10.5, 7.25), (0.0, 3.75), (-1.3, 0.03), (239.9, 359.6)])
-def test_one_to_one_crop_is_a_subpixel_shift_matching_the_warp(
-        offset: tuple[float, float]) -> None:
-    src = _astronaut(1200, 900)
-    rect = Rect(offset[0], offset[1], 960.0, 540.0)
-    shifted = shifted_crop(src, rect, 960, 540)
-    assert shifted is not None
-    diff = np.abs(shifted.astype(np.int16) - _warped_crop(src, rect, 960, 540))
-    assert diff.mean() < 0.3 and diff.max() <= 2
-    assert shifted_crop(src, Rect(offset[0], offset[1], 961.0, 540.5625), 960, 540) is None
-
-
-def test_fitted_photo_matches_the_warp_and_leaves_the_source_alone() -> None:
-    image = cv2.resize(data.astronaut(), (450, 600))
-    src, back = prescale(image, 1.0), np.full((540, 960, 3), 40, np.uint8)
-    for i in range(12):  # a slow push-in on a portrait photo fitted in a landscape frame
-        h = 700.0 - 6.3 * i
-        rect = Rect(-(h * 16 / 9 - 450) / 2 + 0.37 * i, -(h - 600) / 2 + 0.21 * i,
-                    h * 16 / 9, h)
-        fitted = render_fit(src, rect, back)
-        under = back.copy()
-        warped = _warped_crop(src, rect, 960, 540)
-        x0, y0, x1, y1 = (round(v) for v in photo_box_on_frame(src, rect, 960))
-        inside = np.s_[y0 + 1:y1 - 1, x0 + 1:x1 - 1]  # away from the blended edges
-        diff = np.abs(fitted[inside].astype(np.int16) - warped[inside])
-        assert diff.mean() < 0.4 and diff.max() <= 12  # 1/32 px of an edge, 1.3 px per px
-        assert np.array_equal(fitted[:, :max(0, x0 - 1)], under[:, :max(0, x0 - 1)])
-    assert np.array_equal(src.image, image)
-
-
-def test_viewport_matrix_maps_the_rect_onto_the_frame() -> None:
-    src = prescale(np.zeros((1000, 2000, 3), np.uint8), 0.5)
-    matrix = viewport_matrix(Rect(200.0, 100.0, 960.0, 540.0), src, 1920, 1080)
-    left_edge = matrix @ np.array([-0.5, 0.0, 1.0])  # left edge of output pixel 0
-    right_edge = matrix @ np.array([1919.5, 0.0, 1.0])
-    assert left_edge[0] + 0.5 == pytest.approx(100.0)  # 200 source px * 0.5
-    assert right_edge[0] + 0.5 == pytest.approx(580.0)
-
-
-def test_fitted_photo_has_no_bars() -> None:
-    image = np.full((1500, 1000, 3), 220, np.uint8)  # portrait, bright
-    subject = find_subject(image)
-    motion = plan_ken_burns((1000, 1500), subject, LANDSCAPE, 30)
-    assert motion.mode == "fit"
-    layer = PhotoLayer(prescale(image, prescale_factor(motion, LANDSCAPE.width)), motion,
-                       LANDSCAPE.width, LANDSCAPE.height)
-    frame = layer.frame(15)
-    assert frame.shape == (1080, 1920, 3)
-    assert frame[:, :40].min() > 30  # blurred, darkened photo, not black
-    assert frame[:, :40].max() < 200  # darker than the photo itself
-    assert frame[540, 960].tolist() == [220, 220, 220]
-
-
-def test_cover_frame_fills_without_stretching() -> None:
-    frame = np.zeros((720, 1280, 3), np.uint8)
-    frame[:, 640:] = 255
-    out = cover_frame(frame, 540, 960)
-    assert out.shape == (960, 540, 3)
-    assert out[:, :200].max() == 0 and out[:, -200:].min() == 255

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from skimage import data
 
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.compose import PhotoLayer, prescale_factor
 from media.framing import find_subject, plan_ken_burns
 from media.parallax import (
@@ -25,7 +25,7 @@ from media.parallax import (
     scale_layers,
     separate_subject,
 )
-from media.render import SourcePreparer
+from media.sources import SourcePreparer
 from media.spec import ASPECTS, Aspect
 from media.timeline import (
     KEN_BURNS,

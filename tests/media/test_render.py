@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
-import os
-import threading
 import time
 import wave
 from pathlib import Path
@@ -16,19 +15,11 @@ import pytest
 from PIL import Image
 
 from media import spec
-from media.cards import CardSpec, text_layout
+from media.card_spec import CardSpec
+from media.card_text import text_layout
+from media.encode import open_encoders
 from media.overlay import film_logo_box
-from media.render import (
-    COMPOSE_OPENCV_THREADS,
-    ENCODER_INPUT_QUEUE,
-    ClipReader,
-    PreparedClip,
-    RenderStats,
-    encoder_argv,
-    encoder_threads,
-    render_films,
-    write_frame,
-)
+from media.render import COMPOSE_OPENCV_THREADS, RenderStats, render_films
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, ffprobe_argv, run_tool
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
 
@@ -46,7 +37,6 @@ class Film:
     outputs: dict[str, Path]
     stats: RenderStats
     progress: list[float]
-    clip: Path
 
 
 def _solid_photo(path: Path, rgb: tuple[int, int, int]) -> PhotoSource:
@@ -105,7 +95,7 @@ def film(tmp_path_factory: pytest.TempPathFactory) -> Film:
     stats = render_films(timeline, {p.id: p.path for p in photos}, {c.id: c.path for c in clips},
                          song, outputs, on_progress=progress.append, encoder_preset=PRESET,
                          timeout_s=120, logo=_logo())
-    return Film(timeline, outputs, stats, progress, clips[0].path)
+    return Film(timeline, outputs, stats, progress)
 
 
 def _probe(path: Path) -> dict:
@@ -200,18 +190,6 @@ def test_clip_frames_are_shown(film: Film) -> None:
         assert rgb.std() > 40  # testsrc's colour bars, not a flat or black frame
 
 
-def test_short_clip_holds_its_last_frame(film: Film) -> None:
-    reader = ClipReader(film.clip, 3.5, 40, (640, 360), LIMITS)  # only 15 frames left
-    shot = PreparedClip(reader, time.monotonic() + 60)
-    try:
-        frames = [shot.frame(spec.LANDSCAPE, i).copy() for i in range(40)]
-    finally:
-        shot.close()
-    assert all(f.shape == (1080, 1920, 3) for f in frames)
-    assert not np.array_equal(frames[0], frames[14])
-    assert all(np.array_equal(frames[14], f) for f in frames[15:])
-
-
 def test_progress_and_stats(film: Film) -> None:
     assert film.progress[-1] == 1.0
     assert all(a <= b for a, b in zip(film.progress, film.progress[1:], strict=False))
@@ -282,57 +260,29 @@ def test_frames_are_composed_with_opencv_single_threaded_and_its_setting_restore
         cv2.setNumThreads(before)
 
 
-@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (4, 2), (8, 4), (64, 4)])
-def test_encoders_share_the_usable_cores(cores: int, threads: int) -> None:
-    assert encoder_threads(aspects=2, cores=cores) == threads
+def _raw_copy_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+                   preset: str) -> list[str]:
+    """An encoder stand-in: the piped rgb24 frames copied to ``out_path`` as they are."""
+    return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
+                       "-s", f"{aspect.width}x{aspect.height}", "-i", "pipe:0",
+                       "-c:v", "copy", "-f", "rawvideo", str(out_path))
 
 
-def test_encoder_holds_few_raw_frames_and_threads_as_the_cores_allow(tmp_path: Path) -> None:
-    argv = encoder_argv(spec.ASPECTS[0], tmp_path / "song.wav", tmp_path / "a.mp4", PRESET)
-    pipe = argv.index("pipe:0")
-    assert argv[pipe - 3:pipe - 1] == ["-thread_queue_size", str(ENCODER_INPUT_QUEUE)]
-    assert argv[argv.index("-threads") + 1] == str(encoder_threads())
-    assert argv[argv.index("-filter_threads") + 1] == "1"
-
-
-def _written_through_a_pipe(frame: np.ndarray) -> bytes:
-    """What :func:`write_frame` puts into a real pipe for ``frame``, read on a thread."""
-    read_fd, write_fd = os.pipe()
-    chunks: list[bytes] = []
-
-    def drain() -> None:
-        while chunk := os.read(read_fd, 1 << 16):
-            chunks.append(chunk)
-
-    reader = threading.Thread(target=drain)
-    reader.start()
-    try:
-        write_frame(write_fd, frame)
-    finally:
-        os.close(write_fd)
-        reader.join(timeout=30)
-        os.close(read_fd)
-    return b"".join(chunks)
-
-
-@pytest.mark.parametrize("view", ["whole", "crop", "strided"])
-def test_a_frame_reaches_the_pipe_row_by_row_whatever_its_memory_layout(view: str) -> None:
-    big = np.random.default_rng(7).integers(0, 256, (1100, 1950, 3), dtype=np.uint8)
-    frame = {"whole": big[:1080, :1920].copy(), "crop": big[13:1093, 17:1937],
-             "strided": big[:1080, ::2][:, :960]}[view]
-    assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
-
-
-def test_a_frame_written_in_part_by_writev_is_finished_where_it_stopped(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    real_writev = os.writev
-
-    def short_writev(fd: int, buffers: list) -> int:  # a real write, but of 1000 bytes at most
-        return real_writev(fd, [memoryview(buffers[0]).cast("B")[:1000]])
-
-    monkeypatch.setattr(os, "writev", short_writev)
-    frame = np.random.default_rng(8).integers(0, 256, (40, 1950, 3), dtype=np.uint8)[:, 7:1927]
-    assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
+def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
+    photos = [_solid_photo(tmp_path / "red.png", RED)]
+    timeline = _timeline(photos, [], 4.0)
+    middle = _middle_frame(timeline, "red")
+    outputs = {a.name: tmp_path / f"{a.name}.rgb" for a in spec.ASPECTS}
+    stats = render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
+                         frames=(middle, middle + 2), timeout_s=60,
+                         encoders=functools.partial(open_encoders, argv_for=_raw_copy_argv))
+    assert stats.frames == 2
+    for aspect in spec.ASPECTS:
+        raw = outputs[aspect.name].read_bytes()
+        frame_bytes = aspect.width * aspect.height * 3
+        assert len(raw) == 2 * frame_bytes
+        first = np.frombuffer(raw[:frame_bytes], np.uint8).reshape(aspect.height, aspect.width, 3)
+        assert np.abs(first.reshape(-1, 3).mean(axis=0) - RED).max() < 2
 
 
 def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:

@@ -15,14 +15,9 @@ import pytest
 from skimage import data
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
-from media.restore import (
-    MAX_UPSCALE,
-    RECIPES,
-    cover_long_edge,
-    estimate_noise,
-    find_defects,
-    restore_photo,
-)
+from media.defects import find_defects
+from media.photo_measure import estimate_noise
+from media.restore import MAX_UPSCALE, RECIPES, cover_long_edge, restore_photo
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "rocket")
 Degrade = Callable[[np.ndarray, np.random.Generator], np.ndarray]

@@ -16,16 +16,17 @@ import pytest
 from PIL import Image
 
 from media import spec
-from media.cards import CardSpec
-from media.render import render_films, sources_for
+from media.card_spec import CardSpec
+from media.render import render_films
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
 from media.segments import concat_list, count_video_frames, join_segments
 from media.song import master
 from media.soundtrack import write_wav
+from media.sources import sources_for
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline, segment_cut_frames
 from media.verify import verify_film
 
-SAMPLE_PHOTOS = Path(__file__).resolve().parents[2] / "samples" / "birthday" / "photos"
+SAMPLE_PHOTOS = Path(__file__).resolve().parents[1] / "fixtures" / "order" / "photos"
 LENGTH_S = 12.0
 PRESET = "superfast"  # still High profile; keeps the test quick
 LIMITS = Limits(timeout_s=120)

@@ -9,7 +9,7 @@ import pytest
 from scipy import signal
 
 from media import spec
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.song import MASTER_TRUE_PEAK_DBTP, master, measure_loudness
 from media.soundtrack import CLIP_UNDER_SONG_DB, build_soundtrack, decode_audio, write_wav

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from media.cards import CardSpec
+from media.card_spec import CardSpec
 from media.compose import layer_weights
 from media.song import SongBrief, plan_song
 from media.song import beat_grid as beat_grid_of
@@ -304,3 +306,13 @@ def test_clip_shot_starts_on_its_best_stretch() -> None:
     shot = next(s for s in tl.shots if s.kind == "clip")
     assert shot.clip_start_s >= 2.0 - 1e-6
     assert shot.clip_start_s + shot.frames / 30 <= 7.0 + 1e-6
+
+
+def test_planner_loads_neither_opencv_nor_pillow() -> None:
+    probe = ("import json, sys\n"
+             "import media.timeline\n"
+             "print(json.dumps(sorted(m for m in sys.modules "
+             "if m.split('.')[0] in ('cv2', 'PIL'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True, cwd=Path(__file__).resolve().parents[2])
+    assert json.loads(done.stdout) == []

@@ -1,0 +1,178 @@
+"""Encoders and clip readers: encoder command lines, frames through a pipe, clip decoding and
+failing encoders (media.encode)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from media import spec
+from media.encode import (
+    ENCODER_INPUT_QUEUE,
+    ClipReader,
+    audio_encoder_args,
+    decoder_argv,
+    encoder_argv,
+    encoder_threads,
+    open_encoders,
+    probe_size,
+    sample_frame,
+    write_frame,
+)
+from media.runner import Limits, ToolError, ffmpeg_argv, run_tool
+
+PRESET = "superfast"
+LIMITS = Limits(timeout_s=60)
+
+
+def _testsrc_clip(path: Path, seconds: float = 2.0) -> Path:
+    """A 640x360 30 fps H.264 clip of ffmpeg's colour bars, BT.709 tagged."""
+    run_tool(ffmpeg_argv("-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-t", str(seconds),
+                         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                         "-colorspace", "bt709", "-color_primaries", "bt709",
+                         "-color_trc", "bt709", "-color_range", "tv", str(path)), LIMITS)
+    return path
+
+
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (4, 2), (8, 4), (64, 4)])
+def test_encoders_share_the_usable_cores(cores: int, threads: int) -> None:
+    assert encoder_threads(aspects=2, cores=cores) == threads
+
+
+def test_encoder_holds_few_raw_frames_and_threads_as_the_cores_allow(tmp_path: Path) -> None:
+    argv = encoder_argv(spec.ASPECTS[0], tmp_path / "song.wav", tmp_path / "a.mp4", PRESET)
+    pipe = argv.index("pipe:0")
+    assert argv[pipe - 3:pipe - 1] == ["-thread_queue_size", str(ENCODER_INPUT_QUEUE)]
+    assert argv[argv.index("-threads") + 1] == str(encoder_threads())
+    assert argv[argv.index("-filter_threads") + 1] == "1"
+
+
+def _written_through_a_pipe(frame: np.ndarray) -> bytes:
+    """What :func:`write_frame` puts into a real pipe for ``frame``, read on a thread."""
+    read_fd, write_fd = os.pipe()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while chunk := os.read(read_fd, 1 << 16):
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        write_frame(write_fd, frame)
+    finally:
+        os.close(write_fd)
+        reader.join(timeout=30)
+        os.close(read_fd)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("view", ["whole", "crop", "strided"])
+def test_a_frame_reaches_the_pipe_row_by_row_whatever_its_memory_layout(view: str) -> None:
+    big = np.random.default_rng(7).integers(0, 256, (1100, 1950, 3), dtype=np.uint8)
+    frame = {"whole": big[:1080, :1920].copy(), "crop": big[13:1093, 17:1937],
+             "strided": big[:1080, ::2][:, :960]}[view]
+    assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
+
+
+def test_a_frame_written_in_part_by_writev_is_finished_where_it_stopped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real_writev = os.writev
+
+    def short_writev(fd: int, buffers: list) -> int:  # a real write, but of 1000 bytes at most
+        return real_writev(fd, [memoryview(buffers[0]).cast("B")[:1000]])
+
+    monkeypatch.setattr(os, "writev", short_writev)
+    frame = np.random.default_rng(8).integers(0, 256, (40, 1950, 3), dtype=np.uint8)[:, 7:1927]
+    assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
+
+
+def test_delivered_sound_is_aac_at_48_khz_stereo() -> None:
+    args = audio_encoder_args()
+    assert args[args.index("-c:a") + 1] == "aac"
+    assert args[args.index("-ar") + 1] == str(spec.AUDIO_SAMPLE_RATE) == "48000"
+    assert args[args.index("-ac") + 1] == str(spec.AUDIO_CHANNELS) == "2"
+
+
+def test_segment_encoder_without_audio_maps_only_the_video(tmp_path: Path) -> None:
+    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET)
+    assert argv.count("-i") == 1
+    assert "-c:a" not in argv and "-shortest" not in argv
+    assert argv[argv.index("-s") + 1] == "1920x1080"
+    assert argv[-1] == str(tmp_path / "a.mp4")
+
+
+def test_decoder_never_seeks_before_the_start(tmp_path: Path) -> None:
+    argv = decoder_argv(tmp_path / "c.mp4", -0.4, 12)
+    assert argv[argv.index("-ss") + 1] == "0.000"
+    assert argv[argv.index("-frames:v") + 1] == "12"
+
+
+def test_clip_size_and_a_sample_frame_are_read_from_the_clip(tmp_path: Path) -> None:
+    clip = _testsrc_clip(tmp_path / "c.mp4")
+    size = probe_size(clip, LIMITS)
+    assert size == (640, 360)
+    frame = sample_frame(clip, 1.0, size, LIMITS)
+    assert frame is not None and frame.shape == (360, 640, 3)
+    assert frame.std() > 40  # colour bars, not a flat frame
+    assert sample_frame(clip, 30.0, size, LIMITS) is None  # past the end
+
+
+def test_clip_reader_gives_the_frames_asked_for_then_none(tmp_path: Path) -> None:
+    reader = ClipReader(_testsrc_clip(tmp_path / "c.mp4"), 0.5, 10, (640, 360), LIMITS)
+    try:
+        frames = [reader.next(time.monotonic() + 30) for _ in range(11)]
+    finally:
+        reader.close()
+    assert all(f is not None and f.shape == (360, 640, 3) for f in frames[:10])
+    assert frames[10] is None
+
+
+def test_clip_reader_raises_when_nothing_decodes(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(b"not a video at all")
+    reader = ClipReader(broken, 0.0, 5, (640, 360), LIMITS)
+    try:
+        with pytest.raises(ToolError):
+            reader.next(time.monotonic() + 30)
+    finally:
+        reader.close()
+
+
+def test_encoder_factory_uses_the_command_line_it_is_given(tmp_path: Path) -> None:
+    def raw_copy_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+                      preset: str) -> list[str]:
+        return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
+                           "-s", f"{aspect.width}x{aspect.height}", "-i", "pipe:0",
+                           "-c:v", "copy", "-f", "rawvideo", str(out_path))
+
+    aspect = spec.LANDSCAPE
+    outputs = {aspect.name: tmp_path / "a.rgb"}
+    frame = np.full((aspect.height, aspect.width, 3), 77, np.uint8)
+    with open_encoders((aspect,), None, outputs, PRESET, 60, argv_for=raw_copy_argv) as feeds:
+        for _ in range(2):
+            feeds[aspect.name].put(frame)
+        feeds[aspect.name].finish()
+    assert outputs[aspect.name].read_bytes() == frame.tobytes() * 2
+
+
+def test_encoder_past_its_output_bytes_fails_with_its_error(tmp_path: Path) -> None:
+    def raw_copy_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+                      preset: str) -> list[str]:
+        return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
+                           "-s", f"{aspect.width}x{aspect.height}", "-i", "pipe:0",
+                           "-c:v", "copy", "-f", "rawvideo", str(out_path))
+
+    aspect = spec.LANDSCAPE
+    frame = np.zeros((aspect.height, aspect.width, 3), np.uint8)
+    with pytest.raises(ToolError), open_encoders(
+            (aspect,), None, {aspect.name: tmp_path / "a.rgb"}, PRESET, 60,
+            argv_for=raw_copy_argv, output_file_bytes=frame.nbytes // 2) as feeds:
+        for _ in range(4):
+            feeds[aspect.name].put(frame)
+        feeds[aspect.name].finish()

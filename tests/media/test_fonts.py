@@ -1,0 +1,41 @@
+"""Bundled fonts: every script a customer may type has real glyphs, and the face follows the
+script and the language hint (media.fonts)."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import ImageFont
+
+from media import fonts
+from tests.media.card_names import HARD_NAMES
+
+
+@pytest.mark.parametrize("name", [*HARD_NAMES, "Nguyễn Thị Minh Khai", "Şükrü Çağlar",
+                                  "Ђорђе Ћосић", "Ὀδυσσεύς", "「美咲」、ありがとう！"])
+def test_every_character_has_a_real_glyph(name: str) -> None:
+    face = fonts.face_for(name)
+    assert fonts.missing_glyphs(name, face) == []
+    # Belt and braces: the font each run is drawn with renders a glyph, not its .notdef box.
+    for run, font in fonts.font_runs(name, 48, fonts.BOLD, face):
+        notdef = bytes(font.getmask("\U0010fffd"))
+        for ch in run:
+            if ch.isspace():
+                continue
+            mask = font.getmask(ch)
+            assert mask.getbbox() is not None, ch
+            assert bytes(mask) != notdef, f"{ch!r} is tofu in {font.getname()}"
+
+
+def test_bundled_fonts_are_present_and_licensed() -> None:
+    files = [fonts.LATIN_BOLD_PATH, fonts.LATIN_REGULAR_PATH, fonts.CJK_PATH]
+    assert sum(p.stat().st_size for p in files) < 22 * 1024 * 1024
+    assert "SIL OPEN FONT LICENSE" in (fonts.FONT_DIR / "OFL.txt").read_text()
+    for path in files:
+        assert isinstance(ImageFont.truetype(str(path), 20), ImageFont.FreeTypeFont)
+
+
+def test_face_choice() -> None:
+    assert fonts.face_for("さくら") == fonts.FACE_JA
+    assert fonts.face_for("김민준") == fonts.FACE_KO
+    assert fonts.face_for("美咲", "zh-Hant-TW") == fonts.FACE_ZH_HANT
+    assert fonts.face_for("Anna", "en") == fonts.FACE_JA

