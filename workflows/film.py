@@ -86,6 +86,7 @@ def stage_span(stage: FilmStage) -> tuple[int, int]:
     later = stages[stages.index(stage) + 1:]
     return STAGE_START_PERCENT[stage], (STAGE_START_PERCENT[later[0]] if later else 100)
 
+
 STAGE_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=5),
     backoff_coefficient=2.0,
