@@ -323,7 +323,7 @@ class PhotoLayer:
         self.motion = motion
         self.out_w, self.out_h = out_w, out_h
         self.back: np.ndarray | None = None
-        if motion.mode == "fit":
+        if motion.mode != "crop":  # fit or fill: the photo does not cover the whole frame
             mid = motion.rect_at(motion.frames // 2)
             self.back = backdrop(self.src.image, out_w, out_h,
                                  photo_box_on_frame(self.src, mid, out_w))
