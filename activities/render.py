@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -70,15 +71,16 @@ def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
 
 
 def plan_for(order: FilmOrder, photos: list[PhotoSource],
-             clips: list[ClipSource], song_meta: dict[str, list[float]],
+             clips: list[ClipSource], song_meta: dict[str, Any],
              motion_shots: int, premium: bool = False) -> Timeline:
-    """The film's timeline as data, cut on the song's beats (``premium``: parallax moves)."""
+    """The film's timeline as data, cut on the song's beats and following its sections
+    (``premium``: parallax moves)."""
     opening, closing = cards_for(order)
     return plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
         motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
         subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
-        premium=premium,
+        premium=premium, sections=song_meta.get("sections", ()),
     )
 
 
@@ -86,8 +88,17 @@ def photo_sources(prep: PrepResult, paths: dict[str, Path],
                   subjects: dict[str, Subject]) -> list[PhotoSource]:
     """The prepared photos with the traits the timeline orders them by (see media.arc)."""
     return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
-                        **asdict(photo_traits(paths[p.id], subjects.get(p.id))))
+                        **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
+                        **_focus(subjects.get(p.id)))
             for p in prep.photos]
+
+
+def _focus(subject: Subject | None) -> dict[str, float]:
+    """Where the photo's subject is (``focus_x``, ``focus_y``: 0..1), the centre without one."""
+    if subject is None:
+        return {}
+    x, y = subject.focus.center
+    return {"focus_x": round(x, 4), "focus_y": round(y, 4)}
 
 
 def clip_sources(prep: PrepResult, paths: dict[str, Path]) -> list[ClipSource]:

@@ -8,6 +8,7 @@ and wide, portrait and landscape alternate; clips are spread evenly between the 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,16 +85,29 @@ def item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> t
 
 def photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[Slot]:
     """``count`` photo slots cycling through ``photos`` in arc order (repeats get a new
-    occurrence); when photos repeat, the last slot is the closing photo or the subject again."""
+    occurrence); when photos repeat, the last slot is the closing photo (else, right after it,
+    the subject again): the closing card then shows the subject."""
     ids = [photos[i % len(photos)].id for i in range(count)]
-    if count > len(photos) >= 2 and ids[-1] not in (photos[0].id, photos[-1].id):
-        ids[-1] = photos[-1].id if ids[-2] != photos[-1].id else photos[0].id
+    if count > len(photos) >= 2 and ids[-1] != photos[-1].id:
+        ids = _end_on(ids, photos[-1].id, photos[0].id)
     seen: dict[str, int] = {}
     slots = []
     for photo_id in ids:
         slots.append(Slot("photo", photo_id, shot_s, None, seen.get(photo_id, 0)))
         seen[photo_id] = seen.get(photo_id, 0) + 1
     return slots
+
+
+def _end_on(ids: list[str], closer: str, subject: str) -> list[str]:
+    """``ids`` ending on ``closer``: its last showing swapped to the end when that puts no photo
+    twice in a row, else the last slot replaced by the closer (or, right after it, the
+    subject)."""
+    j = len(ids) - 1 - ids[::-1].index(closer)
+    swapped = [*ids]
+    swapped[j], swapped[-1] = swapped[-1], swapped[j]
+    if all(a != b for a, b in itertools.pairwise(swapped)):
+        return swapped
+    return [*ids[:-1], closer if ids[-2] != closer else subject]
 
 
 def interleave(photo_shots: list[Slot], clip_shots: list[Slot]) -> list[Slot]:

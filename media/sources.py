@@ -21,9 +21,17 @@ from PIL import Image
 from media import spec
 from media.cards import CardImage, entrance_frame, render_card_image
 from media.clip_framing import ClipFraming, frame_clip, plan_clip_framing
-from media.compose import PhotoLayer, Prescaled, cover_frame, prescale, prescale_factor
+from media.compose import (
+    PhotoLayer,
+    Prescaled,
+    cover_frame,
+    prescale,
+    prescale_factor,
+    subject_cover,
+)
 from media.encode import ClipReader, probe_size, sample_frame
 from media.framing import KEEP_MIN, Motion, Subject, find_subject, plan_ken_burns
+from media.moves import FRAMING_MOVE
 from media.parallax import (
     ParallaxLayer,
     ParallaxLayers,
@@ -142,9 +150,11 @@ class _Photo:
 
 
 def card_photo(timeline: Timeline, index: int) -> str | None:
-    """The photo behind card ``index``: the first photo shot for the opening card, the last
-    one for the closing card."""
+    """The photo behind card ``index``: the first photo shot for the opening card; for the
+    closing card the subject's photo (the recipient, the pet), else the last photo shot."""
     ids = [s.source_id for s in timeline.shots if s.kind == "photo"]
+    if index != 0 and timeline.subject_photo_id is not None:
+        return timeline.subject_photo_id
     if not ids:
         return None
     return ids[0] if index == 0 else ids[-1]
@@ -250,7 +260,8 @@ class SourcePreparer:
                 motion = plan_ken_burns((width, height), photo.subject, aspect, shot.frames,
                                         choice=shot.motion_choice,
                                         full=shot.motion in (KEN_BURNS, PARALLAX),
-                                        keep_min=self._keep_min(aspect))
+                                        keep_min=self._keep_min(aspect),
+                                        move=FRAMING_MOVE.get(shot.move))
                 factor = round(prescale_factor(motion, aspect.width), 4)
                 layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                         aspect)
@@ -304,7 +315,7 @@ class SourcePreparer:
         try:
             images = {}
             for aspect in self.aspects:
-                back = (cover_frame(photo.image, aspect.width, aspect.height)
+                back = (subject_cover(photo.image, photo.subject, aspect.width, aspect.height)
                         if photo is not None else None)
                 images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
                                                         back, self.logo)

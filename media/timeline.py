@@ -23,9 +23,20 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from media.beat_snap import frame_grid, snap_cuts, snap_near
 from media.card_spec import CardSpec
 from media.clip_window import best_window
+from media.moves import (
+    PhotoLook,
+    Section,
+    choose_moves,
+    downbeat_grid,
+    section_at,
+    section_frames,
+    transition_kinds,
+)
 from media.shot_order import (
     Slot,
     arc_order,
@@ -44,6 +55,10 @@ PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own l
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
 MIN_FILM_S = 3.0
+CARD_SHARE_MAX = 0.15  # the two cards together hold at most this share of the film's frames
+OPENING_CARD_S = (1.5, 3.5)  # shortest and longest opening card (seconds)
+CLOSING_CARD_S = (2.0, 4.5)  # shortest and longest closing card (seconds)
+OPENING_CARD_SHARE = 0.42  # of the cards' budget; the closing card (longer text) gets the rest
 CLOSE_FACE_FRACTION = 0.22  # a face this tall (fraction of the photo's height) is a close shot
 
 
@@ -61,6 +76,10 @@ class PhotoSource:
     brightness: float = 0.5
     warmth: float = 0.0
     saturation: float = 0.0
+    focus_x: float = 0.5
+    """Centre of the photo's subject (faces, else the salient region), 0..1 of its width."""
+    focus_y: float = 0.5
+    """Centre of the photo's subject, 0..1 of its height."""
 
     @property
     def close(self) -> bool:
@@ -114,9 +133,10 @@ class Transition:
 class Shot:
     """One shot. ``kind`` is card, photo or clip; frames are film frame indices.
 
-    ``motion`` is ken_burns, parallax, push or none (``motion_choice`` varies the move); clips
-    start at ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their
-    ``card``.
+    ``motion`` is ken_burns, parallax, push or none (how much the camera moves); ``move`` is
+    the camera move of a photo shot (:data:`media.moves.MOVE_VOCABULARY`: push_in, pull_out,
+    pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
+    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
     """
 
     kind: str
@@ -130,6 +150,7 @@ class Shot:
     motion_choice: int = 0
     clip_start_s: float = 0.0
     card: CardSpec | None = None
+    move: str = ""
 
     @property
     def frames(self) -> int:
@@ -139,7 +160,10 @@ class Shot:
 
 @dataclass(frozen=True)
 class Timeline:
-    """A whole film: ``total_frames`` frames at ``fps``, shots in order, film fade in/out."""
+    """A whole film: ``total_frames`` frames at ``fps``, shots in order, film fade in/out.
+
+    ``subject_photo_id`` is the photo the closing card sits over (the recipient or the pet);
+    ``grade`` names the colour grade of every shot (see :mod:`media.grade`)."""
 
     fps: int
     total_frames: int
@@ -152,6 +176,8 @@ class Timeline:
     beat_frames: tuple[int, ...] = ()
     dropped_photo_ids: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    subject_photo_id: str | None = None
+    grade: str = "natural"
 
     def to_json(self, indent: int | None = 2) -> str:
         """The timeline as JSON (paths are not part of it: sources are referenced by id)."""
@@ -166,7 +192,7 @@ class Timeline:
             what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
             lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
                          f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
-                         f"/{s.transition_in.frames} {s.motion}#{s.motion_choice}")
+                         f"/{s.transition_in.frames} {s.motion}#{s.motion_choice} {s.move}")
         return "\n".join(lines)
 
 
@@ -233,18 +259,33 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
     return slots, dropped
 
 
-def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tuple[int, ...],
+def card_lengths(length: float) -> tuple[float, float]:
+    """Longest opening and closing cards (seconds) of a ``length``-second film: together at
+    most :data:`CARD_SHARE_MAX` of it (a film too short for the shortest cards gets less)."""
+    budget = CARD_SHARE_MAX * length
+    open_s = min(OPENING_CARD_S[1], max(OPENING_CARD_S[0], OPENING_CARD_SHARE * budget))
+    close_s = min(CLOSING_CARD_S[1], max(CLOSING_CARD_S[0], budget - open_s))
+    if open_s + close_s > budget:  # a short film: share the budget, never exceed it
+        open_s, close_s = OPENING_CARD_SHARE * budget, (1 - OPENING_CARD_SHARE) * budget
+    return open_s, close_s
+
+
+def _card_bounds(length: float, fps: int, total: int, beats: tuple[int, ...],
                  bars: tuple[int, ...]) -> tuple[int, int]:
-    """Frames where the opening card ends and the closing card starts."""
-    gentle_extra = 0.5 if pacing.transition == FADE_BLACK else 0.0
-    open_s = min(3.5 + gentle_extra / 2, max(1.0, 0.15 * length))
-    close_s = min(4.5 + gentle_extra / 2, max(1.2, 0.2 * length))
-    open_w, close_w = min(0.5, 0.2 * open_s), min(0.5, 0.2 * close_s)
+    """Frames where the opening card ends and the closing card starts: on a bar (else a beat)
+    that only shortens the cards of :func:`card_lengths` (by at most a beat, or 0.5 s, and
+    less than half the card)."""
+    open_s, close_s = card_lengths(length)
     min_mid = round(1.0 * fps)
-    opening = snap_near(open_s, open_w, fps, bars, beats, round(0.8 * fps),
-                        total - round(1.0 * fps) - min_mid)
-    closing = snap_near(length - close_s, close_w, fps, bars, beats, opening + min_mid,
-                        total - round(1.0 * fps))
+    beat_s = float(np.median(np.diff(beats))) / fps if len(beats) > 2 else 0.0
+    reach = max(0.5, 1.05 * beat_s)
+    open_w, close_w = min(reach, 0.45 * open_s), min(reach, 0.45 * close_s)
+    open_max = min(math.floor(open_s * fps), total - 2 * min_mid)
+    opening = snap_near(open_s - open_w / 2, open_w / 2, fps, bars, beats,
+                        max(1, min(round(0.8 * fps), open_max)), max(1, open_max))
+    close_min = max(total - math.floor(close_s * fps), opening + min_mid)
+    closing = snap_near(length - close_s + close_w / 2, close_w / 2, fps, bars, beats,
+                        close_min, max(close_min, total - round(0.5 * fps)))
     return opening, closing
 
 
@@ -299,24 +340,30 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   beat_times: Sequence[float], length_sec: float, opening: CardSpec,
                   closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
                   style: str, subject_photo_id: str | None,
-                  bar_times: Sequence[float] = (), premium: bool = False) -> Timeline:
+                  bar_times: Sequence[float] = (), premium: bool = False,
+                  sections: Sequence[Sequence[Any]] = ()) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
-    Opening card (about 3-4 s), photo and clip shots, closing card (about 4-5 s) ending the film.
-    Cuts land on ``beat_times`` (seconds; card boundaries prefer ``bar_times``) where the grid
-    allows; the subject photo comes first; clips are spread through the film; photos repeat
-    (with other moves) when there are too few, and when there are too many each still lasts at
-    least the style's minimum (about 2 s) and the rest are listed in ``dropped_photo_ids``.
-    ``motion_shots`` photo shots get full Ken Burns moves, the others a gentle push; with
-    ``premium`` some of them (faces first, at most :data:`PARALLAX_MAX_SHARE` of the film) get
-    parallax instead, the subject moving on its own layer.
+    Opening card, photo and clip shots, closing card (over the subject photo), the two cards
+    together at most :data:`CARD_SHARE_MAX` of the film. Cuts land on ``beat_times`` (seconds;
+    card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars count)
+    where the grid allows; the subject photo comes first; clips are spread through the film;
+    photos repeat (with other moves) when there are too few, and when there are too many each
+    still lasts at least the style's minimum (about 2 s) and the rest are listed in
+    ``dropped_photo_ids``. ``motion_shots`` photo shots get full Ken Burns moves, the others a
+    gentle push; with ``premium`` some of them (faces first, at most
+    :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
+    layer. Each photo shot's ``move`` and each transition follow the photo and the song's
+    ``sections`` (``(name, start_s, end_s)``; see :mod:`media.moves`); without sections every
+    transition is the style's.
     """
     if length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {length_sec}s")
     total = round(length_sec * fps)
     pacing = pacing_for(style, gentle)
     beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
-    open_end, close_start = _card_bounds(length_sec, fps, total, pacing, beats, bars)
+    parts = section_frames(sections, fps, total)
+    open_end, close_start = _card_bounds(length_sec, fps, total, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
     ordered = subject_first(photos, subject_photo_id)
@@ -326,38 +373,74 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
         lengths = fit_lengths(slots, middle_s, min_s)
         targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
         mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
-        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins, beats),
+        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins,
+                                        downbeat_grid(beats, bars, parts)),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
-                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0)
+                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
+                         parts, gentle)
     notes = ("clip sound is mixed under the song by the render stage (media.soundtrack)",)
+    subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     _even(pacing.fade_s * fps), _even(pacing.fade_s * fps), beats,
-                    tuple(dropped), notes)
+                    tuple(dropped), notes, subject, "gentle" if gentle else "natural")
+
+
+def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
+                 sections: tuple[Section, ...], gentle: bool, style: str) -> list[Transition]:
+    """The transition into every shot (the first: none): from the song's sections (see
+    :func:`media.moves.transition_kinds`), else the style's, each fitted to the shots'
+    lengths; social films cut hard everywhere."""
+    lengths = [b - a for a, b in pairwise(cuts)]
+    if sections and style != "social":
+        planned = transition_kinds(cuts[:-1], kinds, sections, gentle)
+    else:
+        planned = [(pacing.transition, pacing.transition_s)] * (len(kinds) - 1)
+    out = [Transition(CUT, 0)]
+    for i, (kind, seconds) in enumerate(planned, start=1):
+        out.append(_transition(kind, seconds, fps, min(lengths[i - 1], lengths[i])))
+    return out
+
+
+def _looks(slots: list[Slot], photos: dict[str, PhotoSource]) -> list[PhotoLook | None]:
+    """What the move chooser reads of each slot's photo (None for clips)."""
+    looks: list[PhotoLook | None] = []
+    for slot in slots:
+        p = photos.get(slot.source_id) if slot.kind == "photo" else None
+        looks.append(PhotoLook(p.width, p.height, p.focus_x, p.focus_y, p.close, p.low_res)
+                     if p is not None else None)
+    return looks
 
 
 def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
-                 fps: int, motion_shots: int, parallax_s: float = 0.0) -> list[Shot]:
-    """Shots from the cut frames: cards around the slots, transitions and visible ranges."""
+                 fps: int, motion_shots: int, parallax_s: float = 0.0,
+                 sections: tuple[Section, ...] = (), gentle: bool = False) -> list[Shot]:
+    """Shots from the cut frames: cards around the slots, transitions, moves and visible
+    ranges."""
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
     kinds += [(s.kind, s.source_id, None) for s in slots]
     kinds.append(("card", None, closing))
-    lengths = [b - a for a, b in pairwise(cuts)]
-    transitions = [Transition(CUT, 0)]
-    for i in range(1, len(kinds)):
-        transitions.append(_transition(pacing.transition, pacing.transition_s, fps,
-                                       min(lengths[i - 1], lengths[i])))
+    transitions = _transitions([k[0] for k in kinds], cuts, pacing, fps, sections, gentle,
+                               pacing_style(pacing))
+    by_id = {p.id: p for p in photos}
     order = {p.id: i for i, p in enumerate(photos)}
-    motions = [(STILL, 0), *_motions(slots, {p.id: p for p in photos}, motion_shots, order,
-                                     parallax_s), (STILL, 0)]
+    motions = [(STILL, 0), *_motions(slots, by_id, motion_shots, order, parallax_s), (STILL, 0)]
+    middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
+    moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
+                               [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]
     shots = []
     for i, (kind, source, card) in enumerate(kinds):
         vis_in = _visible_in(transitions[i], cuts[i])
         vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
         shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
-                          motions[i][0], motions[i][1], 0.0, card))
+                          motions[i][0], motions[i][1], 0.0, card, moves[i]))
     return _place_clip_segments(shots, clips, fps)
+
+
+def pacing_style(pacing: Pacing) -> str:
+    """``social`` for the social pacing (hard cuts everywhere), else ``""``."""
+    return "social" if pacing is PACING["social"] else ""
 
 
 def _visible_in(transition: Transition, cut: int) -> int:
