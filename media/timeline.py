@@ -40,11 +40,13 @@ from media.moves import (
 from media.shot_order import (
     Slot,
     arc_order,
+    drop_twins,
     even_pick,
     fit_lengths,
     interleave,
     item_counts,
     photo_slots,
+    separate,
     subject_first,
 )
 
@@ -341,7 +343,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
                   style: str, subject_photo_id: str | None,
                   bar_times: Sequence[float] = (), premium: bool = False,
-                  sections: Sequence[Sequence[Any]] = ()) -> Timeline:
+                  sections: Sequence[Sequence[Any]] = (),
+                  near_duplicates: Sequence[tuple[str, str]] = ()) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
     Opening card, photo and clip shots, closing card (over the subject photo), the two cards
@@ -355,7 +358,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
     layer. Each photo shot's ``move`` and each transition follow the photo and the song's
     ``sections`` (``(name, start_s, end_s)``; see :mod:`media.moves`); without sections every
-    transition is the style's.
+    transition is the style's. ``near_duplicates`` (pairs of photo and clip ids showing the
+    same picture, see :mod:`media.dedupe`) are dropped or kept apart (see
+    :func:`media.shot_order.drop_twins`, :func:`media.shot_order.separate`).
     """
     if length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {length_sec}s")
@@ -366,8 +371,11 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     open_end, close_start = _card_bounds(length_sec, fps, total, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
-    ordered = subject_first(photos, subject_photo_id)
+    ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
+                                        [c.id for c in clips], near_duplicates,
+                                        subject_photo_id)
     slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
+    slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     if slots:
         lengths = fit_lengths(slots, middle_s, min_s)
