@@ -2,6 +2,7 @@
 
 A photo is decoded once (:func:`load_photo`), its subject found and its moves planned, its
 pre-scaled copies shared by the shots and aspects that show it, and freed after its last shot;
+every picture gets the film's colour grade (:mod:`media.grade`) once, as it is decoded;
 a card is drawn over its photo; a clip shot gets its decoder (:class:`media.encode.ClipReader`)
 and is framed like a photo (:mod:`media.clip_framing`, planned from one sample frame).
 :class:`SourcePreparer` builds these :class:`Prepared` shots on a helper thread.
@@ -31,6 +32,7 @@ from media.compose import (
 )
 from media.encode import ClipReader, probe_size, sample_frame
 from media.framing import KEEP_MIN, Motion, Subject, find_subject, plan_ken_burns
+from media.grade import Grade, apply_grade, grade_named
 from media.moves import FRAMING_MOVE
 from media.parallax import (
     ParallaxLayer,
@@ -88,10 +90,12 @@ class PreparedClip(Prepared):
     """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short."""
 
     def __init__(self, reader: ClipReader, deadline: float,
-                 framings: dict[str, ClipFraming] | None = None) -> None:
+                 framings: dict[str, ClipFraming] | None = None,
+                 grade: Grade | None = None) -> None:
         self.reader = reader
         self.deadline = deadline
         self.framings = framings or {}
+        self.grade = grade or Grade()
         self._index = -1
         self._decoded: np.ndarray | None = None
         self._covered: dict[str, np.ndarray] = {}
@@ -101,7 +105,7 @@ class PreparedClip(Prepared):
             decoded = self.reader.next(self.deadline)
             self._index += 1
             if decoded is not None:
-                self._decoded, self._covered = decoded, {}
+                self._decoded, self._covered = apply_grade(decoded, self.grade), {}
             elif self._decoded is None:
                 raise ToolError("clip decoder produced no frames", None, "")
             else:
@@ -207,6 +211,7 @@ class SourcePreparer:
         self._uses = self._count_uses()
         self._lock = threading.Lock()
         self._clip_sizes: dict[str, tuple[int, int]] = {}
+        self.grade = grade_named(timeline.grade)
 
     def _card_photo(self, index: int) -> str | None:
         return card_photo(self.timeline, index)
@@ -229,6 +234,7 @@ class SourcePreparer:
             if photo is None:
                 image = load_photo(self.photo_paths[photo_id])
                 subject = self.subjects.get(photo_id) or find_subject(image)
+                image = apply_grade(image, self.grade)
                 photo = _Photo(image, subject, self._uses.get(photo_id, 1))
                 self._photos[photo_id] = photo
             return photo
@@ -305,7 +311,7 @@ class SourcePreparer:
         framings = {a.name: plan_clip_framing(size, subject, a, keep_min=self._keep_min(a))
                     for a in self.aspects} if subject is not None else None
         reader = ClipReader(path, shot.clip_start_s, shot.frames, size, self._limits())
-        return PreparedClip(reader, self.deadline, framings)
+        return PreparedClip(reader, self.deadline, framings, self.grade)
 
     def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:
         if shot.card is None:

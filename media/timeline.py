@@ -215,7 +215,7 @@ PACING: dict[str, Pacing] = {
     "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
     "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3),
 }
-GENTLE = Pacing(4.5, 3.0, 5.0, FADE_BLACK, 1.0, 1.0)
+GENTLE = Pacing(5.0, 3.5, 5.0, FADE_BLACK, 1.0, 1.0)  # memorials: slower, long dips
 
 
 def pacing_for(style: str, gentle: bool) -> Pacing:
