@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from media.compose import backdrop
-from media.framing import FIT_MARGIN, KEEP_MIN, Subject, plan_ken_burns
+from media.framing import FIT_MARGIN, KEEP_MIN, Subject, keep_whole, plan_ken_burns
 from media.spec import Aspect
 
 MAX_CLIP_UPSCALE = 4.0  # a crop is never magnified more than this (output px per clip px)
@@ -47,15 +47,15 @@ def fit_box(clip_w: int, clip_h: int, out_w: int, out_h: int) -> tuple[int, int,
 def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *,
                       keep_min: float = KEEP_MIN) -> ClipFraming:
     """The framing of a ``size`` (width, height pixels) clip in ``aspect``: a crop around the
-    subject (its faces; without faces its salient region, e.g. a pet, is kept whole like a
-    face) when it keeps at least ``keep_min`` of the picture with every face inside and
+    subject (its faces; without faces the core of its salient region, e.g. a pet, is kept
+    whole like a face: :func:`media.framing.keep_whole`) when it keeps at least ``keep_min``
+    of the picture with every face inside and
     needs at most :data:`MAX_CLIP_UPSCALE`; a wide clip whose faces a crop would cut fills
     the frame's width around them (see :func:`media.framing.fill_width`); otherwise the fitted
     treatment."""
     width, height = size
-    if not subject.faces and subject.source == "saliency":  # an animal, an object: keep it whole
-        subject = Subject((subject.focus,), subject.focus, subject.source)
-    motion = plan_ken_burns(size, subject, aspect, 1, full=False, keep_min=keep_min)
+    motion = plan_ken_burns(size, keep_whole(subject), aspect, 1, full=False,
+                            keep_min=keep_min)
     rect = motion.start
     if motion.mode == "fill":
         k = aspect.width / rect.w  # output px per clip px

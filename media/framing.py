@@ -48,6 +48,7 @@ MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px p
 MAX_ACCEL_PX = 0.04  # output pixels per frame^2: peak acceleration of any image point
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
+SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
 FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
 FILL_PUSH_ZOOM = 1.06  # a filled photo with no room to pan pushes in from this much wider
 MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
@@ -242,6 +243,18 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
 
 
 # --- motion planning -------------------------------------------------------------------------
+
+
+def keep_whole(subject: Subject) -> Subject:
+    """``subject`` with, when no face was found but a salient region was (a pet, an object),
+    the core of that region (:data:`SALIENT_CORE` of its width and height) standing in for a
+    face: crops and moves keep it whole (a cat's eyes are never cut)."""
+    if subject.faces or subject.source != "saliency":
+        return subject
+    (cx, cy), box = subject.focus.center, subject.focus
+    half_w, half_h = SALIENT_CORE * (box.x1 - box.x0) / 2, SALIENT_CORE * (box.y1 - box.y0) / 2
+    core = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+    return Subject((core,), subject.focus, subject.source)
 
 
 def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] | None:

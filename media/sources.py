@@ -31,7 +31,14 @@ from media.compose import (
     subject_cover,
 )
 from media.encode import ClipReader, probe_size, sample_frame
-from media.framing import KEEP_MIN, Motion, Subject, find_subject, plan_ken_burns
+from media.framing import (
+    KEEP_MIN,
+    Motion,
+    Subject,
+    find_subject,
+    keep_whole,
+    plan_ken_burns,
+)
 from media.grade import Grade, apply_grade, grade_named
 from media.moves import FRAMING_MOVE
 from media.parallax import (
@@ -263,7 +270,8 @@ class SourcePreparer:
             height, width = photo.image.shape[:2]
             layers: dict[str, PhotoLayer | ParallaxLayer] = {}
             for aspect in self.aspects:
-                motion = plan_ken_burns((width, height), photo.subject, aspect, shot.frames,
+                motion = plan_ken_burns((width, height), keep_whole(photo.subject), aspect,
+                                        shot.frames,
                                         choice=shot.motion_choice,
                                         full=shot.motion in (KEN_BURNS, PARALLAX),
                                         keep_min=self._keep_min(aspect),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from media.clip_framing import frame_clip, plan_clip_framing
-from media.framing import Box, Subject
+from media.framing import Box, Subject, keep_whole
 from media.spec import LANDSCAPE, PORTRAIT
 
 
@@ -41,15 +41,16 @@ def test_face_aware_crop_keeps_the_face_and_social_crops_fuller() -> None:
     assert out.shape == (1920, 1080, 3)
 
 
-def test_a_pet_clip_in_9x16_keeps_the_whole_salient_animal() -> None:
+def test_a_pet_clip_in_9x16_keeps_the_core_of_the_salient_animal() -> None:
     animal = Subject((), Box(0.25, 0.2, 0.7, 0.8), "saliency")  # a cat, no human face
+    core = keep_whole(animal).faces[0]  # its central 60%: the eyes of a close-up
     framing = plan_clip_framing((720, 540), animal, PORTRAIT)
     x, _, w, h = framing.box
     if framing.mode == "crop":
-        assert x <= 0.25 * 720 and x + w >= 0.7 * 720
-    else:  # filled: the clip spans the frame's width, the animal inside it
+        assert x <= core.x0 * 720 and x + w >= core.x1 * 720
+    else:  # filled: the clip spans the frame's width, the animal's core inside it
         k = w / 720
-        assert x + 0.25 * 720 * k >= 0 and x + 0.7 * 720 * k <= PORTRAIT.width
+        assert x + core.x0 * 720 * k >= 0 and x + core.x1 * 720 * k <= PORTRAIT.width
         assert h > 0.5 * PORTRAIT.height
 
 

@@ -24,6 +24,7 @@ from media.framing import (
     face_guard,
     fill_width,
     find_subject,
+    keep_whole,
     motion_extent,
     needs_fit,
     peak_acceleration,
@@ -279,3 +280,17 @@ def test_a_small_landscape_photo_is_never_magnified_past_the_fill_limit() -> Non
     assert motion.mode == "fill"
     assert sharp_coverage(motion, (640, 427), PORTRAIT) > 0.6
 
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
+    cat = data.chelsea()  # 451 x 300, the cat's face fills it: no human face, saliency
+    height, width = cat.shape[:2]
+    subject = keep_whole(find_subject(cat))
+    eyes = (130 / 451 * width, 85, 345 / 451 * width, 165)  # both eyes (pixels of the photo)
+    for choice in CHOICES:
+        for move in ("zoom_in", "zoom_out", "pan", "tilt"):
+            motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice,
+                                    move=move)
+            for i in (0, 45, 89):
+                assert motion.rect_at(i).contains(eyes, tol=1.0), (move, motion.mode, i)
