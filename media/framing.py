@@ -423,11 +423,11 @@ def motion_extent(motion: Motion, out_width: int) -> float:
 
 def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
     """The asked ``move`` (else the one ``choice`` picks) first, then the others as fallbacks;
-    a gentle push (not ``full``) only zooms in or out."""
+    a gentle move (not ``full``) zooms in or out, or pans or tilts when asked to."""
     push = "zoom_in" if choice % 2 == 0 else "zoom_out"
     if move is not None:
         push = "zoom_out" if move == "zoom_out" else "zoom_in"
-        first = move if full else push
+        first = move if full or move in ("pan", "tilt") else push
     else:
         first = MOVES[choice % 4] if full else push
     return [first, *[m for m in MOVES if m != first]]

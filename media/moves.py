@@ -4,9 +4,9 @@ Moves (the vocabulary of :class:`media.timeline.Shot.move`): ``push_in`` toward 
 ``pull_out`` from it, ``pan`` across the photo ending on the subject, ``tilt`` down (or up) to
 it; signature films add parallax on top of one of them (``Shot.motion``). Each photo shot gets
 the move that suits it best (:func:`move_scores`: a wide photo pans, a tall one tilts, a subject
-off centre invites a pan or tilt toward it, a close face a pull-out, a low-resolution photo only
-pushes; a chorus pushes in, a verse drifts, a gentle film pulls out slowly), never the move of
-the shot before.
+off centre invites a pan or tilt toward it, a close face a pull-out, a low-resolution photo
+mostly pushes; a chorus pushes in, a verse drifts, a gentle film pulls out slowly), never the
+move of the shot before.
 
 Transitions follow the song's sections (:func:`transition_kinds`): hard cuts on downbeats in a
 chorus, dissolves in a verse (longer in a bridge), and for gentle films dissolves inside a
@@ -27,6 +27,7 @@ GENTLE_MOVES = (PUSH_IN, PULL_OUT)  # a low-resolution photo or a plain push onl
 CHORUS, VERSE, BRIDGE, INTRO, ENDING = "chorus", "verse", "bridge", "intro", "ending"
 FRAMING_MOVE = {PUSH_IN: "zoom_in", PULL_OUT: "zoom_out", PAN: "pan", TILT: "tilt"}
 """The :func:`media.framing.plan_ken_burns` move that draws each planned move."""
+GENTLE_PAN_COST = 0.3  # a gentle shot prefers pushes; a long photo still pans
 RECENT_MOVES = 3  # moves of the shots before that make a move less likely (variety)
 RECENT_PENALTY = 0.5
 OFF_CENTRE = 0.12  # a subject this far from the centre (fraction of the photo) invites a pan
@@ -89,10 +90,10 @@ class PhotoLook:
 def move_scores(look: PhotoLook, section: str, gentle: bool) -> dict[str, float]:
     """How well each move of :data:`MOVE_VOCABULARY` suits a photo in a section (higher is
     better; a move a photo cannot carry is left out)."""
-    if look.low_res:
-        return {PUSH_IN: 1.0, PULL_OUT: 0.9}
     ratio = look.width / max(1, look.height)
     scores = {PUSH_IN: 1.0, PULL_OUT: 0.8, PAN: 0.6, TILT: 0.4}
+    if look.low_res:  # no closer than the crop: a pan or tilt only where the photo is long
+        scores = {PUSH_IN: 1.0, PULL_OUT: 0.9, PAN: 0.2, TILT: 0.0}
     if ratio > 1.2:
         scores[PAN] += 1.0  # a landscape photo pans (and fills 9:16 by panning across it)
     elif ratio < 0.85:
@@ -117,9 +118,10 @@ def move_scores(look: PhotoLook, section: str, gentle: bool) -> dict[str, float]
 def choose_moves(looks: Sequence[PhotoLook | None], sections: Sequence[str], gentle: bool,
                  full: Sequence[bool]) -> list[str]:
     """One move per shot (``""`` for a shot without a photo, ``looks[i] is None``): the best
-    scored (see :func:`move_scores`; a shot without a ``full`` move only pushes in or pulls
-    out; each use among the last :data:`RECENT_MOVES` costs :data:`RECENT_PENALTY`) that
-    differs from the previous photo shot's move (clips between do not reset it)."""
+    scored (see :func:`move_scores`; a shot without a ``full`` move pans or tilts less often,
+    :data:`GENTLE_PAN_COST`; each use among the last :data:`RECENT_MOVES` costs
+    :data:`RECENT_PENALTY`) that differs from the previous photo shot's move (clips between
+    do not reset it)."""
     moves: list[str] = []
     previous = ""
     for look, section, is_full in zip(looks, sections, full, strict=True):
@@ -127,8 +129,9 @@ def choose_moves(looks: Sequence[PhotoLook | None], sections: Sequence[str], gen
             moves.append("")
             continue
         scores = move_scores(look, section, gentle)
-        if not is_full:
-            scores = {m: v for m, v in scores.items() if m in GENTLE_MOVES}
+        if not is_full:  # a gentle move: the pushes, and a pan or tilt where the photo is long
+            scores = {m: v - (0.0 if m in GENTLE_MOVES else GENTLE_PAN_COST)
+                      for m, v in scores.items()}
         recent = [m for m in moves if m][-RECENT_MOVES:]
         scores = {m: v - RECENT_PENALTY * recent.count(m) for m, v in scores.items()}
         ranked = sorted(scores, key=lambda m: (-scores[m], MOVE_VOCABULARY.index(m)))

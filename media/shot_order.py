@@ -176,7 +176,7 @@ def separate(slots: list[Slot], twins: Sequence[tuple[str, str]]) -> list[Slot]:
     return out
 
 
-MIN_PHOTOS_AFTER_DROP = 4  # a photo that a clip repeats is dropped only if this many remain
+MIN_PHOTOS_AFTER_DROP = 3  # a photo that a clip repeats is dropped only if this many remain
 
 
 def drop_twins(photos: list[PhotoSource], clip_ids: Sequence[str],
@@ -202,6 +202,6 @@ def drop_twins(photos: list[PhotoSource], clip_ids: Sequence[str],
     for a, b in twins:
         photo = a if b in clips else b if a in clips else None
         if (photo in ids and photo != subject_id and photo not in dropped
-                and len(kept) > MIN_PHOTOS_AFTER_DROP):
+                and len(kept) > MIN_PHOTOS_AFTER_DROP):  # the clip shows it, and moves
             drop(photo)
     return kept, dropped
