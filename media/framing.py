@@ -1,9 +1,9 @@
 """Where to look in a photo, and how the virtual camera moves over it (Ken Burns).
 
-:func:`find_subject` finds faces (OpenCV Haar cascade) and a focus box (faces, else spectral
-residual saliency, else the centre). :func:`plan_ken_burns` turns a photo size, its subject and
-an output aspect into a :class:`Motion`: a start and an end viewport rectangle in source pixels,
-eased in between. Two modes:
+Subjects (faces, else the salient region, else the centre) come from :mod:`media.subjects`.
+:func:`plan_ken_burns` turns a photo size, its subject and an output aspect into a
+:class:`Motion`: a start and an end viewport rectangle in source pixels, eased in between.
+Three modes:
 
 * ``crop``: the viewport has the output's ratio and stays inside the photo; every detected face
   (with a margin) stays inside it on every frame, and the move is bounded so that image points
@@ -25,20 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
-import cv2
 import numpy as np
-from scipy import ndimage
 
 from media.spec import Aspect
+from media.subjects import Box as Box  # re-exported: callers name the subject's parts here
+from media.subjects import Subject, union
+from media.subjects import detect_faces as detect_faces
+from media.subjects import find_subject as find_subject
+from media.subjects import keep_whole as keep_whole
+from media.subjects import saliency_map as saliency_map
+from media.subjects import subject_from_dict as subject_from_dict
 
-FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
-DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
-FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection copy's short edge
-FACE_MIN_NEIGHBORS = 5
-FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
 FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
 FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
@@ -48,42 +46,10 @@ MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px p
 MAX_ACCEL_PX = 0.04  # output pixels per frame^2: peak acceleration of any image point
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
-SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
 FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
 FILL_PUSH_ZOOM = 1.06  # a filled photo with no room to pan pushes in from this much wider
 MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
 MOVES = ("zoom_in", "zoom_out", "pan", "drift_in", "tilt")
-
-
-@dataclass(frozen=True)
-class Box:
-    """An axis-aligned box in normalized coordinates (0..1 of width and height)."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    def to_pixels(self, width: float, height: float) -> tuple[float, float, float, float]:
-        """The box in pixels of an image ``width`` x ``height``: (x0, y0, x1, y1)."""
-        return self.x0 * width, self.y0 * height, self.x1 * width, self.y1 * height
-
-    @property
-    def center(self) -> tuple[float, float]:
-        """Centre (x, y), normalized."""
-        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What matters in a photo: detected faces, and the focus box the camera moves toward.
-
-    ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
-    """
-
-    faces: tuple[Box, ...]
-    focus: Box
-    source: str
 
 
 @dataclass(frozen=True)
@@ -149,112 +115,7 @@ def ease(u: float) -> float:
     return (1 - EASE_MIX) * u + EASE_MIX * (1 - math.cos(math.pi * u)) / 2
 
 
-# --- subject detection -----------------------------------------------------------------------
-
-
-@lru_cache(maxsize=2)
-def _face_detector(cascade: str = FACE_CASCADE) -> cv2.CascadeClassifier:
-    detector = cv2.CascadeClassifier(cv2.data.haarcascades + cascade)
-    if detector.empty():
-        raise RuntimeError(f"cannot load {cascade} from {cv2.data.haarcascades}")
-    return detector
-
-
-def _gray_copy(image_rgb: np.ndarray, long_edge: int) -> tuple[np.ndarray, float]:
-    """A gray copy with its long edge at most ``long_edge`` pixels, and the scale used."""
-    gray = image_rgb if image_rgb.ndim == 2 else cv2.cvtColor(image_rgb[..., :3],
-                                                               cv2.COLOR_RGB2GRAY)
-    h, w = gray.shape
-    scale = min(1.0, long_edge / max(h, w))
-    if scale < 1.0:
-        gray = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))),
-                          interpolation=cv2.INTER_AREA)
-    return gray, scale
-
-
-def detect_faces(image_rgb: np.ndarray, cascade: str = FACE_CASCADE,
-                 min_neighbors: int = FACE_MIN_NEIGHBORS) -> tuple[Box, ...]:
-    """Frontal faces (``cascade``: an OpenCV Haar cascade file, people by default) in an RGB
-    (or gray) uint8 image, as normalized boxes, largest first."""
-    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
-    gray = cv2.equalizeHist(gray)
-    h, w = gray.shape
-    side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
-    found = _face_detector(cascade).detectMultiScale(gray, scaleFactor=FACE_SCALE_STEP,
-                                                     minNeighbors=min_neighbors,
-                                                     minSize=(side, side))
-    boxes = [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
-             for x, y, fw, fh in found]
-    return tuple(sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)))
-
-
-def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
-    """Spectral-residual saliency (Hou & Zhang 2007) on a ``width``-pixel-wide gray copy.
-
-    Returns a float32 map (same ratio as the image, about ``width`` pixels wide), max 1.
-    """
-    gray, _ = _gray_copy(image_rgb, 4 * width)
-    h, w = gray.shape
-    small = cv2.resize(gray, (width, max(8, round(width * h / w))), interpolation=cv2.INTER_AREA)
-    spectrum = np.fft.fft2(small.astype(np.float64))
-    log_amp = np.log(np.abs(spectrum) + 1e-6)
-    residual = log_amp - ndimage.uniform_filter(log_amp, size=3, mode="nearest")
-    sal = np.abs(np.fft.ifft2(np.exp(residual + 1j * np.angle(spectrum)))) ** 2
-    sal = ndimage.gaussian_filter(sal, sigma=2.5)
-    peak = float(sal.max())
-    return (sal / peak).astype(np.float32) if peak > 0 else sal.astype(np.float32)
-
-
-def _saliency_box(image_rgb: np.ndarray) -> Box | None:
-    """A box around the salient mass (weighted centroid +- 1.5 std), or None if it is flat."""
-    sal = saliency_map(image_rgb)
-    if float(sal.mean()) > 0.5:  # no clear peak: nothing stands out
-        return None
-    weights = sal.astype(np.float64) ** 2
-    total = weights.sum()
-    if total <= 0:
-        return None
-    h, w = sal.shape
-    ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
-    wy, wx = weights.sum(axis=1) / total, weights.sum(axis=0) / total
-    my, mx = float(ys @ wy), float(xs @ wx)
-    sy = math.sqrt(max(float(((ys - my) ** 2) @ wy), 1e-6))
-    sx = math.sqrt(max(float(((xs - mx) ** 2) @ wx), 1e-6))
-    return Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
-               min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
-
-
-def _union(boxes: tuple[Box, ...]) -> Box:
-    return Box(min(b.x0 for b in boxes), min(b.y0 for b in boxes),
-               max(b.x1 for b in boxes), max(b.y1 for b in boxes))
-
-
-def find_subject(image_rgb: np.ndarray) -> Subject:
-    """Faces and focus box of an RGB uint8 image (H, W, 3); all boxes normalized 0..1."""
-    faces = detect_faces(image_rgb)
-    if faces:
-        return Subject(faces, _union(faces), "faces")
-    gray, _ = _gray_copy(image_rgb, 256)
-    if float(gray.std()) >= 4.0:
-        box = _saliency_box(image_rgb)
-        if box is not None:
-            return Subject((), box, "saliency")
-    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
-
-
 # --- motion planning -------------------------------------------------------------------------
-
-
-def keep_whole(subject: Subject) -> Subject:
-    """``subject`` with, when no face was found but a salient region was (a pet, an object),
-    the core of that region (:data:`SALIENT_CORE` of its width and height) standing in for a
-    face: crops and moves keep it whole (a cat's eyes are never cut)."""
-    if subject.faces or subject.source != "saliency":
-        return subject
-    (cx, cy), box = subject.focus.center, subject.focus
-    half_w, half_h = SALIENT_CORE * (box.x1 - box.x0) / 2, SALIENT_CORE * (box.y1 - box.y0) / 2
-    core = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
-    return Subject((core,), subject.focus, subject.source)
 
 
 def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] | None:
@@ -262,7 +123,7 @@ def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] |
     as (x0, y0, x1, y1); None without faces. Every crop viewport contains it."""
     if not subject.faces:
         return None
-    x0, y0, x1, y1 = _union(subject.faces).to_pixels(width, height)
+    x0, y0, x1, y1 = union(subject.faces).to_pixels(width, height)
     biggest = max(max((b.x1 - b.x0) * width, (b.y1 - b.y0) * height) for b in subject.faces)
     pad = FACE_MARGIN * biggest
     return (max(0.0, x0 - pad), max(0.0, y0 - pad), min(float(width), x1 + pad),
@@ -541,9 +402,3 @@ def _crop_ok(motion: Motion, photo_size: tuple[int, int],
         if guard is not None and not rect.contains(tuple(guard), tol=1e-3):
             return False
     return True
-
-
-def subject_from_dict(data: dict[str, Any]) -> Subject:
-    """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
-    return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
-                   source=data["source"])

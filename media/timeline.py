@@ -23,9 +23,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from media.beat_snap import frame_grid, snap_cuts, snap_near
+from media.beat_snap import CARD_SHARE_MAX as CARD_SHARE_MAX  # the plan's rule, named here too
+from media.beat_snap import card_bounds, frame_grid, snap_cuts
+from media.beat_snap import card_lengths as card_lengths
 from media.card_spec import CardSpec
 from media.clip_window import best_window
 from media.moves import (
@@ -57,10 +57,6 @@ PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own l
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
 MIN_FILM_S = 3.0
-CARD_SHARE_MAX = 0.15  # the two cards together hold at most this share of the film's frames
-OPENING_CARD_S = (1.5, 3.5)  # shortest and longest opening card (seconds)
-CLOSING_CARD_S = (2.0, 4.5)  # shortest and longest closing card (seconds)
-OPENING_CARD_SHARE = 0.42  # of the cards' budget; the closing card (longer text) gets the rest
 CLOSE_FACE_FRACTION = 0.22  # a face this tall (fraction of the photo's height) is a close shot
 
 
@@ -261,36 +257,6 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
     return slots, dropped
 
 
-def card_lengths(length: float) -> tuple[float, float]:
-    """Longest opening and closing cards (seconds) of a ``length``-second film: together at
-    most :data:`CARD_SHARE_MAX` of it (a film too short for the shortest cards gets less)."""
-    budget = CARD_SHARE_MAX * length
-    open_s = min(OPENING_CARD_S[1], max(OPENING_CARD_S[0], OPENING_CARD_SHARE * budget))
-    close_s = min(CLOSING_CARD_S[1], max(CLOSING_CARD_S[0], budget - open_s))
-    if open_s + close_s > budget:  # a short film: share the budget, never exceed it
-        open_s, close_s = OPENING_CARD_SHARE * budget, (1 - OPENING_CARD_SHARE) * budget
-    return open_s, close_s
-
-
-def _card_bounds(length: float, fps: int, total: int, beats: tuple[int, ...],
-                 bars: tuple[int, ...]) -> tuple[int, int]:
-    """Frames where the opening card ends and the closing card starts: on a bar (else a beat)
-    that only shortens the cards of :func:`card_lengths` (by at most a beat, or 0.5 s, and
-    less than half the card)."""
-    open_s, close_s = card_lengths(length)
-    min_mid = round(1.0 * fps)
-    beat_s = float(np.median(np.diff(beats))) / fps if len(beats) > 2 else 0.0
-    reach = max(0.5, 1.05 * beat_s)
-    open_w, close_w = min(reach, 0.45 * open_s), min(reach, 0.45 * close_s)
-    open_max = min(math.floor(open_s * fps), total - 2 * min_mid)
-    opening = snap_near(open_s - open_w / 2, open_w / 2, fps, bars, beats,
-                        max(1, min(round(0.8 * fps), open_max)), max(1, open_max))
-    close_min = max(total - math.floor(close_s * fps), opening + min_mid)
-    closing = snap_near(length - close_s + close_w / 2, close_w / 2, fps, bars, beats,
-                        close_min, max(close_min, total - round(0.5 * fps)))
-    return opening, closing
-
-
 def _even(frames: float) -> int:
     """Frames rounded to an even count (transitions straddle the cut symmetrically)."""
     return 2 * round(frames / 2)
@@ -368,7 +334,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     pacing = pacing_for(style, gentle)
     beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
     parts = section_frames(sections, fps, total)
-    open_end, close_start = _card_bounds(length_sec, fps, total, beats, bars)
+    open_end, close_start = card_bounds(length_sec, fps, total, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
     ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
