@@ -315,13 +315,19 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     zoom = FULL_ZOOM if full else PUSH_ZOOM
     moves = _move_order(choice, full, move)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
-    if needs_fit(width, height, subject, aspect, keep_min):
-        if width * aspect.height <= height * aspect.width:
-            return fit
-        fill = _plan_fill(photo_size, subject, aspect, frames)
-        if fill is not None:
-            return fill
-    return _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
+    if not needs_fit(width, height, subject, aspect, keep_min):
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
+    elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
+        planned = _plan_fill(photo_size, subject, aspect, frames) or _plan_crop(
+            photo_size, subject, aspect, frames, moves, zoom, fit)
+    else:
+        planned = fit
+    if planned.mode == "fit" and subject.faces and subject.source == "saliency":
+        # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
+        # photo into a fitted card: plan again around the focus alone
+        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source), aspect,
+                              frames, choice=choice, full=full, keep_min=keep_min, move=move)
+    return planned
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,

@@ -294,3 +294,10 @@ def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
                                     move=move)
             for i in (0, 45, 89):
                 assert motion.rect_at(i).contains(eyes, tol=1.0), (move, motion.mode, i)
+
+
+def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
+    tall_core = keep_whole(Subject((), Box(0.2, 0.05, 0.8, 0.95), "saliency"))
+    for choice in CHOICES:
+        motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, choice=choice)
+        assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
