@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -19,6 +20,7 @@ from activities.context import Heartbeater, StageContext
 from media.arc import photo_traits
 from media.card_spec import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
+from media.dedupe import near_duplicates, picture_hashes
 from media.framing import Subject, subject_from_dict
 from media.poster import extract_poster
 from media.render import render_films
@@ -48,6 +50,7 @@ from workflows.stages import (
 )
 
 CLOSING_MEMORY_MAX_CHARS = 90
+HASH_READ_PX = 256  # photos are hashed from a copy about this large
 
 
 def _closing_line(order: FilmOrder) -> str:
@@ -70,15 +73,19 @@ def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
 
 
 def plan_for(order: FilmOrder, photos: list[PhotoSource],
-             clips: list[ClipSource], song_meta: dict[str, list[float]],
-             motion_shots: int, premium: bool = False) -> Timeline:
-    """The film's timeline as data, cut on the song's beats (``premium``: parallax moves)."""
+             clips: list[ClipSource], song_meta: dict[str, Any],
+             motion_shots: int, premium: bool = False,
+             near_duplicates: list[tuple[str, str]] | None = None) -> Timeline:
+    """The film's timeline as data, cut on the song's beats and following its sections
+    (``premium``: parallax moves; ``near_duplicates``: pairs of ids showing the same picture,
+    dropped or kept apart)."""
     opening, closing = cards_for(order)
     return plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
         motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
         subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
-        premium=premium,
+        premium=premium, sections=song_meta.get("sections", ()),
+        near_duplicates=near_duplicates or (),
     )
 
 
@@ -86,20 +93,43 @@ def photo_sources(prep: PrepResult, paths: dict[str, Path],
                   subjects: dict[str, Subject]) -> list[PhotoSource]:
     """The prepared photos with the traits the timeline orders them by (see media.arc)."""
     return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
-                        **asdict(photo_traits(paths[p.id], subjects.get(p.id))))
+                        **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
+                        **_focus(subjects.get(p.id)))
             for p in prep.photos]
 
 
-def clip_sources(prep: PrepResult, paths: dict[str, Path]) -> list[ClipSource]:
-    """The prepared clips with their quality scores (one low-resolution analysis pass each)."""
-    sources = []
+def _focus(subject: Subject | None) -> dict[str, float]:
+    """Where the photo's subject is (``focus_x``, ``focus_y``: 0..1), the centre without one."""
+    if subject is None:
+        return {}
+    x, y = subject.focus.center
+    return {"focus_x": round(x, 4), "focus_y": round(y, 4)}
+
+
+def clip_sources(prep: PrepResult, paths: dict[str, Path]
+                 ) -> tuple[list[ClipSource], dict[str, tuple[int, ...]]]:
+    """The prepared clips with their quality scores (one low-resolution analysis pass each),
+    and the perceptual hashes of a few of each clip's frames by clip id."""
+    sources, hashes = [], {}
     for c in prep.clips:
         analysis = analyse_clip(paths[c.id], (c.width, c.height))
         sources.append(ClipSource(c.id, paths[c.id], c.duration_sec, c.width, c.height,
                                   c.has_audio, tuple(round(float(v), 4)
                                                      for v in frame_scores(analysis)),
                                   analysis.step_s))
-    return sources
+        hashes[c.id] = analysis.hashes
+    return sources, hashes
+
+
+def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
+    """Perceptual hashes of every photo (see :func:`media.dedupe.picture_hashes`), read from
+    a small copy (JPEG draft decoding)."""
+    out = {}
+    for photo_id, path in paths.items():
+        with Image.open(path) as image:
+            image.draft("L", (HASH_READ_PX, HASH_READ_PX))
+            out[photo_id] = picture_hashes(np.asarray(image.convert("L")))
+    return out
 
 
 def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | None:
@@ -153,10 +183,11 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
     song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
     song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
     photos = photo_sources(prep, sources.photo_paths, sources.subjects)
-    clips = clip_sources(prep, sources.clip_paths)
+    clips, clip_hashes = clip_sources(prep, sources.clip_paths)
+    twins = near_duplicates(photo_hashes({p.id: p.path for p in photos}), clip_hashes)
     recipe = ctx.settings.recipe(order.tier)
     timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
-                        premium=recipe.motion == "premium")
+                        premium=recipe.motion == "premium", near_duplicates=twins)
     soundtrack = build_soundtrack(timeline, song, sources.clip_paths,
                                   {c.id for c in clips if c.has_audio},
                                   scratch / "soundtrack.wav")

@@ -3,7 +3,8 @@
 All positions are film frame indices; beat and bar times arrive in seconds and are turned into
 frames once (:func:`frame_grid`). :func:`snap_cuts` puts every cut between shots on a beat when
 the grid allows each shot its minimum length; :func:`snap_near` places one card boundary on a
-bar, else a beat, near its target.
+bar, else a beat, near its target; :func:`card_bounds` places both cards that way, together at
+most :data:`CARD_SHARE_MAX` of the film.
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+
+CARD_SHARE_MAX = 0.15  # the two cards together hold at most this share of the film's frames
+OPENING_CARD_S = (1.5, 3.5)  # shortest and longest opening card (seconds)
+CLOSING_CARD_S = (2.0, 4.5)  # shortest and longest closing card (seconds)
+OPENING_CARD_SHARE = 0.42  # of the cards' budget; the closing card (longer text) gets the rest
 
 
 def snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
@@ -93,3 +99,33 @@ def snap_near(target_s: float, window_s: float, fps: int, bars: Sequence[int],
 def frame_grid(times: Sequence[float], fps: int, total: int) -> tuple[int, ...]:
     """Beat times (seconds) as sorted unique frame indices strictly inside the film."""
     return tuple(sorted({round(t * fps) for t in times if 0 < round(t * fps) < total}))
+
+
+def card_lengths(length: float) -> tuple[float, float]:
+    """Longest opening and closing cards (seconds) of a ``length``-second film: together at
+    most :data:`CARD_SHARE_MAX` of it (a film too short for the shortest cards gets less)."""
+    budget = CARD_SHARE_MAX * length
+    open_s = min(OPENING_CARD_S[1], max(OPENING_CARD_S[0], OPENING_CARD_SHARE * budget))
+    close_s = min(CLOSING_CARD_S[1], max(CLOSING_CARD_S[0], budget - open_s))
+    if open_s + close_s > budget:  # a short film: share the budget, never exceed it
+        open_s, close_s = OPENING_CARD_SHARE * budget, (1 - OPENING_CARD_SHARE) * budget
+    return open_s, close_s
+
+
+def card_bounds(length: float, fps: int, total: int, beats: tuple[int, ...],
+                 bars: tuple[int, ...]) -> tuple[int, int]:
+    """Frames where the opening card ends and the closing card starts: on a bar (else a beat)
+    that only shortens the cards of :func:`card_lengths` (by at most a beat, or 0.5 s, and
+    less than half the card)."""
+    open_s, close_s = card_lengths(length)
+    min_mid = round(1.0 * fps)
+    beat_s = float(np.median(np.diff(beats))) / fps if len(beats) > 2 else 0.0
+    reach = max(0.5, 1.05 * beat_s)
+    open_w, close_w = min(reach, 0.45 * open_s), min(reach, 0.45 * close_s)
+    open_max = min(math.floor(open_s * fps), total - 2 * min_mid)
+    opening = snap_near(open_s - open_w / 2, open_w / 2, fps, bars, beats,
+                        max(1, min(round(0.8 * fps), open_max)), max(1, open_max))
+    close_min = max(total - math.floor(close_s * fps), opening + min_mid)
+    closing = snap_near(length - close_s + close_w / 2, close_w / 2, fps, bars, beats,
+                        close_min, max(close_min, total - round(0.5 * fps)))
+    return opening, closing

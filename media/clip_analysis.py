@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from media.dedupe import picture_hashes
 from media.framing import detect_faces
 from media.runner import Limits, ffmpeg_argv, run_tool
 
@@ -48,7 +49,8 @@ class ClipAnalysis:
     ``i * step_s``). ``sharpness`` is Laplacian variance, ``mean``/``clipped`` the mean level
     and the fraction of crushed/blown pixels (0..1), ``motion`` the mean absolute difference to
     the previous sample (0..1), ``shake`` the global-shift jerk (analysis pixels), ``faces`` the
-    number of faces found (-1: not searched)."""
+    number of faces found (-1: not searched); ``hashes`` perceptual hashes of the first, middle
+    and last samples (see :func:`media.dedupe.picture_hashes`: is the clip a photo's twin?)."""
 
     step_s: float
     sharpness: tuple[float, ...]
@@ -57,6 +59,7 @@ class ClipAnalysis:
     motion: tuple[float, ...]
     shake: tuple[float, ...]
     faces: tuple[int, ...]
+    hashes: tuple[int, ...] = ()
 
     @property
     def count(self) -> int:
@@ -120,8 +123,10 @@ def analyse_frames(frames: np.ndarray, step_s: float) -> ClipAnalysis:
     jerk = np.zeros(len(frames))
     if len(frames) > 2:
         jerk[2:] = np.hypot(*(velocity[2:] - velocity[1:-1]).T)
+    picked = sorted({0, len(frames) // 2, len(frames) - 1})
+    hashes = tuple(h for i in picked for h in picture_hashes(frames[i]))
     return ClipAnalysis(step_s, tuple(sharp), tuple(mean), tuple(clipped), tuple(motion),
-                        tuple(float(j) for j in jerk), tuple(faces))
+                        tuple(float(j) for j in jerk), tuple(faces), hashes)
 
 
 def analyse_clip(path: Path, size: tuple[int, int], limits: Limits | None = None) -> ClipAnalysis:

@@ -1,5 +1,6 @@
-"""Framing a customer's clip like a photo: a face-aware crop, or the whole clip fitted over a
-blurred copy of itself when a crop would lose most of it (a landscape clip in 9:16).
+"""Framing a customer's clip like a photo: a face-aware crop; a wide clip whose faces a crop
+would cut (a group in 9:16) fills the frame's width over a blurred copy of itself; a tall clip
+that a crop would mostly lose is fitted whole.
 
 The framing is planned once per clip shot and aspect from one sample frame's subject (see
 :func:`media.framing.find_subject`) and stays fixed for the shot: the clip brings its own motion.
@@ -16,7 +17,7 @@ import cv2
 import numpy as np
 
 from media.compose import backdrop
-from media.framing import FIT_MARGIN, KEEP_MIN, Subject, plan_ken_burns
+from media.framing import FIT_MARGIN, KEEP_MIN, Subject, keep_whole, plan_ken_burns
 from media.spec import Aspect
 
 MAX_CLIP_UPSCALE = 4.0  # a crop is never magnified more than this (output px per clip px)
@@ -46,11 +47,21 @@ def fit_box(clip_w: int, clip_h: int, out_w: int, out_h: int) -> tuple[int, int,
 def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *,
                       keep_min: float = KEEP_MIN) -> ClipFraming:
     """The framing of a ``size`` (width, height pixels) clip in ``aspect``: a crop around the
-    subject when it keeps at least ``keep_min`` of the picture with every face inside and
-    needs at most :data:`MAX_CLIP_UPSCALE`; otherwise the fitted treatment."""
+    subject (its faces; without faces the core of its salient region, e.g. a pet, is kept
+    whole like a face: :func:`media.framing.keep_whole`) when it keeps at least ``keep_min``
+    of the picture with every face inside and
+    needs at most :data:`MAX_CLIP_UPSCALE`; a wide clip whose faces a crop would cut fills
+    the frame's width around them (see :func:`media.framing.fill_width`); otherwise the fitted
+    treatment."""
     width, height = size
-    motion = plan_ken_burns(size, subject, aspect, 1, full=False, keep_min=keep_min)
+    motion = plan_ken_burns(size, keep_whole(subject), aspect, 1, full=False,
+                            keep_min=keep_min)
     rect = motion.start
+    if motion.mode == "fill":
+        k = aspect.width / rect.w  # output px per clip px
+        w, h = max(2, round(width * k)), max(2, round(height * k))
+        return ClipFraming("fit", (round(-rect.x * k), (aspect.height - h) // 2, w, h),
+                           aspect.width, aspect.height)
     if motion.mode == "crop" and aspect.width / rect.w <= MAX_CLIP_UPSCALE:
         x0, y0 = max(0, math.floor(rect.x)), max(0, math.floor(rect.y))
         x1 = min(width, max(x0 + 1, round(rect.x + rect.w)))
@@ -71,5 +82,7 @@ def frame_clip(frame: np.ndarray, framing: ClipFraming) -> np.ndarray:
         return cv2.resize(crop, (out_w, out_h), interpolation=interp)
     out = backdrop(frame, out_w, out_h, (x, y, x + w, y + h))
     interp = cv2.INTER_AREA if w < frame.shape[1] else cv2.INTER_LINEAR
-    out[y:y + h, x:x + w] = cv2.resize(frame, (w, h), interpolation=interp)
+    shown = cv2.resize(frame, (w, h), interpolation=interp)
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(out_w, x + w), min(out_h, y + h)
+    out[y0:y1, x0:x1] = shown[y0 - y:y1 - y, x0 - x:x1 - x]
     return out

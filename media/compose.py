@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.framing import Motion, Rect
+from media.framing import Motion, Rect, Subject
 from media.timeline import CROSSFADE, CUT, FADE_BLACK, Timeline, Transition
 
 MAX_MINIFY = 1.5  # the warp never shrinks the pre-scaled source by more than this
@@ -240,6 +240,19 @@ def cover_frame(frame: np.ndarray, out_w: int, out_h: int) -> np.ndarray:
     return cv2.resize(frame[y:y + ch, x:x + cw], (out_w, out_h), interpolation=interp)
 
 
+def subject_cover(image: np.ndarray, subject: Subject, out_w: int, out_h: int) -> np.ndarray:
+    """``image`` scaled and cropped to fill ``out_w`` x ``out_h`` pixels, the crop centred on
+    the subject's focus as near as the photo's edges allow (a card over the recipient's photo
+    in 9:16 shows the recipient, not the middle of a landscape photo)."""
+    h, w = image.shape[:2]
+    _, _, cw, ch = cover_box(w, h, out_w, out_h)
+    fx, fy = subject.focus.center
+    x = min(max(round(fx * w - cw / 2), 0), w - cw)
+    y = min(max(round(fy * h - ch / 2), 0), h - ch)
+    interp = cv2.INTER_AREA if cw > out_w * 1.02 else cv2.INTER_LINEAR
+    return cv2.resize(image[y:y + ch, x:x + cw], (out_w, out_h), interpolation=interp)
+
+
 def backdrop(image: np.ndarray, out_w: int, out_h: int,
              photo_box: tuple[float, float, float, float] | None = None) -> np.ndarray:
     """A blurred, darkened cover-fit copy of ``image`` filling the frame; with ``photo_box``
@@ -323,7 +336,7 @@ class PhotoLayer:
         self.motion = motion
         self.out_w, self.out_h = out_w, out_h
         self.back: np.ndarray | None = None
-        if motion.mode == "fit":
+        if motion.mode != "crop":  # fit or fill: the photo does not cover the whole frame
             mid = motion.rect_at(motion.frames // 2)
             self.back = backdrop(self.src.image, out_w, out_h,
                                  photo_box_on_frame(self.src, mid, out_w))

@@ -1,16 +1,22 @@
 """Where to look in a photo, and how the virtual camera moves over it (Ken Burns).
 
-:func:`find_subject` finds faces (OpenCV Haar cascade) and a focus box (faces, else spectral
-residual saliency, else the centre). :func:`plan_ken_burns` turns a photo size, its subject and
-an output aspect into a :class:`Motion`: a start and an end viewport rectangle in source pixels,
-eased in between. Two modes:
+Subjects (faces, else the salient region, else the centre) come from :mod:`media.subjects`.
+:func:`plan_ken_burns` turns a photo size, its subject and an output aspect into a
+:class:`Motion`: a start and an end viewport rectangle in source pixels, eased in between.
+Three modes:
 
 * ``crop``: the viewport has the output's ratio and stays inside the photo; every detected face
   (with a margin) stays inside it on every frame, and the move is bounded so that image points
   never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame squared.
+* ``fill``: a photo much wider than the frame (a landscape photo in 9:16, a panorama in 16:9)
+  whose subject fits a crop is cropped (``crop``, panning toward the subject); when the subject
+  (a wide group) or the photo's resolution does not allow a full crop, the viewport spans the
+  photo's full height and only as much of its width as the faces (and
+  :data:`FILL_MAX_UPSCALE`) need: the photo fills the frame's width, the backdrop shows above
+  and below, and the camera pans across toward the subject.
 * ``fit``: the whole photo is shown, fitted inside the frame over a blurred, darkened copy of
-  itself (used when a crop would cut a face or keep too little of the photo). The viewport is then
-  larger than the photo; the area outside the photo shows the backdrop.
+  itself (a tall photo in 16:9 whose crop would cut a face or keep too little of it). The
+  viewport is then larger than the photo; the area outside the photo shows the backdrop.
 
 All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height).
 """
@@ -19,20 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
-import cv2
 import numpy as np
-from scipy import ndimage
 
 from media.spec import Aspect
+from media.subjects import Box as Box  # re-exported: callers name the subject's parts here
+from media.subjects import Subject, union
+from media.subjects import detect_faces as detect_faces
+from media.subjects import find_subject as find_subject
+from media.subjects import keep_whole as keep_whole
+from media.subjects import saliency_map as saliency_map
+from media.subjects import subject_from_dict as subject_from_dict
 
-FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
-DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
-FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection copy's short edge
-FACE_MIN_NEIGHBORS = 5
-FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
 FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
 FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
@@ -42,38 +46,10 @@ MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px p
 MAX_ACCEL_PX = 0.04  # output pixels per frame^2: peak acceleration of any image point
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
-MOVES = ("zoom_in", "zoom_out", "pan", "drift_in")
-
-
-@dataclass(frozen=True)
-class Box:
-    """An axis-aligned box in normalized coordinates (0..1 of width and height)."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    def to_pixels(self, width: float, height: float) -> tuple[float, float, float, float]:
-        """The box in pixels of an image ``width`` x ``height``: (x0, y0, x1, y1)."""
-        return self.x0 * width, self.y0 * height, self.x1 * width, self.y1 * height
-
-    @property
-    def center(self) -> tuple[float, float]:
-        """Centre (x, y), normalized."""
-        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What matters in a photo: detected faces, and the focus box the camera moves toward.
-
-    ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
-    """
-
-    faces: tuple[Box, ...]
-    focus: Box
-    source: str
+FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
+FILL_PUSH_ZOOM = 1.06  # a filled photo with no room to pan pushes in from this much wider
+MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
+MOVES = ("zoom_in", "zoom_out", "pan", "drift_in", "tilt")
 
 
 @dataclass(frozen=True)
@@ -139,97 +115,6 @@ def ease(u: float) -> float:
     return (1 - EASE_MIX) * u + EASE_MIX * (1 - math.cos(math.pi * u)) / 2
 
 
-# --- subject detection -----------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _face_detector() -> cv2.CascadeClassifier:
-    detector = cv2.CascadeClassifier(cv2.data.haarcascades + FACE_CASCADE)
-    if detector.empty():
-        raise RuntimeError(f"cannot load {FACE_CASCADE} from {cv2.data.haarcascades}")
-    return detector
-
-
-def _gray_copy(image_rgb: np.ndarray, long_edge: int) -> tuple[np.ndarray, float]:
-    """A gray copy with its long edge at most ``long_edge`` pixels, and the scale used."""
-    gray = image_rgb if image_rgb.ndim == 2 else cv2.cvtColor(image_rgb[..., :3],
-                                                               cv2.COLOR_RGB2GRAY)
-    h, w = gray.shape
-    scale = min(1.0, long_edge / max(h, w))
-    if scale < 1.0:
-        gray = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))),
-                          interpolation=cv2.INTER_AREA)
-    return gray, scale
-
-
-def detect_faces(image_rgb: np.ndarray) -> tuple[Box, ...]:
-    """Frontal faces in an RGB (or gray) uint8 image, as normalized boxes, largest first."""
-    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
-    gray = cv2.equalizeHist(gray)
-    h, w = gray.shape
-    side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
-    found = _face_detector().detectMultiScale(gray, scaleFactor=FACE_SCALE_STEP,
-                                              minNeighbors=FACE_MIN_NEIGHBORS,
-                                              minSize=(side, side))
-    boxes = [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
-             for x, y, fw, fh in found]
-    return tuple(sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)))
-
-
-def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
-    """Spectral-residual saliency (Hou & Zhang 2007) on a ``width``-pixel-wide gray copy.
-
-    Returns a float32 map (same ratio as the image, about ``width`` pixels wide), max 1.
-    """
-    gray, _ = _gray_copy(image_rgb, 4 * width)
-    h, w = gray.shape
-    small = cv2.resize(gray, (width, max(8, round(width * h / w))), interpolation=cv2.INTER_AREA)
-    spectrum = np.fft.fft2(small.astype(np.float64))
-    log_amp = np.log(np.abs(spectrum) + 1e-6)
-    residual = log_amp - ndimage.uniform_filter(log_amp, size=3, mode="nearest")
-    sal = np.abs(np.fft.ifft2(np.exp(residual + 1j * np.angle(spectrum)))) ** 2
-    sal = ndimage.gaussian_filter(sal, sigma=2.5)
-    peak = float(sal.max())
-    return (sal / peak).astype(np.float32) if peak > 0 else sal.astype(np.float32)
-
-
-def _saliency_box(image_rgb: np.ndarray) -> Box | None:
-    """A box around the salient mass (weighted centroid +- 1.5 std), or None if it is flat."""
-    sal = saliency_map(image_rgb)
-    if float(sal.mean()) > 0.5:  # no clear peak: nothing stands out
-        return None
-    weights = sal.astype(np.float64) ** 2
-    total = weights.sum()
-    if total <= 0:
-        return None
-    h, w = sal.shape
-    ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
-    wy, wx = weights.sum(axis=1) / total, weights.sum(axis=0) / total
-    my, mx = float(ys @ wy), float(xs @ wx)
-    sy = math.sqrt(max(float(((ys - my) ** 2) @ wy), 1e-6))
-    sx = math.sqrt(max(float(((xs - mx) ** 2) @ wx), 1e-6))
-    return Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
-               min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
-
-
-def _union(boxes: tuple[Box, ...]) -> Box:
-    return Box(min(b.x0 for b in boxes), min(b.y0 for b in boxes),
-               max(b.x1 for b in boxes), max(b.y1 for b in boxes))
-
-
-def find_subject(image_rgb: np.ndarray) -> Subject:
-    """Faces and focus box of an RGB uint8 image (H, W, 3); all boxes normalized 0..1."""
-    faces = detect_faces(image_rgb)
-    if faces:
-        return Subject(faces, _union(faces), "faces")
-    gray, _ = _gray_copy(image_rgb, 256)
-    if float(gray.std()) >= 4.0:
-        box = _saliency_box(image_rgb)
-        if box is not None:
-            return Subject((), box, "saliency")
-    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
-
-
 # --- motion planning -------------------------------------------------------------------------
 
 
@@ -238,7 +123,7 @@ def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] |
     as (x0, y0, x1, y1); None without faces. Every crop viewport contains it."""
     if not subject.faces:
         return None
-    x0, y0, x1, y1 = _union(subject.faces).to_pixels(width, height)
+    x0, y0, x1, y1 = union(subject.faces).to_pixels(width, height)
     biggest = max(max((b.x1 - b.x0) * width, (b.y1 - b.y0) * height) for b in subject.faces)
     pad = FACE_MARGIN * biggest
     return (max(0.0, x0 - pad), max(0.0, y0 - pad), min(float(width), x1 + pad),
@@ -310,8 +195,8 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
     focus = (fx * width, fy * height)
     z = _tight_zoom(photo, wide, aspect, guard, zoom)
     tight = (wide[0] / z, wide[1] / z)
-    if move == "pan":
-        return _pan_rects(photo, tight, focus, guard)
+    if move in ("pan", "tilt"):
+        return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt")
     wide_rect = _place(wide, focus, photo, guard)
     if move == "drift_in":
         away = (width - focus[0], height - focus[1])
@@ -323,12 +208,16 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
 
 
 def _pan_rects(photo: tuple[int, int], size: tuple[float, float], focus: tuple[float, float],
-               guard: tuple[float, ...] | None) -> tuple[Rect, Rect]:
-    """Pan along the axis with the most room, ending on the focus side."""
+               guard: tuple[float, ...] | None, vertical: bool = False) -> tuple[Rect, Rect]:
+    """Pan (``vertical``: tilt) ending on the focus side, along the asked axis when it has
+    :data:`MIN_PAN_ROOM_PX` of room, else along the axis with the most room."""
     xr = _axis_range(size[0], photo[0], (guard[0], guard[2]) if guard else None)
     yr = _axis_range(size[1], photo[1], (guard[1], guard[3]) if guard else None)
     end = _place(size, focus, photo, guard)
-    if xr[1] - xr[0] >= yr[1] - yr[0]:
+    x_room, y_room = xr[1] - xr[0], yr[1] - yr[0]
+    asked = y_room if vertical else x_room
+    horizontal = (not vertical) if asked >= MIN_PAN_ROOM_PX else x_room >= y_room
+    if horizontal:
         far = xr[0] if abs(end.x - xr[1]) < abs(end.x - xr[0]) else xr[1]
         far = far if abs(far - end.x) > 1e-6 else (xr[0] + xr[1]) / 2
         return Rect(far, end.y, *size), end
@@ -393,22 +282,30 @@ def motion_extent(motion: Motion, out_width: int) -> float:
                for px, py in points)
 
 
-def _move_order(choice: int, full: bool) -> list[str]:
-    """The chosen move first, then the others as fallbacks."""
+def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
+    """The asked ``move`` (else the one ``choice`` picks) first, then the others as fallbacks;
+    a gentle move (not ``full``) zooms in or out, or pans or tilts when asked to."""
     push = "zoom_in" if choice % 2 == 0 else "zoom_out"
-    first = MOVES[choice % len(MOVES)] if full else push
+    if move is not None:
+        push = "zoom_out" if move == "zoom_out" else "zoom_in"
+        first = move if full or move in ("pan", "tilt") else push
+    else:
+        first = MOVES[choice % 4] if full else push
     return [first, *[m for m in MOVES if m != first]]
 
 
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-                   *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN) -> Motion:
+                   *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
+                   move: str | None = None) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``.
 
-    ``full`` gives a Ken Burns move picked by ``choice`` among :data:`MOVES` (zoom in toward the
-    focus, zoom out from it, pan ending on it, drift in); otherwise a gentle sub-pixel push toward
-    (or away from) the focus. Faces stay inside every frame's viewport; crops never leave the
-    photo; the move is bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
+    ``full`` gives the Ken Burns ``move`` (else the one ``choice`` picks) among :data:`MOVES`
+    (zoom in toward the focus, zoom out from it, pan or tilt ending on it, drift in); otherwise
+    a gentle sub-pixel push toward (or away from) the focus. A photo wider than the frame whose
+    crop keeps less than ``keep_min`` of it is filled (see :func:`_plan_fill`), not fitted.
+    Faces stay inside every frame's viewport; crops never leave the photo; the move is
+    bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
     cannot move at least :data:`MIN_MOVE_PX` (a face filling the frame), another move is used,
     and failing all, the fitted treatment. ``keep_min`` is the smallest fraction of the photo a
     crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
@@ -416,10 +313,28 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     width, height = photo_size
     frames = max(1, int(frames))
     zoom = FULL_ZOOM if full else PUSH_ZOOM
-    moves = _move_order(choice, full)
+    moves = _move_order(choice, full, move)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
-    if needs_fit(width, height, subject, aspect, keep_min):
-        return fit
+    if not needs_fit(width, height, subject, aspect, keep_min):
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
+    elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
+        planned = _plan_fill(photo_size, subject, aspect, frames) or _plan_crop(
+            photo_size, subject, aspect, frames, moves, zoom, fit)
+    else:
+        planned = fit
+    if planned.mode == "fit" and subject.faces and subject.source == "saliency":
+        # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
+        # photo into a fitted card: plan again around the focus alone
+        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source), aspect,
+                              frames, choice=choice, full=full, keep_min=keep_min, move=move)
+    return planned
+
+
+def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+               moves: list[str], zoom: float, fit: Motion) -> Motion:
+    """The first of ``moves`` that keeps the faces in and moves enough, as a crop; ``fit``
+    when none does."""
+    width, height = photo_size
     guard = face_guard(subject, width, height)
     best: Motion | None = None
     for move in moves:
@@ -435,6 +350,44 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if best is None or motion_extent(fit, aspect.width) > 2 * motion_extent(best, aspect.width):
         return fit
     return best
+
+
+def fill_width(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
+    """Width (source pixels) of the narrowest full-height viewport of a photo wider than the
+    frame that holds every face (with margin) and magnifies at most :data:`FILL_MAX_UPSCALE`;
+    at least the crop's width, at most the photo's (the viewport of ``aspect``'s ratio is then
+    taller than the photo)."""
+    width, height = photo_size
+    crop_w, _ = largest_crop(width, height, aspect)
+    need = max(crop_w, aspect.width / FILL_MAX_UPSCALE)
+    guard = face_guard(subject, width, height)
+    if guard is not None:
+        need = max(need, guard[2] - guard[0])
+    return min(need, float(width))
+
+
+def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+               frames: int) -> Motion | None:
+    """A photo wider than the frame filling its width: None when a full crop holds the faces
+    (the caller then crops); else a ``fill`` viewport (:func:`fill_width` wide, centred on
+    the photo's height) panning across toward the subject, faces always inside."""
+    width, height = photo_size
+    view_w = fill_width(photo_size, subject, aspect)
+    if view_w <= largest_crop(width, height, aspect)[0] * (1 + 1e-6):
+        return None
+    view_h = view_w * aspect.height / aspect.width
+    guard = face_guard(subject, width, height)
+    lo, hi = _axis_range(view_w, width, (guard[0], guard[2]) if guard else None)
+    focus_x = subject.focus.center[0] * width
+    end_x = min(max(focus_x - view_w / 2, lo), hi)
+    start_x = lo if abs(end_x - hi) < abs(end_x - lo) else hi
+    y = height / 2 - view_h / 2
+    start, end = Rect(start_x, y, view_w, view_h), Rect(end_x, y, view_w, view_h)
+    if abs(start_x - end_x) * aspect.width / view_w < 2 * MIN_MOVE_PX:  # no room: push in
+        wider = Rect(end.cx - view_w * FILL_PUSH_ZOOM / 2, end.cy - view_h * FILL_PUSH_ZOOM / 2,
+                     view_w * FILL_PUSH_ZOOM, view_h * FILL_PUSH_ZOOM)
+        return _within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)
+    return _within_budget(Motion("fill", start, end, frames, "pan"), aspect.width)
 
 
 def _plan_fit(photo_size: tuple[int, int], aspect: Aspect, frames: int, move: str,
@@ -455,9 +408,3 @@ def _crop_ok(motion: Motion, photo_size: tuple[int, int],
         if guard is not None and not rect.contains(tuple(guard), tol=1e-3):
             return False
     return True
-
-
-def subject_from_dict(data: dict[str, Any]) -> Subject:
-    """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
-    return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
-                   source=data["source"])

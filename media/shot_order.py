@@ -8,6 +8,7 @@ and wide, portrait and landscape alternate; clips are spread evenly between the 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,16 +85,29 @@ def item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> t
 
 def photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[Slot]:
     """``count`` photo slots cycling through ``photos`` in arc order (repeats get a new
-    occurrence); when photos repeat, the last slot is the closing photo or the subject again."""
+    occurrence); when photos repeat, the last slot is the closing photo (else, right after it,
+    the subject again): the closing card then shows the subject."""
     ids = [photos[i % len(photos)].id for i in range(count)]
-    if count > len(photos) >= 2 and ids[-1] not in (photos[0].id, photos[-1].id):
-        ids[-1] = photos[-1].id if ids[-2] != photos[-1].id else photos[0].id
+    if count > len(photos) >= 2 and ids[-1] != photos[-1].id:
+        ids = _end_on(ids, photos[-1].id, photos[0].id)
     seen: dict[str, int] = {}
     slots = []
     for photo_id in ids:
         slots.append(Slot("photo", photo_id, shot_s, None, seen.get(photo_id, 0)))
         seen[photo_id] = seen.get(photo_id, 0) + 1
     return slots
+
+
+def _end_on(ids: list[str], closer: str, subject: str) -> list[str]:
+    """``ids`` ending on ``closer``: its last showing swapped to the end when that puts no photo
+    twice in a row, else the last slot replaced by the closer (or, right after it, the
+    subject)."""
+    j = len(ids) - 1 - ids[::-1].index(closer)
+    swapped = [*ids]
+    swapped[j], swapped[-1] = swapped[-1], swapped[j]
+    if all(a != b for a, b in itertools.pairwise(swapped)):
+        return swapped
+    return [*ids[:-1], closer if ids[-2] != closer else subject]
 
 
 def interleave(photo_shots: list[Slot], clip_shots: list[Slot]) -> list[Slot]:
@@ -128,3 +142,66 @@ def fit_lengths(slots: list[Slot], middle_s: float, min_s: float) -> list[float]
     result = lengths(hi, capped)
     factor = middle_s / sum(result)
     return [d * factor for d in result]
+
+
+def _fine_at(slots: list[Slot], i: int, twins: set[frozenset[str]]) -> bool:
+    """True when slot ``i`` shows neither the same source nor a twin of its neighbours'."""
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(slots):
+            a, b = slots[i].source_id, slots[j].source_id
+            if a == b or frozenset((a, b)) in twins:
+                return False
+    return True
+
+
+def separate(slots: list[Slot], twins: Sequence[tuple[str, str]]) -> list[Slot]:
+    """``slots`` with near-duplicate ``twins`` (pairs of source ids) never side by side: a
+    photo slot next to its twin swaps with the farthest photo slot where both end up apart
+    (the first slot, the subject, stays; the last, the closing photo, moves only when no other
+    swap helps); unchanged when none does."""
+    pairs = {frozenset(t) for t in twins}
+    out = list(slots)
+    for i in range(1, len(out) - 1):
+        if out[i].kind != "photo" or _fine_at(out, i, pairs):
+            continue
+        last = len(out) - 1  # the closing photo moves only when nothing else helps
+        for j in sorted(range(1, len(out)), key=lambda j: (j == last, -abs(j - i))):
+            if out[j].kind != "photo" or j == i:
+                continue
+            trial = list(out)
+            trial[i], trial[j] = trial[j], trial[i]
+            if _fine_at(trial, i, pairs) and _fine_at(trial, j, pairs):
+                out = trial
+                break
+    return out
+
+
+MIN_PHOTOS_AFTER_DROP = 3  # a photo that a clip repeats is dropped only if this many remain
+
+
+def drop_twins(photos: list[PhotoSource], clip_ids: Sequence[str],
+               twins: Sequence[tuple[str, str]], subject_id: str | None
+               ) -> tuple[list[PhotoSource], list[str]]:
+    """Photos left after dropping near-duplicates (``twins``: pairs of ids, see
+    :mod:`media.dedupe`), and the ids dropped: of two twin photos the later goes (never the
+    subject); a photo a clip was made from goes while :data:`MIN_PHOTOS_AFTER_DROP` photos
+    remain (the clip moves; otherwise the two are only kept apart, see :func:`separate`)."""
+    kept = list(photos)
+    ids = {p.id for p in photos}
+    dropped: list[str] = []
+
+    def drop(photo_id: str) -> None:
+        nonlocal kept
+        kept = [p for p in kept if p.id != photo_id]
+        dropped.append(photo_id)
+
+    for a, b in twins:
+        if a in ids and b in ids and a not in dropped and b not in dropped and len(kept) > 1:
+            drop(a if b == subject_id else b)
+    clips = set(clip_ids)
+    for a, b in twins:
+        photo = a if b in clips else b if a in clips else None
+        if (photo in ids and photo != subject_id and photo not in dropped
+                and len(kept) > MIN_PHOTOS_AFTER_DROP):  # the clip shows it, and moves
+            drop(photo)
+    return kept, dropped

@@ -2,6 +2,7 @@
 
 A photo is decoded once (:func:`load_photo`), its subject found and its moves planned, its
 pre-scaled copies shared by the shots and aspects that show it, and freed after its last shot;
+every picture gets the film's colour grade (:mod:`media.grade`) once, as it is decoded;
 a card is drawn over its photo; a clip shot gets its decoder (:class:`media.encode.ClipReader`)
 and is framed like a photo (:mod:`media.clip_framing`, planned from one sample frame).
 :class:`SourcePreparer` builds these :class:`Prepared` shots on a helper thread.
@@ -21,9 +22,25 @@ from PIL import Image
 from media import spec
 from media.cards import CardImage, entrance_frame, render_card_image
 from media.clip_framing import ClipFraming, frame_clip, plan_clip_framing
-from media.compose import PhotoLayer, Prescaled, cover_frame, prescale, prescale_factor
+from media.compose import (
+    PhotoLayer,
+    Prescaled,
+    cover_frame,
+    prescale,
+    prescale_factor,
+    subject_cover,
+)
 from media.encode import ClipReader, probe_size, sample_frame
-from media.framing import KEEP_MIN, Motion, Subject, find_subject, plan_ken_burns
+from media.framing import (
+    KEEP_MIN,
+    Motion,
+    Subject,
+    find_subject,
+    keep_whole,
+    plan_ken_burns,
+)
+from media.grade import Grade, apply_grade, grade_named
+from media.moves import FRAMING_MOVE
 from media.parallax import (
     ParallaxLayer,
     ParallaxLayers,
@@ -80,10 +97,12 @@ class PreparedClip(Prepared):
     """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short."""
 
     def __init__(self, reader: ClipReader, deadline: float,
-                 framings: dict[str, ClipFraming] | None = None) -> None:
+                 framings: dict[str, ClipFraming] | None = None,
+                 grade: Grade | None = None) -> None:
         self.reader = reader
         self.deadline = deadline
         self.framings = framings or {}
+        self.grade = grade or Grade()
         self._index = -1
         self._decoded: np.ndarray | None = None
         self._covered: dict[str, np.ndarray] = {}
@@ -93,7 +112,7 @@ class PreparedClip(Prepared):
             decoded = self.reader.next(self.deadline)
             self._index += 1
             if decoded is not None:
-                self._decoded, self._covered = decoded, {}
+                self._decoded, self._covered = apply_grade(decoded, self.grade), {}
             elif self._decoded is None:
                 raise ToolError("clip decoder produced no frames", None, "")
             else:
@@ -142,9 +161,11 @@ class _Photo:
 
 
 def card_photo(timeline: Timeline, index: int) -> str | None:
-    """The photo behind card ``index``: the first photo shot for the opening card, the last
-    one for the closing card."""
+    """The photo behind card ``index``: the first photo shot for the opening card; for the
+    closing card the subject's photo (the recipient, the pet), else the last photo shot."""
     ids = [s.source_id for s in timeline.shots if s.kind == "photo"]
+    if index != 0 and timeline.subject_photo_id is not None:
+        return timeline.subject_photo_id
     if not ids:
         return None
     return ids[0] if index == 0 else ids[-1]
@@ -197,6 +218,7 @@ class SourcePreparer:
         self._uses = self._count_uses()
         self._lock = threading.Lock()
         self._clip_sizes: dict[str, tuple[int, int]] = {}
+        self.grade = grade_named(timeline.grade)
 
     def _card_photo(self, index: int) -> str | None:
         return card_photo(self.timeline, index)
@@ -219,6 +241,7 @@ class SourcePreparer:
             if photo is None:
                 image = load_photo(self.photo_paths[photo_id])
                 subject = self.subjects.get(photo_id) or find_subject(image)
+                image = apply_grade(image, self.grade)
                 photo = _Photo(image, subject, self._uses.get(photo_id, 1))
                 self._photos[photo_id] = photo
             return photo
@@ -247,10 +270,12 @@ class SourcePreparer:
             height, width = photo.image.shape[:2]
             layers: dict[str, PhotoLayer | ParallaxLayer] = {}
             for aspect in self.aspects:
-                motion = plan_ken_burns((width, height), photo.subject, aspect, shot.frames,
+                motion = plan_ken_burns((width, height), keep_whole(photo.subject), aspect,
+                                        shot.frames,
                                         choice=shot.motion_choice,
                                         full=shot.motion in (KEN_BURNS, PARALLAX),
-                                        keep_min=self._keep_min(aspect))
+                                        keep_min=self._keep_min(aspect),
+                                        move=FRAMING_MOVE.get(shot.move))
                 factor = round(prescale_factor(motion, aspect.width), 4)
                 layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                         aspect)
@@ -294,7 +319,7 @@ class SourcePreparer:
         framings = {a.name: plan_clip_framing(size, subject, a, keep_min=self._keep_min(a))
                     for a in self.aspects} if subject is not None else None
         reader = ClipReader(path, shot.clip_start_s, shot.frames, size, self._limits())
-        return PreparedClip(reader, self.deadline, framings)
+        return PreparedClip(reader, self.deadline, framings, self.grade)
 
     def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:
         if shot.card is None:
@@ -304,7 +329,7 @@ class SourcePreparer:
         try:
             images = {}
             for aspect in self.aspects:
-                back = (cover_frame(photo.image, aspect.width, aspect.height)
+                back = (subject_cover(photo.image, photo.subject, aspect.width, aspect.height)
                         if photo is not None else None)
                 images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
                                                         back, self.logo)

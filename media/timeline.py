@@ -23,17 +23,30 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from media.beat_snap import frame_grid, snap_cuts, snap_near
+from media.beat_snap import CARD_SHARE_MAX as CARD_SHARE_MAX  # the plan's rule, named here too
+from media.beat_snap import card_bounds, frame_grid, snap_cuts
+from media.beat_snap import card_lengths as card_lengths
 from media.card_spec import CardSpec
 from media.clip_window import best_window
+from media.moves import (
+    PhotoLook,
+    Section,
+    choose_moves,
+    downbeat_grid,
+    section_at,
+    section_frames,
+    transition_kinds,
+)
 from media.shot_order import (
     Slot,
     arc_order,
+    drop_twins,
     even_pick,
     fit_lengths,
     interleave,
     item_counts,
     photo_slots,
+    separate,
     subject_first,
 )
 
@@ -61,6 +74,10 @@ class PhotoSource:
     brightness: float = 0.5
     warmth: float = 0.0
     saturation: float = 0.0
+    focus_x: float = 0.5
+    """Centre of the photo's subject (faces, else the salient region), 0..1 of its width."""
+    focus_y: float = 0.5
+    """Centre of the photo's subject, 0..1 of its height."""
 
     @property
     def close(self) -> bool:
@@ -114,9 +131,10 @@ class Transition:
 class Shot:
     """One shot. ``kind`` is card, photo or clip; frames are film frame indices.
 
-    ``motion`` is ken_burns, parallax, push or none (``motion_choice`` varies the move); clips
-    start at ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their
-    ``card``.
+    ``motion`` is ken_burns, parallax, push or none (how much the camera moves); ``move`` is
+    the camera move of a photo shot (:data:`media.moves.MOVE_VOCABULARY`: push_in, pull_out,
+    pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
+    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
     """
 
     kind: str
@@ -130,6 +148,7 @@ class Shot:
     motion_choice: int = 0
     clip_start_s: float = 0.0
     card: CardSpec | None = None
+    move: str = ""
 
     @property
     def frames(self) -> int:
@@ -139,7 +158,10 @@ class Shot:
 
 @dataclass(frozen=True)
 class Timeline:
-    """A whole film: ``total_frames`` frames at ``fps``, shots in order, film fade in/out."""
+    """A whole film: ``total_frames`` frames at ``fps``, shots in order, film fade in/out.
+
+    ``subject_photo_id`` is the photo the closing card sits over (the recipient or the pet);
+    ``grade`` names the colour grade of every shot (see :mod:`media.grade`)."""
 
     fps: int
     total_frames: int
@@ -152,6 +174,8 @@ class Timeline:
     beat_frames: tuple[int, ...] = ()
     dropped_photo_ids: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    subject_photo_id: str | None = None
+    grade: str = "natural"
 
     def to_json(self, indent: int | None = 2) -> str:
         """The timeline as JSON (paths are not part of it: sources are referenced by id)."""
@@ -166,7 +190,7 @@ class Timeline:
             what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
             lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
                          f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
-                         f"/{s.transition_in.frames} {s.motion}#{s.motion_choice}")
+                         f"/{s.transition_in.frames} {s.motion}#{s.motion_choice} {s.move}")
         return "\n".join(lines)
 
 
@@ -187,7 +211,7 @@ PACING: dict[str, Pacing] = {
     "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
     "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3),
 }
-GENTLE = Pacing(4.5, 3.0, 5.0, FADE_BLACK, 1.0, 1.0)
+GENTLE = Pacing(5.0, 3.5, 5.0, FADE_BLACK, 1.0, 1.0)  # memorials: slower, long dips
 
 
 def pacing_for(style: str, gentle: bool) -> Pacing:
@@ -231,21 +255,6 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
                         _clip_slots(chosen_clips, clip_count, pacing)
                         if chosen_clips else [])
     return slots, dropped
-
-
-def _card_bounds(length: float, fps: int, total: int, pacing: Pacing, beats: tuple[int, ...],
-                 bars: tuple[int, ...]) -> tuple[int, int]:
-    """Frames where the opening card ends and the closing card starts."""
-    gentle_extra = 0.5 if pacing.transition == FADE_BLACK else 0.0
-    open_s = min(3.5 + gentle_extra / 2, max(1.0, 0.15 * length))
-    close_s = min(4.5 + gentle_extra / 2, max(1.2, 0.2 * length))
-    open_w, close_w = min(0.5, 0.2 * open_s), min(0.5, 0.2 * close_s)
-    min_mid = round(1.0 * fps)
-    opening = snap_near(open_s, open_w, fps, bars, beats, round(0.8 * fps),
-                        total - round(1.0 * fps) - min_mid)
-    closing = snap_near(length - close_s, close_w, fps, bars, beats, opening + min_mid,
-                        total - round(1.0 * fps))
-    return opening, closing
 
 
 def _even(frames: float) -> int:
@@ -299,65 +308,113 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   beat_times: Sequence[float], length_sec: float, opening: CardSpec,
                   closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
                   style: str, subject_photo_id: str | None,
-                  bar_times: Sequence[float] = (), premium: bool = False) -> Timeline:
+                  bar_times: Sequence[float] = (), premium: bool = False,
+                  sections: Sequence[Sequence[Any]] = (),
+                  near_duplicates: Sequence[tuple[str, str]] = ()) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
-    Opening card (about 3-4 s), photo and clip shots, closing card (about 4-5 s) ending the film.
-    Cuts land on ``beat_times`` (seconds; card boundaries prefer ``bar_times``) where the grid
-    allows; the subject photo comes first; clips are spread through the film; photos repeat
-    (with other moves) when there are too few, and when there are too many each still lasts at
-    least the style's minimum (about 2 s) and the rest are listed in ``dropped_photo_ids``.
-    ``motion_shots`` photo shots get full Ken Burns moves, the others a gentle push; with
-    ``premium`` some of them (faces first, at most :data:`PARALLAX_MAX_SHARE` of the film) get
-    parallax instead, the subject moving on its own layer.
+    Opening card, photo and clip shots, closing card (over the subject photo), the two cards
+    together at most :data:`CARD_SHARE_MAX` of the film. Cuts land on ``beat_times`` (seconds;
+    card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars count)
+    where the grid allows; the subject photo comes first; clips are spread through the film;
+    photos repeat (with other moves) when there are too few, and when there are too many each
+    still lasts at least the style's minimum (about 2 s) and the rest are listed in
+    ``dropped_photo_ids``. ``motion_shots`` photo shots get full Ken Burns moves, the others a
+    gentle push; with ``premium`` some of them (faces first, at most
+    :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
+    layer. Each photo shot's ``move`` and each transition follow the photo and the song's
+    ``sections`` (``(name, start_s, end_s)``; see :mod:`media.moves`); without sections every
+    transition is the style's. ``near_duplicates`` (pairs of photo and clip ids showing the
+    same picture, see :mod:`media.dedupe`) are dropped or kept apart (see
+    :func:`media.shot_order.drop_twins`, :func:`media.shot_order.separate`).
     """
     if length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {length_sec}s")
     total = round(length_sec * fps)
     pacing = pacing_for(style, gentle)
     beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
-    open_end, close_start = _card_bounds(length_sec, fps, total, pacing, beats, bars)
+    parts = section_frames(sections, fps, total)
+    open_end, close_start = card_bounds(length_sec, fps, total, beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
-    ordered = subject_first(photos, subject_photo_id)
+    ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
+                                        [c.id for c in clips], near_duplicates,
+                                        subject_photo_id)
     slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
+    slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     if slots:
         lengths = fit_lengths(slots, middle_s, min_s)
         targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
         mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
-        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins, beats),
+        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins,
+                                        downbeat_grid(beats, bars, parts)),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
-                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0)
+                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
+                         parts, gentle)
     notes = ("clip sound is mixed under the song by the render stage (media.soundtrack)",)
+    subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     _even(pacing.fade_s * fps), _even(pacing.fade_s * fps), beats,
-                    tuple(dropped), notes)
+                    tuple(dropped), notes, subject, "gentle" if gentle else "natural")
+
+
+def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
+                 sections: tuple[Section, ...], gentle: bool, style: str) -> list[Transition]:
+    """The transition into every shot (the first: none): from the song's sections (see
+    :func:`media.moves.transition_kinds`), else the style's, each fitted to the shots'
+    lengths; social films cut hard everywhere."""
+    lengths = [b - a for a, b in pairwise(cuts)]
+    if sections and style != "social":
+        planned = transition_kinds(cuts[:-1], kinds, sections, gentle)
+    else:
+        planned = [(pacing.transition, pacing.transition_s)] * (len(kinds) - 1)
+    out = [Transition(CUT, 0)]
+    for i, (kind, seconds) in enumerate(planned, start=1):
+        out.append(_transition(kind, seconds, fps, min(lengths[i - 1], lengths[i])))
+    return out
+
+
+def _looks(slots: list[Slot], photos: dict[str, PhotoSource]) -> list[PhotoLook | None]:
+    """What the move chooser reads of each slot's photo (None for clips)."""
+    looks: list[PhotoLook | None] = []
+    for slot in slots:
+        p = photos.get(slot.source_id) if slot.kind == "photo" else None
+        looks.append(PhotoLook(p.width, p.height, p.focus_x, p.focus_y, p.close, p.low_res)
+                     if p is not None else None)
+    return looks
 
 
 def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
-                 fps: int, motion_shots: int, parallax_s: float = 0.0) -> list[Shot]:
-    """Shots from the cut frames: cards around the slots, transitions and visible ranges."""
+                 fps: int, motion_shots: int, parallax_s: float = 0.0,
+                 sections: tuple[Section, ...] = (), gentle: bool = False) -> list[Shot]:
+    """Shots from the cut frames: cards around the slots, transitions, moves and visible
+    ranges."""
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
     kinds += [(s.kind, s.source_id, None) for s in slots]
     kinds.append(("card", None, closing))
-    lengths = [b - a for a, b in pairwise(cuts)]
-    transitions = [Transition(CUT, 0)]
-    for i in range(1, len(kinds)):
-        transitions.append(_transition(pacing.transition, pacing.transition_s, fps,
-                                       min(lengths[i - 1], lengths[i])))
+    transitions = _transitions([k[0] for k in kinds], cuts, pacing, fps, sections, gentle,
+                               pacing_style(pacing))
+    by_id = {p.id: p for p in photos}
     order = {p.id: i for i, p in enumerate(photos)}
-    motions = [(STILL, 0), *_motions(slots, {p.id: p for p in photos}, motion_shots, order,
-                                     parallax_s), (STILL, 0)]
+    motions = [(STILL, 0), *_motions(slots, by_id, motion_shots, order, parallax_s), (STILL, 0)]
+    middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
+    moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
+                               [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]
     shots = []
     for i, (kind, source, card) in enumerate(kinds):
         vis_in = _visible_in(transitions[i], cuts[i])
         vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
         shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
-                          motions[i][0], motions[i][1], 0.0, card))
+                          motions[i][0], motions[i][1], 0.0, card, moves[i]))
     return _place_clip_segments(shots, clips, fps)
+
+
+def pacing_style(pacing: Pacing) -> str:
+    """``social`` for the social pacing (hard cuts everywhere), else ``""``."""
+    return "social" if pacing is PACING["social"] else ""
 
 
 def _visible_in(transition: Transition, cut: int) -> int:

@@ -15,13 +15,16 @@ from media.compose import (
     prescale_factor,
 )
 from media.framing import (
+    FILL_MAX_UPSCALE,
     MAX_ACCEL_PX,
     MIN_MOVE_PX,
     Box,
     Motion,
     Subject,
     face_guard,
+    fill_width,
     find_subject,
+    keep_whole,
     motion_extent,
     needs_fit,
     peak_acceleration,
@@ -113,6 +116,9 @@ def _check_motion(motion: Motion, aspect: Aspect, size: tuple[int, int],
         if motion.mode == "crop":
             assert rect.x >= -1e-6 and rect.y >= -1e-6
             assert rect.x + rect.w <= width + 1e-6 and rect.y + rect.h <= height + 1e-6
+        elif motion.mode == "fill":  # the photo's full height, and the frame's width filled
+            assert rect.y <= 1e-6 and rect.y + rect.h >= height - 1e-6
+            assert rect.x >= -0.06 * rect.w and rect.x + rect.w <= width + 0.06 * rect.w
         else:  # fitted: the whole photo is inside the frame
             assert rect.contains((0.0, 0.0, float(width), float(height)))
         for face in faces:
@@ -212,3 +218,86 @@ def test_fit_decisions() -> None:
     assert not needs_fit(2000, 1500, group, LANDSCAPE)
     guard = face_guard(group, 2000, 1500)
     assert guard is not None and guard[0] < 100 and guard[2] > 1900
+
+
+# --- 9:16: landscape photos fill the portrait frame ---------------------------------------------
+
+
+def sharp_coverage(motion: Motion, photo_size: tuple[int, int], aspect: Aspect,
+                   max_upscale: float = FILL_MAX_UPSCALE) -> float:
+    """Smallest share (0..1) over the move of the frame covered by the photo itself (not the
+    backdrop), counting nothing when the photo is magnified more than ``max_upscale``."""
+    width, height = photo_size
+    worst = 1.0
+    for i in range(motion.frames):
+        rect = motion.rect_at(i)
+        k = aspect.width / rect.w  # output px per source px
+        if k > max_upscale + 1e-6:
+            return 0.0
+        shown_w = (min(width, rect.x + rect.w) - max(0.0, rect.x)) * k
+        shown_h = (min(height, rect.y + rect.h) - max(0.0, rect.y)) * k
+        worst = min(worst, shown_w * shown_h / (aspect.width * aspect.height))
+    return worst
+
+
+@pytest.mark.parametrize("size", [(4032, 3024), (3000, 2000), (1920, 1080)])
+def test_a_landscape_photo_fills_the_9x16_frame_with_sharp_content(size: tuple[int, int]) -> None:
+    nobody = Subject((), Box(0.7, 0.3, 0.9, 0.6), "saliency")
+    for choice in CHOICES:
+        motion = plan_ken_burns(size, nobody, PORTRAIT, 120, choice=choice)
+        assert motion.mode == "crop"
+        assert sharp_coverage(motion, size, PORTRAIT) == pytest.approx(1.0)
+
+
+def test_a_landscape_photo_in_9x16_pans_toward_its_subject() -> None:
+    image = face_photos()["landscape_4x3_face_right"]
+    height, width = image.shape[:2]
+    subject = find_subject(image)
+    motion = plan_ken_burns((width, height), subject, PORTRAIT, 120, move="pan")
+    assert motion.mode == "crop"
+    travel = (motion.end.cx - motion.start.cx) * PORTRAIT.width / motion.end.w
+    assert travel > 100  # output pixels to the right, toward the face
+    _check_motion(motion, PORTRAIT, (width, height), _face_pixels(subject, width, height))
+
+
+def test_a_wide_group_in_9x16_is_filled_large_with_every_face_in() -> None:
+    group = Subject((Box(0.08, 0.3, 0.2, 0.5), Box(0.45, 0.3, 0.55, 0.5),
+                     Box(0.8, 0.3, 0.92, 0.5)), Box(0.08, 0.3, 0.92, 0.5), "faces")
+    size = (3000, 2000)
+    faces = _face_pixels(group, *size)
+    for choice in CHOICES:
+        motion = plan_ken_burns(size, group, PORTRAIT, 120, choice=choice)
+        assert motion.mode == "fill"
+        _check_motion(motion, PORTRAIT, size, faces)
+        # fitted whole (as before) this photo covered 28% of the frame; filled, over 35%
+        assert sharp_coverage(motion, size, PORTRAIT) > 0.35
+    assert fill_width(size, group, PORTRAIT) < size[0]
+
+
+def test_a_small_landscape_photo_is_never_magnified_past_the_fill_limit() -> None:
+    nobody = Subject((), Box(0.4, 0.4, 0.6, 0.6), "saliency")
+    motion = plan_ken_burns((640, 427), nobody, PORTRAIT, 90)
+    assert motion.mode == "fill"
+    assert sharp_coverage(motion, (640, 427), PORTRAIT) > 0.6
+
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
+    cat = data.chelsea()  # 451 x 300, the cat's face fills it: no human face, saliency
+    height, width = cat.shape[:2]
+    subject = keep_whole(find_subject(cat))
+    eyes = (130 / 451 * width, 85, 345 / 451 * width, 165)  # both eyes (pixels of the photo)
+    for choice in CHOICES:
+        for move in ("zoom_in", "zoom_out", "pan", "tilt"):
+            motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice,
+                                    move=move)
+            for i in (0, 45, 89):
+                assert motion.rect_at(i).contains(eyes, tol=1.0), (move, motion.mode, i)
+
+
+def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
+    tall_core = keep_whole(Subject((), Box(0.2, 0.05, 0.8, 0.95), "saliency"))
+    for choice in CHOICES:
+        motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, choice=choice)
+        assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted

@@ -3,6 +3,7 @@ frames reads (media.sources)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -65,8 +66,8 @@ def test_a_photo_of_any_mode_loads_as_rgb_uint8(tmp_path: Path) -> None:
     assert (photo == 200).all()
 
 
-def test_cards_show_the_first_photo_first_and_the_last_photo_last() -> None:
-    timeline = _timeline(["a", "b", "c"], [])
+def test_cards_show_the_first_photo_first_and_without_a_subject_the_last_photo_last() -> None:
+    timeline = dataclasses.replace(_timeline(["a", "b", "c"], []), subject_photo_id=None)
     photo_shots = [s.source_id for s in timeline.shots if s.kind == "photo"]
     last = len(timeline.shots) - 1
     assert timeline.shots[0].kind == timeline.shots[last].kind == "card"
@@ -97,3 +98,15 @@ def test_a_segment_reads_only_the_media_its_frames_show() -> None:
     first = timeline.shots[0]
     photos, clips = sources_for(timeline, (first.visible_in, first.visible_in + 1))
     assert photos == {card_photo(timeline, 0)} and clips == set()
+
+
+def test_the_closing_card_sits_over_the_subjects_photo_not_the_last_shot() -> None:
+    photos = [PhotoSource(p, Path(f"/nowhere/{p}.jpg"), 1600, 1200, False) for p in "abcd"]
+    beats = [i * 0.5 for i in range(61)]
+    timeline = plan_timeline(photos, [], beats, 30.0, CardSpec("opening", ("Hello",)),
+                             CardSpec("closing", ("Bye",)), motion_shots=2, gentle=True,
+                             style="gift", subject_photo_id="b")
+    last = len(timeline.shots) - 1
+    assert timeline.shots[last - 1].source_id != "b"  # the film's last shot is another photo
+    assert card_photo(timeline, last) == "b"
+    assert "b" in sources_for(timeline, (timeline.shots[last].cut_in, timeline.total_frames))[0]

@@ -281,7 +281,8 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
              _traits(0.3, tall, 0.4, 2), _traits(0.0, wide, 0.3, 3),
              _traits(0.0, wide, 0.9, 4), _traits(0.0, wide, 0.4, 5),
              _traits(0.4, tall, 0.5, 6)]
-    tl = plan_timeline(given, [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=2,
+    # 26 s: a middle of seven shots (cards take at most 15%), so no photo repeats
+    tl = plan_timeline(given, [], beat_grid(26), 26.0, OPENING, CLOSING, motion_shots=2,
                        gentle=False, style="gift", subject_photo_id="p6")
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
     assert order[0] == "p6" and order[-1] == "p4"  # subject first, warmest and brightest last

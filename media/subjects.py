@@ -1,0 +1,167 @@
+"""What matters in a photo: faces, else the salient region (a pet, an object), else the centre.
+
+:func:`find_subject` finds frontal faces (OpenCV Haar cascade) and a focus box (faces, else
+spectral residual saliency, else the centre); :func:`keep_whole` makes the core of a salient
+region count as a face, so crops keep it whole. All boxes are normalized (0..1 of the photo's
+width and height). :mod:`media.framing` plans the camera over them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
+DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
+FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection copy's short edge
+FACE_MIN_NEIGHBORS = 5
+FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
+SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned box in normalized coordinates (0..1 of width and height)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def to_pixels(self, width: float, height: float) -> tuple[float, float, float, float]:
+        """The box in pixels of an image ``width`` x ``height``: (x0, y0, x1, y1)."""
+        return self.x0 * width, self.y0 * height, self.x1 * width, self.y1 * height
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre (x, y), normalized."""
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What matters in a photo: detected faces, and the focus box the camera moves toward.
+
+    ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
+    """
+
+    faces: tuple[Box, ...]
+    focus: Box
+    source: str
+
+
+# --- subject detection -----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=2)
+def _face_detector(cascade: str = FACE_CASCADE) -> cv2.CascadeClassifier:
+    detector = cv2.CascadeClassifier(cv2.data.haarcascades + cascade)
+    if detector.empty():
+        raise RuntimeError(f"cannot load {cascade} from {cv2.data.haarcascades}")
+    return detector
+
+
+def _gray_copy(image_rgb: np.ndarray, long_edge: int) -> tuple[np.ndarray, float]:
+    """A gray copy with its long edge at most ``long_edge`` pixels, and the scale used."""
+    gray = image_rgb if image_rgb.ndim == 2 else cv2.cvtColor(image_rgb[..., :3],
+                                                               cv2.COLOR_RGB2GRAY)
+    h, w = gray.shape
+    scale = min(1.0, long_edge / max(h, w))
+    if scale < 1.0:
+        gray = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))),
+                          interpolation=cv2.INTER_AREA)
+    return gray, scale
+
+
+def detect_faces(image_rgb: np.ndarray, cascade: str = FACE_CASCADE,
+                 min_neighbors: int = FACE_MIN_NEIGHBORS) -> tuple[Box, ...]:
+    """Frontal faces (``cascade``: an OpenCV Haar cascade file, people by default) in an RGB
+    (or gray) uint8 image, as normalized boxes, largest first."""
+    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
+    gray = cv2.equalizeHist(gray)
+    h, w = gray.shape
+    side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
+    found = _face_detector(cascade).detectMultiScale(gray, scaleFactor=FACE_SCALE_STEP,
+                                                     minNeighbors=min_neighbors,
+                                                     minSize=(side, side))
+    boxes = [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
+             for x, y, fw, fh in found]
+    return tuple(sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)))
+
+
+def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
+    """Spectral-residual saliency (Hou & Zhang 2007) on a ``width``-pixel-wide gray copy.
+
+    Returns a float32 map (same ratio as the image, about ``width`` pixels wide), max 1.
+    """
+    gray, _ = _gray_copy(image_rgb, 4 * width)
+    h, w = gray.shape
+    small = cv2.resize(gray, (width, max(8, round(width * h / w))), interpolation=cv2.INTER_AREA)
+    spectrum = np.fft.fft2(small.astype(np.float64))
+    log_amp = np.log(np.abs(spectrum) + 1e-6)
+    residual = log_amp - ndimage.uniform_filter(log_amp, size=3, mode="nearest")
+    sal = np.abs(np.fft.ifft2(np.exp(residual + 1j * np.angle(spectrum)))) ** 2
+    sal = ndimage.gaussian_filter(sal, sigma=2.5)
+    peak = float(sal.max())
+    return (sal / peak).astype(np.float32) if peak > 0 else sal.astype(np.float32)
+
+
+def _saliency_box(image_rgb: np.ndarray) -> Box | None:
+    """A box around the salient mass (weighted centroid +- 1.5 std), or None if it is flat."""
+    sal = saliency_map(image_rgb)
+    if float(sal.mean()) > 0.5:  # no clear peak: nothing stands out
+        return None
+    weights = sal.astype(np.float64) ** 2
+    total = weights.sum()
+    if total <= 0:
+        return None
+    h, w = sal.shape
+    ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
+    wy, wx = weights.sum(axis=1) / total, weights.sum(axis=0) / total
+    my, mx = float(ys @ wy), float(xs @ wx)
+    sy = math.sqrt(max(float(((ys - my) ** 2) @ wy), 1e-6))
+    sx = math.sqrt(max(float(((xs - mx) ** 2) @ wx), 1e-6))
+    return Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
+               min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
+
+
+def union(boxes: tuple[Box, ...]) -> Box:
+    return Box(min(b.x0 for b in boxes), min(b.y0 for b in boxes),
+               max(b.x1 for b in boxes), max(b.y1 for b in boxes))
+
+
+def find_subject(image_rgb: np.ndarray) -> Subject:
+    """Faces and focus box of an RGB uint8 image (H, W, 3); all boxes normalized 0..1."""
+    faces = detect_faces(image_rgb)
+    if faces:
+        return Subject(faces, union(faces), "faces")
+    gray, _ = _gray_copy(image_rgb, 256)
+    if float(gray.std()) >= 4.0:
+        box = _saliency_box(image_rgb)
+        if box is not None:
+            return Subject((), box, "saliency")
+    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
+
+
+def keep_whole(subject: Subject) -> Subject:
+    """``subject`` with, when no face was found but a salient region was (a pet, an object),
+    the core of that region (:data:`SALIENT_CORE` of its width and height) standing in for a
+    face: crops and moves keep it whole (a cat's eyes are never cut)."""
+    if subject.faces or subject.source != "saliency":
+        return subject
+    (cx, cy), box = subject.focus.center, subject.focus
+    half_w, half_h = SALIENT_CORE * (box.x1 - box.x0) / 2, SALIENT_CORE * (box.y1 - box.y0) / 2
+    core = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+    return Subject((core,), subject.focus, subject.source)
+
+
+def subject_from_dict(data: dict[str, Any]) -> Subject:
+    """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
+    return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
+                   source=data["source"])
