@@ -245,7 +245,7 @@ def _composite_text(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: boo
     layer = Image.new("RGBA", (x1 - x0, y1 - y0), (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)
     with fonts.LOCK:
-        draw_text(draw, lay, (x0, y0), colours)
+        draw_text(layer, lay, (x0, y0), colours)
     if lay.rule is not None:
         rx0, ry0, rx1, ry1 = (lay.rule[0] - x0, lay.rule[1] - y0, lay.rule[2] - x0 - 1,
                               lay.rule[3] - y0 - 1)
