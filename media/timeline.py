@@ -331,8 +331,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0)
     notes = ("clip sound is mixed under the song by the render stage (media.soundtrack)",)
+    # No fade in from black: the opening card's first frame is already its title (h18b).
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
-                    _even(pacing.fade_s * fps), _even(pacing.fade_s * fps), beats,
+                    0, _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes)
 
 
