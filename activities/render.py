@@ -20,12 +20,12 @@ from media.arc import photo_traits
 from media.card_spec import CardSpec
 from media.clip_analysis import analyse_clip, frame_scores
 from media.framing import Subject, subject_from_dict
-from media.poster import extract_poster
+from media.poster import make_poster
 from media.render import render_films
 from media.segments import count_video_frames, join_limits, join_segments
 from media.soundtrack import build_soundtrack
 from media.sources import sources_for
-from media.spec import ASPECTS, FPS, LANDSCAPE
+from media.spec import ASPECTS, FPS, LANDSCAPE, PORTRAIT
 from media.timeline import (
     ClipSource,
     PhotoSource,
@@ -112,7 +112,8 @@ def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | 
 
 
 def poster_time_s(timeline: Timeline) -> float:
-    """Middle of the first photo shot (seconds): the subject, fully on screen."""
+    """Middle of the first photo shot (seconds): the subject, fully on screen, in each aspect's
+    own framing (the posters' picture)."""
     for shot in timeline.shots:
         if shot.kind == "photo":
             return (shot.cut_in + shot.cut_out) / 2 / timeline.fps
@@ -183,14 +184,19 @@ def _check_frames(name: str, frames: int, planned: int) -> None:
 
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                  films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
-    """Extract the poster from the finished films and store films and poster."""
-    poster = extract_poster(films[LANDSCAPE.name], poster_time_s(timeline),
-                            scratch / "poster.jpg")
+    """Make a poster from each finished film (its picture with the opening card's words) and
+    store films and posters."""
+    at_s, title = poster_time_s(timeline), cards_for(order)[0]
+    posters = {order.run_keys.poster: make_poster(films[LANDSCAPE.name], at_s, title,
+                                                  scratch / "poster.jpg"),
+               order.run_keys.portrait_poster: make_poster(films[PORTRAIT.name], at_s, title,
+                                                           scratch / "poster-9x16.jpg")}
     film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
         ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")
+    for key, path in posters.items():
+        ctx.storage.put_file(key, path, content_type="image/jpeg")
     poster_key = order.run_keys.poster
-    ctx.storage.put_file(poster_key, poster, content_type="image/jpeg")
     return RenderResult(film_keys=film_keys, poster_key=poster_key, timeline_key=timeline_key,
                         duration_sec=timeline.total_frames / timeline.fps)
 

@@ -1,12 +1,29 @@
-"""The poster: one well-chosen frame of the landscape film as a JPEG."""
+"""The posters: one designed still per aspect, the film's own picture with the name on it.
+
+Each poster starts from a frame of the film of its own aspect (so the 9:16 poster is the 9:16
+film's framing of the subject, never a centre crop of the landscape one), keeps the photo sharp,
+darkens its lower part with a soft scrim and sets the opening card's words (occasion and name,
+any script, with their shadows) in the lower third. The 16:9 poster is the page's link preview
+(``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
+"""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import numpy as np
+from PIL import Image
+
+from media.card_spec import CardSpec
+from media.cards import composite_sprite, render_card_image
 from media.runner import Limits, ffmpeg_argv, run_tool
 
 POSTER_TIMEOUT_S = 60.0
+POSTER_JPEG_QUALITY = 90
+TEXT_CENTRE = {False: 0.70, True: 0.68}  # text block centre, share of the height (portrait?)
+SCRIM_FROM = 0.30  # the scrim starts this far down the poster (share of the height)
+SCRIM_DEPTH = 0.72  # how much of the picture's light the scrim takes at the bottom edge
 
 
 def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
@@ -17,4 +34,57 @@ def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
                     str(out_jpeg)),
         Limits(timeout_s=POSTER_TIMEOUT_S),
     )
+    return out_jpeg
+
+
+def _scrim(picture: np.ndarray) -> np.ndarray:
+    """``picture`` (uint8 RGB) darkened smoothly towards its bottom edge, float32."""
+    height = picture.shape[0]
+    y = (np.arange(height, dtype=np.float32) + 0.5) / height
+    u = np.clip((y - SCRIM_FROM) / (1.0 - SCRIM_FROM), 0.0, 1.0)
+    keep = 1.0 - SCRIM_DEPTH * (u * u * (3 - 2 * u))
+    return picture.astype(np.float32) * keep[:, None, None]
+
+
+def design_poster(picture: np.ndarray, card: CardSpec) -> np.ndarray:
+    """The poster (uint8 RGB, the size of ``picture``): ``picture`` sharp under a bottom scrim,
+    with ``card``'s words (its shadows, colours and layout for this size) in the lower third."""
+    height, width = picture.shape[:2]
+    image = render_card_image(card, width, height, picture)
+    poster = np.ascontiguousarray(np.clip(_scrim(picture), 0, 255).astype(np.uint8))
+    if not image.sprites:
+        return poster
+    bottom = max(s.y0 + s.alpha.shape[0] for s in image.sprites)
+    shift = round(TEXT_CENTRE[height > width] * height - image.centre[1])
+    shift = min(shift, round(0.95 * height) - bottom)  # the shadows stay on the poster
+    for shade in (True, False):
+        for sprite in image.sprites:
+            composite_sprite(poster, sprite, sprite.x0, sprite.y0 + shift, 1.0, shade=shade)
+    return poster
+
+
+def grab_picture(video: Path, at_s: float) -> np.ndarray | None:
+    """The frame at ``at_s`` seconds of ``video``, full size, uint8 RGB (BT.709 limited range
+    read as such), or None past the end."""
+    result = run_tool(
+        ffmpeg_argv("-ss", f"{max(0.0, at_s):.3f}", "-i", str(video), "-map", "0:v:0",
+                    "-frames:v", "1", "-vf", "scale=in_color_matrix=bt709:in_range=tv",
+                    "-pix_fmt", "rgb24", "-f", "image2pipe", "-c:v", "png", "pipe:1"),
+        Limits(timeout_s=POSTER_TIMEOUT_S),
+    )
+    if not result.stdout:
+        return None
+    with Image.open(io.BytesIO(result.stdout)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+def make_poster(video: Path, at_s: float, card: CardSpec, out_jpeg: Path) -> Path:
+    """Write the designed poster of ``video`` (its frame at ``at_s`` seconds, its own size) as a
+    JPEG; a plain frame when the grab finds no picture there."""
+    frame = grab_picture(video, at_s)
+    if frame is None:
+        return extract_poster(video, at_s, out_jpeg)
+    poster = design_poster(frame, card)
+    Image.fromarray(poster).save(out_jpeg, "JPEG", quality=POSTER_JPEG_QUALITY, optimize=True,
+                                 progressive=True)
     return out_jpeg

@@ -70,6 +70,7 @@ def deliver_folder(folder: Path, base_url: str) -> Path:
     make_film(folder / f"{PORTRAIT.name}.mp4", PORTRAIT.width, PORTRAIT.height, PORTRAIT_SEC,
               "testsrc")
     extract_poster(folder / f"{LANDSCAPE.name}.mp4", 1.0, folder / "poster.jpg")
+    extract_poster(folder / f"{PORTRAIT.name}.mp4", 1.0, folder / "poster-9x16.jpg")
     links = PageLinks(page_url=f"{base_url}/index.html", poster_url=f"{base_url}/poster.jpg",
                       video_url=f"{base_url}/{LANDSCAPE.name}.mp4")
     lyrics = ["Happy birthday, Eileen!", "Remember the night we watched the launch?",

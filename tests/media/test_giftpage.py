@@ -243,3 +243,11 @@ def test_palette_text_keeps_aa_contrast(palette: Palette) -> None:
     assert contrast_ratio(palette.text, palette.background) >= 7
     assert contrast_ratio(palette.muted, palette.background) >= 4.5
     assert contrast_ratio(text_on(palette.accent), palette.accent) >= 4.5
+
+
+def test_each_player_shows_the_poster_of_its_own_aspect() -> None:
+    html = render_gift_page(page_with())
+    [stage] = [attrs for attrs in parse(html).all("div") if attrs.get("id") == "stage"]
+    assert stage["data-landscape-poster"] == "poster.jpg"
+    assert stage["data-portrait-poster"] == "poster-9x16.jpg"
+    assert "video.poster = posters[want]" in html
