@@ -9,7 +9,7 @@ paths share the helpers below; only the storage keys they exchange cross activit
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +18,7 @@ from PIL import Image
 from activities.context import Heartbeater, StageContext
 from media.arc import photo_traits
 from media.card_spec import CardSpec
+from media.card_text import undrawn_notes
 from media.clip_analysis import analyse_clip, frame_scores
 from media.framing import Subject, subject_from_dict
 from media.poster import make_poster
@@ -74,12 +75,15 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
              motion_shots: int, premium: bool = False) -> Timeline:
     """The film's timeline as data, cut on the song's beats (``premium``: parallax moves)."""
     opening, closing = cards_for(order)
-    return plan_timeline(
+    timeline = plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
         motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
         subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
         premium=premium,
     )
+    # Text a card cannot draw is never lost silently: the plan says what was left out.
+    undrawn = undrawn_notes(opening) + undrawn_notes(closing)
+    return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
 
 
 def photo_sources(prep: PrepResult, paths: dict[str, Path],

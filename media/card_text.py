@@ -139,6 +139,12 @@ def drawn_text(text: str, face: int) -> tuple[str, str | None]:
             f"dropped symbols no bundled font draws: {codes}")
 
 
+def undrawn_notes(card: CardSpec) -> tuple[str, ...]:
+    """What of ``card``'s text will not be drawn and why (empty when all of it is): for the
+    film's plan, so ops can see it (see :func:`drawn_text`)."""
+    return tuple(_roles_and_notes(card)[1])
+
+
 def _roles(card: CardSpec) -> list[tuple[str, TextRole]]:
     """The card's non-empty lines with the typographic role of each."""
     return _roles_and_notes(card)[0]

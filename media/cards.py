@@ -169,7 +169,6 @@ class CardImage:
     sprites: tuple[Sprite, ...]
     centre: tuple[float, float]
     rise_px: float
-    notes: tuple[str, ...] = ()  # text the card could not draw (see card_text.drawn_text)
 
 
 def render_card(card: CardSpec, width: int, height: int,
@@ -218,7 +217,7 @@ def render_card_image(card: CardSpec, width: int, height: int,
               (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2) if boxes else \
         (width / 2, height / 2)
     rise = ENTRANCE_RISE * min(width, height) * (0.6 if card.gentle else 1.0)
-    return CardImage(final, plain, tuple(sprites), centre, rise, lay.notes)
+    return CardImage(final, plain, tuple(sprites), centre, rise)
 
 
 def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacity: float, *,

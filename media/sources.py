@@ -313,8 +313,6 @@ class SourcePreparer:
                         if photo is not None else None)
                 images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
                                                         back, self.logo)
-            for note in dict.fromkeys(n for image in images.values() for n in image.notes):
-                self._note(note)
             delay = None if index == 0 else shot.cut_in - shot.visible_in
             return PreparedCard(images, delay, shot.visible_out - shot.visible_in)
         finally:

@@ -10,7 +10,14 @@ from PIL import Image
 
 from media import fonts
 from media.card_spec import CardSpec
-from media.card_text import draw_text, layout_card, line_pieces, text_layout, text_mask
+from media.card_text import (
+    draw_text,
+    layout_card,
+    line_pieces,
+    text_layout,
+    text_mask,
+    undrawn_notes,
+)
 from media.cards import render_card
 
 SCRIPT_NAMES = {
@@ -134,3 +141,9 @@ def test_an_undrawable_symbol_is_dropped_and_noted() -> None:
     assert [line.text for line in lay.lines if line.role.name == "title"] == ["Anna"]
     assert lay.notes == ("opening card title line dropped symbols no bundled font draws: "
                          "U+1FBC5",)
+
+
+def test_the_plan_notes_what_a_card_could_not_draw() -> None:
+    assert undrawn_notes(_card("Sara سارة 🎂")) == ()
+    assert undrawn_notes(_card("Ꭰ")) == (
+        "opening card title line left out: no bundled font draws U+13A0",)
