@@ -271,6 +271,7 @@ class LaidLine:
     x: float          # pen position of the line's start
     baseline: float
     box: tuple[int, int, int, int]
+    level: int = 0    # the bidi level of the paragraph the line was wrapped from
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,7 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
     wrapped = [(role, *_wrap(text, role, role.size * unit * (
         PORTRAIT_BOOST.get((card.kind, role.name), 1.0) if portrait else 1.0),
         measure, role.weight, face)) for text, role in roles]
+    levels = {role.name: bidi.base_level(text) for text, role in roles}
     if not wrapped:
         return CardLayout((), None, safe, face, tuple(notes))
 
@@ -325,7 +327,8 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
         """Largest size <= px at which every line's real ink fits the measure (kerning and
         hinting can differ slightly from the estimate); one size for the whole role."""
         while px > 4:
-            widths = [shape_line(t, px, role.weight, face, role.tracking * px).ink for t in lines]
+            widths = [shape_line(t, px, role.weight, face, role.tracking * px,
+                                 levels[role.name]).ink for t in lines]
             if max(r - left for left, _, r, _ in widths) <= measure:
                 break
             px = max(4, int(px * 0.97))
@@ -350,13 +353,14 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
                 left = round(width / 2 - rule_len / 2)
                 rule_box = (left, top, left + rule_len, top + rule_thick)
             else:
+                level = levels[role.name]
                 ink_left, ink_top, ink_right, ink_bottom = shape_line(
-                    text, px, role.weight, face, role.tracking * px).ink
+                    text, px, role.weight, face, role.tracking * px, level).ink
                 baseline = y + h / 2 + 0.36 * px
                 x = width / 2 - (ink_left + ink_right) / 2
                 box = (math.floor(x + ink_left), math.floor(baseline + ink_top),
                        math.ceil(x + ink_right), math.ceil(baseline + ink_bottom))
-                lines_out.append(LaidLine(role, text, px, x, baseline, box))
+                lines_out.append(LaidLine(role, text, px, x, baseline, box, level))
             y += h
         return lines_out, rule_box
 
@@ -395,7 +399,7 @@ def text_layout(card: CardSpec, width: int, height: int,
 def line_pieces(lay: CardLayout, line: LaidLine) -> ShapedLine:
     """The shaped pieces of one laid line (pen offsets from ``line.x``)."""
     return shape_line(line.text, line.size, line.role.weight, lay.face,
-                   line.role.tracking * line.size)
+                      line.role.tracking * line.size, line.level)
 
 
 def draw_text(image: Image.Image, lay: CardLayout, origin: tuple[int, int],

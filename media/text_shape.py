@@ -53,11 +53,11 @@ class ShapedLine:
     ink: tuple[float, float, float, float]  # left, top, right, bottom relative to pen/baseline
 
 
-def line_segments(text: str, size: int, weight: str,
-              face: int) -> list[tuple[str, ImageFont.FreeTypeFont, int, int]]:
+def line_segments(text: str, size: int, weight: str, face: int, level: int | None = None
+                  ) -> list[tuple[str, ImageFont.FreeTypeFont, int, int]]:
     """``text`` cut into (text, font, bidi level, word index) pieces in logical order: one
     font, one direction and one word (or one space) each."""
-    line_levels = bidi.levels(text)
+    line_levels = bidi.levels(text, level)
     owner: list[ImageFont.FreeTypeFont] = []
     for run, font in fonts.font_runs(text, size, weight, face, colour=True):
         owner.extend([font] * len(run))
@@ -77,10 +77,13 @@ def line_segments(text: str, size: int, weight: str,
 
 
 @functools.lru_cache(maxsize=4096)
-def shape_line(text: str, size: int, weight: str, face: int, tracking: float) -> ShapedLine:
+def shape_line(text: str, size: int, weight: str, face: int, tracking: float,
+               level: int | None = None) -> ShapedLine:
     """``text`` shaped and placed on one line: bidi runs in display order, each drawn by RAQM
-    in its own direction; letters spaced by ``tracking`` pixels where the script allows."""
-    segments = line_segments(text, size, weight, face)
+    in its own direction; letters spaced by ``tracking`` pixels where the script allows.
+    ``level``: the paragraph's bidi level (a wrapped line keeps its paragraph's direction);
+    None: from the line's own first strong character."""
+    segments = line_segments(text, size, weight, face, level)
     order = bidi.visual_order([level for _, _, level, _ in segments])
     items: list[Piece] = []
     pen = 0.0
