@@ -147,3 +147,15 @@ def test_the_plan_notes_what_a_card_could_not_draw() -> None:
     assert undrawn_notes(_card("Sara سارة 🎂")) == ()
     assert undrawn_notes(_card("Ꭰ")) == (
         "opening card title line left out: no bundled font draws U+13A0",)
+
+
+def test_a_wrapped_line_keeps_its_paragraphs_direction() -> None:
+    """"Sara سارة 🎂" reads left to right: wrapped in 9:16, its last line "سارة 🎂" keeps the
+    cake after the Arabic name (on the right), as in the unwrapped line."""
+    lay = layout_card(_card("Sara سارة 🎂"), 1080, 1920)
+    titles = [line for line in lay.lines if line.role.name == "title"]
+    assert len(titles) == 2
+    pieces = line_pieces(lay, titles[-1]).items
+    emoji = [p for p in pieces if fonts.is_colour(p.font)]
+    arabic = [p for p in pieces if "س" in p.text]
+    assert emoji and arabic and emoji[0].x > arabic[0].x
