@@ -2,7 +2,8 @@
 
 Nothing on a card holds still. Over the card's whole length the backdrop pushes in slowly
 (:data:`BACKDROP_DRIFT`), the text block grows gently about its centre (:data:`TEXT_DRIFT`) and
-the words of a line drift apart a little (:data:`SPREAD`, a tracking move). A card with an
+floats up (:data:`FLOAT`), and the words of a line drift apart a little (:data:`SPREAD`, a
+tracking move). A card with an
 entrance (the closing card) brings its words in one after another in reading order: each fades
 in while it rises :attr:`CardImage.rise_px` into place (:data:`ENTRANCE_S`, :data:`STAGGER_S`).
 The opening card has none: its first frame is the finished title, so the film never starts on
@@ -20,9 +21,10 @@ from media.cards import CardImage, Sprite, composite_sprite
 
 ENTRANCE_S = 0.7  # seconds over which one word fades and rises in
 STAGGER_S = 0.14  # seconds between the entrances of consecutive words
-TEXT_DRIFT = 0.06  # the text block is this much larger at the card's end (share of its size)
-BACKDROP_DRIFT = 0.05  # the backdrop's push-in over the card (share of the frame)
-SPREAD = 0.05  # words move apart by this share of their distance from the block's centre
+TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
+BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
+SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
+FLOAT = 0.014  # the text block floats up this far over the card (share of the short side)
 
 
 def _ease_out(u: float) -> float:
@@ -74,6 +76,8 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
     out = _pushed(image.base, 1.0 + BACKDROP_DRIFT * progress)
     scale = 1.0 + TEXT_DRIFT * progress
     spread = SPREAD * progress
+    height, width = image.base.shape[:2]
+    rise = FLOAT * min(width, height) * progress
     placed = []
     for sprite in image.sprites:
         opacity, lift = 1.0, 0.0
@@ -83,7 +87,8 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
                 continue
             opacity = _ease_out(u)
             lift = image.rise_px * (1.0 - opacity)
-        placed.append((sprite, opacity, _placed(sprite, image.centre, scale, spread, lift)))
+        placed.append((sprite, opacity, _placed(sprite, image.centre, scale, spread,
+                                                lift - rise)))
     for shade in (True, False):  # every shadow under every glyph, as one text layer
         for sprite, opacity, (left, top, arrays) in placed:
             composite_sprite(out, sprite, left, top, opacity, shade=shade, scaled=arrays)
