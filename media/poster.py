@@ -24,6 +24,7 @@ POSTER_JPEG_QUALITY = 90
 TEXT_CENTRE = {False: 0.70, True: 0.68}  # text block centre, share of the height (portrait?)
 SCRIM_FROM = 0.30  # the scrim starts this far down the poster (share of the height)
 SCRIM_DEPTH = 0.72  # how much of the picture's light the scrim takes at the bottom edge
+TEXT_SHADE = 0.45  # and how much a soft pool of shade takes behind the words
 
 
 def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
@@ -37,13 +38,19 @@ def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
     return out_jpeg
 
 
-def _scrim(picture: np.ndarray) -> np.ndarray:
-    """``picture`` (uint8 RGB) darkened smoothly towards its bottom edge, float32."""
-    height = picture.shape[0]
+def _scrim(picture: np.ndarray, text_y: float) -> np.ndarray:
+    """``picture`` (uint8 RGB) darkened smoothly towards its bottom edge and, softly, behind
+    the text block centred at ``text_y`` pixels; float32."""
+    height, width = picture.shape[:2]
     y = (np.arange(height, dtype=np.float32) + 0.5) / height
     u = np.clip((y - SCRIM_FROM) / (1.0 - SCRIM_FROM), 0.0, 1.0)
-    keep = 1.0 - SCRIM_DEPTH * (u * u * (3 - 2 * u))
-    return picture.astype(np.float32) * keep[:, None, None]
+    keep = (1.0 - SCRIM_DEPTH * (u * u * (3 - 2 * u)))[:, None]
+    x = (np.arange(width, dtype=np.float32) + 0.5) / width
+    unit = min(width, height)
+    dx = (x[None, :] - 0.5) * width / (0.55 * width)
+    dy = (y[:, None] * height - text_y) / (0.16 * height + 0.1 * unit)
+    keep = keep * (1.0 - TEXT_SHADE * np.exp(-(dx * dx + dy * dy)))
+    return picture.astype(np.float32) * keep[..., None]
 
 
 def design_poster(picture: np.ndarray, card: CardSpec) -> np.ndarray:
@@ -51,12 +58,13 @@ def design_poster(picture: np.ndarray, card: CardSpec) -> np.ndarray:
     with ``card``'s words (its shadows, colours and layout for this size) in the lower third."""
     height, width = picture.shape[:2]
     image = render_card_image(card, width, height, picture)
-    poster = np.ascontiguousarray(np.clip(_scrim(picture), 0, 255).astype(np.uint8))
     if not image.sprites:
-        return poster
+        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8)
     bottom = max(s.y0 + s.alpha.shape[0] for s in image.sprites)
     shift = round(TEXT_CENTRE[height > width] * height - image.centre[1])
     shift = min(shift, round(0.95 * height) - bottom)  # the shadows stay on the poster
+    shaded = _scrim(picture, image.centre[1] + shift)
+    poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
     for shade in (True, False):
         for sprite in image.sprites:
             composite_sprite(poster, sprite, sprite.x0, sprite.y0 + shift, 1.0, shade=shade)
