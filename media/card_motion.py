@@ -5,7 +5,8 @@ Nothing on a card holds still. Over the card's whole length the backdrop pushes 
 floats up (:data:`FLOAT`), and the words of a line drift apart a little (:data:`SPREAD`, a
 tracking move). A card with an
 entrance (the closing card) brings its words in one after another in reading order: each fades
-in while it rises :attr:`CardImage.rise_px` into place (:data:`ENTRANCE_S`, :data:`STAGGER_S`).
+in while it rises :attr:`CardImage.rise_px` into place (:data:`ENTRANCE_S`, :data:`STAGGER_S`,
+all started within :data:`ALL_IN_S`).
 The opening card has none: its first frame is the finished title, so the film never starts on
 an empty or black frame and a messenger's thumbnail shows the name.
 """
@@ -20,7 +21,8 @@ import numpy as np
 from media.cards import CardImage, Sprite, composite_sprite
 
 ENTRANCE_S = 0.7  # seconds over which one word fades and rises in
-STAGGER_S = 0.14  # seconds between the entrances of consecutive words
+STAGGER_S = 0.14  # seconds between the entrances of consecutive words...
+ALL_IN_S = 1.1  # ...closer together when needed, so the last one starts by this time
 TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
 BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
 SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
@@ -79,10 +81,11 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
     height, width = image.base.shape[:2]
     rise = FLOAT * min(width, height) * progress
     placed = []
+    stagger = min(STAGGER_S, ALL_IN_S / max(1, len(image.sprites) - 1))
     for sprite in image.sprites:
         opacity, lift = 1.0, 0.0
         if entrance_at is not None:
-            u = (seconds - entrance_at - sprite.order * STAGGER_S) / ENTRANCE_S
+            u = (seconds - entrance_at - sprite.order * stagger) / ENTRANCE_S
             if u <= 0.0:
                 continue
             opacity = _ease_out(u)

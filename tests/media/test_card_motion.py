@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from media import spec
-from media.card_motion import ENTRANCE_S, STAGGER_S, card_frame
+from media.card_motion import ALL_IN_S, ENTRANCE_S, card_frame
 from media.card_spec import CardSpec
 from media.cards import CardImage, render_card_image
 from media.sources import PreparedCard
@@ -81,7 +81,7 @@ def test_closing_words_rise_and_fade_in_one_after_another() -> None:
                                            sprite.x0:sprite.x0 + w]).mean())
 
     assert ink(middle, first) > 2 * ink(middle, last) + 0.5  # the first word leads
-    done = card_frame(image, 0.5 + ENTRANCE_S + STAGGER_S * len(words) + 0.01, 3.4,
+    done = card_frame(image, 0.5 + ENTRANCE_S + ALL_IN_S + 0.01, 3.4,
                       entrance_at=0.5)
     assert ink(done, last) > 1.0
     # Rising: halfway through its entrance the first word's ink sits lower than at rest.
