@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image
 
@@ -25,6 +26,7 @@ TEXT_CENTRE = {False: 0.70, True: 0.68}  # text block centre, share of the heigh
 SCRIM_FROM = 0.30  # the scrim starts this far down the poster (share of the height)
 SCRIM_DEPTH = 0.72  # how much of the picture's light the scrim takes at the bottom edge
 TEXT_SHADE = 0.45  # and how much a soft pool of shade takes behind the words
+FILL_SHARPNESS = 0.25  # a blurred fill's detail, at most this share of the picture's
 
 
 def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
@@ -53,15 +55,57 @@ def _scrim(picture: np.ndarray, text_y: float) -> np.ndarray:
     return picture.astype(np.float32) * keep[..., None]
 
 
+def picture_rows(frame: np.ndarray) -> tuple[int, int] | None:
+    """(top, bottom) pixel rows of a sharp picture sitting inside a soft, blurred fill (how the
+    film frames a photo it does not crop), or None when the frame is sharp edge to edge."""
+    height, width = frame.shape[:2]
+    step = 4
+    small = cv2.resize(frame, (max(1, width // step), max(1, height // step)),
+                       interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    energy = np.abs(cv2.Laplacian(grey, cv2.CV_32F)).mean(axis=1)
+    strong = energy > FILL_SHARPNESS * float(np.percentile(energy, 90))
+    best = (0, 0)
+    start = None
+    for row, sharp in enumerate([*strong, False]):
+        if sharp and start is None:
+            start = row
+        elif not sharp and start is not None:
+            best = max(best, (start, row), key=lambda run: run[1] - run[0])
+            start = None
+    top, bottom = best
+    outside = np.concatenate((energy[:top], energy[bottom:]))
+    if bottom <= top or outside.size < 0.15 * energy.size:
+        return None
+    if float(outside.mean()) > FILL_SHARPNESS * float(energy[top:bottom].mean()):
+        return None
+    return top * step, bottom * step
+
+
+def _text_centre_y(picture: np.ndarray, block_h: float) -> float:
+    """Where (pixel row) the words' block is centred: in the lower third; or, when the frame
+    is a picture inside a blurred fill, in the larger free band above or below the picture."""
+    height, width = picture.shape[:2]
+    rows = picture_rows(picture)
+    default = TEXT_CENTRE[height > width] * height
+    if rows is None:
+        return default
+    above, below = (0.04 * height, rows[0]), (rows[1], 0.96 * height)
+    band = max(below, above, key=lambda b: b[1] - b[0])  # a tie: below, over the scrim
+    return (band[0] + band[1]) / 2 if band[1] - band[0] >= 0.8 * block_h else default
+
+
 def design_poster(picture: np.ndarray, card: CardSpec) -> np.ndarray:
     """The poster (uint8 RGB, the size of ``picture``): ``picture`` sharp under a bottom scrim,
-    with ``card``'s words (its shadows, colours and layout for this size) in the lower third."""
+    with ``card``'s words (its shadows, colours and layout for this size) in the lower third,
+    or beside the picture when the frame shows it inside a blurred fill."""
     height, width = picture.shape[:2]
     image = render_card_image(card, width, height, picture)
     if not image.sprites:
         return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8)
+    top = min(s.y0 for s in image.sprites)
     bottom = max(s.y0 + s.alpha.shape[0] for s in image.sprites)
-    shift = round(TEXT_CENTRE[height > width] * height - image.centre[1])
+    shift = round(_text_centre_y(picture, bottom - top) - image.centre[1])
     shift = min(shift, round(0.95 * height) - bottom)  # the shadows stay on the poster
     shaded = _scrim(picture, image.centre[1] + shift)
     poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))

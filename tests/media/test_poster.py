@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from media.card_spec import CardSpec
-from media.poster import design_poster, extract_poster, make_poster
+from media.poster import design_poster, extract_poster, make_poster, picture_rows
 from media.runner import Limits, ffmpeg_argv, run_tool
 
 
@@ -89,3 +89,21 @@ def test_poster_of_a_film_is_its_own_size_and_not_black(tmp_path: Path, width: i
     assert drawn.mean() > 30
     lower = slice(height // 2, height)
     assert np.abs(drawn[lower] - grabbed[lower]).mean() > 10  # the words and the scrim
+
+
+def test_a_picture_inside_a_blurred_fill_keeps_the_name_off_the_picture() -> None:
+    """The 9:16 film shows a landscape photo it does not crop inside a blurred fill: the poster
+    sets the name in the free band, not across the photo."""
+    width, height = 1080, 1920
+    fill = cv2.GaussianBlur(_picture(width, height), (0, 0), 40)
+    photo = np.random.default_rng(5).integers(0, 255, (608, 1080, 3), dtype=np.uint8)
+    frame = fill.copy()
+    frame[656:1264] = photo
+    top, bottom = picture_rows(frame) or (0, 0)
+    assert abs(top - 656) <= 8 and abs(bottom - 1264) <= 8  # measured at a quarter scale
+    assert picture_rows(_picture(width, height)) is None  # sharp edge to edge
+    poster = design_poster(frame, TITLE)
+    bare = design_poster(frame, CardSpec("opening", ("", "")))
+    changed = (poster.astype(int) - bare).sum(axis=2) > 60
+    rows = np.flatnonzero(changed.any(axis=1))
+    assert rows.size and (rows[0] >= 1264 or rows[-1] < 656)
