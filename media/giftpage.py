@@ -174,10 +174,10 @@ _SCRIPT = """
   var posters = {landscape: stage.dataset.landscapePoster, portrait: stage.dataset.portraitPoster};
   function choose() {
     var want = portrait.matches ? "portrait" : "landscape";
+    if (video.getAttribute("poster") !== posters[want]) { video.poster = posters[want]; }
     if (stage.dataset.aspect === want) { return; }
     var at = video.currentTime, playing = !video.paused && !video.ended;
     stage.dataset.aspect = want;
-    video.poster = posters[want];
     video.src = sources[want];
     if (at > 0 || playing) {
       video.addEventListener("loadedmetadata", function () {
@@ -271,7 +271,7 @@ def _player(page: GiftPage) -> str:
  data-landscape="{_attr(page.landscape_src)}" data-portrait="{_attr(page.portrait_src)}"
  data-landscape-poster="{_attr(page.poster_src)}"
  data-portrait-poster="{_attr(page.portrait_poster_src)}">
-<video id="film" controls playsinline preload="metadata" poster="{_attr(page.poster_src)}"
+<video id="film" controls playsinline preload="metadata"
  src="{_attr(page.landscape_src)}" aria-label="{label}">
 <p>Your browser cannot play this film here. <a href="{_attr(page.landscape_src)}">Download
 the film</a>.</p>
