@@ -91,7 +91,8 @@ def _text_centre_y(picture: np.ndarray, block_h: float) -> float:
     if rows is None:
         return default
     above, below = (0.04 * height, rows[0]), (rows[1], 0.96 * height)
-    band = max(below, above, key=lambda b: b[1] - b[0])  # a tie: below, over the scrim
+    # Below (over the scrim) unless the band above is clearly the roomier one.
+    band = above if above[1] - above[0] > below[1] - below[0] + 0.05 * height else below
     return (band[0] + band[1]) / 2 if band[1] - band[0] >= 0.8 * block_h else default
 
 
