@@ -74,7 +74,7 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
     ``entrance_at``: when (seconds) its words start coming in; None: everything is in place
     from the first frame (the opening card).
     """
-    progress = min(max(seconds / max(length_s, 1e-6), 0.0), 1.0)
+    progress = min(max(seconds / max(length_s, 1e-6), 0.0), 1.0) * image.drift
     out = _pushed(image.base, 1.0 + BACKDROP_DRIFT * progress)
     scale = 1.0 + TEXT_DRIFT * progress
     spread = SPREAD * progress

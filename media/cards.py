@@ -25,6 +25,7 @@ from media.overlay import blend_logo, check_logo, scale_logo
 DUOTONE_MAX = 0.85  # share of the palette duotone in the backdrop of a grey photo
 DUOTONE_CHROMA = 0.14  # mean chroma (0..1) from which a photo keeps all its own colours
 ENTRANCE_RISE = 0.022  # how far a word rises as it comes in, in units of the short side
+GENTLE_DRIFT = 0.7  # memorial and pet tribute cards move this much of the house motion
 
 
 # --- backdrops --------------------------------------------------------------------------------
@@ -162,13 +163,15 @@ class Sprite:
 class CardImage:
     """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
     with the logo), the text as ``sprites`` that :mod:`media.card_motion` moves, the centre of
-    the text block (``centre``, pixels) and how far (pixels) words rise as they come in."""
+    the text block (``centre``, pixels), how far (pixels) words rise as they come in and how
+    much of the house motion it makes (``drift``)."""
 
     final: np.ndarray
     base: np.ndarray
     sprites: tuple[Sprite, ...]
     centre: tuple[float, float]
     rise_px: float
+    drift: float = 1.0  # how much of the house motion the card makes (gentle cards: less)
 
 
 def render_card(card: CardSpec, width: int, height: int,
@@ -217,7 +220,8 @@ def render_card_image(card: CardSpec, width: int, height: int,
               (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2) if boxes else \
         (width / 2, height / 2)
     rise = ENTRANCE_RISE * min(width, height) * (0.6 if card.gentle else 1.0)
-    return CardImage(final, plain, tuple(sprites), centre, rise)
+    drift = GENTLE_DRIFT if card.gentle else 1.0
+    return CardImage(final, plain, tuple(sprites), centre, rise, drift)
 
 
 def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacity: float, *,

@@ -19,6 +19,7 @@ from media.sources import PreparedCard
 OPENING = CardSpec("opening", ("Happy Birthday", "Sara سارة"))
 CLOSING = CardSpec("closing", ("With love, from all of us", "Remember the lake house summer"))
 STILL_MAD = 0.35  # mean absolute difference (0-255) below which two frames look the same
+GENTLE = CardSpec("opening", ("In Loving Memory", "Chelsea"), gentle=True)
 MAX_STILL_S = 2.0
 
 
@@ -49,7 +50,7 @@ def _prepared_frames(card: CardSpec, delay: int | None, seconds: float,
     return [prepared.frame(aspect, i) for i in range(count)]
 
 
-@pytest.mark.parametrize(("card", "delay"), [(OPENING, None), (CLOSING, 15)])
+@pytest.mark.parametrize(("card", "delay"), [(OPENING, None), (CLOSING, 15), (GENTLE, None)])
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_no_static_hold_over_two_seconds_inside_a_card(card: CardSpec, delay: int | None,
                                                        aspect: spec.Aspect) -> None:
