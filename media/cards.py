@@ -121,10 +121,10 @@ def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: in
     small = _duotone(small, pal)
     luma = small @ np.asarray([0.2126, 0.7152, 0.0722], np.float32)
     mean = float(luma.mean())
-    small *= float(np.clip(70.0 / max(mean, 1.0), 0.22, 0.62))
+    small *= float(np.clip(86.0 / max(mean, 1.0), 0.26, 0.74))
     # Soft knee: no highlight stays bright enough to fight white type.
     luma = small @ np.asarray([0.2126, 0.7152, 0.0722], np.float32)
-    knee = 58.0
+    knee = 68.0
     squeezed = np.where(luma > knee, knee + (luma - knee) * 0.3, luma)
     small *= (squeezed / np.maximum(luma, 1e-3))[..., None]
     tint = np.asarray(pal.top, np.float32) * 0.55 + np.asarray(pal.bottom, np.float32) * 0.45
