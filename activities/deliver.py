@@ -1,4 +1,5 @@
-"""Deliver stage: films, poster, gift page and a checksum manifest under the share slug."""
+"""Deliver stage: films, posters (16:9 ``poster.jpg``, 9:16 ``poster-9x16.jpg``), gift page and
+a checksum manifest under the share slug."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ from media.giftpage import GiftPage, PageLinks, render_gift_page
 from media.spec import LANDSCAPE
 from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder
-from workflows.keys import LOGO_NAME, MANIFEST_NAME, PAGE_NAME, POSTER_NAME, film_name
+from workflows.keys import (
+    LOGO_NAME,
+    MANIFEST_NAME,
+    PAGE_NAME,
+    PORTRAIT_POSTER_NAME,
+    POSTER_NAME,
+    film_name,
+)
 from workflows.stages import DeliverInput, DeliverResult
 
 CONTENT_TYPES = {".mp4": "video/mp4", ".jpg": "image/jpeg", ".png": "image/png",
@@ -34,6 +42,7 @@ def gift_page_for(order: FilmOrder, lyrics: list[str], *, lyrics_sung: bool = Fa
         gentle=order.occasion.gentle, lyrics=lyrics, lyrics_sung=lyrics_sung,
         accent_hex=order.brand.color if order.brand else None,
         logo_src=LOGO_NAME if has_logo else None, links=links,
+        poster_src=POSTER_NAME, portrait_poster_src=PORTRAIT_POSTER_NAME,
     )
 
 
@@ -47,6 +56,7 @@ def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult
     order, rendered = deliver_input.order, deliver_input.render
     sources = {film_name(name): key for name, key in rendered.film_keys.items()}
     sources[POSTER_NAME] = rendered.poster_key
+    sources[PORTRAIT_POSTER_NAME] = order.run_keys.portrait_poster
     if deliver_input.assets.logo_key:
         sources[LOGO_NAME] = deliver_input.assets.logo_key
     page_model = gift_page_for(order, deliver_input.assets.lyrics,

@@ -9,7 +9,7 @@ paths share the helpers below; only the storage keys they exchange cross activit
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +19,16 @@ from PIL import Image
 from activities.context import Heartbeater, StageContext
 from media.arc import photo_traits
 from media.card_spec import CardSpec
+from media.card_text import undrawn_notes
 from media.clip_analysis import analyse_clip, frame_scores
 from media.dedupe import near_duplicates, picture_hashes
 from media.framing import Subject, subject_from_dict
-from media.poster import extract_poster
+from media.poster import make_poster
 from media.render import render_films
 from media.segments import count_video_frames, join_limits, join_segments
 from media.soundtrack import build_soundtrack
 from media.sources import sources_for
-from media.spec import ASPECTS, FPS, LANDSCAPE
+from media.spec import ASPECTS, FPS, LANDSCAPE, PORTRAIT
 from media.timeline import (
     ClipSource,
     PhotoSource,
@@ -80,13 +81,16 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
     (``premium``: parallax moves; ``near_duplicates``: pairs of ids showing the same picture,
     dropped or kept apart)."""
     opening, closing = cards_for(order)
-    return plan_timeline(
+    timeline = plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
         motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
         subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
         premium=premium, sections=song_meta.get("sections", ()),
         near_duplicates=near_duplicates or (),
     )
+    # Text a card cannot draw is never lost silently: the plan says what was left out.
+    undrawn = undrawn_notes(opening) + undrawn_notes(closing)
+    return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
 
 
 def photo_sources(prep: PrepResult, paths: dict[str, Path],
@@ -142,7 +146,8 @@ def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | 
 
 
 def poster_time_s(timeline: Timeline) -> float:
-    """Middle of the first photo shot (seconds): the subject, fully on screen."""
+    """Middle of the first photo shot (seconds): the subject, fully on screen, in each aspect's
+    own framing (the posters' picture)."""
     for shot in timeline.shots:
         if shot.kind == "photo":
             return (shot.cut_in + shot.cut_out) / 2 / timeline.fps
@@ -214,14 +219,19 @@ def _check_frames(name: str, frames: int, planned: int) -> None:
 
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                  films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
-    """Extract the poster from the finished films and store films and poster."""
-    poster = extract_poster(films[LANDSCAPE.name], poster_time_s(timeline),
-                            scratch / "poster.jpg")
+    """Make a poster from each finished film (its picture with the opening card's words) and
+    store films and posters."""
+    at_s, title = poster_time_s(timeline), cards_for(order)[0]
+    posters = {order.run_keys.poster: make_poster(films[LANDSCAPE.name], at_s, title,
+                                                  scratch / "poster.jpg"),
+               order.run_keys.portrait_poster: make_poster(films[PORTRAIT.name], at_s, title,
+                                                           scratch / "poster-9x16.jpg")}
     film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
         ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")
+    for key, path in posters.items():
+        ctx.storage.put_file(key, path, content_type="image/jpeg")
     poster_key = order.run_keys.poster
-    ctx.storage.put_file(poster_key, poster, content_type="image/jpeg")
     return RenderResult(film_keys=film_keys, poster_key=poster_key, timeline_key=timeline_key,
                         duration_sec=timeline.total_frames / timeline.fps)
 

@@ -16,9 +16,17 @@ from app.workers import running_worker
 from media.spec import ASPECTS
 from services.settings import Settings
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, start_render
-from workflows.keys import LOGO_NAME, PAGE_NAME, POSTER_NAME, film_name, outcome_key
+from workflows.keys import (
+    LOGO_NAME,
+    PAGE_NAME,
+    PORTRAIT_POSTER_NAME,
+    POSTER_NAME,
+    film_name,
+    outcome_key,
+)
 
-DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME, PAGE_NAME)
+DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME,
+                   PORTRAIT_POSTER_NAME, PAGE_NAME)
 OPTIONAL_DELIVERED_FILES = (LOGO_NAME,)  # brand style only: the gift page links it
 
 

@@ -2,8 +2,10 @@
 
 Customer text is drawn by us glyph by glyph (nothing goes into an ffmpeg filter string), so
 apostrophes, colons, percent signs, backslashes and braces show exactly as typed. Text is
-normalised to NFC, whitespace runs fold to one space and characters no bundled font can draw are
-dropped (see :func:`media.fonts.missing_glyphs` to warn about them earlier).
+normalised to NFC, bidi controls are neutralised, whitespace runs fold to one space; lines are
+shaped by :mod:`media.text_shape` (any bundled script, right-to-left runs, colour emoji). Text no
+bundled font can draw is never silently lost: :func:`drawn_text` leaves the line out (a letter)
+or drops the symbol, and the layout's ``notes`` say so.
 
 Layout: lines are centred in a safe area (8% side margins; for ``social`` the top 12% and bottom
 20% of the frame stay clear), wrap into balanced lines (at most 2-3) and shrink until every line
@@ -18,14 +20,16 @@ import functools
 import itertools
 import math
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from media import fonts
+from media import bidi, fonts
 from media.card_spec import CardSpec, TextBox
 from media.overlay import card_logo_size
+from media.text_shape import ShapedLine, clusters, draw_emoji, shape_line
 
 # Fractions of the frame kept clear of text.
 SIDE_MARGIN = 0.08
@@ -57,17 +61,6 @@ def _is_cjk(ch: str) -> bool:
             or 0x20000 <= code <= 0x3FFFF)
 
 
-def _clusters(text: str) -> list[str]:
-    """Grapheme-ish clusters: a base character with its combining marks."""
-    out: list[str] = []
-    for ch in text:
-        if out and unicodedata.combining(ch):
-            out[-1] += ch
-        else:
-            out.append(ch)
-    return out
-
-
 def _caps(text: str) -> str:
     """Uppercase for tracked headings; Greek capitals drop their accents, as typesetters do."""
     decomposed = unicodedata.normalize("NFD", text.upper())
@@ -95,10 +88,10 @@ def _tokens(text: str, hard: bool) -> list[tuple[str, bool]]:
     for word_index, word in enumerate(text.split(" ")):
         if not word:
             continue
-        clusters = _clusters(word)
-        piece = clusters[0]
+        parts = clusters(word)
+        piece = parts[0]
         space = word_index > 0 and bool(tokens)
-        for prev, cur in itertools.pairwise(clusters):
+        for prev, cur in itertools.pairwise(parts):
             breakable = (hard or _is_cjk(prev[0]) or _is_cjk(cur[0])
                          or (prev in ("-", "/") and len(piece) > 1))
             if (breakable and cur[0] not in _NO_BREAK_BEFORE
@@ -109,38 +102,6 @@ def _tokens(text: str, hard: bool) -> list[tuple[str, bool]]:
                 piece += cur
         tokens.append((piece, space))
     return tokens
-
-
-@dataclass(frozen=True)
-class _Pieces:
-    """A line split into drawable pieces: (x offset from the pen, text, font)."""
-
-    items: tuple[tuple[float, str, ImageFont.FreeTypeFont], ...]
-    advance: float
-    ink: tuple[float, float, float, float]  # left, top, right, bottom relative to pen/baseline
-
-
-@functools.lru_cache(maxsize=4096)
-def _pieces(text: str, size: int, weight: str, face: int, tracking: float) -> _Pieces:
-    items: list[tuple[float, str, ImageFont.FreeTypeFont]] = []
-    pen = 0.0
-    left = top = math.inf
-    right = bottom = -math.inf
-    for run, font in fonts.font_runs(text, size, weight, face):
-        parts = _clusters(run) if tracking else [run]
-        for part in parts:
-            items.append((pen, part, font))
-            if not part.isspace():
-                x0, y0, x1, y1 = font.getbbox(part, anchor="ls")
-                if x1 > x0 and y1 > y0:
-                    left, top = min(left, pen + x0), min(top, y0)
-                    right, bottom = max(right, pen + x1), max(bottom, y1)
-            pen += font.getlength(part) + tracking
-    if tracking and items:
-        pen -= tracking
-    if left == math.inf:
-        left = top = right = bottom = 0.0
-    return _Pieces(tuple(items), pen, (left, top, right, bottom))
 
 
 # --- layout -----------------------------------------------------------------------------------
@@ -160,8 +121,38 @@ class TextRole:
     pitch: float     # line pitch in em
 
 
+def drawn_text(text: str, face: int) -> tuple[str, str | None]:
+    """What of ``text`` a card draws, and a note when that is not all of it.
+
+    Bidi controls and invisible format characters go silently (they draw nothing). Symbols no
+    bundled font draws (a pictograph newer than the emoji font) are dropped and noted. If a
+    letter, mark or digit cannot be drawn, the whole line is left out (returns ``""``) and
+    noted: a name is never drawn misspelled, the card falls back to its layout without it.
+    """
+    missing = fonts.missing_glyphs(text, face)
+    if not missing:
+        return fonts.drawable(text, face, colour=True), None
+    codes = " ".join(f"U+{ord(ch):04X}" for ch in missing)
+    if any(unicodedata.category(ch)[0] in "LMN" for ch in missing):
+        return "", f"left out: no bundled font draws {codes}"
+    return (fonts.drawable(text, face, colour=True),
+            f"dropped symbols no bundled font draws: {codes}")
+
+
+def undrawn_notes(card: CardSpec) -> tuple[str, ...]:
+    """What of ``card``'s text will not be drawn and why (empty when all of it is): for the
+    film's plan, so ops can see it (see :func:`drawn_text`)."""
+    return tuple(_roles_and_notes(card)[1])
+
+
 def _roles(card: CardSpec) -> list[tuple[str, TextRole]]:
     """The card's non-empty lines with the typographic role of each."""
+    return _roles_and_notes(card)[0]
+
+
+def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[str]]:
+    """The card's non-empty lines with the typographic role of each, and notes on any text
+    that could not be drawn (see :func:`drawn_text`)."""
     social = card.style == "social"
     gentle = card.gentle
     regular_if_gentle = fonts.REGULAR if gentle else fonts.BOLD
@@ -178,15 +169,18 @@ def _roles(card: CardSpec) -> list[tuple[str, TextRole]]:
                        False, fonts.REGULAR, "secondary", 1.38)
     face = fonts.face_for(" ".join(card.lines), card.lang)
     out = []
+    notes = []
     for text, role in ((raw[0], first), (raw[1], second)):
-        clean = fonts.drawable(text, face)
+        clean, note = drawn_text(text, face)
+        if note:
+            notes.append(f"{card.kind} card {role.name} line {note}")
         if role.caps:
-            clean = fonts.drawable(_caps(clean), face)
+            clean = fonts.drawable(_caps(clean), face, colour=True)
         if clean and role.name == "sub":
             clean = _quoted(clean, face)
         if clean:
             out.append((clean, role))
-    return out
+    return out, notes
 
 
 _QUOTES = frozenset("\"'“”‘’«»„「『")
@@ -194,10 +188,10 @@ _QUOTES = frozenset("\"'“”‘’«»„「『")
 
 def _quoted(text: str, face: int) -> str:
     """A memory line set as a quotation (curly quotes added unless it is already quoted)."""
-    if text[0] in _QUOTES or text[-1] in _QUOTES:
-        return text
+    if text[0] in _QUOTES or text[-1] in _QUOTES or bidi.base_level(text) == 1:
+        return text  # right-to-left quotation marks differ by language: none added
     quoted = f"\u201c{text}\u201d"
-    return quoted if fonts.drawable(quoted, face) == quoted else text
+    return quoted if fonts.drawable(quoted, face, colour=True) == quoted else text
 
 
 def _balanced(widths: list[float], spaces: list[bool], space_w: float,
@@ -242,11 +236,11 @@ def _wrap(text: str, role: TextRole, max_px: float, measure: float, weight: str,
           face: int) -> tuple[int, list[str]]:
     """Largest size (<= ``max_px``) and balanced lines (<= ``role.max_lines``) that fit."""
     tracking_ref = role.tracking * _REF
-    space_w = _pieces(" ", _REF, weight, face, 0.0).advance + tracking_ref
+    space_w = shape_line(" ", _REF, weight, face, 0.0).advance + tracking_ref
     best: tuple[float, int, list[str]] | None = None  # score, size, lines
     for hard in (False, True):
         tokens = _tokens(text, hard)
-        widths = [_pieces(t, _REF, weight, face, tracking_ref).advance + tracking_ref
+        widths = [shape_line(t, _REF, weight, face, tracking_ref).advance + tracking_ref
                   for t, _ in tokens]
         spaces = [s for _, s in tokens]
         for n in range(1, min(role.max_lines, len(tokens)) + 1):
@@ -277,17 +271,20 @@ class LaidLine:
     x: float          # pen position of the line's start
     baseline: float
     box: tuple[int, int, int, int]
+    level: int = 0    # the bidi level of the paragraph the line was wrapped from
 
 
 @dataclass(frozen=True)
 class CardLayout:
     """A card's placed lines, its accent ``rule`` box, the ``safe`` box the text keeps inside
-    (pixels) and the font ``face`` (see :func:`media.fonts.face_for`)."""
+    (pixels), the font ``face`` (see :func:`media.fonts.face_for`) and ``notes`` on text it
+    could not draw."""
 
     lines: tuple[LaidLine, ...]
     rule: tuple[int, int, int, int] | None
     safe: tuple[int, int, int, int]
     face: int
+    notes: tuple[str, ...] = ()  # text the card could not draw (see drawn_text)
 
 
 def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, int]:
@@ -311,7 +308,7 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
     safe = safe_area(card, width, height)
     safe = (safe[0], min(safe[1] + reserve_top, (safe[1] + safe[3]) // 2), safe[2], safe[3])
     measure = min(safe[2] - safe[0], MAX_MEASURE_U * unit)
-    roles = _roles(card)
+    roles, notes = _roles_and_notes(card)
     face = fonts.face_for(" ".join(card.lines), card.lang)
     social = card.style == "social"
     rule_len = round(unit * (0.11 if social else (0.06 if card.gentle else 0.08)))
@@ -322,14 +319,16 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
     wrapped = [(role, *_wrap(text, role, role.size * unit * (
         PORTRAIT_BOOST.get((card.kind, role.name), 1.0) if portrait else 1.0),
         measure, role.weight, face)) for text, role in roles]
+    levels = {role.name: bidi.base_level(text) for text, role in roles}
     if not wrapped:
-        return CardLayout((), None, safe, face)
+        return CardLayout((), None, safe, face, tuple(notes))
 
     def fitted(role: TextRole, lines: list[str], px: int) -> int:
         """Largest size <= px at which every line's real ink fits the measure (kerning and
         hinting can differ slightly from the estimate); one size for the whole role."""
         while px > 4:
-            widths = [_pieces(t, px, role.weight, face, role.tracking * px).ink for t in lines]
+            widths = [shape_line(t, px, role.weight, face, role.tracking * px,
+                                 levels[role.name]).ink for t in lines]
             if max(r - left for left, _, r, _ in widths) <= measure:
                 break
             px = max(4, int(px * 0.97))
@@ -354,13 +353,14 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
                 left = round(width / 2 - rule_len / 2)
                 rule_box = (left, top, left + rule_len, top + rule_thick)
             else:
-                ink_left, ink_top, ink_right, ink_bottom = _pieces(
-                    text, px, role.weight, face, role.tracking * px).ink
+                level = levels[role.name]
+                ink_left, ink_top, ink_right, ink_bottom = shape_line(
+                    text, px, role.weight, face, role.tracking * px, level).ink
                 baseline = y + h / 2 + 0.36 * px
                 x = width / 2 - (ink_left + ink_right) / 2
                 box = (math.floor(x + ink_left), math.floor(baseline + ink_top),
                        math.ceil(x + ink_right), math.ceil(baseline + ink_bottom))
-                lines_out.append(LaidLine(role, text, px, x, baseline, box))
+                lines_out.append(LaidLine(role, text, px, x, baseline, box, level))
             y += h
         return lines_out, rule_box
 
@@ -372,7 +372,7 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
                 or scale < 0.05:
             break
         scale *= 0.95  # too tall for the safe area: shrink everything a step
-    return CardLayout(tuple(lines_out), rule_box, safe, face)
+    return CardLayout(tuple(lines_out), rule_box, safe, face, tuple(notes))
 
 
 def logo_reserve(width: int, height: int, logo: np.ndarray | None) -> tuple[int, int, int]:
@@ -396,19 +396,32 @@ def text_layout(card: CardSpec, width: int, height: int,
     return boxes
 
 
-def draw_text(draw: ImageDraw.ImageDraw, lay: CardLayout, origin: tuple[int, int],
-              colours: dict[str, tuple[int, ...]] | None) -> None:
-    """Draw ``lay``'s lines onto ``draw``, whose image starts at ``origin`` (frame pixels), in
-    ``colours`` by palette attribute (None: full coverage, 255, for a mask). Hold
-    :data:`media.fonts.LOCK`."""
+def line_pieces(lay: CardLayout, line: LaidLine) -> ShapedLine:
+    """The shaped pieces of one laid line (pen offsets from ``line.x``)."""
+    return shape_line(line.text, line.size, line.role.weight, lay.face,
+                      line.role.tracking * line.size, line.level)
+
+
+def draw_text(image: Image.Image, lay: CardLayout, origin: tuple[int, int],
+              colours: dict[str, tuple[int, ...]] | None,
+              only: Callable[[int, int], bool] | None = None) -> None:
+    """Draw ``lay``'s lines onto ``image`` (RGBA, or L for a mask), which starts at ``origin``
+    (frame pixels), in ``colours`` by palette attribute (None: full coverage, 255, for a mask).
+    ``only(line index, word index)`` picks which words to draw (default: all). Emoji keep their
+    own colours. Hold :data:`media.fonts.LOCK`."""
+    draw = ImageDraw.Draw(image)
     ox, oy = origin
-    for line in lay.lines:
+    for index, line in enumerate(lay.lines):
         fill = colours[line.role.colour] if colours else 255
-        tracking = line.role.tracking * line.size
-        pieces = _pieces(line.text, line.size, line.role.weight, lay.face, tracking)
-        for dx, part, font in pieces.items:
-            draw.text((line.x + dx - ox, line.baseline - oy), part, font=font, anchor="ls",
-                      fill=fill)
+        for piece in line_pieces(lay, line).items:
+            if only is not None and not only(index, piece.word):
+                continue
+            x, y = line.x + piece.x - ox, line.baseline - oy
+            if fonts.is_colour(piece.font):
+                draw_emoji(image, piece, x, y)
+            else:
+                draw.text((x, y), piece.text, font=piece.font, anchor="ls", fill=fill,
+                          direction=piece.direction)
 
 
 def text_mask(card: CardSpec, width: int, height: int) -> np.ndarray:
@@ -417,5 +430,5 @@ def text_mask(card: CardSpec, width: int, height: int) -> np.ndarray:
     image = Image.new("L", (width, height), 0)
     with fonts.LOCK:
         lay = layout_card(card, width, height)
-        draw_text(ImageDraw.Draw(image), lay, (0, 0), None)
+        draw_text(image, lay, (0, 0), None)
     return np.asarray(image, dtype=np.float32) / 255.0

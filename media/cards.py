@@ -3,7 +3,7 @@
 
 Every drawn line is lifted to read against what is actually behind it, with a soft shadow; a
 brand logo sits above the text (:mod:`media.overlay`). :func:`render_card_image` keeps the bare
-backdrop too, for :func:`entrance_frame`, which fades and raises the text into place.
+backdrop and every word as a :class:`Sprite`, which :mod:`media.card_motion` moves.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from PIL import Image, ImageDraw
 from media import fonts
 from media.card_colour import Palette, contrast_ratio, lift_contrast, luminance, palette
 from media.card_spec import CardSpec
-from media.card_text import CardLayout, draw_text, layout_card, logo_reserve
+from media.card_text import CardLayout, draw_text, layout_card, line_pieces, logo_reserve
 from media.overlay import blend_logo, check_logo, scale_logo
 
 DUOTONE_MAX = 0.85  # share of the palette duotone in the backdrop of a grey photo
 DUOTONE_CHROMA = 0.14  # mean chroma (0..1) from which a photo keeps all its own colours
-ENTRANCE_S = 0.6  # seconds over which a card's text fades and rises in
-ENTRANCE_RISE = 0.018  # how far the text rises, in units of the frame's short side
+ENTRANCE_RISE = 0.022  # how far a word rises as it comes in, in units of the short side
+GENTLE_DRIFT = 0.7  # memorial and pet tribute cards move this much of the house motion
 
 
 # --- backdrops --------------------------------------------------------------------------------
@@ -121,10 +121,10 @@ def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: in
     small = _duotone(small, pal)
     luma = small @ np.asarray([0.2126, 0.7152, 0.0722], np.float32)
     mean = float(luma.mean())
-    small *= float(np.clip(70.0 / max(mean, 1.0), 0.22, 0.62))
+    small *= float(np.clip(86.0 / max(mean, 1.0), 0.26, 0.74))
     # Soft knee: no highlight stays bright enough to fight white type.
     luma = small @ np.asarray([0.2126, 0.7152, 0.0722], np.float32)
-    knee = 58.0
+    knee = 68.0
     squeezed = np.where(luma > knee, knee + (luma - knee) * 0.3, luma)
     small *= (squeezed / np.maximum(luma, 1e-3))[..., None]
     tint = np.asarray(pal.top, np.float32) * 0.55 + np.asarray(pal.bottom, np.float32) * 0.45
@@ -144,15 +144,34 @@ def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: in
 
 
 @dataclass(frozen=True)
+class Sprite:
+    """One word (or the accent rule) of a card, ready to move: its ``shade`` (0-1, how much of
+    what is behind its soft shadow takes away), its glyph ``alpha`` (0-1) and ``ink`` (RGB
+    premultiplied by alpha), float32 arrays whose top-left sits at ``x0``/``y0`` (frame
+    pixels), its ``line`` (-1 for the rule) and its place in reading ``order``."""
+
+    x0: int
+    y0: int
+    shade: np.ndarray
+    alpha: np.ndarray
+    ink: np.ndarray
+    line: int
+    order: int
+
+
+@dataclass(frozen=True)
 class CardImage:
-    """A rendered card: ``final`` (uint8 RGB), its ``base`` (the backdrop alone), the ``box``
-    (x0, y0, x1, y1 pixels) outside which they are equal, and how far (pixels) the text rises
-    during its entrance (see :func:`entrance_frame`)."""
+    """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
+    with the logo), the text as ``sprites`` that :mod:`media.card_motion` moves, the centre of
+    the text block (``centre``, pixels), how far (pixels) words rise as they come in and how
+    much of the house motion it makes (``drift``)."""
 
     final: np.ndarray
     base: np.ndarray
-    box: tuple[int, int, int, int]
+    sprites: tuple[Sprite, ...]
+    centre: tuple[float, float]
     rise_px: float
+    drift: float = 1.0  # how much of the house motion the card makes (gentle cards: less)
 
 
 def render_card(card: CardSpec, width: int, height: int,
@@ -164,14 +183,13 @@ def render_card(card: CardSpec, width: int, height: int,
     same size; another size is cover-fitted): text over a darkened, softly blurred copy of it.
     ``logo`` (RGBA uint8) is drawn above the text, larger than on the film's shots.
     """
-    return render_card_image(card, width, height, background, logo, entrance=False).final
+    return render_card_image(card, width, height, background, logo).final
 
 
 def render_card_image(card: CardSpec, width: int, height: int,
                       background: np.ndarray | None = None,
-                      logo: np.ndarray | None = None, *, entrance: bool = True) -> CardImage:
-    """The card with its parts for the entrance animation (see :func:`render_card`); without
-    ``entrance`` the base is not kept (``base`` is ``final``, the box empty)."""
+                      logo: np.ndarray | None = None) -> CardImage:
+    """The card with its parts for the motion (see :func:`render_card`)."""
     rgba_logo = check_logo(logo) if logo is not None else None
     logo_w, logo_h, reserve = logo_reserve(width, height, rgba_logo)
     with fonts.LOCK:
@@ -186,50 +204,55 @@ def render_card_image(card: CardSpec, width: int, height: int,
     else:
         base = _photo_backdrop(background, pal, width, height, focus / height)
     base += _dither(width, height)[:, :, None]  # the same luma noise on R, G and B
-    plain = _to_uint8(base) if entrance or not lay.lines else None
+    sprites = _sprites(base, lay, pal, card.gentle) if lay.lines else []
+    plain = _to_uint8(base)
     boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
-    if lay.lines:
-        _composite_text(base, lay, pal, card.gentle)
-    final = _to_uint8(base) if lay.lines or plain is None else plain.copy()
     if rgba_logo is not None:
         top = min((b[1] for b in boxes), default=height // 2 - logo_h // 2 + reserve)
         logo_box = ((width - logo_w) // 2, max(0, top - reserve), logo_w, logo_h)
-        final = blend_logo(final, scale_logo(rgba_logo, logo_box))
-        boxes.append((logo_box[0], logo_box[1], logo_box[0] + logo_w, logo_box[1] + logo_h))
-    if plain is None:
-        return CardImage(final, final, (0, 0, 0, 0), 0.0)
-    return CardImage(final, plain, *_changed_box(boxes, card, width, height))
+        plain = blend_logo(plain, scale_logo(rgba_logo, logo_box))
+    final = plain.copy()
+    for sprite in sprites:
+        composite_sprite(final, sprite, sprite.x0, sprite.y0, 1.0, shade=True)
+    for sprite in sprites:
+        composite_sprite(final, sprite, sprite.x0, sprite.y0, 1.0, shade=False)
+    centre = ((min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2,
+              (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2) if boxes else \
+        (width / 2, height / 2)
+    rise = ENTRANCE_RISE * min(width, height) * (0.6 if card.gentle else 1.0)
+    drift = GENTLE_DRIFT if card.gentle else 1.0
+    return CardImage(final, plain, tuple(sprites), centre, rise, drift)
 
 
-def _changed_box(boxes: list[tuple[int, int, int, int]], card: CardSpec, width: int,
-                 height: int) -> tuple[tuple[int, int, int, int], float]:
-    """The region text, shadow and logo may touch, with room below for the entrance rise;
-    and the rise (pixels)."""
-    unit = min(width, height)
-    rise = ENTRANCE_RISE * unit * (0.6 if card.gentle else 1.0)
-    if not boxes:
-        return (0, 0, 0, 0), rise
-    pad = math.ceil(unit * 0.06)
-    return (max(0, min(b[0] for b in boxes) - pad), max(0, min(b[1] for b in boxes) - pad),
-            min(width, max(b[2] for b in boxes) + pad),
-            min(height, max(b[3] for b in boxes) + pad + math.ceil(rise))), rise
+def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacity: float, *,
+                     shade: bool, scaled: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                     ) -> None:
+    """Lay ``sprite`` (or its ``scaled`` (shade, alpha, ink) arrays) onto ``frame`` (uint8 RGB,
+    in place) with its top-left at ``x0``/``y0`` pixels and ``opacity`` (0-1): its shadow
+    (``shade``) or its glyphs. Draw every shadow before any glyph, as one text layer would."""
+    shade_a, alpha, ink = scaled if scaled is not None else (sprite.shade, sprite.alpha,
+                                                              sprite.ink)
+    height, width = frame.shape[:2]
+    h, w = alpha.shape
+    fx0, fy0 = max(0, x0), max(0, y0)
+    fx1, fy1 = min(width, x0 + w), min(height, y0 + h)
+    if fx1 <= fx0 or fy1 <= fy0 or opacity <= 0.0:
+        return
+    sx, sy = fx0 - x0, fy0 - y0
+    window = (slice(sy, sy + fy1 - fy0), slice(sx, sx + fx1 - fx0))
+    region = frame[fy0:fy1, fx0:fx1].astype(np.float32)
+    if shade:
+        region *= (1.0 - opacity * shade_a[window])[..., None]
+    else:
+        cover = opacity * alpha[window]
+        region *= (1.0 - cover)[..., None]
+        region += opacity * ink[window]
+    frame[fy0:fy1, fx0:fx1] = _to_uint8(region)
 
 
-def _composite_text(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: bool) -> None:
-    """Draw the laid-out lines and the accent rule, with a soft shadow, onto ``base`` (float32
-    RGB, in place)."""
-    height, width = base.shape[:2]
-    unit = min(width, height)
-    sigma = unit * (0.010 if gentle else 0.008)
-    pad = math.ceil(sigma * 4 + unit * 0.01)
-    boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
-    x0 = max(0, min(b[0] for b in boxes) - pad)
-    y0 = max(0, min(b[1] for b in boxes) - pad)
-    x1 = min(width, max(b[2] for b in boxes) + pad)
-    y1 = min(height, max(b[3] for b in boxes) + pad)
-    region = base[y0:y1, x0:x1]
-
-    # Make sure every line reads against what is actually behind it.
+def _text_colours(base: np.ndarray, lay: CardLayout, pal: Palette) -> dict[str, tuple[int, ...]]:
+    """The colour of each palette attribute the lines use, lifted until every line reads
+    against what is actually behind it."""
     colours: dict[str, tuple[int, ...]] = {}
     for line in lay.lines:
         bx0, by0, bx1, by1 = line.box
@@ -241,24 +264,75 @@ def _composite_text(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: boo
         prior = colours.get(line.role.colour)
         if prior is None or luminance(lifted) > luminance(prior[:3]):  # type: ignore[arg-type]
             colours[line.role.colour] = (*lifted, 255)
+    return colours
 
-    layer = Image.new("RGBA", (x1 - x0, y1 - y0), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(layer)
-    with fonts.LOCK:
-        draw_text(draw, lay, (x0, y0), colours)
-    if lay.rule is not None:
-        rx0, ry0, rx1, ry1 = (lay.rule[0] - x0, lay.rule[1] - y0, lay.rule[2] - x0 - 1,
-                              lay.rule[3] - y0 - 1)
-        behind_rule = tuple(float(v) for v in region[ry0 : ry1 + 1, rx0 : rx1 + 1]
-                            .reshape(-1, 3).mean(axis=0))
-        rule_colour = pal.accent
-        if contrast_ratio(rule_colour, behind_rule) < 1.5:  # type: ignore[arg-type]
-            rule_colour = lift_contrast(pal.accent, behind_rule, 3.0)  # type: ignore[arg-type]
-        draw.rectangle((rx0, ry0, rx1, ry1), fill=(*rule_colour, 255))
-    rgba = np.asarray(layer)
-    alpha = rgba[..., 3].astype(np.float32) * (1.0 / 255.0)
 
-    # Soft drop shadow: blur the coverage at half resolution, nudge it down.
+def _units(lay: CardLayout) -> list[tuple[int, int]]:
+    """The moving parts of a card in reading order: (line index, word index), and (-1, 0) for
+    the accent rule after the first block of lines."""
+    units: list[tuple[int, int]] = []
+    first_role = lay.lines[0].role.name if lay.lines else ""
+    for index, line in enumerate(lay.lines):
+        if lay.rule is not None and line.role.name != first_role and (-1, 0) not in units:
+            units.append((-1, 0))
+        words = sorted({piece.word for piece in line_pieces(lay, line).items})
+        units.extend((index, word) for word in words)
+    if lay.rule is not None and (-1, 0) not in units:
+        units.append((-1, 0))
+    return units
+
+
+def _sprites(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: bool) -> list[Sprite]:
+    """Every word and the rule of ``lay`` as a :class:`Sprite` with its soft shadow."""
+    height, width = base.shape[:2]
+    unit = min(width, height)
+    sigma = unit * (0.010 if gentle else 0.008)
+    pad = math.ceil(sigma * 4 + unit * 0.01)
+    boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
+    x0 = max(0, min(b[0] for b in boxes) - pad)
+    y0 = max(0, min(b[1] for b in boxes) - pad)
+    x1 = min(width, max(b[2] for b in boxes) + pad)
+    y1 = min(height, max(b[3] for b in boxes) + pad)
+    colours = _text_colours(base, lay, pal)
+    sprites = []
+    for order, (line_index, word) in enumerate(_units(lay)):
+        layer = Image.new("RGBA", (x1 - x0, y1 - y0), (0, 0, 0, 0))
+        if line_index < 0:
+            _draw_rule(layer, base, lay, pal, (x0, y0))
+        else:
+            with fonts.LOCK:
+                draw_text(layer, lay, (x0, y0), colours,
+                          only=lambda li, w, want=(line_index, word): (li, w) == want)
+        bbox = layer.getbbox()
+        if bbox is None:
+            continue
+        cx0, cy0 = max(0, bbox[0] - pad), max(0, bbox[1] - pad)
+        cx1, cy1 = min(layer.width, bbox[2] + pad), min(layer.height, bbox[3] + pad)
+        rgba = np.asarray(layer.crop((cx0, cy0, cx1, cy1)))
+        alpha = rgba[..., 3].astype(np.float32) * (1.0 / 255.0)
+        shade = _shadow(alpha, sigma, unit) * pal.shadow_alpha
+        ink = rgba[..., :3].astype(np.float32) * alpha[..., None]
+        sprites.append(Sprite(x0 + cx0, y0 + cy0, shade, alpha, ink, line_index, order))
+    return sprites
+
+
+def _draw_rule(layer: Image.Image, base: np.ndarray, lay: CardLayout, pal: Palette,
+               origin: tuple[int, int]) -> None:
+    """The accent rule onto ``layer`` (which starts at ``origin``), lifted to show against
+    the backdrop behind it."""
+    assert lay.rule is not None
+    rx0, ry0, rx1, ry1 = lay.rule
+    behind = tuple(float(v) for v in base[ry0:ry1, rx0:rx1].reshape(-1, 3).mean(axis=0))
+    colour = pal.accent
+    if contrast_ratio(colour, behind) < 1.5:  # type: ignore[arg-type]
+        colour = lift_contrast(pal.accent, behind, 3.0)  # type: ignore[arg-type]
+    ox, oy = origin
+    ImageDraw.Draw(layer).rectangle((rx0 - ox, ry0 - oy, rx1 - ox - 1, ry1 - oy - 1),
+                                    fill=(*colour, 255))
+
+
+def _shadow(alpha: np.ndarray, sigma: float, unit: int) -> np.ndarray:
+    """A soft drop shadow of a glyph coverage (0-1): blurred at half resolution, nudged down."""
     ah, aw = alpha.shape
     half = cv2.resize(alpha, (max(1, aw // 2), max(1, ah // 2)), interpolation=cv2.INTER_AREA)
     half = cv2.GaussianBlur(half, (0, 0), sigmaX=max(0.5, sigma / 2))
@@ -266,37 +340,9 @@ def _composite_text(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: boo
     shift = max(1, round(unit * 0.003))
     shadow = np.zeros_like(blurred)
     shadow[shift:] = blurred[:-shift]
-    # One multiplier per pixel (shadow darkening times what the glyph leaves uncovered), then
-    # the glyph colour premultiplied by its coverage on top.
     np.multiply(shadow, 1.6, out=shadow)
     np.clip(shadow, 0.0, 1.0, out=shadow)
-    keep = 1.0 - pal.shadow_alpha * shadow
-    keep *= 1.0 - alpha
-    region *= keep[..., None]
-    region += rgba[..., :3].astype(np.float32) * alpha[..., None]
-
-
-def entrance_frame(image: CardImage, seconds: float) -> np.ndarray:
-    """The card ``seconds`` into its entrance: the text (and logo) fade in and rise
-    ``image.rise_px`` into place over :data:`ENTRANCE_S` (ease-out, sub-pixel). Before 0 the
-    bare backdrop, from :data:`ENTRANCE_S` on the finished card (the same array, no copy)."""
-    progress = seconds / ENTRANCE_S
-    if progress >= 1.0:
-        return image.final
-    if progress <= 0.0:
-        return image.base
-    eased = 1.0 - (1.0 - progress) ** 3
-    x0, y0, x1, y1 = image.box
-    if x1 <= x0 or y1 <= y0:
-        return image.final
-    base = image.base[y0:y1, x0:x1].astype(np.float32)
-    delta = image.final[y0:y1, x0:x1].astype(np.float32) - base
-    shift = np.float64([[1.0, 0.0, 0.0], [0.0, 1.0, image.rise_px * (1.0 - eased)]])
-    moved = cv2.warpAffine(delta, shift, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    out = image.base.copy()
-    out[y0:y1, x0:x1] = _to_uint8(base + moved * eased)
-    return out
+    return shadow
 
 
 def _to_uint8(image: np.ndarray) -> np.ndarray:

@@ -1,16 +1,23 @@
 """The bundled fonts and the per-character fallback chain that draws customers' text.
 
-Two OFL families (see ``assets/fonts/README.md`` for sources and licence):
+OFL Noto families (see ``assets/fonts/README.md`` for sources and licence), first choice first:
 
-* Noto Sans Bold / Regular: Latin (all of Extended-A/B, Vietnamese), Greek with tonos, Cyrillic.
+* Noto Sans Bold / Regular: Latin (all of Extended-A/B, Vietnamese), Greek, Cyrillic, Devanagari.
+* Noto Sans Arabic, Hebrew, Thai, Armenian, Georgian and the scripts of India (Bengali, Tamil,
+  Telugu, Gujarati, Gurmukhi, Kannada, Malayalam), Bold and Regular; Ethiopic, Khmer, Lao,
+  Sinhala, Myanmar in Bold only (their regular lines are drawn bold).
 * Noto Sans CJK Bold (one collection): kana, Hangul, the CJK ideographs, full-width forms. Its
   faces (JP, KR, SC, TC, HK) differ only in the regional forms of some ideographs;
   :func:`face_for` picks one from a language hint or from the text itself.
+* Noto Color Emoji (colour bitmaps, drawn at :data:`EMOJI_PX` and scaled), with ``colour``.
 
 Text is split into runs (:func:`font_runs`): each character goes to the first font of the chain
-that maps it to a real glyph; spaces, digits and punctuation stay with their neighbours' font.
-Coverage is read from each font's own ``cmap`` table (a small parser here, no fontTools), so a
-caller can tell before rendering whether a customer's text would show as blank boxes ("tofu").
+that maps it to a real glyph; spaces, digits and punctuation stay with their neighbours' font;
+marks, joiners, variation selectors and emoji modifiers stay with the character they follow;
+a character asked for in emoji presentation (U+FE0F) or a pictograph from U+1F000 on goes to
+the emoji font. Coverage is read from each font's own ``cmap`` table (a small parser here, no
+fontTools), so a caller can tell before rendering whether a customer's text would show as
+blank boxes ("tofu"). Shaping and right-to-left order are :mod:`media.card_text`'s (RAQM).
 """
 
 from __future__ import annotations
@@ -20,15 +27,23 @@ import functools
 import struct
 import threading
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from PIL import ImageFont
 
+from media.bidi import neutralise
+
 FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts"
 LATIN_BOLD_PATH = FONT_DIR / "NotoSans-Bold.ttf"
 LATIN_REGULAR_PATH = FONT_DIR / "NotoSans-Regular.ttf"
 CJK_PATH = FONT_DIR / "NotoSansCJK-Bold.ttc"
+EMOJI_PATH = FONT_DIR / "NotoColorEmoji.ttf"
+EMOJI_PX = 109  # the one size of Noto Color Emoji's bitmaps: drawn at it, then scaled
+_BOTH_WEIGHTS = ("Arabic", "Hebrew", "Thai", "Armenian", "Georgian", "Bengali", "Tamil",
+                 "Telugu", "Gujarati", "Gurmukhi", "Kannada", "Malayalam")
+_BOLD_ONLY = ("Ethiopic", "Khmer", "Lao", "Sinhala", "Myanmar")
 
 # FreeType faces are not safe to use from two threads at once and the fonts here are cached
 # and shared: hold this lock while measuring or drawing with them (an activity may render
@@ -79,16 +94,54 @@ def face_for(text: str, lang: str | None = None) -> int:
     return FACE_JA
 
 
-def chain(weight: str = BOLD, face: int = FACE_JA) -> tuple[tuple[Path, int], ...]:
-    """The fallback chain, as (font file, face index) pairs, first choice first."""
+@dataclass(frozen=True)
+class ScriptFont:
+    """One family of the chain: its bold file and, when bundled, its regular one."""
+
+    bold: Path
+    regular: Path | None
+
+    def path(self, weight: str) -> Path:
+        """The file of ``weight`` (bold when the family has no regular)."""
+        return self.regular if weight == REGULAR and self.regular is not None else self.bold
+
+
+SCRIPT_FONTS: tuple[ScriptFont, ...] = (
+    *(ScriptFont(FONT_DIR / f"NotoSans{s}-Bold.ttf", FONT_DIR / f"NotoSans{s}-Regular.ttf")
+      for s in _BOTH_WEIGHTS),
+    *(ScriptFont(FONT_DIR / f"NotoSans{s}-Bold.ttf", None) for s in _BOLD_ONLY),
+)
+"""The per-script families between Noto Sans and Noto Sans CJK."""
+
+
+def chain(weight: str = BOLD, face: int = FACE_JA,
+          colour: bool = False) -> tuple[tuple[Path, int], ...]:
+    """The fallback chain, as (font file, face index) pairs, first choice first; with
+    ``colour`` the emoji font ends it."""
     latin = LATIN_REGULAR_PATH if weight == REGULAR else LATIN_BOLD_PATH
-    return ((latin, 0), (CJK_PATH, face))
+    scripts = tuple((f.path(weight), 0) for f in SCRIPT_FONTS)
+    return ((latin, 0), *scripts, (CJK_PATH, face), *(((EMOJI_PATH, 0),) if colour else ()))
 
 
-@functools.lru_cache(maxsize=128)
+def all_font_files() -> list[Path]:
+    """Every bundled font file."""
+    files = [LATIN_BOLD_PATH, LATIN_REGULAR_PATH, CJK_PATH, EMOJI_PATH]
+    for family in SCRIPT_FONTS:
+        files += [family.bold] + ([family.regular] if family.regular else [])
+    return files
+
+
+def is_colour(font: ImageFont.FreeTypeFont) -> bool:
+    """True for the colour emoji font (drawn with ``embedded_color`` at :data:`EMOJI_PX`)."""
+    return Path(str(font.path)) == EMOJI_PATH
+
+
+@functools.lru_cache(maxsize=256)
 def load_font(path: Path, size: int, index: int = 0) -> ImageFont.FreeTypeFont:
-    """One font file at ``size`` pixels (cached; FreeType reads the file lazily)."""
-    return ImageFont.truetype(str(path), max(1, int(size)), index=index)
+    """One font file at ``size`` pixels (cached; FreeType reads the file lazily); the emoji
+    font always at :data:`EMOJI_PX`, its only size."""
+    size = EMOJI_PX if path == EMOJI_PATH else max(1, int(size))
+    return ImageFont.truetype(str(path), size, index=index)
 
 
 # --- coverage from the cmap table ------------------------------------------------------------
@@ -154,7 +207,7 @@ def _format12_ranges(sub: bytes) -> list[tuple[int, int]]:
     return ranges
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=64)
 def _coverage(path: str, face: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Sorted, merged (starts, ends) of the code points the face maps to a real glyph."""
     with open(path, "rb") as handle:
@@ -204,32 +257,63 @@ def font_has_glyph(ch: str, path: Path, index: int = 0) -> bool:
     return i >= 0 and code <= ends[i]
 
 
-def has_glyph(ch: str, weight: str = BOLD, face: int = FACE_JA) -> bool:
+def has_glyph(ch: str, weight: str = BOLD, face: int = FACE_JA, colour: bool = False) -> bool:
     """True if some font of the chain draws ``ch`` with a real glyph (not .notdef)."""
-    return any(font_has_glyph(ch, path, index) for path, index in chain(weight, face))
+    return any(font_has_glyph(ch, path, index) for path, index in chain(weight, face, colour))
 
 
-def missing_glyphs(text: str, face: int = FACE_JA) -> list[str]:
-    """Characters of ``text`` (after NFC) no bundled font can draw, in order, without repeats.
+def is_follower(ch: str) -> bool:
+    """Marks, joiners, variation selectors, emoji modifiers and tags: drawn by the font of the
+    character before them, never on their own."""
+    code = ord(ch)
+    return (unicodedata.category(ch)[0] == "M" or ch in "\u200c\u200d"
+            or 0xFE00 <= code <= 0xFE0F or 0x1F3FB <= code <= 0x1F3FF
+            or 0xE0020 <= code <= 0xE007F)
 
-    Whitespace is never reported. Use it to warn a customer before their film renders.
-    """
+
+def _is_invisible(ch: str) -> bool:
+    """Joiners, variation selectors and tags: they change the glyph before them, draw nothing
+    themselves, and no font needs to map them."""
+    code = ord(ch)
+    return ch in "\u200c\u200d" or 0xFE00 <= code <= 0xFE0F or 0xE0020 <= code <= 0xE007F
+
+
+def clean(text: str) -> str:
+    """``text`` in NFC without bidi controls or invisible format characters (see
+    :func:`media.bidi.neutralise`), every run of whitespace folded to one space, stripped."""
+    return " ".join(neutralise(unicodedata.normalize("NFC", text)).split())
+
+
+def missing_glyphs(text: str, face: int = FACE_JA, colour: bool = True) -> list[str]:
+    """Characters of ``text`` (after :func:`clean`) no bundled font can draw, in order, without
+    repeats (with ``colour``, the emoji font counts). Whitespace, joiners and variation
+    selectors are never reported. Use it to warn a customer before their film renders."""
     seen: dict[str, None] = {}
-    for ch in unicodedata.normalize("NFC", text):
-        if not ch.isspace() and not has_glyph(ch, BOLD, face):
+    for ch in clean(text):
+        if ch.isspace() or _is_invisible(ch):
+            continue
+        if not has_glyph(ch, BOLD, face, colour):
             seen.setdefault(ch, None)
     return list(seen)
 
 
-def drawable(text: str, face: int = FACE_JA) -> str:
-    """``text`` in NFC with every character no bundled font can draw removed, every run of
-    whitespace (including newlines and tabs) folded to one space, stripped at both ends."""
-    kept = []
-    for ch in unicodedata.normalize("NFC", text):
+def drawable(text: str, face: int = FACE_JA, colour: bool = False) -> str:
+    """``text`` after :func:`clean` with every character no bundled font can draw removed (and
+    the joiners and selectors that followed it); with ``colour`` the emoji font counts."""
+    kept: list[str] = []
+    dropped = False
+    for ch in clean(text):
         if ch.isspace():
             kept.append(" ")
-        elif has_glyph(ch, BOLD, face):
+            dropped = False
+        elif _is_invisible(ch):
+            if kept and not dropped:
+                kept.append(ch)
+        elif has_glyph(ch, BOLD, face, colour):
             kept.append(ch)
+            dropped = False
+        else:
+            dropped = True
     return " ".join("".join(kept).split())
 
 
@@ -238,14 +322,23 @@ def _is_neutral(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch)[0] in "PNSZ"
 
 
-def font_runs(text: str, size: int, weight: str = BOLD,
-              face: int = FACE_JA) -> list[tuple[str, ImageFont.FreeTypeFont]]:
-    """Split ``text`` into (run, font) pairs along the fallback chain, at ``size`` pixels.
+def _wants_emoji(text: str, pos: int) -> bool:
+    """True when the character at ``pos`` asks for the emoji font: a pictograph from U+1F000
+    on, or anything followed by U+FE0F (emoji presentation) or U+20E3 (keycap)."""
+    nxt = text[pos + 1] if pos + 1 < len(text) else ""
+    return ord(text[pos]) >= 0x1F000 or nxt in ("\ufe0f", "\u20e3")
+
+
+def font_runs(text: str, size: int, weight: str = BOLD, face: int = FACE_JA,
+              colour: bool = False) -> list[tuple[str, ImageFont.FreeTypeFont]]:
+    """Split ``text`` into (run, font) pairs along the fallback chain, at ``size`` pixels (the
+    emoji font, with ``colour``, at :data:`EMOJI_PX`: scale it by ``size / EMOJI_PX``).
 
     Characters no font covers go to the first font (they show as its .notdef box); pass text
-    through :func:`drawable` first to drop them. Combining marks stay with their base.
+    through :func:`drawable` first to drop them. Marks and joiners stay with their base.
     """
-    fonts = chain(weight, face)
+    fonts = chain(weight, face, colour)
+    emoji = len(fonts) - 1 if colour else None
 
     def first(ch: str) -> int:
         for i, (path, index) in enumerate(fonts):
@@ -254,9 +347,11 @@ def font_runs(text: str, size: int, weight: str = BOLD,
         return 0
 
     choice: list[int | None] = []
-    for ch in text:
-        if unicodedata.combining(ch) and choice:
+    for pos, ch in enumerate(text):
+        if is_follower(ch) and choice:
             choice.append(-1)  # follows its base
+        elif emoji is not None and _wants_emoji(text, pos) and font_has_glyph(ch, EMOJI_PATH):
+            choice.append(emoji)
         elif _is_neutral(ch):
             choice.append(None)
         else:
@@ -270,7 +365,7 @@ def font_runs(text: str, size: int, weight: str = BOLD,
         if pick is None:
             before = resolved[-1] if resolved else None
             after = next((c for c in choice[pos + 1 :] if c is not None and c >= 0), None)
-            pick = next((c for c in (before, after) if c is not None
+            pick = next((c for c in (before, after) if c is not None and c != emoji
                          and font_has_glyph(ch, *fonts[c])), first(ch))
         resolved.append(pick)
     runs: list[tuple[str, ImageFont.FreeTypeFont]] = []
@@ -281,3 +376,14 @@ def font_runs(text: str, size: int, weight: str = BOLD,
             runs.append((text[start:pos], load_font(path, size, index)))
             start = pos
     return runs
+
+
+_TRACKABLE = ((0x0000, 0x058F), (0x10A0, 0x10FF), (0x1C90, 0x1CBF), (0x1E00, 0x1FFF),
+              (0x2000, 0x2BFF), (0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
+              (0xFF00, 0xFFEF))
+
+
+def trackable(run: str) -> bool:
+    """True when letters of ``run`` may be spaced apart one by one (Latin, Greek, Cyrillic,
+    Armenian, Georgian, CJK, Hangul): not for scripts whose letters join or stack."""
+    return all(any(a <= ord(ch) <= b for a, b in _TRACKABLE) for ch in run)

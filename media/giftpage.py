@@ -51,6 +51,9 @@ class GiftPage:
     landscape_src: str = f"{LANDSCAPE.name}.mp4"
     portrait_src: str = f"{PORTRAIT.name}.mp4"
     poster_src: str = "poster.jpg"
+    """The 16:9 poster: the landscape player's, and the link preview's (``og:image``)."""
+    portrait_poster_src: str = "poster-9x16.jpg"
+    """The 9:16 poster, shown by the portrait player before play."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ def content_security_policy(style: str, script: str) -> str:
 
 def _stylesheet(palette: Palette) -> str:
     """The page's one style block. In portrait the 9:16 film fills its 9:16 box exactly, so
-    ``object-fit: cover`` only crops the (16:9) poster shown before play, instead of
+    ``object-fit: cover`` only crops a poster whose shape differs, instead of
     letterboxing it."""
     return f"""
 :root{{--bg:{palette.background};--text:{palette.text};--muted:{palette.muted};\
@@ -171,8 +174,10 @@ _SCRIPT = """
   var play = document.getElementById("play");
   var portrait = window.matchMedia("(orientation: portrait)");
   var sources = {landscape: stage.dataset.landscape, portrait: stage.dataset.portrait};
+  var posters = {landscape: stage.dataset.landscapePoster, portrait: stage.dataset.portraitPoster};
   function choose() {
     var want = portrait.matches ? "portrait" : "landscape";
+    if (video.getAttribute("poster") !== posters[want]) { video.poster = posters[want]; }
     if (stage.dataset.aspect === want) { return; }
     var at = video.currentTime, playing = !video.paused && !video.ended;
     stage.dataset.aspect = want;
@@ -230,7 +235,7 @@ def _preview_tags(page: GiftPage) -> str:
                                                     links.video_url))):
         return ""
     title, description = page_title(page), page_description(page)
-    alt = f"A still from the film for {page.recipient_name}"
+    alt = f"The poster of the film for {page.recipient_name}"
     pairs = [
         ("property", "og:type", "video.other"), ("property", "og:title", title),
         ("property", "og:description", description), ("property", "og:url", links.page_url),
@@ -266,8 +271,10 @@ def _header(page: GiftPage) -> str:
 def _player(page: GiftPage) -> str:
     label = _attr(f"Film for {page.recipient_name}")
     return f"""<div class="stage" id="stage" data-aspect="landscape"
- data-landscape="{_attr(page.landscape_src)}" data-portrait="{_attr(page.portrait_src)}">
-<video id="film" controls playsinline preload="metadata" poster="{_attr(page.poster_src)}"
+ data-landscape="{_attr(page.landscape_src)}" data-portrait="{_attr(page.portrait_src)}"
+ data-landscape-poster="{_attr(page.poster_src)}"
+ data-portrait-poster="{_attr(page.portrait_poster_src)}">
+<video id="film" controls playsinline preload="metadata"
  src="{_attr(page.landscape_src)}" aria-label="{label}">
 <p>Your browser cannot play this film here. <a href="{_attr(page.landscape_src)}">Download
 the film</a>.</p>

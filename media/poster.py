@@ -1,12 +1,32 @@
-"""The poster: one well-chosen frame of the landscape film as a JPEG."""
+"""The posters: one designed still per aspect, the film's own picture with the name on it.
+
+Each poster starts from a frame of the film of its own aspect (so the 9:16 poster is the 9:16
+film's framing of the subject, never a centre crop of the landscape one), keeps the photo sharp,
+darkens its lower part with a soft scrim and sets the opening card's words (occasion and name,
+any script, with their shadows) in the lower third. The 16:9 poster is the page's link preview
+(``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
+"""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import cv2
+import numpy as np
+from PIL import Image
+
+from media.card_spec import CardSpec
+from media.cards import composite_sprite, render_card_image
 from media.runner import Limits, ffmpeg_argv, run_tool
 
 POSTER_TIMEOUT_S = 60.0
+POSTER_JPEG_QUALITY = 90
+TEXT_CENTRE = {False: 0.70, True: 0.68}  # text block centre, share of the height (portrait?)
+SCRIM_FROM = 0.30  # the scrim starts this far down the poster (share of the height)
+SCRIM_DEPTH = 0.72  # how much of the picture's light the scrim takes at the bottom edge
+TEXT_SHADE = 0.45  # and how much a soft pool of shade takes behind the words
+FILL_SHARPNESS = 0.25  # a blurred fill's detail, at most this share of the picture's
 
 
 def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
@@ -17,4 +37,107 @@ def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
                     str(out_jpeg)),
         Limits(timeout_s=POSTER_TIMEOUT_S),
     )
+    return out_jpeg
+
+
+def _scrim(picture: np.ndarray, text_y: float) -> np.ndarray:
+    """``picture`` (uint8 RGB) darkened smoothly towards its bottom edge and, softly, behind
+    the text block centred at ``text_y`` pixels; float32."""
+    height, width = picture.shape[:2]
+    y = (np.arange(height, dtype=np.float32) + 0.5) / height
+    u = np.clip((y - SCRIM_FROM) / (1.0 - SCRIM_FROM), 0.0, 1.0)
+    keep = (1.0 - SCRIM_DEPTH * (u * u * (3 - 2 * u)))[:, None]
+    x = (np.arange(width, dtype=np.float32) + 0.5) / width
+    unit = min(width, height)
+    dx = (x[None, :] - 0.5) * width / (0.55 * width)
+    dy = (y[:, None] * height - text_y) / (0.16 * height + 0.1 * unit)
+    keep = keep * (1.0 - TEXT_SHADE * np.exp(-(dx * dx + dy * dy)))
+    return picture.astype(np.float32) * keep[..., None]
+
+
+def picture_rows(frame: np.ndarray) -> tuple[int, int] | None:
+    """(top, bottom) pixel rows of a sharp picture sitting inside a soft, blurred fill (how the
+    film frames a photo it does not crop), or None when the frame is sharp edge to edge."""
+    height, width = frame.shape[:2]
+    step = 4
+    small = cv2.resize(frame, (max(1, width // step), max(1, height // step)),
+                       interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    energy = np.abs(cv2.Laplacian(grey, cv2.CV_32F)).mean(axis=1)
+    strong = energy > FILL_SHARPNESS * float(np.percentile(energy, 90))
+    best = (0, 0)
+    start = None
+    for row, sharp in enumerate([*strong, False]):
+        if sharp and start is None:
+            start = row
+        elif not sharp and start is not None:
+            best = max(best, (start, row), key=lambda run: run[1] - run[0])
+            start = None
+    top, bottom = best
+    outside = np.concatenate((energy[:top], energy[bottom:]))
+    if bottom <= top or outside.size < 0.15 * energy.size:
+        return None
+    if float(outside.mean()) > FILL_SHARPNESS * float(energy[top:bottom].mean()):
+        return None
+    return top * step, bottom * step
+
+
+def _text_centre_y(picture: np.ndarray, block_h: float) -> float:
+    """Where (pixel row) the words' block is centred: in the lower third; or, when the frame
+    is a picture inside a blurred fill, in the larger free band above or below the picture."""
+    height, width = picture.shape[:2]
+    rows = picture_rows(picture)
+    default = TEXT_CENTRE[height > width] * height
+    if rows is None:
+        return default
+    above, below = (0.04 * height, rows[0]), (rows[1], 0.96 * height)
+    # Below (over the scrim) unless the band above is clearly the roomier one.
+    band = above if above[1] - above[0] > below[1] - below[0] + 0.05 * height else below
+    return (band[0] + band[1]) / 2 if band[1] - band[0] >= 0.8 * block_h else default
+
+
+def design_poster(picture: np.ndarray, card: CardSpec) -> np.ndarray:
+    """The poster (uint8 RGB, the size of ``picture``): ``picture`` sharp under a bottom scrim,
+    with ``card``'s words (its shadows, colours and layout for this size) in the lower third,
+    or beside the picture when the frame shows it inside a blurred fill."""
+    height, width = picture.shape[:2]
+    image = render_card_image(card, width, height, picture)
+    if not image.sprites:
+        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8)
+    top = min(s.y0 for s in image.sprites)
+    bottom = max(s.y0 + s.alpha.shape[0] for s in image.sprites)
+    shift = round(_text_centre_y(picture, bottom - top) - image.centre[1])
+    shift = min(shift, round(0.95 * height) - bottom)  # the shadows stay on the poster
+    shaded = _scrim(picture, image.centre[1] + shift)
+    poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
+    for shade in (True, False):
+        for sprite in image.sprites:
+            composite_sprite(poster, sprite, sprite.x0, sprite.y0 + shift, 1.0, shade=shade)
+    return poster
+
+
+def grab_picture(video: Path, at_s: float) -> np.ndarray | None:
+    """The frame at ``at_s`` seconds of ``video``, full size, uint8 RGB (BT.709 limited range
+    read as such), or None past the end."""
+    result = run_tool(
+        ffmpeg_argv("-ss", f"{max(0.0, at_s):.3f}", "-i", str(video), "-map", "0:v:0",
+                    "-frames:v", "1", "-vf", "scale=in_color_matrix=bt709:in_range=tv",
+                    "-pix_fmt", "rgb24", "-f", "image2pipe", "-c:v", "png", "pipe:1"),
+        Limits(timeout_s=POSTER_TIMEOUT_S),
+    )
+    if not result.stdout:
+        return None
+    with Image.open(io.BytesIO(result.stdout)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+def make_poster(video: Path, at_s: float, card: CardSpec, out_jpeg: Path) -> Path:
+    """Write the designed poster of ``video`` (its frame at ``at_s`` seconds, its own size) as a
+    JPEG; a plain frame when the grab finds no picture there."""
+    frame = grab_picture(video, at_s)
+    if frame is None:
+        return extract_poster(video, at_s, out_jpeg)
+    poster = design_poster(frame, card)
+    Image.fromarray(poster).save(out_jpeg, "JPEG", quality=POSTER_JPEG_QUALITY, optimize=True,
+                                 progressive=True)
     return out_jpeg

@@ -20,7 +20,8 @@ import numpy as np
 from PIL import Image
 
 from media import spec
-from media.cards import CardImage, entrance_frame, render_card_image
+from media.card_motion import card_frame
+from media.cards import CardImage, render_card_image
 from media.clip_framing import ClipFraming, frame_clip, plan_clip_framing
 from media.compose import (
     PhotoLayer,
@@ -52,7 +53,6 @@ from media.runner import Limits, ToolError
 from media.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
-OPENING_TEXT_DELAY_S = 0.2  # the opening card's text starts after the film's fade-in began
 
 
 def load_photo(path: Path) -> np.ndarray:
@@ -73,14 +73,19 @@ class Prepared:
 
 
 class PreparedCard(Prepared):
-    """A card whose text fades and rises in from frame ``delay`` (frames into the shot)."""
+    """A card in motion over its ``frames`` on screen (see :mod:`media.card_motion`): its words
+    come in from frame ``delay`` (frames into the shot), or are all there from the first frame
+    when ``delay`` is None (the opening card)."""
 
-    def __init__(self, images: dict[str, CardImage], delay: int) -> None:
+    def __init__(self, images: dict[str, CardImage], delay: int | None, frames: int) -> None:
         self.images = images
         self.delay = delay
+        self.frames = frames
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
-        return entrance_frame(self.images[aspect.name], (index - self.delay) / spec.FPS)
+        entrance = None if self.delay is None else self.delay / spec.FPS
+        return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
+                          entrance)
 
 
 class PreparedPhoto(Prepared):
@@ -333,9 +338,8 @@ class SourcePreparer:
                         if photo is not None else None)
                 images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
                                                         back, self.logo)
-            delay = (round(OPENING_TEXT_DELAY_S * spec.FPS) if index == 0
-                     else shot.cut_in - shot.visible_in)
-            return PreparedCard(images, delay)
+            delay = None if index == 0 else shot.cut_in - shot.visible_in
+            return PreparedCard(images, delay, shot.visible_out - shot.visible_in)
         finally:
             if photo_id:
                 self._release(photo_id)

@@ -355,8 +355,10 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                          parts, gentle)
     notes = ("clip sound is mixed under the song by the render stage (media.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
+    # No fade in from black: the opening card's first frame is already its title, so a
+    # messenger's thumbnail of frame 0 is never black.
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
-                    _even(pacing.fade_s * fps), _even(pacing.fade_s * fps), beats,
+                    0, _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes, subject, "gentle" if gentle else "natural")
 
 

@@ -70,6 +70,7 @@ def deliver_folder(folder: Path, base_url: str) -> Path:
     make_film(folder / f"{PORTRAIT.name}.mp4", PORTRAIT.width, PORTRAIT.height, PORTRAIT_SEC,
               "testsrc")
     extract_poster(folder / f"{LANDSCAPE.name}.mp4", 1.0, folder / "poster.jpg")
+    extract_poster(folder / f"{PORTRAIT.name}.mp4", 1.0, folder / "poster-9x16.jpg")
     links = PageLinks(page_url=f"{base_url}/index.html", poster_url=f"{base_url}/poster.jpg",
                       video_url=f"{base_url}/{LANDSCAPE.name}.mp4")
     lyrics = ["Happy birthday, Eileen!", "Remember the night we watched the launch?",
@@ -259,7 +260,7 @@ def film_state(page: Any) -> dict[str, Any]:
     """The video element's source, duration, position and playback flags."""
     return page.evaluate("""() => { const v = document.getElementById('film');
         return {src: v.currentSrc, duration: v.duration, time: v.currentTime, paused: v.paused,
-                muted: v.muted, ready: v.readyState,
+                muted: v.muted, ready: v.readyState, poster: v.poster,
                 aspect: document.getElementById('stage').dataset.aspect,
                 playHidden: document.getElementById('play').hidden}; }""")
 
@@ -290,6 +291,7 @@ def test_phone_viewport_plays_the_portrait_film_with_its_duration(
         watched.page.goto(page_url(server))
         state = wait_for_metadata(watched.page, f"{PORTRAIT.name}.mp4")
         assert state["aspect"] == "portrait"
+        assert state["poster"].endswith("/poster-9x16.jpg")  # the 9:16 poster on a phone
         assert state["duration"] == pytest.approx(PORTRAIT_SEC, abs=0.1)
         assert state["paused"] and not state["playHidden"], "no autoplay; the play button shows"
         watched.page.wait_for_load_state("networkidle")
@@ -303,6 +305,7 @@ def test_desktop_viewport_plays_the_landscape_film_with_its_duration(
         watched.page.goto(page_url(server))
         state = wait_for_metadata(watched.page, f"{LANDSCAPE.name}.mp4")
         assert state["aspect"] == "landscape"
+        assert state["poster"].endswith("/poster.jpg")
         assert state["duration"] == pytest.approx(LANDSCAPE_SEC, abs=0.1)
         watched.page.wait_for_load_state("networkidle")
         assert save_screenshot(watched.page, screenshots, "desktop").stat().st_size > 10_000

@@ -53,5 +53,6 @@ def test_the_delivery_is_keyed_by_the_share_slug_alone() -> None:
     assert keys.film_key("s1", keys.film_name("16x9")) == "films/s1/16x9.mp4"
     assert keys.film_key("s1", keys.PAGE_NAME) == "films/s1/index.html"
     assert keys.film_key("s1", keys.POSTER_NAME) == "films/s1/poster.jpg"
+    assert keys.film_key("s1", keys.PORTRAIT_POSTER_NAME) == "films/s1/poster-9x16.jpg"
     assert keys.film_key("s1", keys.MANIFEST_NAME) == "films/s1/manifest.json"
     assert keys.outcome_key("film-g1-2") == "outcomes/film-g1-2.json"

@@ -48,7 +48,8 @@ from workflows.search import ALL_KEYS
 pytestmark = pytest.mark.e2e
 
 BUCKET, PREFIX = "films", "e2e"
-DELIVERED = ["16x9.mp4", "9x16.mp4", "index.html", "manifest.json", "poster.jpg"]
+DELIVERED = ["16x9.mp4", "9x16.mp4", "index.html", "manifest.json", "poster-9x16.jpg",
+             "poster.jpg"]
 
 
 # --- fixtures ------------------------------------------------------------------------------------

@@ -109,11 +109,12 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     storage = storage_of(real_worker)
     delivered = storage.list(order.delivery_prefix + "/")
     assert sorted(k.rsplit("/", 1)[1] for k in delivered) == [
-        "16x9.mp4", "9x16.mp4", "index.html", "manifest.json", "poster.jpg"]
+        "16x9.mp4", "9x16.mp4", "index.html", "manifest.json", "poster-9x16.jpg", "poster.jpg"]
     for name, (width, height) in {"16x9": (1920, 1080), "9x16": (1080, 1920)}.items():
         film = storage.get_file(order.delivery_key(f"{name}.mp4"), tmp_path / f"{name}.mp4")
         assert_film_meets_spec(film, width, height, order.length_sec)
     assert storage.size(order.delivery_key("poster.jpg")) > 10_000
+    assert storage.size(order.delivery_key("poster-9x16.jpg")) > 10_000
     page = storage.get_bytes(order.delivery_key("index.html"), 1 << 20).decode()
     assert "Eileen" in page and "16x9.mp4" in page and "9x16.mp4" in page
     manifest = json.loads(storage.get_bytes(order.delivery_key("manifest.json"), 1 << 20))

@@ -10,10 +10,12 @@ command line, the tests) builds its keys here::
         prep/photos/{id}.jpg  prep/clips/{id}.mp4
         assets/photos/{id}.jpg  assets/framing.json  assets/restore.json
         assets/song.wav  assets/song.json  assets/logo.png
-        render/timeline.json  render/soundtrack.wav  render/{aspect}.mp4  render/poster.jpg
+        render/timeline.json  render/soundtrack.wav  render/{aspect}.mp4
+        render/poster.jpg  render/poster-9x16.jpg
         render/segments/{index:03d}/{aspect}.mp4
     films/{share_slug}/                        the delivery, public
-        16x9.mp4  9x16.mp4  poster.jpg  index.html  logo.png (brand style)  manifest.json
+        16x9.mp4  9x16.mp4  poster.jpg (16:9, og:image)  poster-9x16.jpg  index.html
+        logo.png (brand style)  manifest.json
     outcomes/{workflow_id}.json                the local outcome sink (no order API configured)
 
 Work keys depend only on the run (gift id and attempt), so a retried activity overwrites its own
@@ -29,6 +31,7 @@ PHOTOS = "photos"
 CLIPS = "clips"
 PAGE_NAME = "index.html"
 POSTER_NAME = "poster.jpg"
+PORTRAIT_POSTER_NAME = "poster-9x16.jpg"
 LOGO_NAME = "logo.png"
 MANIFEST_NAME = "manifest.json"
 
@@ -138,8 +141,13 @@ class RunKeys:
 
     @property
     def poster(self) -> str:
-        """The poster extracted from the rendered film."""
+        """The 16:9 poster made from the rendered landscape film."""
         return self.key(f"render/{POSTER_NAME}")
+
+    @property
+    def portrait_poster(self) -> str:
+        """The 9:16 poster made from the rendered portrait film."""
+        return self.key(f"render/{PORTRAIT_POSTER_NAME}")
 
     @property
     def segments_prefix(self) -> str:

@@ -41,7 +41,7 @@ def staged_run(ctx: StageContext, order: FilmOrder, lyrics: list[str]) -> Delive
     assets = AssetsResult(song_key=RUN.song, song_meta_key=RUN.song_meta,
                           framing_key=RUN.framing, photo_keys={},
                           lyrics=lyrics, notes=["internal note"], logo_key=RUN.logo)
-    for key in (*render.film_keys.values(), render.poster_key, RUN.logo):
+    for key in (*render.film_keys.values(), render.poster_key, RUN.portrait_poster, RUN.logo):
         ctx.storage.put_bytes(key, f"stand-in {key.rsplit('/', 1)[1]}".encode(),
                               "application/octet-stream")
     return DeliverInput(order=order, render=render, assets=assets)
@@ -58,7 +58,8 @@ def test_brand_delivery_has_the_logo_and_a_page_that_reveals_only_what_the_slug_
 
     prefix = order.delivery_prefix
     assert sorted(key.rsplit("/", 1)[1] for key in ctx.storage.list(prefix + "/")) == [
-        "16x9.mp4", "9x16.mp4", "index.html", "logo.png", "manifest.json", "poster.jpg"]
+        "16x9.mp4", "9x16.mp4", "index.html", "logo.png", "manifest.json", "poster-9x16.jpg",
+        "poster.jpg"]
     assert result.gift_url == f"{CDN}/{prefix}/index.html"
     page = ctx.storage.get_bytes(f"{prefix}/index.html", 1 << 20).decode()
     manifest = ctx.storage.get_bytes(f"{prefix}/manifest.json", 1 << 20).decode()
@@ -67,6 +68,8 @@ def test_brand_delivery_has_the_logo_and_a_page_that_reveals_only_what_the_slug_
         assert secret not in page and secret not in manifest
     assert "<script>alert" not in page and "<img src=x" not in page
     assert '<img class="logo" src="logo.png"' in page and "--accent:#12355b" in page
-    assert f'content="{CDN}/{prefix}/poster.jpg"' in page
+    assert f'content="{CDN}/{prefix}/poster.jpg"' in page  # og:image: the 16:9 poster
+    assert 'data-portrait-poster="poster-9x16.jpg"' in page
+    assert result.poster_url == f"{CDN}/{prefix}/poster.jpg"
     assert f'content="{CDN}/{prefix}/16x9.mp4"' in page
     assert set(json.loads(manifest)) == {"files"}

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PIL import Image
+
 from activities.assets import run_assets
 from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
 from app.order_folder import load_order_folder
+from media.poster import grab_picture
 from media.runner import Limits
 from media.segments import count_video_frames
-from media.spec import ASPECTS
+from media.spec import ASPECTS, LANDSCAPE, PORTRAIT
 from media.verify import verify_film
 from services.storage.base import Storage
 from tests.stages import local_context
+from workflows.contract import FilmOrder
 from workflows.stages import (
     RenderInput,
     RenderPlan,
@@ -56,3 +60,20 @@ def test_a_film_planned_as_one_segment_is_rendered_whole_into_films_that_pass_ve
     assert whole.duration_sec == order.length_sec == plan.duration_sec
     assert whole.timeline_key == plan.timeline_key
     assert ctx.storage.list(order.run_keys.segments_prefix) == []
+    assert_films_open_on_their_title_and_have_a_poster_each(ctx.storage, whole, order,
+                                                            tmp_path / "open")
+
+
+def assert_films_open_on_their_title_and_have_a_poster_each(
+        storage: Storage, result: RenderResult, order: FilmOrder, scratch: Path) -> None:
+    """Frame 0 of each film is the title over the picture (not black), and each aspect has
+    its own poster at its own size: ``poster.jpg`` 16:9, ``poster-9x16.jpg`` 9:16."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    for aspect in ASPECTS:
+        film = storage.get_file(result.film_keys[aspect.name], scratch / f"{aspect.name}.mp4")
+        first = grab_picture(film, 0.0)
+        assert first is not None and first.mean() > 25, f"{aspect.name} opens on black"
+    posters = {LANDSCAPE: result.poster_key, PORTRAIT: order.run_keys.portrait_poster}
+    for aspect, key in posters.items():
+        with Image.open(storage.get_file(key, scratch / f"poster-{aspect.name}.jpg")) as image:
+            assert image.format == "JPEG" and image.size == (aspect.width, aspect.height)

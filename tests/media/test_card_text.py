@@ -79,9 +79,13 @@ def test_text_is_drawn_exactly_as_typed() -> None:
 
 
 def test_unsupported_characters_are_reported_and_dropped() -> None:
-    assert fonts.missing_glyphs("Anna 😀 ❤\ufe0f") == ["😀", "❤", "\ufe0f"]
-    assert fonts.drawable("  Anna\n😀\tO'Brien ") == "Anna O'Brien"
-    card = CardSpec("opening", ("Happy Birthday", "😀"), None, False, "gift")
+    assert fonts.missing_glyphs("Anna 😀 ❤\ufe0f") == []
+    assert fonts.missing_glyphs("Anna 😀 ❤\ufe0f", colour=False) == ["😀", "❤"]
+    assert fonts.missing_glyphs("Anna \U0001fbc5 \u13a0") == ["\U0001fbc5", "\u13a0"]
+    # Without the emoji font (contact sheets), emoji and their selectors go.
+    assert fonts.drawable("  Anna\n😀\ufe0f\tO'Brien ") == "Anna O'Brien"
+    assert fonts.drawable("Anna 😀\ufe0f", colour=True) == "Anna 😀\ufe0f"
+    card = CardSpec("opening", ("Happy Birthday", "\U0001fbc5"), None, False, "gift")
     assert [b.role for b in text_layout(card, 1920, 1080)] == ["heading", "rule"]
 
 

@@ -26,12 +26,18 @@ def test_every_character_has_a_real_glyph(name: str) -> None:
             assert bytes(mask) != notdef, f"{ch!r} is tofu in {font.getname()}"
 
 
-def test_bundled_fonts_are_present_and_licensed() -> None:
-    files = [fonts.LATIN_BOLD_PATH, fonts.LATIN_REGULAR_PATH, fonts.CJK_PATH]
-    assert sum(p.stat().st_size for p in files) < 22 * 1024 * 1024
+def test_bundled_fonts_are_present_licensed_and_listed() -> None:
+    files = fonts.all_font_files()
+    assert sum(p.stat().st_size for p in files) < 36 * 1024 * 1024
     assert "SIL OPEN FONT LICENSE" in (fonts.FONT_DIR / "OFL.txt").read_text()
+    sources = (fonts.FONT_DIR / "README.md").read_text()
     for path in files:
-        assert isinstance(ImageFont.truetype(str(path), 20), ImageFont.FreeTypeFont)
+        size = fonts.EMOJI_PX if path == fonts.EMOJI_PATH else 20
+        assert isinstance(ImageFont.truetype(str(path), size), ImageFont.FreeTypeFont)
+        assert f"`{path.name}`" in sources, f"{path.name} has no row in the fonts README"
+    # Nothing bundled that the chain does not use.
+    bundled = {p.name for p in fonts.FONT_DIR.glob("*.tt[fc]")}
+    assert bundled == {p.name for p in files}
 
 
 def test_face_choice() -> None:

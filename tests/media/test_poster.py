@@ -1,13 +1,17 @@
-"""The poster: one frame of the landscape film as a full-size JPEG (media.poster)."""
+"""The posters: a plain frame grab (the fallback), and a designed poster per aspect with the
+name in its lower part, made from the film of that aspect (media.poster)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
+import pytest
 from PIL import Image
 
-from media.poster import extract_poster
+from media.card_spec import CardSpec
+from media.poster import design_poster, extract_poster, make_poster, picture_rows
 from media.runner import Limits, ffmpeg_argv, run_tool
 
 
@@ -32,3 +36,74 @@ def test_the_poster_is_the_frame_at_the_given_second_at_full_size(tmp_path: Path
         blue = np.asarray(image.convert("RGB"), np.float64).mean(axis=(0, 1))
     assert red[0] > 200 and red[2] < 40
     assert blue[2] > 200 and blue[0] < 40
+
+
+TITLE = CardSpec("opening", ("Happy Birthday", "Sara سارة"))
+
+
+def _picture(width: int, height: int) -> np.ndarray:
+    """A bright, busy stand-in photo: the scrim and the shadows must make the name read."""
+    rng = np.random.default_rng(3)
+    small = rng.integers(90, 255, (6, 8, 3), dtype=np.uint8)
+    return cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1080, 1920)])
+def test_each_aspect_has_a_designed_poster_with_the_name_in_its_lower_part(
+        width: int, height: int) -> None:
+    picture = _picture(width, height)
+    poster = design_poster(picture, TITLE)
+    assert poster.shape == (height, width, 3) and poster.dtype == np.uint8
+    # The name is drawn: compare with a poster of the same picture with no words (nor shade).
+    bare = design_poster(picture, CardSpec("opening", ("", "")))
+    changed = (poster.astype(int) - bare).sum(axis=2) > 60  # brighter: the letters
+    rows = np.flatnonzero(changed.any(axis=1))
+    assert changed.sum() > 0.004 * width * height
+    assert rows[0] > 0.45 * height and rows[-1] < 0.97 * height  # lower part, on the poster
+    # Readable: the drawn name is bright against the scrim.
+    title = poster[changed]
+    assert np.percentile(title.mean(axis=1), 90) > 200
+    # The picture itself stays sharp at the top (not the card's blurred backdrop).
+    top = slice(0, height // 5)
+    assert np.abs(poster[top].astype(int) - picture[top]).mean() < 2.0
+
+
+def _coloured_film(path: Path, width: int, height: int) -> Path:
+    graph = f"testsrc2=s={width}x{height}:r=30:d=1"
+    run_tool(ffmpeg_argv("-f", "lavfi", "-i", graph, "-c:v", "libx264", "-preset", "ultrafast",
+                         "-pix_fmt", "yuv420p", "-colorspace", "bt709", str(path)),
+             Limits(timeout_s=60))
+    return path
+
+
+@pytest.mark.parametrize(("width", "height"), [(320, 180), (180, 320)])
+def test_poster_of_a_film_is_its_own_size_and_not_black(tmp_path: Path, width: int,
+                                                        height: int) -> None:
+    film = _coloured_film(tmp_path / "film.mp4", width, height)
+    poster = make_poster(film, 0.5, TITLE, tmp_path / "poster.jpg")
+    plain = extract_poster(film, 0.5, tmp_path / "plain.jpg")
+    with Image.open(poster) as image, Image.open(plain) as frame:
+        assert image.format == "JPEG" and image.size == (width, height)
+        drawn = np.asarray(image.convert("RGB"), np.float64)
+        grabbed = np.asarray(frame.convert("RGB"), np.float64)
+    assert drawn.mean() > 30
+    lower = slice(height // 2, height)
+    assert np.abs(drawn[lower] - grabbed[lower]).mean() > 10  # the words and the scrim
+
+
+def test_a_picture_inside_a_blurred_fill_keeps_the_name_off_the_picture() -> None:
+    """The 9:16 film shows a landscape photo it does not crop inside a blurred fill: the poster
+    sets the name in the free band, not across the photo."""
+    width, height = 1080, 1920
+    fill = cv2.GaussianBlur(_picture(width, height), (0, 0), 40)
+    photo = np.random.default_rng(5).integers(0, 255, (608, 1080, 3), dtype=np.uint8)
+    frame = fill.copy()
+    frame[656:1264] = photo
+    top, bottom = picture_rows(frame) or (0, 0)
+    assert abs(top - 656) <= 8 and abs(bottom - 1264) <= 8  # measured at a quarter scale
+    assert picture_rows(_picture(width, height)) is None  # sharp edge to edge
+    poster = design_poster(frame, TITLE)
+    bare = design_poster(frame, CardSpec("opening", ("", "")))
+    changed = (poster.astype(int) - bare).sum(axis=2) > 60
+    rows = np.flatnonzero(changed.any(axis=1))
+    assert rows.size and (rows[0] >= 1264 or rows[-1] < 656)

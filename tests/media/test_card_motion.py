@@ -1,0 +1,104 @@
+"""Cards move: no static hold over 2 s inside a card, the closing card's words rise and fade in
+one after another, and the opening card's first frame is already the finished title
+(media.card_motion, media.sources.PreparedCard)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from media import spec
+from media.card_motion import ALL_IN_S, ENTRANCE_S, card_frame
+from media.card_spec import CardSpec
+from media.cards import CardImage, render_card_image
+from media.sources import PreparedCard
+
+OPENING = CardSpec("opening", ("Happy Birthday", "Sara سارة"))
+CLOSING = CardSpec("closing", ("With love, from all of us", "Remember the lake house summer"))
+STILL_MAD = 0.35  # mean absolute difference (0-255) below which two frames look the same
+GENTLE = CardSpec("opening", ("In Loving Memory", "Chelsea"), gentle=True)
+MAX_STILL_S = 2.0
+
+
+def _photo(width: int, height: int) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    small = rng.integers(0, 255, (9, 16, 3), dtype=np.uint8)
+    return cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)
+
+
+def longest_still_s(frames: list[np.ndarray], fps: float = spec.FPS) -> float:
+    """Longest stretch (seconds) over which every frame stays within :data:`STILL_MAD` of the
+    stretch's first frame: a hold that looks frozen, even if it creeps by a pixel."""
+    longest = start = 0
+    for index in range(1, len(frames) + 1):
+        if index == len(frames) or np.abs(frames[index].astype(np.int16)
+                                          - frames[start]).mean() >= STILL_MAD:
+            longest = max(longest, index - start)
+            start = index
+    return longest / fps
+
+
+def _prepared_frames(card: CardSpec, delay: int | None, seconds: float,
+                     aspect: spec.Aspect) -> list[np.ndarray]:
+    image = render_card_image(card, aspect.width, aspect.height,
+                              _photo(aspect.width, aspect.height))
+    count = round(seconds * spec.FPS)
+    prepared = PreparedCard({aspect.name: image}, delay, count)
+    return [prepared.frame(aspect, i) for i in range(count)]
+
+
+@pytest.mark.parametrize(("card", "delay"), [(OPENING, None), (CLOSING, 15), (GENTLE, None)])
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_no_static_hold_over_two_seconds_inside_a_card(card: CardSpec, delay: int | None,
+                                                       aspect: spec.Aspect) -> None:
+    frames = _prepared_frames(card, delay, 3.6, aspect)
+    assert longest_still_s(frames) < MAX_STILL_S
+
+
+def test_opening_card_first_frame_is_the_finished_title() -> None:
+    image = render_card_image(OPENING, 960, 540, _photo(960, 540))
+    first = card_frame(image, 0.0, 3.4)
+    assert np.array_equal(first, image.final)
+    assert first.mean() > 20  # the title over the picture, not black
+
+
+def test_closing_words_rise_and_fade_in_one_after_another() -> None:
+    image = render_card_image(CLOSING, 960, 540, _photo(960, 540))
+    before = card_frame(image, 0.5 - 0.01, 3.4, entrance_at=0.5)
+    plain = card_frame(_without_text(image), 0.49, 3.4)
+    assert np.abs(before.astype(int) - plain).mean() < 0.01  # nothing yet
+    words = sorted(image.sprites, key=lambda s: s.order)
+    first, last = words[0], words[-1]
+    t = 0.5 + ENTRANCE_S * 0.5
+    middle = card_frame(image, t, 3.4, entrance_at=0.5)
+
+    def ink(frame: np.ndarray, sprite) -> float:
+        h, w = sprite.alpha.shape
+        window = frame[sprite.y0:sprite.y0 + h, sprite.x0:sprite.x0 + w].astype(int)
+        return float(np.abs(window - plain[sprite.y0:sprite.y0 + h,
+                                           sprite.x0:sprite.x0 + w]).mean())
+
+    assert ink(middle, first) > 2 * ink(middle, last) + 0.5  # the first word leads
+    done = card_frame(image, 0.5 + ENTRANCE_S + ALL_IN_S + 0.01, 3.4,
+                      entrance_at=0.5)
+    assert ink(done, last) > 1.0
+    # Rising: halfway through its entrance the first word's ink sits lower than at rest.
+    rows = np.arange(540)[:, None]
+    w = first.alpha.shape[1]
+
+    def ink_row(frame: np.ndarray) -> float:
+        diff = np.abs(frame.astype(int) - plain).sum(axis=2)
+        diff[:, : first.x0] = 0
+        diff[:, first.x0 + w:] = 0
+        return float((rows * diff).sum() / max(diff.sum(), 1))
+
+    settled = card_frame(image, 0.5 + ENTRANCE_S + 0.01, 3.4, entrance_at=0.5)
+    early = card_frame(image, 0.5 + ENTRANCE_S * 0.3, 3.4, entrance_at=0.5)
+    assert ink_row(early) > ink_row(settled) + 1.0
+
+
+def _without_text(image: CardImage) -> CardImage:
+    return replace(image, sprites=())
