@@ -36,11 +36,12 @@ if TYPE_CHECKING:
 TASK_QUEUE = "film-render"
 WORKFLOW_TYPE = "FilmRender"
 PROGRESS_QUERY = "progress"
+WORKFLOW_ID_PREFIX = "film-"
 
 
 def workflow_id(gift_id: str, attempt: int) -> str:
     """The workflow id of one render attempt of one gift: ``film-{gift_id}-{attempt}``."""
-    return f"film-{gift_id}-{attempt}"
+    return f"{WORKFLOW_ID_PREFIX}{gift_id}-{attempt}"
 
 
 # --- Limits and prices (the order API spec) -----------------------------------------------------
@@ -58,6 +59,7 @@ CLIP_DURATION_HINT_MAX_SEC = 600
 PHOTO_MAX_BYTES = 4 * 1024 * 1024
 CLIP_MAX_BYTES = 500 * 1024 * 1024
 URL_MAX_CHARS = 2048
+ATTEMPT_MAX = 1000
 
 
 class Tier(StrEnum):
@@ -216,7 +218,7 @@ class FilmOrder(BaseModel):
     model_config = _STRICT
 
     gift_id: Token
-    attempt: Annotated[int, Field(ge=1, le=1000)]
+    attempt: Annotated[int, Field(ge=1, le=ATTEMPT_MAX)]
     charge_id: Opaque
     share_slug: Token
     tier: Tier = Tier.SIGNATURE

@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+from temporalio.common import RawValue, RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         FilmState,
         Progress,
     )
+    from workflows.intake import UNDECODABLE, RefusedOrder, read_order
     from workflows.search import FILM_STAGE, FILM_STATE
     from workflows.segments import plan_segments
     from workflows.stages import (
@@ -156,8 +157,15 @@ class FilmRender:
                         updated_at=self._updated_at)
 
     @workflow.run
-    async def run(self, order: FilmOrder) -> FilmOutcome:
-        """Run the six stages, then report and return the outcome."""
+    async def run(self, payload: RawValue) -> FilmOutcome:
+        """Validate the start payload, run the six stages, then report and return the outcome.
+
+        The payload is taken raw (a :class:`FilmOrder` as JSON): one outside the contract ends
+        the run ``failed`` with ``invalid_order:<field>`` and is reported like any other.
+        """
+        order = read_order(self._decoded(payload), workflow.info().workflow_id)
+        if isinstance(order, RefusedOrder):
+            return await self._refuse(order)
         try:
             delivered, duration = await self._run_stages(order)
             self._set(FilmState.SUCCEEDED, self._stage, 100)
@@ -174,10 +182,39 @@ class FilmRender:
                 state=ended.state, stage=self._stage, reason=ended.reason,
             )
         workflow.set_current_details(self._details(order, outcome.reason))
-        self._record_outcome(order, outcome)
+        return await self._report(order.gift_id, outcome)
+
+    @staticmethod
+    def _decoded(payload: RawValue) -> object:
+        """The start payload as plain JSON values, or UNDECODABLE."""
+        try:
+            return workflow.payload_converter().from_payload(payload.payload)
+        except Exception:  # any converter failure is the same refusal: invalid_order:payload
+            return UNDECODABLE
+
+    async def _refuse(self, refused: RefusedOrder) -> FilmOutcome:
+        """End a run whose payload is outside the contract: failed at prep, reported when the
+        gift id is known, else the workflow fails (visible to ops, never silent)."""
+        self._set(FilmState.FAILED, FilmStage.PREP, 0)
+        workflow.set_current_details(f"**failed** before prep: payload outside the contract; "
+                                     f"reason `{refused.reason}`")
+        outcome = FilmOutcome(
+            workflow_id=workflow.info().workflow_id, attempt=refused.attempt,
+            charge_id=refused.charge_id, state=FilmState.FAILED, stage=FilmStage.PREP,
+            reason=refused.reason,
+        )
+        if refused.gift_id is None:
+            self._record_outcome("", outcome)
+            raise ApplicationError(f"{refused.reason}; no gift id to report it under",
+                                   type="InvalidOrder", non_retryable=True)
+        return await self._report(refused.gift_id, outcome)
+
+    async def _report(self, gift_id: str, outcome: FilmOutcome) -> FilmOutcome:
+        """Log, count and report ``outcome`` to the order API; returns it."""
+        self._record_outcome(gift_id, outcome)
         await workflow.execute_activity(
             ActivityName.REPORT_OUTCOME,
-            ReportInput(gift_id=order.gift_id, outcome=outcome),
+            ReportInput(gift_id=gift_id, outcome=outcome),
             schedule_to_close_timeout=REPORT_SCHEDULE_TO_CLOSE,
             start_to_close_timeout=REPORT_START_TO_CLOSE,
             retry_policy=REPORT_RETRY,
@@ -263,9 +300,9 @@ class FilmRender:
         return media_task_queue(workflow.info().task_queue)
 
     @staticmethod
-    def _record_outcome(order: FilmOrder, outcome: FilmOutcome) -> None:
+    def _record_outcome(gift_id: str, outcome: FilmOutcome) -> None:
         """Log the outcome and count it (metrics are not recorded while replaying)."""
-        fields = {**_log_fields(order, outcome.stage), "state": outcome.state.value,
+        fields = {"gift_id": gift_id, "stage": outcome.stage.value, "state": outcome.state.value,
                   "reason": outcome.reason or ""}
         workflow.logger.info("run ended", extra=fields)
         workflow.metric_meter().create_counter(
