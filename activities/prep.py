@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from media.clips import normalize_clip
+from media import errors
+from media.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
 from media.errors import MediaRejected
 from media.photos import prepare_photo
 from media.probe import probe_clip, sniff_container
@@ -28,10 +29,11 @@ def run_prep(ctx: StageContext, order: FilmOrder) -> PrepResult:
                 photos.append(_prep_photo(ctx, order, photo_ref, scratch))
             except MediaRejected as rejection:
                 rejected.append(Rejection(id=photo_ref.id, reason=rejection.reason))
+        budget = _ClipWorkBudget()
         for clip_ref in order.clips:
             heartbeat.update(item=clip_ref.id)
             try:
-                clips.append(_prep_clip(ctx, order, clip_ref, scratch))
+                clips.append(_prep_clip(ctx, order, clip_ref, scratch, budget))
             except MediaRejected as rejection:
                 rejected.append(Rejection(id=clip_ref.id, reason=rejection.reason))
     return PrepResult(photos=photos, clips=clips, rejected=rejected)
@@ -53,10 +55,26 @@ def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Pat
                          low_res=info.low_res)
 
 
-def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path) -> PreparedClip:
+class _ClipWorkBudget:
+    """The source pixels one order's clips may cost to normalize (ORDER_CLIP_WORK_MAX_PX)."""
+
+    def __init__(self) -> None:
+        self.spent_px = 0.0
+
+    def take(self, work_px: float) -> None:
+        """Spend ``work_px``, or refuse the clip (``order_clip_work_over_budget``)."""
+        if self.spent_px + work_px > ORDER_CLIP_WORK_MAX_PX:
+            raise MediaRejected(errors.ORDER_CLIP_WORK,
+                                f"{work_px / 1e9:.1f} Gpx after {self.spent_px / 1e9:.1f} Gpx")
+        self.spent_px += work_px
+
+
+def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path,
+               budget: _ClipWorkBudget) -> PreparedClip:
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", CLIP_MAX_BYTES, "clip_too_large")
     container = sniff_container(source)
     probe = probe_clip(source, container)
+    budget.take(clip_work_px(probe))
     mezzanine = scratch / f"{ref.id}.mp4"
     info = normalize_clip(source, mezzanine, probe, timeout_s=CLIP_NORMALIZE_TIMEOUT_S)
     key = order.run_keys.prepared_clip(ref.id)

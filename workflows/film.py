@@ -47,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         GateResult,
         JoinInput,
         PrepResult,
+        Rejection,
         RenderInput,
         RenderPlan,
         RenderResult,
@@ -126,6 +127,17 @@ REPORT_SCHEDULE_TO_CLOSE = timedelta(days=1)
 REPORT_START_TO_CLOSE = timedelta(seconds=60)
 
 
+LEFT_OUT = "left_out"
+"""Reason prefix of a succeeded run made without some of the customer's files."""
+
+
+def left_out_reason(rejected: list[Rejection]) -> str | None:
+    """``left_out:c01=video_aspect_unsupported,p03=image_corrupt`` (None when nothing was)."""
+    if not rejected:
+        return None
+    return f"{LEFT_OUT}:" + ",".join(f"{r.id}={r.reason}" for r in rejected)
+
+
 def _log_fields(order: FilmOrder, stage: FilmStage) -> dict[str, Any]:
     """Structured log fields of this run: ids and stage only, never customer text."""
     return {"gift_id": order.gift_id, "stage": stage.value}
@@ -149,6 +161,7 @@ class FilmRender:
         self._stage = FilmStage.PREP
         self._percent = 0
         self._updated_at = workflow.now()
+        self._left_out: str | None = None
 
     @workflow.query(name=PROGRESS_QUERY)
     def progress(self) -> Progress:
@@ -173,7 +186,7 @@ class FilmRender:
                 workflow_id=order.workflow_id, attempt=order.attempt, charge_id=order.charge_id,
                 state=FilmState.SUCCEEDED, stage=FilmStage.DELIVER,
                 film_url=delivered.film_url, gift_url=delivered.gift_url,
-                poster_url=delivered.poster_url, duration_sec=duration,
+                poster_url=delivered.poster_url, duration_sec=duration, reason=self._left_out,
             )
         except _RunEnded as ended:
             self._set(ended.state, self._stage, self._percent)
@@ -224,6 +237,7 @@ class FilmRender:
     async def _run_stages(self, order: FilmOrder) -> tuple[DeliverResult, float]:
         prep = await self._stage_call(order, FilmStage.PREP, ActivityName.PREP, order,
                                       PrepResult)
+        self._left_out = left_out_reason(prep.rejected)
         stage_input = StageInput(order=order, prep=prep)
         await self._stage_call(order, FilmStage.GATE, ActivityName.GATE, stage_input, GateResult)
         assets = await self._stage_call(order, FilmStage.ASSETS, ActivityName.ASSETS,
