@@ -8,7 +8,7 @@ from activities.context import Heartbeater, StageContext
 from media import errors
 from media.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
 from media.errors import MediaRejected
-from media.photos import prepare_photo
+from media.photo_sandbox import prepare_photo_bounded
 from media.probe import probe_clip, sniff_container
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
 from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
@@ -48,7 +48,7 @@ def _fetch(ctx: StageContext, key: str, dest: Path, max_bytes: int, too_large: s
 def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Path) -> PreparedPhoto:
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", PHOTO_MAX_BYTES, "photo_too_large")
     working = scratch / f"{ref.id}.jpg"
-    info = prepare_photo(source, working)
+    info = prepare_photo_bounded(source, working)
     key = order.run_keys.prepared_photo(ref.id)
     ctx.storage.put_file(key, working, content_type="image/jpeg")
     return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,

@@ -16,6 +16,8 @@ IMAGE_TOO_LARGE = "image_too_large"
 IMAGE_TOO_SMALL = "image_too_small"
 IMAGE_TRUNCATED = "image_truncated"
 IMAGE_CORRUPT = "image_corrupt"
+IMAGE_TOO_COMPLEX = "image_too_complex"
+IMAGE_DECODE_LIMIT = "image_decode_limit"
 
 # Clips.
 NOT_A_VIDEO = "not_a_video"
