@@ -11,15 +11,18 @@ import hashlib
 import hmac
 import re
 import time
+import unicodedata
 from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     field_validator,
     model_validator,
@@ -129,10 +132,24 @@ def multi_line_text(value: object) -> object:
     return _CONTROL.sub("", _LINE_BREAK.sub("\n", value).replace("\t", " "))
 
 
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
+"""Unicode categories that draw nothing on their own: format (zero-width, bidi marks), spaces,
+combining marks."""
+
+
+def visible_text(value: str) -> str:
+    """``value`` unchanged when it has at least one visible character; a name made only of
+    zero-width, bidi or combining characters draws as nothing and is refused."""
+    if not any(unicodedata.category(char) not in _INVISIBLE_CATEGORIES for char in value):
+        raise ValueError("text has no visible character")
+    return value
+
+
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX_CHARS),
     BeforeValidator(single_line_text),
+    AfterValidator(visible_text),
 ]
 Story = Annotated[
     str, StringConstraints(max_length=STORY_MAX_CHARS), BeforeValidator(multi_line_text)
@@ -141,6 +158,7 @@ FeelingWord = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=FEELING_WORD_MAX_CHARS),
     BeforeValidator(single_line_text),
+    AfterValidator(visible_text),
 ]
 Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 Opaque = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$")]
@@ -208,7 +226,9 @@ class Consent(BaseModel):
 
     model_config = _STRICT
 
-    accepted: bool
+    accepted: StrictBool
+    """JSON ``true`` or ``false`` only (the spec's literal true; ``"yes"`` or ``1`` is no
+    consent). ``false`` validates, and the gate holds the run (``consent_missing``)."""
     at: datetime
 
 
@@ -326,6 +346,8 @@ SIGNATURE_HEADER = "X-Film-Signature"
 TIMESTAMP_HEADER = "X-Film-Timestamp"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_CLOCK_SKEW_S = 300
+_TIMESTAMP = re.compile(r"[0-9]{1,12}")
+"""Unix seconds in ASCII digits (``str.isdigit`` also takes Arabic-Indic and superscript ones)."""
 
 
 def sign_body(secret: str, timestamp: int, body: bytes) -> str:
@@ -342,8 +364,9 @@ def verify_signature(
     *,
     now: float | None = None,
 ) -> bool:
-    """True when the signature matches and the timestamp is within 300 s of ``now``."""
-    if not timestamp_header.isdigit():
+    """True when the signature matches and the timestamp is within 300 s of ``now``; False (never
+    an exception) for any malformed header, non-ASCII digits included."""
+    if not _TIMESTAMP.fullmatch(timestamp_header) or not signature_header.isascii():
         return False
     timestamp = int(timestamp_header)
     current = time.time() if now is None else now
