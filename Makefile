@@ -4,9 +4,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean browser
+.PHONY: install demo test lint bench clean browser soundfont
 
-$(STAMP): pyproject.toml
+# The song's instruments (media/song_render.py): libfluidsynth3 and the FluidR3 General MIDI
+# SoundFont from Debian. As root they are installed; otherwise say what is missing.
+SOUNDFONT := /usr/share/sounds/sf2/FluidR3_GM.sf2
+soundfont:
+	@( [ -f $(SOUNDFONT) ] && ldconfig -p | grep -q libfluidsynth ) || \
+		([ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq libfluidsynth3 fluid-soundfont-gm) || \
+		(echo "install libfluidsynth3 and fluid-soundfont-gm (or set FILM_SOUNDFONT)" && false)
+
+$(STAMP): pyproject.toml | soundfont
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -116,5 +116,6 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     return AssetsResult(
         song_key=song_key, song_meta_key=meta_key, framing_key=framing_key,
         photo_keys=photo_keys, lyrics=song.metadata["lyrics"],
+        lyrics_sung=song.metadata["lyrics_sung"],
         notes=notes + logo_notes, logo_key=logo_key,
     )

@@ -26,12 +26,12 @@ def page_links(storage: Storage, order: FilmOrder) -> PageLinks:
                      video_url=url(order.delivery_key(film_name(LANDSCAPE.name))))
 
 
-def gift_page_for(order: FilmOrder, lyrics: list[str], *, links: PageLinks | None = None,
-                  has_logo: bool = False) -> GiftPage:
+def gift_page_for(order: FilmOrder, lyrics: list[str], *, lyrics_sung: bool = False,
+                  links: PageLinks | None = None, has_logo: bool = False) -> GiftPage:
     """What the gift page of ``order`` shows: nothing keyed by more than the share slug."""
     return GiftPage(
         recipient_name=order.recipient_name, occasion_name=order.occasion.name,
-        gentle=order.occasion.gentle, lyrics=lyrics,
+        gentle=order.occasion.gentle, lyrics=lyrics, lyrics_sung=lyrics_sung,
         accent_hex=order.brand.color if order.brand else None,
         logo_src=LOGO_NAME if has_logo else None, links=links,
     )
@@ -50,6 +50,7 @@ def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult
     if deliver_input.assets.logo_key:
         sources[LOGO_NAME] = deliver_input.assets.logo_key
     page_model = gift_page_for(order, deliver_input.assets.lyrics,
+                               lyrics_sung=deliver_input.assets.lyrics_sung,
                                links=page_links(ctx.storage, order),
                                has_logo=LOGO_NAME in sources)
     with ctx.scratch("deliver") as scratch, Heartbeater("deliver") as heartbeat:

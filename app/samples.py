@@ -7,11 +7,11 @@ pipeline as ``filmworker render`` (into ``OUT_DIR/{occasion_slug}/``) and writes
     {"caption": str, "samples": [{"video_url", "poster_url", "description",
                                   "occasion_slug", "duration_sec", "note"?}]}
 
-The demo folders share the birthday sample's media: ``samples/anniversary`` and
-``samples/pet-tribute`` hold their own ``order.json`` and symlink ``photos/`` and ``clips/`` to
-``samples/birthday``. The caption and notes are verbatim public text: the caption discloses that
-every sample is a team-made demo, and a note names each paid-provider step that the demo
-replaced with a local one.
+Each demo folder holds its own ``order.json``, ``photos/`` (freely licensed photographs from
+Debian packages, at least one at phone resolution) and ``SOURCES.md`` (origin, author, licence and
+changes of every file); none has clips. The caption and notes are verbatim public text: the
+caption discloses that every sample is a team-made demo, and a note names each paid-provider step
+that the demo replaced with a local one.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ CATALOG_NAME = "samples.json"
 VIDEO_NAME = f"{LANDSCAPE.name}.mp4"
 POSTER_NAME = "poster.jpg"
 
-CAPTION = ("Every film shown here is a demo our team made from stock and public-domain photos "
-           "and clips. None of them is a customer's film.")
+CAPTION = ("Every film shown here is a demo our team made from freely licensed stock photos. "
+           "None of them is a customer's film.")
 
 LOCAL_STEPS = {
     "song": "the song was composed by our local composer",
@@ -55,15 +55,17 @@ class DemoOccasion:
 
 BUILT_IN: tuple[DemoOccasion, ...] = (
     DemoOccasion("birthday", "birthday",
-                 "Birthday demo: a {seconds}-second film for Eileen made from five photos and "
-                 "two short clips, set to an original upbeat song."),
+                 "Birthday demo: a {seconds}-second film for Marta's sixtieth from her hiking "
+                 "club, made from five photos of the trails and peaks she walks, set to an "
+                 "original upbeat song."),
     DemoOccasion("anniversary", "anniversary",
-                 "Anniversary demo: a {seconds}-second film for a couple, Eileen & Pat, from "
-                 "their children, made from the same photos and clips, set to a warm original "
-                 "song."),
+                 "Anniversary demo: a {seconds}-second film for a couple, Ana & Tomás, from "
+                 "their children, made from five photos of the lake where they met and the home "
+                 "they share, set to a warm original song."),
     DemoOccasion("pet-tribute", "pet-tribute",
-                 "Pet tribute demo: a quiet {seconds}-second film in memory of Chelsea the "
-                 "cat, made from the same photos and clips, set to a gentle original song."),
+                 "Pet tribute demo: a quiet {seconds}-second film in memory of Honey the cocker "
+                 "spaniel, made from six photos of her and her walks, set to a gentle original "
+                 "song."),
 )
 
 

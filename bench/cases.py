@@ -25,7 +25,7 @@ from PIL import Image, ImageOps
 from bench.measure import Measured, RssSampler, measure
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLE_ORDER = REPO / "samples" / "birthday"
+SAMPLE_ORDER = REPO / "tests" / "fixtures" / "order"
 STAGES = ("prep", "gate", "assets", "render", "verify", "deliver")
 BYTES_PER_MB = 1_000_000
 CACHE = REPO / "bench" / ".cache"

@@ -1,53 +1,112 @@
-"""Time composing + mastering a 60 s and a 180 s song, and best of three (plain prints, not a
-test).
+"""How the composed songs sound, in numbers, and what they cost (plain prints, not a test).
 
-Run from the repository root: ``.venv/bin/python bench/song_bench.py``.
+Per occasion tone (joyful birthday, romantic anniversary, tender pet tribute) and length
+(30/60/180 s) it composes the standard song, sends it through the films' AAC encoder and
+measures what a viewer hears (:func:`media.audio.sound_character`): median spectral centroid,
+share of energy above 2 kHz, loudness lost on a phone speaker, spectral flatness 60 Hz-8 kHz,
+stereo side/mid, LUFS and true peak; plus the CPU seconds of the compose. Then best of three at
+180 s per tone (signature), CPU seconds.
+
+Run from the repository root: ``.venv/bin/python bench/song_bench.py [--lengths 30 60 180]
+[--tones joyful romantic tender] [--no-best] [--json FILE]``.  ``--measure FILE`` measures a
+delivered film's (or any file's) audio instead.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
+import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from media.audio import SoundCharacter, aac_round_trip, decode_audio, sound_character
 from media.song import SongBrief, compose_song, song_seed
 from media.song_score import compose_best
+from media.spec import AUDIO_SAMPLE_RATE
+
+TONES = {  # tone: (occasion slug, gentle, relationship, memory)
+    "joyful": ("birthday", False, "sister", "The summer we drove to the coast"),
+    "romantic": ("anniversary", False, "wife", "Our first dance in the kitchen"),
+    "tender": ("pet-tribute", True, "best friend", "You slept on the warm camera bag"),
+}
+TARGETS = {"joyful": (1000.0, 0.10, 1.5), "romantic": (600.0, 0.03, 2.0),
+           "tender": (600.0, 0.03, 2.0)}
+"""Per tone: (centroid at least Hz, share above 2 kHz at least, phone loss at most LU)."""
 
 
-def _brief(tone: str, gentle: bool, length: float) -> SongBrief:
-    return SongBrief(
-        occasion_slug="memorial" if gentle else "birthday", tone=tone, gentle=gentle,
-        recipient_name="Anna", relationship="sister",
-        memory="The summer we drove to the coast", story_note="",
-        feeling_words=("grateful", "happy"), style="gift", length_sec=length,
-    )
+def brief(tone: str, length: float) -> SongBrief:
+    """The bench's order brief for ``tone`` and ``length`` seconds."""
+    slug, gentle, relationship, memory = TONES[tone]
+    return SongBrief(occasion_slug=slug, tone=tone, gentle=gentle, recipient_name="Anna",
+                     relationship=relationship, memory=memory, story_note="",
+                     feeling_words=("grateful", "happy"), style="gift", length_sec=length)
+
+
+def _row(label: str, character: SoundCharacter, cpu_s: float | None) -> str:
+    cpu = "" if cpu_s is None else f" {cpu_s:6.2f}"
+    return (f"{label:18s} {character.centroid_hz:7.0f} {100 * character.share_above_2k:6.1f} "
+            f"{character.phone_loss_lu:6.2f} {character.flatness:8.5f} "
+            f"{character.side_to_mid:6.3f} {character.lufs:7.2f} {character.true_peak_dbtp:6.2f}"
+            f"{cpu}")
+
+
+HEADER = (f"{'song':18s} {'centr':>7s} {'>2k%':>6s} {'phone':>6s} {'flat':>8s} {'side':>6s} "
+          f"{'LUFS':>7s} {'dBTP':>6s} {'CPU-s':>6s}")
+
+
+def bench(tones: list[str], lengths: list[float], best: bool) -> list[dict[str, object]]:
+    """Compose, AAC round-trip and measure every (tone, length); best of 3 at 180 s."""
+    rows: list[dict[str, object]] = []
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as scratch:
+        for tone in tones:
+            for length in lengths:
+                cpu = time.process_time()
+                song = compose_song(brief(tone, length), song_seed("bench", tone, str(length)))
+                cpu = time.process_time() - cpu
+                heard = sound_character(aac_round_trip(song.audio, song.sample_rate,
+                                                       Path(scratch)), AUDIO_SAMPLE_RATE)
+                print(_row(f"{tone} {length:.0f}s", heard, cpu), flush=True)
+                rows.append({"tone": tone, "length_s": length, "cpu_s": round(cpu, 2),
+                             **asdict(heard)})
+            if best:
+                cpu = time.process_time()
+                song, scores, chosen = compose_best(brief(tone, 180.0),
+                                                    song_seed("bench", tone, "best"), 3)
+                cpu = time.process_time() - cpu
+                heard = sound_character(aac_round_trip(song.audio, song.sample_rate,
+                                                       Path(scratch)), AUDIO_SAMPLE_RATE)
+                print(_row(f"{tone} best3 180s", heard, cpu) + f"  chose {chosen} of "
+                      f"[{', '.join(f'{s.total:.3f}' for s in scores)}]", flush=True)
+                rows.append({"tone": tone, "length_s": 180.0, "best_of": 3,
+                             "cpu_s": round(cpu, 2), **asdict(heard)})
+    return rows
 
 
 def main() -> None:
-    """Compose a joyful and a gentle song at 60 s and 180 s; then best of three of the joyful
-    one (previews scored, winner rendered). Prints wall-clock and CPU time."""
-    single: dict[float, float] = {}
-    for tone, gentle in (("joyful", False), ("tender", True)):
-        for length in (60.0, 180.0):
-            start, cpu = time.perf_counter(), time.process_time()
-            song = compose_song(_brief(tone, gentle, length), song_seed("bench", tone, str(length)))
-            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-            single.setdefault(length, cpu)
-            print(f"{tone:7s} {length:5.0f} s: {elapsed:5.2f} s wall ({cpu:5.2f} s CPU) to "
-                  f"compose+master "
-                  f"({song.key}, {song.tempo_bpm:.1f} bpm, {song.integrated_lufs:.2f} LUFS, "
-                  f"{song.true_peak_dbtp:.2f} dBTP)")
-    for length in (60.0, 180.0):
-        start, cpu = time.perf_counter(), time.process_time()
-        song, scores, chosen = compose_best(_brief("joyful", False, length),
-                                            song_seed("bench", "joyful", str(length)), 3)
-        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-        totals = ", ".join(f"{s.total:.3f}" for s in scores)
-        print(f"best of 3 {length:5.0f} s: {elapsed:5.2f} s wall ({cpu:5.2f} s CPU; three full "
-              f"composes would be ~{3 * single[length]:5.2f} s CPU), scores [{totals}], chose "
-              f"{chosen} ({song.key}, {song.tempo_bpm:.1f} bpm, {song.integrated_lufs:.2f} LUFS)")
+    """Parse the arguments and print the table (or one file's measures with ``--measure``)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lengths", type=float, nargs="+", default=[30.0, 60.0, 180.0])
+    parser.add_argument("--tones", nargs="+", default=list(TONES), choices=list(TONES))
+    parser.add_argument("--no-best", action="store_true", help="skip best of 3 at 180 s")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--measure", type=Path, help="measure this file's audio and stop")
+    args = parser.parse_args()
+    if args.measure:
+        print(HEADER)
+        print(_row(args.measure.name, sound_character(decode_audio(args.measure),
+                                                      AUDIO_SAMPLE_RATE), None))
+        return
+    rows = bench(args.tones, args.lengths, not args.no_best)
+    print("targets: joyful centroid >= 1000 Hz, >= 10 % above 2 kHz, phone loss <= 1.5 LU; "
+          "gentle >= 600 Hz, >= 3 %, <= 2 LU; -14 +-1 LUFS, <= -1 dBTP; best of 3 < 30 CPU-s")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

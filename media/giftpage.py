@@ -40,6 +40,9 @@ class GiftPage:
     occasion_name: str
     gentle: bool
     lyrics: list[str] = field(default_factory=list)
+    lyrics_sung: bool = False
+    """True only when the song sings ``lyrics`` (a song service's vocal); otherwise the lines are
+    shown as the film's dedication, never as the song's words."""
     accent_hex: str | None = None
     """The brand colour (``#RRGGBB``), brand style only."""
     logo_src: str | None = None
@@ -277,8 +280,9 @@ def _lyrics(page: GiftPage) -> str:
     if not page.lyrics:
         return ""
     lines = "\n".join(f'<p dir="auto">{escape(line)}</p>' for line in page.lyrics)
+    heading = "The song's words" if page.lyrics_sung else "A dedication"
     return f"""<section class="lyrics" aria-labelledby="lyrics-heading">
-<h2 id="lyrics-heading">The song's words</h2>
+<h2 id="lyrics-heading">{heading}</h2>
 {lines}
 </section>"""
 

@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from media.audio import decode_audio
 from media.beats import estimate_beat_grid
-from media.probe import ffprobe_json, input_url
-from media.runner import Limits, ToolError, ffmpeg_argv, run_tool
+from media.probe import ffprobe_json
+from media.runner import Limits, ToolError
 from media.song import BEATS_PER_BAR, ComposedSong, SongBrief, master, write_lyrics
-from media.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
+from media.spec import AUDIO_SAMPLE_RATE
 
 LENGTH_TOLERANCE_S = 0.1
 """A provider's audio may differ from the planned length by this much (seconds)."""
@@ -84,15 +85,11 @@ def decode_exact(path: Path, length_sec: float, sample_rate: int = AUDIO_SAMPLE_
                  ) -> np.ndarray:
     """The first audio stream as float32 (n, 2) at ``sample_rate`` Hz, trimmed (with a short
     fade) or zero-padded to exactly ``round(length_sec * sample_rate)`` samples."""
-    argv = ffmpeg_argv(*_input_args(), "-i", input_url(path), "-map", "0:a:0", "-vn", "-sn",
-                       "-dn", "-ac", str(AUDIO_CHANNELS), "-ar", str(sample_rate), "-f", "f32le",
-                       "-acodec", "pcm_f32le", "pipe:1")
     try:
-        raw = run_tool(argv, Limits(timeout_s=MAX_DECODE_S)).stdout
+        audio = decode_audio(path, sample_rate, limits=Limits(timeout_s=MAX_DECODE_S),
+                             extra_input_args=tuple(_input_args()))
     except ToolError as exc:
         raise SongAudioRejected(f"cannot decode the audio ({exc})"[:300]) from exc
-    usable = len(raw) // (4 * AUDIO_CHANNELS) * 4 * AUDIO_CHANNELS
-    audio = np.frombuffer(raw[:usable], "<f4").reshape(-1, AUDIO_CHANNELS)
     target = round(length_sec * sample_rate)
     if not np.isfinite(audio).all():
         raise SongAudioRejected("decoded audio has non-finite samples")
@@ -177,6 +174,7 @@ def import_song(path: Path, brief: SongBrief, facts: Mapping[str, Any]
         sections=_sections(facts.get("sections"), length), lyrics=_lyrics(facts.get("lyrics"),
                                                                            brief),
         integrated_lufs=round(lufs, 3), true_peak_dbtp=round(true_peak, 3),
+        sung=_lyrics(facts.get("lyrics"), brief) != write_lyrics(brief),
     )
     notes: dict[str, object] = {"source_codec": probe.codec,
                                 "source_sample_rate": probe.sample_rate,

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 from scipy import signal
 
+from media.audio import k_weighted_power, true_peak_dbtp
 from media.beats import (
     ONSET_FRAME_RATE_HZ,
     PULSE_WINDOW_S,
@@ -44,12 +45,10 @@ from media.song import (
     ComposedSong,
     SongBrief,
     compose_song,
-    k_weighted_power,
     plan_song,
     song_seed,
 )
 from media.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
-from media.verify import true_peak_dbtp
 
 PREVIEW_SAMPLE_RATE = 24_000
 """Candidates are scored on previews at this rate (Hz): the bands scored end at 11 kHz."""
@@ -332,22 +331,24 @@ def candidate_seed(seed: int, index: int) -> int:
 
 def candidates_for(brief: SongBrief, seed: int, count: int) -> list[tuple[int, int]]:
     """(seed, arrangement variant) of each candidate. Candidate 0 is the default song; each
-    other one gets its own seed and the first variant whose lead instrument no earlier
-    candidate has (so three candidates have three palettes)."""
+    other one gets its own seed and the first variant whose arrangement palette no earlier
+    candidate has (so three candidates have three arrangements)."""
     chosen = [(seed, 0)]
-    leads = {plan_song(brief, seed).lead}
+    palettes = {plan_song(brief, seed).arrangement.name}
     for index in range(1, count):
         own = candidate_seed(seed, index)
-        options = [(variant, plan_song(brief, own, variant).lead) for variant in (1, 2, 3)]
-        variant, lead = next((o for o in options if o[1] not in leads), options[0])
+        options = [(variant, plan_song(brief, own, variant).arrangement.name)
+                   for variant in (1, 2, 3)]
+        variant, palette = next((o for o in options if o[1] not in palettes), options[0])
         chosen.append((own, variant))
-        leads.add(lead)
+        palettes.add(palette)
     return chosen
 
 
 def _describe(song: ComposedSong, seed: int, variant: int) -> dict[str, object]:
-    """What a candidate was, for ops: seed, variant, key, tempo (bpm)."""
-    return {"seed": seed, "variant": variant, "key": song.key, "tempo_bpm": song.tempo_bpm}
+    """What a candidate was, for ops: seed, variant, arrangement, key, tempo (bpm)."""
+    return {"seed": seed, "variant": variant, "arrangement": song.arrangement, "key": song.key,
+            "tempo_bpm": song.tempo_bpm}
 
 
 def _preview_score(brief: SongBrief, seed: int, variant: int) -> SongScore:

@@ -14,17 +14,16 @@ the decoding and writing.
 from __future__ import annotations
 
 import math
-import wave
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyloudnorm as pyln
 from scipy.signal import oaconvolve
 
 from media import spec
-from media.runner import Limits, ffmpeg_argv, run_tool
-from media.song import master
+from media.audio import decode_audio, integrated_lufs, write_wav
+from media.runner import Limits
+from media.song_mix import master
 from media.timeline import Timeline
 
 CLIP_UNDER_SONG_DB = 12.0  # clip sound sits this far (LU) below the song's loudness
@@ -56,19 +55,6 @@ class SoundtrackInfo:
     clip_gains_db: dict[str, float]
 
 
-def decode_audio(path: Path, start_s: float = 0.0, duration_s: float | None = None,
-                 limits: Limits | None = None) -> np.ndarray:
-    """The first audio stream of ``path`` from ``start_s`` for ``duration_s`` seconds (all if
-    None) as float32 (n, 2) at 48 kHz (ffmpeg resamples and up/down-mixes)."""
-    span = ["-t", f"{duration_s:.3f}"] if duration_s is not None else []
-    out = run_tool(ffmpeg_argv("-ss", f"{max(0.0, start_s):.3f}", *span, "-i", str(path),
-                               "-map", "0:a:0", "-vn", "-sn", "-dn", "-ac", "2", "-ar",
-                               str(RATE), "-f", "f32le", "-acodec", "pcm_f32le", "pipe:1"),
-                   limits or Limits(timeout_s=60.0)).stdout
-    usable = len(out) // 8 * 8
-    return np.frombuffer(out[:usable], np.float32).reshape(-1, 2).copy()
-
-
 def clip_segments(timeline: Timeline, with_audio: set[str]) -> list[tuple[str, float, float,
                                                                             float]]:
     """(clip id, film seconds, clip in-point seconds, seconds) of every clip shot whose clip has
@@ -79,13 +65,6 @@ def clip_segments(timeline: Timeline, with_audio: set[str]) -> list[tuple[str, f
             out.append((shot.source_id, shot.visible_in / timeline.fps, shot.clip_start_s,
                         shot.frames / timeline.fps))
     return out
-
-
-def _loudness(audio: np.ndarray) -> float:
-    """Integrated loudness (LUFS) of float audio; -inf when silent or too short to gate."""
-    if len(audio) < int(0.45 * RATE) or not np.any(audio):
-        return -math.inf
-    return float(pyln.Meter(RATE).integrated_loudness(audio.astype(np.float64)))
 
 
 def _edge_fades(n: int, fade: int) -> np.ndarray:
@@ -118,14 +97,14 @@ def mix_soundtrack(song: np.ndarray, sounds: list[ClipSound]) -> tuple[np.ndarra
     occurrence, e.g. ``c01#0``)."""
     mix = np.array(song, np.float32, copy=True)
     n = len(mix)
-    song_lufs = _loudness(mix)
+    song_lufs = integrated_lufs(mix, RATE)
     gains: dict[str, float] = {}
     spans: list[tuple[int, int]] = []
     placed: list[tuple[int, np.ndarray]] = []
     for index, sound in enumerate(sounds):
         start = round(sound.at_s * RATE)
         audio = sound.audio[: max(0, n - start)]
-        level = _loudness(audio)
+        level = integrated_lufs(audio, RATE)
         if not math.isfinite(level) or not math.isfinite(song_lufs) or start >= n:
             continue
         gain_db = min(MAX_CLIP_GAIN_DB, song_lufs - CLIP_UNDER_SONG_DB - level)
@@ -141,19 +120,6 @@ def mix_soundtrack(song: np.ndarray, sounds: list[ClipSound]) -> tuple[np.ndarra
     return mix, gains
 
 
-def write_wav(path: Path, audio: np.ndarray, sample_rate: int = RATE) -> Path:
-    """Write float audio (n, channels) in -1..1 as a 24-bit PCM WAV; returns ``path``."""
-    data = np.clip(np.asarray(audio, np.float64), -1.0, 1.0)
-    data = data.reshape(len(data), -1)
-    ints = np.ascontiguousarray(np.round(data * (2**23 - 1)).astype("<i4"))
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(data.shape[1])
-        out.setsampwidth(3)
-        out.setframerate(sample_rate)
-        out.writeframes(ints.view(np.uint8).reshape(-1, 4)[:, :3].tobytes())
-    return path
-
-
 def build_soundtrack(timeline: Timeline, song_path: Path, clip_paths: dict[str, Path],
                      with_audio: set[str], out_wav: Path,
                      limits: Limits | None = None) -> SoundtrackInfo | None:
@@ -164,12 +130,13 @@ def build_soundtrack(timeline: Timeline, song_path: Path, clip_paths: dict[str, 
     segments = clip_segments(timeline, with_audio)
     if not segments:
         return None
-    song = decode_audio(song_path, limits=limits)
+    song = decode_audio(song_path, RATE, limits=limits)
     total = round(timeline.total_frames / timeline.fps * RATE)
     song = np.pad(song, ((0, max(0, total - len(song))), (0, 0)))[:total]
-    sounds = [ClipSound(clip_id, at_s, decode_audio(clip_paths[clip_id], in_s, seconds, limits))
+    sounds = [ClipSound(clip_id, at_s, decode_audio(clip_paths[clip_id], RATE, start_s=in_s,
+                                                    duration_s=seconds, limits=limits))
               for clip_id, at_s, in_s, seconds in segments]
     mix, gains = mix_soundtrack(song, sounds)
     audio, lufs, peak = master(mix, RATE)
-    write_wav(out_wav, audio)
+    write_wav(out_wav, audio, RATE)
     return SoundtrackInfo(out_wav, round(lufs, 2), round(peak, 2), gains)

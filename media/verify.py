@@ -18,11 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyloudnorm
-from scipy.signal import resample_poly
-
 from media import spec
+from media.audio import decode_audio, integrated_lufs, true_peak_dbtp
 from media.probe import MP4, demuxer_args, ffprobe_json, input_url
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, run_tool
 from media.spec import Aspect
@@ -38,12 +35,9 @@ FREEZE_NOISE = 0.002
 """freezedetect tolerance (mean absolute difference, 0..1; about -54 dB). A truly still picture
 re-encoded by x264 drifts by less (its first P-frames keep refining it); a slow Ken Burns push
 (0.6 %/s zoom on a soft photo) differs by more within the detection window."""
-OVERSAMPLING = 4
 LOUDNESS_FLOOR_LUFS = -70.0
-PEAK_FLOOR_DBTP = -120.0
 _BLACK_LINE = re.compile(r"black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)")
 _FREEZE_LINE = re.compile(r"lavfi\.freezedetect\.freeze_(start|end):\s*([\d.]+)")
-_PEAK_CHUNK = 48_000 * 10
 _LOUDNESS_LOCK = threading.Lock()
 """Held while one film's sound is measured: that takes ~0.4 GB for 180 s, and the verify
 stage checks both films at once (the memory order's peak is 1 GiB)."""
@@ -213,32 +207,11 @@ def _check_audio(audios: list[dict[str, Any]], measured: dict[str, float | str])
 # --- loudness ----------------------------------------------------------------------------------
 
 
-def decode_audio(path: Path, rate_hz: int = spec.AUDIO_SAMPLE_RATE) -> np.ndarray:
-    """The first audio stream as float32 samples, shape (frames, 2), at ``rate_hz``."""
-    argv = ffmpeg_argv("-i", input_url(path), "-map", "0:a:0", "-vn", "-ac", "2",
-                       "-ar", str(rate_hz), "-f", "f32le", "pipe:1")
-    raw = run_tool(argv, Limits(timeout_s=120)).stdout
-    return np.frombuffer(raw, "<f4").reshape(-1, 2)
-
-
-def true_peak_dbtp(samples: np.ndarray) -> float:
-    """Highest 4x-oversampled absolute sample (dBTP), computed in 10 s chunks."""
-    peak, pad, frames = 0.0, 64, len(samples)
-    for start in range(0, frames, _PEAK_CHUNK):
-        low, high = max(0, start - pad), min(frames, start + _PEAK_CHUNK + pad)
-        upsampled = resample_poly(samples[low:high], OVERSAMPLING, 1, axis=0)
-        first = (start - low) * OVERSAMPLING
-        core = upsampled[first:first + min(_PEAK_CHUNK, frames - start) * OVERSAMPLING]
-        peak = max(peak, float(np.abs(core).max(initial=0.0)),
-                   float(np.abs(samples[start:start + _PEAK_CHUNK]).max(initial=0.0)))
-    return max(PEAK_FLOOR_DBTP, 20 * math.log10(peak)) if peak > 0 else PEAK_FLOOR_DBTP
-
-
 def _check_loudness(path: Path, measured: dict[str, float | str]) -> list[str]:
     samples = decode_audio(path)
     if len(samples) < spec.AUDIO_SAMPLE_RATE // 2:
         return ["loudness: audio too short to measure"]
-    lufs = pyloudnorm.Meter(spec.AUDIO_SAMPLE_RATE).integrated_loudness(samples.astype(np.float64))
+    lufs = integrated_lufs(samples, spec.AUDIO_SAMPLE_RATE)
     lufs = max(LOUDNESS_FLOOR_LUFS, lufs) if math.isfinite(lufs) else LOUDNESS_FLOOR_LUFS
     peak = true_peak_dbtp(samples)
     measured.update(integrated_lufs=round(float(lufs), 2), true_peak_dbtp=round(peak, 2))

@@ -96,6 +96,7 @@ def song_metadata(song: ComposedSong, provider: str, scores: list[SongScore],
     return {
         "tempo_bpm": song.tempo_bpm, "key": song.key, "beat_times": song.beat_times,
         "bar_times": song.bar_times, "sections": song.sections, "lyrics": song.lyrics,
+        "lyrics_sung": song.sung,
         "integrated_lufs": song.integrated_lufs, "true_peak_dbtp": song.true_peak_dbtp,
         "duration_sec": len(song.audio) / song.sample_rate, "provider": provider,
         "candidates": [score.as_dict() for score in scores], "chosen": chosen, **extra,

@@ -26,7 +26,7 @@ from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
-SAMPLE_ORDER = Path(__file__).resolve().parent.parent / "samples" / "birthday"
+SAMPLE_ORDER = Path(__file__).resolve().parent / "fixtures" / "order"
 pytestmark = pytest.mark.e2e
 
 

@@ -143,6 +143,9 @@ class AssetsResult(_Model):
     notes: list[str]
     logo_key: str | None = None
     """The brand logo (RGBA PNG) when style is brand and it could be fetched."""
+    lyrics_sung: bool = False
+    """True only when the song sings ``lyrics`` (a song service's vocal); the local composer's
+    lines are a dedication."""
 
 
 class RenderInput(_Model):

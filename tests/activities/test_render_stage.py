@@ -25,7 +25,7 @@ from workflows.stages import (
     WholeFilmInput,
 )
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "birthday"
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "order"
 
 
 def assert_films_pass_verify_with_every_frame(storage: Storage, result: RenderResult,

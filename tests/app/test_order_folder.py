@@ -9,7 +9,7 @@ from pathlib import Path
 from app.order_folder import load_order_folder
 from services.settings import Settings
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "birthday"
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "order"
 BIG_CLIP_BYTES = 256 << 20
 
 

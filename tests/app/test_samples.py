@@ -45,8 +45,9 @@ def test_catalog_has_the_spec_shape_with_absolute_urls_and_honest_wording() -> N
     assert birthday == {
         "video_url": "https://cdn.example.test/samples/birthday/16x9.mp4",
         "poster_url": "https://cdn.example.test/samples/birthday/poster.jpg",
-        "description": "Birthday demo: a 30-second film for Eileen made from five photos and "
-                       "two short clips, set to an original upbeat song.",
+        "description": "Birthday demo: a 30-second film for Marta's sixtieth from her hiking "
+                       "club, made from five photos of the trails and peaks she walks, set to an "
+                       "original upbeat song.",
         "occasion_slug": "birthday",
         "duration_sec": 30.02,
         "note": "This demo skips paid-provider steps: the song was composed by our local "
@@ -64,16 +65,21 @@ def test_a_demo_without_local_steps_has_no_note() -> None:
 
 
 @pytest.mark.parametrize("demo", BUILT_IN, ids=[d.occasion_slug for d in BUILT_IN])
-def test_demo_folders_are_valid_orders_on_the_shared_sample_media(
+def test_demo_folders_are_valid_orders_with_their_own_credited_photos(
         demo: DemoOccasion, tmp_path: Path) -> None:
+    from PIL import Image
+
     from app.order_folder import load_order_folder
 
     folder = SAMPLES_ROOT / demo.folder
     settings = Settings(FILM_STORAGE_URL=f"file://{tmp_path}", FILM_ORDER_API_URL=None)
     order = load_order_folder(folder, settings)
     assert order.occasion.slug == demo.occasion_slug
-    assert (folder / "photos").resolve() == (SAMPLES_ROOT / "birthday" / "photos").resolve()
-    assert len(order.photos) == 5 and len(order.clips) == 2
+    photos = sorted((folder / "photos").iterdir())
+    assert not (folder / "photos").is_symlink() and len(order.photos) == len(photos) >= 5
+    sources = (folder / "SOURCES.md").read_text(encoding="utf-8")
+    assert all(f"photos/{photo.name}" in sources for photo in photos)
+    assert max(max(Image.open(photo).size) for photo in photos) >= 3000  # phone resolution
     assert order.subject_photo_id is not None
     assert order.occasion.gentle is (demo.occasion_slug == "pet-tribute")
 

@@ -214,9 +214,18 @@ def test_page_is_accessible_in_structure() -> None:
 
 def test_lyrics_are_shown_line_by_line_and_left_out_when_there_are_none() -> None:
     lines = ["Happy birthday, Eileen!", "Proud and bright, that's what you bring"]
-    parsed = parse(render_gift_page(page_with(lyrics=lines)))
+    parsed = parse(render_gift_page(page_with(lyrics=lines, lyrics_sung=True)))
     assert parsed.text("h2") == "The song's words"
     assert all(line in parsed.texts["p"] for line in lines)
+    assert 'class="lyrics"' not in render_gift_page(page_with(lyrics=[]))
+
+
+def test_words_not_sung_are_shown_as_a_dedication_not_the_song_s_words() -> None:
+    lines = ["Happy birthday, Eileen!", "Proud and bright, that's what you bring"]
+    html = render_gift_page(page_with(lyrics=lines))
+    assert parse(html).text("h2") == "A dedication"
+    assert "song's words" not in html
+    assert all(line in parse(html).texts["p"] for line in lines)
     assert 'class="lyrics"' not in render_gift_page(page_with(lyrics=[]))
 
 

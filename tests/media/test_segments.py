@@ -26,7 +26,7 @@ from media.sources import sources_for
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline, segment_cut_frames
 from media.verify import verify_film
 
-SAMPLE_PHOTOS = Path(__file__).resolve().parents[2] / "samples" / "birthday" / "photos"
+SAMPLE_PHOTOS = Path(__file__).resolve().parents[1] / "fixtures" / "order" / "photos"
 LENGTH_S = 12.0
 PRESET = "superfast"  # still High profile; keeps the test quick
 LIMITS = Limits(timeout_s=120)

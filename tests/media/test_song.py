@@ -17,7 +17,6 @@ from media.song import (
     ComposedSong,
     SongBrief,
     compose_song,
-    envelope,
     measure_loudness,
     plan_song,
     song_seed,
@@ -200,12 +199,18 @@ def test_song_fades_in_and_rings_out_to_silence(joyful: ComposedSong,
         assert abs(float(mono.mean())) < 1e-3
 
 
-def test_notes_start_and_end_at_zero_so_they_do_not_click() -> None:
-    for n, attack, release, decay in ((4800, 0.002, 0.05, None), (100, 0.01, 0.01, 0.3),
-                                      (48000, 0.3, 0.6, 3.0)):
-        env = envelope(n, SR, attack, release, decay_s=decay, sustain=0.5)
-        assert len(env) == n and env[0] == 0.0 and env[-1] == pytest.approx(0.0, abs=1e-12)
-        assert env.max() <= 1.0
+def test_arrangement_changes_with_tone() -> None:
+    joyful = plan_song(_brief(), 11)
+    romantic = plan_song(_brief("romantic", occasion_slug="anniversary"), 11)
+    gentle = plan_song(GENTLE_BRIEF, 11)
+    assert joyful.drums and romantic.drums and not gentle.drums
+    programs = {plan.feel: {p.program for p in plan.arrangement.parts.values()}
+                for plan in (joyful, romantic, gentle)}
+    assert len({frozenset(v) for v in programs.values()}) == 3
+    assert all(plan.arrangement.parts["lead"].program in (52, 53)
+               for plan in (joyful, romantic, gentle)), "the lead is a voice"
+    variants = {plan_song(_brief(), 11, v).arrangement.name for v in range(3)}
+    assert len(variants) == 3, "arrangement variants use different palettes"
 
 
 def test_lyrics_mention_the_recipient_and_the_brief(joyful: ComposedSong) -> None:
@@ -256,3 +261,20 @@ def test_length_out_of_range_is_refused() -> None:
         plan_song(_brief(length_sec=2.0), 1)
     with pytest.raises(ValueError):
         plan_song(_brief(length_sec=float("nan")), 1)
+
+
+@pytest.mark.parametrize("song_name", ["joyful", "gentle"])
+def test_loudness_and_true_peak_hold_after_the_films_aac(song_name: str, tmp_path: Path,
+                                                         request: pytest.FixtureRequest) -> None:
+    from media.audio import aac_round_trip, sound_character
+
+    song: ComposedSong = request.getfixturevalue(song_name)
+    heard = sound_character(aac_round_trip(song.audio, song.sample_rate, tmp_path), SR)
+    assert abs(heard.lufs - TARGET_LUFS) <= LUFS_TOLERANCE
+    assert heard.true_peak_dbtp <= MAX_TRUE_PEAK_DBTP
+    assert heard.flatness < 0.05, "music, not hiss"
+    assert heard.side_to_mid > 0.05, "a stereo mix"
+
+
+def test_the_local_composer_does_not_claim_to_sing_its_words(joyful: ComposedSong) -> None:
+    assert joyful.sung is False and joyful.arrangement

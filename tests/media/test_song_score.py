@@ -74,13 +74,13 @@ def test_candidates_differ_in_seed_and_arrangement() -> None:
     assert choices[0] == (SEED, 0) and candidate_seed(SEED, 0) == SEED
     plans = [plan_song(BRIEF, seed, variant) for seed, variant in choices]
     assert len({plan.seed for plan in plans}) == 3
-    assert len({plan.lead for plan in plans}) == 3
+    assert len({plan.arrangement.name for plan in plans}) == 3
     assert len({melody_line(plan) for plan in plans}) == 3
     assert plan_song(BRIEF, SEED) == plan_song(BRIEF, SEED, 0)
     other = plan_song(BRIEF, SEED, 1)
     assert (other.tempo_bpm, other.key, other.form) == (plans[0].tempo_bpm, plans[0].key,
                                                         plans[0].form)
-    assert (other.lead, other.answer) != (plans[0].lead, plans[0].answer)
+    assert other.arrangement != plans[0].arrangement
 
 
 def test_choice_is_deterministic(best_of_three: tuple[ComposedSong, list[SongScore], int]

@@ -208,6 +208,7 @@ def test_signature_assets_write_every_candidate_score_and_the_choice(tmp_path: P
     assert meta["scored_on"].startswith("preview") and math.isfinite(meta["integrated_lufs"])
     assert {c["candidate"]["variant"] for c in meta["candidates"]} >= {0}
     assert result.lyrics == meta["lyrics"] and any("best of 3" in n for n in result.notes)
+    assert result.lyrics_sung is False  # the local composer sings no words: a dedication
     wav = ctx.storage.get_file(result.song_key, tmp_path / "song.wav")
     with wave.open(str(wav)) as song:
         assert song.getnframes() == 30 * AUDIO_SAMPLE_RATE and song.getnchannels() == 2
@@ -222,3 +223,13 @@ def test_provider_hold_in_the_assets_stage_holds_the_run(tmp_path: Path) -> None
         assert is_hold(caught.value, HoldReason.SONG_PROVIDER_HOLD)
         headers = next(h for method, _, h in fake.requests if method == "POST")
         assert headers["Idempotency-Key"] == "film-giftsong1-1"
+
+
+def test_a_provider_song_with_its_own_words_reaches_deliver_as_sung_lyrics(
+        tmp_path: Path) -> None:
+    with FakeSongProvider("done") as fake:
+        ctx = local_context(tmp_path, FILM_SONG_PROVIDER_URL=fake.url,
+                            FILM_SONG_PROVIDER_POLL_S=0.05)
+        result = run_assets(ctx, _assets_input(ctx, "standard"))
+    assert result.lyrics == ["A song from the fake provider", "La la la"]
+    assert result.lyrics_sung is True
