@@ -1,11 +1,11 @@
 """Fuzz the prep stage: mutated JPEG, PNG, WebP, MP4, MOV and WebM files through ``run_prep``.
 
-Seeds are the sample order's photos and clips plus small files of every accepted format made
-here (Pillow, ffmpeg's lavfi). Each mutant (bit flips, interesting bytes, truncation, a
-duplicated or zeroed stretch, inserted garbage; header bytes more often) is uploaded to a local
-storage as a customer's file and prepped exactly as an order would be, in a child process that is
-killed past ``--hang-s`` (the media code bounds every decode itself; this catches what it
-misses). Every outcome is classified:
+Seeds are the test order's photos and clips (``tests/fixtures/order``) plus small files of every
+accepted format made here (Pillow, ffmpeg's lavfi). Each mutant (bit flips, interesting bytes,
+truncation, a duplicated or zeroed stretch, inserted garbage; header bytes more often) is
+uploaded to a local storage as a customer's file and prepped exactly as an order would be, in a
+child process that is killed past ``--hang-s`` (the media code bounds every decode itself; this
+catches what it misses). Every outcome is classified:
 
 - ``kept`` / ``refused:<reason>``: prep's own answers (a named reason);
 - ``unclassified:<type>``: prep raised something else (a fault of ours, or a missing mapping);
@@ -34,7 +34,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "samples" / "birthday"
+FIXTURE_ORDER = REPO / "tests" / "fixtures" / "order"
 PHOTO_EXTS = ("jpg", "png", "webp")
 CLIP_EXTS = ("mp4", "mov", "webm")
 DEFAULT_FILES = 200
@@ -70,13 +70,14 @@ class FuzzReport:
 
 
 def make_seeds(folder: Path) -> list[Path]:
-    """The seed files: the sample order's media and one small file per accepted format."""
+    """The seed files: the test order's media and one small file per accepted format."""
     from PIL import Image
 
     from tests.media.lavfi import lavfi_clip, x264
 
     folder.mkdir(parents=True, exist_ok=True)
-    seeds = sorted((SAMPLE / "photos").glob("*.jpg"))[:2] + sorted((SAMPLE / "clips").glob("*"))
+    seeds = [*sorted((FIXTURE_ORDER / "photos").glob("*.jpg"))[:2],
+             *sorted((FIXTURE_ORDER / "clips").glob("*"))]
     picture = Image.radial_gradient("L").resize((96, 64)).convert("RGB")
     for ext, options in (("jpg", {"progressive": True}), ("png", {}), ("webp", {})):
         picture.save(folder / f"seed.{ext}", **options)

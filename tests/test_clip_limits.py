@@ -30,8 +30,9 @@ from media.clips import (
 from media.probe import MAX_PIXEL_RATE_PX_S, probe_clip, sniff_container
 from services.storage.local import LocalStorage
 from tests.media.lavfi import lavfi_clip, x264
-from tests.processes import REPO, filmworker
+from tests.processes import filmworker
 from tests.stages import local_context, order_with_media
+from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.contract import CLIPS_MAX, FilmStage
 from workflows.film import STAGE_TIMEOUTS, left_out_reason
 from workflows.stages import PrepResult, Rejection, StageInput
@@ -139,9 +140,9 @@ def test_filmworker_render_makes_the_film_without_a_strip_clip_and_the_outcome_s
 ) -> None:
     folder = tmp_path / "order"
     (folder / "clips").mkdir(parents=True)
-    shutil.copytree(REPO / "samples" / "birthday" / "photos", folder / "photos")
+    shutil.copytree(FIXTURE_ORDER / "photos", folder / "photos")
     shutil.copy(clips["strip"], folder / "clips" / "01-strip.mp4")
-    fields = json.loads((REPO / "samples" / "birthday" / "order.json").read_text("utf-8"))
+    fields = json.loads((FIXTURE_ORDER / "order.json").read_text("utf-8"))
     fields.update(tier="standard", length_sec=30)
     (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
     out = tmp_path / "out"
