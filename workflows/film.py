@@ -138,6 +138,14 @@ def left_out_reason(rejected: list[Rejection]) -> str | None:
     return f"{LEFT_OUT}:" + ",".join(f"{r.id}={r.reason}" for r in rejected)
 
 
+def _reason_code(reason: str | None) -> str:
+    """A reason as a metric label: ``left_out:c01=..,p03=..`` counts as ``left_out`` (which
+    files, and why, are in the outcome and the log line)."""
+    if reason is None:
+        return ""
+    return LEFT_OUT if reason.startswith(f"{LEFT_OUT}:") else reason
+
+
 def _log_fields(order: FilmOrder, stage: FilmStage) -> dict[str, Any]:
     """Structured log fields of this run: ids and stage only, never customer text."""
     return {"gift_id": order.gift_id, "stage": stage.value}
@@ -322,7 +330,7 @@ class FilmRender:
         workflow.metric_meter().create_counter(
             "film_outcomes_total", "Finished runs by state, stage and reason code"
         ).add(1, {"state": outcome.state.value, "stage": outcome.stage.value,
-                  "reason": outcome.reason or ""})
+                  "reason": _reason_code(outcome.reason)})
 
     @staticmethod
     def _classify(stage: FilmStage, error: ActivityError) -> _RunEnded:
