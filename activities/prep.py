@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from media.clips import normalize_clip
+from media import errors
+from media.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
 from media.errors import MediaRejected
-from media.photos import prepare_photo
+from media.photo_sandbox import prepare_photo_bounded
 from media.probe import probe_clip, sniff_container
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
 from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
@@ -28,10 +29,11 @@ def run_prep(ctx: StageContext, order: FilmOrder) -> PrepResult:
                 photos.append(_prep_photo(ctx, order, photo_ref, scratch))
             except MediaRejected as rejection:
                 rejected.append(Rejection(id=photo_ref.id, reason=rejection.reason))
+        budget = _ClipWorkBudget()
         for clip_ref in order.clips:
             heartbeat.update(item=clip_ref.id)
             try:
-                clips.append(_prep_clip(ctx, order, clip_ref, scratch))
+                clips.append(_prep_clip(ctx, order, clip_ref, scratch, budget))
             except MediaRejected as rejection:
                 rejected.append(Rejection(id=clip_ref.id, reason=rejection.reason))
     return PrepResult(photos=photos, clips=clips, rejected=rejected)
@@ -46,17 +48,33 @@ def _fetch(ctx: StageContext, key: str, dest: Path, max_bytes: int, too_large: s
 def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Path) -> PreparedPhoto:
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", PHOTO_MAX_BYTES, "photo_too_large")
     working = scratch / f"{ref.id}.jpg"
-    info = prepare_photo(source, working)
+    info = prepare_photo_bounded(source, working)
     key = order.run_keys.prepared_photo(ref.id)
     ctx.storage.put_file(key, working, content_type="image/jpeg")
     return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,
                          low_res=info.low_res)
 
 
-def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path) -> PreparedClip:
+class _ClipWorkBudget:
+    """The source pixels one order's clips may cost to normalize (ORDER_CLIP_WORK_MAX_PX)."""
+
+    def __init__(self) -> None:
+        self.spent_px = 0.0
+
+    def take(self, work_px: float) -> None:
+        """Spend ``work_px``, or refuse the clip (``order_clip_work_over_budget``)."""
+        if self.spent_px + work_px > ORDER_CLIP_WORK_MAX_PX:
+            raise MediaRejected(errors.ORDER_CLIP_WORK,
+                                f"{work_px / 1e9:.1f} Gpx after {self.spent_px / 1e9:.1f} Gpx")
+        self.spent_px += work_px
+
+
+def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path,
+               budget: _ClipWorkBudget) -> PreparedClip:
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", CLIP_MAX_BYTES, "clip_too_large")
     container = sniff_container(source)
     probe = probe_clip(source, container)
+    budget.take(clip_work_px(probe))
     mezzanine = scratch / f"{ref.id}.mp4"
     info = normalize_clip(source, mezzanine, probe, timeout_s=CLIP_NORMALIZE_TIMEOUT_S)
     key = order.run_keys.prepared_clip(ref.id)

@@ -28,10 +28,13 @@ import numpy as np
 
 from media.dedupe import picture_hashes
 from media.framing import detect_faces
+from media.probe import MAX_ASPECT_RATIO
 from media.runner import Limits, ffmpeg_argv, run_tool
 
 ANALYSIS_WIDTH_PX = 160
 ANALYSIS_FPS = 5.0
+MAX_ANALYSIS_HEIGHT_PX = 2 * round(ANALYSIS_WIDTH_PX * MAX_ASPECT_RATIO / 2)
+"""Tallest analysis sample (pixels): the tallest shape prep accepts, ANALYSIS_WIDTH_PX wide."""
 MAX_ANALYSIS_S = 180.0  # seconds of a clip looked at (mezzanines are capped well below)
 ANALYSIS_TIMEOUT_S = 60.0 + MAX_ANALYSIS_S  # a busy 2-core worker decodes 1080p near real time
 SHARP_REF = 250.0  # Laplacian variance (gray levels^2 at 160 px) that counts as fully sharp
@@ -67,25 +70,35 @@ class ClipAnalysis:
         return len(self.sharpness)
 
 
-def analysis_argv(path: Path, width: int = ANALYSIS_WIDTH_PX, fps: float = ANALYSIS_FPS,
+def analysis_size(size: tuple[int, int], width: int = ANALYSIS_WIDTH_PX) -> tuple[int, int]:
+    """(width, height) pixels of the analysis samples of a clip of ``size`` (width, height):
+    ``width`` wide, the clip's shape, an even height within [2, MAX_ANALYSIS_HEIGHT_PX] (a
+    shape prep would refuse is squeezed, never a zero or gigabyte frame)."""
+    height = 2 * round(width * size[1] / max(1, size[0]) / 2)
+    return width, min(MAX_ANALYSIS_HEIGHT_PX, max(2, height))
+
+
+def analysis_argv(path: Path, size: tuple[int, int], fps: float = ANALYSIS_FPS,
                   max_s: float = MAX_ANALYSIS_S) -> list[str]:
-    """ffmpeg decoding ``path`` to raw 8-bit gray frames ``width`` pixels wide (even height) at
+    """ffmpeg decoding ``path`` to raw 8-bit gray frames of ``size`` (width, height pixels) at
     ``fps`` frames per second, for at most ``max_s`` seconds, on stdout."""
     # Deblocking is skipped: it is a third of the decode and invisible at 160 px.
+    width, height = size
     return ffmpeg_argv("-threads", "2", "-skip_loop_filter", "all", "-t", f"{max_s:.3f}",
                        "-i", str(path),
                        "-map", "0:v:0", "-an", "-sn", "-dn",
-                       "-vf", f"fps={fps:g},scale={width}:-2:flags=area,format=gray",
+                       "-vf", f"fps={fps:g},scale={width}:{height}:flags=area,format=gray",
                        "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1")
 
 
 def decode_samples(path: Path, size: tuple[int, int], limits: Limits | None = None, *,
                    width: int = ANALYSIS_WIDTH_PX, fps: float = ANALYSIS_FPS) -> np.ndarray:
     """Gray samples of a clip of ``size`` (width, height pixels) as uint8 (n, h, w), ``width``
-    pixels wide, ``fps`` per second (one ffmpeg decode through :mod:`media.runner`)."""
-    height = max(2, 2 * round(width * size[1] / size[0] / 2))
+    pixels wide (see :func:`analysis_size`), ``fps`` per second (one ffmpeg decode through
+    :mod:`media.runner`); n may be 0 for a clip too short to sample."""
+    width, height = analysis_size(size, width)
     limits = limits or Limits(timeout_s=ANALYSIS_TIMEOUT_S)
-    out = run_tool(analysis_argv(path, width, fps), limits).stdout
+    out = run_tool(analysis_argv(path, (width, height), fps), limits).stdout
     n = len(out) // (width * height)
     return np.frombuffer(out[: n * width * height], np.uint8).reshape(n, height, width)
 
@@ -130,8 +143,13 @@ def analyse_frames(frames: np.ndarray, step_s: float) -> ClipAnalysis:
 
 
 def analyse_clip(path: Path, size: tuple[int, int], limits: Limits | None = None) -> ClipAnalysis:
-    """Decode ``path`` (``size`` = width, height pixels) once at low resolution and measure it."""
-    return analyse_frames(decode_samples(path, size, limits), 1.0 / ANALYSIS_FPS)
+    """Decode ``path`` (``size`` = width, height pixels) once at low resolution and measure it;
+    a clip with no sample gets an empty analysis (the planner then starts its shots mid-clip)."""
+    step_s = 1.0 / ANALYSIS_FPS
+    frames = decode_samples(path, size, limits)
+    if len(frames) == 0:
+        return ClipAnalysis(step_s, (), (), (), (), (), ())
+    return analyse_frames(frames, step_s)
 
 
 def _motion_score(diff: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ upscaled), even dimensions, HDR (PQ/HLG) tone-mapped to SDR, and stereo 48 kHz A
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import signal
@@ -15,12 +16,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from media import errors
+from media.clip_analysis import ANALYSIS_FPS
 from media.errors import MediaRejected
-from media.probe import MOV, ClipProbe, demuxer_args, ffprobe_json, input_url
+from media.probe import MAX_PIXEL_RATE_PX_S, MOV, ClipProbe, demuxer_args, ffprobe_json, input_url
 from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, run_tool
 from media.spec import AAC_ENCODER_ARGS
 
 MEZZANINE_FPS = 30
+MEZZANINE_MAX_S = 120.0
+"""Longest mezzanine (seconds): the start of a longer clip is kept."""
+MIN_MEZZANINE_FRAMES = math.ceil(MEZZANINE_FPS / ANALYSIS_FPS)
+"""Fewest frames a usable mezzanine holds: one clip-analysis sample (a one-frame clip has none)."""
+WORST_NORMALIZE_PX_PER_S = 200e6
+"""Source pixels per wall second a loaded 2-core worker normalizes at worst: measured 330 Mpx
+per CPU second on synthetic 4K60 H.264 (so about 660 Mpx/s on two free cores), taken at under a
+third of that for high-bitrate real footage and a busy machine."""
+ORDER_CLIP_WORK_MAX_PX = 2 * MAX_PIXEL_RATE_PX_S * MEZZANINE_MAX_S
+"""Most source pixels the clips of one order may cost to normalize (see :func:`clip_work_px`):
+two clips at the pixel-rate cap for the whole mezzanine length, 10 minutes at
+WORST_NORMALIZE_PX_PER_S, inside the prep stage's 30; a third clip at the cap is refused
+(``order_clip_work_over_budget``) and the film is made without it."""
 MAX_LONG_EDGE_PX = 1920
 AUDIO_RATE_HZ = 48_000
 TONEMAP_CHAIN = ("zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
@@ -51,7 +66,14 @@ class ClipInfo:
     has_audio: bool
 
 
-def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *, max_seconds: float = 120.0,
+def clip_work_px(probe: ClipProbe, max_seconds: float = MEZZANINE_MAX_S) -> float:
+    """Source pixels decoded to normalize ``probe``'s clip: width x height x fps x the seconds
+    the mezzanine keeps."""
+    return probe.width * probe.height * probe.fps * min(max_seconds, probe.duration_s)
+
+
+def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
+                   max_seconds: float = MEZZANINE_MAX_S,
                    on_progress: Callable[[float], None] | None = None,
                    timeout_s: float | None = None) -> ClipInfo:
     """Encode the first ``max_seconds`` of ``src`` into the mezzanine at ``dest_mp4``.
@@ -165,7 +187,11 @@ def _inspect(mezzanine: Path) -> ClipInfo:
     streams = data.get("streams") or []
     video = next((s for s in streams if s.get("codec_type") == "video"), None)
     duration = float((data.get("format") or {}).get("duration") or 0.0)
-    if video is None or duration <= 0 or int(video.get("nb_frames") or 0) == 0:
+    frames = int(video.get("nb_frames") or 0) if video is not None else 0
+    if video is None or duration <= 0 or frames == 0:
         raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame could be decoded")
+    if frames < MIN_MEZZANINE_FRAMES:
+        raise MediaRejected(errors.VIDEO_TOO_SHORT,
+                            f"{frames} frames, fewer than {MIN_MEZZANINE_FRAMES}")
     return ClipInfo(duration_s=duration, width=int(video["width"]), height=int(video["height"]),
                     has_audio=any(s.get("codec_type") == "audio" for s in streams))

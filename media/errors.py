@@ -16,6 +16,8 @@ IMAGE_TOO_LARGE = "image_too_large"
 IMAGE_TOO_SMALL = "image_too_small"
 IMAGE_TRUNCATED = "image_truncated"
 IMAGE_CORRUPT = "image_corrupt"
+IMAGE_TOO_COMPLEX = "image_too_complex"
+IMAGE_DECODE_LIMIT = "image_decode_limit"
 
 # Clips.
 NOT_A_VIDEO = "not_a_video"
@@ -28,6 +30,10 @@ VIDEO_FRAME_RATE = "video_frame_rate_unsupported"
 VIDEO_TOO_MANY_STREAMS = "video_too_many_streams"
 VIDEO_UNDECODABLE = "video_undecodable"
 VIDEO_TIMEOUT = "video_timeout"
+VIDEO_ASPECT = "video_aspect_unsupported"
+VIDEO_TOO_SHORT = "video_too_short"
+VIDEO_PIXEL_RATE = "video_pixel_rate_too_high"
+ORDER_CLIP_WORK = "order_clip_work_over_budget"
 
 # Brand logos (decoded like photos, plus these).
 SVG_REFUSED = "svg_refused"

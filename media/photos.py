@@ -27,6 +27,12 @@ ALLOWED_FORMATS: tuple[str, ...] = ("JPEG", "PNG", "WEBP")
 MAX_PIXELS = 50_000_000
 """Largest decoded image accepted (pixels), well below Pillow's own bomb limit."""
 MIN_EDGE_PX = 16
+MAX_JPEG_SCANS = 100
+"""Most scans (SOS markers) in a JPEG: baseline has 1 per component, progressive encoders write
+about 10; every scan is a pass over all the image's blocks, so tens of thousands of them cost
+minutes of CPU in 4 MB. Counted before any decode."""
+SIXTEEN_BIT_ROWS_PER_STEP = 256
+"""Rows of a 16-bit image scaled to 8 bits at a time (bounds the temporary integer copy)."""
 MAX_LONG_EDGE_PX = 4096
 LOW_RES_LONG_EDGE_PX = 1280
 JPEG_QUALITY = 92
@@ -44,7 +50,13 @@ _OTHER_IMAGE_MAGIC: tuple[bytes, ...] = (
     b"\xff\x0a", b"\x00\x00\x00\x0cJXL ", b"\x00\x00\x01\x00", b"<svg", b"<?xml",
     b"<!DOCTYPE svg",
 )
-_ALLOWED_MAGIC: tuple[bytes, ...] = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")
+_JPEG_MAGIC = b"\xff\xd8\xff"
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+_ALLOWED_MAGIC: tuple[bytes, ...] = (_JPEG_MAGIC, _PNG_MAGIC)
+_JPEG_SOS = b"\xff\xda"
+_PNG_TEXT_CHUNKS = frozenset({b"tEXt", b"zTXt", b"iTXt"})
+_PNG_CHUNK_OVERHEAD = 12
+"""Bytes of a PNG chunk around its data: length (4), type (4), CRC (4)."""
 _CORRUPT_ERRORS: tuple[type[BaseException], ...] = (
     SyntaxError, ValueError, struct.error, OverflowError, zlib.error, IndexError, KeyError,
 )
@@ -130,7 +142,7 @@ def _unidentified_reason(head: bytes) -> str:
 
 
 def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image.Image, str]:
-    image = Image.open(fp, formats=list(ALLOWED_FORMATS))
+    image = Image.open(_screened(fp), formats=list(ALLOWED_FORMATS))
     source_format = str(image.format)
     _check_size(*image.size)
     icc = image.info.get("icc_profile")
@@ -141,6 +153,37 @@ def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image
     if not keep_alpha:
         image = _flatten(image)
     return cap_long_edge(image, MAX_LONG_EDGE_PX, reducing_gap=3.0), source_format
+
+
+def _screened(fp: IO[bytes]) -> IO[bytes]:
+    """The file's bytes (photos and logos are a few MB) after the checks made before decoding:
+    a JPEG's scan count is capped, a PNG's text chunks (metadata we never use, which Pillow
+    refuses past 1 MB decompressed) are dropped."""
+    data = fp.read()
+    if data.startswith(_JPEG_MAGIC):
+        scans = data.count(_JPEG_SOS)  # entropy data stuffs 0xFF as FF00: an upper bound
+        if scans > MAX_JPEG_SCANS:
+            raise MediaRejected(errors.IMAGE_TOO_COMPLEX,
+                                f"{scans} scans, more than {MAX_JPEG_SCANS}")
+    elif data.startswith(_PNG_MAGIC):
+        data = without_png_text(data)
+    return io.BytesIO(data)
+
+
+def without_png_text(data: bytes) -> bytes:
+    """A PNG's bytes without its tEXt, zTXt and iTXt chunks (anything after a malformed chunk
+    header is kept as it is, for the decoder to judge)."""
+    kept, pos = [data[:len(_PNG_MAGIC)]], len(_PNG_MAGIC)
+    while pos + _PNG_CHUNK_OVERHEAD <= len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        end = pos + length + _PNG_CHUNK_OVERHEAD
+        if end > len(data):
+            break
+        if kind not in _PNG_TEXT_CHUNKS:
+            kept.append(data[pos:end])
+        pos = end
+    kept.append(data[pos:])
+    return b"".join(kept)
 
 
 def _check_size(width: int, height: int) -> None:
@@ -188,9 +231,7 @@ def _eight_bit(image: Image.Image) -> Image.Image:
         transparent = mode == "PA" or "transparency" in image.info
         return image.convert("RGBA" if transparent else "RGB")
     if mode in _SIXTEEN_BIT_GRAY:
-        levels = np.asarray(image).astype(np.float64)
-        scaled = np.clip(levels / 257.0, 0, 255).round().astype(np.uint8)
-        return Image.fromarray(scaled, "L")
+        return _sixteen_bit_to_l(image)
     if mode == "1":
         return image.convert("L")
     if mode in ("La", "RGBa"):
@@ -198,6 +239,19 @@ def _eight_bit(image: Image.Image) -> Image.Image:
     if mode in ("L", "LA", "RGB", "RGBA", "CMYK"):
         return image
     return image.convert("RGBA" if "A" in mode else "RGB")
+
+
+def _sixteen_bit_to_l(image: Image.Image) -> Image.Image:
+    """16-bit (or 32-bit int/float) grayscale as 8-bit ``L``: level / 257, rounded, clipped to
+    0..255, a band of SIXTEEN_BIT_ROWS_PER_STEP rows at a time (a 50 Mpx image never gets a
+    float64 copy: 1.35 GB for 7071x7071 px)."""
+    levels = np.asarray(image)
+    scaled = np.empty(levels.shape, np.uint8)
+    for top in range(0, levels.shape[0], SIXTEEN_BIT_ROWS_PER_STEP):
+        band = levels[top:top + SIXTEEN_BIT_ROWS_PER_STEP].astype(np.float32)
+        np.clip(np.rint(band / 257.0), 0, 255, out=band)
+        scaled[top:top + SIXTEEN_BIT_ROWS_PER_STEP] = band
+    return Image.fromarray(scaled, "L")
 
 
 def _split_alpha(image: Image.Image) -> tuple[Image.Image, Image.Image | None]:

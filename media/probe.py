@@ -33,6 +33,13 @@ MAX_PROBE_JSON_BYTES = 4 * 1024 * 1024
 MAX_EDGE_PX = 8192
 MIN_EDGE_PX = 16
 MAX_FPS = 240.0
+MAX_ASPECT_RATIO = 4.0
+"""Widest (or tallest) displayed shape accepted, long side over short side: 21:9 cinema and
+phone panoramas fit; a 3200x16 strip would scale to a zero-height analysis frame and a 16x8192
+column to gigabyte analysis frames."""
+MAX_PIXEL_RATE_PX_S = 3840 * 2160 * 60
+"""Most coded pixels per second accepted (width x height x fps): 4K at 60 fps, what phones
+shoot. 8192x8192 at 240 fps is 32 times this and would burn the normalize timeout."""
 MAX_DURATION_S = 600.0
 """Longest clip accepted (seconds): the order contract's duration hint maximum."""
 HDR_TRANSFERS = frozenset({"smpte2084", "arib-std-b67"})
@@ -248,6 +255,9 @@ def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
     rotation = _rotation(video)
     width, height = _checked_size(video, rotation)
     fps, is_vfr = _checked_rate(video)
+    sample_aspect_ratio = _ratio(video.get("sample_aspect_ratio"), ":") or 1.0
+    _check_shape(width, height, sample_aspect_ratio, rotation)
+    _check_pixel_rate(width, height, fps)
     pix_fmt = str(video.get("pix_fmt") or "")
     return ClipProbe(
         width=width, height=height, rotation=rotation, duration_s=_checked_duration(data, video),
@@ -260,7 +270,7 @@ def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
         color_primaries=str(video.get("color_primaries") or ""),
         color_space=str(video.get("color_space") or ""),
         color_range=str(video.get("color_range") or ""),
-        sample_aspect_ratio=_ratio(video.get("sample_aspect_ratio"), ":") or 1.0,
+        sample_aspect_ratio=sample_aspect_ratio,
     )
 
 
@@ -318,6 +328,23 @@ def _checked_size(video: dict[str, Any], rotation: int) -> tuple[int, int]:
     if min(width, height) < MIN_EDGE_PX:
         raise MediaRejected(errors.VIDEO_TOO_SMALL, f"{width}x{height}")
     return (height, width) if rotation in (90, 270) else (width, height)
+
+
+def _check_shape(width: int, height: int, sample_aspect_ratio: float, rotation: int) -> None:
+    """Refuse a displayed shape (pixels, after the sample aspect ratio) beyond
+    MAX_ASPECT_RATIO either way."""
+    stretch = sample_aspect_ratio if rotation not in (90, 270) else 1.0 / sample_aspect_ratio
+    aspect = width * stretch / height
+    if max(aspect, 1.0 / aspect) > MAX_ASPECT_RATIO:
+        raise MediaRejected(errors.VIDEO_ASPECT, f"{width}x{height} displayed {aspect:.3g}:1")
+
+
+def _check_pixel_rate(width: int, height: int, fps: float) -> None:
+    """Refuse more than MAX_PIXEL_RATE_PX_S pixels per second to decode."""
+    rate = width * height * fps
+    if rate > MAX_PIXEL_RATE_PX_S:
+        raise MediaRejected(errors.VIDEO_PIXEL_RATE,
+                            f"{width}x{height} at {fps:.1f} fps = {rate / 1e6:.0f} Mpx/s")
 
 
 def _ratio(text: object, separator: str = "/") -> float | None:

@@ -28,6 +28,9 @@ from media.spec import AUDIO_SAMPLE_RATE
 
 LENGTH_TOLERANCE_S = 0.1
 """A provider's audio may differ from the planned length by this much (seconds)."""
+DECODE_OVERRUN_S = 2 * LENGTH_TOLERANCE_S
+"""Seconds decoded past the planned length: enough to tell audio that runs on from audio that
+ends within the tolerance, never the rest of a file whose header lies."""
 AUDIO_FORMAT_WHITELIST = "wav,w64,mp3,flac,ogg,aac,mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
 END_FADE_S = 0.02
 """Raised-cosine fade (seconds) on a song we had to trim, so the cut does not click."""
@@ -84,12 +87,23 @@ def _number(value: object) -> float | None:
 def decode_exact(path: Path, length_sec: float, sample_rate: int = AUDIO_SAMPLE_RATE
                  ) -> np.ndarray:
     """The first audio stream as float32 (n, 2) at ``sample_rate`` Hz, trimmed (with a short
-    fade) or zero-padded to exactly ``round(length_sec * sample_rate)`` samples."""
+    fade) or zero-padded to exactly ``round(length_sec * sample_rate)`` samples.
+
+    At most ``length_sec + DECODE_OVERRUN_S`` seconds are decoded, whatever the file's header
+    claims (a header saying 30 s over 20 minutes of audio would cost a gigabyte); audio that
+    runs on, or stops short, by more than :data:`LENGTH_TOLERANCE_S` is refused.
+    """
     try:
-        audio = decode_audio(path, sample_rate, limits=Limits(timeout_s=MAX_DECODE_S),
+        audio = decode_audio(path, sample_rate, duration_s=length_sec + DECODE_OVERRUN_S,
+                             limits=Limits(timeout_s=MAX_DECODE_S),
                              extra_input_args=tuple(_input_args()))
     except ToolError as exc:
         raise SongAudioRejected(f"cannot decode the audio ({exc})"[:300]) from exc
+    decoded_s = len(audio) / sample_rate
+    if abs(decoded_s - length_sec) > LENGTH_TOLERANCE_S:
+        held = "more than" if decoded_s > length_sec else "only"
+        raise SongAudioRejected(f"the audio holds {held} {decoded_s:.3f} s, "
+                                f"ordered {length_sec:.3f} s")
     target = round(length_sec * sample_rate)
     if not np.isfinite(audio).all():
         raise SongAudioRejected("decoded audio has non-finite samples")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from workflows.contract import TASK_QUEUE, TIER_PRICE_CENTS, Tier
@@ -34,6 +36,34 @@ DEFAULT_RECIPES: dict[Tier, TierRecipe] = {
 def default_media_concurrency() -> int:
     """Media activities at once on one worker: half the cores (ffmpeg and x264 are threaded)."""
     return max(1, (os.cpu_count() or 1) // 2)
+
+
+LOCAL_HOSTNAMES = frozenset({"localhost"})
+"""Hosts besides loopback addresses where the order API may be reached over plain http."""
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host.lower() in LOCAL_HOSTNAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def checked_order_api_url(url: str | None) -> str | None:
+    """``FILM_ORDER_API_URL`` as given when it is https, or http to a loopback host (a local
+    run); anything else would send signed outcomes in clear text and is refused."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not host:
+        raise ValueError("FILM_ORDER_API_URL needs a host")
+    if parts.scheme == "https" or (parts.scheme == "http" and is_loopback_host(host)):
+        return url
+    raise ValueError("FILM_ORDER_API_URL must be https (plain http only to a loopback host)")
 
 
 class Settings(BaseSettings):
@@ -83,6 +113,11 @@ class Settings(BaseSettings):
     # `filmworker codec-server` (payload keys: FILM_PAYLOAD_KEYS, read by workflows.codec).
     codec_origins: str = Field("http://localhost:8233", alias="FILM_CODEC_CORS_ORIGINS")
     codec_token: str | None = Field(None, alias="FILM_CODEC_TOKEN")
+
+    @field_validator("order_api_url")
+    @classmethod
+    def _order_api_url_secure(cls, value: str | None) -> str | None:
+        return checked_order_api_url(value)
 
     def recipe(self, tier: Tier) -> TierRecipe:
         """The recipe of ``tier`` (environment override, else the default)."""

@@ -265,6 +265,36 @@ async def test_sigterm_drains_then_cancels_the_running_stage_and_its_ffmpeg(
         await handle.terminate("drill over")
 
 
+KILL_WINDOW_PERCENT = (1, 60)
+"""The render's reported percent (its last heartbeat the server recorded; the SDK sends them at
+most every 24 s) at which the drill kills the worker: encoding has begun and the film is far
+from done."""
+
+
+async def render_percent(client: Client, handle: WorkflowHandle[Any, Any]) -> int | None:
+    """The percent the pending whole-film render last reported in its heartbeat (None: none)."""
+    description = await handle.describe()
+    for pending in description.raw_description.pending_activities:
+        if pending.activity_type.name != "render_film" or not pending.heartbeat_details.payloads:
+            continue
+        [details] = await client.data_converter.decode(pending.heartbeat_details.payloads,
+                                                       [dict])
+        return int(details.get("percent", 0))
+    return None
+
+
+async def render_in_kill_window(client: Client, handle: WorkflowHandle[Any, Any],
+                                worker: WorkerProcess) -> bool:
+    """True while the whole-film render is pending with its reported percent within
+    KILL_WINDOW_PERCENT and its encoders still run in ``worker`` (so it has not finished);
+    fails the drill if it ran past the window unseen (the kill would not land mid-render)."""
+    percent = await render_percent(client, handle)
+    low, high = KILL_WINDOW_PERCENT
+    if percent is not None and percent > high:
+        raise AssertionError(f"render at {percent}% before the kill window {low}-{high}%")
+    return percent is not None and low <= percent and bool(encoders_of(worker))
+
+
 async def pending_attempt(handle: WorkflowHandle[Any, Any], activity_type: str) -> int:
     """The attempt number of the pending ``activity_type`` activity (0 when none)."""
     description = await handle.describe()
@@ -315,10 +345,12 @@ async def test_worker_killed_mid_render_and_s3_down_mid_deliver_still_deliver_on
     # has failed for good (boto's own retries included).
     proxy.cut_when(f"/{PREFIX}/{order.delivery_key('9x16.mp4')}".encode())
 
-    # SIGKILL the worker's process group while its encoders are busy in the render stage.
+    # SIGKILL the worker's process group while its encoders are busy in the render stage: on
+    # evidence (the render's reported progress between two bounds), never after a sleep.
     await wait_for_stage(handle, FilmStage.RENDER, timeout_s=600)
     await wait_for(lambda: encoders_of(first), 300, "the render's ffmpeg encoders")
-    await asyncio.sleep(3)
+    await wait_for(lambda: render_in_kill_window(client, handle, first), 600,
+                   f"render progress within {KILL_WINDOW_PERCENT}%", 0.25)
     killed_at = time.time()
     first.kill_group()
     assert wait_until_gone(first.tag, timeout_s=30) == [], "ffmpeg outlived its dead worker"

@@ -11,15 +11,18 @@ import hashlib
 import hmac
 import re
 import time
+import unicodedata
 from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     field_validator,
     model_validator,
@@ -38,11 +41,12 @@ WORKFLOW_TYPE = "FilmRender"
 PROGRESS_QUERY = "progress"
 STAGE_PROGRESS_SIGNAL = "stage_progress"
 """Signal the stage activities send the run with their percent (internal to the worker)."""
+WORKFLOW_ID_PREFIX = "film-"
 
 
 def workflow_id(gift_id: str, attempt: int) -> str:
     """The workflow id of one render attempt of one gift: ``film-{gift_id}-{attempt}``."""
-    return f"film-{gift_id}-{attempt}"
+    return f"{WORKFLOW_ID_PREFIX}{gift_id}-{attempt}"
 
 
 # --- Limits and prices (the order API spec) -----------------------------------------------------
@@ -60,6 +64,7 @@ CLIP_DURATION_HINT_MAX_SEC = 600
 PHOTO_MAX_BYTES = 4 * 1024 * 1024
 CLIP_MAX_BYTES = 500 * 1024 * 1024
 URL_MAX_CHARS = 2048
+ATTEMPT_MAX = 1000
 
 
 class Tier(StrEnum):
@@ -129,10 +134,24 @@ def multi_line_text(value: object) -> object:
     return _CONTROL.sub("", _LINE_BREAK.sub("\n", value).replace("\t", " "))
 
 
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
+"""Unicode categories that draw nothing on their own: format (zero-width, bidi marks), spaces,
+combining marks."""
+
+
+def visible_text(value: str) -> str:
+    """``value`` unchanged when it has at least one visible character; a name made only of
+    zero-width, bidi or combining characters draws as nothing and is refused."""
+    if not any(unicodedata.category(char) not in _INVISIBLE_CATEGORIES for char in value):
+        raise ValueError("text has no visible character")
+    return value
+
+
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX_CHARS),
     BeforeValidator(single_line_text),
+    AfterValidator(visible_text),
 ]
 Story = Annotated[
     str, StringConstraints(max_length=STORY_MAX_CHARS), BeforeValidator(multi_line_text)
@@ -141,6 +160,7 @@ FeelingWord = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=FEELING_WORD_MAX_CHARS),
     BeforeValidator(single_line_text),
+    AfterValidator(visible_text),
 ]
 Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 Opaque = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$")]
@@ -208,7 +228,9 @@ class Consent(BaseModel):
 
     model_config = _STRICT
 
-    accepted: bool
+    accepted: StrictBool
+    """JSON ``true`` or ``false`` only (the spec's literal true; ``"yes"`` or ``1`` is no
+    consent). ``false`` validates, and the gate holds the run (``consent_missing``)."""
     at: datetime
 
 
@@ -218,7 +240,7 @@ class FilmOrder(BaseModel):
     model_config = _STRICT
 
     gift_id: Token
-    attempt: Annotated[int, Field(ge=1, le=1000)]
+    attempt: Annotated[int, Field(ge=1, le=ATTEMPT_MAX)]
     charge_id: Opaque
     share_slug: Token
     tier: Tier = Tier.SIGNATURE
@@ -341,6 +363,8 @@ SIGNATURE_HEADER = "X-Film-Signature"
 TIMESTAMP_HEADER = "X-Film-Timestamp"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_CLOCK_SKEW_S = 300
+_TIMESTAMP = re.compile(r"[0-9]{1,12}")
+"""Unix seconds in ASCII digits (``str.isdigit`` also takes Arabic-Indic and superscript ones)."""
 
 
 def sign_body(secret: str, timestamp: int, body: bytes) -> str:
@@ -357,8 +381,9 @@ def verify_signature(
     *,
     now: float | None = None,
 ) -> bool:
-    """True when the signature matches and the timestamp is within 300 s of ``now``."""
-    if not timestamp_header.isdigit():
+    """True when the signature matches and the timestamp is within 300 s of ``now``; False (never
+    an exception) for any malformed header, non-ASCII digits included."""
+    if not _TIMESTAMP.fullmatch(timestamp_header) or not signature_header.isascii():
         return False
     timestamp = int(timestamp_header)
     current = time.time() if now is None else now

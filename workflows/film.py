@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+from temporalio.common import RawValue, RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         Progress,
         StageProgress,
     )
+    from workflows.intake import UNDECODABLE, RefusedOrder, read_order
     from workflows.search import FILM_STAGE, FILM_STATE
     from workflows.segments import plan_segments
     from workflows.stages import (
@@ -48,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
         GateResult,
         JoinInput,
         PrepResult,
+        Rejection,
         RenderInput,
         RenderPlan,
         RenderResult,
@@ -144,6 +146,25 @@ REPORT_SCHEDULE_TO_CLOSE = timedelta(days=1)
 REPORT_START_TO_CLOSE = timedelta(seconds=60)
 
 
+LEFT_OUT = "left_out"
+"""Reason prefix of a succeeded run made without some of the customer's files."""
+
+
+def left_out_reason(rejected: list[Rejection]) -> str | None:
+    """``left_out:c01=video_aspect_unsupported,p03=image_corrupt`` (None when nothing was)."""
+    if not rejected:
+        return None
+    return f"{LEFT_OUT}:" + ",".join(f"{r.id}={r.reason}" for r in rejected)
+
+
+def _reason_code(reason: str | None) -> str:
+    """A reason as a metric label: ``left_out:c01=..,p03=..`` counts as ``left_out`` (which
+    files, and why, are in the outcome and the log line)."""
+    if reason is None:
+        return ""
+    return LEFT_OUT if reason.startswith(f"{LEFT_OUT}:") else reason
+
+
 def _log_fields(order: FilmOrder, stage: FilmStage) -> dict[str, Any]:
     """Structured log fields of this run: ids and stage only, never customer text."""
     return {"gift_id": order.gift_id, "stage": stage.value}
@@ -172,6 +193,7 @@ class FilmRender:
         self._counting: str | None = None
         self._counted_parts = 1
         self._part_percent: dict[str, int] = {}
+        self._left_out: str | None = None
 
     @workflow.query(name=PROGRESS_QUERY)
     def progress(self) -> Progress:
@@ -209,8 +231,15 @@ class FilmRender:
         self._advance(ACTIVITY_SPAN.get(name, (0, 100))[0])
 
     @workflow.run
-    async def run(self, order: FilmOrder) -> FilmOutcome:
-        """Run the six stages, then report and return the outcome."""
+    async def run(self, payload: RawValue) -> FilmOutcome:
+        """Validate the start payload, run the six stages, then report and return the outcome.
+
+        The payload is taken raw (a :class:`FilmOrder` as JSON): one outside the contract ends
+        the run ``failed`` with ``invalid_order:<field>`` and is reported like any other.
+        """
+        order = read_order(self._decoded(payload), workflow.info().workflow_id)
+        if isinstance(order, RefusedOrder):
+            return await self._refuse(order)
         try:
             delivered, duration = await self._run_stages(order)
             self._set(FilmState.SUCCEEDED, self._stage, 100)
@@ -218,7 +247,7 @@ class FilmRender:
                 workflow_id=order.workflow_id, attempt=order.attempt, charge_id=order.charge_id,
                 state=FilmState.SUCCEEDED, stage=FilmStage.DELIVER,
                 film_url=delivered.film_url, gift_url=delivered.gift_url,
-                poster_url=delivered.poster_url, duration_sec=duration,
+                poster_url=delivered.poster_url, duration_sec=duration, reason=self._left_out,
             )
         except _RunEnded as ended:
             self._set(ended.state, self._stage, self._percent)
@@ -227,10 +256,39 @@ class FilmRender:
                 state=ended.state, stage=self._stage, reason=ended.reason,
             )
         workflow.set_current_details(self._details(order, outcome.reason))
-        self._record_outcome(order, outcome)
+        return await self._report(order.gift_id, outcome)
+
+    @staticmethod
+    def _decoded(payload: RawValue) -> object:
+        """The start payload as plain JSON values, or UNDECODABLE."""
+        try:
+            return workflow.payload_converter().from_payload(payload.payload)
+        except Exception:  # any converter failure is the same refusal: invalid_order:payload
+            return UNDECODABLE
+
+    async def _refuse(self, refused: RefusedOrder) -> FilmOutcome:
+        """End a run whose payload is outside the contract: failed at prep, reported when the
+        gift id is known, else the workflow fails (visible to ops, never silent)."""
+        self._set(FilmState.FAILED, FilmStage.PREP, 0)
+        workflow.set_current_details(f"**failed** before prep: payload outside the contract; "
+                                     f"reason `{refused.reason}`")
+        outcome = FilmOutcome(
+            workflow_id=workflow.info().workflow_id, attempt=refused.attempt,
+            charge_id=refused.charge_id, state=FilmState.FAILED, stage=FilmStage.PREP,
+            reason=refused.reason,
+        )
+        if refused.gift_id is None:
+            self._record_outcome("", outcome)
+            raise ApplicationError(f"{refused.reason}; no gift id to report it under",
+                                   type="InvalidOrder", non_retryable=True)
+        return await self._report(refused.gift_id, outcome)
+
+    async def _report(self, gift_id: str, outcome: FilmOutcome) -> FilmOutcome:
+        """Log, count and report ``outcome`` to the order API; returns it."""
+        self._record_outcome(gift_id, outcome)
         await workflow.execute_activity(
             ActivityName.REPORT_OUTCOME,
-            ReportInput(gift_id=order.gift_id, outcome=outcome),
+            ReportInput(gift_id=gift_id, outcome=outcome),
             schedule_to_close_timeout=REPORT_SCHEDULE_TO_CLOSE,
             start_to_close_timeout=REPORT_START_TO_CLOSE,
             retry_policy=REPORT_RETRY,
@@ -240,6 +298,7 @@ class FilmRender:
     async def _run_stages(self, order: FilmOrder) -> tuple[DeliverResult, float]:
         prep = await self._stage_call(order, FilmStage.PREP, ActivityName.PREP, order,
                                       PrepResult)
+        self._left_out = left_out_reason(prep.rejected)
         stage_input = StageInput(order=order, prep=prep)
         await self._stage_call(order, FilmStage.GATE, ActivityName.GATE, stage_input, GateResult)
         assets = await self._stage_call(order, FilmStage.ASSETS, ActivityName.ASSETS,
@@ -318,15 +377,15 @@ class FilmRender:
         return media_task_queue(workflow.info().task_queue)
 
     @staticmethod
-    def _record_outcome(order: FilmOrder, outcome: FilmOutcome) -> None:
+    def _record_outcome(gift_id: str, outcome: FilmOutcome) -> None:
         """Log the outcome and count it (metrics are not recorded while replaying)."""
-        fields = {**_log_fields(order, outcome.stage), "state": outcome.state.value,
+        fields = {"gift_id": gift_id, "stage": outcome.stage.value, "state": outcome.state.value,
                   "reason": outcome.reason or ""}
         workflow.logger.info("run ended", extra=fields)
         workflow.metric_meter().create_counter(
             "film_outcomes_total", "Finished runs by state, stage and reason code"
         ).add(1, {"state": outcome.state.value, "stage": outcome.stage.value,
-                  "reason": outcome.reason or ""})
+                  "reason": _reason_code(outcome.reason)})
 
     @staticmethod
     def _classify(stage: FilmStage, error: ActivityError) -> _RunEnded:

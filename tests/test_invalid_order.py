@@ -1,0 +1,177 @@
+"""A start payload outside the contract ends the run promptly as ``failed`` with
+``invalid_order:<field>``, reported like any other outcome; it never leaves a workflow task
+retrying for ever (issue 20, item 2)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import RawValue
+from temporalio.testing import WorkflowEnvironment
+
+from tests.processes import WorkerProcess, filmworker
+from tests.test_workflow import FakeStages, fake_workers, make_order
+from workflows.contract import (
+    NAME_MAX_CHARS,
+    WORKFLOW_TYPE,
+    FilmOutcome,
+    FilmStage,
+    FilmState,
+    Progress,
+    workflow_id,
+)
+from workflows.intake import RefusedOrder, ids_from_workflow_id, read_order
+from workflows.keys import outcome_key
+from workflows.search import FILM_STATE
+
+RUN_BOUND_S = 30
+"""A refused payload must end the run well within this."""
+
+
+def raw_order(**changes: Any) -> dict[str, Any]:
+    """A valid order as the JSON an API client in any language sends, with ``changes``."""
+    return {**make_order().model_dump(mode="json"), **changes}
+
+
+def too_long_name() -> str:
+    """A recipient name one character over the spec's limit (what another client may send)."""
+    return "Á" * (NAME_MAX_CHARS + 1)
+
+
+# --- the intake, pure ----------------------------------------------------------------------------
+
+
+def test_a_name_over_the_limit_is_refused_as_invalid_order_recipient_name() -> None:
+    payload = raw_order(recipient_name=too_long_name())
+    refused = read_order(payload, workflow_id(payload["gift_id"], 2))
+    assert refused == RefusedOrder(reason="invalid_order:recipient_name",
+                                   gift_id=payload["gift_id"], attempt=2, charge_id="ch_1")
+
+
+def test_a_field_from_a_drifted_contract_is_refused_without_echoing_its_name() -> None:
+    payload = raw_order(delivery_speed="express")
+    refused = read_order(payload, workflow_id(payload["gift_id"], 1))
+    assert isinstance(refused, RefusedOrder)
+    assert refused.reason == "invalid_order:unknown_field"
+
+
+@pytest.mark.parametrize("payload", [[1, 2], "order", None, 42])
+def test_a_payload_that_is_not_an_object_is_refused_as_invalid_order_payload(
+    payload: object,
+) -> None:
+    refused = read_order(payload, "film-g_abcdef-3")
+    assert refused == RefusedOrder(reason="invalid_order:payload", gift_id="g_abcdef",
+                                   attempt=3, charge_id="")
+
+
+def test_ids_are_salvaged_from_the_payload_when_the_workflow_id_does_not_carry_them() -> None:
+    payload = raw_order(length_sec=5)
+    refused = read_order(payload, "some-other-id")
+    assert isinstance(refused, RefusedOrder)
+    assert (refused.reason, refused.gift_id, refused.attempt) == (
+        "invalid_order:length_sec", payload["gift_id"], 1)
+
+
+@pytest.mark.parametrize("wid", ["film-abc-1", "film-g_abcdef-0", "film-g_abcdef-١", "x-g_a-1",
+                                 "film-g_abcdef-1001", "film-g_abcdef-1\n"])
+def test_a_workflow_id_without_a_valid_gift_and_attempt_salvages_nothing(wid: str) -> None:
+    assert ids_from_workflow_id(wid) == (None, None)
+
+
+def test_a_valid_payload_reads_as_the_order() -> None:
+    order = make_order()
+    assert read_order(order.model_dump(mode="json"), order.workflow_id) == order
+
+
+# --- the workflow on the real dev server ------------------------------------------------------
+
+
+async def start_raw(client: Client, queue: str, payload: object, wid: str) -> Any:
+    """Start FilmRender with ``payload`` as is, as a client of another language would."""
+    return await client.start_workflow(WORKFLOW_TYPE, payload, id=wid, task_queue=queue,
+                                       result_type=FilmOutcome)
+
+
+@pytest.mark.timeout(60)
+async def test_a_name_over_the_limit_ends_the_run_failed_and_reported_and_the_query_answers(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages()
+    payload = raw_order(recipient_name=too_long_name(), charge_id="ch_far_away")
+    wid = workflow_id(payload["gift_id"], 1)
+    async with fake_workers(temporal_env.client, stages, "invalid") as queue:
+        handle = await start_raw(temporal_env.client, queue, payload, wid)
+        outcome = await asyncio.wait_for(handle.result(), RUN_BOUND_S)
+        progress = await handle.query("progress", result_type=Progress)
+    assert (outcome.state, outcome.stage, outcome.reason) == (
+        FilmState.FAILED, FilmStage.PREP, "invalid_order:recipient_name")
+    assert (outcome.workflow_id, outcome.attempt, outcome.charge_id) == (wid, 1, "ch_far_away")
+    assert stages.reported == [outcome], "reported once, like any other outcome"
+    assert stages.calls == [], "no stage ran on a refused payload"
+    assert progress.state is FilmState.FAILED
+    assert (await handle.describe()).typed_search_attributes.get(FILM_STATE) == "failed"
+
+
+@pytest.mark.timeout(60)
+async def test_a_payload_the_converter_cannot_decode_ends_the_run_failed_and_reported(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages()
+    garbage = RawValue(Payload(metadata={"encoding": b"json/plain"}, data=b"{not json"))
+    wid = workflow_id(f"g{uuid.uuid4().hex[:10]}", 4)
+    async with fake_workers(temporal_env.client, stages, "invalid") as queue:
+        handle = await start_raw(temporal_env.client, queue, garbage, wid)
+        outcome = await asyncio.wait_for(handle.result(), RUN_BOUND_S)
+    assert (outcome.state, outcome.reason, outcome.attempt) == (
+        FilmState.FAILED, "invalid_order:payload", 4)
+    assert stages.reported == [outcome]
+
+
+@pytest.mark.timeout(60)
+async def test_a_refused_payload_with_no_gift_id_anywhere_fails_the_workflow_visibly(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages()
+    async with fake_workers(temporal_env.client, stages, "invalid") as queue:
+        handle = await start_raw(temporal_env.client, queue, {"hello": "world"},
+                                 f"not-a-film-id-{uuid.uuid4()}")
+        with pytest.raises(WorkflowFailureError) as failure:
+            await asyncio.wait_for(handle.result(), RUN_BOUND_S)
+    assert "invalid_order:" in str(failure.value.cause)
+    assert stages.reported == []
+
+
+# --- through the real worker process (the CLI) -------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+async def test_filmworker_worker_reports_an_invalid_start_payload_to_the_local_sink(
+    temporal_env: WorkflowEnvironment, tmp_path: Path,
+) -> None:
+    queue = f"invalid-cli-{uuid.uuid4()}"
+    address = temporal_env.client.service_client.config.target_host
+    env = {**os.environ, "TEMPORAL_ADDRESS": address, "FILM_TASK_QUEUE": queue,
+           "FILM_STORAGE_URL": f"file://{tmp_path / 'storage'}", "FILM_WORK_DIR": str(tmp_path)}
+    env.pop("FILM_ORDER_API_URL", None)
+    worker = WorkerProcess(env, tmp_path / "worker.log").start()
+    try:
+        worker.wait_started()
+        payload = raw_order(recipient_name=too_long_name())
+        wid = workflow_id(payload["gift_id"], 1)
+        handle = await start_raw(temporal_env.client, queue, payload, wid)
+        outcome = await asyncio.wait_for(handle.result(), RUN_BOUND_S)
+    finally:
+        worker.stop()
+    sink = json.loads((tmp_path / "storage" / outcome_key(wid)).read_text(encoding="utf-8"))
+    assert sink["state"] == "failed" and sink["reason"] == "invalid_order:recipient_name"
+    assert outcome.reason == sink["reason"]
+    replayed = filmworker("replay", "--workflow-id", wid, env=env)
+    assert replayed.returncode == 0, replayed.stderr

@@ -1,0 +1,170 @@
+"""Every decode of a customer photo is bounded in CPU time and memory (issue 20, items 3, 6, 7).
+
+Decode-time bombs (a progressive JPEG of tens of thousands of scans) are refused before any
+decode; every photo is decoded in a child process with rlimits and a timeout
+(:mod:`media.photo_sandbox`), so what still exceeds them is refused with a named reason and the
+worker process never holds a photo's pixels. A 16-bit PNG no longer takes a float64 copy, and a
+PNG with large compressed text chunks (metadata) is a photo like any other.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from activities.prep import run_prep
+from media import errors
+from media.errors import MediaRejected
+from media.photo_sandbox import PHOTO_LIMITS, prepare_photo_bounded
+from media.photos import MAX_JPEG_SCANS, without_png_text
+from media.runner import Limits
+from services.storage.local import LocalStorage
+from tests.stages import local_context, order_with_media
+from workflows.contract import PHOTO_MAX_BYTES
+from workflows.stages import Rejection
+
+REFUSAL_BOUND_S = 10.0
+SIXTEEN_BIT_PEAK_RSS_BYTES = 600 * 1024**2
+"""The child's peak for a 7071x7071 16-bit PNG (1.35 GB before; about 400 MB measured)."""
+
+
+def _jpeg_segments(data: bytes) -> list[tuple[int, int, int]]:
+    """(marker, start, end) of a JPEG's segments; a scan runs through its entropy data."""
+    found, pos = [], 2
+    while pos < len(data):
+        marker = data[pos + 1]
+        if marker == 0xD9:
+            found.append((marker, pos, pos + 2))
+            break
+        end = pos + 2 + struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        while marker == 0xDA:  # entropy data: up to the next marker that is not FF00 or RST
+            end = data.index(b"\xff", end)
+            if data[end + 1] != 0 and not 0xD0 <= data[end + 1] <= 0xD7:
+                break
+            end += 2
+        found.append((marker, pos, end))
+        pos = end
+    return found
+
+
+def scan_bomb(scans: int, size: int = 4096) -> bytes:
+    """A genuine progressive JPEG of ``size`` px square with one AC scan repeated ``scans``
+    times (an all-zero band: a few bytes each, a pass over every block each)."""
+    buffer = io.BytesIO()
+    Image.new("L", (size, size), 128).save(buffer, "JPEG", progressive=True, quality=90)
+    data = buffer.getvalue()
+    sos = [(start, end) for marker, start, end in _jpeg_segments(data) if marker == 0xDA]
+    ac_start, ac_end = next((s, e) for s, e in sos if data[s + 5 + 2 * data[s + 4]] > 0)
+    last = sos[-1][1]
+    return data[:last] + data[ac_start:ac_end] * scans + data[last:]
+
+
+def png_with_big_text(text_bytes: int) -> bytes:
+    """A small genuine PNG carrying a zTXt chunk that inflates to ``text_bytes``."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buffer, "PNG")
+    data = buffer.getvalue()
+    body = b"Comment\0\0" + zlib.compress(b"x" * text_bytes, 9)
+    chunk = struct.pack(">I", len(body)) + b"zTXt" + body
+    chunk += struct.pack(">I", zlib.crc32(b"zTXt" + body))
+    return data[:33] + chunk + data[33:]  # after the signature and IHDR
+
+
+def prep_photos(tmp_path: Path, photos: list[bytes]) -> tuple[list[str], list[Rejection], float]:
+    """run_prep on an order of ``photos`` (p01..) on local storage: (kept ids, rejections,
+    wall seconds)."""
+    storage = LocalStorage(tmp_path / "storage")
+    order = order_with_media("bounds01", [(f"p{i:02d}", "jpg") for i in range(1, len(photos) + 1)])
+    for ref, data in zip(order.photos, photos, strict=True):
+        storage.put_bytes(ref.key, data)
+    started = time.monotonic()
+    result = run_prep(local_context(tmp_path, storage), order)
+    return [p.id for p in result.photos], result.rejected, time.monotonic() - started
+
+
+def test_progressive_jpeg_with_thousands_of_scans_is_refused_in_bounded_time(
+    tmp_path: Path,
+) -> None:
+    bomb = scan_bomb(30_000)
+    assert len(bomb) <= PHOTO_MAX_BYTES
+    good = io.BytesIO()
+    Image.new("RGB", (640, 480), (10, 120, 200)).save(good, "JPEG")
+    kept, rejected, elapsed = prep_photos(tmp_path, [bomb, good.getvalue()])
+    assert kept == ["p02"]
+    assert rejected == [Rejection(id="p01", reason=errors.IMAGE_TOO_COMPLEX)]
+    assert elapsed < REFUSAL_BOUND_S
+
+
+def test_a_progressive_jpeg_with_a_normal_scan_count_is_kept(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (640, 480), (10, 120, 200)).save(buffer, "JPEG", progressive=True)
+    assert buffer.getvalue().count(b"\xff\xda") < MAX_JPEG_SCANS
+    kept, rejected, _ = prep_photos(tmp_path, [buffer.getvalue()])
+    assert (kept, rejected) == (["p01"], [])
+
+
+def test_a_photo_past_the_child_cpu_limit_is_refused_as_image_decode_limit(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "slow.jpg"
+    src.write_bytes(scan_bomb(MAX_JPEG_SCANS // 2, size=7000))  # passes the count check
+    tight = Limits(timeout_s=PHOTO_LIMITS.timeout_s, cpu_s=0,
+                   address_space_bytes=PHOTO_LIMITS.address_space_bytes)
+    with pytest.raises(MediaRejected) as refused:
+        prepare_photo_bounded(src, tmp_path / "out.jpg", tight)
+    assert refused.value.reason == errors.IMAGE_DECODE_LIMIT
+
+
+def test_a_photo_past_the_child_memory_limit_is_refused_as_image_decode_limit(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "big.png"
+    Image.new("RGB", (7000, 7000), (1, 2, 3)).save(src)
+    tight = Limits(timeout_s=PHOTO_LIMITS.timeout_s, address_space_bytes=300 * 1024**2)
+    with pytest.raises(MediaRejected) as refused:
+        prepare_photo_bounded(src, tmp_path / "out.jpg", tight)
+    assert refused.value.reason in (errors.IMAGE_DECODE_LIMIT, errors.IMAGE_TOO_LARGE)
+
+
+def test_a_16_bit_png_of_50_megapixels_is_prepared_without_a_float64_copy(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "gray16.png"
+    Image.new("I;16", (7071, 7071), 30000).save(src)
+    assert src.stat().st_size < 1024**2
+    tight = Limits(timeout_s=PHOTO_LIMITS.timeout_s, cpu_s=PHOTO_LIMITS.cpu_s,
+                   address_space_bytes=SIXTEEN_BIT_PEAK_RSS_BYTES + 500 * 1024**2)
+    info = prepare_photo_bounded(src, tmp_path / "out.jpg", tight)
+    assert (info.width, info.height) == (4096, 4096)
+    with Image.open(tmp_path / "out.jpg") as out:
+        assert out.getpixel((10, 10)) == (117, 117, 117)  # 30000 / 257, as sRGB gray
+
+
+def test_a_png_with_large_compressed_text_chunks_is_a_photo_like_any_other(
+    tmp_path: Path,
+) -> None:
+    data = png_with_big_text(8 * 1024**2)
+    assert len(without_png_text(data)) < len(data)
+    kept, rejected, _ = prep_photos(tmp_path, [data])
+    assert (kept, rejected) == (["p01"], [])
+
+
+def test_the_worker_process_never_decodes_a_customer_photo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import media.photos
+
+    def refuse_in_process(*_: object, **__: object) -> None:
+        raise AssertionError("a customer photo decoded in the worker process")
+
+    monkeypatch.setattr(media.photos, "prepare_photo", refuse_in_process)
+    good = io.BytesIO()
+    Image.new("RGB", (320, 240), (0, 0, 0)).save(good, "JPEG")
+    kept, _, _ = prep_photos(tmp_path, [good.getvalue()])
+    assert kept == ["p01"]
