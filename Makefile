@@ -9,8 +9,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements.lock
 TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
-COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal \
-	--no-config --index-url https://pypi.org/simple
+COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
 .PHONY: install demo test lint bench clean browser soundfont schemas lock
 
@@ -57,7 +56,7 @@ browser:
 		echo "chromium unavailable: browser tests will skip"
 
 test: $(STAMP) lint browser
-	$(BIN)/pytest -q -ra
+	$(BIN)/pytest -q -ra -n 2
 
 # Issue 7's benchmark (long; see README "Benchmark"): make bench BENCH_ARGS=--quick
 bench: $(STAMP)
