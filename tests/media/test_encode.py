@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.exact_floor import raw_writer_argv
 from media import spec
 from media.encode import (
     ENCODER_INPUT_QUEUE,
@@ -145,16 +146,10 @@ def test_clip_reader_raises_when_nothing_decodes(tmp_path: Path) -> None:
 
 
 def test_encoder_factory_uses_the_command_line_it_is_given(tmp_path: Path) -> None:
-    def raw_copy_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
-                      preset: str) -> list[str]:
-        return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
-                           "-s", f"{aspect.width}x{aspect.height}", "-i", "pipe:0",
-                           "-c:v", "copy", "-f", "rawvideo", str(out_path))
-
     aspect = spec.LANDSCAPE
     outputs = {aspect.name: tmp_path / "a.rgb"}
     frame = np.full((aspect.height, aspect.width, 3), 77, np.uint8)
-    with open_encoders((aspect,), None, outputs, PRESET, 60, argv_for=raw_copy_argv) as feeds:
+    with open_encoders((aspect,), None, outputs, PRESET, 60, argv_for=raw_writer_argv) as feeds:
         for _ in range(2):
             feeds[aspect.name].put(frame)
         feeds[aspect.name].finish()
@@ -162,17 +157,11 @@ def test_encoder_factory_uses_the_command_line_it_is_given(tmp_path: Path) -> No
 
 
 def test_encoder_past_its_output_bytes_fails_with_its_error(tmp_path: Path) -> None:
-    def raw_copy_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
-                      preset: str) -> list[str]:
-        return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
-                           "-s", f"{aspect.width}x{aspect.height}", "-i", "pipe:0",
-                           "-c:v", "copy", "-f", "rawvideo", str(out_path))
-
     aspect = spec.LANDSCAPE
     frame = np.zeros((aspect.height, aspect.width, 3), np.uint8)
     with pytest.raises(ToolError), open_encoders(
             (aspect,), None, {aspect.name: tmp_path / "a.rgb"}, PRESET, 60,
-            argv_for=raw_copy_argv, output_file_bytes=frame.nbytes // 2) as feeds:
+            argv_for=raw_writer_argv, output_file_bytes=frame.nbytes // 2) as feeds:
         for _ in range(4):
             feeds[aspect.name].put(frame)
         feeds[aspect.name].finish()

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.exact_floor import raw_writer_argv
 from media import spec
 from media.card_spec import CardSpec
 from media.card_text import text_layout
@@ -260,14 +261,6 @@ def test_frames_are_composed_with_opencv_single_threaded_and_its_setting_restore
         cv2.setNumThreads(before)
 
 
-def _raw_copy_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
-                   preset: str) -> list[str]:
-    """An encoder stand-in: the piped rgb24 frames copied to ``out_path`` as they are."""
-    return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
-                       "-s", f"{aspect.width}x{aspect.height}", "-i", "pipe:0",
-                       "-c:v", "copy", "-f", "rawvideo", str(out_path))
-
-
 def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
     photos = [_solid_photo(tmp_path / "red.png", RED)]
     timeline = _timeline(photos, [], 4.0)
@@ -275,7 +268,7 @@ def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
     outputs = {a.name: tmp_path / f"{a.name}.rgb" for a in spec.ASPECTS}
     stats = render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
                          frames=(middle, middle + 2), timeout_s=60,
-                         encoders=functools.partial(open_encoders, argv_for=_raw_copy_argv))
+                         encoders=functools.partial(open_encoders, argv_for=raw_writer_argv))
     assert stats.frames == 2
     for aspect in spec.ASPECTS:
         raw = outputs[aspect.name].read_bytes()
