@@ -1,0 +1,99 @@
+"""Frames in the encoder's own format: I420 (ffmpeg's ``yuv420p``), BT.709, limited range.
+
+A film frame is one C-contiguous uint8 array of shape ``(height * 3 // 2, width)``: the Y plane
+(``height`` x ``width``), then U and V (``height / 2`` x ``width / 2`` each), byte for byte what
+ffmpeg's ``-f rawvideo -pix_fmt yuv420p`` reads, and the layout OpenCV's ``*_I420`` conversions
+use. :func:`planes` gives the three planes as views. Frame sizes are even.
+
+Pictures are converted once per source (:func:`rgb_to_i420`), never per output frame: blends
+are linear, so blending YUV frames is blending the RGB ones (to rounding). Black is Y 16,
+U and V 128 (:func:`black`), not zeros. Chroma is the 2x2 average of the full-resolution
+chroma (centre-sited, as ffmpeg's swscale writes yuv420p from RGB by default).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# Full-range RGB (0..255) to BT.709 limited-range YCbCr: rows Y, Cb, Cr; last column the offset.
+_KR, _KB = 0.2126, 0.0722
+_KG = 1.0 - _KR - _KB
+_Y_SCALE, _C_SCALE = 219 / 255, 224 / 255
+RGB_TO_YUV = np.array([
+    [_KR * _Y_SCALE, _KG * _Y_SCALE, _KB * _Y_SCALE, 16.0],
+    [-_KR / (2 * (1 - _KB)) * _C_SCALE, -_KG / (2 * (1 - _KB)) * _C_SCALE, 0.5 * _C_SCALE, 128.0],
+    [0.5 * _C_SCALE, -_KG / (2 * (1 - _KR)) * _C_SCALE, -_KB / (2 * (1 - _KR)) * _C_SCALE, 128.0],
+], dtype=np.float32)
+_YUV_TO_RGB = np.linalg.inv(np.vstack([RGB_TO_YUV, [0, 0, 0, 1]]))[:3].astype(np.float32)
+BLACK_Y, NEUTRAL_C = 16, 128
+
+
+def frame_shape(width: int, height: int) -> tuple[int, int]:
+    """The array shape of a ``width`` x ``height`` I420 frame."""
+    if width % 2 or height % 2:
+        raise ValueError(f"I420 frames have even sizes, not {width}x{height}")
+    return height * 3 // 2, width
+
+
+def frame_size(frame: np.ndarray) -> tuple[int, int]:
+    """Width and height (pixels) of an I420 ``frame``."""
+    rows, width = frame.shape
+    return width, rows * 2 // 3
+
+
+def planes(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Views of the Y (H x W), U and V (H/2 x W/2) planes of an I420 ``frame``."""
+    width, height = frame_size(frame)
+    flat = frame.reshape(-1)
+    luma = width * height
+    chroma = luma // 4
+    y = flat[:luma].reshape(height, width)
+    u = flat[luma:luma + chroma].reshape(height // 2, width // 2)
+    v = flat[luma + chroma:luma + 2 * chroma].reshape(height // 2, width // 2)
+    return y, u, v
+
+
+def black(width: int, height: int) -> np.ndarray:
+    """A new black I420 frame (Y 16, U and V 128)."""
+    frame = np.empty(frame_shape(width, height), np.uint8)
+    frame[:height] = BLACK_Y
+    frame[height:] = NEUTRAL_C
+    return frame
+
+
+def rgb_to_yuv444(rgb: np.ndarray) -> np.ndarray:
+    """BT.709 limited-range Y, U, V at full resolution (uint8 H x W x 3) of RGB uint8 H x W x 3."""
+    return cv2.transform(np.ascontiguousarray(rgb[..., :3]), RGB_TO_YUV)
+
+
+def rgb_to_i420(rgb: np.ndarray) -> np.ndarray:
+    """An RGB uint8 (H x W x 3, even sizes) picture as a new I420 frame."""
+    height, width = rgb.shape[:2]
+    frame = np.empty(frame_shape(width, height), np.uint8)
+    y, u, v = planes(frame)
+    yuv = rgb_to_yuv444(rgb)
+    cv2.extractChannel(yuv, 0, y)
+    half = (width // 2, height // 2)
+    u[:] = cv2.resize(cv2.extractChannel(yuv, 1), half, interpolation=cv2.INTER_AREA)
+    v[:] = cv2.resize(cv2.extractChannel(yuv, 2), half, interpolation=cv2.INTER_AREA)
+    return frame
+
+
+def i420_to_rgb(frame: np.ndarray) -> np.ndarray:
+    """An I420 frame as RGB uint8 (H x W x 3), chroma upsampled bilinearly (for looking at
+    frames and for tests, not for the film)."""
+    width, height = frame_size(frame)
+    y, u, v = planes(frame)
+    size = (width, height)
+    up_u = cv2.resize(u, size, interpolation=cv2.INTER_LINEAR)
+    up_v = cv2.resize(v, size, interpolation=cv2.INTER_LINEAR)
+    return cv2.transform(cv2.merge([y, up_u, up_v]), _YUV_TO_RGB)
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    """Peak signal-to-noise ratio (dB, peak 255) between two same-shape uint8 arrays; inf when
+    equal."""
+    diff = a.astype(np.float64) - b.astype(np.float64)
+    mse = float(np.mean(diff * diff))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
