@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import functools
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,24 +51,63 @@ class DemoOccasion:
     occasion_slug: str
     folder: str
     description: str
-    """Verbatim description; ``{seconds}`` is replaced with the rendered length."""
+    """Verbatim description; ``{seconds}`` is replaced with the rendered length and
+    ``{photos}`` with the number of photos in the folder (in words); the photo credits of its
+    ``SOURCES.md`` follow it."""
     local_steps: tuple[str, ...] = ("song", "motion")
 
 
 BUILT_IN: tuple[DemoOccasion, ...] = (
     DemoOccasion("birthday", "birthday",
                  "Birthday demo: a {seconds}-second film for Marta's sixtieth from her hiking "
-                 "club, made from five photos of the trails and peaks she walks, set to an "
+                 "club, made from {photos} photos of the trails and peaks she walks, set to an "
                  "original upbeat song."),
     DemoOccasion("anniversary", "anniversary",
                  "Anniversary demo: a {seconds}-second film for a couple, Ana & Tomás, from "
-                 "their children, made from five photos of the lake where they met and the home "
-                 "they share, set to a warm original song."),
+                 "their children, made from {photos} photos of the lake where they met and the "
+                 "home they share, set to a warm original song."),
     DemoOccasion("pet-tribute", "pet-tribute",
                  "Pet tribute demo: a quiet {seconds}-second film in memory of Honey the cocker "
-                 "spaniel, made from six photos of her and her walks, set to a gentle original "
-                 "song."),
+                 "spaniel, made from {photos} photos of her and her walks, set to a gentle "
+                 "original song."),
 )
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve")
+SOURCES_NAME = "SOURCES.md"
+_CREDIT_ROW = re.compile(r"^\|\s*photos/[^|]+\|[^|]*\|[^|]*\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|",
+                         re.MULTILINE)
+
+
+def photo_credits(folder: Path) -> list[str]:
+    """The photo credits of a demo folder, from its ``SOURCES.md`` table (columns file, size,
+    package, author, licence, ...): ``"Author (LICENCE)"`` once per author and licence, in
+    table order. Attribution licences (CC BY, CC BY-SA) ask for this wherever the film is
+    shown."""
+    credits: list[str] = []
+    for author, licence in _CREDIT_ROW.findall((folder / SOURCES_NAME).read_text("utf-8")):
+        name = re.sub(r",\s*\d{4}", "", author).replace(";", " and").strip()  # drop years
+        credit = f"{name} ({licence.split()[0].rstrip(';,')})"
+        if credit not in credits:
+            credits.append(credit)
+    return credits
+
+
+def photo_count(folder: Path) -> int:
+    """How many photos a demo folder holds."""
+    return sum(1 for path in (folder / "photos").iterdir() if path.is_file())
+
+
+def describe(demo: DemoOccasion, duration_sec: float, samples_root: Path = SAMPLES_ROOT) -> str:
+    """The demo's public description: its wording with the length and photo count filled in,
+    then its photo credits."""
+    folder = samples_root / demo.folder
+    count = photo_count(folder) if (folder / "photos").is_dir() else 0
+    words = NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else str(count)
+    text = demo.description.format(seconds=round(duration_sec), photos=words)
+    credits = photo_credits(folder) if (folder / SOURCES_NAME).is_file() else []
+    return f"{text} Photos: {'; '.join(credits)}." if credits else text
 
 
 @dataclass(frozen=True)
@@ -93,7 +133,7 @@ def sample_entry(rendered: RenderedDemo, base_url: str) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "video_url": f"{base}/{VIDEO_NAME}",
         "poster_url": f"{base}/{POSTER_NAME}",
-        "description": rendered.demo.description.format(seconds=round(rendered.duration_sec)),
+        "description": describe(rendered.demo, rendered.duration_sec),
         "occasion_slug": slug,
         "duration_sec": round(rendered.duration_sec, 2),
     }

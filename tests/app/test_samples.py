@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,13 @@ import pytest
 from app.samples import (
     BUILT_IN,
     CAPTION,
+    NUMBER_WORDS,
     SAMPLES_ROOT,
     DemoOccasion,
     RenderedDemo,
     build_catalog,
+    describe,
+    photo_count,
     render_demos,
     samples_command,
 )
@@ -46,8 +50,10 @@ def test_catalog_has_the_spec_shape_with_absolute_urls_and_honest_wording() -> N
         "video_url": "https://cdn.example.test/samples/birthday/16x9.mp4",
         "poster_url": "https://cdn.example.test/samples/birthday/poster.jpg",
         "description": "Birthday demo: a 30-second film for Marta's sixtieth from her hiking "
-                       "club, made from five photos of the trails and peaks she walks, set to an "
-                       "original upbeat song.",
+                       "club, made from seven photos of the trails and peaks she walks, set to an "
+                       "original upbeat song. Photos: Aitzol Berasategi (CC-BY-4.0); Lukas "
+                       "Baubkus (CC-BY-SA-3.0); Marco Cogoni and Hylke Bons (GPL-2+); Risto "
+                       "Saukonpää (LGPL-3); Dmitri Popov (LGPL-3).",
         "occasion_slug": "birthday",
         "duration_sec": 30.02,
         "note": "This demo skips paid-provider steps: the song was composed by our local "
@@ -58,10 +64,20 @@ def test_catalog_has_the_spec_shape_with_absolute_urls_and_honest_wording() -> N
     assert "demo" in CAPTION and "None of them is a customer's film" in CAPTION
 
 
+@pytest.mark.parametrize("demo", BUILT_IN, ids=[d.occasion_slug for d in BUILT_IN])
+def test_each_description_counts_its_photos_and_credits_every_author(demo: DemoOccasion) -> None:
+    folder = SAMPLES_ROOT / demo.folder
+    text = describe(demo, 30.0)
+    assert f"from {NUMBER_WORDS[photo_count(folder)]} photos" in text
+    for author in re.findall(r"^\|\s*photos/[^|]+\|[^|]*\|[^|]*\|\s*([^|,;]+)",
+                             (folder / "SOURCES.md").read_text("utf-8"), re.MULTILINE):
+        assert author.strip() in text
+
+
 def test_a_demo_without_local_steps_has_no_note() -> None:
     demo = DemoOccasion("birthday", "birthday", "A {seconds}-second demo.", local_steps=())
     [sample] = build_catalog([RenderedDemo(demo, 45.0)], "https://cdn.example.test")["samples"]
-    assert "note" not in sample and sample["description"] == "A 45-second demo."
+    assert "note" not in sample and sample["description"].startswith("A 45-second demo.")
 
 
 @pytest.mark.parametrize("demo", BUILT_IN, ids=[d.occasion_slug for d in BUILT_IN])
