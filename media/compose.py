@@ -1,5 +1,11 @@
 """Frame composition in numpy/OpenCV: photo moves, clip frames, transitions.
 
+Film frames are I420 (:mod:`media.yuv`: Y, then U and V at half size, BT.709 limited range),
+what the encoders take as they are. A photo is converted once, when it is pre-scaled
+(:func:`prescale_i420`); every frame is then drawn plane by plane with the functions below,
+which work on one plane (or on RGB) given its own pixels per source pixel (a chroma plane's are
+half the luma's, so one viewport places all three planes, chroma centre-sited).
+
 Photos are sampled bilinearly at continuous positions (no integer-stepped crops), as one float
 affine warp per frame would (``cv2.warpAffine``, replicated border), from a source pre-scaled
 once with area averaging so that no frame minifies it by more than about :data:`MAX_MINIFY`.
