@@ -2,8 +2,10 @@
 
 ``.venv/bin/python -m bench.yuv_psnr RUN --base-tree /work/wt/base22 [--every 10] [--scratch D]``
 
-``RUN`` is a kept run (the folder holding ``prep/``, ``assets/``, ``render/``, e.g. the one
-:func:`bench.exact_floor.run_dir` finds under a case's storage). The same run is composed twice
+``RUN`` is a kept run (the folder holding ``prep/``, ``assets/``, ``render/``) or a case's
+storage folder holding one (found by :func:`bench.exact_floor.run_dir`), e.g. from
+``run_case(CaseSpec(30, "standard", stop_after="render"), WORKDIR)`` of :mod:`bench.cases`
+(``WORKDIR/storage``). The same run is composed twice
 with :func:`bench.exact_floor.tap_frames`: by the code at ``--base-tree`` (a worktree of the
 commit before the I420 render: it pipes rgb24), in a child Python with that tree first on its
 path, and by this tree (it pipes yuv420p). The old frames are converted to yuv420p exactly as the
@@ -106,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line."""
     parser = argparse.ArgumentParser(prog="python -m bench.yuv_psnr",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path, help="a kept run folder (prep/, assets/, render/)")
+    parser.add_argument("run", type=Path,
+                        help="a kept run folder (prep/, assets/, render/) or a storage holding one")
     parser.add_argument("--base-tree", type=Path, required=True,
                         help="a worktree of the RGB render's commit")
     parser.add_argument("--every", type=int, default=10, help="compare every N-th frame")
@@ -114,11 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="tap both renders again")
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parents[1]
+    run = args.run.resolve()
+    if not (run / "render" / "timeline.json").exists():
+        from bench.exact_floor import run_dir
+
+        run = run_dir(run)
     if args.fresh:
         for side in ("base", "i420"):
             (args.scratch / side / "done.json").unlink(missing_ok=True)
-    old = tap(args.run.resolve(), args.scratch / "base", args.base_tree.resolve())
-    new = tap(args.run.resolve(), args.scratch / "i420", here)
+    old = tap(run, args.scratch / "base", args.base_tree.resolve())
+    new = tap(run, args.scratch / "i420", here)
     worst = float("inf")
     for aspect in spec.ASPECTS:
         result = compare(swscale_i420(old[aspect.name], aspect),
