@@ -16,6 +16,7 @@ from media.card_motion import card_frame
 from media.card_spec import CardSpec
 from media.cards import render_card_image
 from media.encode import ClipReader
+from media.grade import grade_named
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.sources import (
     PreparedCard,
@@ -75,6 +76,24 @@ def test_a_clip_shot_decodes_straight_to_i420_and_holds_its_last_frame(tmp_path:
     assert frames[9] is frames[8]  # held: the same framed frame, not composed again
     luma = yuv.planes(frames[0])[0]
     assert luma.min() >= 16 and luma.max() <= 235 and luma.std() > 20  # limited-range bars
+
+
+def test_a_gentle_film_grades_its_clips_in_rgb_then_converts_them(tmp_path: Path) -> None:
+    clip = _testsrc_clip(tmp_path / "clip.mp4", 2.0)
+    frames = {}
+    for name, pix_fmt in (("natural", yuv.PIX_FMT), ("gentle", "rgb24")):
+        shot = PreparedClip(ClipReader(clip, 0.5, 2, (640, 360), LIMITS, pix_fmt),
+                            time.monotonic() + 60, None, grade_named(name))
+        try:
+            frames[name] = shot.frame(spec.LANDSCAPE, 0)
+        finally:
+            shot.close()
+    assert frames["gentle"].shape == frames["natural"].shape == yuv.frame_shape(1920, 1080)
+
+    def colourfulness(frame: np.ndarray) -> float:
+        return float(np.abs(yuv.chroma_rows(frame).astype(np.float32) - 128).mean())
+
+    assert colourfulness(frames["gentle"]) < 0.9 * colourfulness(frames["natural"])
 
 
 def _card(aspect: spec.Aspect) -> PreparedCard:
