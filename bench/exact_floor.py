@@ -37,21 +37,21 @@ from PIL import Image
 
 from bench.cases import render_stage_again
 from bench.measure import Measured, RssSampler, measure
-from media import spec
+from media import spec, yuv
 from media.encode import ENCODER_ADDRESS_SPACE, EncoderArgv, encoder_argv, open_encoders
 from media.framing import Subject, subject_from_dict
 from media.render import render_films
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
 from media.timeline import Timeline, timeline_from_dict
 
-RAW_BYTES_PER_PIXEL = 3  # rgb24
+RAW_BYTES_PER_PIXEL = 1.5  # yuv420p (media.yuv.PIX_FMT): what the render pipes
 DISK_SHARE = 0.6  # use at most this share of the scratch disk's free space
 TIMEOUT_S = 3600.0
 
 
 def raw_bytes(frames: int) -> int:
-    """Bytes of raw rgb24 frames of every aspect for ``frames`` frames."""
-    return sum(a.width * a.height * RAW_BYTES_PER_PIXEL for a in spec.ASPECTS) * frames
+    """Bytes of raw frames of every aspect for ``frames`` frames."""
+    return round(sum(a.width * a.height * RAW_BYTES_PER_PIXEL for a in spec.ASPECTS) * frames)
 
 
 def fits_on_disk(frames: int, scratch: Path) -> bool:
@@ -62,7 +62,7 @@ def fits_on_disk(frames: int, scratch: Path) -> bool:
 def raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                     preset: str) -> list[str]:
     """Stands in for :func:`media.encode.encoder_argv`: the piped frames, copied to a file."""
-    return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", "rgb24",
+    return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", yuv.PIX_FMT,
                        "-s", f"{aspect.width}x{aspect.height}", "-r", str(spec.FPS),
                        "-i", "pipe:0", "-c:v", "copy", "-f", "rawvideo", str(out_path))
 

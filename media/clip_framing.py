@@ -16,8 +16,16 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.compose import backdrop
-from media.framing import FIT_MARGIN, KEEP_MIN, Subject, keep_whole, plan_ken_burns
+from media import yuv
+from media.compose import (
+    Prescaled,
+    backdrop_i420,
+    cover_box,
+    prescale,
+    render_crop,
+    render_fit,
+)
+from media.framing import FIT_MARGIN, KEEP_MIN, Rect, Subject, keep_whole, plan_ken_burns
 from media.spec import Aspect
 
 MAX_CLIP_UPSCALE = 4.0  # a crop is never magnified more than this (output px per clip px)
@@ -71,18 +79,73 @@ def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *
                        aspect.width, aspect.height)
 
 
+def cover_framing(size: tuple[int, int], aspect: Aspect) -> ClipFraming:
+    """The framing of a clip (``size`` = width, height pixels) without a subject: the centred
+    crop with the output's ratio (cover fit, see :func:`media.compose.cover_box`)."""
+    return ClipFraming("crop", cover_box(*size, aspect.width, aspect.height), aspect.width,
+                       aspect.height)
+
+
 def frame_clip(frame: np.ndarray, framing: ClipFraming) -> np.ndarray:
-    """One decoded clip frame (uint8 RGB) framed for output: the crop scaled to the frame, or
-    the whole frame fitted over its blurred, darkened copy with a soft shadow."""
+    """One decoded clip frame (I420, see :mod:`media.yuv`) framed for output as a new I420
+    frame, plane by plane: the crop scaled to the frame, or the whole frame fitted over its
+    blurred, darkened copy with a soft shadow. A chroma plane takes the luma box halved; where
+    that is not whole chroma pixels it is placed sub-pixel (bilinear, as photos are)."""
     out_w, out_h = framing.out_w, framing.out_h
     x, y, w, h = framing.box
+    source = yuv.planes(frame)
     if framing.mode == "crop":
-        crop = frame[y:y + h, x:x + w]
-        interp = cv2.INTER_AREA if w > out_w * 1.02 else cv2.INTER_LINEAR
-        return cv2.resize(crop, (out_w, out_h), interpolation=interp)
-    out = backdrop(frame, out_w, out_h, (x, y, x + w, y + h))
-    interp = cv2.INTER_AREA if w < frame.shape[1] else cv2.INTER_LINEAR
-    shown = cv2.resize(frame, (w, h), interpolation=interp)
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(out_w, x + w), min(out_h, y + h)
-    out[y0:y1, x0:x1] = shown[y0 - y:y1 - y, x0 - x:x1 - x]
+        out = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+        for k, plane, dst in zip((1.0, 0.5, 0.5), source, yuv.planes(out), strict=True):
+            _crop_plane(plane, (x * k, y * k, w * k, h * k), dst)
+        return out
+    out = backdrop_i420(source, out_w, out_h, (x, y, x + w, y + h))
+    for k, plane, dst in zip((1.0, 0.5, 0.5), source, yuv.planes(out), strict=True):
+        _fit_plane(plane, (x * k, y * k, w * k, h * k), dst)
     return out
+
+
+def _whole(box: tuple[float, float, float, float]) -> tuple[int, int, int, int] | None:
+    """``box`` as integers if it is whole pixels, else None."""
+    ints = tuple(round(v) for v in box)
+    return ints if all(abs(a - b) < 1e-9 for a, b in zip(ints, box, strict=True)) else None  # type: ignore[return-value]
+
+
+def _source(plane: np.ndarray, scale: float) -> Prescaled:
+    """``plane`` as a source shown at ``scale`` output pixels per pixel: area-averaged down
+    first when that shrinks it (bilinear sampling alone would alias)."""
+    if scale < 1 / 1.02:
+        return prescale(plane, scale, margin=False)
+    return Prescaled(plane, 1.0, 1.0)
+
+
+def _crop_plane(plane: np.ndarray, box: tuple[float, float, float, float],
+                dst: np.ndarray) -> None:
+    """The ``box`` (x, y, w, h plane pixels) of ``plane`` scaled to fill ``dst``."""
+    out_h, out_w = dst.shape
+    whole = _whole(box)
+    if whole is not None:
+        x, y, w, h = whole
+        interp = cv2.INTER_AREA if w > out_w * 1.02 else cv2.INTER_LINEAR
+        cv2.resize(plane[y:y + h, x:x + w], (out_w, out_h), dst=dst, interpolation=interp)
+        return
+    dst[:] = render_crop(_source(plane, out_w / box[2]), Rect(*box), out_w, out_h)
+
+
+def _fit_plane(plane: np.ndarray, box: tuple[float, float, float, float],
+               dst: np.ndarray) -> None:
+    """The whole ``plane`` scaled into ``box`` (x, y, w, h pixels of ``dst``, which holds the
+    backdrop), cut at ``dst``'s edges."""
+    out_h, out_w = dst.shape
+    whole = _whole(box)
+    if whole is not None:
+        x, y, w, h = whole
+        interp = cv2.INTER_AREA if w < plane.shape[1] else cv2.INTER_LINEAR
+        shown = cv2.resize(plane, (w, h), interpolation=interp)
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(out_w, x + w), min(out_h, y + h)
+        dst[y0:y1, x0:x1] = shown[y0 - y:y1 - y, x0 - x:x1 - x]
+        return
+    bx, by, bw, bh = box
+    k = bw / plane.shape[1]  # output pixels per plane pixel
+    rect = Rect(-bx / k, -by / k, out_w / k, out_h / k)
+    render_fit(_source(plane, k), rect, dst.copy(), dst, (bx, by, bx + bw, by + bh))

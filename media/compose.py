@@ -1,5 +1,11 @@
 """Frame composition in numpy/OpenCV: photo moves, clip frames, transitions.
 
+Film frames are I420 (:mod:`media.yuv`: Y, then U and V at half size, BT.709 limited range),
+what the encoders take as they are. A photo is converted once, when it is pre-scaled
+(:func:`prescale_i420`); every frame is then drawn plane by plane with the functions below,
+which work on one plane (or on RGB) given its own pixels per source pixel (a chroma plane's are
+half the luma's, so one viewport places all three planes, chroma centre-sited).
+
 Photos are sampled bilinearly at continuous positions (no integer-stepped crops), as one float
 affine warp per frame would (``cv2.warpAffine``, replicated border), from a source pre-scaled
 once with area averaging so that no frame minifies it by more than about :data:`MAX_MINIFY`.
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from media import yuv
 from media.framing import Motion, Rect, Subject
 from media.timeline import CROSSFADE, CUT, FADE_BLACK, Timeline, Transition
 
@@ -65,6 +72,28 @@ class Prescaled:
         return w / self.sx, h / self.sy
 
 
+@dataclass(frozen=True)
+class PrescaledI420:
+    """A source pre-scaled once and held as the film's planes (see :mod:`media.yuv`): ``y`` at
+    the pre-scaled size, ``u`` and ``v`` at half of it, each a :class:`Prescaled` whose
+    ``sx``/``sy`` are its own pixels per original source pixel (a chroma plane's are half the
+    luma's, so one viewport in source pixels places all three, chroma centre-sited)."""
+
+    y: Prescaled
+    u: Prescaled
+    v: Prescaled
+
+    @property
+    def planes(self) -> tuple[Prescaled, Prescaled, Prescaled]:
+        """Y, U and V."""
+        return self.y, self.u, self.v
+
+    @property
+    def source_size(self) -> tuple[float, float]:
+        """Width and height of the original source (pixels)."""
+        return self.y.source_size
+
+
 def prescale_factor(motion: Motion, out_width: int) -> float:
     """Scale (<= 1) for the source so the tightest viewport of ``motion`` maps about 1:1 onto
     ``out_width`` output pixels (rounded up to :data:`PRESCALE_STEP` so shots of one photo can
@@ -88,6 +117,22 @@ def prescale(image: np.ndarray, factor: float, margin: bool = True) -> Prescaled
         scaled = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
         sx, sy = nw / w, nh / h
     return _framed(scaled, sx, sy) if margin else Prescaled(scaled, sx, sy)
+
+
+def prescale_i420(image: np.ndarray, factor: float, margin: bool = True) -> PrescaledI420:
+    """:func:`prescale` of an RGB ``image``, converted once to Y, U and V planes (BT.709
+    limited range, :func:`media.yuv.rgb_to_planes`): what every frame of its shots is cut from.
+    """
+    scaled = prescale(image, factor, margin=False)
+    h, w = image.shape[:2]
+    sh, sw = scaled.image.shape[:2]
+    if factor >= 0.999:
+        margin = margin and h * w <= MARGIN_COPY_MAX_PIXELS
+    planes = []
+    for plane, k in zip(yuv.rgb_to_planes(scaled.image), (1.0, 0.5, 0.5), strict=True):
+        sx, sy = k * sw / w, k * sh / h  # chroma pixel i spans luma pixels 2i..2i+2
+        planes.append(_framed(plane, sx, sy) if margin else Prescaled(plane, sx, sy))
+    return PrescaledI420(*planes)
 
 
 def _framed(image: np.ndarray, sx: float, sy: float) -> Prescaled:
@@ -219,6 +264,16 @@ def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarra
     return big[ny:ny + out_h, nx:nx + out_w]
 
 
+def render_crop_i420(src: PrescaledI420, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
+    """:func:`render_crop` of every plane of ``src``: the viewport ``rect`` (source pixels) as a
+    new ``out_w`` x ``out_h`` I420 frame."""
+    frame = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+    for plane, dst in zip(src.planes, yuv.planes(frame), strict=True):
+        rows, cols = dst.shape
+        dst[:] = render_crop(plane, rect, cols, rows)
+    return frame
+
+
 def cover_box(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:
     """The centred crop (x, y, w, h pixels) of a ``src_w`` x ``src_h`` image with the output's
     ratio (cover fit)."""
@@ -260,6 +315,42 @@ def backdrop(image: np.ndarray, out_w: int, out_h: int,
     sw, sh = max(8, out_w // BACKDROP_DOWNSCALE), max(8, out_h // BACKDROP_DOWNSCALE)
     small = cover_frame(image, sw, sh).astype(np.float32)
     small = cv2.GaussianBlur(small, (0, 0), sigmaX=sw / 40)
+    small *= _backdrop_gain(sw, sh, out_w, photo_box)[:, :, None]
+    small = np.clip(small + 0.5, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (out_w, out_h), interpolation=cv2.INTER_CUBIC)
+
+
+def backdrop_i420(source: tuple[np.ndarray, np.ndarray, np.ndarray], out_w: int, out_h: int,
+                  photo_box: tuple[float, float, float, float] | None = None) -> np.ndarray:
+    """:func:`backdrop` of a picture given as its Y, U, V planes (chroma half size), as a new
+    I420 frame: the same cover fit, blur and darkening (toward black, Y 16 and U, V 128, which
+    is what darkening RGB does) at 1/8 size, then each plane scaled up to its size."""
+    sw, sh = max(8, out_w // BACKDROP_DOWNSCALE), max(8, out_h // BACKDROP_DOWNSCALE)
+    y = source[0]
+    x0, y0, cw, ch = cover_box(y.shape[1], y.shape[0], sw, sh)
+    small = np.empty((sh, sw, 3), np.float32)
+    for index, plane in enumerate(source):
+        k = plane.shape[1] / y.shape[1]
+        crop = plane[round(y0 * k):max(round(y0 * k) + 1, round((y0 + ch) * k)),
+                     round(x0 * k):max(round(x0 * k) + 1, round((x0 + cw) * k))]
+        interp = cv2.INTER_AREA if crop.shape[1] > sw * 1.02 else cv2.INTER_LINEAR
+        small[..., index] = cv2.resize(crop, (sw, sh), interpolation=interp)
+    offsets = np.array(yuv.PLANE_OFFSETS, np.float32)
+    small = cv2.GaussianBlur(small - offsets, (0, 0), sigmaX=sw / 40)
+    small *= _backdrop_gain(sw, sh, out_w, photo_box)[:, :, None]
+    small = np.clip(small + offsets + 0.5, 0, 255).astype(np.uint8)
+    frame = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+    for index, dst in enumerate(yuv.planes(frame)):
+        rows, cols = dst.shape
+        cv2.resize(np.ascontiguousarray(small[..., index]), (cols, rows), dst=dst,
+                   interpolation=cv2.INTER_CUBIC)
+    return frame
+
+
+def _backdrop_gain(sw: int, sh: int, out_w: int,
+                   photo_box: tuple[float, float, float, float] | None) -> np.ndarray:
+    """The backdrop's brightness over its ``sw`` x ``sh`` pixels: dimmed, and darker in the
+    soft shadow under ``photo_box`` (output pixels of an ``out_w`` wide frame)."""
     gain = np.full((sh, sw), BACKDROP_DIM, np.float32)
     if photo_box is not None:
         k = sw / out_w
@@ -270,9 +361,7 @@ def backdrop(image: np.ndarray, out_w: int, out_h: int,
                       thickness=-1)
         mask = cv2.GaussianBlur(mask, (0, 0), sigmaX=sw / 90)
         gain *= 1.0 - SHADOW_STRENGTH * mask
-    small *= gain[:, :, None]
-    small = np.clip(small + 0.5, 0, 255).astype(np.uint8)
-    return cv2.resize(small, (out_w, out_h), interpolation=cv2.INTER_CUBIC)
+    return gain
 
 
 def _coverage(start: float, stop: float, lo: int, hi: int) -> np.ndarray:
@@ -289,25 +378,43 @@ def photo_box_on_frame(src: Prescaled, rect: Rect, out_w: int) -> tuple[float, f
     return -rect.x * k, -rect.y * k, (width - rect.x) * k, (height - rect.y) * k
 
 
-def render_fit(src: Prescaled, rect: Rect, back: np.ndarray) -> np.ndarray:
+def render_fit(src: Prescaled, rect: Rect, back: np.ndarray, out: np.ndarray | None = None,
+               box: tuple[float, float, float, float] | None = None) -> np.ndarray:
     """The whole photo through viewport ``rect`` (larger than the photo) over ``back`` (the
-    frame-sized backdrop), with anti-aliased edges."""
+    frame-sized backdrop, RGB or one plane), with anti-aliased edges; written to ``out`` (new
+    if None) and returned. ``box`` is where the photo lands on ``back`` (x0, y0, x1, y1 of its
+    pixels; default :func:`photo_box_on_frame`)."""
     out_h, out_w = back.shape[:2]
-    x0, y0, x1, y1 = photo_box_on_frame(src, rect, out_w)
+    out = np.empty_like(back) if out is None else out
+    x0, y0, x1, y1 = box if box is not None else photo_box_on_frame(src, rect, out_w)
     ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
     ix1, iy1 = min(out_w, math.ceil(x1)), min(out_h, math.ceil(y1))
     if ix1 <= ix0 or iy1 <= iy0:
-        return back.copy()
+        out[:] = back
+        return out
     per_x, per_y = rect.w / out_w, rect.h / out_h  # source pixels per output pixel
     covered = Rect(rect.x + ix0 * per_x, rect.y + iy0 * per_y, (ix1 - ix0) * per_x,
                    (iy1 - iy0) * per_y)  # the frame's pixels the photo reaches
     fg = render_crop(src, covered, ix1 - ix0, iy1 - iy0)
     _blend_edges(fg, back[iy0:iy1, ix0:ix1], _coverage(y0, y1, iy0, iy1),
                  _coverage(x0, x1, ix0, ix1))
-    out = np.empty_like(back)  # the backdrop is copied only where the photo leaves it showing
+    # the backdrop is copied only where the photo leaves it showing
     out[:iy0], out[iy1:] = back[:iy0], back[iy1:]
     out[iy0:iy1, :ix0], out[iy0:iy1, ix1:] = back[iy0:iy1, :ix0], back[iy0:iy1, ix1:]
     out[iy0:iy1, ix0:ix1] = fg
+    return out
+
+
+def render_fit_i420(src: PrescaledI420, rect: Rect, back: np.ndarray) -> np.ndarray:
+    """:func:`render_fit` of every plane: the whole photo through ``rect`` over the I420
+    backdrop ``back``, as a new I420 frame (the chroma planes' edges anti-aliased at their own
+    resolution, the photo's box halved)."""
+    out_w = yuv.frame_size(back)[0]
+    x0, y0, x1, y1 = photo_box_on_frame(src.y, rect, out_w)
+    out = np.empty_like(back)
+    for plane, under, dst in zip(src.planes, yuv.planes(back), yuv.planes(out), strict=True):
+        k = under.shape[1] / out_w
+        render_fit(plane, rect, under, dst, (x0 * k, y0 * k, x1 * k, y1 * k))
     return out
 
 
@@ -323,30 +430,40 @@ def _blend_edges(fg: np.ndarray, under: np.ndarray, row_cover: np.ndarray,
     strips += [(np.s_[inner, c], (row_cover[inner] * col_cover[c])[:, None])
                for c in np.flatnonzero(col_cover < 1.0)]
     for where, alpha in strips:
+        if fg.ndim == 2:  # one plane: a weight per pixel, no channel axis
+            alpha = alpha[:, 0]
         mixed = fg[where] * alpha + under[where] * (1.0 - alpha)
         fg[where] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
 
 
 class PhotoLayer:
-    """One photo shot in one aspect: pre-scaled source (see :func:`prescale_factor`), motion,
-    and the backdrop if the photo is fitted."""
+    """One photo shot in one aspect: pre-scaled source planes (see :func:`prescale_factor`,
+    :func:`prescale_i420`), motion, and the backdrop if the photo is fitted. A frame whose
+    viewport is the last one's (a hold: the move has ended, or a still) is that frame again."""
 
-    def __init__(self, src: Prescaled, motion: Motion, out_w: int, out_h: int) -> None:
+    def __init__(self, src: PrescaledI420, motion: Motion, out_w: int, out_h: int) -> None:
         self.src = src
         self.motion = motion
         self.out_w, self.out_h = out_w, out_h
         self.back: np.ndarray | None = None
+        self._last: tuple[Rect, np.ndarray] | None = None
         if motion.mode != "crop":  # fit or fill: the photo does not cover the whole frame
             mid = motion.rect_at(motion.frames // 2)
-            self.back = backdrop(self.src.image, out_w, out_h,
-                                 photo_box_on_frame(self.src, mid, out_w))
+            self.back = backdrop_i420(tuple(p.image for p in src.planes), out_w, out_h,
+                                      photo_box_on_frame(self.src.y, mid, out_w))
 
     def frame(self, index: int) -> np.ndarray:
-        """Frame ``index`` (0-based within the shot) as uint8 RGB (out_h, out_w, 3)."""
+        """Frame ``index`` (0-based within the shot) as an I420 frame (see :mod:`media.yuv`);
+        callers must not write to it (a hold returns the same array)."""
         rect = self.motion.rect_at(index)
+        if self._last is not None and self._last[0] == rect:
+            return self._last[1]
         if self.back is not None:
-            return render_fit(self.src, rect, self.back)
-        return render_crop(self.src, rect, self.out_w, self.out_h)
+            frame = render_fit_i420(self.src, rect, self.back)
+        else:
+            frame = render_crop_i420(self.src, rect, self.out_w, self.out_h)
+        self._last = (rect, frame)
+        return frame
 
 
 # --- transitions -----------------------------------------------------------------------------
@@ -403,17 +520,27 @@ def _film_fade(timeline: Timeline, frame: int) -> float:
 
 
 def mix(layers: Sequence[tuple[np.ndarray, float]], out_w: int, out_h: int) -> np.ndarray:
-    """Weighted sum of uint8 RGB frames (weights 0..1, summing to <= 1; the rest is black)."""
+    """Weighted sum of I420 frames (weights 0..1, summing to <= 1; the rest is black: Y 16,
+    U and V 128, see :func:`media.yuv.black`). May return an input frame itself (one layer at
+    full weight); never writes to the inputs."""
     layers = [(img, w) for img, w in layers if w > 1e-4]
     if not layers:
-        return np.zeros((out_h, out_w, 3), np.uint8)
-    if len(layers) == 1:
-        img, w = layers[0]
-        return img if w >= 0.9999 else cv2.convertScaleAbs(img, alpha=w)
-    if len(layers) == 2:
-        (a, wa), (b, wb) = layers
-        return cv2.addWeighted(a, wa, b, wb, 0.0)
-    acc = np.zeros((out_h, out_w, 3), np.float32)
-    for img, w in layers:
-        acc += img.astype(np.float32) * w
-    return np.clip(acc + 0.5, 0, 255).astype(np.uint8)
+        return yuv.black(out_w, out_h)
+    if len(layers) == 1 and layers[0][1] >= 0.9999:
+        return layers[0][0]
+    rest = max(0.0, 1.0 - sum(w for _, w in layers))
+    out = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+    for rows, black in ((yuv.luma_rows, yuv.BLACK_Y), (yuv.chroma_rows, yuv.NEUTRAL_C)):
+        dst, gamma = rows(out), black * rest  # black's share, as a constant
+        if len(layers) == 1:
+            (img, w), = layers
+            cv2.convertScaleAbs(rows(img), dst, alpha=w, beta=gamma)
+        elif len(layers) == 2:
+            (a, wa), (b, wb) = layers
+            cv2.addWeighted(rows(a), wa, rows(b), wb, gamma, dst)
+        else:
+            acc = np.full(dst.shape, gamma + 0.5, np.float32)
+            for img, w in layers:
+                acc += rows(img).astype(np.float32) * w
+            dst[:] = np.clip(acc, 0, 255).astype(np.uint8)
+    return out

@@ -1,10 +1,12 @@
 """Encoders and clip readers: the ffmpeg processes a render pipes frames into and out of.
 
-Every composed frame goes to one ffmpeg/libx264 encoder per aspect as raw rgb24 on stdin
+Every composed frame goes to one ffmpeg/libx264 encoder per aspect as raw yuv420p (I420,
+BT.709 limited range, :mod:`media.yuv`: what x264 encodes, so ffmpeg converts nothing) on stdin
 (:func:`encoder_argv`); a writer thread per encoder (:class:`EncoderFeed`) keeps its pipe
 flowing through a bounded queue, and a failing encoder surfaces as
 :class:`media.runner.ToolError` with its stderr (never a hang). A clip segment is decoded once by
-ffmpeg piping raw RGB out (:func:`decoder_argv`), read on a helper thread (:class:`ClipReader`).
+ffmpeg piping raw frames out (:func:`decoder_argv`: I420 as the film's, or RGB where the film's
+colour grade needs it), read on a helper thread (:class:`ClipReader`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from media import spec
+from media import spec, yuv
 from media.runner import (
     DEFAULT_OUTPUT_FILE_BYTES,
     Limits,
@@ -38,12 +40,12 @@ from media.runner import (
 QUEUE_FRAMES = 2  # frames buffered per encoder (ffmpeg's input queue buffers more)
 CLIP_QUEUE_FRAMES = 3  # decoded clip frames buffered ahead
 MAX_ENCODER_THREADS = 4
-# Raw frames ffmpeg's input thread may hold ahead of the encoder (its default, 8, is ~50 MB of
-# rgb24 1080p per encoder; our own bounded queue already keeps the pipe full).
+# Raw frames ffmpeg's input thread may hold ahead of the encoder (its default, 8, is ~25 MB of
+# yuv420p 1080p per encoder; our own bounded queue already keeps the pipe full).
 ENCODER_INPUT_QUEUE = 2
 POLL_S = 0.25
 ENCODER_ADDRESS_SPACE = 6 * 1024**3
-PIPE_BYTES = 1 << 20  # larger pipes: fewer wake-ups per 6 MB frame
+PIPE_BYTES = 1 << 20  # larger pipes: fewer wake-ups per 3 MB frame
 IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
@@ -73,10 +75,13 @@ def encoder_threads(aspects: int = len(spec.ASPECTS), cores: int | None = None) 
 
 
 def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
-                 preset: str) -> list[str]:
-    """ffmpeg reading raw rgb24 frames of ``aspect`` on stdin plus the song, writing the delivery
-    MP4: H.264 High yuv420p with the BT.709 matrix and tags, AAC-LC 48 kHz stereo, +faststart.
+                 preset: str, input_pix_fmt: str = yuv.PIX_FMT) -> list[str]:
+    """ffmpeg reading raw frames of ``aspect`` on stdin plus the song, writing the delivery MP4:
+    H.264 High yuv420p with the BT.709 matrix and tags, AAC-LC 48 kHz stereo, +faststart.
 
+    The frames are ``input_pix_fmt``: ``yuv420p`` (the film's I420 frames, tagged BT.709
+    limited range on input, encoded as they are: no scale or format filter) or ``rgb24``
+    (full-range RGB converted by swscale, as renders did before; for benchmarks).
     ``audio_path`` None: a video-only MP4 (a segment of the film, joined later by
     :func:`media.segments.join_segments`) with the same video settings. Every encode starts on
     an IDR frame and x264's GOPs are closed by default, so segments join by stream copy."""
@@ -84,12 +89,22 @@ def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
         "-map", "0:v:0"]
     audio_out = [*audio_encoder_args(), "-shortest"] if audio_path else []
     threads = encoder_threads()
+    if input_pix_fmt == yuv.PIX_FMT:
+        convert: list[str] = []
+        tags_in = ["-color_range", spec.COLOR_RANGE, "-colorspace", spec.COLOR_SPACE,
+                   "-color_primaries", spec.COLOR_PRIMARIES, "-color_trc", spec.COLOR_TRANSFER]
+    elif input_pix_fmt == "rgb24":
+        convert = ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"]
+        tags_in = []
+    else:
+        raise ValueError(f"encoders read yuv420p or rgb24 frames, not {input_pix_fmt!r}")
     return ffmpeg_argv(
-        "-filter_threads", "1",  # scaling one frame to yuv420p is not worth a thread pool
-        "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{aspect.width}x{aspect.height}",
+        "-filter_threads", "1",  # no filter (yuv420p) or one scale: not worth a thread pool
+        *tags_in,
+        "-f", "rawvideo", "-pix_fmt", input_pix_fmt, "-s", f"{aspect.width}x{aspect.height}",
         "-r", str(spec.FPS), "-thread_queue_size", str(ENCODER_INPUT_QUEUE), "-i", "pipe:0",
         *audio_in,
-        "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
+        *convert,
         "-c:v", "libx264", "-profile:v", "high", "-preset", preset, "-crf", "20", "-g", "60",
         "-threads", str(threads), "-x264-params", "sync-lookahead=0",
         "-pix_fmt", spec.PIX_FMT, "-colorspace", spec.COLOR_SPACE,
@@ -100,15 +115,25 @@ def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
     )
 
 
-def decoder_argv(path: Path, start_s: float, frames: int) -> list[str]:
+def decoder_argv(path: Path, start_s: float, frames: int, pix_fmt: str = "rgb24",
+                 size: tuple[int, int] | None = None) -> list[str]:
     """ffmpeg decoding ``frames`` frames of a mezzanine clip from ``start_s`` seconds as raw
-    rgb24 on stdout (BT.709 limited-range YUV to full-range RGB), at 30 fps, native size."""
+    frames on stdout at 30 fps, native size: ``rgb24`` (BT.709 limited-range YUV to full-range
+    RGB) or ``yuv420p`` (I420, BT.709 limited range as the film's frames; ``size``, width and
+    height, then rounded down to even, the clip scaled to it if it is odd)."""
+    if pix_fmt == yuv.PIX_FMT:
+        scale = "scale=in_color_matrix=bt709:in_range=tv:out_color_matrix=bt709:out_range=tv"
+        if size is not None:
+            scale = f"scale={size[0] // 2 * 2}:{size[1] // 2 * 2}:" + scale[len("scale="):]
+    elif pix_fmt == "rgb24":
+        scale = "scale=in_color_matrix=bt709:in_range=tv:out_range=pc"
+    else:
+        raise ValueError(f"clips decode to yuv420p or rgb24, not {pix_fmt!r}")
     return ffmpeg_argv(
         "-threads", "2", "-ss", f"{max(0.0, start_s):.3f}", "-i", str(path),
         "-map", "0:v:0", "-an", "-sn", "-dn",
-        "-vf", f"fps={spec.FPS},scale=in_color_matrix=bt709:in_range=tv:out_range=pc,"
-               "format=rgb24",
-        "-frames:v", str(frames), "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1",
+        "-vf", f"fps={spec.FPS},{scale},format={pix_fmt}",
+        "-frames:v", str(frames), "-f", "rawvideo", "-pix_fmt", pix_fmt, "pipe:1",
     )
 
 
@@ -274,11 +299,14 @@ def open_encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None,
 
 
 class ClipReader:
-    """Raw RGB frames of one clip segment, decoded by ffmpeg and read on a helper thread."""
+    """Raw frames of one clip segment, decoded by ffmpeg and read on a helper thread: I420
+    frames (``pix_fmt`` ``yuv420p``, the size rounded down to even) or RGB (H x W x 3,
+    ``rgb24``)."""
 
     def __init__(self, path: Path, start_s: float, frames: int, size: tuple[int, int],
-                 limits: Limits) -> None:
-        self.size = size
+                 limits: Limits, pix_fmt: str = "rgb24") -> None:
+        self.pix_fmt = pix_fmt
+        self.size = size if pix_fmt == "rgb24" else (size[0] // 2 * 2, size[1] // 2 * 2)
         self.frames = frames
         self.error: BaseException | None = None
         self._ended = False
@@ -286,7 +314,8 @@ class ClipReader:
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=CLIP_QUEUE_FRAMES)
         self._stack = contextlib.ExitStack()
         self._process = self._stack.enter_context(
-            start_tool(decoder_argv(path, start_s, frames), limits, stdout_stream=True))
+            start_tool(decoder_argv(path, start_s, frames, pix_fmt, size), limits,
+                       stdout_stream=True))
         grow_pipe(self._process.stdout)
         self._thread = threading.Thread(target=self._read, name=f"decode-{path.name}",
                                         daemon=True)
@@ -294,7 +323,8 @@ class ClipReader:
 
     def _read_frame(self) -> np.ndarray | None:
         width, height = self.size
-        buf = bytearray(width * height * 3)
+        i420 = self.pix_fmt == yuv.PIX_FMT
+        buf = bytearray(width * height * 3 // 2 if i420 else width * height * 3)
         view, got = memoryview(buf), 0
         stdout = self._process.stdout
         while got < len(buf):
@@ -302,7 +332,9 @@ class ClipReader:
             if not n:
                 return None
             got += n
-        return np.frombuffer(buf, np.uint8).reshape(height, width, 3)
+        frame = np.frombuffer(buf, np.uint8)
+        return (frame.reshape(yuv.frame_shape(width, height)) if i420
+                else frame.reshape(height, width, 3))
 
     def _read(self) -> None:
         count = 0

@@ -3,8 +3,9 @@
 A logo is an RGBA uint8 image (straight alpha). :func:`film_logo_box` places it inside the safe
 area of each aspect: bottom-right of 16:9 inside the title-safe margin, top-centre of 9:16 just
 below the band platforms cover with their UI (:data:`media.card_text.SOCIAL_TOP_CLEAR`).
-:class:`LogoOverlay` scales it once (area averaging, premultiplied so edges stay clean) and
-blends it onto frames with a per-frame opacity.
+:class:`LogoOverlay` scales it once (area averaging, premultiplied so edges stay clean),
+converts it once to the film's planes (:class:`PlanarLogo`) and blends it onto I420 film frames
+with a per-frame opacity; cards blend the RGB logo (:func:`blend_logo`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from media import yuv
 from media.spec import Aspect
 
 TITLE_SAFE = 0.05  # fraction of each frame edge kept clear (16:9 title-safe)
@@ -102,17 +104,79 @@ def blend_logo(frame: np.ndarray, logo: ScaledLogo, opacity: float = 1.0) -> np.
     return out
 
 
+@dataclass(frozen=True)
+class LogoPlane:
+    """One plane of a logo ready to blend: premultiplied value (float32, plane levels: the
+    logo's Y, U or V times its alpha), alpha (float32, 0..1) and its top-left corner on the
+    plane (pixels)."""
+
+    value: np.ndarray
+    alpha: np.ndarray
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class PlanarLogo:
+    """A :class:`ScaledLogo` as the film's Y, U and V planes (chroma half size)."""
+
+    planes: tuple[LogoPlane, LogoPlane, LogoPlane]
+
+
+def planar_logo(logo: ScaledLogo) -> PlanarLogo:
+    """``logo`` converted once to premultiplied BT.709 limited-range planes: Y at its own
+    placement; U and V over the even-aligned 2x2 blocks it touches, value and alpha averaged
+    over each block (what a 2x2 chroma average of the blended frame sees)."""
+    h, w = logo.alpha.shape
+    x0, y0 = logo.x - logo.x % 2, logo.y - logo.y % 2  # even-aligned box around the logo
+    bw, bh = (logo.x + w - x0 + 1) // 2 * 2, (logo.y + h - y0 + 1) // 2 * 2
+    alpha = np.zeros((bh, bw), np.float32)
+    colour = np.zeros((bh, bw, 3), np.float32)
+    sx, sy = logo.x - x0, logo.y - y0
+    alpha[sy:sy + h, sx:sx + w] = logo.alpha
+    colour[sy:sy + h, sx:sx + w] = logo.colour * 255.0
+    # premultiplied: matrix times premultiplied RGB, plus each plane's offset times alpha
+    value = cv2.transform(colour, yuv.RGB_TO_YUV[:, :3]) + (
+        alpha[..., None] * yuv.RGB_TO_YUV[:, 3])
+    luma = LogoPlane(np.ascontiguousarray(value[sy:sy + h, sx:sx + w, 0]),
+                     np.ascontiguousarray(logo.alpha), logo.x, logo.y)
+    half = (bw // 2, bh // 2)
+    c_alpha = cv2.resize(alpha, half, interpolation=cv2.INTER_AREA)
+    chroma = [LogoPlane(cv2.resize(np.ascontiguousarray(value[..., i]), half,
+                                   interpolation=cv2.INTER_AREA), c_alpha, x0 // 2, y0 // 2)
+              for i in (1, 2)]
+    return PlanarLogo((luma, chroma[0], chroma[1]))
+
+
+def blend_logo_i420(frame: np.ndarray, logo: PlanarLogo, opacity: float = 1.0) -> np.ndarray:
+    """A copy of the I420 ``frame`` with ``logo`` composited at ``opacity`` (0..1), plane by
+    plane: ``out = under * (1 - alpha * opacity) + value * opacity``."""
+    out = frame.copy()
+    if opacity <= 1e-3:
+        return out
+    for plane, dst in zip(logo.planes, yuv.planes(out), strict=True):
+        h, w = plane.alpha.shape
+        region = dst[plane.y:plane.y + h, plane.x:plane.x + w]
+        rh, rw = region.shape
+        mixed = (region.astype(np.float32) * (1.0 - plane.alpha[:rh, :rw] * opacity)
+                 + plane.value[:rh, :rw] * opacity)
+        region[:] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
+    return out
+
+
 class LogoOverlay:
-    """The small corner logo of every aspect, ready to blend onto film frames."""
+    """The small corner logo of every aspect, ready to blend onto I420 film frames."""
 
     def __init__(self, logo: np.ndarray, aspects: tuple[Aspect, ...]) -> None:
         rgba = check_logo(logo)
         h, w = rgba.shape[:2]
         self.scaled = {a.name: scale_logo(rgba, film_logo_box(a, w, h)) for a in aspects}
+        self.planar = {name: planar_logo(scaled) for name, scaled in self.scaled.items()}
 
     def apply(self, frame: np.ndarray, aspect: Aspect, weight: float) -> np.ndarray:
-        """``frame`` with the logo at ``weight`` (0..1, e.g. how much of the frame is a shot
-        rather than a card) times :data:`FILM_LOGO_OPACITY`; the frame itself if 0."""
+        """The I420 ``frame`` with the logo at ``weight`` (0..1, e.g. how much of the frame is
+        a shot rather than a card) times :data:`FILM_LOGO_OPACITY` (a new frame); the frame
+        itself if 0."""
         if weight <= 1e-3:
             return frame
-        return blend_logo(frame, self.scaled[aspect.name], weight * FILM_LOGO_OPACITY)
+        return blend_logo_i420(frame, self.planar[aspect.name], weight * FILM_LOGO_OPACITY)

@@ -33,7 +33,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.compose import Prescaled, prescale, render_crop, viewport_matrix
+from media import yuv
+from media.compose import (
+    Prescaled,
+    PrescaledI420,
+    prescale,
+    prescale_i420,
+    render_crop_i420,
+    viewport_matrix,
+)
 from media.framing import Box, Motion, Rect, Subject, saliency_map
 
 SEG_LONG_EDGE = 320  # pixels: GrabCut runs on a copy this large
@@ -378,30 +386,41 @@ def background_motion(motion: Motion, rate: float = BACKGROUND_RATE) -> Motion:
 @dataclass(frozen=True)
 class ScaledLayers:
     """:class:`ParallaxLayers` pre-scaled for one output size (see
-    :func:`media.compose.prescale_factor`), ready for "over" compositing with premultiplied
-    alpha: the foreground colour times its alpha, the alpha's complement (both uint8, so a
-    frame costs two cheap warps, a multiply and an add) and the background."""
+    :func:`media.compose.prescale_factor`) and converted once to the film's planes (see
+    :mod:`media.yuv`), ready for "over" compositing with premultiplied alpha: per plane the
+    foreground's value times its alpha and the alpha's complement (uint8; chroma ones are
+    2x2 averages of the premultiplied values, so a frame costs cheap warps, a multiply and an
+    add per plane) and the background."""
 
-    premultiplied: Prescaled
-    transparency: Prescaled  # 255 - alpha
-    background: Prescaled
+    premultiplied: PrescaledI420
+    transparency: PrescaledI420  # 255 - alpha: y at luma size, u and v (equal) at chroma size
+    background: PrescaledI420
     bbox: tuple[float, float, float, float]  # foreground extent, original photo pixels
 
 
 def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
     """Both layers area-downscaled to ``factor`` of the photo's size (no change if the layers
-    are that small already); the foreground is premultiplied first, so its downscaled edge does
-    not pick up a dark fringe."""
+    are that small already) and converted to planes; the foreground is premultiplied first
+    (its Y, U and V, black being zero), so its downscaled edge does not pick up a fringe."""
     alpha = np.ascontiguousarray(layers.foreground[..., 3])
-    premultiplied = cv2.multiply(np.ascontiguousarray(layers.foreground[..., :3]),
-                                 cv2.cvtColor(alpha, cv2.COLOR_GRAY2RGB), scale=1.0 / 255.0)
+    k = factor / layers.scale  # vs the layer's size
 
-    def scaled(image: np.ndarray) -> Prescaled:
-        done = prescale(image, factor / layers.scale, margin=False)  # vs the layer's size
+    def scaled(plane: np.ndarray, chroma: bool) -> Prescaled:
+        done = prescale(plane, k * (0.5 if chroma else 1.0), margin=False)  # chroma: half
         return Prescaled(done.image, done.sx * layers.scale, done.sy * layers.scale)
 
-    return ScaledLayers(scaled(premultiplied), scaled(255 - alpha), scaled(layers.background),
-                        tuple(float(v) for v in layers.bbox))
+    planes = cv2.split(yuv.rgb_to_yuv444(layers.foreground))
+    weight = alpha.astype(np.float32) / 255.0
+    premultiplied = [np.clip(p * weight + 0.5, 0, 255).astype(np.uint8) for p in planes]
+    clear = 255 - alpha
+    back = prescale_i420(layers.background, k, margin=False)
+    background = PrescaledI420(*(Prescaled(p.image, p.sx * layers.scale, p.sy * layers.scale)
+                                 for p in back.planes))
+    return ScaledLayers(
+        PrescaledI420(scaled(premultiplied[0], False), scaled(premultiplied[1], True),
+                      scaled(premultiplied[2], True)),
+        PrescaledI420(scaled(clear, False), *(2 * (scaled(clear, True),))),
+        background, tuple(float(v) for v in layers.bbox))
 
 
 class ParallaxLayer:
@@ -416,36 +435,44 @@ class ParallaxLayer:
         self.out_w, self.out_h = out_w, out_h
 
     def _roi(self, index: int) -> tuple[int, int, int, int]:
-        """Output pixels (x0, y0, x1, y1) the foreground can touch at frame ``index``."""
+        """Output pixels (x0, y0, x1, y1) the foreground can touch at frame ``index``: even,
+        so the chroma planes' region is exactly half of it."""
         rect = self.motion.rect_at(index)
         k = self.out_w / rect.w
         x0, y0, x1, y1 = self.layers.bbox
-        return (max(0, math.floor((x0 - rect.x) * k) - 1),
-                max(0, math.floor((y0 - rect.y) * k) - 1),
-                min(self.out_w, math.ceil((x1 - rect.x) * k) + 1),
-                min(self.out_h, math.ceil((y1 - rect.y) * k) + 1))
+        ix0 = max(0, math.floor((x0 - rect.x) * k) - 1)
+        iy0 = max(0, math.floor((y0 - rect.y) * k) - 1)
+        ix1 = min(self.out_w, math.ceil((x1 - rect.x) * k) + 1)
+        iy1 = min(self.out_h, math.ceil((y1 - rect.y) * k) + 1)
+        return ix0 - ix0 % 2, iy0 - iy0 % 2, ix1 + ix1 % 2, iy1 + iy1 % 2
 
     def frame(self, index: int) -> np.ndarray:
-        """Frame ``index`` (0-based within the shot) as uint8 RGB (out_h, out_w, 3): the
-        background, then the foreground "over" it (out = back * (1 - alpha) + fore * alpha)."""
-        out = render_crop(self.layers.background, self.back_motion.rect_at(index), self.out_w,
-                          self.out_h)
+        """Frame ``index`` (0-based within the shot) as a new I420 frame (see
+        :mod:`media.yuv`): the background, then the foreground "over" it, plane by plane (out
+        = back * (1 - alpha) + fore * alpha)."""
+        out = render_crop_i420(self.layers.background, self.back_motion.rect_at(index),
+                               self.out_w, self.out_h)
         ix0, iy0, ix1, iy1 = self._roi(index)
         if ix1 <= ix0 or iy1 <= iy0:
             return out
-        rect, size, offset = self.motion.rect_at(index), (ix1 - ix0, iy1 - iy0), (ix0, iy0)
-        fore = self._warp(self.layers.premultiplied, rect, size, offset, 0)
-        clear = self._warp(self.layers.transparency, rect, size, offset, 255)
-        behind = cv2.multiply(out[iy0:iy1, ix0:ix1], cv2.cvtColor(clear, cv2.COLOR_GRAY2RGB),
-                              scale=1.0 / 255.0)
-        out[iy0:iy1, ix0:ix1] = cv2.add(behind, fore)
+        rect = self.motion.rect_at(index)
+        for k, fore_src, clear_src, plane in zip(
+                (1, 2, 2), self.layers.premultiplied.planes, self.layers.transparency.planes,
+                yuv.planes(out), strict=True):
+            size, offset = ((ix1 - ix0) // k, (iy1 - iy0) // k), (ix0 // k, iy0 // k)
+            plane_size = (self.out_w // k, self.out_h // k)
+            fore = self._warp(fore_src, rect, size, offset, 0, plane_size)
+            clear = self._warp(clear_src, rect, size, offset, 255, plane_size)
+            region = plane[offset[1]:offset[1] + size[1], offset[0]:offset[0] + size[0]]
+            region[:] = cv2.add(cv2.multiply(region, clear, scale=1.0 / 255.0), fore)
         return out
 
     def _warp(self, src: Prescaled, rect: Rect, size: tuple[int, int],
-              offset: tuple[int, int], outside: int) -> np.ndarray:
-        """``src`` through viewport ``rect`` over the output region at ``offset`` of ``size``
-        (pixels); ``outside`` fills what lies beyond the photo."""
-        matrix = viewport_matrix(rect, src, self.out_w, self.out_h, offset=offset)
+              offset: tuple[int, int], outside: int, plane_size: tuple[int, int]
+              ) -> np.ndarray:
+        """``src`` through viewport ``rect`` over the region at ``offset`` of ``size`` (pixels
+        of a plane ``plane_size`` large); ``outside`` fills what lies beyond the photo."""
+        matrix = viewport_matrix(rect, src, *plane_size, offset=offset)
         return cv2.warpAffine(src.image, matrix, size, flags=cv2.INTER_LINEAR
                               | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
                               borderValue=outside)

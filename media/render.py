@@ -2,7 +2,10 @@
 
 The frame loop: every film frame is the visible shots blended by their weights
 (:func:`media.compose.layer_weights`, :func:`media.compose.mix`), with a brand ``logo`` drawn
-small in a corner of every shot (:mod:`media.overlay`), and goes to one encoder per aspect. The
+small in a corner of every shot (:mod:`media.overlay`), and goes to one encoder per aspect.
+Frames are I420 throughout (:mod:`media.yuv`: the encoders' own format, each source converted
+once); a frame whose shot holds still (the same source frame, the same weights) is not
+composed again. The
 encoders and the clip decoders are in :mod:`media.encode` (injectable: ``render_films(...,
 encoders=...)``); each shot's sources (photos decoded, moves planned, cards drawn, clip decoders
 started) are prepared by :mod:`media.sources` on a helper thread a little ahead of the frame
@@ -190,11 +193,17 @@ class _ShotPipeline:
         self.ready.clear()
 
 
+_Held = dict[str, tuple[np.ndarray, float, np.ndarray]]
+"""The last frame of each aspect before and after its logo: (mixed, logo weight, composed)."""
+
+
 def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
              frame: int, layers: list[tuple[int, float]],
-             logo: LogoOverlay | None = None) -> np.ndarray:
-    """The film frame ``frame`` for ``aspect``: the visible shots blended by their weights, and
-    the corner logo over the part that is shots rather than cards."""
+             logo: LogoOverlay | None = None, held: _Held | None = None) -> np.ndarray:
+    """The film frame ``frame`` for ``aspect`` (I420): the visible shots blended by their
+    weights, and the corner logo over the part that is shots rather than cards. With ``held``
+    (updated here), a mix that is the last frame's array again (one shot holding still) reuses
+    the last frame's logo too."""
     images = []
     for index, weight in layers:
         shot = timeline.shots[index]
@@ -202,7 +211,12 @@ def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
     composed = mix(images, aspect.width, aspect.height)
     if logo is not None:
         on_shots = sum(w for i, w in layers if timeline.shots[i].kind != "card")
-        composed = logo.apply(composed, aspect, on_shots)
+        last = held.get(aspect.name) if held is not None else None
+        if last is not None and last[0] is composed and last[1] == on_shots:
+            return last[2]
+        mixed, composed = composed, logo.apply(composed, aspect, on_shots)
+        if held is not None:
+            held[aspect.name] = (mixed, on_shots, composed)
     return composed
 
 
@@ -248,6 +262,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                              ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare"),
                              deadline, shots)
     compose_s = 0.0
+    held: _Held = {}
     try:
         with _compose_threads, encoders(aspects, audio_path, outputs, encoder_preset,
                                         budget) as feeds:
@@ -257,8 +272,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                     raise ToolTimeoutError(f"render timed out after {budget:.0f}s", None, "")
                 pipeline.advance(frame)
                 layers = layer_weights(timeline, frame)
-                composed = {a.name: _compose(timeline, pipeline, a, frame, layers, overlay)
-                            for a in aspects}
+                composed = {a.name: _compose(timeline, pipeline, a, frame, layers, overlay,
+                                             held) for a in aspects}
                 compose_s += time.monotonic() - t0
                 for name, image in composed.items():
                     feeds[name].put(image)

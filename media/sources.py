@@ -2,7 +2,9 @@
 
 A photo is decoded once (:func:`load_photo`), its subject found and its moves planned, its
 pre-scaled copies shared by the shots and aspects that show it, and freed after its last shot;
-every picture gets the film's colour grade (:mod:`media.grade`) once, as it is decoded;
+every picture gets the film's colour grade (:mod:`media.grade`) once, as it is decoded (in
+RGB), and is converted once to the film's I420 planes (:mod:`media.yuv`): every shot's frames
+are I420, as the encoders take them;
 a card is drawn over its photo; a clip shot gets its decoder (:class:`media.encode.ClipReader`)
 and is framed like a photo (:mod:`media.clip_framing`, planned from one sample frame).
 :class:`SourcePreparer` builds these :class:`Prepared` shots on a helper thread.
@@ -19,16 +21,15 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from media import spec
+from media import spec, yuv
 from media.card_motion import card_frame
 from media.cards import CardImage, render_card_image
-from media.clip_framing import ClipFraming, frame_clip, plan_clip_framing
+from media.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
 from media.compose import (
     PhotoLayer,
-    Prescaled,
-    cover_frame,
-    prescale,
+    PrescaledI420,
     prescale_factor,
+    prescale_i420,
     subject_cover,
 )
 from media.encode import ClipReader, probe_size, sample_frame
@@ -65,7 +66,8 @@ class Prepared:
     """A shot's frames in every aspect (see :meth:`frame`)."""
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
-        """Frame ``index`` (0-based within the shot) for ``aspect``."""
+        """Frame ``index`` (0-based within the shot) for ``aspect``, I420 (see
+        :mod:`media.yuv`); callers must not write to it (a held frame is returned again)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -84,8 +86,9 @@ class PreparedCard(Prepared):
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         entrance = None if self.delay is None else self.delay / spec.FPS
-        return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
-                          entrance)
+        drawn = card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
+                           entrance)
+        return yuv.rgb_to_i420(drawn) if drawn.ndim == 3 else drawn  # RGB, or I420 already
 
 
 class PreparedPhoto(Prepared):
@@ -99,7 +102,9 @@ class PreparedPhoto(Prepared):
 
 
 class PreparedClip(Prepared):
-    """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short."""
+    """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short.
+    The decoder gives I420 frames, or RGB ones when the film has a colour grade (graded in RGB,
+    then converted)."""
 
     def __init__(self, reader: ClipReader, deadline: float,
                  framings: dict[str, ClipFraming] | None = None,
@@ -117,7 +122,9 @@ class PreparedClip(Prepared):
             decoded = self.reader.next(self.deadline)
             self._index += 1
             if decoded is not None:
-                self._decoded, self._covered = apply_grade(decoded, self.grade), {}
+                if decoded.ndim == 3:  # RGB: the grade, then the film's planes
+                    decoded = yuv.rgb_to_i420(apply_grade(decoded, self.grade))
+                self._decoded, self._covered = decoded, {}
             elif self._decoded is None:
                 raise ToolError("clip decoder produced no frames", None, "")
             else:
@@ -125,9 +132,9 @@ class PreparedClip(Prepared):
         assert self._decoded is not None
         if aspect.name not in self._covered:
             framing = self.framings.get(aspect.name)
-            self._covered[aspect.name] = (
-                frame_clip(self._decoded, framing) if framing is not None
-                else cover_frame(self._decoded, aspect.width, aspect.height))
+            self._covered[aspect.name] = frame_clip(
+                self._decoded, framing if framing is not None
+                else cover_framing(yuv.frame_size(self._decoded), aspect))
         return self._covered[aspect.name]
 
     def close(self) -> None:
@@ -141,15 +148,15 @@ class _Photo:
     image: np.ndarray
     subject: Subject
     uses: int
-    scaled: dict[float, Prescaled] = field(default_factory=dict)
+    scaled: dict[float, PrescaledI420] = field(default_factory=dict)
     layers: ParallaxLayers | None = None
     separated: str | None = None  # None: not tried yet; "" ok; else why parallax fell back
     scaled_layers: dict[float, ScaledLayers] = field(default_factory=dict)
 
-    def prescaled(self, factor: float) -> Prescaled:
-        """The photo pre-scaled by ``factor`` (computed once, then shared)."""
+    def prescaled(self, factor: float) -> PrescaledI420:
+        """The photo pre-scaled by ``factor`` as I420 planes (computed once, then shared)."""
         if factor not in self.scaled:
-            self.scaled[factor] = prescale(self.image, factor)
+            self.scaled[factor] = prescale_i420(self.image, factor)
         return self.scaled[factor]
 
     def parallax(self, factor: float) -> ScaledLayers | None:
@@ -323,7 +330,8 @@ class SourcePreparer:
         subject = find_subject(sample) if sample is not None else None
         framings = {a.name: plan_clip_framing(size, subject, a, keep_min=self._keep_min(a))
                     for a in self.aspects} if subject is not None else None
-        reader = ClipReader(path, shot.clip_start_s, shot.frames, size, self._limits())
+        reader = ClipReader(path, shot.clip_start_s, shot.frames, size, self._limits(),
+                            "rgb24" if not self.grade.identity else yuv.PIX_FMT)
         return PreparedClip(reader, self.deadline, framings, self.grade)
 
     def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:

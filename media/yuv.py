@@ -27,6 +27,8 @@ RGB_TO_YUV = np.array([
 ], dtype=np.float32)
 _YUV_TO_RGB = np.linalg.inv(np.vstack([RGB_TO_YUV, [0, 0, 0, 1]]))[:3].astype(np.float32)
 BLACK_Y, NEUTRAL_C = 16, 128
+PIX_FMT = "yuv420p"  # ffmpeg's name of the frames' layout (what encoders are told they read)
+PLANE_OFFSETS = (float(BLACK_Y), float(NEUTRAL_C), float(NEUTRAL_C))  # black, per plane
 
 
 def frame_shape(width: int, height: int) -> tuple[int, int]:
@@ -54,6 +56,17 @@ def planes(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, u, v
 
 
+def luma_rows(frame: np.ndarray) -> np.ndarray:
+    """The Y plane of an I420 ``frame`` as a view (its first ``height`` rows)."""
+    return frame[: frame.shape[0] * 2 // 3]
+
+
+def chroma_rows(frame: np.ndarray) -> np.ndarray:
+    """U then V of an I420 ``frame`` as one view of its last ``height / 2`` rows (both planes'
+    black is 128, so blends toward black treat them alike)."""
+    return frame[frame.shape[0] * 2 // 3:]
+
+
 def black(width: int, height: int) -> np.ndarray:
     """A new black I420 frame (Y 16, U and V 128)."""
     frame = np.empty(frame_shape(width, height), np.uint8)
@@ -77,6 +90,30 @@ def rgb_to_i420(rgb: np.ndarray) -> np.ndarray:
     half = (width // 2, height // 2)
     u[:] = cv2.resize(cv2.extractChannel(yuv, 1), half, interpolation=cv2.INTER_AREA)
     v[:] = cv2.resize(cv2.extractChannel(yuv, 2), half, interpolation=cv2.INTER_AREA)
+    return frame
+
+
+def rgb_to_planes(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An RGB uint8 picture of any size as separate Y (H x W), U and V planes (ceil(H/2) x
+    ceil(W/2), the 2x2 averages as :func:`rgb_to_i420`, the last row or column averaging what
+    is there); new contiguous arrays."""
+    height, width = rgb.shape[:2]
+    yuv = rgb_to_yuv444(rgb)
+    half = ((width + 1) // 2, (height + 1) // 2)
+    if width % 2 or height % 2:  # pad by repeating the edge so the 2x2 blocks stay aligned
+        yuv = cv2.copyMakeBorder(yuv, 0, height % 2, 0, width % 2, cv2.BORDER_REPLICATE)
+    y = np.ascontiguousarray(yuv[:height, :width, 0])
+    u = cv2.resize(cv2.extractChannel(yuv, 1), half, interpolation=cv2.INTER_AREA)
+    v = cv2.resize(cv2.extractChannel(yuv, 2), half, interpolation=cv2.INTER_AREA)
+    return y, u, v
+
+
+def from_planes(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """A new I420 frame holding the planes ``y`` (H x W, even sizes), ``u`` and ``v``."""
+    height, width = y.shape
+    frame = np.empty(frame_shape(width, height), np.uint8)
+    for dst, src in zip(planes(frame), (y, u, v), strict=True):
+        dst[:] = src
     return frame
 
 

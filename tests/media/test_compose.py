@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 from skimage import data
 
+from media import yuv
 from media.compose import (
     PhotoLayer,
     Prescaled,
+    backdrop,
+    backdrop_i420,
     cover_box,
     cover_frame,
     incoming_weight,
@@ -19,8 +22,11 @@ from media.compose import (
     photo_box_on_frame,
     prescale,
     prescale_factor,
+    prescale_i420,
     render_crop,
+    render_crop_i420,
     render_fit,
+    render_fit_i420,
     resize_crop,
     shifted_crop,
     viewport_matrix,
@@ -153,13 +159,62 @@ def test_fitted_photo_has_no_bars() -> None:
     subject = find_subject(image)
     motion = plan_ken_burns((1000, 1500), subject, LANDSCAPE, 30)
     assert motion.mode == "fit"
-    layer = PhotoLayer(prescale(image, prescale_factor(motion, LANDSCAPE.width)), motion,
+    layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, LANDSCAPE.width)), motion,
                        LANDSCAPE.width, LANDSCAPE.height)
-    frame = layer.frame(15)
-    assert frame.shape == (1080, 1920, 3)
+    i420 = layer.frame(15)
+    assert i420.shape == yuv.frame_shape(1920, 1080)
+    frame = yuv.i420_to_rgb(i420)
     assert frame[:, :40].min() > 30  # blurred, darkened photo, not black
     assert frame[:, :40].max() < 200  # darker than the photo itself
-    assert frame[540, 960].tolist() == [220, 220, 220]
+    assert np.abs(frame[540, 960].astype(int) - 220).max() <= 1
+
+
+def test_a_held_viewport_returns_the_same_frame_without_composing_again() -> None:
+    image = cv2.resize(data.astronaut(), (1200, 900))
+    motion = plan_ken_burns((1200, 900), find_subject(image), LANDSCAPE, 20)
+    layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, LANDSCAPE.width)), motion,
+                       LANDSCAPE.width, LANDSCAPE.height)
+    last = layer.frame(19)
+    assert layer.frame(25) is last  # past the move's end the viewport holds
+    assert layer.frame(18) is not last
+
+
+def _plane_psnrs(a: np.ndarray, b: np.ndarray) -> list[float]:
+    return [yuv.psnr(pa, pb) for pa, pb in zip(yuv.planes(a), yuv.planes(b), strict=True)]
+
+
+@pytest.mark.parametrize("rect", [
+    Rect(60.37, 80.61, 1000.0, 562.5),  # a zoom: one resize per plane
+    Rect(10.5, 7.25, 960.0, 540.0),  # 1:1: a sub-pixel shift
+    Rect(-3.4, 20.0, 940.0, 528.75),  # reaching past the left edge
+    Rect(100.3, 50.9, 517.3, 290.98),  # magnified ~1.86x
+], ids=["zoom", "one-to-one", "past-left", "magnified"])
+def test_a_photo_crop_in_i420_equals_the_rgb_crop_converted(rect: Rect) -> None:
+    image = cv2.resize(data.astronaut(), (1200, 900))
+    planar = render_crop_i420(prescale_i420(image, 1.0), rect, 960, 540)
+    converted = yuv.rgb_to_i420(render_crop(prescale(image, 1.0), rect, 960, 540))
+    assert planar.shape == yuv.frame_shape(960, 540)
+    assert min(_plane_psnrs(planar, converted)) >= 45
+
+
+def test_a_prescaled_photo_crop_in_i420_equals_the_rgb_crop_converted() -> None:
+    image = cv2.resize(data.astronaut(), (2401, 1801))  # odd sizes: chroma rounds up
+    rect = Rect(300.2, 250.7, 1600.0, 900.0)
+    planar = render_crop_i420(prescale_i420(image, 0.6), rect, 960, 540)
+    converted = yuv.rgb_to_i420(render_crop(prescale(image, 0.6), rect, 960, 540))
+    assert min(_plane_psnrs(planar, converted)) >= 45
+
+
+def test_a_fitted_photo_in_i420_equals_the_rgb_fit_converted() -> None:
+    image = cv2.resize(data.astronaut(), (450, 600))
+    rect = Rect(-(700 * 16 / 9 - 450) / 2 + 0.37, -50.21, 700 * 16 / 9, 700.0)
+    box = photo_box_on_frame(prescale(image, 1.0), rect, 960)
+    back_rgb = backdrop(image, 960, 540, box)
+    back = backdrop_i420(yuv.rgb_to_planes(image), 960, 540, box)
+    assert min(_plane_psnrs(back, yuv.rgb_to_i420(back_rgb))) >= 40  # smooth: rounding only
+    planar = render_fit_i420(prescale_i420(image, 1.0), rect, back)
+    converted = yuv.rgb_to_i420(render_fit(prescale(image, 1.0), rect, back_rgb))
+    assert min(_plane_psnrs(planar, converted)) >= 40
 
 
 def test_cover_frame_fills_without_stretching() -> None:
@@ -175,14 +230,33 @@ def test_cover_box_is_the_centred_crop_with_the_frames_ratio() -> None:
     assert cover_box(1000, 1000, 1920, 1080) == (0, 219, 1000, 562)
 
 
+def _solid(rgb: tuple[int, int, int]) -> np.ndarray:
+    return yuv.rgb_to_i420(np.full((4, 6, 3), rgb, np.uint8))
+
+
 def test_weights_blend_the_shots_and_the_rest_is_black() -> None:
-    red = np.full((4, 6, 3), (200, 0, 0), np.uint8)
-    blue = np.full((4, 6, 3), (0, 0, 100), np.uint8)
-    assert mix([], 6, 4).max() == 0
+    red, blue = _solid((200, 0, 0)), _solid((0, 0, 100))
+
+    def near(frame: np.ndarray, rgb: tuple[int, int, int]) -> bool:
+        return bool(np.abs(frame.astype(int) - _solid(rgb)).max() <= 1)
+
+    assert np.array_equal(mix([], 6, 4), yuv.black(6, 4))
     assert mix([(red, 1.0)], 6, 4) is red  # a single full layer is passed through
-    assert mix([(red, 0.5)], 6, 4)[0, 0].tolist() == [100, 0, 0]
-    assert mix([(red, 0.5), (blue, 0.5)], 6, 4)[0, 0].tolist() == [100, 0, 50]
-    assert mix([(red, 0.25), (blue, 0.5), (red, 0.25)], 6, 4)[0, 0].tolist() == [100, 0, 50]
+    assert near(mix([(red, 0.5)], 6, 4), (100, 0, 0))
+    assert near(mix([(red, 0.5), (blue, 0.5)], 6, 4), (100, 0, 50))
+    assert near(mix([(red, 0.5), (blue, 0.25)], 6, 4), (100, 0, 25))
+    assert near(mix([(red, 0.25), (blue, 0.5), (red, 0.25)], 6, 4), (100, 0, 50))
+
+
+def test_a_fade_reaches_limited_range_black() -> None:
+    white = _solid((255, 255, 255))
+    y, u, v = yuv.planes(white)
+    assert y.min() == 235  # limited-range white
+    for weight in (0.5, 0.1, 0.01, 0.0):
+        faded_y, faded_u, faded_v = yuv.planes(mix([(white, weight)], 6, 4))
+        assert faded_y.max() == round(16 + 219 * weight)  # toward Y 16, not toward 0
+        assert faded_u.tolist() == u.tolist() and faded_v.tolist() == v.tolist()  # 128 stays
+    assert np.array_equal(mix([(white, 0.0)], 6, 4), yuv.black(6, 4))
 
 
 def test_a_crossfade_hands_over_evenly_around_the_cut() -> None:

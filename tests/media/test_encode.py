@@ -3,6 +3,7 @@ failing encoders (media.encode)."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from bench.exact_floor import raw_writer_argv
-from media import spec
+from media import spec, yuv
 from media.encode import (
     ENCODER_INPUT_QUEUE,
     ClipReader,
@@ -25,7 +26,7 @@ from media.encode import (
     sample_frame,
     write_frame,
 )
-from media.runner import Limits, ToolError, ffmpeg_argv, run_tool
+from media.runner import Limits, ToolError, ffmpeg_argv, ffprobe_argv, run_tool
 
 PRESET = "superfast"
 LIMITS = Limits(timeout_s=60)
@@ -100,6 +101,66 @@ def test_delivered_sound_is_aac_at_48_khz_stereo() -> None:
     assert args[args.index("-ac") + 1] == str(spec.AUDIO_CHANNELS) == "2"
 
 
+def test_the_encoder_reads_yuv420p_tagged_bt709_limited_and_converts_nothing(
+        tmp_path: Path) -> None:
+    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET)
+    before_input = argv[:argv.index("pipe:0")]
+    assert before_input[before_input.index("-pix_fmt") + 1] == yuv.PIX_FMT == "yuv420p"
+    for flag, value in (("-color_range", "tv"), ("-colorspace", "bt709"),
+                        ("-color_primaries", "bt709"), ("-color_trc", "bt709")):
+        assert before_input[before_input.index(flag) + 1] == value
+    assert "-vf" not in argv and "-filter:v" not in argv  # no scale, no format conversion
+    rgb = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET, input_pix_fmt="rgb24")
+    assert rgb[rgb.index("-pix_fmt") + 1] == "rgb24" and "-vf" in rgb
+    with pytest.raises(ValueError):
+        encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET, input_pix_fmt="nv12")
+
+
+def _stream_tags(path: Path) -> dict[str, str]:
+    out = run_tool(ffprobe_argv("-select_streams", "v:0", "-show_entries",
+                                "stream=codec_name,profile,pix_fmt,color_range,color_space,"
+                                "color_transfer,color_primaries,width,height,r_frame_rate",
+                                "-of", "json", str(path)), LIMITS)
+    return json.loads(out.stdout)["streams"][0]
+
+
+def test_a_film_encoded_from_i420_frames_has_the_tags_the_rgb_path_gave(tmp_path: Path) -> None:
+    aspect = spec.Aspect("small16x9", 320, 180)
+    grey = np.full((aspect.height, aspect.width, 3), 128, np.uint8)
+    grey[:, :160] = (200, 60, 30)
+    films = {}
+    for pix_fmt, frame in (("yuv420p", yuv.rgb_to_i420(grey)), ("rgb24", grey)):
+        films[pix_fmt] = tmp_path / f"{pix_fmt}.mp4"
+
+        def argv(a: spec.Aspect, audio: Path | None, out: Path, preset: str,
+                 fmt: str = pix_fmt) -> list[str]:
+            return encoder_argv(a, audio, out, preset, input_pix_fmt=fmt)
+
+        with open_encoders((aspect,), None, {aspect.name: films[pix_fmt]}, PRESET, 60,
+                           argv_for=argv) as feeds:
+            for _ in range(5):
+                feeds[aspect.name].put(frame)
+            feeds[aspect.name].finish()
+    tags = _stream_tags(films["yuv420p"])
+    assert tags == _stream_tags(films["rgb24"])
+    assert (tags["pix_fmt"], tags["color_range"], tags["color_space"], tags["color_transfer"],
+            tags["color_primaries"], tags["profile"]) == (
+        spec.PIX_FMT, "tv", "bt709", "bt709", "bt709", "High")
+
+
+def test_black_i420_frames_encode_to_limited_range_black(tmp_path: Path) -> None:
+    aspect = spec.Aspect("small16x9", 320, 180)
+    film = tmp_path / "black.mp4"
+    with open_encoders((aspect,), None, {aspect.name: film}, PRESET, 60) as feeds:
+        for _ in range(3):
+            feeds[aspect.name].put(yuv.black(aspect.width, aspect.height))
+        feeds[aspect.name].finish()
+    decoded = run_tool(ffmpeg_argv("-i", str(film), "-frames:v", "1", "-f", "rawvideo",
+                                   "-pix_fmt", "yuv420p", "pipe:1"), LIMITS).stdout
+    y, u, v = yuv.planes(np.frombuffer(decoded, np.uint8).reshape(yuv.frame_shape(320, 180)))
+    assert y.min() == y.max() == 16 and u.min() == u.max() == v.min() == v.max() == 128
+
+
 def test_segment_encoder_without_audio_maps_only_the_video(tmp_path: Path) -> None:
     argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET)
     assert argv.count("-i") == 1
@@ -134,6 +195,25 @@ def test_clip_reader_gives_the_frames_asked_for_then_none(tmp_path: Path) -> Non
     assert frames[10] is None
 
 
+def test_clip_reader_decodes_i420_as_the_clip_holds_it(tmp_path: Path) -> None:
+    clip = _testsrc_clip(tmp_path / "c.mp4")
+    frames = {}
+    for pix_fmt in ("yuv420p", "rgb24"):
+        reader = ClipReader(clip, 0.5, 3, (640, 360), LIMITS, pix_fmt)
+        try:
+            frames[pix_fmt] = [reader.next(time.monotonic() + 30) for _ in range(3)]
+        finally:
+            reader.close()
+    plain = run_tool(ffmpeg_argv("-ss", "0.500", "-i", str(clip), "-frames:v", "3", "-f",
+                                 "rawvideo", "-pix_fmt", "yuv420p", "pipe:1"), LIMITS).stdout
+    assert b"".join(f.tobytes() for f in frames["yuv420p"]) == plain  # the clip's own planes
+    for planar, rgb in zip(frames["yuv420p"], frames["rgb24"], strict=True):
+        assert planar is not None and rgb is not None
+        assert planar.shape == yuv.frame_shape(640, 360)
+        # RGB was a detour (chroma upsampled, then averaged again): close, not equal
+        assert yuv.psnr(planar, yuv.rgb_to_i420(rgb)) >= 35
+
+
 def test_clip_reader_raises_when_nothing_decodes(tmp_path: Path) -> None:
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(b"not a video at all")
@@ -147,8 +227,8 @@ def test_clip_reader_raises_when_nothing_decodes(tmp_path: Path) -> None:
 
 def test_encoder_factory_uses_the_command_line_it_is_given(tmp_path: Path) -> None:
     aspect = spec.LANDSCAPE
-    outputs = {aspect.name: tmp_path / "a.rgb"}
-    frame = np.full((aspect.height, aspect.width, 3), 77, np.uint8)
+    outputs = {aspect.name: tmp_path / "a.yuv"}
+    frame = np.full(yuv.frame_shape(aspect.width, aspect.height), 77, np.uint8)
     with open_encoders((aspect,), None, outputs, PRESET, 60, argv_for=raw_writer_argv) as feeds:
         for _ in range(2):
             feeds[aspect.name].put(frame)
@@ -158,9 +238,9 @@ def test_encoder_factory_uses_the_command_line_it_is_given(tmp_path: Path) -> No
 
 def test_encoder_past_its_output_bytes_fails_with_its_error(tmp_path: Path) -> None:
     aspect = spec.LANDSCAPE
-    frame = np.zeros((aspect.height, aspect.width, 3), np.uint8)
+    frame = yuv.black(aspect.width, aspect.height)
     with pytest.raises(ToolError), open_encoders(
-            (aspect,), None, {aspect.name: tmp_path / "a.rgb"}, PRESET, 60,
+            (aspect,), None, {aspect.name: tmp_path / "a.yuv"}, PRESET, 60,
             argv_for=raw_writer_argv, output_file_bytes=frame.nbytes // 2) as feeds:
         for _ in range(4):
             feeds[aspect.name].put(frame)

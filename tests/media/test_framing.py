@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from skimage import data
 
+from media import yuv
 from media.compose import (
     PhotoLayer,
-    prescale,
     prescale_factor,
+    prescale_i420,
 )
 from media.framing import (
     FILL_MAX_UPSCALE,
@@ -151,10 +152,11 @@ def test_rendered_first_and_last_frames_still_show_the_face(aspect: Aspect) -> N
     for choice in CHOICES:
         motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice)
         assert motion.mode == "crop"
-        layer = PhotoLayer(prescale(image, prescale_factor(motion, aspect.width)), motion,
+        layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, aspect.width)), motion,
                            aspect.width, aspect.height)
         for index in (0, motion.frames - 1):
-            assert find_subject(layer.frame(index)).source == "faces", (choice, index)
+            frame = yuv.i420_to_rgb(layer.frame(index))
+            assert find_subject(frame).source == "faces", (choice, index)
 
 
 def _second_difference(values: np.ndarray) -> float:

@@ -8,7 +8,7 @@ import numpy as np
 from PIL import Image
 from skimage import data
 
-from media import spec
+from media import spec, yuv
 from media.arc import look
 from media.card_spec import CardSpec
 from media.grade import GRADES, apply_grade, grade_named
@@ -56,5 +56,5 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
         index = next(i for i, s in enumerate(tl.shots) if s.kind == "photo")
         preparer = SourcePreparer(tl, (spec.LANDSCAPE,), {"a": tmp_path / "a.png"}, {},
                                   deadline=1e12)
-        frames[gentle] = preparer.prepare(index).frame(spec.LANDSCAPE, 0)
+        frames[gentle] = yuv.i420_to_rgb(preparer.prepare(index).frame(spec.LANDSCAPE, 0))
     assert look(frames[True])[2] < 0.9 * look(frames[False])[2]

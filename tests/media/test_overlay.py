@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
+from skimage import data
 
-from media.overlay import LogoOverlay, film_logo_box
+from media import yuv
+from media.overlay import LogoOverlay, blend_logo, film_logo_box
 from media.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
 
 
@@ -16,10 +19,15 @@ def synthetic_logo(width: int = 400, height: int = 160) -> np.ndarray:
     return logo
 
 
+def _grey(aspect: Aspect, level: int = 30) -> np.ndarray:
+    return yuv.rgb_to_i420(np.full((aspect.height, aspect.width, 3), level, np.uint8))
+
+
 def _ink(aspect: Aspect, logo: np.ndarray, weight: float = 1.0) -> np.ndarray:
-    frame = np.full((aspect.height, aspect.width, 3), 30, np.uint8)
+    """Where the logo changed the luma of an I420 frame (pixels)."""
+    frame = _grey(aspect)
     out = LogoOverlay(logo, (aspect,)).apply(frame, aspect, weight)
-    return np.abs(out.astype(int) - frame).sum(axis=2) > 0
+    return yuv.planes(out)[0] != yuv.planes(frame)[0]
 
 
 @pytest.mark.parametrize("shape", [(160, 400), (400, 400), (600, 150)], ids=["wide", "square",
@@ -48,11 +56,29 @@ def test_transparent_pixels_leave_the_frame_alone_and_weight_fades_it() -> None:
     assert not ink[y:y + h // 8].any()  # the logo's transparent top margin
     assert ink[y + h // 2, x + w // 2]
     assert not _ink(LANDSCAPE, logo, weight=0.0).any()
-    frame = np.full((LANDSCAPE.height, LANDSCAPE.width, 3), 30, np.uint8)
+    frame = _grey(LANDSCAPE)
     overlay = LogoOverlay(logo, ASPECTS)
-    half = overlay.apply(frame, LANDSCAPE, 0.5)[y + h // 2, x + w // 2].astype(int)
-    full = overlay.apply(frame, LANDSCAPE, 1.0)[y + h // 2, x + w // 2].astype(int)
-    assert 30 < half[0] < full[0]
+    under = int(yuv.planes(frame)[0][y + h // 2, x + w // 2])
+    half = int(yuv.planes(overlay.apply(frame, LANDSCAPE, 0.5))[0][y + h // 2, x + w // 2])
+    full = int(yuv.planes(overlay.apply(frame, LANDSCAPE, 1.0))[0][y + h // 2, x + w // 2])
+    assert under < half < full  # the orange bar is lighter than the dark grey frame
+    assert yuv.planes(frame)[0].min() == round(16 + 30 * 219 / 255)  # a copy, untouched
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=[a.name for a in ASPECTS])
+def test_the_logo_on_i420_frames_equals_the_rgb_blend_converted(aspect: Aspect) -> None:
+    logo = synthetic_logo(401, 163)  # odd sizes: the chroma box is widened to 2x2 blocks
+    logo[..., 3] = np.linspace(0, 255, 401, dtype=np.uint8)[None, :]  # a soft alpha ramp
+    picture = cv2.resize(data.astronaut(), (aspect.width, aspect.height))
+    overlay = LogoOverlay(logo, (aspect,))
+    planar = overlay.apply(yuv.rgb_to_i420(picture), aspect, 0.7)
+    scaled = overlay.scaled[aspect.name]
+    converted = yuv.rgb_to_i420(blend_logo(picture, scaled, 0.7 * 0.88))
+    x, y = scaled.x - 4, scaled.y - 4
+    h, w = scaled.alpha.shape[0] + 8, scaled.alpha.shape[1] + 8
+    for k, a, b in zip((1, 2, 2), yuv.planes(planar), yuv.planes(converted), strict=True):
+        box = np.s_[y // k:(y + h) // k, x // k:(x + w) // k]  # the logo and its surround
+        assert yuv.psnr(a[box], b[box]) >= 40
 
 
 def test_rgb_logo_and_bad_shapes() -> None:

@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 from skimage import data
 
+from media import yuv
 from media.card_spec import CardSpec
-from media.compose import PhotoLayer, prescale_factor
+from media.compose import PhotoLayer, prescale, prescale_factor, render_crop, viewport_matrix
 from media.framing import find_subject, plan_ken_burns
 from media.parallax import (
     AREA_MAX,
@@ -103,13 +104,41 @@ def _match_shift(first: np.ndarray, last: np.ndarray, box: tuple[int, int, int, 
     return px + (0.5 * (left - right) / denom if denom else 0.0) - x0
 
 
+def _rgb_parallax_frame(layers: object, motion: object, index: int) -> np.ndarray:
+    """A parallax frame composed in RGB at full resolution (the warp of both layers, then
+    "over"), as renders did before frames were I420."""
+    fg = layers.foreground  # type: ignore[attr-defined]
+    rect, back_rect = motion.rect_at(index), background_motion(motion).rect_at(index)  # type: ignore[attr-defined]
+    out = render_crop(prescale(layers.background, 1.0), back_rect, SMALL.width,  # type: ignore[attr-defined]
+                      SMALL.height).astype(np.float32)
+    src = prescale(fg, 1.0, margin=False)
+    matrix = viewport_matrix(rect, src, SMALL.width, SMALL.height)
+    warped = cv2.warpAffine(fg, matrix, (SMALL.width, SMALL.height),
+                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                            borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
+    alpha = warped[..., 3:] / 255.0
+    return np.clip(out * (1 - alpha) + warped[..., :3] * alpha + 0.5, 0, 255).astype(np.uint8)
+
+
+def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
+    subject = find_subject(astronaut())
+    motion = plan_ken_burns((512, 512), subject, SMALL, 60, choice=2)
+    layers = astronaut_layers()
+    layer = ParallaxLayer(scale_layers(layers, 1.0), motion, SMALL.width, SMALL.height)
+    for index in (0, 31, 59):
+        planar = layer.frame(index)
+        expected = yuv.rgb_to_i420(_rgb_parallax_frame(layers, motion, index))
+        for a, b in zip(yuv.planes(planar), yuv.planes(expected), strict=True):
+            assert yuv.psnr(a, b) >= 40
+
+
 def test_background_and_subject_move_at_different_rates() -> None:
     subject = find_subject(astronaut())
     motion = plan_ken_burns((512, 512), subject, SMALL, 90, choice=2)  # a pan
     assert motion.move == "pan" and motion.start.w == pytest.approx(motion.end.w)
     layer = ParallaxLayer(scale_layers(astronaut_layers(), prescale_factor(motion, SMALL.width)),
                           motion, SMALL.width, SMALL.height)
-    first, last = layer.frame(0), layer.frame(89)
+    first, last = yuv.i420_to_rgb(layer.frame(0)), yuv.i420_to_rgb(layer.frame(89))
     k = SMALL.width / motion.start.w  # output px per photo px
     planned = (motion.start.x - motion.end.x) * k
     face = subject.faces[0].to_pixels(512, 512)
@@ -188,6 +217,6 @@ def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> N
         if shot.kind == "photo":
             layer = preparer.prepare(index).layers[SMALL.name]
             kinds[shot.source_id] = type(layer)
-            assert layer.frame(0).shape == (SMALL.height, SMALL.width, 3)
+            assert layer.frame(0).shape == yuv.frame_shape(SMALL.width, SMALL.height)
     assert kinds == {"face": ParallaxLayer, "flat": PhotoLayer}
     assert any("flat" in note and "fell back" in note for note in preparer.notes)

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from bench.exact_floor import raw_writer_argv
-from media import spec
+from media import spec, yuv
 from media.card_spec import CardSpec
 from media.card_text import text_layout
 from media.encode import open_encoders
@@ -265,17 +265,19 @@ def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
     photos = [_solid_photo(tmp_path / "red.png", RED)]
     timeline = _timeline(photos, [], 4.0)
     middle = _middle_frame(timeline, "red")
-    outputs = {a.name: tmp_path / f"{a.name}.rgb" for a in spec.ASPECTS}
+    outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
     stats = render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
                          frames=(middle, middle + 2), timeout_s=60,
                          encoders=functools.partial(open_encoders, argv_for=raw_writer_argv))
     assert stats.frames == 2
     for aspect in spec.ASPECTS:
         raw = outputs[aspect.name].read_bytes()
-        frame_bytes = aspect.width * aspect.height * 3
+        frame_bytes = aspect.width * aspect.height * 3 // 2  # I420: what the encoders read
         assert len(raw) == 2 * frame_bytes
-        first = np.frombuffer(raw[:frame_bytes], np.uint8).reshape(aspect.height, aspect.width, 3)
-        assert np.abs(first.reshape(-1, 3).mean(axis=0) - RED).max() < 2
+        first = np.frombuffer(raw[:frame_bytes], np.uint8).reshape(
+            yuv.frame_shape(aspect.width, aspect.height))
+        y, u, v = (float(p.mean()) for p in yuv.planes(first))
+        assert np.abs(np.array((y, u, v)) - _bt709_limited(RED)).max() < 1
 
 
 def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:

@@ -8,13 +8,18 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
-from media import spec
+from media import sources, spec, yuv
+from media.card_motion import card_frame
 from media.card_spec import CardSpec
+from media.cards import render_card_image
 from media.encode import ClipReader
+from media.grade import grade_named
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.sources import (
+    PreparedCard,
     PreparedClip,
     card_photo,
     load_photo,
@@ -54,9 +59,62 @@ def test_short_clip_holds_its_last_frame(tmp_path: Path) -> None:
         frames = [shot.frame(spec.LANDSCAPE, i).copy() for i in range(40)]
     finally:
         shot.close()
-    assert all(f.shape == (1080, 1920, 3) for f in frames)
+    assert all(f.shape == yuv.frame_shape(1920, 1080) for f in frames)
     assert not np.array_equal(frames[0], frames[14])
     assert all(np.array_equal(frames[14], f) for f in frames[15:])
+
+
+def test_a_clip_shot_decodes_straight_to_i420_and_holds_its_last_frame(tmp_path: Path) -> None:
+    clip = _testsrc_clip(tmp_path / "clip.mp4", 4.0)
+    reader = ClipReader(clip, 3.7, 10, (640, 360), LIMITS, yuv.PIX_FMT)  # 9 frames left
+    shot = PreparedClip(reader, time.monotonic() + 60)
+    try:
+        frames = [shot.frame(spec.PORTRAIT, i) for i in range(10)]
+    finally:
+        shot.close()
+    assert all(f.shape == yuv.frame_shape(1080, 1920) for f in frames)
+    assert frames[9] is frames[8]  # held: the same framed frame, not composed again
+    luma = yuv.planes(frames[0])[0]
+    assert luma.min() >= 16 and luma.max() <= 235 and luma.std() > 20  # limited-range bars
+
+
+def test_a_gentle_film_grades_its_clips_in_rgb_then_converts_them(tmp_path: Path) -> None:
+    clip = _testsrc_clip(tmp_path / "clip.mp4", 2.0)
+    frames = {}
+    for name, pix_fmt in (("natural", yuv.PIX_FMT), ("gentle", "rgb24")):
+        shot = PreparedClip(ClipReader(clip, 0.5, 2, (640, 360), LIMITS, pix_fmt),
+                            time.monotonic() + 60, None, grade_named(name))
+        try:
+            frames[name] = shot.frame(spec.LANDSCAPE, 0)
+        finally:
+            shot.close()
+    assert frames["gentle"].shape == frames["natural"].shape == yuv.frame_shape(1920, 1080)
+
+    def colourfulness(frame: np.ndarray) -> float:
+        return float(np.abs(yuv.chroma_rows(frame).astype(np.float32) - 128).mean())
+
+    assert colourfulness(frames["gentle"]) < 0.9 * colourfulness(frames["natural"])
+
+
+def _card(aspect: spec.Aspect) -> PreparedCard:
+    image = render_card_image(CardSpec("opening", ("Hello",)), aspect.width, aspect.height)
+    return PreparedCard({aspect.name: image}, None, 60)
+
+
+def test_a_card_drawn_in_rgb_reaches_the_film_as_i420() -> None:
+    aspect = spec.Aspect("small16x9", 320, 180)
+    card = _card(aspect)
+    frame = card.frame(aspect, 10)
+    drawn = card_frame(card.images[aspect.name], 10 / spec.FPS, 60 / spec.FPS, None)
+    assert frame.shape == yuv.frame_shape(320, 180)
+    assert np.array_equal(frame, yuv.rgb_to_i420(drawn))
+
+
+def test_a_card_drawn_in_i420_passes_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    aspect = spec.Aspect("small16x9", 320, 180)
+    native = yuv.black(320, 180)  # what a card drawn natively in I420 returns
+    monkeypatch.setattr(sources, "card_frame", lambda *args, **kwargs: native)
+    assert _card(aspect).frame(aspect, 10) is native
 
 
 def test_a_photo_of_any_mode_loads_as_rgb_uint8(tmp_path: Path) -> None:

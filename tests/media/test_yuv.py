@@ -70,3 +70,24 @@ def test_conversion_matches_ffmpeg_swscale_within_50_db() -> None:
 def test_round_trip_to_rgb_is_close() -> None:
     rgb = _astronaut()
     assert yuv.psnr(yuv.i420_to_rgb(yuv.rgb_to_i420(rgb)), rgb) > 35
+
+
+def test_separate_planes_equal_the_frames_and_odd_sizes_round_chroma_up() -> None:
+    picture = _astronaut()
+    y, u, v = yuv.rgb_to_planes(picture)
+    frame = yuv.rgb_to_i420(picture)
+    assert all(np.array_equal(a, b) for a, b in zip((y, u, v), yuv.planes(frame), strict=True))
+    assert np.array_equal(yuv.from_planes(y, u, v), frame)
+    odd = _astronaut(511, 383)
+    y, u, v = yuv.rgb_to_planes(odd)
+    assert y.shape == (383, 511) and u.shape == v.shape == (192, 256)
+    even_y, even_u, _ = yuv.rgb_to_planes(odd[:382, :510])
+    assert np.array_equal(y[:382, :510], even_y)
+    assert np.array_equal(u[:191, :255], even_u)  # whole 2x2 blocks: the same averages
+
+
+def test_luma_and_chroma_rows_split_a_frame_by_its_black_level() -> None:
+    frame = yuv.black(8, 4)
+    assert yuv.luma_rows(frame).shape == (4, 8) and (yuv.luma_rows(frame) == 16).all()
+    assert yuv.chroma_rows(frame).shape == (2, 8) and (yuv.chroma_rows(frame) == 128).all()
+    assert yuv.PLANE_OFFSETS == (16.0, 128.0, 128.0) and yuv.PIX_FMT == "yuv420p"
