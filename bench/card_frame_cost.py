@@ -83,7 +83,7 @@ def main() -> None:
         entrance = None if card.delay is None else card.delay / spec.FPS
         for aspect in spec.ASPECTS:
             image = card.images[aspect.name]
-            if hasattr(image, "i420"):
+            if hasattr(type(image), "i420"):  # (hasattr on the instance would convert)
                 prep = _cpu_ms(lambda image=image: image.i420, 1)
                 print(f"card {index} {aspect.name}: one-time I420 conversion {prep:.1f} ms")
             for name, frame_of in functions.items():

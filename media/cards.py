@@ -4,6 +4,10 @@
 Every drawn line is lifted to read against what is actually behind it, with a soft shadow; a
 brand logo sits above the text (:mod:`media.overlay`). :func:`render_card_image` keeps the bare
 backdrop and every word as a :class:`Sprite`, which :mod:`media.card_motion` moves.
+
+Cards are drawn once, in RGB (the poster uses that drawing as is). The film's frames are I420
+(:mod:`media.yuv`): :attr:`CardImage.i420` converts the backdrop and every sprite once per card
+(:class:`CardI420`), so each frame is moved and composited plane by plane, chroma at half size.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from media import fonts
+from media import fonts, yuv
 from media.card_colour import Palette, contrast_ratio, lift_contrast, luminance, palette
 from media.card_spec import CardSpec
 from media.card_text import CardLayout, draw_text, layout_card, line_pieces, logo_reserve
@@ -160,6 +164,35 @@ class Sprite:
 
 
 @dataclass(frozen=True)
+class SpriteI420:
+    """A :class:`Sprite` in the film's I420 planes, as :mod:`media.card_motion` composites it:
+    on a plane less its black (Y 16, U and V 128), a shadow multiplies by ``keep_shade``
+    (``1 - shade``) and a glyph multiplies by ``keep`` (``1 - alpha``) then adds ``paint``
+    (the ink through :data:`media.yuv.RGB_TO_YUV` without its offsets, premultiplied).
+    ``luma``: (h, w, 3) float32 (paint Y, keep, keep_shade), top-left at ``x0``/``y0`` (as the
+    sprite's). ``chroma``: (h/2, w/2, 4) float32 (paint U, paint V, keep, keep_shade), each the
+    2x2 mean of the full-resolution channel; its first sample covers luma columns ``x0 + dx``
+    and ``x0 + dx + 1`` and rows ``y0 + dy`` and ``y0 + dy + 1`` (``dx``, ``dy``: 0 or -1, so
+    the 2x2 blocks are the frame's)."""
+
+    x0: int
+    y0: int
+    luma: np.ndarray
+    chroma: np.ndarray
+    dx: int
+    dy: int
+
+
+@dataclass(frozen=True)
+class CardI420:
+    """A card's parts in I420: its ``base`` (the backdrop with the logo, an I420 frame) and
+    its ``sprites`` (in the order of :attr:`CardImage.sprites`)."""
+
+    base: np.ndarray
+    sprites: tuple[SpriteI420, ...]
+
+
+@dataclass(frozen=True)
 class CardImage:
     """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
     with the logo), the text as ``sprites`` that :mod:`media.card_motion` moves, the centre of
@@ -172,6 +205,12 @@ class CardImage:
     centre: tuple[float, float]
     rise_px: float
     drift: float = 1.0  # how much of the house motion the card makes (gentle cards: less)
+
+    @functools.cached_property
+    def i420(self) -> CardI420:
+        """The backdrop and the sprites converted to I420, once per card (on first use)."""
+        return CardI420(yuv.rgb_to_i420(self.base),
+                        tuple(sprite_i420(sprite) for sprite in self.sprites))
 
 
 def render_card(card: CardSpec, width: int, height: int,
@@ -248,6 +287,26 @@ def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacit
         region *= (1.0 - cover)[..., None]
         region += opacity * ink[window]
     frame[fy0:fy1, fx0:fx1] = _to_uint8(region)
+
+
+def sprite_i420(sprite: Sprite) -> SpriteI420:
+    """``sprite`` in the film's Y, U and V (see :class:`SpriteI420`). Blends are linear, so
+    laying these on the I420 planes is laying the sprite on the RGB frame (to rounding)."""
+    h, w = sprite.alpha.shape
+    paint = cv2.transform(sprite.ink, yuv.RGB_TO_YUV[:, :3])  # (h, w, 3): Y, U, V
+    keep = 1.0 - sprite.alpha
+    keep_shade = 1.0 - sprite.shade
+    luma = cv2.merge([np.ascontiguousarray(paint[..., 0]), keep, keep_shade])
+    dx, dy = -(sprite.x0 % 2), -(sprite.y0 % 2)
+    full = cv2.merge([np.ascontiguousarray(paint[..., 1]), np.ascontiguousarray(paint[..., 2]),
+                      keep, keep_shade])
+    # Pad to whole 2x2 blocks of the frame's grid with nothing drawn (no paint, keep all).
+    right, bottom = (w - dx) % 2, (h - dy) % 2
+    full = cv2.copyMakeBorder(full, -dy, bottom, -dx, right, cv2.BORDER_CONSTANT,
+                              value=(0.0, 0.0, 1.0, 1.0))
+    half = (full.shape[1] // 2, full.shape[0] // 2)
+    chroma = cv2.resize(full, half, interpolation=cv2.INTER_AREA)
+    return SpriteI420(sprite.x0, sprite.y0, luma, chroma, dx, dy)
 
 
 def _text_colours(base: np.ndarray, lay: CardLayout, pal: Palette) -> dict[str, tuple[int, ...]]:
