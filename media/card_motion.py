@@ -170,12 +170,13 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
     return out
 
 
-MAX_RESIZE_LEAD = 64  # output pixels a resized backdrop may start before the frame (else: warp)
+MAX_RESIZE_LEAD = 64  # output pixels a resize may start before its output (else: warp)
+RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
 SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
 
 
 def _resize_origin(pos: float, zoom: float) -> tuple[int, int] | None:
-    """For one axis of a backdrop zoomed by ``zoom`` whose output pixel 0 shows source pixel
+    """For one axis of a picture zoomed by ``zoom`` whose output pixel 0 shows source pixel
     ``pos``: a whole source pixel ``o`` (the region's start; before 0: padded) and a whole
     number ``n`` >= 1 of output pixels such that ``cv2.resize`` by ``zoom`` of the region from
     ``o`` (it shows region pixel ``(j + 0.5) / zoom - 0.5`` at output pixel ``j``), cut at
@@ -183,58 +184,67 @@ def _resize_origin(pos: float, zoom: float) -> tuple[int, int] | None:
     1/32-pixel grid): ``(o, n)`` with the least ``n``, or None when ``n`` would pass
     :data:`MAX_RESIZE_LEAD`."""
     origin = math.floor(pos)
-    while True:
-        steps = zoom * (pos - origin) + (zoom - 1.0) / 2
-        if steps > MAX_RESIZE_LEAD:
-            return None
-        if steps >= 1.0 and abs(steps - round(steps)) <= SUBPIXEL_TOLERANCE:
-            return origin, round(steps)
-        origin -= 1
+    first = zoom * (pos - origin) + (zoom - 1.0) / 2  # output pixels from the origin to pos
+    steps = first + zoom * np.arange(math.ceil(MAX_RESIZE_LEAD / zoom) + 1)  # origins before
+    good = np.flatnonzero((steps >= 1.0) & (steps <= MAX_RESIZE_LEAD)
+                          & (np.abs(steps - np.round(steps)) <= SUBPIXEL_TOLERANCE))
+    if len(good) == 0:
+        return None
+    return origin - int(good[0]), round(float(steps[good[0]]))
+
+
+def _resampled(src: np.ndarray, zoom: float, shift: tuple[float, float], size: tuple[int, int],
+               border: int, fill: tuple[float, ...] = (0.0,)) -> np.ndarray:
+    """``src`` scaled by ``zoom`` (>= 1) then moved by ``shift`` (pixels) into a new ``size``
+    (width, height) array: output pixel ``x`` shows source pixel ``(x - shift) / zoom``;
+    beyond ``src``, its ``border`` (``cv2.BORDER_*``; ``fill`` for a constant one).
+
+    One ``cv2.resize`` of a region (a third to a quarter of the CPU of ``warpAffine``, which
+    spends most of its time mapping coordinates) where whole-pixel origins make it exact (see
+    :func:`_resize_origin`) at no more than :data:`RESIZE_COST_MAX` times the output's area,
+    else the warp.
+    """
+    out_w, out_h = size
+    along_x = _resize_origin(-shift[0] / zoom, zoom)
+    along_y = _resize_origin(-shift[1] / zoom, zoom)
+    if (along_x is None or along_y is None
+            or (along_x[1] + out_w) * (along_y[1] + out_h) > RESIZE_COST_MAX * out_w * out_h):
+        matrix = np.float64([[zoom, 0.0, shift[0]], [0.0, zoom, shift[1]]])
+        return cv2.warpAffine(src, matrix, size, flags=cv2.INTER_LINEAR, borderMode=border,
+                              borderValue=fill)
+    height, width = src.shape[:2]
+    (x0, nx), (y0, ny) = along_x, along_y
+    x1 = x0 + math.ceil((nx + out_w) / zoom) + 2
+    y1 = y0 + math.ceil((ny + out_h) / zoom) + 2
+    region = src[max(0, y0):min(height, y1), max(0, x0):min(width, x1)]
+    pads = (max(0, -y0), max(0, y1 - height), max(0, -x0), max(0, x1 - width))
+    if any(pads):
+        region = cv2.copyMakeBorder(region, *pads, border, value=fill)
+    big = cv2.resize(region, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_LINEAR)
+    return big[ny:ny + out_h, nx:nx + out_w]
 
 
 def _push_plane(src: np.ndarray, dst: np.ndarray, zoom: float,
                 shift: tuple[float, float]) -> None:
-    """``dst`` (same size as ``src``) = ``src`` scaled by ``zoom`` (>= 1) then moved by
-    ``shift`` (pixels): destination pixel ``x`` shows source pixel ``(x - shift) / zoom``.
-
-    One ``cv2.resize`` of a region (about a third of the CPU of a ``warpAffine``, which spends
-    most of its time mapping coordinates) where a whole-pixel origin makes it exact (see
-    :func:`_resize_origin`), else the warp.
-    """
+    """``dst`` (same size as ``src``) = ``src`` scaled by ``zoom`` about the frame's centre
+    (``shift``: see :func:`_resampled`), the edges reflected as the RGB warp's."""
     if zoom <= 1.0 + 1e-6:
         dst[:] = src
         return
     height, width = src.shape
-    along_x = _resize_origin(-shift[0] / zoom, zoom)
-    along_y = _resize_origin(-shift[1] / zoom, zoom)
-    if along_x is None or along_y is None:
-        matrix = np.float64([[zoom, 0.0, shift[0]], [0.0, zoom, shift[1]]])
-        cv2.warpAffine(src, matrix, (width, height), dst=dst, flags=cv2.INTER_LINEAR,
-                       borderMode=cv2.BORDER_REFLECT)
-        return
-    (x0, nx), (y0, ny) = along_x, along_y
-    x1 = x0 + math.ceil((nx + width) / zoom) + 2
-    y1 = y0 + math.ceil((ny + height) / zoom) + 2
-    region = src[max(0, y0):min(height, y1), max(0, x0):min(width, x1)]
-    pads = (max(0, -y0), max(0, y1 - height), max(0, -x0), max(0, x1 - width))
-    if any(pads):
-        region = cv2.copyMakeBorder(region, *pads, cv2.BORDER_REFLECT)
-    big = cv2.resize(region, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_LINEAR)
-    dst[:] = big[ny:ny + height, nx:nx + width]
+    dst[:] = _resampled(src, zoom, shift, (width, height), cv2.BORDER_REFLECT)
 
 
-def _moved(array: np.ndarray, left_f: float, top_f: float, scale: float, border: tuple
-           ) -> tuple[int, int, np.ndarray]:
+def _moved(array: np.ndarray, left_f: float, top_f: float, scale: float,
+           fill: tuple[float, ...]) -> tuple[int, int, np.ndarray]:
     """``array`` (a sprite's channels) scaled by ``scale`` with its pixel (0, 0) at
-    ``left_f``/``top_f``: (left, top, moved channels) on whole pixels; ``border``: each
+    ``left_f``/``top_f``: (left, top, moved channels) on whole pixels; ``fill``: each
     channel's value where nothing is drawn."""
     h, w = array.shape[:2]
     left, top = math.floor(left_f), math.floor(top_f)
     size = (math.ceil(w * scale + 2), math.ceil(h * scale + 2))
-    matrix = np.float64([[scale, 0.0, left_f - left], [0.0, scale, top_f - top]])
-    moved = cv2.warpAffine(array, matrix, size, flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=border)
-    return left, top, moved
+    return left, top, _resampled(array, scale, (left_f - left, top_f - top), size,
+                                 cv2.BORDER_CONSTANT, fill)
 
 
 def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray], sprites: tuple,
