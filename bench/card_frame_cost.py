@@ -8,8 +8,9 @@ the case is run once through render into ``--workdir`` (kept there, reused by la
 Each card's every frame is then made for each aspect, ``--repeat`` times, and the process CPU
 time (all threads) per frame is printed for each frame function the module has:
 :func:`media.card_motion.card_frame` and, where present, ``card_frame_rgb`` (the RGB path).
-The one-time preparation (drawing the card, and converting it) is timed apart. Use CPU time,
-not wall time: the machine is shared.
+The one-time preparation (drawing the card, and converting it) is timed apart. OpenCV runs on
+the render's own thread count (:data:`media.render.COMPOSE_OPENCV_THREADS`). Use CPU time, not
+wall time: the machine is shared.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from media import card_motion, spec
+from media.render import COMPOSE_OPENCV_THREADS
 from media.sources import PreparedCard, SourcePreparer
 from media.timeline import timeline_from_dict
 
@@ -75,6 +78,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     cards = _cards(_artifacts(args.workdir, args.length, args.tier))
+    cv2.setNumThreads(COMPOSE_OPENCV_THREADS)
     functions = {"card_frame": card_motion.card_frame}
     if hasattr(card_motion, "card_frame_rgb"):
         functions["card_frame_rgb"] = card_motion.card_frame_rgb

@@ -170,7 +170,7 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
     return out
 
 
-MAX_RESIZE_LEAD = 64  # output pixels a resize may start before its output (else: warp)
+MAX_RESIZE_LEAD = 128  # output pixels a resize may start before its output (else: warp)
 RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
 SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
 
