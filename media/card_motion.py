@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from media import yuv
-from media.cards import CardImage, Sprite, composite_sprite
+from media.cards import LAYER_MARGIN, CardImage, Layer, Sprite, SpriteI420, composite_sprite
 
 ENTRANCE_S = 0.7  # seconds over which one word fades and rises in
 STAGGER_S = 0.14  # seconds between the entrances of consecutive words...
@@ -185,19 +185,29 @@ def _resize_origin(pos: float, zoom: float) -> tuple[int, int] | None:
     :data:`MAX_RESIZE_LEAD`."""
     origin = math.floor(pos)
     first = zoom * (pos - origin) + (zoom - 1.0) / 2  # output pixels from the origin to pos
-    steps = first + zoom * np.arange(math.ceil(MAX_RESIZE_LEAD / zoom) + 1)  # origins before
-    good = np.flatnonzero((steps >= 1.0) & (steps <= MAX_RESIZE_LEAD)
-                          & (np.abs(steps - np.round(steps)) <= SUBPIXEL_TOLERANCE))
-    if len(good) == 0:
-        return None
-    return origin - int(good[0]), round(float(steps[good[0]]))
+    # Each whole source pixel further back adds ``zoom`` output pixels: the fractional part
+    # creeps by ``zoom - 1``, so jump straight to where it next nears a whole number.
+    back = max(0, math.ceil((1.0 - first) / zoom))
+    while True:
+        steps = first + back * zoom
+        if steps > MAX_RESIZE_LEAD:
+            return None
+        whole = round(steps)
+        if steps >= 1.0 and abs(steps - whole) <= SUBPIXEL_TOLERANCE:
+            return origin - back, whole
+        if zoom - 1.0 <= 1e-12:
+            return None
+        fraction = steps - math.floor(steps)
+        back += max(1, math.ceil((1.0 - SUBPIXEL_TOLERANCE - fraction) / (zoom - 1.0)))
 
 
 def _resampled(src: np.ndarray, zoom: float, shift: tuple[float, float], size: tuple[int, int],
-               border: int, fill: tuple[float, ...] = (0.0,)) -> np.ndarray:
+               border: int, fill: tuple[float, ...] = (0.0,), margin: int = 0) -> np.ndarray:
     """``src`` scaled by ``zoom`` (>= 1) then moved by ``shift`` (pixels) into a new ``size``
     (width, height) array: output pixel ``x`` shows source pixel ``(x - shift) / zoom``;
-    beyond ``src``, its ``border`` (``cv2.BORDER_*``; ``fill`` for a constant one).
+    beyond ``src``, its ``border`` (``cv2.BORDER_*``; ``fill`` for a constant one). ``src``
+    may carry ``margin`` pixels of that border on every side already (pixel 0 is then its
+    ``margin``-th): regions inside it are read as views, not padded copies.
 
     One ``cv2.resize`` of a region (a third to a quarter of the CPU of ``warpAffine``, which
     spends most of its time mapping coordinates) where whole-pixel origins make it exact (see
@@ -209,11 +219,13 @@ def _resampled(src: np.ndarray, zoom: float, shift: tuple[float, float], size: t
     along_y = _resize_origin(-shift[1] / zoom, zoom)
     if (along_x is None or along_y is None
             or (along_x[1] + out_w) * (along_y[1] + out_h) > RESIZE_COST_MAX * out_w * out_h):
-        matrix = np.float64([[zoom, 0.0, shift[0]], [0.0, zoom, shift[1]]])
+        matrix = np.float64([[zoom, 0.0, shift[0] - zoom * margin],
+                             [0.0, zoom, shift[1] - zoom * margin]])
         return cv2.warpAffine(src, matrix, size, flags=cv2.INTER_LINEAR, borderMode=border,
                               borderValue=fill)
     height, width = src.shape[:2]
     (x0, nx), (y0, ny) = along_x, along_y
+    x0, y0 = x0 + margin, y0 + margin
     x1 = x0 + math.ceil((nx + out_w) / zoom) + 2
     y1 = y0 + math.ceil((ny + out_h) / zoom) + 2
     region = src[max(0, y0):min(height, y1), max(0, x0):min(width, x1)]
@@ -235,38 +247,38 @@ def _push_plane(src: np.ndarray, dst: np.ndarray, zoom: float,
     dst[:] = _resampled(src, zoom, shift, (width, height), cv2.BORDER_REFLECT)
 
 
-def _moved(array: np.ndarray, left_f: float, top_f: float, scale: float,
-           fill: tuple[float, ...]) -> tuple[int, int, np.ndarray]:
-    """``array`` (a sprite's channels) scaled by ``scale`` with its pixel (0, 0) at
-    ``left_f``/``top_f``: (left, top, moved channels) on whole pixels; ``fill``: each
-    channel's value where nothing is drawn."""
-    h, w = array.shape[:2]
+def _moved(layer: Layer, place: Placement, chroma: bool, fill: tuple[float, ...]
+           ) -> tuple[float, int, int, np.ndarray]:
+    """A sprite's ``layer`` moved to ``place`` on a luma or ``chroma`` plane: (opacity, left,
+    top, moved array) on that plane's whole pixels; ``fill``: each channel's value where
+    nothing is drawn."""
+    scale = place.scale
+    left_f, top_f = place.left + scale * layer.dx, place.top + scale * layer.dy
+    if chroma:  # chroma sample c sits at luma pixel 2c + 0.5 (the layer's first: dx + 0.5)
+        left_f = (left_f + scale * 0.5 - 0.5) / 2
+        top_f = (top_f + scale * 0.5 - 0.5) / 2
+    h, w = layer.inner.shape[:2]
     left, top = math.floor(left_f), math.floor(top_f)
     size = (math.ceil(w * scale + 2), math.ceil(h * scale + 2))
-    return left, top, _resampled(array, scale, (left_f - left, top_f - top), size,
-                                 cv2.BORDER_CONSTANT, fill)
+    moved = _resampled(layer.array, scale, (left_f - left, top_f - top), size,
+                       cv2.BORDER_CONSTANT, fill, LAYER_MARGIN)
+    return place.opacity, left, top, moved
 
 
-def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray], sprites: tuple,
-              placements: tuple[Placement, ...]) -> None:
+def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
+              sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...]) -> None:
     """Composite the placed sprites onto the Y, U, V ``planes`` in place: every shadow, then
     every glyph, as one text layer; each plane's text region is converted to float once."""
-    luma_layers, chroma_layers = [], []
-    for place in placements:
-        sprite = sprites[place.index]
-        scale = place.scale
-        luma_layers.append((place.opacity, *_moved(sprite.luma, place.left, place.top, scale,
-                                                    (0.0, 1.0, 1.0, 0.0))))
-        # Chroma sample k of the sprite sits at its luma pixel dx + 2k + 0.5; frame chroma
-        # sample c at luma pixel 2c + 0.5.
-        c_left = (place.left + scale * (sprite.dx + 0.5) - 0.5) / 2
-        c_top = (place.top + scale * (sprite.dy + 0.5) - 0.5) / 2
-        chroma_layers.append((place.opacity, *_moved(sprite.chroma, c_left, c_top, scale,
-                                                     (0.0, 0.0, 1.0, 1.0))))
+    placed = [(sprites[place.index], place) for place in placements]
+    shades = [_moved(s.shade, place, False, (1.0,)) for s, place in placed]
+    glyphs = [_moved(s.glyphs, place, False, (0.0, 1.0)) for s, place in placed]
+    chroma_shades = [_moved(s.chroma_shade, place, True, (1.0,)) for s, place in placed]
+    chroma_glyphs = [_moved(s.chroma_glyphs, place, True, (0.0, 0.0, 1.0))
+                     for s, place in placed]
     y, u, v = planes
-    _composite(y, luma_layers, paint=0, keep=1, keep_shade=2, black=yuv.BLACK_Y)
-    _composite(u, chroma_layers, paint=0, keep=2, keep_shade=3, black=yuv.NEUTRAL_C)
-    _composite(v, chroma_layers, paint=1, keep=2, keep_shade=3, black=yuv.NEUTRAL_C)
+    _composite(y, shades, glyphs, paint=0, keep=1, black=yuv.BLACK_Y)
+    _composite(u, chroma_shades, chroma_glyphs, paint=0, keep=2, black=yuv.NEUTRAL_C)
+    _composite(v, chroma_shades, chroma_glyphs, paint=1, keep=2, black=yuv.NEUTRAL_C)
 
 
 def _window(shape: tuple[int, ...], layers: list) -> tuple[int, int, int, int] | None:
@@ -279,41 +291,39 @@ def _window(shape: tuple[int, ...], layers: list) -> tuple[int, int, int, int] |
     return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 
-def _clip(layer_left: int, layer_top: int, layer: np.ndarray, box: tuple[int, int, int, int]
-          ) -> tuple[tuple[slice, slice], tuple[slice, slice]] | None:
-    """(region window, layer window) where ``layer`` at ``layer_left``/``layer_top`` overlaps
-    ``box``; windows of the region array (``box``-relative) and of the layer."""
+def _clipped(layers: list, box: tuple[int, int, int, int]) -> list:
+    """``layers`` ((opacity, left, top, array)) where they overlap ``box``: (opacity, region
+    window (``box``-relative), the array's window)."""
     bx0, by0, bx1, by1 = box
-    h, w = layer.shape[:2]
-    x0, y0 = max(bx0, layer_left), max(by0, layer_top)
-    x1, y1 = min(bx1, layer_left + w), min(by1, layer_top + h)
-    if x1 <= x0 or y1 <= y0:
-        return None
-    return ((slice(y0 - by0, y1 - by0), slice(x0 - bx0, x1 - bx0)),
-            (slice(y0 - layer_top, y1 - layer_top), slice(x0 - layer_left, x1 - layer_left)))
+    out = []
+    for opacity, left, top, array in layers:
+        h, w = array.shape[:2]
+        x0, y0 = max(bx0, left), max(by0, top)
+        x1, y1 = min(bx1, left + w), min(by1, top + h)
+        if x1 > x0 and y1 > y0:
+            out.append((opacity, (slice(y0 - by0, y1 - by0), slice(x0 - bx0, x1 - bx0)),
+                        array[y0 - top:y1 - top, x0 - left:x1 - left]))
+    return out
 
 
-def _composite(plane: np.ndarray, layers: list, *, paint: int, keep: int, keep_shade: int,
+def _composite(plane: np.ndarray, shades: list, glyphs: list, *, paint: int, keep: int,
                black: int) -> None:
-    """Shadows then glyphs of ``layers`` ((opacity, left, top, channels)) onto the uint8
-    ``plane`` in place, worked on the plane less its ``black`` (see :class:`SpriteI420`):
-    ``paint``, ``keep`` and ``keep_shade`` are the channels' indices."""
-    box = _window(plane.shape, layers)
+    """Every shadow (``shades``: (opacity, left, top, keep)), then every glyph (``glyphs``:
+    (opacity, left, top, channels)) onto the uint8 ``plane`` in place, worked on the plane
+    less its ``black`` (see :class:`SpriteI420`): ``paint`` and ``keep`` are the glyph
+    channels' indices."""
+    box = _window(plane.shape, shades + glyphs)
     if box is None:
         return
     x0, y0, x1, y1 = box
     region = plane[y0:y1, x0:x1].astype(np.float32)
     region -= black
-    clipped = [(opacity, windows, channels) for opacity, left, top, channels in layers
-               if (windows := _clip(left, top, channels, box)) is not None]
-    for opacity, (into, outof), channels in clipped:
-        factor = channels[(*outof, keep_shade)]
+    for opacity, into, factor in _clipped(shades, box):
         if opacity < 1.0:
             factor = 1.0 - opacity + opacity * factor
         region[into] *= factor
-    for opacity, (into, outof), channels in clipped:
-        factor = channels[(*outof, keep)]
-        ink = channels[(*outof, paint)]
+    for opacity, into, channels in _clipped(glyphs, box):
+        factor, ink = channels[..., keep], channels[..., paint]
         if opacity < 1.0:
             factor, ink = 1.0 - opacity + opacity * factor, opacity * ink
         target = region[into]

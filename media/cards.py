@@ -163,24 +163,54 @@ class Sprite:
     order: int
 
 
+LAYER_MARGIN = 24  # samples of nothing around each I420 sprite layer (moves read views of it)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One of a :class:`SpriteI420`'s float32 arrays, with :data:`LAYER_MARGIN` samples of
+    nothing drawn on every side (``array``; :attr:`inner` without them), and where its first
+    inner sample sits: ``dx``, ``dy`` luma pixels right of and below the sprite's top-left (on
+    a chroma plane the sample covers luma pixels ``dx``, ``dx + 1`` and rows ``dy``, ``dy + 1``
+    from there)."""
+
+    array: np.ndarray
+    dx: int
+    dy: int
+
+    @classmethod
+    def padded(cls, inner: np.ndarray, dx: int, dy: int, fill: tuple[float, ...]) -> Layer:
+        """A layer of ``inner`` with its margin of ``fill`` (each channel's nothing)."""
+        m = LAYER_MARGIN
+        return cls(cv2.copyMakeBorder(inner, m, m, m, m, cv2.BORDER_CONSTANT, value=fill),
+                   dx, dy)
+
+    @property
+    def inner(self) -> np.ndarray:
+        """The layer without its margin."""
+        m = LAYER_MARGIN
+        return self.array[m:-m, m:-m]
+
+
 @dataclass(frozen=True)
 class SpriteI420:
     """A :class:`Sprite` in the film's I420 planes, as :mod:`media.card_motion` composites it:
-    on a plane less its black (Y 16, U and V 128), a shadow multiplies by ``keep_shade``
-    (``1 - shade``) and a glyph multiplies by ``keep`` (``1 - alpha``) then adds ``paint``
-    (the ink through :data:`media.yuv.RGB_TO_YUV` without its offsets, premultiplied).
-    ``luma``: (h, w, 3) float32 (paint Y, keep, keep_shade), top-left at ``x0``/``y0`` (as the
-    sprite's). ``chroma``: (h/2, w/2, 4) float32 (paint U, paint V, keep, keep_shade), each the
-    2x2 mean of the full-resolution channel; its first sample covers luma columns ``x0 + dx``
-    and ``x0 + dx + 1`` and rows ``y0 + dy`` and ``y0 + dy + 1`` (``dx``, ``dy``: 0 or -1, so
-    the 2x2 blocks are the frame's)."""
+    on a plane less its black (Y 16, U and V 128), a shadow multiplies by its ``keep``
+    (``1 - shade``) and a glyph multiplies by its ``keep`` (``1 - alpha``) then adds its
+    ``paint`` (the ink through :data:`media.yuv.RGB_TO_YUV` without the offsets,
+    premultiplied). Top-left at ``x0``/``y0`` (the sprite's).
+
+    ``shade``: the shadow's keep (h, w); ``glyphs``: (paint Y, keep), cut to the glyphs' box
+    (the shadow reaches further). ``chroma_shade`` and ``chroma_glyphs`` (paint U, paint V,
+    keep): the same at half size, each sample the 2x2 mean on the frame's own 2x2 grid.
+    """
 
     x0: int
     y0: int
-    luma: np.ndarray
-    chroma: np.ndarray
-    dx: int
-    dy: int
+    shade: Layer
+    glyphs: Layer
+    chroma_shade: Layer
+    chroma_glyphs: Layer
 
 
 @dataclass(frozen=True)
@@ -296,17 +326,31 @@ def sprite_i420(sprite: Sprite) -> SpriteI420:
     paint = cv2.transform(sprite.ink, yuv.RGB_TO_YUV[:, :3])  # (h, w, 3): Y, U, V
     keep = 1.0 - sprite.alpha
     keep_shade = 1.0 - sprite.shade
-    luma = cv2.merge([np.ascontiguousarray(paint[..., 0]), keep, keep_shade])
+    rows = np.flatnonzero(sprite.alpha.any(axis=1))
+    cols = np.flatnonzero(sprite.alpha.any(axis=0))
+    gy0, gy1 = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, 1)
+    gx0, gx1 = (int(cols[0]), int(cols[-1]) + 1) if len(cols) else (0, 1)
+    glyphs = cv2.merge([np.ascontiguousarray(paint[gy0:gy1, gx0:gx1, 0]),
+                        np.ascontiguousarray(keep[gy0:gy1, gx0:gx1])])
+    # Chroma: padded to whole 2x2 blocks of the frame's grid with nothing drawn.
     dx, dy = -(sprite.x0 % 2), -(sprite.y0 % 2)
-    full = cv2.merge([np.ascontiguousarray(paint[..., 1]), np.ascontiguousarray(paint[..., 2]),
-                      keep, keep_shade])
-    # Pad to whole 2x2 blocks of the frame's grid with nothing drawn (no paint, keep all).
     right, bottom = (w - dx) % 2, (h - dy) % 2
-    full = cv2.copyMakeBorder(full, -dy, bottom, -dx, right, cv2.BORDER_CONSTANT,
-                              value=(0.0, 0.0, 1.0, 1.0))
-    half = (full.shape[1] // 2, full.shape[0] // 2)
-    chroma = cv2.resize(full, half, interpolation=cv2.INTER_AREA)
-    return SpriteI420(sprite.x0, sprite.y0, luma, chroma, dx, dy)
+
+    def half(full: np.ndarray, fill: tuple[float, ...]) -> np.ndarray:
+        padded = cv2.copyMakeBorder(full, -dy, bottom, -dx, right, cv2.BORDER_CONSTANT,
+                                    value=fill)
+        size = (padded.shape[1] // 2, padded.shape[0] // 2)
+        return cv2.resize(padded, size, interpolation=cv2.INTER_AREA)
+
+    chroma = half(cv2.merge([np.ascontiguousarray(paint[..., 1]),
+                             np.ascontiguousarray(paint[..., 2]), keep]), (0.0, 0.0, 1.0))
+    cx0, cy0 = (gx0 - dx) // 2, (gy0 - dy) // 2
+    cx1, cy1 = (gx1 - dx + 1) // 2, (gy1 - dy + 1) // 2
+    return SpriteI420(
+        sprite.x0, sprite.y0, Layer.padded(keep_shade, 0, 0, (1.0,)),
+        Layer.padded(glyphs, gx0, gy0, (0.0, 1.0)),
+        Layer.padded(half(keep_shade, (1.0,)), dx, dy, (1.0,)),
+        Layer.padded(chroma[cy0:cy1, cx0:cx1], dx + 2 * cx0, dy + 2 * cy0, (0.0, 0.0, 1.0)))
 
 
 def _text_colours(base: np.ndarray, lay: CardLayout, pal: Palette) -> dict[str, tuple[int, ...]]:
