@@ -143,3 +143,21 @@ def test_i420_card_frames_are_the_rgb_frames_converted(aspect: spec.Aspect) -> N
             reference = yuv.rgb_to_i420(card_frame_rgb(image, seconds, length_s, entrance))
             for plane, want in zip(yuv.planes(native), yuv.planes(reference), strict=True):
                 assert yuv.psnr(plane, want) >= 45.0, (card.kind, seconds)
+
+
+def test_the_backdrop_push_matches_the_rgb_warp_on_every_frame() -> None:
+    # A sharp grey checker of a logo on the backdrop, no words: every frame's push (resized
+    # where a whole-pixel origin makes that exact, warped elsewhere) against the RGB warp,
+    # converted. A push a tenth of a pixel off fails this.
+    rows, cols = np.indices((120, 360)) // 5
+    logo = np.full((120, 360, 4), 255, np.uint8)
+    logo[..., :3] = np.where(((rows + cols) % 2 == 1)[..., None], 235, 30)
+    image = render_card_image(CardSpec("opening", ("", "")), 960, 540, _photo(960, 540), logo)
+    assert not image.sprites
+    frames = round(3.0 * spec.FPS)
+    for index in range(frames):
+        seconds = index / spec.FPS
+        native = card_frame(image, seconds, 3.0)
+        reference = yuv.rgb_to_i420(card_frame_rgb(image, seconds, 3.0))
+        for plane, want in zip(yuv.planes(native), yuv.planes(reference), strict=True):
+            assert yuv.psnr(plane, want) >= 45.0, index
