@@ -14,7 +14,10 @@ The motion is worked out once per frame (:func:`card_motion`) and drawn two ways
 :func:`card_frame` makes the film's I420 frame natively (the card's I420 parts,
 :attr:`CardImage.i420`, moved plane by plane: chroma at half size, every offset halved on the
 frame's 2x2 chroma grid), :func:`card_frame_rgb` the same frame in RGB (the reference the I420
-one is checked against).
+one is checked against). The backdrop and the sprites are scaled by ``cv2.resize`` wherever a
+whole-pixel origin makes it exact (:func:`_resampled`), the glyphs only over their own box, the
+text composited on one float region per plane: about a third of the RGB frame's CPU
+(``python -m bench.card_frame_cost``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share
 BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
 SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
 FLOAT = 0.014  # the text block floats up this far over the card (share of the short side)
+MAX_RESIZE_LEAD = 128  # output pixels a resize may start before its output (else: warp)
+RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
+SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
 
 
 def _ease_out(u: float) -> float:
@@ -168,11 +174,6 @@ def card_frame(image: CardImage, seconds: float, length_s: float,
     if motion.placements:
         _lay_text(planes_out, parts.sprites, motion.placements)
     return out
-
-
-MAX_RESIZE_LEAD = 128  # output pixels a resize may start before its output (else: warp)
-RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
-SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
 
 
 def _resize_origin(pos: float, zoom: float) -> tuple[int, int] | None:
