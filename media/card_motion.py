@@ -38,7 +38,7 @@ TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share
 BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
 SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
 FLOAT = 0.014  # the text block floats up this far over the card (share of the short side)
-MAX_RESIZE_LEAD = 128  # output pixels a resize may start before its output (else: warp)
+MAX_RESIZE_LEAD = 256  # output pixels a resize may start before its output (else: warp)
 RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
 SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
 
