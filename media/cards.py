@@ -4,6 +4,10 @@
 Every drawn line is lifted to read against what is actually behind it, with a soft shadow; a
 brand logo sits above the text (:mod:`media.overlay`). :func:`render_card_image` keeps the bare
 backdrop and every word as a :class:`Sprite`, which :mod:`media.card_motion` moves.
+
+Cards are drawn once, in RGB (the poster uses that drawing as is). The film's frames are I420
+(:mod:`media.yuv`): :attr:`CardImage.i420` converts the backdrop and every sprite once per card
+(:class:`CardI420`), so each frame is moved and composited plane by plane, chroma at half size.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from media import fonts
+from media import fonts, yuv
 from media.card_colour import Palette, contrast_ratio, lift_contrast, luminance, palette
 from media.card_spec import CardSpec
 from media.card_text import CardLayout, draw_text, layout_card, line_pieces, logo_reserve
@@ -159,6 +163,65 @@ class Sprite:
     order: int
 
 
+LAYER_MARGIN = 24  # samples of nothing around each I420 sprite layer (moves read views of it)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One of a :class:`SpriteI420`'s float32 arrays, with :data:`LAYER_MARGIN` samples of
+    nothing drawn on every side (``array``; :attr:`inner` without them), and where its first
+    inner sample sits: ``dx``, ``dy`` luma pixels right of and below the sprite's top-left (on
+    a chroma plane the sample covers luma pixels ``dx``, ``dx + 1`` and rows ``dy``, ``dy + 1``
+    from there)."""
+
+    array: np.ndarray
+    dx: int
+    dy: int
+
+    @classmethod
+    def padded(cls, inner: np.ndarray, dx: int, dy: int, fill: tuple[float, ...]) -> Layer:
+        """A layer of ``inner`` with its margin of ``fill`` (each channel's nothing)."""
+        m = LAYER_MARGIN
+        return cls(cv2.copyMakeBorder(inner, m, m, m, m, cv2.BORDER_CONSTANT, value=fill),
+                   dx, dy)
+
+    @property
+    def inner(self) -> np.ndarray:
+        """The layer without its margin."""
+        m = LAYER_MARGIN
+        return self.array[m:-m, m:-m]
+
+
+@dataclass(frozen=True)
+class SpriteI420:
+    """A :class:`Sprite` in the film's I420 planes, as :mod:`media.card_motion` composites it:
+    on a plane less its black (Y 16, U and V 128), a shadow multiplies by its ``keep``
+    (``1 - shade``) and a glyph multiplies by its ``keep`` (``1 - alpha``) then adds its
+    ``paint`` (the ink through :data:`media.yuv.RGB_TO_YUV` without the offsets,
+    premultiplied). Top-left at ``x0``/``y0`` (the sprite's).
+
+    ``shade``: the shadow's keep (h, w); ``glyphs``: (paint Y, keep), cut to the glyphs' box
+    (the shadow reaches further). ``chroma_shade`` and ``chroma_glyphs`` (paint U, paint V,
+    keep): the same at half size, each sample the 2x2 mean on the frame's own 2x2 grid.
+    """
+
+    x0: int
+    y0: int
+    shade: Layer
+    glyphs: Layer
+    chroma_shade: Layer
+    chroma_glyphs: Layer
+
+
+@dataclass(frozen=True)
+class CardI420:
+    """A card's parts in I420: its ``base`` (the backdrop with the logo, an I420 frame) and
+    its ``sprites`` (in the order of :attr:`CardImage.sprites`)."""
+
+    base: np.ndarray
+    sprites: tuple[SpriteI420, ...]
+
+
 @dataclass(frozen=True)
 class CardImage:
     """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
@@ -172,6 +235,12 @@ class CardImage:
     centre: tuple[float, float]
     rise_px: float
     drift: float = 1.0  # how much of the house motion the card makes (gentle cards: less)
+
+    @functools.cached_property
+    def i420(self) -> CardI420:
+        """The backdrop and the sprites converted to I420, once per card (on first use)."""
+        return CardI420(yuv.rgb_to_i420(self.base),
+                        tuple(sprite_i420(sprite) for sprite in self.sprites))
 
 
 def render_card(card: CardSpec, width: int, height: int,
@@ -248,6 +317,40 @@ def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacit
         region *= (1.0 - cover)[..., None]
         region += opacity * ink[window]
     frame[fy0:fy1, fx0:fx1] = _to_uint8(region)
+
+
+def sprite_i420(sprite: Sprite) -> SpriteI420:
+    """``sprite`` in the film's Y, U and V (see :class:`SpriteI420`). Blends are linear, so
+    laying these on the I420 planes is laying the sprite on the RGB frame (to rounding)."""
+    h, w = sprite.alpha.shape
+    paint = cv2.transform(sprite.ink, yuv.RGB_TO_YUV[:, :3])  # (h, w, 3): Y, U, V
+    keep = 1.0 - sprite.alpha
+    keep_shade = 1.0 - sprite.shade
+    rows = np.flatnonzero(sprite.alpha.any(axis=1))
+    cols = np.flatnonzero(sprite.alpha.any(axis=0))
+    gy0, gy1 = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, 1)
+    gx0, gx1 = (int(cols[0]), int(cols[-1]) + 1) if len(cols) else (0, 1)
+    glyphs = cv2.merge([np.ascontiguousarray(paint[gy0:gy1, gx0:gx1, 0]),
+                        np.ascontiguousarray(keep[gy0:gy1, gx0:gx1])])
+    # Chroma: padded to whole 2x2 blocks of the frame's grid with nothing drawn.
+    dx, dy = -(sprite.x0 % 2), -(sprite.y0 % 2)
+    right, bottom = (w - dx) % 2, (h - dy) % 2
+
+    def half(full: np.ndarray, fill: tuple[float, ...]) -> np.ndarray:
+        padded = cv2.copyMakeBorder(full, -dy, bottom, -dx, right, cv2.BORDER_CONSTANT,
+                                    value=fill)
+        size = (padded.shape[1] // 2, padded.shape[0] // 2)
+        return cv2.resize(padded, size, interpolation=cv2.INTER_AREA)
+
+    chroma = half(cv2.merge([np.ascontiguousarray(paint[..., 1]),
+                             np.ascontiguousarray(paint[..., 2]), keep]), (0.0, 0.0, 1.0))
+    cx0, cy0 = (gx0 - dx) // 2, (gy0 - dy) // 2
+    cx1, cy1 = (gx1 - dx + 1) // 2, (gy1 - dy + 1) // 2
+    return SpriteI420(
+        sprite.x0, sprite.y0, Layer.padded(keep_shade, 0, 0, (1.0,)),
+        Layer.padded(glyphs, gx0, gy0, (0.0, 1.0)),
+        Layer.padded(half(keep_shade, (1.0,)), dx, dy, (1.0,)),
+        Layer.padded(chroma[cy0:cy1, cx0:cx1], dx + 2 * cx0, dy + 2 * cy0, (0.0, 0.0, 1.0)))
 
 
 def _text_colours(base: np.ndarray, lay: CardLayout, pal: Palette) -> dict[str, tuple[int, ...]]:
