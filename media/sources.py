@@ -86,9 +86,8 @@ class PreparedCard(Prepared):
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         entrance = None if self.delay is None else self.delay / spec.FPS
-        drawn = card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
-                           entrance)
-        return yuv.rgb_to_i420(drawn) if drawn.ndim == 3 else drawn  # RGB, or I420 already
+        return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
+                          entrance)
 
 
 class PreparedPhoto(Prepared):
