@@ -333,19 +333,27 @@ def _alternate(workdir: Path, preset: str, rounds: int) -> int:
     """Print ``rounds`` pairs of render stage (as deployed) and exact floor figures, then the
     mean ratios."""
     ratios = []
-    for number in range(1, rounds + 1):
-        stage, stats = render_stage_again(workdir)
-        floor = exact_floor(workdir / "storage", preset)["measured"]
-        ratios.append((stage.wall_s / floor["wall_s"], stage.cpu_s / floor["cpu_s"]))
-        print(f"round {number}: render stage wall {stage.wall_s:.1f} s, cpu {stage.cpu_s:.1f} s "
-              f"(Python {stage.cpu_self_s:.1f}, memory sampler {stage.sampler_cpu_s:.1f} left "
-              f"out; render_films {stats.elapsed_s:.1f} s wall); "
-              f"exact floor wall {floor['wall_s']:.1f} s, cpu {floor['cpu_s']:.1f} s; ratio "
-              f"{ratios[-1][0]:.3f} wall, {ratios[-1][1]:.3f} cpu", flush=True)
+    with scratch_dir(workdir) as raw_dir:  # the frames, tapped once for every round
+        for number in range(1, rounds + 1):
+            ratios.append(_round(workdir, preset, raw_dir, number))
     walls, cpus = zip(*ratios, strict=True)
     print(f"mean of {rounds}: render stage/exact floor {sum(walls) / rounds:.3f} wall, "
           f"{sum(cpus) / rounds:.3f} cpu")
     return 0
+
+
+def _round(workdir: Path, preset: str, raw_dir: Path, number: int) -> tuple[float, float]:
+    """One pair: the render stage as deployed, then the exact floor; prints and returns the
+    (wall, cpu) ratios."""
+    stage, stats = render_stage_again(workdir)
+    floor = exact_floor(workdir / "storage", preset, raw_dir=raw_dir)["measured"]
+    ratio = (stage.wall_s / floor["wall_s"], stage.cpu_s / floor["cpu_s"])
+    print(f"round {number}: render stage wall {stage.wall_s:.1f} s, cpu {stage.cpu_s:.1f} s "
+          f"(Python {stage.cpu_self_s:.1f}, memory sampler {stage.sampler_cpu_s:.1f} left "
+          f"out; render_films {stats.elapsed_s:.1f} s wall); "
+          f"exact floor wall {floor['wall_s']:.1f} s, cpu {floor['cpu_s']:.1f} s; ratio "
+          f"{ratio[0]:.3f} wall, {ratio[1]:.3f} cpu", flush=True)
+    return ratio
 
 
 if __name__ == "__main__":
