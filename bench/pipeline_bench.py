@@ -74,6 +74,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="30 s, standard only, MoviePy at 30 s, small scaling check")
     parser.add_argument("--rounds", type=int, default=2,
                         help="alternating pairs (all stages, exact floor) per case (default 2)")
+    parser.add_argument("--mosaic-floors", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run issue 7's mosaic floors (pipe and lavfi); on by default")
     parser.add_argument("--skip-moviepy", action="store_true", help="do not run MoviePy")
     parser.add_argument("--moviepy-lengths", type=int, nargs="+",
                         help="lengths MoviePy renders (default: every length)")
@@ -259,7 +261,7 @@ class Runner:
                 if _ok(case):
                     self.rounds(case)
             base = next((c for c in done if "error" not in c), None)
-            if base is not None:
+            if base is not None and self.args.mosaic_floors:
                 self.floor(length, base)
 
     def moviepy_runs(self) -> None:
