@@ -697,8 +697,13 @@ def report(record: dict[str, Any]) -> str:
     host, results = record["machine"], Results(**record["results"])
     end = host.get("loadavg_end") or [float("nan")] * 3
     busy = max(host["loadavg_start"][0], end[0]) > (host["cpus_usable"] or 1)
+    headline = headline_report(results)
+    if busy:
+        headline += (f"\nbusy machine (load average {max(host['loadavg_start'][0], end[0]):.1f} "
+                     f"on {host['cpus_usable']} cores): wall ratios are inflated, compare the "
+                     "cpu ones")
     parts = [
-        headline_report(results),
+        headline,
         f"== machine: {host['cpu_count']} cores ({host['cpus_usable']} usable), "
         f"{host['cpu_model']}, {host['memory_gib']} GiB; python {host['python']}; "
         f"{host['ffmpeg']}; MoviePy {host['moviepy'] or NOT_MEASURED}\n"
