@@ -9,7 +9,6 @@ paths share the helpers below; only the storage keys they exchange cross activit
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -186,16 +185,11 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
     """The film's timeline and the soundtrack mixed from the song and the clips' sound (None
     when no clip shot has sound: the song is the soundtrack as it is)."""
     order, prep, assets = render_input.order, render_input.prep, render_input.assets
-    # The clips' analysis (an ffmpeg decode each, then OpenCV) runs beside the photos' traits
-    # and hashes and the song's fetch: neither needs the other.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="clip-analysis") as pool:
-        analysed = pool.submit(clip_sources, prep, sources.clip_paths)
-        song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
-        song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
-        photos = photo_sources(prep, sources.photo_paths, sources.subjects)
-        hashes = photo_hashes({p.id: p.path for p in photos})
-        clips, clip_hashes = analysed.result()
-    twins = near_duplicates(hashes, clip_hashes)
+    song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
+    song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
+    photos = photo_sources(prep, sources.photo_paths, sources.subjects)
+    clips, clip_hashes = clip_sources(prep, sources.clip_paths)
+    twins = near_duplicates(photo_hashes({p.id: p.path for p in photos}), clip_hashes)
     recipe = ctx.settings.recipe(order.tier)
     timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
                         premium=recipe.motion == "premium", near_duplicates=twins)
