@@ -115,7 +115,8 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
         mosaic = build_mosaic(sources, aspect.width, aspect.height)
         tiles[aspect.name] = (mosaic.shape[1], mosaic.shape[0] // count)
         outputs[aspect.name] = work / f"floor-{variant}-{aspect.name}.mp4"
-        encoder = encoder_argv(aspect, Path(song), outputs[aspect.name], preset)
+        encoder = encoder_argv(aspect, Path(song), outputs[aspect.name], preset,
+                               input_pix_fmt="rgb24")  # the mosaic is RGB
         if variant == "pipe":
             mosaics[aspect.name], argvs[aspect.name] = mosaic, encoder
         else:

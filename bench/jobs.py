@@ -34,7 +34,9 @@ def _floor(args: dict[str, Any]) -> dict[str, Any]:
 def _exact_floor(args: dict[str, Any]) -> dict[str, Any]:
     from bench.exact_floor import exact_floor
 
-    return exact_floor(Path(args["storage"]), args["preset"], Path(args["scratch"]))
+    raw_dir = args.get("raw_dir")
+    return exact_floor(Path(args["storage"]), args["preset"], Path(args["scratch"]),
+                       Path(raw_dir) if raw_dir else None)
 
 
 def _moviepy(args: dict[str, Any]) -> dict[str, Any]:

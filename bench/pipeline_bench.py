@@ -1,20 +1,27 @@
 """The pipeline benchmark of issue 7: prints figures, writes JSON; never a timed test.
 
 ``.venv/bin/python -m bench.pipeline_bench [--lengths 60 180] [--tiers standard signature]
-[--skip-moviepy] [--quick]`` (or ``make bench``). On the sample order (``samples/birthday``, its
-length and tier overridden per case) it prints, for each (length, tier):
+[--rounds 2] [--skip-moviepy] [--quick]`` (or ``make bench``). On the sample order
+(``samples/birthday``, its length and tier overridden per case) it prints first the headline
+of issue 22: the strict floor ratios, measured side by side as ``--rounds`` alternating pairs
+(all six stages of the case, then the exact floor of its frames: :mod:`bench.exact_floor`, the
+x264 encode alone from raw yuv420p with the deployed settings and concurrency) giving render
+stage / floor and end to end / floor per round, the MoviePy ratio at identical encoder settings
+and the peak memory, against their targets; then, for each (length, tier):
 
 - wall and CPU seconds (this process plus its ffmpeg children) of each stage, called in order in
   process without Temporal (:mod:`bench.cases`), peak memory and the films' sizes;
 - the floor ratio: our render stage against a bare encode of as many frames with the product's
   encoder settings, both aspects at once, piped from Python, and the same fed by ffmpeg's own
   lavfi source to show the pipe's cost (:mod:`bench.floor`);
-- the exact floor: the encode alone, from raw files, of the very frames each case's render
-  composed (:mod:`bench.exact_floor`; where the scratch disk holds them: 60 s, not 180 s);
-- the MoviePy ratio: MoviePy rendering an equivalent timeline (:mod:`bench.moviepy_film`);
+- the exact floor (above; where the scratch disk holds the raw yuv420p frames, 3.1 MB per
+  frame and aspect);
+- the MoviePy ratio: MoviePy rendering an equivalent timeline with the product's encoder
+  settings, both films at once (:mod:`bench.moviepy_film`);
 - the realtime factor: film seconds per wall second, all stages;
 
-then a scaling check of the render stage with film length and photo count. Every measurement
+then a scaling check of the render stage with film length and photo count (with the exact
+floor at each length the disk holds). Every measurement
 runs in its own child process (:mod:`bench.jobs`), one after the other, so peaks are its own.
 The machine (cores, CPU, load average at start and end, versions) heads the output; on a busy
 machine the wall figures are inflated, and CPU seconds are the steadier figures to compare.
@@ -47,6 +54,7 @@ QUICK = {"lengths": [30], "tiers": ["standard"], "scaling_lengths": [30, 60],
          "scaling_photos": [5, 10, 20], "scaling_photo_length": 30, "memory": False}
 MEMORY_CASE = CaseSpec(60, "signature", heavy=True)  # issue 7: 30 photos, 3 clips, one ~480 MB
 MEMORY_TARGET_MIB = 1024
+RENDER_TARGET, END_TO_END_TARGET, MOVIEPY_TARGET = 1.2, 1.6, 15.0  # issue 22
 NOT_MEASURED = "not measured"
 
 
@@ -64,6 +72,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="tiers; standard signature")
     parser.add_argument("--quick", action="store_true",
                         help="30 s, standard only, MoviePy at 30 s, small scaling check")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="alternating pairs (all stages, exact floor) per case (default 2)")
+    parser.add_argument("--mosaic-floors", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run issue 7's mosaic floors (pipe and lavfi); on by default")
     parser.add_argument("--skip-moviepy", action="store_true", help="do not run MoviePy")
     parser.add_argument("--moviepy-lengths", type=int, nargs="+",
                         help="lengths MoviePy renders (default: every length)")
@@ -112,6 +124,10 @@ class Results:
     exact_floors: dict[str, dict[str, Any]] = field(default_factory=dict)
     moviepy: dict[str, dict[str, Any]] = field(default_factory=dict)
     scaling: list[dict[str, Any]] = field(default_factory=list)
+    rounds: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per case label: the alternating pairs, each {"case": stage figures, "floor": ...}."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Measurements not taken, and why (e.g. an exact floor the disk cannot hold)."""
 
 
 class Runner:
@@ -170,21 +186,59 @@ class Runner:
             self.results.floors[key]["length_sec"] = length
             self.save()
 
-    def exact_floor(self, case: dict[str, Any]) -> None:
-        """The exact floor of ``case`` (its frames tapped, then encoded alone), disk allowing."""
-        from bench.exact_floor import fits_on_disk
+    def exact_floor(self, case: dict[str, Any], raw_dir: Path | None = None,
+                    key: str | None = None) -> dict[str, Any] | None:
+        """The exact floor of ``case`` (its frames tapped, then encoded alone), disk allowing;
+        the tapped frames stay in ``raw_dir`` for the next round when given. Saved under
+        ``key`` (default the case's label); None when skipped."""
+        from bench.exact_floor import fits_on_disk, raw_bytes
 
-        frames = case["timeline"]["total_frames"]
-        if not fits_on_disk(frames, self.workdir):
-            log(f"exact floor of {case['label']}: raw frames do not fit on disk, skipped")
-            return
+        frames, key = case["timeline"]["total_frames"], key or case["label"]
+        if not (raw_dir and raw_dir.exists()) and not fits_on_disk(frames, self.workdir):
+            free = shutil.disk_usage(self.workdir).free / 1e9
+            why = (f"raw yuv420p frames need {raw_bytes(frames) / 1e9:.1f} GB, the scratch "
+                   f"disk has {free:.1f} GB free")
+            log(f"exact floor of {case['label']}: skipped ({why})")
+            self.results.skipped[f"exact floor {key}"] = why
+            self.save()
+            return None
         log(f"exact floor of {case['label']} ...")
-        workdir = self.workdir / f"exact-{case['label']}"
-        self.results.exact_floors[case["label"]] = run_job("exact_floor", {
+        workdir = self.workdir / f"exact-{key}"
+        result = run_job("exact_floor", {
             "storage": str(self.workdir / case["label"] / "storage"),
             "preset": case["preset"], "scratch": str(workdir),
+            "raw_dir": str(raw_dir) if raw_dir else None,
         }, workdir, self.args.job_timeout)
+        self.results.exact_floors[key] = result
         self.save()
+        return result
+
+    def rounds(self, case: dict[str, Any]) -> None:
+        """``--rounds`` alternating pairs for ``case``: round 1 is the case itself and its exact
+        floor; each further round runs all stages again (a fresh case) and the exact floor of
+        the same frames (tapped once, kept between rounds)."""
+        label, raw_dir = case["label"], self.workdir / f"raw-{case['label']}"
+        pairs = self.results.rounds.setdefault(label, [])
+        try:
+            for number in range(1, max(1, self.args.rounds) + 1):
+                if number == 1:
+                    again = case
+                else:
+                    log(f"round {number} of {label}: all stages ...")
+                    spec = CaseSpec(**case["spec"])
+                    workdir = self.workdir / f"{label}-r{number}"
+                    again = run_job("case", {"spec": asdict(spec), "workdir": str(workdir)},
+                                    workdir, self.args.job_timeout)
+                floor = self.exact_floor(case, raw_dir,
+                                         label if number == 1 else f"{label}-r{number}")
+                pairs.append({"round": number, "case": _round_case(again),
+                              "floor": floor if floor is None or not _ok(floor)
+                              else {"measured": floor["measured"]}})
+                self.save()
+                if floor is None:
+                    break
+        finally:
+            shutil.rmtree(raw_dir, ignore_errors=True)
 
     def run_moviepy(self, length: int, case: dict[str, Any]) -> None:
         """MoviePy on ``case``'s timeline, photos and song."""
@@ -193,6 +247,8 @@ class Runner:
         self.results.moviepy[str(length)] = run_job("moviepy", {
             "timeline": case["artifacts"]["timeline"], "photos": case["artifacts"]["photos"],
             "song": case["artifacts"]["song"], "workdir": str(workdir),
+            "preset": case["preset"],
+            "storage": str(self.workdir / case["label"] / "storage"),
         }, workdir, self.args.job_timeout)
         self.results.moviepy[str(length)]["based_on"] = case["label"]
         self.save()
@@ -203,9 +259,9 @@ class Runner:
             done = [self.case(CaseSpec(length, tier)) for tier in self.args.tiers]
             for case in done:
                 if _ok(case):
-                    self.exact_floor(case)
+                    self.rounds(case)
             base = next((c for c in done if "error" not in c), None)
-            if base is not None:
+            if base is not None and self.args.mosaic_floors:
                 self.floor(length, base)
 
     def moviepy_runs(self) -> None:
@@ -237,7 +293,14 @@ class Runner:
             spec = CaseSpec(length, tier, None if photos == self.sample_photos else photos,
                             stop_after="render")
             result = self.case(spec)
+            floor_key = None
+            if _ok(result) and photos == self.sample_photos:
+                floor_key = result["label"]
+                if floor_key not in self.results.exact_floors:
+                    floor_key = (result["label"] if self.exact_floor(result) is not None
+                                 else None)
             self.results.scaling.append({
+                "exact_floor": floor_key,
                 "length_sec": length, "photos": photos, "tier": tier,
                 "case": result["label"],
                 "length_axis": photos == self.sample_photos
@@ -292,6 +355,118 @@ def _peak(measured: dict[str, Any]) -> str:
 
 def _ok(result: dict[str, Any] | None) -> bool:
     return result is not None and "error" not in result
+
+
+def _round_case(case: dict[str, Any]) -> dict[str, Any]:
+    """What a round keeps of a case run: its stages' figures and peak memory (or its error)."""
+    if not _ok(case):
+        return {"error": case["error"]}
+    return {"stages": case["stages"], "stages_wall_s": case["stages_wall_s"],
+            "stages_cpu_s": case["stages_cpu_s"], "peak_tree_pss_mib":
+            case["total"].get("peak_tree_pss_mib"), "render_stats": case.get("render_stats")}
+
+
+def round_rows(results: Results) -> list[dict[str, Any]]:
+    """Per case and round: render stage and end to end against that round's exact floor."""
+    rows = []
+    for label, pairs in results.rounds.items():
+        for pair in pairs:
+            case, floor = pair["case"], pair["floor"]
+            if "error" in case or not _ok(floor):
+                rows.append({"case": label, "round": pair["round"],
+                             "error": case.get("error") or (floor or {}).get("error")
+                             or "exact floor skipped"})
+                continue
+            render, m = case["stages"]["render"], floor["measured"]
+            rows.append({
+                "case": label, "round": pair["round"], "render_wall_s": render["wall_s"],
+                "render_cpu_s": render["cpu_s"], "end_to_end_wall_s": case["stages_wall_s"],
+                "end_to_end_cpu_s": case["stages_cpu_s"], "floor_wall_s": m["wall_s"],
+                "floor_cpu_s": m["cpu_s"],
+                "render_over_floor": render["wall_s"] / m["wall_s"],
+                "render_over_floor_cpu": render["cpu_s"] / m["cpu_s"],
+                "end_to_end_over_floor": case["stages_wall_s"] / m["wall_s"],
+                "end_to_end_over_floor_cpu": case["stages_cpu_s"] / m["cpu_s"],
+                "peak_tree_pss_mib": case["peak_tree_pss_mib"]})
+    return rows
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _verdict(value: float | None, target: float, at_most: bool = True) -> str:
+    if value is None:
+        return NOT_MEASURED
+    met = value <= target if at_most else value >= target
+    return f"{value:.2f} ({'meets' if met else 'misses'} {'<=' if at_most else '>='} {target})"
+
+
+def _settings_line(name: str, result: dict[str, Any] | None) -> str | None:
+    """Whether a run's x264 settings equal the product films' (from its ``settings``)."""
+    settings = (result or {}).get("settings")
+    if not settings:
+        return None
+    differences = {k: v for k, v in settings["differences"].items() if v}
+    if not settings["differences"]:
+        return f"{name}: x264 settings not compared (no product film)"
+    if not differences:
+        return f"{name}: x264 settings identical to the product films' (options string in SEI)"
+    return f"{name}: x264 settings DIFFER from the product's: {differences}"
+
+
+def headline_report(results: Results) -> str:
+    """Issue 22's figures first: strict floor ratios by round and their mean, the MoviePy ratio
+    at identical encoder settings, peak memory, each against its target."""
+    rows = round_rows(results)
+    lines = ["== headline (issue 22): strict floor = x264 alone on the film's exact frames from "
+             "raw yuv420p, deployed settings, both aspects at once; alternating pairs "
+             "(all stages, then the floor)"]
+    body = [[r["case"], r["round"], "FAILED: " + r["error"]] + [""] * 6 if "error" in r else
+            [r["case"], r["round"], r["render_wall_s"], r["floor_wall_s"],
+             r["render_over_floor"], r["render_over_floor_cpu"], r["end_to_end_wall_s"],
+             r["end_to_end_over_floor"], r["end_to_end_over_floor_cpu"]] for r in rows]
+    lines.append(table(["case", "round", "render s", "floor s", "render/floor", "(cpu)",
+                        "e2e s", "e2e/floor", "(cpu)"], body))
+    for label in results.rounds:
+        ok = [r for r in rows if r["case"] == label and "error" not in r]
+        if not ok:
+            continue
+        render = _mean([r["render_over_floor"] for r in ok])
+        render_cpu = _mean([r["render_over_floor_cpu"] for r in ok])
+        e2e = _mean([r["end_to_end_over_floor"] for r in ok])
+        e2e_cpu = _mean([r["end_to_end_over_floor_cpu"] for r in ok])
+        lines.append(f"{label}, mean of {len(ok)}: render stage/floor "
+                     f"{_verdict(render, RENDER_TARGET)} wall, {render_cpu:.2f} cpu; "
+                     f"end to end/floor {_verdict(e2e, END_TO_END_TARGET)} wall, "
+                     f"{e2e_cpu:.2f} cpu")
+    for length, movie in results.moviepy.items():
+        base = results.cases.get(movie.get("based_on", ""))
+        if not _ok(movie) or not _ok(base):
+            lines.append(f"MoviePy {length} s: FAILED" if not _ok(movie) else "")
+            continue
+        label = base["label"]
+        renders = [r["render_wall_s"] for r in rows if r["case"] == label and "error" not in r]
+        render = _mean(renders) or base["stages"]["render"]["wall_s"]
+        m = movie["measured"]
+        ratio = _verdict(m["wall_s"] / render, MOVIEPY_TARGET, at_most=False)
+        lines.append(f"MoviePy {movie.get('moviepy', '')} {length} s, both films at once at the "
+                     f"product's encoder settings: {m['wall_s']:.1f} s wall, {m['cpu_s']:.1f} "
+                     f"cpu s; MoviePy/render stage {ratio} wall, "
+                     f"{m['cpu_s'] / base['stages']['render']['cpu_s']:.2f} cpu")
+    checks = [_settings_line(f"exact floor {k}", v) for k, v in results.exact_floors.items()]
+    checks += [_settings_line(f"MoviePy {k} s", v) for k, v in results.moviepy.items()]
+    lines += [c for c in checks if c]
+    peaks = {label: c["total"].get("peak_tree_pss_mib") for label, c in results.cases.items()
+             if _ok(c)}
+    if peaks:
+        worst = max(peaks, key=lambda k: peaks[k] or 0.0)
+        lines.append(f"peak memory: process tree PSS {peaks[worst] or 0.0:.0f} MiB in "
+                     f"{worst} (target <= {MEMORY_TARGET_MIB} MiB"
+                     + ("" if any(c.get("spec", {}).get("heavy") for c in results.cases.values()
+                                  if _ok(c)) else "; memory order not run") + ")")
+    lines += [f"not measured: {name}: {why}" for name, why in results.skipped.items()]
+    return "\n".join(line for line in lines if line)
 
 
 def case_report(case: dict[str, Any]) -> str:
@@ -394,8 +569,10 @@ def ratios_report(rows: list[dict[str, Any]]) -> str:
              show(r.get("end_to_end_over_exact")), show(r["moviepy_wall_s"]),
              show(r["moviepy_over_render"]), show(r["moviepy_over_render_cpu"]),
              r["realtime_factor"]] for r in rows]
-    return ("== ratios (targets: render/floor <= 1.2, end-to-end/floor <= 1.6, "
-            "MoviePy/render >= 10; wall unless marked cpu)\n"
+    return ("== ratios of the first round (the strict floor is 'exact'; targets: render/exact <= "
+            f"{RENDER_TARGET}, e2e/exact <= {END_TO_END_TARGET}, MoviePy/render >= "
+            f"{MOVIEPY_TARGET:.0f}; 'floor' and 'lavfi' are the mosaic floors of issue 7; wall "
+            "unless marked cpu)\n"
             + table(["case", "render s", "floor s", "render/floor", "(cpu)", "lavfi s",
                      "render/lavfi", "e2e/floor", "exact s", "render/exact", "(cpu)",
                      "e2e/exact", "MoviePy s", "MoviePy/render", "(cpu)",
@@ -461,7 +638,10 @@ def scaling_rows(results: Results) -> list[dict[str, Any]]:
         stages, length, photos = case["stages"], point["length_sec"], point["photos"]
         render = stages["render"]
         work_cpu = sum(stages[name]["cpu_s"] for name in ("prep", "assets", "render"))
+        floor = results.exact_floors.get(point.get("exact_floor") or "")
+        floor_s = floor["measured"]["wall_s"] if _ok(floor) else None
         rows.append({**point, "photos_used": case["timeline"]["photos_used"],
+                     "floor_s": floor_s, "render_over_floor": _ratio(render["wall_s"], floor_s),
                      "prep_s": stages["prep"]["wall_s"], "assets_s": stages["assets"]["wall_s"],
                      "render_s": render["wall_s"], "render_cpu_s": render["cpu_s"],
                      "work_cpu_s": work_cpu,
@@ -485,16 +665,18 @@ def scaling_report(rows: list[dict[str, Any]]) -> str:
     body = []
     for r in rows:
         if "error" in r:
-            body.append([f"{r['length_sec']} s, {r['photos']} photos", "FAILED"] + [""] * 8)
+            body.append([f"{r['length_sec']} s, {r['photos']} photos", "FAILED"] + [""] * 10)
             continue
         body.append([f"{r['length_sec']} s, {r['photos']} photos", r["photos_used"],
                      r["prep_s"], r["assets_s"], r["render_s"], r["render_cpu_s"],
+                     r.get("floor_s"), r.get("render_over_floor"),
                      r["render_s_per_film_s"], r["render_cpu_per_film_s"], r["work_cpu_s"],
                      r["work_cpu_per_photo"]])
     lines = [f"== scaling (stages prep to render, tier {rows[0]['tier'] if rows else '-'}; "
              "'used': photos the timeline shows, the rest are prepped and analysed only)",
              table(["point", "used", "prep s", "assets s", "render s", "render cpu",
-                    "render s/film s", "cpu/film s", "prep+assets+render cpu", "cpu/photo"],
+                    "exact floor s", "render/floor", "render s/film s", "cpu/film s",
+                    "prep+assets+render cpu", "cpu/photo"],
                    body)]
     for axis, unit, key, what in (
             ("length", "length_sec", "render_cpu_s", "render cpu s per extra film second"),
@@ -515,7 +697,13 @@ def report(record: dict[str, Any]) -> str:
     host, results = record["machine"], Results(**record["results"])
     end = host.get("loadavg_end") or [float("nan")] * 3
     busy = max(host["loadavg_start"][0], end[0]) > (host["cpus_usable"] or 1)
+    headline = headline_report(results)
+    if busy:
+        headline += (f"\nbusy machine (load average {max(host['loadavg_start'][0], end[0]):.1f} "
+                     f"on {host['cpus_usable']} cores): wall ratios are inflated, compare the "
+                     "cpu ones")
     parts = [
+        headline,
         f"== machine: {host['cpu_count']} cores ({host['cpus_usable']} usable), "
         f"{host['cpu_model']}, {host['memory_gib']} GiB; python {host['python']}; "
         f"{host['ffmpeg']}; MoviePy {host['moviepy'] or NOT_MEASURED}\n"

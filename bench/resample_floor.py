@@ -41,6 +41,7 @@ from bench.exact_floor import (
 )
 from bench.measure import Measured, RssSampler, measure
 from media import spec
+from media import yuv as yuv_layout
 from media.compose import cover_box
 from media.encode import EncoderArgv, EncoderFactory, encoder_argv, open_encoders
 from media.sources import load_photo
@@ -119,26 +120,23 @@ def minimal_yuv_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
         yield frame
 
 
-def yuv_encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def rgb_encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                      preset: str) -> list[str]:
-    """The product's encoder command line reading yuv420p frames (no rgb24 conversion)."""
-    argv = encoder_argv(aspect, audio_path, out_path, preset)
-    argv[argv.index("rgb24")] = "yuv420p"
-    argv[argv.index("-vf") + 1] = "format=yuv420p"
-    return argv
+    """The product's encoder command line reading rgb24 frames (swscale converts them)."""
+    return encoder_argv(aspect, audio_path, out_path, preset, input_pix_fmt="rgb24")
 
 
-def raw_yuv_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def raw_rgb_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
                         preset: str) -> list[str]:
-    """:func:`bench.exact_floor.raw_writer_argv` for piped yuv420p frames."""
+    """:func:`bench.exact_floor.raw_writer_argv` for piped rgb24 frames."""
     argv = raw_writer_argv(aspect, audio_path, out_path, preset)
-    argv[argv.index("rgb24")] = "yuv420p"
+    argv[argv.index(yuv_layout.PIX_FMT)] = "rgb24"
     return argv
 
 
 def product_encoder_argv(yuv: bool) -> EncoderArgv:
-    """The product's encoder command line as it is, or reading yuv420p with ``yuv``."""
-    return yuv_encoder_argv if yuv else encoder_argv
+    """The product's encoder command line reading yuv420p with ``yuv``, else rgb24."""
+    return encoder_argv if yuv else rgb_encoder_argv
 
 
 def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None,
@@ -173,8 +171,8 @@ def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path
     them."""
     raws = {a.name: scratch / f"{a.name}.raw" for a in spec.ASPECTS}
     raw_writers = functools.partial(
-        open_encoders, argv_for=raw_yuv_writer_argv if yuv else raw_writer_argv,
-        output_file_bytes=raw_bytes(frames))
+        open_encoders, argv_for=raw_writer_argv if yuv else raw_rgb_writer_argv,
+        output_file_bytes=raw_bytes(frames) * (1 if yuv else 2))
     render_minimal(photos, frames, None, raws, preset, yuv, raw_writers)
     outputs = {a.name: scratch / f"{a.name}-file.mp4" for a in spec.ASPECTS}
     return encode_from_raw(raws, audio, outputs, preset, product_encoder_argv(yuv))

@@ -10,7 +10,13 @@ import pytest
 
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.spec import LANDSCAPE, Aspect
-from media.verify import ffprobe_json, true_peak_dbtp, verify_film
+from media.verify import (
+    FILMS_CHECKED_AT_ONCE,
+    ffprobe_json,
+    signal_decoder_threads,
+    true_peak_dbtp,
+    verify_film,
+)
 
 SMALL = Aspect("test", 320, 180)
 AMPLITUDE_14_LUFS = 10 ** (-14 / 20)  # a 1 kHz sine in both channels reads 20*log10(A) LUFS
@@ -132,6 +138,21 @@ def test_frozen_stretch(tmp_path: Path) -> None:
     problems = check(make_film(tmp_path / "f.mp4", video=frozen))
     assert_only(problems, "frozen")
     assert "5.0 s frozen at 2.0-7.0 s" in problems[0]
+
+
+def test_loudness_black_and_frozen_misses_of_one_film_are_all_reported(tmp_path: Path) -> None:
+    """The sound is measured while the picture decodes: neither check hides the other's."""
+    frozen_then_black = (MOVING + ",split[a][b];[a][b]freezeframes=first=30:last=179:replace=30,"
+                         "drawbox=x=0:y=0:w=iw:h=ih:color=black:t=fill:enable='between(t,6,8.5)'")
+    problems = check(make_film(tmp_path / "f.mp4", video=frozen_then_black, amplitude=0.99,
+                               seconds=11), planned=11)
+    assert {p.split(":")[0] for p in problems} == {"loudness", "true_peak", "black", "frozen"}
+
+
+def test_signal_decoder_threads_share_the_cores_between_the_films_checked_at_once() -> None:
+    assert signal_decoder_threads(cores=FILMS_CHECKED_AT_ONCE) == 1
+    assert signal_decoder_threads(cores=1) == 1
+    assert signal_decoder_threads(cores=4 * FILMS_CHECKED_AT_ONCE) == 4
 
 
 def test_slow_ken_burns_push_is_not_frozen(tmp_path: Path) -> None:
