@@ -94,24 +94,25 @@ def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
                      source_format=source_format)
 
 
-def decode_image(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False
-                 ) -> tuple[Image.Image, str]:
+def decode_image(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False,
+                 max_pixels: int = MAX_PIXELS) -> tuple[Image.Image, str]:
     """Decode ``fp`` exactly as a customer photo is decoded (JPEG/PNG/WebP by content, size
     caps, upright, sRGB); ``keep_alpha`` keeps transparency as ``RGBA`` instead of flattening
-    (brand logos). ``head`` is the file's first bytes. Returns the image and its format name.
+    (brand logos); an image declaring more than ``max_pixels`` is refused before any pixel is
+    decoded. ``head`` is the file's first bytes. Returns the image and its format name.
 
     Raises :class:`MediaRejected` when the bytes are not a usable image.
     """
-    return _decode(fp, head, keep_alpha=keep_alpha)
+    return _decode(fp, head, keep_alpha=keep_alpha, max_pixels=max_pixels)
 
 
-def _decode(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False
-            ) -> tuple[Image.Image, str]:
+def _decode(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False,
+            max_pixels: int = MAX_PIXELS) -> tuple[Image.Image, str]:
     """Decode and normalize under a classification of every Pillow failure."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            return _decode_unchecked(fp, keep_alpha=keep_alpha)
+            return _decode_unchecked(fp, keep_alpha=keep_alpha, max_pixels=max_pixels)
         except Image.UnidentifiedImageError as exc:
             raise MediaRejected(_unidentified_reason(head), str(exc)) from exc
         except (Image.DecompressionBombError, Image.DecompressionBombWarning,
@@ -141,10 +142,11 @@ def _unidentified_reason(head: bytes) -> str:
     return errors.NOT_AN_IMAGE
 
 
-def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image.Image, str]:
+def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False,
+                      max_pixels: int = MAX_PIXELS) -> tuple[Image.Image, str]:
     image = Image.open(_screened(fp), formats=list(ALLOWED_FORMATS))
     source_format = str(image.format)
-    _check_size(*image.size)
+    _check_size(*image.size, max_pixels=max_pixels)
     icc = image.info.get("icc_profile")
     _draft_jpeg(image)
     image.load()
@@ -186,10 +188,10 @@ def without_png_text(data: bytes) -> bytes:
     return b"".join(kept)
 
 
-def _check_size(width: int, height: int) -> None:
+def _check_size(width: int, height: int, max_pixels: int = MAX_PIXELS) -> None:
     """Reject by the declared size, before any pixel is decoded."""
-    if width * height > MAX_PIXELS:
-        raise MediaRejected(errors.IMAGE_TOO_LARGE, f"{width}x{height} exceeds {MAX_PIXELS} px")
+    if width * height > max_pixels:
+        raise MediaRejected(errors.IMAGE_TOO_LARGE, f"{width}x{height} exceeds {max_pixels} px")
     if min(width, height) < MIN_EDGE_PX:
         raise MediaRejected(errors.IMAGE_TOO_SMALL, f"{width}x{height}")
 
