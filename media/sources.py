@@ -219,6 +219,7 @@ class SourcePreparer:
         self.clip_paths = clip_paths
         self.deadline = deadline
         self._photos: dict[str, _Photo] = {}
+        self._separations: dict[str, tuple[ParallaxLayers | None, str]] = {}
         self.notes: list[str] = []  # what a reader of the render should know (fallbacks)
         self._uses = self._count_uses()
         self._lock = threading.Lock()
@@ -248,16 +249,23 @@ class SourcePreparer:
                 subject = self.subjects.get(photo_id) or find_subject(image)
                 image = apply_grade(image, self.grade)
                 photo = _Photo(image, subject, self._uses.get(photo_id, 1))
+                photo.layers, photo.separated = self._separations.get(photo_id, (None, None))
                 self._photos[photo_id] = photo
             return photo
 
     def _release(self, photo_id: str) -> None:
+        """After a shot of the photo is prepared: the decoded photo and its pre-scaled copies
+        are freed (a photo shown again later is decoded again: holding every reused photo of a
+        film until its next shot held ~0.5 GB); only a parallax separation, costly to redo,
+        is kept until the photo's last shot."""
         with self._lock:
-            photo = self._photos.get(photo_id)
+            photo = self._photos.pop(photo_id, None)
             if photo is not None:
-                photo.uses -= 1
-                if photo.uses <= 0:
-                    del self._photos[photo_id]
+                self._uses[photo_id] = photo.uses - 1
+                if photo.uses > 1 and photo.separated is not None:
+                    self._separations[photo_id] = (photo.layers, photo.separated)
+                else:
+                    self._separations.pop(photo_id, None)
 
     def prepare(self, index: int) -> Prepared:
         """Everything shot ``index`` needs to produce its frames."""
