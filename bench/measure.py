@@ -63,6 +63,25 @@ def _comm(pid: int | str) -> str:
     return ""
 
 
+def _parts(me: int, rss: dict[int, float]) -> dict[str, float]:
+    """``rss`` (pid -> MiB) by process: ``python`` for ``me``, else the command's name and the
+    base name of its last argument (its output), numbered when several share one."""
+    parts: dict[str, float] = {}
+    for pid, mib in rss.items():
+        label = "python"
+        if pid != me:
+            with contextlib.suppress(OSError):
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                last = next((a for a in reversed(argv) if a), b"").decode(errors="replace")
+                label = f"{_comm(pid)} {Path(last).name}"
+        name, n = label, 1
+        while name in parts:
+            n += 1
+            name = f"{label} #{n}"
+        parts[name] = round(mib, 1)
+    return parts
+
+
 def _descendants(pid: int) -> list[int]:
     """Every live descendant of ``pid`` (Linux ``/proc/PID/task/TID/children``)."""
     found, todo = [], [pid]
@@ -103,6 +122,11 @@ class RssSampler:
         self._window_tree_mib = 0.0
         self._window_child_mib = 0.0
         self._window_pss_mib = 0.0
+        self._window_parts: dict[str, float] = {}
+        self.window_parts: dict[str, float] = {}
+        """RSS (MiB) of each process at the tree's peak in the window :meth:`window` closed
+        last: ``python`` (this process) and each descendant by its command and output (an
+        encoder ``ffmpeg 16x9.mp4``, a clip decoder ``ffmpeg pipe:1``)."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="rss-sampler", daemon=True)
@@ -113,10 +137,13 @@ class RssSampler:
         me = os.getpid()
         mine = _comm(me)
         kids = [k for k in _descendants(me) if _comm(k) != mine]
-        tree = (_status_kib(me, "VmRSS") + sum(_status_kib(k, "VmRSS") for k in kids)) / 1024
+        rss = {k: _status_kib(k, "VmRSS") / 1024 for k in [me, *kids]}
+        tree = sum(rss.values())
         pss = (_pss_kib(me) + sum(_pss_kib(k) for k in kids)) / 1024
         child = max((_status_kib(k, "VmHWM") for k in kids), default=0) / 1024
         with self._lock:
+            if tree > self._window_tree_mib:  # who held the memory at the window's peak
+                self._window_parts = _parts(me, rss)
             self.peak_tree_mib = max(self.peak_tree_mib, tree)
             self.peak_child_mib = max(self.peak_child_mib, child)
             self.peak_tree_pss_mib = max(self.peak_tree_pss_mib, pss)
@@ -132,6 +159,7 @@ class RssSampler:
         with self._lock:
             peaks = (self._window_tree_mib, self._window_child_mib, self._window_pss_mib)
             self._window_tree_mib = self._window_child_mib = self._window_pss_mib = 0.0
+            self.window_parts, self._window_parts = self._window_parts, {}
         return peaks
 
     def _loop(self) -> None:
@@ -169,6 +197,8 @@ class Measured:
     peak_tree_mib: float | None = None
     peak_child_mib: float | None = None
     peak_tree_pss_mib: float | None = None
+    peak_parts: dict[str, float] = field(default_factory=dict)
+    """RSS (MiB) per process at the sampled tree peak (see :attr:`RssSampler.window_parts`)."""
     sampler_cpu_s: float = 0.0
     """CPU seconds the memory sampler spent during the block, not counted in ``cpu_self_s``."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -203,6 +233,7 @@ def measure(sampler: RssSampler | None = None) -> Iterator[Measured]:
         if sampler is not None:
             (result.peak_tree_mib, result.peak_child_mib,
              result.peak_tree_pss_mib) = sampler.window()
+            result.peak_parts = sampler.window_parts
             result.sampler_cpu_s = sampler.cpu_s - sampler_before
             result.cpu_self_s -= result.sampler_cpu_s
 

@@ -19,6 +19,10 @@ from media.errors import MediaRejected
 from media.photos import cap_long_edge, decode_image
 
 LOGO_MAX_LONG_EDGE_PX = 1024
+LOGO_MAX_PIXELS = 4096 * 4096
+"""Largest logo decoded (pixels, as declared in its header): four times the long edge kept is
+plenty, and it bounds the decode at ~64 MB of RGBA (a PNG of zeros declaring 400 Mpx is a
+few hundred KB: refused as ``image_too_large`` before any pixel is decoded)."""
 SNIFF_BYTES = 1024
 _SVG_STARTS: tuple[bytes, ...] = (b"<?xml", b"<svg", b"<!doctype svg")
 
@@ -58,7 +62,8 @@ def prepare_logo(src: Path, dest_png: Path, *,
             raise MediaRejected(errors.NOT_AN_IMAGE, "empty file")
         if looks_like_svg(head):
             raise MediaRejected(errors.SVG_REFUSED, "SVG logos are not accepted")
-        image, source_format = decode_image(fp, head, keep_alpha=True)
+        image, source_format = decode_image(fp, head, keep_alpha=True,
+                                            max_pixels=LOGO_MAX_PIXELS)
     # Pillow resizes RGBA on premultiplied alpha, so edges do not darken.
     logo = cap_long_edge(_trim(image.convert("RGBA")), max_long_edge)
     _save_png(logo, dest_png)

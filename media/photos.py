@@ -22,6 +22,7 @@ from PIL import Image, ImageCms, ImageOps
 
 from media import errors
 from media.errors import MediaRejected
+from media.spec import ASPECTS, Aspect
 
 ALLOWED_FORMATS: tuple[str, ...] = ("JPEG", "PNG", "WEBP")
 MAX_PIXELS = 50_000_000
@@ -34,6 +35,11 @@ minutes of CPU in 4 MB. Counted before any decode."""
 SIXTEEN_BIT_ROWS_PER_STEP = 256
 """Rows of a 16-bit image scaled to 8 bits at a time (bounds the temporary integer copy)."""
 MAX_LONG_EDGE_PX = 4096
+"""Longest edge of any working copy (pixels): a 16:9 photo's tightest 9:16 crop needs 4029."""
+TIGHTEST_CROP_ZOOM = 1.18
+"""How much tighter than its largest crop of an aspect the film's camera ever frames a photo:
+:data:`media.framing.FULL_ZOOM` (a test pins them equal; not imported, so the decoding child
+does not load OpenCV and SciPy)."""
 LOW_RES_LONG_EDGE_PX = 1280
 JPEG_QUALITY = 92
 FLATTEN_BACKGROUND: tuple[int, int, int] = (255, 255, 255)
@@ -76,8 +82,8 @@ class PhotoInfo:
 
 def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
     """Decode ``src`` (JPEG/PNG/WebP by content), make it upright 8-bit sRGB without alpha,
-    cap its long edge at ``MAX_LONG_EDGE_PX`` and write it to ``dest_jpeg`` (quality 92, sRGB
-    ICC profile, no EXIF/XMP/comments).
+    cap its long edge at what the film can show of it (:func:`working_long_edge`) and write it
+    to ``dest_jpeg`` (quality 92, sRGB ICC profile, no EXIF/XMP/comments).
 
     Raises :class:`MediaRejected` when the file is not a usable photo.
     """
@@ -94,24 +100,25 @@ def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
                      source_format=source_format)
 
 
-def decode_image(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False
-                 ) -> tuple[Image.Image, str]:
+def decode_image(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False,
+                 max_pixels: int = MAX_PIXELS) -> tuple[Image.Image, str]:
     """Decode ``fp`` exactly as a customer photo is decoded (JPEG/PNG/WebP by content, size
     caps, upright, sRGB); ``keep_alpha`` keeps transparency as ``RGBA`` instead of flattening
-    (brand logos). ``head`` is the file's first bytes. Returns the image and its format name.
+    (brand logos); an image declaring more than ``max_pixels`` is refused before any pixel is
+    decoded. ``head`` is the file's first bytes. Returns the image and its format name.
 
     Raises :class:`MediaRejected` when the bytes are not a usable image.
     """
-    return _decode(fp, head, keep_alpha=keep_alpha)
+    return _decode(fp, head, keep_alpha=keep_alpha, max_pixels=max_pixels)
 
 
-def _decode(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False
-            ) -> tuple[Image.Image, str]:
+def _decode(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False,
+            max_pixels: int = MAX_PIXELS) -> tuple[Image.Image, str]:
     """Decode and normalize under a classification of every Pillow failure."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            return _decode_unchecked(fp, keep_alpha=keep_alpha)
+            return _decode_unchecked(fp, keep_alpha=keep_alpha, max_pixels=max_pixels)
         except Image.UnidentifiedImageError as exc:
             raise MediaRejected(_unidentified_reason(head), str(exc)) from exc
         except (Image.DecompressionBombError, Image.DecompressionBombWarning,
@@ -141,10 +148,11 @@ def _unidentified_reason(head: bytes) -> str:
     return errors.NOT_AN_IMAGE
 
 
-def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image.Image, str]:
+def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False,
+                      max_pixels: int = MAX_PIXELS) -> tuple[Image.Image, str]:
     image = Image.open(_screened(fp), formats=list(ALLOWED_FORMATS))
     source_format = str(image.format)
-    _check_size(*image.size)
+    _check_size(*image.size, max_pixels=max_pixels)
     icc = image.info.get("icc_profile")
     _draft_jpeg(image)
     image.load()
@@ -152,7 +160,26 @@ def _decode_unchecked(fp: IO[bytes], *, keep_alpha: bool = False) -> tuple[Image
     image = _to_srgb(image, icc)
     if not keep_alpha:
         image = _flatten(image)
+        return cap_long_edge(image, working_long_edge(*image.size), reducing_gap=3.0), \
+            source_format
     return cap_long_edge(image, MAX_LONG_EDGE_PX, reducing_gap=3.0), source_format
+
+
+def working_long_edge(width: int, height: int, aspects: tuple[Aspect, ...] = ASPECTS) -> int:
+    """Long edge (pixels) past which a ``width`` x ``height`` photo's pixels never reach a film
+    frame: the film's tightest framing of it in any aspect (its largest crop of that aspect's
+    ratio, :data:`TIGHTEST_CROP_ZOOM` tighter) shown 1:1, at most :data:`MAX_LONG_EDGE_PX`.
+
+    Fitted and filled photos, cards and posters show less of the photo per output pixel than
+    that crop, and the render pre-scales every source down to its tightest viewport anyway
+    (:func:`media.compose.prescale_factor`), so pixels beyond this edge only cost memory and
+    time. A 4:3 phone photo needs 3021 px (its 9:16 crop), a 16:9 one 4029 px.
+    """
+    need = 0.0  # output pixels per photo pixel at the tightest framing
+    for aspect in aspects:
+        crop_w = min(float(width), height * aspect.width / aspect.height)
+        need = max(need, aspect.width * TIGHTEST_CROP_ZOOM / crop_w)
+    return min(MAX_LONG_EDGE_PX, math.ceil(max(width, height) * need))
 
 
 def _screened(fp: IO[bytes]) -> IO[bytes]:
@@ -186,21 +213,22 @@ def without_png_text(data: bytes) -> bytes:
     return b"".join(kept)
 
 
-def _check_size(width: int, height: int) -> None:
+def _check_size(width: int, height: int, max_pixels: int = MAX_PIXELS) -> None:
     """Reject by the declared size, before any pixel is decoded."""
-    if width * height > MAX_PIXELS:
-        raise MediaRejected(errors.IMAGE_TOO_LARGE, f"{width}x{height} exceeds {MAX_PIXELS} px")
+    if width * height > max_pixels:
+        raise MediaRejected(errors.IMAGE_TOO_LARGE, f"{width}x{height} exceeds {max_pixels} px")
     if min(width, height) < MIN_EDGE_PX:
         raise MediaRejected(errors.IMAGE_TOO_SMALL, f"{width}x{height}")
 
 
 def _draft_jpeg(image: Image.Image) -> None:
-    """Let libjpeg decode a huge JPEG at 1/2, 1/4 or 1/8 scale, never below the output cap."""
+    """Let libjpeg decode a huge JPEG at 1/2, 1/4 or 1/8 scale, never below the working copy's
+    size (:func:`working_long_edge`; an EXIF rotation keeps the photo's shape class)."""
     width, height = image.size
-    long_edge = max(width, height)
-    if image.format != "JPEG" or long_edge < 2 * MAX_LONG_EDGE_PX:
+    long_edge, keep = max(width, height), working_long_edge(width, height)
+    if image.format != "JPEG" or long_edge < 2 * keep:
         return
-    ratio = MAX_LONG_EDGE_PX / long_edge
+    ratio = keep / long_edge
     image.draft(None, (math.ceil(width * ratio), math.ceil(height * ratio)))
 
 

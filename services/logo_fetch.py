@@ -14,7 +14,10 @@ The logo URL is customer input, so the fetch is hardened against SSRF:
 - redirects are followed by hand, each hop vetted again (a refused hop is ``redirect_blocked``);
 - one deadline covers DNS, connects, TLS and every read; the body is capped by Content-Length
   and by counting the stream;
-- the bytes are decoded like any customer photo, alpha kept, SVG refused (:mod:`media.logo`).
+- the bytes are decoded like any customer photo, alpha kept, SVG refused (:mod:`media.logo`),
+  in a child process with time and memory limits (:func:`media.photo_sandbox.prepare_logo_bounded`):
+  a logo declaring more pixels than :data:`media.logo.LOGO_MAX_PIXELS` is refused before
+  decoding (``image_too_large``), one that exceeds the child's limits as ``image_decode_limit``.
 
 Every refusal is a :class:`LogoRefused` with a stable ``reason``; a full disk or other local
 fault of ours is raised unchanged. httpcore (the transport library under httpx) is used
@@ -42,7 +45,8 @@ import httpcore
 
 from media import errors as media_errors
 from media.errors import MediaRejected
-from media.logo import LogoInfo, prepare_logo
+from media.logo import LogoInfo
+from media.photo_sandbox import prepare_logo_bounded
 
 __all__ = [
     "LOGO_MAX_BYTES",
@@ -75,6 +79,11 @@ TOO_LARGE = "too_large"
 TIMEOUT = "timeout"
 NOT_AN_IMAGE = "not_an_image"
 SVG_REFUSED = "svg_refused"
+IMAGE_TOO_LARGE = "image_too_large"
+"""The logo declares more pixels than :data:`media.logo.LOGO_MAX_PIXELS` (a decompression bomb
+or a poster, not a logo)."""
+IMAGE_DECODE_LIMIT = "image_decode_limit"
+"""Decoding the logo ran out of its child's time, CPU or memory."""
 FETCH_FAILED = "fetch_failed"
 _POLICY_REASONS = frozenset({NOT_HTTPS, BAD_URL, BLOCKED_PORT, BLOCKED_ADDRESS})
 
@@ -417,12 +426,17 @@ def _ssl_context(verify: ssl.SSLContext | str | Path | None) -> ssl.SSLContext |
     return ssl.create_default_context(cafile=str(verify))
 
 
+_NAMED_REJECTIONS = {media_errors.SVG_REFUSED: SVG_REFUSED,
+                     media_errors.IMAGE_TOO_LARGE: IMAGE_TOO_LARGE,
+                     media_errors.IMAGE_DECODE_LIMIT: IMAGE_DECODE_LIMIT}
+
+
 def _validate(download: Path, dest: Path) -> LogoInfo:
-    """Decode the download like a photo (alpha kept) into ``dest``."""
+    """Decode the download like a photo (alpha kept) into ``dest``, in a bounded child."""
     try:
-        return prepare_logo(download, dest)
+        return prepare_logo_bounded(download, dest)
     except MediaRejected as exc:
-        reason = SVG_REFUSED if exc.reason == media_errors.SVG_REFUSED else NOT_AN_IMAGE
+        reason = _NAMED_REJECTIONS.get(exc.reason, NOT_AN_IMAGE)
         raise LogoRefused(reason, str(exc)) from exc
 
 

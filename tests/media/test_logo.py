@@ -9,7 +9,9 @@ from PIL import Image
 
 from media import errors
 from media.errors import MediaRejected
-from media.logo import LOGO_MAX_LONG_EDGE_PX, looks_like_svg, prepare_logo
+from media.logo import LOGO_MAX_LONG_EDGE_PX, LOGO_MAX_PIXELS, looks_like_svg, prepare_logo
+from media.photo_sandbox import LOGO_LIMITS, prepare_logo_bounded
+from media.runner import Limits
 
 
 def _save(image: Image.Image, path: Path, fmt: str) -> Path:
@@ -62,3 +64,49 @@ def test_svg_and_non_images_are_refused_by_their_bytes(payload: bytes, reason: s
 
 def test_png_bytes_are_not_mistaken_for_svg() -> None:
     assert not looks_like_svg(b"\x89PNG\r\n\x1a\n" + b"<svg" * 4)
+
+
+def test_a_logo_over_the_pixel_cap_is_refused_before_decoding(tmp_path: Path) -> None:
+    src = _save(Image.new("L", (4200, 4200), 0), tmp_path / "in.png", "PNG")
+    assert LOGO_MAX_PIXELS < 4200 * 4200
+
+    with pytest.raises(MediaRejected) as caught:
+        prepare_logo(src, tmp_path / "out.png")
+
+    assert caught.value.reason == errors.IMAGE_TOO_LARGE and "4200x4200" in caught.value.detail
+
+
+def test_a_logo_decode_past_its_child_time_limit_is_refused_as_image_decode_limit(
+        tmp_path: Path) -> None:
+    src = _save(Image.new("RGBA", (4096, 4096), (0, 0, 0, 255)), tmp_path / "in.png", "PNG")
+    tight = Limits(timeout_s=0.05, cpu_s=LOGO_LIMITS.cpu_s,
+                   address_space_bytes=LOGO_LIMITS.address_space_bytes)
+
+    with pytest.raises(MediaRejected) as caught:
+        prepare_logo_bounded(src, tmp_path / "out.png", tight)
+
+    assert caught.value.reason == errors.IMAGE_DECODE_LIMIT
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_a_logo_needing_more_memory_than_its_child_has_is_refused_not_decoded_here(
+        tmp_path: Path) -> None:
+    src = _save(Image.new("RGBA", (4096, 4096), (0, 0, 0, 255)), tmp_path / "in.png", "PNG")
+    tight = Limits(timeout_s=LOGO_LIMITS.timeout_s, cpu_s=LOGO_LIMITS.cpu_s,
+                   address_space_bytes=160 * 1024**2)  # the interpreter fits, 64 MB RGBA not
+
+    with pytest.raises(MediaRejected) as caught:
+        prepare_logo_bounded(src, tmp_path / "out.png", tight)
+
+    assert caught.value.reason in (errors.IMAGE_DECODE_LIMIT, errors.IMAGE_TOO_LARGE)
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_a_logo_at_the_pixel_cap_is_prepared_within_the_default_child_limits(
+        tmp_path: Path) -> None:
+    src = _save(Image.new("RGBA", (4096, 4096), (0, 90, 200, 255)), tmp_path / "in.png", "PNG")
+
+    info = prepare_logo_bounded(src, tmp_path / "out.png")
+
+    assert (info.width, info.height, info.source_format) == (1024, 1024, "PNG")
+    assert not info.translucent

@@ -13,9 +13,12 @@ import numpy as np
 import pytest
 from PIL import ExifTags, Image
 
-from media import errors
+from media import errors, framing
 from media.errors import MediaRejected
-from media.photos import MAX_LONG_EDGE_PX, prepare_photo
+from media.framing import KEEP_MIN, MOVES, Box, Subject, plan_ken_burns
+from media.photos import MAX_LONG_EDGE_PX, TIGHTEST_CROP_ZOOM, prepare_photo, working_long_edge
+from media.sources import SOCIAL_PORTRAIT_KEEP_MIN
+from media.spec import ASPECTS
 
 # Distinct colours in the four quadrants of a landscape image: every EXIF orientation maps it to
 # a different picture, so "matches the original" proves the right transform was applied.
@@ -320,3 +323,38 @@ def test_unusable_files_are_rejected_quickly(tmp_path: Path, name: str, make, re
 def test_missing_source_is_our_fault_not_a_rejection(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         prepare_photo(tmp_path / "never-downloaded.jpg", tmp_path / "out.jpg")
+
+
+def test_the_working_copy_zoom_is_the_framing_full_zoom() -> None:
+    assert TIGHTEST_CROP_ZOOM == framing.FULL_ZOOM
+
+
+@pytest.mark.parametrize("size", [(4032, 3024), (3024, 4032), (5120, 2880), (2880, 5120),
+                                  (6000, 4000), (4000, 6000), (5000, 5000)])
+def test_the_working_copy_keeps_every_pixel_the_tightest_framing_shows(
+        size: tuple[int, int]) -> None:
+    """On the capped copy, no planned camera move (any aspect, move, subject, crop rule) frames
+    tighter than 1:1, and some move frames it about 1:1 (the cap keeps nothing to spare)."""
+    long_edge = working_long_edge(*size)
+    assert long_edge < max(size)
+    k = long_edge / max(size)
+    width, height = round(size[0] * k), round(size[1] * k)
+    subjects = [Subject((), Box(0.4, 0.4, 0.6, 0.6), "centre"),
+                Subject((Box(0.45, 0.3, 0.55, 0.42),), Box(0.45, 0.3, 0.55, 0.42), "faces"),
+                Subject((), Box(0.05, 0.05, 0.3, 0.3), "saliency")]
+    scales = [aspect.width / min(m.start.w, m.end.w)
+              for aspect in ASPECTS for subject in subjects for move in MOVES
+              for keep_min in (KEEP_MIN, SOCIAL_PORTRAIT_KEEP_MIN)
+              for m in [plan_ken_burns((width, height), subject, aspect, 90, move=move,
+                                       keep_min=keep_min)]]
+    assert max(scales) <= 1.0 + 1e-3
+    assert max(scales) >= 0.97
+
+
+def test_a_phone_photo_is_kept_at_the_size_its_tightest_crop_needs(tmp_path: Path) -> None:
+    src = tmp_path / "phone.jpg"
+    Image.new("RGB", (4032, 3024), (10, 120, 200)).save(src, quality=80)
+
+    info = prepare_photo(src, tmp_path / "out.jpg")
+
+    assert (info.width, info.height) == (3021, 2266)  # 9:16 crop: 2266 * 9/16 * 1.18 = 1080

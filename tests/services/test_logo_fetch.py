@@ -11,8 +11,10 @@ import functools
 import io
 import ipaddress
 import socket
+import struct
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +26,7 @@ from PIL import Image, ImageDraw
 import activities.assets as assets_module
 from activities.assets import _brand_logo
 from activities.context import StageContext
+from media.logo import LOGO_MAX_PIXELS
 from services import logo_fetch
 from services.logo_fetch import LogoRefused, LogoResult, address_problem, fetch_logo
 from services.settings import Settings
@@ -126,6 +129,22 @@ def _jpeg() -> bytes:
     return buffer.getvalue()
 
 
+def _png_chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+@functools.lru_cache(maxsize=1)
+def png_bomb(side: int = 6000) -> bytes:
+    """A genuine PNG of ``side`` x ``side`` black 8-bit gray pixels: 36 MB of pixels (over the
+    logo's pixel cap, under the photos') in ~35 KB, a decompression bomb."""
+    header = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)  # 8-bit gray, no interlace
+    deflate = zlib.compressobj(9)
+    rows = (b"\0" + b"\0" * side) * 250  # filter byte + pixels, 250 rows per call
+    body = b"".join(deflate.compress(rows) for _ in range(side // 250)) + deflate.flush()
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", body)
+            + _png_chunk(b"IEND", b""))
+
+
 SVG = (b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
        b'<image href="https://169.254.169.254/latest/meta-data/"/></svg>')
 
@@ -171,6 +190,7 @@ def _routes(server_url: Callable[[str], str], stopping: threading.Event
         "/logo.svg": lambda h: h.send_body(200, SVG, "image/svg+xml"),
         "/disguised.png": lambda h: h.send_body(200, SVG, "image/png"),
         "/text": lambda h: h.send_body(200, b"hello, not a picture", "image/png"),
+        "/bomb.png": lambda h: h.send_body(200, png_bomb(), "image/png"),
         "/big-declared": declared_big,
         "/big-chunked": chunked,
         "/slow": slow,
@@ -569,6 +589,34 @@ def test_bytes_that_are_not_an_image_are_refused(server: LogoServer, tls: TlsMat
     assert caught.value.reason == "not_an_image"
 
 
+def test_decompression_bomb_logo_is_refused_as_too_large_before_decoding(
+        server: LogoServer, tls: TlsMaterial, loopback_dns: FakeDns, tmp_path: Path) -> None:
+    bomb = png_bomb()
+    assert len(bomb) < logo_fetch.LOGO_MAX_BYTES and LOGO_MAX_PIXELS < 6000 * 6000
+    started = time.monotonic()
+    with pytest.raises(LogoRefused) as caught:
+        _fetch_local(server, tls, loopback_dns, "/bomb.png", tmp_path / "logo.png")
+
+    assert caught.value.reason == "image_too_large", caught.value
+    assert "6000x6000" in caught.value.detail
+    assert time.monotonic() - started < 10.0
+    assert not (tmp_path / "logo.png").exists()
+
+
+def test_the_worker_process_never_decodes_a_logo(server: LogoServer, tls: TlsMaterial,
+                                                 loopback_dns: FakeDns, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import media.logo
+
+    def refuse_in_process(*_: object, **__: object) -> None:
+        raise AssertionError("a logo decoded in the worker process")
+
+    monkeypatch.setattr(media.logo, "prepare_logo", refuse_in_process)
+    result = _fetch_local(server, tls, loopback_dns, "/logo.png", tmp_path / "logo.png")
+
+    assert (result.width, result.height) == (51, 41)
+
+
 def test_missing_logo_is_a_fetch_failure(server: LogoServer, tls: TlsMaterial,
                                          loopback_dns: FakeDns, tmp_path: Path) -> None:
     with pytest.raises(LogoRefused) as caught:
@@ -644,6 +692,23 @@ def test_assets_skips_an_unfetchable_logo_with_a_reason(stage_ctx: StageContext,
 
     assert (key, notes) == (None, ["logo_skipped:blocked_address"])
     assert stage_ctx.storage.list("") == [] and dials.hosts() == []
+
+
+def test_assets_goes_on_without_a_bomb_logo_and_says_why(server: LogoServer, tls: TlsMaterial,
+                                                          loopback_dns: FakeDns,
+                                                          stage_ctx: StageContext,
+                                                          tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    local_fetch = functools.partial(
+        fetch_logo, resolver=loopback_dns, verify=tls.ca_cert,
+        allowed_ports=(server.port,), allow_loopback_for_tests=True)
+    monkeypatch.setattr(assets_module, "fetch_logo", local_fetch)
+
+    key, notes = _brand_logo(stage_ctx, _brand_order(server.url("/bomb.png")), tmp_path)
+
+    assert (key, notes) == (None, ["logo_skipped:image_too_large"])
+    assert stage_ctx.storage.list("") == []
 
 
 @pytest.mark.parametrize(("logo_url", "style"), [(None, "brand"), (None, "gift")])
