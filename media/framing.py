@@ -314,6 +314,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     frames = max(1, int(frames))
     zoom = FULL_ZOOM if full else PUSH_ZOOM
     moves = _move_order(choice, full, move)
+    subject = _yield_core_margin(photo_size, subject, aspect)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
     if not needs_fit(width, height, subject, aspect, keep_min):
         planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
@@ -325,9 +326,34 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if planned.mode == "fit" and subject.faces and subject.source == "saliency":
         # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
         # photo into a fitted card: plan again around the focus alone
-        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source), aspect,
+        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source,
+                                                  subject.compact), aspect,
                               frames, choice=choice, full=full, keep_min=keep_min, move=move)
     return planned
+
+
+def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
+    """``subject`` with a compact salient core (the stand-in face of
+    :func:`media.subjects.keep_whole`) that a full crop of ``aspect`` holds, but not with its
+    :data:`FACE_MARGIN`, shrunk so that its guard (core plus margin) is exactly as large as the
+    crop allows: the margin yields, the core never does (the guard still contains all of it).
+    Any other subject is returned as is."""
+    if subject.source != "saliency" or len(subject.faces) != 1:
+        return subject
+    width, height = photo_size
+    crop_w, crop_h = largest_crop(width, height, aspect)
+    guard = face_guard(subject, width, height)
+    core = subject.faces[0]
+    core_w, core_h = (core.x1 - core.x0) * width, (core.y1 - core.y0) * height
+    if guard is None or core_w > crop_w or core_h > crop_h or (
+            guard[2] - guard[0] <= crop_w and guard[3] - guard[1] <= crop_h):
+        return subject
+    pad = 2 * FACE_MARGIN * max(core_w, core_h)
+    shrink = min(crop_w / (core_w + pad), crop_h / (core_h + pad)) * (1 - 1e-6)
+    (cx, cy), half_w, half_h = core.center, shrink * (core.x1 - core.x0) / 2, shrink * (
+        core.y1 - core.y0) / 2
+    stand_in = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+    return Subject((stand_in,), subject.focus, subject.source, subject.compact)
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,

@@ -1,9 +1,12 @@
 """What matters in a photo: faces, else the salient region (a pet, an object), else the centre.
 
 :func:`find_subject` finds frontal faces (OpenCV Haar cascade) and a focus box (faces, else
-spectral residual saliency, else the centre); :func:`keep_whole` makes the core of a salient
-region count as a face, so crops keep it whole. All boxes are normalized (0..1 of the photo's
-width and height). :mod:`media.framing` plans the camera over them.
+spectral residual saliency, else the centre). A salient focus is either a compact subject (a
+pet's head, an animal close-up, an object: :func:`salient_mass_is_compact`) or scenery whose
+salient mass is wide (a trail, a ridge, a lake); :func:`keep_whole` makes the core of a compact
+subject count as a face, so crops keep it whole, while scenery is cropped freely and the camera
+pans across it toward the focus. All boxes are normalized (0..1 of the photo's width and
+height). :mod:`media.framing` plans the camera over them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection c
 FACE_MIN_NEIGHBORS = 5
 FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
 SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
+# A compact subject (see salient_mass_is_compact), measured on the saliency map and the photo:
+COMPACT_LIFT = 2.0  # saliency mass share in the core over the core's area share: at least this
+COMPACT_ELONGATION = 1.6  # width over height of the salient mass (pixels): at most this
+COMPACT_SOFT_MAX = 0.35  # share of the photo without detail (defocused or flat): at most this
+SOFT_DETAIL = 0.1  # a pixel without detail has under this share of the photo's 95th-pct detail
 
 
 @dataclass(frozen=True)
@@ -49,11 +57,15 @@ class Subject:
     """What matters in a photo: detected faces, and the focus box the camera moves toward.
 
     ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
+    ``compact`` (meaningful for ``saliency``) says the salient mass is a compact subject that
+    must stay whole (a pet's head, an object), not scenery; subjects stored before the measure
+    existed count as compact, the cautious reading.
     """
 
     faces: tuple[Box, ...]
     focus: Box
     source: str
+    compact: bool = True
 
 
 # --- subject detection -----------------------------------------------------------------------
@@ -112,8 +124,22 @@ def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
     return (sal / peak).astype(np.float32) if peak > 0 else sal.astype(np.float32)
 
 
-def _saliency_box(image_rgb: np.ndarray) -> Box | None:
-    """A box around the salient mass (weighted centroid +- 1.5 std), or None if it is flat."""
+@dataclass(frozen=True)
+class SalientMass:
+    """The salient region of a photo: ``box`` (weighted centroid +- 1.5 std, normalized),
+    ``lift`` (share of the saliency mass inside the box's :data:`SALIENT_CORE` core divided by
+    the core's share of the photo's area: 1 is mass spread evenly, higher is concentrated) and
+    ``elongation`` (the mass's spread across over its spread down, in pixels: a shoreline or a
+    ridge is a wide band, a head or an object a blob)."""
+
+    box: Box
+    lift: float
+    elongation: float
+
+
+def salient_mass(image_rgb: np.ndarray) -> SalientMass | None:
+    """The :class:`SalientMass` of an RGB (or gray) uint8 image, or None when nothing stands
+    out (a flat saliency map)."""
     sal = saliency_map(image_rgb)
     if float(sal.mean()) > 0.5:  # no clear peak: nothing stands out
         return None
@@ -127,8 +153,51 @@ def _saliency_box(image_rgb: np.ndarray) -> Box | None:
     my, mx = float(ys @ wy), float(xs @ wx)
     sy = math.sqrt(max(float(((ys - my) ** 2) @ wy), 1e-6))
     sx = math.sqrt(max(float(((xs - mx) ** 2) @ wx), 1e-6))
-    return Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
-               min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
+    box = Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
+              min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
+    core = _core(box)
+    in_x = (xs >= core.x0) & (xs <= core.x1)
+    in_y = (ys >= core.y0) & (ys <= core.y1)
+    area = float(in_x.mean() * in_y.mean())
+    share = float(weights[np.ix_(in_y, in_x)].sum() / total)
+    height, width = image_rgb.shape[:2]
+    elongation = (sx * width) / (sy * height)
+    return SalientMass(box, share / area if area > 0 else 0.0, elongation)
+
+
+def soft_share(image_rgb: np.ndarray) -> float:
+    """Share (0..1) of the photo without detail: defocused background, sky, still water.
+
+    Detail is the local mean of the absolute Laplacian on a 256-pixel gray copy; a pixel has
+    none below :data:`SOFT_DETAIL` of the photo's 95th-percentile detail.
+    """
+    gray, _ = _gray_copy(image_rgb, 256)
+    detail = np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+    detail = cv2.GaussianBlur(detail, (0, 0), 4)
+    top = float(np.percentile(detail, 95))
+    return float((detail < SOFT_DETAIL * top).mean()) if top > 0 else 1.0
+
+
+def salient_mass_is_compact(mass: SalientMass, soft: float) -> bool:
+    """Whether a salient region is a compact subject that must stay whole (a pet's head, an
+    animal close-up, an object) rather than scenery whose salient mass is wide.
+
+    A compact subject fills a detailed photo (at most :data:`COMPACT_SOFT_MAX` of it ``soft``,
+    see :func:`soft_share`: a small detail in a wide defocused or empty field is a scene with a
+    detail in it), its saliency is concentrated (``lift`` at least :data:`COMPACT_LIFT`) and
+    blob-shaped (``elongation`` at most :data:`COMPACT_ELONGATION`: a shoreline, a ridge or a
+    row of boats is a band). OpenCV's cat-face cascades were tried as a further hint and left
+    out: on skimage's cat they fire on the chin, and they fire on leaves and dandelions.
+    """
+    return (soft <= COMPACT_SOFT_MAX and mass.lift >= COMPACT_LIFT
+            and mass.elongation <= COMPACT_ELONGATION)
+
+
+def _core(box: Box) -> Box:
+    """The central :data:`SALIENT_CORE` of ``box`` (same centre)."""
+    (cx, cy) = box.center
+    half_w, half_h = SALIENT_CORE * (box.x1 - box.x0) / 2, SALIENT_CORE * (box.y1 - box.y0) / 2
+    return Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
 
 
 def union(boxes: tuple[Box, ...]) -> Box:
@@ -143,25 +212,24 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
         return Subject(faces, union(faces), "faces")
     gray, _ = _gray_copy(image_rgb, 256)
     if float(gray.std()) >= 4.0:
-        box = _saliency_box(image_rgb)
-        if box is not None:
-            return Subject((), box, "saliency")
+        mass = salient_mass(image_rgb)
+        if mass is not None:
+            compact = salient_mass_is_compact(mass, soft_share(image_rgb))
+            return Subject((), mass.box, "saliency", compact)
     return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
 
 
 def keep_whole(subject: Subject) -> Subject:
-    """``subject`` with, when no face was found but a salient region was (a pet, an object),
-    the core of that region (:data:`SALIENT_CORE` of its width and height) standing in for a
-    face: crops and moves keep it whole (a cat's eyes are never cut)."""
-    if subject.faces or subject.source != "saliency":
+    """``subject`` with, when no face was found but a compact salient subject was (a pet, an
+    object: ``subject.compact``), the core of that region (:data:`SALIENT_CORE` of its width
+    and height) standing in for a face: crops and moves keep it whole (a cat's eyes are never
+    cut). Scenery is returned as is: crops may cut it anywhere and pan toward its focus."""
+    if subject.faces or subject.source != "saliency" or not subject.compact:
         return subject
-    (cx, cy), box = subject.focus.center, subject.focus
-    half_w, half_h = SALIENT_CORE * (box.x1 - box.x0) / 2, SALIENT_CORE * (box.y1 - box.y0) / 2
-    core = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
-    return Subject((core,), subject.focus, subject.source)
+    return Subject((_core(subject.focus),), subject.focus, subject.source, subject.compact)
 
 
 def subject_from_dict(data: dict[str, Any]) -> Subject:
     """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
     return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
-                   source=data["source"])
+                   source=data["source"], compact=bool(data.get("compact", True)))
