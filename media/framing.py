@@ -334,9 +334,11 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
 
 def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
     """``subject`` with a compact salient core (the stand-in face of
-    :func:`media.subjects.keep_whole`) that a full crop of ``aspect`` holds, but not with its
-    :data:`FACE_MARGIN`, shrunk so that its guard (core plus margin) is exactly as large as the
-    crop allows: the margin yields, the core never does (the guard still contains all of it).
+    :func:`media.subjects.keep_whole`) that a full crop of ``aspect`` holds with room for a
+    gentle push (:data:`PUSH_ZOOM`), but not with its :data:`FACE_MARGIN`: the stand-in
+    shrinks so that its guard (stand-in plus margin) is the crop's size over
+    :data:`FULL_ZOOM` on each axis, and never smaller than the core. The margin yields, the
+    core never does (the guard still contains all of it) and the crop keeps room to move.
     Any other subject is returned as is."""
     if subject.source != "saliency" or len(subject.faces) != 1:
         return subject
@@ -345,11 +347,13 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
     guard = face_guard(subject, width, height)
     core = subject.faces[0]
     core_w, core_h = (core.x1 - core.x0) * width, (core.y1 - core.y0) * height
-    if guard is None or core_w > crop_w or core_h > crop_h or (
+    if guard is None or core_w * PUSH_ZOOM > crop_w or core_h * PUSH_ZOOM > crop_h or (
             guard[2] - guard[0] <= crop_w and guard[3] - guard[1] <= crop_h):
         return subject
     pad = 2 * FACE_MARGIN * max(core_w, core_h)
-    shrink = min(crop_w / (core_w + pad), crop_h / (core_h + pad)) * (1 - 1e-6)
+    shrink = min(max(core_w, crop_w / FULL_ZOOM) / (core_w + pad),
+                 max(core_h, crop_h / FULL_ZOOM) / (core_h + pad))
+    shrink = max(shrink, core_w / (core_w + pad), core_h / (core_h + pad))
     (cx, cy), half_w, half_h = core.center, shrink * (core.x1 - core.x0) / 2, shrink * (
         core.y1 - core.y0) / 2
     stand_in = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
