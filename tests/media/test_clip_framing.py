@@ -64,3 +64,13 @@ def test_a_wide_group_clip_fills_the_9x16_width_with_every_face_in() -> None:
     out = frame_clip(np.full((1080, 1920, 3), 200, np.uint8), framing)
     assert out.shape == (PORTRAIT.height, PORTRAIT.width, 3)
     assert (out[y + h // 2, :, 0] == 200).all()  # the clip covers the whole width
+
+
+def test_a_scenery_clip_in_9x16_is_cropped_and_a_compact_one_filled() -> None:
+    focus = Box(0.1, 0.2, 0.9, 0.8)
+    scenery = plan_clip_framing((1920, 1080), Subject((), focus, "saliency", compact=False),
+                                PORTRAIT)
+    animal = plan_clip_framing((1920, 1080), Subject((), focus, "saliency"), PORTRAIT)
+    assert scenery.mode == "crop"
+    assert scenery.box[3] == 1080  # the clip's full height: full-bleed
+    assert animal.mode == "fit" and animal.box[2] >= PORTRAIT.width  # filled across the width

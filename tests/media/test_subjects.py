@@ -13,7 +13,6 @@ import pytest
 from PIL import Image
 from skimage import data
 
-from media.clip_framing import plan_clip_framing
 from media.framing import (
     MIN_MOVE_PX,
     Box,
@@ -189,16 +188,6 @@ def test_a_compact_subject_wider_than_the_crop_is_still_filled() -> None:
     assert motion.mode == "fill"
     core = wide_head.faces[0].to_pixels(3000, 2000)
     assert all(motion.rect_at(i).contains(core) for i in (0, FRAMES - 1))
-
-
-def test_a_scenery_clip_in_9x16_is_cropped_and_a_compact_one_filled() -> None:
-    focus = Box(0.1, 0.2, 0.9, 0.8)
-    scenery = plan_clip_framing((1920, 1080), Subject((), focus, "saliency", compact=False),
-                                PORTRAIT)
-    animal = plan_clip_framing((1920, 1080), Subject((), focus, "saliency"), PORTRAIT)
-    assert scenery.mode == "crop"
-    assert scenery.box[3] == 1080  # the clip's full height: full-bleed
-    assert animal.mode == "fit" and animal.box[2] >= PORTRAIT.width  # filled across the width
 
 
 def test_stored_subjects_keep_their_compact_reading() -> None:
