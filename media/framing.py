@@ -257,20 +257,24 @@ def peak_acceleration(motion: Motion, out_width: int) -> float:
 
 
 def _within_budget(motion: Motion, out_width: int) -> Motion:
-    """Shrink the move toward its midpoint until it respects :data:`MAX_ACCEL_PX`.
+    """Shrink the move until it respects :data:`MAX_ACCEL_PX`: a pan or a tilt toward its end
+    (the focus it was planned to end on stays where it is: a long pan across a wide photo
+    becomes a shorter one onto the subject, not one that stops halfway), any other move toward
+    its midpoint.
 
     Both ends stay convex combinations of the planned ones, so faces and photo edges remain
     respected.
     """
     start, end = motion.start, motion.end
+    toward = 1.0 if motion.move in ("pan", "tilt") else 0.5
     for _ in range(60):
         if peak_acceleration(motion, out_width) <= MAX_ACCEL_PX:
             return motion
-        mid = start.lerp(end, 0.5)
-        start, end = mid.lerp(start, 0.85), mid.lerp(end, 0.85)
+        anchor = start.lerp(end, toward)
+        start, end = anchor.lerp(start, 0.85), anchor.lerp(end, 0.85)
         motion = Motion(motion.mode, start, end, motion.frames, motion.move)
-    mid = start.lerp(end, 0.5)
-    return Motion(motion.mode, mid, mid, motion.frames, motion.move)
+    anchor = start.lerp(end, toward)
+    return Motion(motion.mode, anchor, anchor, motion.frames, motion.move)
 
 
 def motion_extent(motion: Motion, out_width: int) -> float:

@@ -117,6 +117,22 @@ def test_a_9x16_landscape_sample_draws_the_move_it_is_given(path: Path) -> None:
     assert travel > (100 if not found.compact else MIN_MOVE_PX)
 
 
+@pytest.mark.parametrize("path", landscape_samples(), ids=lambda p: p.name)
+def test_a_9x16_pan_ends_on_the_focus_even_when_shortened(path: Path) -> None:
+    # a pan across a wide photo is too fast for the acceleration budget and is shortened: it
+    # still ends where it was planned to, on the focus (it used to stop halfway: the nuthatch
+    # shot ended on the blurred background with the bird cut at the frame's edge)
+    image = sample_photo(path)
+    width, _ = _size(image)
+    found = find_subject(image)
+    pan = plan_ken_burns(_size(image), keep_whole(found), PORTRAIT, FRAMES, move="pan")
+    focus_x = found.focus.center[0] * width
+    on_focus = min(max(focus_x, pan.end.w / 2), width - pan.end.w / 2)
+    if not found.compact:  # nothing to keep whole: the end is centred on the focus
+        assert pan.end.cx == pytest.approx(on_focus, abs=1.0)
+    assert abs(pan.end.cx - focus_x) < abs(pan.start.cx - focus_x)  # it moves toward it
+
+
 def test_scenery_is_not_a_compact_subject_and_a_cat_close_up_is() -> None:
     cat = data.chelsea()
     assert find_subject(cat).compact
