@@ -257,20 +257,24 @@ def peak_acceleration(motion: Motion, out_width: int) -> float:
 
 
 def _within_budget(motion: Motion, out_width: int) -> Motion:
-    """Shrink the move toward its midpoint until it respects :data:`MAX_ACCEL_PX`.
+    """Shrink the move until it respects :data:`MAX_ACCEL_PX`: a pan or a tilt toward its end
+    (the focus it was planned to end on stays where it is: a long pan across a wide photo
+    becomes a shorter one onto the subject, not one that stops halfway), any other move toward
+    its midpoint.
 
     Both ends stay convex combinations of the planned ones, so faces and photo edges remain
     respected.
     """
     start, end = motion.start, motion.end
+    toward = 1.0 if motion.move in ("pan", "tilt") else 0.5
     for _ in range(60):
         if peak_acceleration(motion, out_width) <= MAX_ACCEL_PX:
             return motion
-        mid = start.lerp(end, 0.5)
-        start, end = mid.lerp(start, 0.85), mid.lerp(end, 0.85)
+        anchor = start.lerp(end, toward)
+        start, end = anchor.lerp(start, 0.85), anchor.lerp(end, 0.85)
         motion = Motion(motion.mode, start, end, motion.frames, motion.move)
-    mid = start.lerp(end, 0.5)
-    return Motion(motion.mode, mid, mid, motion.frames, motion.move)
+    anchor = start.lerp(end, toward)
+    return Motion(motion.mode, anchor, anchor, motion.frames, motion.move)
 
 
 def motion_extent(motion: Motion, out_width: int) -> float:
@@ -314,6 +318,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     frames = max(1, int(frames))
     zoom = FULL_ZOOM if full else PUSH_ZOOM
     moves = _move_order(choice, full, move)
+    subject = _yield_core_margin(photo_size, subject, aspect)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
     if not needs_fit(width, height, subject, aspect, keep_min):
         planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
@@ -325,9 +330,38 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if planned.mode == "fit" and subject.faces and subject.source == "saliency":
         # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
         # photo into a fitted card: plan again around the focus alone
-        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source), aspect,
+        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source,
+                                                  subject.compact), aspect,
                               frames, choice=choice, full=full, keep_min=keep_min, move=move)
     return planned
+
+
+def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
+    """``subject`` with a compact salient core (the stand-in face of
+    :func:`media.subjects.keep_whole`) that a full crop of ``aspect`` holds with room for a
+    gentle push (:data:`PUSH_ZOOM`), but not with its :data:`FACE_MARGIN`: the stand-in
+    shrinks so that its guard (stand-in plus margin) is the crop's size over
+    :data:`FULL_ZOOM` on each axis, and never smaller than the core. The margin yields, the
+    core never does (the guard still contains all of it) and the crop keeps room to move.
+    Any other subject is returned as is."""
+    if subject.source != "saliency" or len(subject.faces) != 1:
+        return subject
+    width, height = photo_size
+    crop_w, crop_h = largest_crop(width, height, aspect)
+    guard = face_guard(subject, width, height)
+    core = subject.faces[0]
+    core_w, core_h = (core.x1 - core.x0) * width, (core.y1 - core.y0) * height
+    if guard is None or core_w * PUSH_ZOOM > crop_w or core_h * PUSH_ZOOM > crop_h or (
+            guard[2] - guard[0] <= crop_w and guard[3] - guard[1] <= crop_h):
+        return subject
+    pad = 2 * FACE_MARGIN * max(core_w, core_h)
+    shrink = min(max(core_w, crop_w / FULL_ZOOM) / (core_w + pad),
+                 max(core_h, crop_h / FULL_ZOOM) / (core_h + pad))
+    shrink = max(shrink, core_w / (core_w + pad), core_h / (core_h + pad))
+    (cx, cy), half_w, half_h = core.center, shrink * (core.x1 - core.x0) / 2, shrink * (
+        core.y1 - core.y0) / 2
+    stand_in = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+    return Subject((stand_in,), subject.focus, subject.source, subject.compact)
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,

@@ -9,8 +9,9 @@ mostly pushes; a chorus pushes in, a verse drifts, a gentle film pulls out slowl
 move of the shot before.
 
 Transitions follow the song's sections (:func:`transition_kinds`): hard cuts on downbeats in a
-chorus, dissolves in a verse (longer in a bridge), and for gentle films dissolves inside a
-section and dips through black where a section changes or a card comes or goes. Sections are
+chorus, dissolves in a verse (longer in a bridge), and for gentle films slow dissolves inside a
+section and slower ones where a section changes or a card comes or goes (a dip through black
+looked heavy there: a memorial never drops to a near-black frame between two photos). Sections are
 plain data: ``(name, start_s, end_s)`` as the song's metadata lists them; nothing here reads
 audio or pixels. Frames are film frame indices, lengths seconds.
 """
@@ -150,10 +151,10 @@ class TransitionStyle:
     chorus: str = "cut"
     dissolve_s: float = 0.6
     bridge_s: float = 0.9
-    dip_s: float = 1.2
+    gentle_change_s: float = 1.6  # a gentle film where a section changes or a card comes
 
 
-GENTLE_DISSOLVE_S = 1.0
+GENTLE_DISSOLVE_S = 1.0  # a gentle film's dissolve inside a section
 
 
 def transition_kinds(cuts: Sequence[int], kinds: Sequence[str], sections: Sequence[Section],
@@ -161,7 +162,9 @@ def transition_kinds(cuts: Sequence[int], kinds: Sequence[str], sections: Sequen
                      ) -> list[tuple[str, float]]:
     """(kind, seconds) of the transition into every shot after the first, from the section at
     its cut. ``cuts[i]`` is where shot ``i`` starts (``len(kinds)`` shots); ``kinds[i]`` is
-    card, photo or clip. Kinds: ``cut``, ``crossfade`` (dissolve), ``fade_black`` (dip)."""
+    card, photo or clip. Kinds: ``cut`` and ``crossfade`` (dissolve); a gentle film only
+    dissolves, :data:`GENTLE_DISSOLVE_S` inside a section and ``style.gentle_change_s`` where
+    the section changes or a card comes or goes (where it used to dip through black)."""
     out = []
     for i in range(1, len(kinds)):
         here = section_at(sections, cuts[i])
@@ -169,7 +172,7 @@ def transition_kinds(cuts: Sequence[int], kinds: Sequence[str], sections: Sequen
         card = kinds[i] == "card" or kinds[i - 1] == "card"
         if gentle:
             if card or here != before:
-                out.append(("fade_black", style.dip_s))
+                out.append(("crossfade", style.gentle_change_s))
             else:
                 out.append(("crossfade", GENTLE_DISSOLVE_S))
         elif card:

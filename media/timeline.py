@@ -211,7 +211,8 @@ PACING: dict[str, Pacing] = {
     "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
     "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3),
 }
-GENTLE = Pacing(5.0, 3.5, 5.0, FADE_BLACK, 1.0, 1.0)  # memorials: slower, long dips
+# memorials: slower, long dissolves (a dip through black looked heavy between two photos)
+GENTLE = Pacing(5.0, 3.5, 5.0, CROSSFADE, 1.2, 1.0)
 
 
 def pacing_for(style: str, gentle: bool) -> Pacing:

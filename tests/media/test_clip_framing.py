@@ -107,3 +107,13 @@ def test_a_fitted_clip_with_an_odd_box_keeps_its_chroma_on_its_luma() -> None:
     edge = 101 + 879 / 2  # where the red half starts on the frame
     assert row[round(edge) + 3, 0] > 180 and row[round(edge) - 4, 0] < 40
     assert row[round(edge) + 3, 2] < 70  # chroma (red) lands with the luma, not shifted
+
+
+def test_a_scenery_clip_in_9x16_is_cropped_and_a_compact_one_filled() -> None:
+    focus = Box(0.1, 0.2, 0.9, 0.8)
+    scenery = plan_clip_framing((1920, 1080), Subject((), focus, "saliency", compact=False),
+                                PORTRAIT)
+    animal = plan_clip_framing((1920, 1080), Subject((), focus, "saliency"), PORTRAIT)
+    assert scenery.mode == "crop"
+    assert scenery.box[3] == 1080  # the clip's full height: full-bleed
+    assert animal.mode == "fit" and animal.box[2] >= PORTRAIT.width  # filled across the width
