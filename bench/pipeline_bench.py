@@ -605,7 +605,8 @@ def baselines_report(results: Results) -> str:
 
     def exact_note(exact: dict[str, Any]) -> str:
         raw_gb = sum(exact["raw_bytes"].values()) / 1e9
-        return f"{_frames_out(exact)} frames out, from {raw_gb:.1f} GB of raw rgb24"
+        return (f"{_frames_out(exact)} frames out, from {raw_gb:.1f} GB of raw "
+                f"{exact.get('pix_fmt_read', 'yuv420p')}")
 
     def moviepy_note(movie: dict[str, Any]) -> str:
         per = ", ".join(f"{k} {v:.0f} s"
