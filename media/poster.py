@@ -3,7 +3,8 @@
 Each poster starts from a frame of the film of its own aspect (so the 9:16 poster is the 9:16
 film's framing of the subject, never a centre crop of the landscape one), keeps the photo sharp,
 darkens its lower part with a soft scrim and sets the opening card's words (occasion and name,
-any script, with their shadows) in the lower third. The 16:9 poster is the page's link preview
+any script, with their shadows) in the lower third, or beside the subject (a face, a pet's head)
+where the lower third would cover it. The 16:9 poster is the page's link preview
 (``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
 """
 
@@ -17,8 +18,9 @@ import numpy as np
 from PIL import Image
 
 from media.card_spec import CardSpec
-from media.cards import composite_sprite, render_card_image
+from media.cards import Sprite, composite_sprite, render_card_image
 from media.runner import Limits, ffmpeg_argv, run_tool
+from media.subjects import Box, find_subject, union
 
 POSTER_TIMEOUT_S = 60.0
 POSTER_JPEG_QUALITY = 90
@@ -27,6 +29,10 @@ SCRIM_FROM = 0.30  # the scrim starts this far down the poster (share of the hei
 SCRIM_DEPTH = 0.72  # how much of the picture's light the scrim takes at the bottom edge
 TEXT_SHADE = 0.45  # and how much a soft pool of shade takes behind the words
 FILL_SHARPNESS = 0.25  # a blurred fill's detail, at most this share of the picture's
+SUBJECT_MARGIN = 0.03  # the words keep this far (share of the poster's side) from the subject
+EDGE_MARGIN = 0.04  # and this far from the poster's edges
+WORD_SCALES = (1.0, 0.85, 0.7)  # the words shrink to these sizes to fit beside a subject
+INK_ALPHA = 0.05  # a sprite's glyphs: where its alpha is above this
 
 
 def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
@@ -40,16 +46,18 @@ def extract_poster(video: Path, at_s: float, out_jpeg: Path) -> Path:
     return out_jpeg
 
 
-def _scrim(picture: np.ndarray, text_y: float) -> np.ndarray:
+def _scrim(picture: np.ndarray, text_y: float, text_x: float | None = None) -> np.ndarray:
     """``picture`` (uint8 RGB) darkened smoothly towards its bottom edge and, softly, behind
-    the text block centred at ``text_y`` pixels; float32."""
+    the text block centred at (``text_x``, ``text_y``) pixels (``text_x`` None: the middle);
+    float32."""
     height, width = picture.shape[:2]
     y = (np.arange(height, dtype=np.float32) + 0.5) / height
     u = np.clip((y - SCRIM_FROM) / (1.0 - SCRIM_FROM), 0.0, 1.0)
     keep = (1.0 - SCRIM_DEPTH * (u * u * (3 - 2 * u)))[:, None]
     x = (np.arange(width, dtype=np.float32) + 0.5) / width
     unit = min(width, height)
-    dx = (x[None, :] - 0.5) * width / (0.55 * width)
+    centre_x = 0.5 if text_x is None else text_x / width
+    dx = (x[None, :] - centre_x) * width / (0.55 * width)
     dy = (y[:, None] * height - text_y) / (0.16 * height + 0.1 * unit)
     keep = keep * (1.0 - TEXT_SHADE * np.exp(-(dx * dx + dy * dy)))
     return picture.astype(np.float32) * keep[..., None]
@@ -96,23 +104,105 @@ def _text_centre_y(picture: np.ndarray, block_h: float) -> float:
     return (band[0] + band[1]) / 2 if band[1] - band[0] >= 0.8 * block_h else default
 
 
-def design_poster(picture: np.ndarray, card: CardSpec) -> np.ndarray:
+def poster_subject(picture: np.ndarray) -> Box | None:
+    """What the words must not cover in ``picture`` (uint8 RGB, a film frame): its faces, or
+    where the eye goes (a pet's head, the boats; normalized box); None when nothing stands out.
+    A film frame is already the crop: a close-up of a pet reads as scenery to the compactness
+    measure, so the focus counts whatever its kind."""
+    subject = find_subject(picture)
+    if subject.faces:
+        return union(subject.faces)
+    return subject.focus if subject.source == "saliency" else None
+
+
+def _band_centre(lo: float, hi: float, size: float) -> float | None:
+    """The centre of the band ``lo``..``hi`` (pixels) when ``size`` fits in it, else None."""
+    return (lo + hi) / 2 if hi - lo >= size else None
+
+
+def _clear_of_subject(centre: tuple[float, float], block: tuple[float, float],
+                      subject: Box | None, size: tuple[int, int]
+                      ) -> tuple[float, float, float]:
+    """Where the words' block goes: its centre (x, y pixels) and scale. Kept at ``centre``, full
+    size, when it does not cover ``subject``; else below it or in the wider band beside it,
+    the first band that fits the block (``block``: width, height) at full size, else at one of
+    :data:`WORD_SCALES`; kept where it was when none does. Never above it: over the top of a
+    landscape, without the scrim, the words read worse than over boats or rocks."""
+    if subject is None:
+        return (*centre, 1.0)
+    width, height = size
+    (cx, cy), (block_w, block_h) = centre, block
+    mx, my = SUBJECT_MARGIN * width, SUBJECT_MARGIN * height
+    x0, y0, x1, y1 = subject.to_pixels(width, height)
+    if (cy + block_h / 2 <= y0 - my or cy - block_h / 2 >= y1 + my
+            or cx + block_w / 2 <= x0 - mx or cx - block_w / 2 >= x1 + mx):
+        return (*centre, 1.0)
+    rows = ((y1 + my, (1 - EDGE_MARGIN) * height),)
+    columns = sorted(((EDGE_MARGIN * width, x0 - mx), (x1 + mx, (1 - EDGE_MARGIN) * width)),
+                     key=lambda band: band[0] - band[1])  # the wider band first
+    for scale in WORD_SCALES:
+        for lo, hi in rows:
+            y = _band_centre(lo, hi, block_h * scale)
+            if y is not None:
+                return cx, y, scale
+        for lo, hi in columns:
+            x = _band_centre(lo, hi, block_w * scale)
+            if x is not None:
+                return x, cy, scale
+    return (*centre, 1.0)
+
+
+def _inked_box(sprites: tuple[Sprite, ...]) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) pixels of the sprites' glyphs, their soft shadows left out."""
+    boxes = []
+    for sprite in sprites:
+        rows = np.flatnonzero(sprite.alpha.max(axis=1) > INK_ALPHA)
+        cols = np.flatnonzero(sprite.alpha.max(axis=0) > INK_ALPHA)
+        if rows.size and cols.size:
+            boxes.append((sprite.x0 + cols[0], sprite.y0 + rows[0], sprite.x0 + cols[-1] + 1,
+                          sprite.y0 + rows[-1] + 1))
+    if not boxes:
+        return 0, 0, 0, 0
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+            max(b[3] for b in boxes))
+
+
+def _scaled(sprite: Sprite, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The sprite's (shade, alpha, ink) resized by ``scale`` (None at full size)."""
+    if scale == 1.0:
+        return None
+    h, w = sprite.alpha.shape
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return tuple(cv2.resize(a, size, interpolation=cv2.INTER_AREA)  # type: ignore[return-value]
+                 for a in (sprite.shade, sprite.alpha, sprite.ink))
+
+
+def design_poster(picture: np.ndarray, card: CardSpec, subject: Box | None = None) -> np.ndarray:
     """The poster (uint8 RGB, the size of ``picture``): ``picture`` sharp under a bottom scrim,
     with ``card``'s words (its shadows, colours and layout for this size) in the lower third,
-    or beside the picture when the frame shows it inside a blurred fill."""
+    or beside the picture when the frame shows it inside a blurred fill, and never over
+    ``subject`` (normalized box, see :func:`poster_subject`) where a band beside it fits them,
+    smaller if need be."""
     height, width = picture.shape[:2]
     image = render_card_image(card, width, height, picture)
     if not image.sprites:
         return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8)
-    top = min(s.y0 for s in image.sprites)
-    bottom = max(s.y0 + s.alpha.shape[0] for s in image.sprites)
-    shift = round(_text_centre_y(picture, bottom - top) - image.centre[1])
-    shift = min(shift, round(0.95 * height) - bottom)  # the shadows stay on the poster
-    shaded = _scrim(picture, image.centre[1] + shift)
+    left, top, right, bottom = _inked_box(image.sprites)
+    ref_x, ref_y = (left + right) / 2, (top + bottom) / 2  # the inked block's centre
+    shadowed_h = (max(s.y0 + s.alpha.shape[0] for s in image.sprites)
+                  - min(s.y0 for s in image.sprites))
+    wanted = (ref_x, _text_centre_y(picture, shadowed_h))
+    text_x, text_y, scale = _clear_of_subject(wanted, (right - left, bottom - top), subject,
+                                              (width, height))
+    text_y = min(text_y, 0.95 * height - (bottom - ref_y) * scale)  # on the poster
+    shaded = _scrim(picture, text_y, text_x)
     poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
     for shade in (True, False):
         for sprite in image.sprites:
-            composite_sprite(poster, sprite, sprite.x0, sprite.y0 + shift, 1.0, shade=shade)
+            x = round(text_x + (sprite.x0 - ref_x) * scale)
+            y = round(text_y + (sprite.y0 - ref_y) * scale)
+            composite_sprite(poster, sprite, x, y, 1.0, shade=shade,
+                             scaled=_scaled(sprite, scale))
     return poster
 
 
@@ -137,7 +227,7 @@ def make_poster(video: Path, at_s: float, card: CardSpec, out_jpeg: Path) -> Pat
     frame = grab_picture(video, at_s)
     if frame is None:
         return extract_poster(video, at_s, out_jpeg)
-    poster = design_poster(frame, card)
+    poster = design_poster(frame, card, poster_subject(frame))
     Image.fromarray(poster).save(out_jpeg, "JPEG", quality=POSTER_JPEG_QUALITY, optimize=True,
                                  progressive=True)
     return out_jpeg

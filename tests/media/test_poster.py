@@ -11,8 +11,14 @@ import pytest
 from PIL import Image
 
 from media.card_spec import CardSpec
-from media.poster import design_poster, extract_poster, make_poster, picture_rows
+from media.poster import (
+    design_poster,
+    extract_poster,
+    make_poster,
+    picture_rows,
+)
 from media.runner import Limits, ffmpeg_argv, run_tool
+from media.subjects import Box
 
 
 def _film(path: Path) -> Path:
@@ -107,3 +113,36 @@ def test_a_picture_inside_a_blurred_fill_keeps_the_name_off_the_picture() -> Non
     changed = (poster.astype(int) - bare).sum(axis=2) > 60
     rows = np.flatnonzero(changed.any(axis=1))
     assert rows.size and (rows[0] >= 1264 or rows[-1] < 656)
+
+
+def _words(picture: np.ndarray, card: CardSpec, subject: Box | None) -> np.ndarray:
+    """The pixels the words brighten on the poster (a mask), against the same poster without
+    words."""
+    poster = design_poster(picture, card, subject)
+    bare = design_poster(picture, CardSpec("opening", ("", "")), subject)
+    return (poster.astype(int) - bare).sum(axis=2) > 60
+
+
+def _covers(words: np.ndarray, box: Box) -> int:
+    height, width = words.shape
+    x0, y0, x1, y1 = (round(v) for v in box.to_pixels(width, height))
+    return int(words[y0:y1, x0:x1].sum())
+
+
+@pytest.mark.parametrize(("width", "height", "subject"), [
+    (1920, 1080, Box(0.4, 0.45, 0.6, 0.95)),  # room beside it
+    (1080, 1920, Box(0.25, 0.45, 0.75, 0.65)),  # room below it
+], ids=["16x9", "9x16"])
+def test_the_name_moves_off_a_subject_in_the_lower_third(width: int, height: int,
+                                                         subject: Box) -> None:
+    # a face or a pet's head where the name would go
+    picture = _picture(width, height)
+    assert _covers(_words(picture, TITLE, None), subject) > 0  # where it went before
+    words = _words(picture, TITLE, subject)
+    assert words.sum() > 0.004 * width * height and _covers(words, subject) == 0
+
+
+
+def test_a_subject_above_the_lower_third_leaves_the_name_where_it_was() -> None:
+    picture = _picture(1920, 1080)
+    assert (_words(picture, TITLE, Box(0.3, 0.05, 0.7, 0.4)) == _words(picture, TITLE, None)).all()
