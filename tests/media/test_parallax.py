@@ -10,7 +10,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
 from skimage import data
 
 from media import yuv
@@ -33,9 +32,9 @@ from media.timeline import (
     PARALLAX,
     PARALLAX_MAX_SHARE,
     PUSH,
-    PhotoSource,
     plan_timeline,
 )
+from tests.media.photo_sources import photo_source
 
 SMALL = Aspect("small16x9", 640, 360)  # a small frame keeps the rendering tests quick
 JITTER_BOUND = 0.05  # output px / frame^2
@@ -177,21 +176,14 @@ def test_parallax_paths_are_smooth_and_keep_the_face_in_frame(aspect: Aspect) ->
 # --- timeline and renderer -------------------------------------------------------------------
 
 
-def _photo(tmp: Path, name: str, image: np.ndarray) -> PhotoSource:
-    path = tmp / f"{name}.png"
-    Image.fromarray(image).save(path)
-    faces = find_subject(image).faces
-    return PhotoSource(name, path, image.shape[1], image.shape[0], False,
-                       face_fraction=max((f.y1 - f.y0 for f in faces), default=0.0))
-
-
 def _cards() -> tuple[CardSpec, CardSpec]:
     return CardSpec("opening", ("Happy Birthday", "Eileen")), CardSpec("closing", ("Love",))
 
 
 def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
         tmp_path: Path) -> None:
-    photos = [_photo(tmp_path, "flat", gradient()), _photo(tmp_path, "face", astronaut())]
+    photos = [photo_source(tmp_path, "flat", gradient()),
+              photo_source(tmp_path, "face", astronaut())]
     kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
     plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
     premium = plan_timeline(photos, [], [], 30.0, *_cards(), premium=True, **kwargs)
@@ -205,7 +197,8 @@ def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
 
 
 def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> None:
-    photos = [_photo(tmp_path, "face", astronaut()), _photo(tmp_path, "flat", gradient())]
+    photos = [photo_source(tmp_path, "face", astronaut()),
+              photo_source(tmp_path, "flat", gradient())]
     timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
                              style="gift", subject_photo_id="face")
     timeline = dataclasses.replace(timeline, shots=tuple(

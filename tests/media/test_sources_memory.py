@@ -12,25 +12,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
 from skimage import data
 
 import media.sources
 from media.card_spec import CardSpec
-from media.framing import find_subject
 from media.sources import SourcePreparer, shot_photo
 from media.spec import Aspect
-from media.timeline import PARALLAX, PhotoSource, Timeline, plan_timeline
+from media.timeline import PARALLAX, Timeline, plan_timeline
+from tests.media.photo_sources import photo_source
 
 SMALL = Aspect("small16x9", 640, 360)
-
-
-def _photo(tmp: Path, name: str, image: np.ndarray) -> PhotoSource:
-    path = tmp / f"{name}.png"
-    Image.fromarray(image).save(path)
-    faces = find_subject(image).faces
-    return PhotoSource(name, path, image.shape[1], image.shape[0], False,
-                       face_fraction=max((f.y1 - f.y0 for f in faces), default=0.0))
 
 
 def _film(tmp: Path) -> tuple[Timeline, dict[str, Path]]:
@@ -38,7 +29,7 @@ def _film(tmp: Path) -> tuple[Timeline, dict[str, Path]]:
     face photo also behind both cards."""
     ramp = np.tile(np.linspace(40, 220, 600, dtype=np.float32), (400, 1))
     flat = np.dstack([ramp, ramp * 0.9, ramp * 0.7]).astype(np.uint8)
-    photos = [_photo(tmp, "face", data.astronaut()), _photo(tmp, "flat", flat)]
+    photos = [photo_source(tmp, "face", data.astronaut()), photo_source(tmp, "flat", flat)]
     timeline = plan_timeline(photos, [], [], 16.0, CardSpec("opening", ("Hello",)),
                              CardSpec("closing", ("Love",)), motion_shots=6, gentle=False,
                              style="gift", subject_photo_id="face")
