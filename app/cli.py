@@ -28,6 +28,7 @@ from temporalio.service import RPCError
 
 from app.client import TemporalUnreachable, target_address
 from app.order_folder import OrderFolderError
+from media import heap
 from services.settings import Settings
 from services.storage.base import StorageError
 from workflows.codec import CodecKeyError
@@ -374,6 +375,7 @@ def friendly_errors(command: str) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     """``filmworker COMMAND ...`` (``filmworker --help``)."""
+    heap.limit_arenas()  # before the SDK's, the renders' and OpenCV's threads allocate
     args = build_parser().parse_args(argv)
     with friendly_errors(args.command):
         return COMMANDS[args.command](args)

@@ -12,7 +12,6 @@ and is framed like a photo (:mod:`media.clip_framing`, planned from one sample f
 
 from __future__ import annotations
 
-import ctypes
 import threading
 import time
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from media import spec, yuv
+from media import heap, spec, yuv
 from media.card_motion import card_frame
 from media.cards import CardImage, render_card_image
 from media.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
@@ -54,19 +53,7 @@ from media.parallax import (
 from media.runner import Limits, ToolError
 from media.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 
-_LIBC = ctypes.CDLL(None) if hasattr(ctypes.CDLL(None), "malloc_trim") else None
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
-
-
-def _trim_heap() -> None:
-    """Hand the heap's free pages back to the system (glibc ``malloc_trim``; elsewhere a no-op).
-
-    Arrays under glibc's mmap threshold (which grows to 32 MB as big blocks are freed: a
-    pre-scaled photo, a frame) come from the heaps of the threads that made them, and freed
-    pages there stay resident: a render's RSS kept the high-water mark of every shot before it
-    (~150 MB more at the peak of the memory order). Called once per shot prepared: a few ms."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
 
 
 def load_photo(path: Path) -> np.ndarray:
@@ -296,7 +283,7 @@ class SourcePreparer:
                 return self._prepare_clip(shot)
             return self._prepare_card(shot, index)
         finally:
-            _trim_heap()
+            heap.trim()
 
     def _prepare_photo(self, shot: Shot) -> PreparedPhoto:
         photo_id = shot.source_id or ""
