@@ -298,6 +298,30 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
     return [first, *[m for m in MOVES if m != first]]
 
 
+SECOND_LOOK_SHIFT = 0.3  # a repeat's focus moves this far (share of the width) off a central one
+SECOND_LOOK_CENTRAL = 0.15  # a focus this close to the middle is central (mirroring keeps it)
+
+
+def second_look(subject: Subject) -> Subject:
+    """The subject for another showing of a photo of scenery: its focus on the other side of
+    the photo (mirrored across the middle, or moved :data:`SECOND_LOOK_SHIFT` off it when it
+    is central), so the repeat ends on another part of the landscape instead of the same
+    frame with another move. Faces and compact subjects (a pet, a room) are returned as is:
+    they stay the point of every showing."""
+    if subject.faces or subject.source != "saliency" or subject.compact:
+        return subject
+    focus = subject.focus
+    cx = focus.center[0]
+    if abs(cx - 0.5) >= SECOND_LOOK_CENTRAL:
+        target = 1.0 - cx
+    else:
+        target = cx + SECOND_LOOK_SHIFT if cx <= 0.5 else cx - SECOND_LOOK_SHIFT
+    half = (focus.x1 - focus.x0) / 2
+    target = min(max(target, half), 1.0 - half)
+    moved = Box(target - half, focus.y0, target + half, focus.y1)
+    return Subject((), moved, subject.source, subject.compact)
+
+
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                    *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
                    move: str | None = None) -> Motion:

@@ -40,6 +40,7 @@ from media.framing import (
     find_subject,
     keep_whole,
     plan_ken_burns,
+    second_look,
 )
 from media.grade import Grade, apply_grade, grade_named
 from media.moves import FRAMING_MOVE
@@ -278,21 +279,33 @@ class SourcePreparer:
         shot = self.timeline.shots[index]
         try:
             if shot.kind == "photo":
-                return self._prepare_photo(shot)
+                return self._prepare_photo(shot, self._showing(index))
             if shot.kind == "clip":
                 return self._prepare_clip(shot)
             return self._prepare_card(shot, index)
         finally:
             heap.trim()
 
-    def _prepare_photo(self, shot: Shot) -> PreparedPhoto:
+    def _showing(self, index: int) -> int:
+        """Which showing of its photo shot ``index`` is (0: the first), over the whole film, so
+        every segment of a split render agrees."""
+        photo_id = self.timeline.shots[index].source_id
+        return sum(1 for shot in self.timeline.shots[:index]
+                   if shot.kind == "photo" and shot.source_id == photo_id)
+
+    def _prepare_photo(self, shot: Shot, showing: int = 0) -> PreparedPhoto:
+        """The shot's layers; every other showing of a photo of scenery looks at another part
+        of it (:func:`media.framing.second_look`)."""
         photo_id = shot.source_id or ""
         photo = self._acquire(photo_id)
         try:
             height, width = photo.image.shape[:2]
+            subject = keep_whole(photo.subject)
+            if showing % 2 == 1:
+                subject = second_look(subject)
             layers: dict[str, PhotoLayer | ParallaxLayer] = {}
             for aspect in self.aspects:
-                motion = plan_ken_burns((width, height), keep_whole(photo.subject), aspect,
+                motion = plan_ken_burns((width, height), subject, aspect,
                                         shot.frames,
                                         choice=shot.motion_choice,
                                         full=shot.motion in (KEN_BURNS, PARALLAX),

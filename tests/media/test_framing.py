@@ -30,6 +30,7 @@ from media.framing import (
     needs_fit,
     peak_acceleration,
     plan_ken_burns,
+    second_look,
 )
 from media.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
 
@@ -308,3 +309,14 @@ def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
     for choice in CHOICES:
         motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, choice=choice)
         assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
+
+
+def test_a_second_look_moves_only_a_scenery_focus_to_the_other_side() -> None:
+    scenery = Subject((), Box(0.6, 0.3, 0.9, 0.6), "saliency", compact=False)
+    central = Subject((), Box(0.35, 0.3, 0.55, 0.6), "saliency", compact=False)
+    mirrored = second_look(scenery).focus
+    assert np.allclose((mirrored.x0, mirrored.y0, mirrored.x1, mirrored.y1), (0.1, 0.3, 0.4, 0.6))
+    assert second_look(central).focus.center[0] > 0.7
+    pet = Subject((), Box(0.6, 0.3, 0.9, 0.6), "saliency", compact=True)
+    face = Subject((Box(0.6, 0.3, 0.7, 0.4),), Box(0.6, 0.3, 0.7, 0.4), "faces")
+    assert second_look(pet) == pet and second_look(face) == face

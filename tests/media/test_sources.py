@@ -20,6 +20,7 @@ from media.runner import Limits, ffmpeg_argv, run_tool
 from media.sources import (
     PreparedCard,
     PreparedClip,
+    SourcePreparer,
     card_photo,
     load_photo,
     shot_photo,
@@ -27,6 +28,7 @@ from media.sources import (
     sources_for,
 )
 from media.timeline import ClipSource, PhotoSource, Timeline, plan_timeline
+from tests.media.photo_sources import photo_source
 
 LIMITS = Limits(timeout_s=60)
 
@@ -162,3 +164,30 @@ def test_the_closing_card_sits_over_the_subjects_photo_not_the_last_shot() -> No
     assert timeline.shots[last - 1].source_id != "b"  # the film's last shot is another photo
     assert card_photo(timeline, last) == "b"
     assert "b" in sources_for(timeline, (timeline.shots[last].cut_in, timeline.total_frames))[0]
+
+
+def _scenery_film(tmp_path: Path) -> tuple[Timeline, dict[str, Path]]:
+    """A 14 s film of one landscape photo (the birthday sample's trail), shown several times."""
+    with Image.open(Path(__file__).resolve().parents[2]
+                    / "samples/birthday/photos/01-picos-trail.jpg") as image:
+        trail = np.asarray(image.convert("RGB").resize((1200, 900)))
+    photo = photo_source(tmp_path, "trail", trail)
+    timeline = plan_timeline([photo], [], [], 14.0, CardSpec("opening", ("Happy", "Ana")),
+                             CardSpec("closing", ("Love",)), motion_shots=0, gentle=False,
+                             style="gift", subject_photo_id="trail")
+    return timeline, {"trail": photo.path}
+
+
+def test_a_second_showing_of_scenery_in_9x16_ends_on_another_part_of_it(
+        tmp_path: Path) -> None:
+    timeline, paths = _scenery_film(tmp_path)
+    portrait = spec.Aspect("small9x16", 270, 480)
+    preparer = SourcePreparer(timeline, (portrait,), paths, {}, 1e12)
+    photo_shots = [i for i, s in enumerate(timeline.shots) if s.kind == "photo"]
+    assert len(photo_shots) >= 2
+    ends = []
+    for index in photo_shots[:2]:
+        layer = preparer.prepare(index).layers[portrait.name]  # type: ignore[attr-defined]
+        end = layer.motion.rect_at(layer.motion.frames - 1)
+        ends.append((end.x + end.w / 2) / 1200)
+    assert abs(ends[0] - ends[1]) > 0.2, ends  # another part of the landscape, not the same
