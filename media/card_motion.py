@@ -117,10 +117,10 @@ def _pushed(base: np.ndarray, zoom: float) -> np.ndarray:
                           borderMode=cv2.BORDER_REFLECT)
 
 
-def _placed(sprite: Sprite, place: Placement
+def placed_sprite(sprite: Sprite, place: Placement
             ) -> tuple[int, int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The sprite moved to ``place``: (left, top, (shade, alpha, ink)) with sub-pixel
-    placement."""
+    """The sprite moved to ``place`` (its index and opacity unused): (left, top, (shade, alpha,
+    ink)), scaled and placed to the sub-pixel, for :func:`media.cards.composite_sprite`."""
     h, w = sprite.alpha.shape
     scale = place.scale
     left, top = math.floor(place.left), math.floor(place.top)
@@ -141,7 +141,7 @@ def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
     array): the same frame as :func:`card_frame`, drawn from the RGB parts."""
     motion = card_motion(image, seconds, length_s, entrance_at)
     out = _pushed(image.base, motion.zoom)
-    placed = [(image.sprites[p.index], p.opacity, _placed(image.sprites[p.index], p))
+    placed = [(image.sprites[p.index], p.opacity, placed_sprite(image.sprites[p.index], p))
               for p in motion.placements]
     for shade in (True, False):  # every shadow under every glyph, as one text layer
         for sprite, opacity, (left, top, arrays) in placed:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from media.card_motion import Placement, placed_sprite
 from media.card_spec import CardSpec
 from media.cards import Sprite, composite_sprite, render_card_image
 from media.runner import Limits, ffmpeg_argv, run_tool
@@ -137,14 +138,13 @@ def _clear_of_subject(centre: tuple[float, float], block: tuple[float, float],
     if (cy + block_h / 2 <= y0 - my or cy - block_h / 2 >= y1 + my
             or cx + block_w / 2 <= x0 - mx or cx - block_w / 2 >= x1 + mx):
         return (*centre, 1.0)
-    rows = ((y1 + my, (1 - EDGE_MARGIN) * height),)
+    below = (y1 + my, (1 - EDGE_MARGIN) * height)
     columns = sorted(((EDGE_MARGIN * width, x0 - mx), (x1 + mx, (1 - EDGE_MARGIN) * width)),
                      key=lambda band: band[0] - band[1])  # the wider band first
     for scale in WORD_SCALES:
-        for lo, hi in rows:
-            y = _band_centre(lo, hi, block_h * scale)
-            if y is not None:
-                return cx, y, scale
+        y = _band_centre(*below, block_h * scale)
+        if y is not None:
+            return cx, y, scale
         for lo, hi in columns:
             x = _band_centre(lo, hi, block_w * scale)
             if x is not None:
@@ -165,16 +165,6 @@ def _inked_box(sprites: tuple[Sprite, ...]) -> tuple[int, int, int, int]:
         return 0, 0, 0, 0
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
             max(b[3] for b in boxes))
-
-
-def _scaled(sprite: Sprite, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The sprite's (shade, alpha, ink) resized by ``scale`` (None at full size)."""
-    if scale == 1.0:
-        return None
-    h, w = sprite.alpha.shape
-    size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return tuple(cv2.resize(a, size, interpolation=cv2.INTER_AREA)  # type: ignore[return-value]
-                 for a in (sprite.shade, sprite.alpha, sprite.ink))
 
 
 def design_poster(picture: np.ndarray, card: CardSpec, subject: Box | None = None) -> np.ndarray:
@@ -199,10 +189,10 @@ def design_poster(picture: np.ndarray, card: CardSpec, subject: Box | None = Non
     poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
     for shade in (True, False):
         for sprite in image.sprites:
-            x = round(text_x + (sprite.x0 - ref_x) * scale)
-            y = round(text_y + (sprite.y0 - ref_y) * scale)
-            composite_sprite(poster, sprite, x, y, 1.0, shade=shade,
-                             scaled=_scaled(sprite, scale))
+            left, top, arrays = placed_sprite(sprite, Placement(
+                0, 1.0, text_x + (sprite.x0 - ref_x) * scale,
+                text_y + (sprite.y0 - ref_y) * scale, scale))
+            composite_sprite(poster, sprite, left, top, 1.0, shade=shade, scaled=arrays)
     return poster
 
 
