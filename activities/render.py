@@ -9,6 +9,7 @@ paths share the helpers below; only the storage keys they exchange cross activit
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from media.card_spec import CardSpec
 from media.card_text import undrawn_notes
 from media.clip_analysis import analyse_clip, frame_scores
 from media.dedupe import near_duplicates, picture_hashes
+from media.frame_signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.framing import Subject, subject_from_dict
 from media.poster import make_poster
 from media.render import render_films
@@ -201,15 +203,24 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
 
 def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Path | None,
             frames: tuple[int, int] | None, heartbeat: Heartbeater, scratch: Path
-            ) -> tuple[dict[str, Path], int]:
+            ) -> tuple[dict[str, Path], int, dict[str, FrameSignal]]:
     """Both aspects of ``frames`` (None: the whole film) into scratch; returns the files by
-    aspect name and the frames rendered."""
+    aspect name, the frames rendered and what each aspect's frames looked like."""
     outputs = {aspect.name: scratch / f"{aspect.name}.mp4" for aspect in ASPECTS}
     stats = render_films(timeline, sources.photo_paths, sources.clip_paths, audio, outputs,
                          frames=frames, on_progress=heartbeat.fraction,
                          encoder_preset=ctx.settings.encoder_preset, subjects=sources.subjects,
                          logo=load_logo(ctx.storage, sources.logo_key, scratch))
-    return outputs, stats.frames
+    return outputs, stats.frames, stats.signals
+
+
+def _store_signals(storage: Storage, signals: dict[str, FrameSignal],
+                   key_for: Callable[[str], str]) -> dict[str, str]:
+    """Store each aspect's frame signal under ``key_for(aspect name)``; the keys by aspect."""
+    keys = {name: key_for(name) for name in signals}
+    for name, signal in signals.items():
+        storage.put_bytes(keys[name], signal.to_bytes(), "application/octet-stream")
+    return keys
 
 
 def _check_frames(name: str, frames: int, planned: int) -> None:
@@ -271,11 +282,15 @@ def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResul
         timeline = _load_timeline(ctx.storage, segment.plan)
         sources = _fetch_sources(ctx.storage, segment.render, scratch,
                                  sources_for(timeline, frames))
-        films, count = _render(ctx, timeline, sources, None, frames, heartbeat, scratch)
+        films, count, signals = _render(ctx, timeline, sources, None, frames, heartbeat,
+                                        scratch)
         keys = {name: order.run_keys.segment_film(segment.index, name) for name in films}
         for name, path in films.items():
             ctx.storage.put_file(keys[name], path, content_type="video/mp4")
-    return SegmentResult(index=segment.index, film_keys=keys, frames=count)
+        signal_keys = _store_signals(
+            ctx.storage, signals, lambda name: order.run_keys.segment_signal(segment.index, name))
+    return SegmentResult(index=segment.index, film_keys=keys, frames=count,
+                         signal_keys=signal_keys)
 
 
 def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
@@ -288,9 +303,11 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
         timeline = _load_timeline(ctx.storage, plan)
         sources = _fetch_sources(ctx.storage, whole.render, scratch, sources_for(timeline))
         audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
-        films, frames = _render(ctx, timeline, sources, audio, None, heartbeat, scratch)
+        films, frames, signals = _render(ctx, timeline, sources, audio, None, heartbeat, scratch)
         _check_frames("the film", frames, plan.total_frames)
-        return _store_films(ctx, order, timeline, films, plan.timeline_key, scratch)
+        result = _store_films(ctx, order, timeline, films, plan.timeline_key, scratch)
+        return result.model_copy(update={"signal_keys": _store_signals(
+            ctx.storage, signals, order.run_keys.frame_signal)})
 
 
 def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
@@ -312,5 +329,21 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
                                                limits)
             _check_frames(f"the joined {aspect.name} film",
                           count_video_frames(films[aspect.name], limits), plan.total_frames)
-        return _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
-                            plan.timeline_key, scratch)
+        result = _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
+                              plan.timeline_key, scratch)
+        signals = _joined_signals(ctx.storage, segments)
+        return result.model_copy(update={"signal_keys": _store_signals(
+            ctx.storage, signals, order.run_keys.frame_signal)})
+
+
+def _joined_signals(storage: Storage, segments: list[SegmentResult]) -> dict[str, FrameSignal]:
+    """Each aspect's frame signal over the whole film, joined from the segments' (none for an
+    aspect a segment rendered before signals were kept)."""
+    out = {}
+    for aspect in ASPECTS:
+        keys = [s.signal_keys.get(aspect.name) for s in segments]
+        if all(keys):
+            out[aspect.name] = joined([
+                FrameSignal.from_bytes(storage.get_bytes(key, STORED_MAX_BYTES))
+                for key in keys if key])
+    return out

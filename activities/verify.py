@@ -4,19 +4,34 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.context import Heartbeater, StageContext
+from media.frame_signal import STORED_MAX_BYTES, FrameSignal
 from media.spec import ASPECTS
 from media.verify import verify_film
+from services.storage.base import Storage
 from workflows.stages import VerifyInput, VerifyResult
 
 SPEC_MISS_ERROR_TYPE = "FilmSpecMiss"
 
 
+def load_signal(storage: Storage, key: str | None) -> FrameSignal | None:
+    """The frame signal the render stored under ``key``; None without one, or if it does not
+    read as one (verify then decodes the film's picture instead)."""
+    if not key:
+        return None
+    try:
+        return FrameSignal.from_bytes(storage.get_bytes(key, STORED_MAX_BYTES))
+    except ValueError:
+        activity.logger.warning("frame signal %s unreadable; decoding the film instead", key)
+        return None
+
+
 def run_verify(ctx: StageContext, verify_input: VerifyInput) -> VerifyResult:
-    """Probe and measure both films (side by side: each check is mostly one single-threaded
-    ffmpeg filter chain); raise a non-retryable error listing every miss."""
+    """Probe and measure both films side by side, their pictures against what the render
+    measured of the frames it composed; raise a non-retryable error listing every miss."""
     order, rendered = verify_input.order, verify_input.render
     problems: list[str] = []
     with ctx.scratch("verify") as scratch, Heartbeater("verify") as heartbeat:
@@ -25,7 +40,9 @@ def run_verify(ctx: StageContext, verify_input: VerifyInput) -> VerifyResult:
         heartbeat.update(percent=10, item="both films")
         with ThreadPoolExecutor(max_workers=len(ASPECTS)) as pool:
             futures = {a.name: pool.submit(verify_film, films[a.name], aspect=a,
-                                           planned_duration_s=order.length_sec)
+                                           planned_duration_s=order.length_sec,
+                                           signal=load_signal(ctx.storage,
+                                                              rendered.signal_keys.get(a.name)))
                        for a in ASPECTS}
             reports = {name: future.result() for name, future in futures.items()}
     for name, report in reports.items():

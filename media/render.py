@@ -28,6 +28,7 @@ import numpy as np
 from media import spec
 from media.compose import layer_weights, mix
 from media.encode import POLL_S, EncoderFactory, open_encoders
+from media.frame_signal import FrameSignal, SignalRecorder
 from media.framing import Subject
 from media.overlay import LogoOverlay
 from media.runner import ToolTimeoutError
@@ -45,8 +46,9 @@ COMPOSE_OPENCV_THREADS = 1
 
 @dataclass(frozen=True)
 class RenderStats:
-    """What a render did: ``frames`` per aspect, wall seconds, film frames per wall second, and
-    the seconds spent composing versus waiting for the encoders."""
+    """What a render did: ``frames`` per aspect, wall seconds, film frames per wall second, the
+    seconds spent composing versus waiting for the encoders, and what the frames of each aspect
+    looked like (``signals``, by aspect name, see :mod:`media.frame_signal`)."""
 
     frames: int
     aspects: tuple[str, ...]
@@ -56,6 +58,7 @@ class RenderStats:
     encoder_wait_s: float
     outputs: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    signals: dict[str, FrameSignal] = field(default_factory=dict)
 
 
 
@@ -263,6 +266,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                              deadline, shots)
     compose_s = 0.0
     held: _Held = {}
+    recorders = {a.name: SignalRecorder() for a in aspects}
     try:
         with _compose_threads, encoders(aspects, audio_path, outputs, encoder_preset,
                                         budget) as feeds:
@@ -276,6 +280,7 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                                              held) for a in aspects}
                 compose_s += time.monotonic() - t0
                 for name, image in composed.items():
+                    recorders[name].add(image)
                     feeds[name].put(image)
                 progress(0.99 * (frame + 1 - start) / (stop - start))
             pipeline.close()
@@ -289,4 +294,5 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     return RenderStats(stop - start, tuple(a.name for a in aspects), elapsed,
                        (stop - start) / elapsed if elapsed > 0 else 0.0, compose_s,
                        wait_s, {k: str(v) for k, v in outputs.items()},
-                       (*(("brand logo drawn",) if logo is not None else ()), *preparer.notes))
+                       (*(("brand logo drawn",) if logo is not None else ()), *preparer.notes),
+                       {name: recorder.result() for name, recorder in recorders.items()})

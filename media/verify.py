@@ -7,11 +7,14 @@ before ``mdat``), ``video`` (one stream), ``codec`` (H.264 High), ``size``, ``pi
 ``loudness`` (integrated, BS.1770 via pyloudnorm), ``true_peak`` (4x oversampled), ``black``
 (ffmpeg blackdetect, outside the first/last 2 s) and ``frozen`` (ffmpeg freezedetect).
 
-Cost (issue 22): the black and frozen checks are one decode of the picture per film (both
-detectors in one filter chain on a 320 px copy, deblocking skipped), by a single-threaded
-decoder where the stage checks both films at once on two cores (frame threading cost 20% more
-CPU for no gain there); the sound is decoded once (loudness and true peak share it) while the
-picture decodes, so a film's check takes about as long as its picture's decode.
+Black and frozen stretches are read from what the render measured of every frame it composed
+(:mod:`media.frame_signal`), and ``frames`` and ``keyframes`` check that the film is the encode
+of exactly those frames: as many frames, and every keyframe (decoded alone, about one in 60
+frames) showing the fingerprint of the frame composed there. Decoding the whole picture again
+cost a tenth of the encode's CPU (issue 22). Without a signal (a film rendered before signals
+were kept) the picture is decoded once, through blackdetect and freezedetect on a 320 px copy
+(deblocking skipped, a single-threaded decoder per film, the stage checking both films at
+once). The sound is decoded once (loudness and true peak share it) while the picture decodes.
 """
 
 from __future__ import annotations
@@ -20,14 +23,27 @@ import contextlib
 import math
 import os
 import re
+import select
 import struct
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
 from media import spec
 from media.audio import decode_audio, integrated_lufs, true_peak_dbtp
+from media.frame_signal import (
+    BLACK_PICTURE_RATIO,
+    BLACK_PIXEL_THRESHOLD,
+    FREEZE_NOISE,
+    FrameSignal,
+    Interval,
+    fingerprint,
+    luma_sample,
+)
 from media.probe import MP4, demuxer_args, ffprobe_json, input_url
 from media.runner import (
     Limits,
@@ -35,6 +51,7 @@ from media.runner import (
     ToolProcess,
     ToolTimeoutError,
     ffmpeg_argv,
+    ffprobe_argv,
     run_tool,
     start_tool,
 )
@@ -45,13 +62,12 @@ __all__ = ["FilmReport", "ffprobe_json", "true_peak_dbtp", "verify_film"]
 EDGE_EXCLUSION_S = 2.0
 """Black at the very start/end (designed fades) is not counted (seconds)."""
 SIGNAL_WIDTH_PX = 320
-BLACK_PIXEL_THRESHOLD = 0.10
-BLACK_PICTURE_RATIO = 0.98
-FREEZE_NOISE = 0.002
-"""freezedetect tolerance (mean absolute difference, 0..1; about -54 dB). A truly still picture
-re-encoded by x264 drifts by less (its first P-frames keep refining it); a slow Ken Burns push
-(0.6 %/s zoom on a soft photo) differs by more within the detection window."""
+KEYFRAME_MAX_DIFFERENCE = 4.0
+"""Most a keyframe's fingerprint may differ from the composed frame's (mean absolute
+difference, luma levels): x264 at CRF 20 keeps block means within about 1, another picture
+is tens away."""
 LOUDNESS_FLOOR_LUFS = -70.0
+POLL_S = 0.25  # how often a read waiting on a tool checks its deadline
 FILMS_CHECKED_AT_ONCE = 2
 """The verify stage checks both aspects' films side by side (activities/verify.py)."""
 _BLACK_LINE = re.compile(r"black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)")
@@ -59,10 +75,6 @@ _FREEZE_LINE = re.compile(r"lavfi\.freezedetect\.freeze_(start|end):\s*([\d.]+)"
 _LOUDNESS_LOCK = threading.Lock()
 """Held while one film's sound is measured: that takes ~0.4 GB for 180 s, and the verify
 stage checks both films at once (the memory order's peak is 1 GiB)."""
-
-Interval = tuple[float, float]
-"""(start, end) in seconds."""
-
 
 @dataclass
 class FilmReport:
@@ -73,8 +85,13 @@ class FilmReport:
     measurements: dict[str, float | str] = field(default_factory=dict)
 
 
-def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float) -> FilmReport:
+def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float,
+                signal: FrameSignal | None = None) -> FilmReport:
     """Check one delivered film (``aspect`` frame size, ``planned_duration_s`` seconds).
+
+    ``signal`` is what the render measured of the frames it composed for this film: black and
+    frozen stretches are read from it, and the film checked to be their encode. Without it
+    the picture is decoded to find them.
 
     A film that cannot be probed is reported (``probe`` problem); a missing ffmpeg or a timeout
     is our fault and raised.
@@ -97,15 +114,21 @@ def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float) -> Fil
     problems += _check_duration(duration, planned_duration_s, measured)
     problems += _check_audio(audios, measured)
     with contextlib.ExitStack() as stack:
-        signal = None
+        picture = None
         if len(videos) == 1 and duration > 0:  # the picture decodes while the sound is measured
             video_duration = _float(videos[0].get("duration")) or duration
-            signal = stack.enter_context(start_tool(*_signal_argv(path, video_duration)))
+            argv = (_signal_argv(path, video_duration) if signal is None
+                    else _keyframes_argv(path, video_duration))
+            picture = stack.enter_context(start_tool(*argv, stdout_stream=signal is not None))
         if len(audios) == 1:
             with _LOUDNESS_LOCK:  # films verified side by side measure their sound one at a time
                 problems += _check_loudness(path, measured)
-        if signal is not None:
-            problems += _check_signal(signal, video_duration, measured)
+        if picture is not None and signal is None:
+            black, frozen = _stretches(picture.wait().stderr_tail, video_duration)
+            problems += _check_stretches(black, frozen, video_duration, measured)
+        elif picture is not None and signal is not None:
+            problems += _check_against_signal(path, picture, signal, aspect, video_duration,
+                                              measured)
     return FilmReport(ok=not problems, problems=problems, measurements=measured)
 
 
@@ -306,10 +329,10 @@ def _longest(intervals: list[Interval]) -> tuple[float, float, float]:
     return max(((b - a, a, b) for a, b in intervals), default=(0.0, 0.0, 0.0))
 
 
-def _check_signal(signal: ToolProcess, duration_s: float,
-                  measured: dict[str, float | str]) -> list[str]:
-    """``black`` and ``frozen`` from the finished signal decode (:func:`_signal_argv`)."""
-    black, frozen = _stretches(signal.wait().stderr_tail, duration_s)
+def _check_stretches(black: list[Interval], frozen: list[Interval], duration_s: float,
+                     measured: dict[str, float | str]) -> list[str]:
+    """``black`` (outside the first and last :data:`EDGE_EXCLUSION_S`) and ``frozen``
+    stretches (seconds) against the spec's limits."""
     black_len, black_start, black_end = _longest(
         _clipped(black, EDGE_EXCLUSION_S, duration_s - EDGE_EXCLUSION_S))
     frozen_len, frozen_start, frozen_end = _longest(frozen)
@@ -322,3 +345,87 @@ def _check_signal(signal: ToolProcess, duration_s: float,
         problems.append(f"frozen: {frozen_len:.1f} s frozen at {frozen_start:.1f}-"
                         f"{frozen_end:.1f} s (max {spec.MAX_FROZEN_S} s)")
     return problems
+
+
+# --- the film against the frames the render composed -------------------------------------------
+
+
+def _keyframes_argv(path: Path, duration_s: float) -> tuple[list[str], Limits]:
+    """ffmpeg decoding the keyframes alone, their luma planes as raw frames on stdout."""
+    argv = ffmpeg_argv("-skip_frame", "nokey", "-i", input_url(path), "-map", "0:v:0", "-an",
+                       "-fps_mode", "passthrough", "-vf", "extractplanes=y", "-f", "rawvideo",
+                       "pipe:1")
+    return argv, Limits(timeout_s=60 + duration_s)
+
+
+def video_packets(path: Path) -> tuple[int, list[int]]:
+    """How many frames the film's video holds and the frame numbers (presentation order, from
+    0) of its keyframes, from its packets alone (nothing decoded)."""
+    out = run_tool(ffprobe_argv(*demuxer_args(MP4), "-select_streams", "v:0", "-show_entries",
+                                "packet=pts_time,flags", "-of", "csv=p=0", input_url(path)),
+                   Limits(timeout_s=60)).stdout.decode("ascii", "replace")
+    times = []
+    for line in out.splitlines():
+        pts, _, flags = line.partition(",")
+        with contextlib.suppress(ValueError):
+            times.append((float(pts), "K" in flags))
+    if not times:
+        return 0, []
+    first = min(t for t, _ in times)
+    return len(times), sorted(round((t - first) * spec.FPS) for t, key in times if key)
+
+
+def _keyframe_prints(keyframes: ToolProcess, aspect: Aspect) -> list[np.ndarray]:
+    """The fingerprint of every keyframe the decoder pipes (read one frame at a time), once
+    it has exited cleanly."""
+    frame = np.empty((aspect.height, aspect.width), np.uint8)
+    view = memoryview(frame).cast("B")
+    prints = []
+    while _read_within_deadline(keyframes, view) == len(view):
+        prints.append(fingerprint(luma_sample(frame)))
+    keyframes.wait()
+    return prints
+
+
+def _read_within_deadline(process: ToolProcess, view: memoryview) -> int:
+    """Fill ``view`` from the tool's stdout as far as it goes before it ends; how many bytes
+    came. Waits in short polls, so a stalled tool times out instead of hanging."""
+    fd, got = process.stdout.fileno(), 0
+    while got < len(view):
+        if not select.select([fd], [], [], POLL_S)[0]:
+            process.check_deadline()
+            continue
+        n = os.readv(fd, [view[got:]])
+        if n == 0:
+            break
+        got += n
+    return got
+
+
+def _check_against_signal(path: Path, keyframes: ToolProcess, signal: FrameSignal,
+                          aspect: Aspect, duration_s: float,
+                          measured: dict[str, float | str]) -> list[str]:
+    """``frames``, ``keyframes``, ``black`` and ``frozen`` from the render's ``signal``."""
+    seen = _keyframe_prints(keyframes, aspect)
+    frames, indices = video_packets(path)
+    measured.update(frames=float(frames), frames_composed=float(signal.frames),
+                    keyframes_checked=float(len(seen)))
+    problems = []
+    if frames != signal.frames:
+        problems.append(f"frames: the film has {frames} frames, the render composed "
+                        f"{signal.frames}")
+    if len(seen) != len(indices) or not indices:
+        problems.append(f"keyframes: decoded {len(seen)}, the film marks {len(indices)}")
+    elif indices[-1] >= signal.frames:
+        problems.append(f"keyframes: one at frame {indices[-1]}, past the {signal.frames} "
+                        f"composed")
+    else:
+        worst = max(float(cv2.absdiff(print_, signal.fingerprints[index]).mean())
+                    for print_, index in zip(seen, indices, strict=True))
+        measured["keyframe_max_difference"] = round(worst, 2)
+        if worst > KEYFRAME_MAX_DIFFERENCE:
+            problems.append(f"keyframes: a keyframe differs from the frame composed there by "
+                            f"{worst:.1f} levels (max {KEYFRAME_MAX_DIFFERENCE})")
+    black = signal.black_intervals(spec.FPS)
+    frozen = signal.frozen_intervals(spec.FPS, spec.MAX_FROZEN_S / 2)
+    return problems + _check_stretches(black, frozen, duration_s, measured)

@@ -15,6 +15,7 @@ from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 
 from activities.registry import FilmActivities
+from activities.verify import load_signal
 from app.order_folder import load_order_folder
 from app.workers import running_worker
 from media.runner import Limits
@@ -151,6 +152,9 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
         assert count_video_frames(film, Limits(timeout_s=60)) == round(order.length_sec * 30)
         for index in range(2):
             assert storage.exists(order.run_keys.segment_film(index, name))
+            assert storage.exists(order.run_keys.segment_signal(index, name))
+        joined = load_signal(storage, order.run_keys.frame_signal(name))  # what verify read
+        assert joined is not None and joined.frames == round(order.length_sec * 30)
     assert [body["state"] for body in receiver.bodies()] == ["succeeded"]
 
 

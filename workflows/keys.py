@@ -139,6 +139,11 @@ class RunKeys:
         """The rendered film of ``aspect`` (``16x9``, ``9x16``) before delivery."""
         return self.key(f"render/{aspect}.mp4")
 
+    def frame_signal(self, aspect: str) -> str:
+        """What the frames of the film of ``aspect`` looked like as they were composed
+        (render; :class:`media.frame_signal.FrameSignal` as ``.npz``), for verify."""
+        return self.key(f"render/{aspect}.signal.npz")
+
     @property
     def poster(self) -> str:
         """The 16:9 poster made from the rendered landscape film."""
@@ -157,6 +162,10 @@ class RunKeys:
     def segment_film(self, index: int, aspect: str) -> str:
         """Segment ``index``'s film of ``aspect``, video only."""
         return f"{self.segments_prefix}{index:03d}/{aspect}.mp4"
+
+    def segment_signal(self, index: int, aspect: str) -> str:
+        """Segment ``index``'s frame signal of ``aspect`` (see :meth:`frame_signal`)."""
+        return f"{self.segments_prefix}{index:03d}/{aspect}.signal.npz"
 
 
 # --- Delivery and the local outcome sink ---------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from temporalio.exceptions import ApplicationError
 
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage
@@ -157,12 +157,16 @@ class RenderInput(_Model):
 
 
 class RenderResult(_Model):
-    """Keys of the encoded films (by aspect name), the poster and the timeline plan."""
+    """Keys of the encoded films (by aspect name), the poster and the timeline plan, and of what
+    the films' frames looked like as they were composed (``signal_keys`` by aspect name, see
+    :mod:`media.frame_signal`; empty from renders before they were kept: verify then decodes
+    the films)."""
 
     film_keys: dict[str, str]
     poster_key: str
     timeline_key: str
     duration_sec: float
+    signal_keys: dict[str, str] = Field(default_factory=dict)
 
 
 class RenderPlan(_Model):
@@ -191,11 +195,13 @@ class SegmentInput(_Model):
 
 
 class SegmentResult(_Model):
-    """Keys of one rendered segment's video-only files (by aspect name) and its frame count."""
+    """Keys of one rendered segment's video-only files and frame signals (by aspect name) and
+    its frame count."""
 
     index: int
     film_keys: dict[str, str]
     frames: int
+    signal_keys: dict[str, str] = Field(default_factory=dict)
 
 
 class JoinInput(_Model):

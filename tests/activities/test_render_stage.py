@@ -12,6 +12,7 @@ from PIL import Image
 from activities.assets import run_assets
 from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
+from activities.verify import load_signal
 from app.order_folder import load_order_folder
 from media.poster import grab_picture
 from media.runner import Limits
@@ -34,13 +35,17 @@ SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "order"
 
 def assert_films_pass_verify_with_every_frame(storage: Storage, result: RenderResult,
                                               scratch: Path, plan: RenderPlan) -> None:
-    """Fetch both films of ``result``: each passes verify for the planned length and holds
-    exactly the planned frames."""
+    """Fetch both films of ``result``: each passes verify for the planned length, checked
+    against the frame signal the render stored with it, and holds exactly the planned frames."""
     scratch.mkdir(parents=True, exist_ok=True)
     for aspect in ASPECTS:
         film = storage.get_file(result.film_keys[aspect.name], scratch / f"{aspect.name}.mp4")
-        report = verify_film(film, aspect=aspect, planned_duration_s=plan.duration_sec)
+        signal = load_signal(storage, result.signal_keys.get(aspect.name))
+        assert signal is not None and signal.frames == plan.total_frames
+        report = verify_film(film, aspect=aspect, planned_duration_s=plan.duration_sec,
+                             signal=signal)
         assert report.ok, report.problems
+        assert report.measurements["keyframes_checked"] >= plan.total_frames // 60
         assert count_video_frames(film, Limits(timeout_s=60)) == plan.total_frames
 
 
@@ -77,3 +82,11 @@ def assert_films_open_on_their_title_and_have_a_poster_each(
     for aspect, key in posters.items():
         with Image.open(storage.get_file(key, scratch / f"poster-{aspect.name}.jpg")) as image:
             assert image.format == "JPEG" and image.size == (aspect.width, aspect.height)
+
+
+def test_a_missing_or_unreadable_frame_signal_leaves_verify_to_decode_the_film(
+        tmp_path: Path) -> None:
+    storage = local_context(tmp_path).storage
+    storage.put_bytes("orders/x/signal.npz", b"not a signal")
+    assert load_signal(storage, "orders/x/signal.npz") is None
+    assert load_signal(storage, None) is None

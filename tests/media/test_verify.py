@@ -8,10 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from media import yuv
+from media.frame_signal import FrameSignal, SignalRecorder
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.spec import LANDSCAPE, Aspect
 from media.verify import (
     FILMS_CHECKED_AT_ONCE,
+    FilmReport,
     ffprobe_json,
     signal_decoder_threads,
     true_peak_dbtp,
@@ -21,18 +24,23 @@ from media.verify import (
 SMALL = Aspect("test", 320, 180)
 AMPLITUDE_14_LUFS = 10 ** (-14 / 20)  # a 1 kHz sine in both channels reads 20*log10(A) LUFS
 MOVING = "testsrc2=s={size}:r={fps}:d={seconds}"
+DELIVERY_GOP = 60  # the delivery encoders' keyframe interval (media.encode.encoder_argv)
 
 
 def make_film(dest: Path, *, video: str = MOVING, size: str = "320x180", fps: int = 30,
               seconds: float = 8.0, amplitude: float | None = AMPLITUDE_14_LUFS,
-              faststart: bool = True, colour: bool = True) -> Path:
-    """A film encoded the way the spec wants it, unless told otherwise."""
-    args = ["-f", "lavfi", "-i", video.format(size=size, fps=fps, seconds=seconds)]
+              faststart: bool = True, colour: bool = True,
+              video_input: list[str] | None = None, gop: int | None = None) -> Path:
+    """A film encoded the way the spec wants it, unless told otherwise; its picture from
+    ``video`` (a lavfi source) or ffmpeg's ``video_input`` options, a keyframe at least every
+    ``gop`` frames if given (x264's default, 250, otherwise)."""
+    args = video_input or ["-f", "lavfi", "-i", video.format(size=size, fps=fps,
+                                                            seconds=seconds)]
     if amplitude is not None:
         wave = f"{amplitude}*sin(2*PI*1000*t)"
         args += ["-f", "lavfi", "-i", f"aevalsrc={wave}|{wave}:s=48000:d={seconds}"]
     args += ["-c:v", "libx264", "-preset", "superfast", "-profile:v", "high", "-pix_fmt",
-             "yuv420p", "-r", str(fps), "-t", str(seconds)]
+             "yuv420p", "-r", str(fps), "-t", str(seconds), *(["-g", str(gop)] if gop else [])]
     if colour:
         args += ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
                  "-color_range", "tv"]
@@ -183,3 +191,64 @@ def test_true_peak_sees_inter_sample_peaks() -> None:
 def test_ffprobe_json_helper(tmp_path: Path) -> None:
     data = ffprobe_json(make_film(tmp_path / "f.mp4", seconds=1.0))
     assert {s["codec_type"] for s in data["streams"]} == {"video", "audio"}
+
+
+# --- with the render's frame signal -----------------------------------------------------------
+
+
+def film_and_signal(dest: Path, video: str = MOVING, seconds: float = 8.0,
+                    signal_video: str | None = None) -> tuple[Path, FrameSignal]:
+    """A compliant film encoded from raw I420 frames, and the signal recorded from those frames
+    as the render records it (from ``signal_video``'s frames instead, if given)."""
+    raw = dest.with_suffix(".yuv")
+    for source, path in ((video, raw), (signal_video, dest.with_suffix(".other.yuv"))):
+        if source is not None:
+            run_tool(ffmpeg_argv("-f", "lavfi", "-i", source.format(size="320x180", fps=30,
+                                                                      seconds=seconds),
+                                 "-t", str(seconds), "-pix_fmt", "yuv420p", "-f", "rawvideo",
+                                 str(path)), Limits(timeout_s=60))
+    recorder = SignalRecorder()
+    frames = np.fromfile(dest.with_suffix(".other.yuv") if signal_video else raw, np.uint8)
+    for frame in frames.reshape(-1, *yuv.frame_shape(SMALL.width, SMALL.height)):
+        recorder.add(frame)
+    make_film(dest, seconds=seconds, gop=DELIVERY_GOP, video_input=[
+        "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x180", "-r", "30", "-i", str(raw)])
+    return dest, recorder.result()
+
+
+def check_with(film: Path, signal: FrameSignal, planned: float = 8.0) -> FilmReport:
+    report = verify_film(film, aspect=SMALL, planned_duration_s=planned, signal=signal)
+    assert report.ok == (not report.problems)
+    return report
+
+
+def test_film_checked_against_its_signal_passes_on_its_keyframes(tmp_path: Path) -> None:
+    report = check_with(*film_and_signal(tmp_path / "f.mp4"))
+    assert report.problems == []
+    assert report.measurements["frames"] == report.measurements["frames_composed"] == 240
+    assert report.measurements["keyframes_checked"] >= 4  # one every 60 frames or sooner
+    assert report.measurements["keyframe_max_difference"] < 1.5
+
+
+def test_black_and_frozen_stretches_are_read_from_the_signal(tmp_path: Path) -> None:
+    frozen_then_black = (MOVING + ",split[a][b];[a][b]freezeframes=first=30:last=179:replace=30,"
+                         "drawbox=x=0:y=0:w=iw:h=ih:color=black:t=fill:enable='between(t,6,8.5)'")
+    report = check_with(*film_and_signal(tmp_path / "f.mp4", frozen_then_black, 11), planned=11)
+    assert {p.split(":")[0] for p in report.problems} == {"black", "frozen"}
+    assert any("5.0 s frozen at 1.0-6.0 s" in p for p in report.problems), report.problems
+
+
+def test_film_that_is_not_the_encode_of_the_composed_frames_misses_keyframes(
+        tmp_path: Path) -> None:
+    other = "mandelbrot=s={size}:r={fps},trim=duration={seconds}"
+    report = check_with(*film_and_signal(tmp_path / "f.mp4", signal_video=other))
+    assert_only(report.problems, "keyframes")
+
+
+def test_film_short_of_the_composed_frames_misses_frames(tmp_path: Path) -> None:
+    film, signal = film_and_signal(tmp_path / "f.mp4")
+    cut = remux(film, tmp_path / "cut.mp4", "-t", "7", "-movflags", "+faststart")
+    report = check_with(cut, signal, planned=7.0)
+    assert_only(report.problems, "frames")
+    assert report.problems[0].endswith("frames, the render composed 240")
+    assert report.measurements["frames"] < 240
