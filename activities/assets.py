@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -98,17 +99,22 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
 def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     """Write the framing facts of every photo and the mastered song with its beat grid."""
     order, run = stage_input.order, stage_input.order.run_keys
-    with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat:
+    with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat, \
+            ThreadPoolExecutor(1, thread_name_prefix="song") as pool:
+        # The song is composed on a thread while the photos are restored on this one: both
+        # are mostly numpy, OpenCV and FluidSynth with the GIL released, so the two cores share
+        # them.
+        composing = pool.submit(song_provider(ctx.settings).make_song, song_brief(order),
+                                order_song_seed(order),
+                                ctx.settings.recipe(order.tier).song_candidates, scratch,
+                                idempotency_key=order.workflow_id)
         logo_key, logo_notes = _brand_logo(ctx, order, scratch)
         framing, photo_keys = _restore_photos(ctx, stage_input, scratch, heartbeat)
         framing_key = run.framing
         ctx.storage.put_bytes(framing_key, json.dumps(framing).encode(), "application/json")
 
         heartbeat.update(percent=50, item="song")
-        song = song_provider(ctx.settings).make_song(
-            song_brief(order), order_song_seed(order),
-            ctx.settings.recipe(order.tier).song_candidates, scratch,
-            idempotency_key=order.workflow_id)
+        song = composing.result()
         song_key, meta_key = run.song, run.song_meta
         ctx.storage.put_file(song_key, song.wav_path, content_type="audio/wav")
         ctx.storage.put_bytes(meta_key, json.dumps(song.metadata).encode(), "application/json")
