@@ -21,11 +21,11 @@ from activities.context import Heartbeater, StageContext
 from media.arc import photo_traits
 from media.card_spec import CardSpec
 from media.card_text import undrawn_notes
-from media.clip_analysis import analyse_clip, frame_scores
+from media.clip_analysis import analyse_clips, frame_scores
 from media.dedupe import near_duplicates, picture_hashes
 from media.frame_signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.framing import Subject, subject_from_dict
-from media.poster import make_poster
+from media.poster import make_posters
 from media.render import render_films
 from media.segments import count_video_frames, join_limits, join_segments
 from media.soundtrack import build_soundtrack
@@ -117,8 +117,8 @@ def clip_sources(prep: PrepResult, paths: dict[str, Path]
     """The prepared clips with their quality scores (one low-resolution analysis pass each),
     and the perceptual hashes of a few of each clip's frames by clip id."""
     sources, hashes = [], {}
-    for c in prep.clips:
-        analysis = analyse_clip(paths[c.id], (c.width, c.height))
+    analyses = analyse_clips([(paths[c.id], (c.width, c.height)) for c in prep.clips])
+    for c, analysis in zip(prep.clips, analyses, strict=True):
         sources.append(ClipSource(c.id, paths[c.id], c.duration_sec, c.width, c.height,
                                   c.has_audio, tuple(round(float(v), 4)
                                                      for v in frame_scores(analysis)),
@@ -232,11 +232,11 @@ def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                  films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
     """Make a poster from each finished film (its picture with the opening card's words) and
     store films and posters."""
-    at_s, title = poster_time_s(timeline), cards_for(order)[0]
-    posters = {order.run_keys.poster: make_poster(films[LANDSCAPE.name], at_s, title,
-                                                  scratch / "poster.jpg"),
-               order.run_keys.portrait_poster: make_poster(films[PORTRAIT.name], at_s, title,
-                                                           scratch / "poster-9x16.jpg")}
+    keys = (order.run_keys.poster, order.run_keys.portrait_poster)
+    made = make_posters([(films[LANDSCAPE.name], scratch / "poster.jpg"),
+                         (films[PORTRAIT.name], scratch / "poster-9x16.jpg")],
+                        poster_time_s(timeline), cards_for(order)[0])
+    posters = dict(zip(keys, made, strict=True))
     film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
         ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")

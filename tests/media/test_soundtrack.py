@@ -9,6 +9,7 @@ import pytest
 from scipy import signal
 
 from media import spec
+from media.audio import read_audio
 from media.card_spec import CardSpec
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.song import MASTER_TRUE_PEAK_DBTP, master, measure_loudness
@@ -97,3 +98,14 @@ def test_without_clip_sound_the_song_is_the_soundtrack(tmp_path: Path) -> None:
     assert build_soundtrack(timeline, tmp_path / "missing.wav", {clip.id: clip.path}, set(),
                             tmp_path / "soundtrack.wav") is None
     assert not (tmp_path / "soundtrack.wav").exists()
+
+
+@pytest.mark.parametrize(("bits", "rate"), [(16, RATE), (24, RATE), (24, 44100)])
+def test_a_wav_is_read_as_ffmpeg_decodes_it(tmp_path: Path, bits: int, rate: int) -> None:
+    rng = np.random.default_rng(2)
+    audio = rng.uniform(-1.0, 1.0, (rate + 1, 2)).astype(np.float32)
+    audio[:3] = [[1.0, -1.0], [-1.0, 1.0], [1e-7, -1e-7]]  # full scale and the smallest step
+    wav = write_wav(tmp_path / f"{bits}-{rate}.wav", audio, rate, bits)
+    read, decoded = read_audio(wav, limits=LIMITS), decode_audio(wav, limits=LIMITS)
+    assert read.dtype == np.float32 and read.shape == decoded.shape
+    assert read.tobytes() == decoded.tobytes()
