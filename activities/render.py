@@ -21,7 +21,7 @@ from activities.context import Heartbeater, StageContext
 from media.arc import photo_traits
 from media.card_spec import CardSpec
 from media.card_text import undrawn_notes
-from media.clip_analysis import analyse_clips, frame_scores
+from media.clip_analysis import analyse_clip, frame_scores
 from media.dedupe import near_duplicates, picture_hashes
 from media.frame_signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.framing import Subject, subject_from_dict
@@ -117,8 +117,8 @@ def clip_sources(prep: PrepResult, paths: dict[str, Path]
     """The prepared clips with their quality scores (one low-resolution analysis pass each),
     and the perceptual hashes of a few of each clip's frames by clip id."""
     sources, hashes = [], {}
-    analyses = analyse_clips([(paths[c.id], (c.width, c.height)) for c in prep.clips])
-    for c, analysis in zip(prep.clips, analyses, strict=True):
+    for c in prep.clips:
+        analysis = analyse_clip(paths[c.id], (c.width, c.height))
         sources.append(ClipSource(c.id, paths[c.id], c.duration_sec, c.width, c.height,
                                   c.has_audio, tuple(round(float(v), 4)
                                                      for v in frame_scores(analysis)),

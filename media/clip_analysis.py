@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +43,6 @@ CHAOS_DIFF = 0.14  # above this the motion score starts falling
 MIN_SHIFT_RESPONSE = 0.15  # phase-correlation peak below which a shift is not trusted
 SHAKE_REF_PX = 3.0  # jerk of the global shift (analysis px per sample^2) counted as full shake
 FACE_EVERY = 5  # faces are searched on every 5th sample (about once a second)
-ANALYSIS_DECODERS = 2  # clips decoded at once by analyse_clips (a worker has 2 cores)
 WEIGHTS = {"sharp": 0.35, "exposure": 0.25, "motion": 0.30, "faces": 0.10, "shake": 0.35}
 
 
@@ -148,22 +145,8 @@ def analyse_frames(frames: np.ndarray, step_s: float) -> ClipAnalysis:
 def analyse_clip(path: Path, size: tuple[int, int], limits: Limits | None = None) -> ClipAnalysis:
     """Decode ``path`` (``size`` = width, height pixels) once at low resolution and measure it;
     a clip with no sample gets an empty analysis (the planner then starts its shots mid-clip)."""
-    return _analysed(decode_samples(path, size, limits))
-
-
-def analyse_clips(clips: Sequence[tuple[Path, tuple[int, int]]],
-                  limits: Limits | None = None) -> list[ClipAnalysis]:
-    """:func:`analyse_clip` of each (path, size) of ``clips``, same analyses; up to
-    :data:`ANALYSIS_DECODERS` are decoded at once, so ffmpeg decodes the next clip while the
-    first is measured."""
-    with ThreadPoolExecutor(max_workers=ANALYSIS_DECODERS) as pool:
-        decoded = [pool.submit(decode_samples, path, size, limits) for path, size in clips]
-        return [_analysed(frames.result()) for frames in decoded]
-
-
-def _analysed(frames: np.ndarray) -> ClipAnalysis:
-    """The analysis of decoded samples; an empty one when there are none."""
     step_s = 1.0 / ANALYSIS_FPS
+    frames = decode_samples(path, size, limits)
     if len(frames) == 0:
         return ClipAnalysis(step_s, (), (), (), (), (), ())
     return analyse_frames(frames, step_s)

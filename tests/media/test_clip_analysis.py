@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media.clip_analysis import analyse_clip, analyse_clips, analyse_frames, frame_scores
+from media.clip_analysis import analyse_clip, analyse_frames, frame_scores
 from media.clip_window import best_window
 from media.runner import Limits, ffmpeg_argv, run_tool
 
@@ -37,13 +37,6 @@ def test_best_segment_skips_a_dull_or_shaky_opening(tmp_path: Path, first: str) 
     assert 28 <= analysis.count <= 31  # about 5 samples a second, one decode
     start = best_window(frame_scores(analysis), analysis.step_s, 6.0, 2.0)
     assert start >= 2.9  # the chosen 2 s lie in the smooth, textured second half
-
-
-def test_clips_analysed_together_are_analysed_as_one_by_one(tmp_path: Path) -> None:
-    clips = [(_two_part_clip(tmp_path / f"{first}.mp4", FIRST_PARTS[first]), (320, 180))
-             for first in sorted(FIRST_PARTS)]
-    assert analyse_clips(clips, LIMITS) == [analyse_clip(path, size, LIMITS)
-                                            for path, size in clips]
 
 
 def test_black_frames_score_lowest() -> None:
