@@ -68,6 +68,7 @@ REFINE_LONG_EDGE = 2048  # pixels: the guided filter's working size (float32 pla
 # would hold ~0.5 GB at once; at 2048 px, under 1080p crops, the edge looks the same)
 FILL_DILATE = 0.015  # the background fill reaches this far past the subject (share of long edge)
 BACKGROUND_RATE = 0.35  # the background moves this share of the subject's move
+PREMULTIPLY_ROWS = 256  # rows of the foreground premultiplied at a time
 
 
 @dataclass(frozen=True)
@@ -348,12 +349,22 @@ def guided_filter(guide: np.ndarray, src: np.ndarray, radius: int, eps: float) -
     def box(x: np.ndarray) -> np.ndarray:
         return cv2.boxFilter(x, cv2.CV_32F, size, borderType=cv2.BORDER_REFLECT)
 
+    # In place where it can be: each float32 plane of a 2048 px photo is 12 MB.
     mean_i, mean_p = box(guide), box(src)
-    cov = box(guide * src) - mean_i * mean_p
-    var = box(guide * guide) - mean_i * mean_i
-    a = cov / (var + eps)
-    b = mean_p - a * mean_i
-    return box(a) * guide + box(b)
+    a = box(guide * src)
+    a -= mean_i * mean_p  # the covariance
+    var = box(guide * guide)
+    var -= mean_i * mean_i
+    var += eps
+    a /= var
+    del var
+    b = mean_p
+    b -= a * mean_i
+    del mean_i
+    out = box(a)
+    out *= guide
+    out += box(b)
+    return out
 
 
 def _filled_background(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
@@ -398,6 +409,21 @@ class ScaledLayers:
     bbox: tuple[float, float, float, float]  # foreground extent, original photo pixels
 
 
+def _premultiplied_planes(foreground: np.ndarray) -> list[np.ndarray]:
+    """Y, U and V of an RGBA ``foreground`` times its alpha (uint8, rounded), worked in strips
+    of :data:`PREMULTIPLY_ROWS` rows: whole, the float temporaries of a 2560 px layer held
+    ~80 MB at once, the render's memory peak (issue 20's memory order)."""
+    height, width = foreground.shape[:2]
+    out = [np.empty((height, width), np.uint8) for _ in range(3)]
+    for top in range(0, height, PREMULTIPLY_ROWS):
+        rows = slice(top, top + PREMULTIPLY_ROWS)
+        weight = foreground[rows, :, 3].astype(np.float32) / 255.0
+        planes = yuv.rgb_to_yuv444(foreground[rows])
+        for plane, dst in enumerate(out):
+            dst[rows] = np.clip(planes[..., plane] * weight + 0.5, 0, 255).astype(np.uint8)
+    return out
+
+
 def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
     """Both layers area-downscaled to ``factor`` of the photo's size (no change if the layers
     are that small already) and converted to planes; the foreground is premultiplied first
@@ -409,9 +435,7 @@ def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
         done = prescale(plane, k * (0.5 if chroma else 1.0), margin=False)  # chroma: half
         return Prescaled(done.image, done.sx * layers.scale, done.sy * layers.scale)
 
-    planes = cv2.split(yuv.rgb_to_yuv444(layers.foreground))
-    weight = alpha.astype(np.float32) / 255.0
-    premultiplied = [np.clip(p * weight + 0.5, 0, 255).astype(np.uint8) for p in planes]
+    premultiplied = _premultiplied_planes(layers.foreground)
     clear = 255 - alpha
     back = prescale_i420(layers.background, k, margin=False)
     background = PrescaledI420(*(Prescaled(p.image, p.sx * layers.scale, p.sy * layers.scale)

@@ -20,7 +20,10 @@ from media.parallax import (
     AREA_MAX,
     AREA_MIN,
     BACKGROUND_RATE,
+    PREMULTIPLY_ROWS,
     ParallaxLayer,
+    ParallaxLayers,
+    Separation,
     background_motion,
     scale_layers,
     separate_subject,
@@ -213,3 +216,16 @@ def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> N
             assert layer.frame(0).shape == yuv.frame_shape(SMALL.width, SMALL.height)
     assert kinds == {"face": ParallaxLayer, "flat": PhotoLayer}
     assert any("flat" in note and "fell back" in note for note in preparer.notes)
+
+
+def test_foreground_premultiplied_in_strips_equals_it_premultiplied_whole() -> None:
+    rng = np.random.default_rng(4)
+    rows = 2 * PREMULTIPLY_ROWS + 37  # a last strip shorter than the others
+    foreground = rng.integers(0, 256, (rows, 90, 4), dtype=np.uint8)
+    layers = ParallaxLayers(foreground, foreground[..., :3].copy(), (0, 0, 90, rows),
+                            Separation(True, ""), 1.0)
+    weight = foreground[..., 3].astype(np.float32) / 255.0
+    whole = [np.clip(plane * weight + 0.5, 0, 255).astype(np.uint8)
+             for plane in np.moveaxis(yuv.rgb_to_yuv444(foreground), 2, 0)]
+    scaled = scale_layers(layers, 1.0).premultiplied
+    np.testing.assert_array_equal(scaled.y.image, whole[0])
