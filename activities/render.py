@@ -229,9 +229,10 @@ def _check_frames(name: str, frames: int, planned: int) -> None:
 
 
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
-                 films: dict[str, Path], timeline_key: str, scratch: Path) -> RenderResult:
+                 films: dict[str, Path], signals: dict[str, FrameSignal], timeline_key: str,
+                 scratch: Path) -> RenderResult:
     """Make a poster from each finished film (its picture with the opening card's words) and
-    store films and posters."""
+    store films, posters and the films' frame signals (for verify)."""
     keys = (order.run_keys.poster, order.run_keys.portrait_poster)
     made = make_posters([(films[LANDSCAPE.name], scratch / "poster.jpg"),
                          (films[PORTRAIT.name], scratch / "poster-9x16.jpg")],
@@ -244,7 +245,9 @@ def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
         ctx.storage.put_file(key, path, content_type="image/jpeg")
     poster_key = order.run_keys.poster
     return RenderResult(film_keys=film_keys, poster_key=poster_key, timeline_key=timeline_key,
-                        duration_sec=timeline.total_frames / timeline.fps)
+                        duration_sec=timeline.total_frames / timeline.fps,
+                        signal_keys=_store_signals(ctx.storage, signals,
+                                                   order.run_keys.frame_signal))
 
 
 
@@ -305,9 +308,7 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
         audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
         films, frames, signals = _render(ctx, timeline, sources, audio, None, heartbeat, scratch)
         _check_frames("the film", frames, plan.total_frames)
-        result = _store_films(ctx, order, timeline, films, plan.timeline_key, scratch)
-        return result.model_copy(update={"signal_keys": _store_signals(
-            ctx.storage, signals, order.run_keys.frame_signal)})
+        return _store_films(ctx, order, timeline, films, signals, plan.timeline_key, scratch)
 
 
 def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
@@ -329,11 +330,8 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
                                                limits)
             _check_frames(f"the joined {aspect.name} film",
                           count_video_frames(films[aspect.name], limits), plan.total_frames)
-        result = _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
-                              plan.timeline_key, scratch)
-        signals = _joined_signals(ctx.storage, segments)
-        return result.model_copy(update={"signal_keys": _store_signals(
-            ctx.storage, signals, order.run_keys.frame_signal)})
+        return _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
+                            _joined_signals(ctx.storage, segments), plan.timeline_key, scratch)
 
 
 def _joined_signals(storage: Storage, segments: list[SegmentResult]) -> dict[str, FrameSignal]:
