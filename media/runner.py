@@ -27,6 +27,7 @@ from typing import IO
 STDERR_TAIL_BYTES = 64 * 1024
 DEFAULT_ADDRESS_SPACE_BYTES = 4 * 1024**3
 DEFAULT_OUTPUT_FILE_BYTES = 2 * 1024**3
+READ_POLL_S = 0.25  # how often a read waiting on a tool's output checks its deadline
 
 
 class ToolMissingError(RuntimeError):
@@ -214,6 +215,21 @@ class ToolProcess:
         assert self._stdout_reader is None and self._proc.stdout is not None, \
             "stdout is drained by the runner unless started with stdout_stream=True"
         return self._proc.stdout
+
+    def read_into(self, view: memoryview) -> int:
+        """Fill ``view`` from a streamed stdout (see :attr:`stdout`) as far as the tool writes
+        before it ends; how many bytes came. Waits in polls of :data:`READ_POLL_S`, so a tool
+        that stalls without writing times out (:meth:`check_deadline`) instead of hanging."""
+        fd, got = self.stdout.fileno(), 0
+        while got < len(view):
+            if not select.select([fd], [], [], READ_POLL_S)[0]:
+                self.check_deadline()
+                continue
+            n = os.readv(fd, [view[got:]])
+            if n == 0:
+                break
+            got += n
+        return got
 
     @property
     def stdin(self) -> IO[bytes]:

@@ -23,7 +23,6 @@ import contextlib
 import math
 import os
 import re
-import select
 import struct
 import threading
 from dataclasses import dataclass, field
@@ -67,7 +66,6 @@ KEYFRAME_MAX_DIFFERENCE = 4.0
 difference, luma levels): x264 at CRF 20 keeps block means within about 1, another picture
 is tens away."""
 LOUDNESS_FLOOR_LUFS = -70.0
-POLL_S = 0.25  # how often a read waiting on a tool checks its deadline
 FILMS_CHECKED_AT_ONCE = 2
 """The verify stage checks both aspects' films side by side (activities/verify.py)."""
 _BLACK_LINE = re.compile(r"black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)")
@@ -381,25 +379,10 @@ def _keyframe_prints(keyframes: ToolProcess, aspect: Aspect) -> list[np.ndarray]
     frame = np.empty((aspect.height, aspect.width), np.uint8)
     view = memoryview(frame).cast("B")
     prints = []
-    while _read_within_deadline(keyframes, view) == len(view):
+    while keyframes.read_into(view) == len(view):
         prints.append(fingerprint(luma_sample(frame)))
     keyframes.wait()
     return prints
-
-
-def _read_within_deadline(process: ToolProcess, view: memoryview) -> int:
-    """Fill ``view`` from the tool's stdout as far as it goes before it ends; how many bytes
-    came. Waits in short polls, so a stalled tool times out instead of hanging."""
-    fd, got = process.stdout.fileno(), 0
-    while got < len(view):
-        if not select.select([fd], [], [], POLL_S)[0]:
-            process.check_deadline()
-            continue
-        n = os.readv(fd, [view[got:]])
-        if n == 0:
-            break
-        got += n
-    return got
 
 
 def _check_against_signal(path: Path, keyframes: ToolProcess, signal: FrameSignal,

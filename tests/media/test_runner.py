@@ -109,3 +109,20 @@ def test_the_packaged_binary_is_found_without_importing_its_package() -> None:
                          check=True, env={**os.environ, "FFMPEG_BINARY": ""}).stdout.split()
     assert Path(out[0]).name == "ffmpeg" and Path(out[0]).is_file()
     assert out[1] == "False"
+
+
+def test_reading_a_streamed_output_fills_the_buffer_and_stops_at_its_end() -> None:
+    argv = ffmpeg_argv(*TESTSRC, "-frames:v", "3", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1")
+    view = memoryview(bytearray(64 * 48))
+    with start_tool(argv, Limits(timeout_s=30), stdout_stream=True) as process:
+        assert [process.read_into(view) for _ in range(4)] == [64 * 48] * 3 + [0]
+        process.wait()
+
+
+def test_reading_from_a_tool_that_stalls_times_out_instead_of_hanging() -> None:
+    stalled = [sys.executable, "-c", "import time; time.sleep(30)"]
+    started = time.monotonic()
+    with start_tool(stalled, Limits(timeout_s=1), stdout_stream=True) as process, \
+            pytest.raises(ToolTimeoutError):
+        process.read_into(memoryview(bytearray(16)))
+    assert time.monotonic() - started < 10
