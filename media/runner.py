@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
+import functools
 import importlib.util
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -92,9 +95,33 @@ class ToolResult:
     elapsed_s: float
 
 
+def _cpu_seconds(limits: Limits) -> int:
+    return limits.cpu_s if limits.cpu_s is not None else max(10, int(limits.timeout_s * 4))
+
+
+@functools.cache
+def _prlimit_binary() -> str | None:
+    return shutil.which("prlimit")
+
+
+def limited_argv(argv: Sequence[str], limits: Limits) -> list[str] | None:
+    """``argv`` started by util-linux's ``prlimit``, which sets ``limits`` on itself and then
+    execs the tool in the same process: the limits hold from the tool's first instruction
+    (a hostile file's probe can be over in milliseconds). None where there is no ``prlimit``.
+    """
+    prlimit = _prlimit_binary()
+    if prlimit is None:
+        return None
+    if shutil.which(argv[0]) is None:  # as Popen would: a missing tool is not a tool failure
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
+    return [prlimit, f"--as={limits.address_space_bytes}", f"--cpu={_cpu_seconds(limits)}",
+            f"--fsize={limits.output_file_bytes}", "--", *argv]
+
+
 def _apply_limits(pid: int, limits: Limits) -> None:
-    # prlimit after spawn instead of preexec_fn: preexec_fn is unsafe in a threaded worker.
-    cpu = limits.cpu_s if limits.cpu_s is not None else max(10, int(limits.timeout_s * 4))
+    """The limits set on a started tool: the fallback without ``prlimit`` (a tool may run a
+    few milliseconds unlimited first). Not preexec_fn: it is unsafe in a threaded worker."""
+    cpu = _cpu_seconds(limits)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         resource.prlimit(pid, resource.RLIMIT_AS, (limits.address_space_bytes,) * 2)
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu))
@@ -177,15 +204,17 @@ class ToolProcess:
         self.argv = list(argv)
         self.limits = limits
         self.started = time.monotonic()
+        wrapped = limited_argv(self.argv, limits)
         self._proc = subprocess.Popen(  # argv list built by this worker, never a shell
-            self.argv,
+            wrapped or self.argv,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
         )
-        _apply_limits(self._proc.pid, limits)
+        if wrapped is None:
+            _apply_limits(self._proc.pid, limits)
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._stderr = _TailReader(self._proc.stderr, STDERR_TAIL_BYTES)
         self._stderr.start()

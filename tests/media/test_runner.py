@@ -126,3 +126,21 @@ def test_reading_from_a_tool_that_stalls_times_out_instead_of_hanging() -> None:
             pytest.raises(ToolTimeoutError):
         process.read_into(memoryview(bytearray(16)))
     assert time.monotonic() - started < 10
+
+
+def test_limits_hold_from_the_tools_first_instruction() -> None:
+    # cat reads its own limits at once: set on it after the spawn, they came too late in about
+    # one run in twenty here.
+    limits = Limits(timeout_s=30, cpu_s=77, address_space_bytes=3 << 30,
+                    output_file_bytes=123_456_789)
+    for _ in range(20):
+        shown = run_tool(["cat", "/proc/self/limits"], limits).stdout.decode()
+        rows = {line[:26].strip(): line[26:].split()[:2] for line in shown.splitlines()[1:]}
+        assert rows["Max cpu time"] == ["77", "77"]
+        assert rows["Max address space"] == [str(3 << 30)] * 2
+        assert rows["Max file size"] == ["123456789"] * 2
+
+
+def test_a_missing_tool_is_not_found_rather_than_a_failed_run(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        run_tool([str(tmp_path / "no-such-ffmpeg"), "-version"], Limits(timeout_s=30))
