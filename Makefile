@@ -62,6 +62,7 @@ test: $(STAMP) lint browser
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m pip install --quiet --no-deps moviepy==2.2.1
+	$(BIN)/python -m pip install --quiet av==18.0.0  # bench.inprocess_encoder only
 	$(BIN)/python -m bench.pipeline_bench $(BENCH_ARGS)
 
 clean:
