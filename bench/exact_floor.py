@@ -146,6 +146,14 @@ def file_encoder_argv(aspect: spec.Aspect, raw_path: Path, audio_path: Path, out
     return argv
 
 
+def saved_case(results: Path, label: str) -> tuple[Path, dict[str, Any]]:
+    """The workdir a bench run kept for case ``label`` (``--workdir``/``--keep``) and the
+    case's record, from that run's results JSON."""
+    record = json.loads(results.read_text(encoding="utf-8"))
+    case = record["results"]["cases"][label]
+    return Path(record["workdir"]) / case["label"], case
+
+
 def run_dir(storage: Path) -> Path:
     """The one order run under a case's ``storage`` (the folder holding prep/assets/render)."""
     timelines = list(storage.rglob("render/timeline.json"))
@@ -282,9 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=0,
                         help="alternate the render stage and the exact floor this many times")
     args = parser.parse_args(argv)
-    record = json.loads(args.results.read_text(encoding="utf-8"))
-    case = record["results"]["cases"][args.case]
-    workdir = Path(record["workdir"]) / case["label"]
+    workdir, case = saved_case(args.results, args.case)
     storage = workdir / "storage"
     if args.rounds > 0:
         return _alternate(workdir, case["preset"], args.rounds)

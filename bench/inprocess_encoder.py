@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import queue
 import sys
 import threading
@@ -41,6 +40,7 @@ from bench.exact_floor import (
     floor_encoder_argv,
     options_differences,
     run_dir,
+    saved_case,
     scratch_dir,
     tap_frames,
     x264_options,
@@ -225,9 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("case", help="case label, e.g. 30s-standard")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    record = json.loads(args.results.read_text(encoding="utf-8"))
-    case = record["results"]["cases"][args.case]
-    results = compare_rounds(Path(record["workdir"]) / case["label"], case["preset"],
+    workdir, case = saved_case(args.results, args.case)
+    results = compare_rounds(workdir, case["preset"],
                              args.rounds)
     for kind in ("piped", "in-process"):
         ratios = [r[f"{kind} render wall_s"] / r[f"{kind} floor wall_s"] for r in results]

@@ -37,6 +37,7 @@ from bench.exact_floor import (
     raw_bytes,
     raw_writer_argv,
     run_dir,
+    saved_case,
     scratch_dir,
 )
 from bench.measure import Measured, RssSampler, measure
@@ -208,9 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--yuv", action="store_true", help="compose and pipe yuv420p instead")
     args = parser.parse_args(argv)
-    record = json.loads(args.results.read_text(encoding="utf-8"))
-    case = record["results"]["cases"][args.case]
-    results = resample_floor_rounds(Path(record["workdir"]) / case["label"], case["preset"],
+    workdir, case = saved_case(args.results, args.case)
+    results = resample_floor_rounds(workdir, case["preset"],
                                     args.rounds, args.yuv)
     walls = [r["minimal"]["wall_s"] / r["encode_alone"]["wall_s"] for r in results]
     cpus = [r["minimal"]["cpu_s"] / r["encode_alone"]["cpu_s"] for r in results]

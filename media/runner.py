@@ -104,7 +104,7 @@ def _prlimit_binary() -> str | None:
     return shutil.which("prlimit")
 
 
-def limited_argv(argv: Sequence[str], limits: Limits) -> list[str] | None:
+def _limited_argv(argv: Sequence[str], limits: Limits) -> list[str] | None:
     """``argv`` started by util-linux's ``prlimit``, which sets ``limits`` on itself and then
     execs the tool in the same process: the limits hold from the tool's first instruction
     (a hostile file's probe can be over in milliseconds). None where there is no ``prlimit``.
@@ -204,7 +204,7 @@ class ToolProcess:
         self.argv = list(argv)
         self.limits = limits
         self.started = time.monotonic()
-        wrapped = limited_argv(self.argv, limits)
+        wrapped = _limited_argv(self.argv, limits)
         self._proc = subprocess.Popen(  # argv list built by this worker, never a shell
             wrapped or self.argv,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
