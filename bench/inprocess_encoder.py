@@ -213,8 +213,7 @@ def _print_round(number: int, measured: dict[str, Measured]) -> None:
 
 def _print_settings(piped: Path, inprocess: Path) -> None:
     differences = options_differences(x264_options(piped), x264_options(inprocess))
-    print(f"x264 options, product build vs PyAV's: "
-          f"{differences or 'identical'}")
+    print(f"x264 options, product build vs PyAV's: {differences or 'identical'}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -226,8 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     workdir, case = saved_case(args.results, args.case)
-    results = compare_rounds(workdir, case["preset"],
-                             args.rounds)
+    results = compare_rounds(workdir, case["preset"], args.rounds)
     for kind in ("piped", "in-process"):
         ratios = [r[f"{kind} render wall_s"] / r[f"{kind} floor wall_s"] for r in results]
         print(f"{kind}: render loop/its floor {min(ratios):.3f}-{max(ratios):.3f}, "

@@ -210,8 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--yuv", action="store_true", help="compose and pipe yuv420p instead")
     args = parser.parse_args(argv)
     workdir, case = saved_case(args.results, args.case)
-    results = resample_floor_rounds(workdir, case["preset"],
-                                    args.rounds, args.yuv)
+    results = resample_floor_rounds(workdir, case["preset"], args.rounds, args.yuv)
     walls = [r["minimal"]["wall_s"] / r["encode_alone"]["wall_s"] for r in results]
     cpus = [r["minimal"]["cpu_s"] / r["encode_alone"]["cpu_s"] for r in results]
     print(f"mean of {len(results)}: minimal composer/encode alone {sum(walls) / len(walls):.3f} "
