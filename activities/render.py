@@ -25,7 +25,7 @@ from media.clip_analysis import analyse_clip, frame_scores
 from media.dedupe import near_duplicates, picture_hashes
 from media.frame_signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.framing import Subject, subject_from_dict
-from media.poster import make_posters
+from media.poster import PostersFromFrames, make_posters
 from media.render import render_films
 from media.segments import count_video_frames, join_limits, join_segments
 from media.soundtrack import build_soundtrack
@@ -147,13 +147,18 @@ def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | 
         return np.asarray(image.convert("RGBA"))
 
 
-def poster_time_s(timeline: Timeline) -> float:
-    """Middle of the first photo shot (seconds): the subject, fully on screen, in each aspect's
+def poster_frame(timeline: Timeline) -> int:
+    """The middle frame of the first photo shot: the subject, fully on screen, in each aspect's
     own framing (the posters' picture)."""
     for shot in timeline.shots:
         if shot.kind == "photo":
-            return (shot.cut_in + shot.cut_out) / 2 / timeline.fps
-    return timeline.length_sec / 2
+            return (shot.cut_in + shot.cut_out) // 2
+    return timeline.total_frames // 2
+
+
+def poster_time_s(timeline: Timeline) -> float:
+    """:func:`poster_frame` in seconds (where a poster is grabbed from a finished film)."""
+    return poster_frame(timeline) / timeline.fps
 
 
 @dataclass
@@ -202,7 +207,8 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
 
 
 def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Path | None,
-            frames: tuple[int, int] | None, heartbeat: Heartbeater, scratch: Path
+            frames: tuple[int, int] | None, heartbeat: Heartbeater, scratch: Path,
+            on_frame: Callable[[int, str, np.ndarray], None] | None = None,
             ) -> tuple[dict[str, Path], int, dict[str, FrameSignal]]:
     """Both aspects of ``frames`` (None: the whole film) into scratch; returns the files by
     aspect name, the frames rendered and what each aspect's frames looked like."""
@@ -210,7 +216,8 @@ def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Pat
     stats = render_films(timeline, sources.photo_paths, sources.clip_paths, audio, outputs,
                          frames=frames, on_progress=heartbeat.fraction,
                          encoder_preset=ctx.settings.encoder_preset, subjects=sources.subjects,
-                         logo=load_logo(ctx.storage, sources.logo_key, scratch))
+                         logo=load_logo(ctx.storage, sources.logo_key, scratch),
+                         on_frame=on_frame)
     return outputs, stats.frames, stats.signals
 
 
@@ -228,23 +235,34 @@ def _check_frames(name: str, frames: int, planned: int) -> None:
         raise ValueError(f"{name} has {frames} frames, planned {planned}")
 
 
-def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
-                 films: dict[str, Path], signals: dict[str, FrameSignal], timeline_key: str,
-                 scratch: Path) -> RenderResult:
-    """Make a poster from each finished film (its picture with the opening card's words) and
-    store films, posters and the films' frame signals (for verify)."""
-    keys = (order.run_keys.poster, order.run_keys.portrait_poster)
-    made = make_posters([(films[LANDSCAPE.name], scratch / "poster.jpg"),
-                         (films[PORTRAIT.name], scratch / "poster-9x16.jpg")],
+def _poster_paths(scratch: Path) -> dict[str, Path]:
+    """Where each aspect's poster is written, by aspect name."""
+    return {LANDSCAPE.name: scratch / "poster.jpg", PORTRAIT.name: scratch / "poster-9x16.jpg"}
+
+
+def _posters_of_films(order: FilmOrder, timeline: Timeline, films: dict[str, Path],
+                      scratch: Path) -> dict[str, Path]:
+    """A poster from each finished film (its picture with the opening card's words), by aspect
+    name: for joined films, whose frames no one render composed."""
+    paths = _poster_paths(scratch)
+    made = make_posters([(films[name], paths[name]) for name in paths],
                         poster_time_s(timeline), cards_for(order)[0])
-    posters = dict(zip(keys, made, strict=True))
+    return dict(zip(paths, made, strict=True))
+
+
+def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
+                 films: dict[str, Path], posters: dict[str, Path],
+                 signals: dict[str, FrameSignal], timeline_key: str) -> RenderResult:
+    """Store films, posters (by aspect name) and the films' frame signals (for verify)."""
+    poster_keys = {LANDSCAPE.name: order.run_keys.poster,
+                   PORTRAIT.name: order.run_keys.portrait_poster}
     film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
         ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")
-    for key, path in posters.items():
-        ctx.storage.put_file(key, path, content_type="image/jpeg")
-    poster_key = order.run_keys.poster
-    return RenderResult(film_keys=film_keys, poster_key=poster_key, timeline_key=timeline_key,
+    for name, path in posters.items():
+        ctx.storage.put_file(poster_keys[name], path, content_type="image/jpeg")
+    return RenderResult(film_keys=film_keys, poster_key=poster_keys[LANDSCAPE.name],
+                        timeline_key=timeline_key,
                         duration_sec=timeline.total_frames / timeline.fps,
                         signal_keys=_store_signals(ctx.storage, signals,
                                                    order.run_keys.frame_signal))
@@ -306,9 +324,13 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
         timeline = _load_timeline(ctx.storage, plan)
         sources = _fetch_sources(ctx.storage, whole.render, scratch, sources_for(timeline))
         audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
-        films, frames, signals = _render(ctx, timeline, sources, audio, None, heartbeat, scratch)
-        _check_frames("the film", frames, plan.total_frames)
-        return _store_films(ctx, order, timeline, films, signals, plan.timeline_key, scratch)
+        with PostersFromFrames(poster_frame(timeline), cards_for(order)[0],
+                               _poster_paths(scratch)) as posters:
+            films, frames, signals = _render(ctx, timeline, sources, audio, None, heartbeat,
+                                             scratch, on_frame=posters)
+            _check_frames("the film", frames, plan.total_frames)
+            made = posters.result()
+        return _store_films(ctx, order, timeline, films, made, signals, plan.timeline_key)
 
 
 def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
@@ -330,8 +352,10 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
                                                limits)
             _check_frames(f"the joined {aspect.name} film",
                           count_video_frames(films[aspect.name], limits), plan.total_frames)
-        return _store_films(ctx, order, _load_timeline(ctx.storage, plan), films,
-                            _joined_signals(ctx.storage, segments), plan.timeline_key, scratch)
+        timeline = _load_timeline(ctx.storage, plan)
+        return _store_films(ctx, order, timeline, films,
+                            _posters_of_films(order, timeline, films, scratch),
+                            _joined_signals(ctx.storage, segments), plan.timeline_key)
 
 
 def _joined_signals(storage: Storage, segments: list[SegmentResult]) -> dict[str, FrameSignal]:

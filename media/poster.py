@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image
 
+from media import yuv
 from media.card_motion import Placement, placed_sprite
 from media.card_spec import CardSpec
 from media.cards import Sprite, composite_sprite, render_card_image
@@ -236,7 +237,47 @@ def _finish_poster(frame: np.ndarray | None, video: Path, at_s: float, card: Car
     a plain frame grab when there is no frame."""
     if frame is None:
         return extract_poster(video, at_s, out_jpeg)
-    poster = design_poster(frame, card, poster_subject(frame))
+    return write_poster(frame, card, out_jpeg)
+
+
+def write_poster(picture: np.ndarray, card: CardSpec, out_jpeg: Path) -> Path:
+    """Design ``picture`` (uint8 RGB, a film frame) into the poster and write it as a JPEG."""
+    poster = design_poster(picture, card, poster_subject(picture))
     Image.fromarray(poster).save(out_jpeg, "JPEG", quality=POSTER_JPEG_QUALITY, optimize=True,
                                  progressive=True)
     return out_jpeg
+
+
+class PostersFromFrames:
+    """Each aspect's poster designed from the film's own frame ``frame`` as the render composes
+    it, on a helper thread while the encoders run: no seek and decode of the finished films,
+    and the picture is the frame before compression. Pass the instance as
+    :func:`media.render.render_films`'s ``on_frame``; :meth:`result` gives the posters. Use as
+    a context manager (the helper thread ends with the block)."""
+
+    def __init__(self, frame: int, card: CardSpec, outputs: dict[str, Path]) -> None:
+        self.frame = frame
+        self.card = card
+        self.outputs = outputs
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poster")
+        self._made: dict[str, Future[Path]] = {}
+
+    def __call__(self, index: int, aspect: str, i420: np.ndarray) -> None:
+        """A composed I420 frame of the film (the render never writes to it again)."""
+        if index == self.frame and aspect in self.outputs:
+            self._made[aspect] = self._pool.submit(
+                lambda: write_poster(yuv.i420_to_rgb(i420), self.card, self.outputs[aspect]))
+
+    def result(self, timeout_s: float = POSTER_TIMEOUT_S) -> dict[str, Path]:
+        """Every aspect's poster, by aspect name (waits up to ``timeout_s`` for each); raises
+        what designing one raised, or ValueError if the render never reached the frame."""
+        missing = sorted(set(self.outputs) - set(self._made))
+        if missing:
+            raise ValueError(f"no frame {self.frame} was composed for {missing}")
+        return {name: made.result(timeout=timeout_s) for name, made in self._made.items()}
+
+    def __enter__(self) -> PostersFromFrames:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

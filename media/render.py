@@ -230,7 +230,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                  encoder_preset: str = "veryfast", timeout_s: float | None = None,
                  subjects: Mapping[str, Subject] | None = None,
                  logo: np.ndarray | None = None,
-                 encoders: EncoderFactory = open_encoders) -> RenderStats:
+                 encoders: EncoderFactory = open_encoders,
+                 on_frame: Callable[[int, str, np.ndarray], None] | None = None) -> RenderStats:
     """Render ``timeline`` to every aspect in ``outputs`` (aspect name -> MP4 path) in one pass.
 
     ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length); None writes
@@ -249,6 +250,9 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     and :class:`media.runner.ToolTimeoutError` raised past it. An encoder or decoder failure
     raises :class:`media.runner.ToolError` with the tool's stderr. ``encoders``
     opens the encoder feeds (default :func:`media.encode.open_encoders`, the delivery encoders).
+    ``on_frame`` receives every composed frame (film frame index, aspect name, I420 array) on
+    the render thread, before it goes to the encoder: it must return at once and never write to
+    the array, which the render may show again (a hold).
     """
     aspects = _aspects_for(outputs)
     start, stop = _frame_range(timeline, frames)
@@ -281,6 +285,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                 compose_s += time.monotonic() - t0
                 for name, image in composed.items():
                     recorders[name].add(image)
+                    if on_frame is not None:
+                        on_frame(frame, name, image)
                     feeds[name].put(image)
                 progress(0.99 * (frame + 1 - start) / (stop - start))
             pipeline.close()

@@ -10,14 +10,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from media import yuv
 from media.card_spec import CardSpec
 from media.poster import (
+    PostersFromFrames,
     design_poster,
     extract_poster,
     grab_picture,
     make_poster,
     make_posters,
     picture_rows,
+    write_poster,
 )
 from media.runner import Limits, ffmpeg_argv, run_tool
 from media.subjects import Box
@@ -169,3 +172,28 @@ def test_the_name_moves_off_a_subject_in_the_lower_third(width: int, height: int
 def test_a_subject_above_the_lower_third_leaves_the_name_where_it_was() -> None:
     picture = _picture(1920, 1080)
     assert (_words(picture, TITLE, Box(0.3, 0.05, 0.7, 0.4)) == _words(picture, TITLE, None)).all()
+
+
+def test_posters_from_frames_are_designed_from_the_composed_frame_at_the_poster_index(
+        tmp_path: Path) -> None:
+    pictures = {"16x9": _picture(1920, 1080), "9x16": _picture(1080, 1920)}
+    outputs = {name: tmp_path / f"{name}.jpg" for name in pictures}
+    with PostersFromFrames(7, TITLE, outputs) as posters:
+        for index in range(10):
+            for name, picture in pictures.items():
+                shown = picture if index == 7 else np.zeros_like(picture)  # others: black
+                posters(index, name, yuv.rgb_to_i420(shown))
+        made = posters.result()
+    assert made == outputs
+    for name, picture in pictures.items():
+        expected = write_poster(yuv.i420_to_rgb(yuv.rgb_to_i420(picture)), TITLE,
+                                tmp_path / f"{name}-expected.jpg")
+        assert made[name].read_bytes() == expected.read_bytes()
+
+
+def test_posters_from_frames_say_so_when_the_render_never_reached_the_poster_frame(
+        tmp_path: Path) -> None:
+    with PostersFromFrames(50, TITLE, {"16x9": tmp_path / "p.jpg"}) as posters:
+        posters(3, "16x9", yuv.rgb_to_i420(_picture(320, 180)))
+        with pytest.raises(ValueError, match="no frame 50"):
+            posters.result()

@@ -280,6 +280,26 @@ def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
         assert np.abs(np.array((y, u, v)) - _bt709_limited(RED)).max() < 1
 
 
+def test_every_composed_frame_is_shown_to_on_frame_as_the_encoders_get_it(
+        tmp_path: Path) -> None:
+    photos = [_solid_photo(tmp_path / "red.png", RED)]
+    timeline = _timeline(photos, [], 4.0)
+    middle = _middle_frame(timeline, "red")
+    outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
+    seen: list[tuple[int, str, bytes]] = []
+    render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
+                 frames=(middle, middle + 3), timeout_s=60,
+                 encoders=functools.partial(open_encoders, argv_for=raw_writer_argv),
+                 on_frame=lambda index, aspect, i420: seen.append((index, aspect,
+                                                                   i420.tobytes())))
+    names = [a.name for a in spec.ASPECTS]
+    assert [(index, aspect) for index, aspect, _ in seen] == [
+        (index, name) for index in range(middle, middle + 3) for name in names]
+    for name in names:
+        assert b"".join(pixels for _, aspect, pixels in seen
+                        if aspect == name) == outputs[name].read_bytes()
+
+
 def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:
     timeline = _timeline([_solid_photo(tmp_path / "gray.png", GRAY)], [], 4.0)
     with pytest.raises(ValueError, match="unknown aspects"):
