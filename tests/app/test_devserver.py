@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# Ends as the CLI's commands do (exit_now): the SDK's runtime threads can abort a finalizing
+# interpreter (temporalio/sdk-python#300; 1 run in 8 here without it).
 RUN_SERVER_A_WHILE = """
 import asyncio
+from app.cli import exit_now
 from app.devserver import start_embedded_server
 
 async def main():
@@ -18,6 +21,7 @@ async def main():
     await env.shutdown()
 
 asyncio.run(main())
+exit_now(0)
 """
 
 
