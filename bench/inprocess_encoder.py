@@ -36,6 +36,7 @@ import numpy as np
 
 from bench.exact_floor import (
     _case_inputs,
+    _option_after,
     encode_from_raw,
     floor_encoder_argv,
     options_differences,
@@ -55,21 +56,21 @@ QUEUE_FRAMES = 4  # frames waiting for each in-process encoder (as the product's
 BT709, LIMITED_RANGE = 1, 1
 
 
-def _value(argv: Sequence[str], flag: str) -> str:
-    return argv[list(argv).index(flag) + 1]
-
-
 def codec_settings(aspect: spec.Aspect, preset: str) -> dict[str, Any]:
     """The product's libx264 settings for ``aspect`` (read from
     :func:`media.encode.encoder_argv`, so they cannot drift) as PyAV takes them: private
     ``options``, ``gop_size`` and ``thread_count``."""
     argv = encoder_argv(aspect, None, Path("film.mp4"), preset)
     output = argv[argv.index("pipe:0"):]
-    return {"options": {"preset": _value(output, "-preset"), "crf": _value(output, "-crf"),
-                        "profile": _value(output, "-profile:v"),
-                        "x264-params": _value(output, "-x264-params")},
-            "gop_size": int(_value(output, "-g")),
-            "thread_count": int(_value(output, "-threads"))}
+    flags = ("-preset", "-crf", "-profile:v", "-x264-params", "-g", "-threads")
+    given = {flag: _option_after(output, flag) for flag in flags}
+    missing = [flag for flag, value in given.items() if value is None]
+    if missing:
+        raise ValueError(f"encoder_argv names no {missing}")
+    return {"options": {"preset": given["-preset"], "crf": given["-crf"],
+                        "profile": given["-profile:v"], "x264-params": given["-x264-params"]},
+            "gop_size": int(given["-g"] or 0),
+            "thread_count": int(given["-threads"] or 0)}
 
 
 class _Encoder:
