@@ -15,6 +15,7 @@ from activities.context import Heartbeater, StageContext
 from media.framing import find_subject
 from media.restore import cover_long_edge, restore_photo, save_jpeg
 from media.song import SongBrief, song_seed
+from media.spec import film_frames, film_seconds
 from services.logo_fetch import LogoRefused, fetch_logo
 from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
@@ -28,7 +29,7 @@ def song_brief(order: FilmOrder) -> SongBrief:
         gentle=order.occasion.gentle, recipient_name=order.recipient_name,
         relationship=order.relationship, memory=order.memory, story_note=order.story_note,
         feeling_words=tuple(order.feeling_words), style=order.style.value,
-        length_sec=order.length_sec,
+        length_sec=film_seconds(film_frames(order.length_sec)),
     )
 
 

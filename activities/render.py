@@ -23,6 +23,7 @@ from media.card_spec import CardSpec
 from media.card_text import undrawn_notes
 from media.clip_analysis import analyse_clip, frame_scores
 from media.dedupe import near_duplicates, picture_hashes
+from media.encode import FilmSound
 from media.frame_signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.framing import Subject, subject_from_dict
 from media.poster import PostersFromFrames, make_posters
@@ -348,8 +349,8 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
             parts = [ctx.storage.get_file(s.film_keys[aspect.name],
                                           scratch / f"{s.index:03d}-{aspect.name}.mp4")
                      for s in segments]
-            films[aspect.name] = join_segments(parts, audio, scratch / f"{aspect.name}.mp4",
-                                               limits)
+            films[aspect.name] = join_segments(parts, FilmSound(audio, plan.total_frames),
+                                               scratch / f"{aspect.name}.mp4", limits)
             _check_frames(f"the joined {aspect.name} film",
                           count_video_frames(films[aspect.name], limits), plan.total_frames)
         timeline = _load_timeline(ctx.storage, plan)

@@ -47,7 +47,13 @@ from PIL import Image
 from bench.cases import render_stage_again
 from bench.measure import Measured, RssSampler, measure
 from media import spec, yuv
-from media.encode import ENCODER_ADDRESS_SPACE, EncoderArgv, encoder_argv, open_encoders
+from media.encode import (
+    ENCODER_ADDRESS_SPACE,
+    EncoderArgv,
+    FilmSound,
+    encoder_argv,
+    open_encoders,
+)
 from media.framing import Subject, subject_from_dict
 from media.render import render_films
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
@@ -89,7 +95,7 @@ def piped_pix_fmt(preset: str = "veryfast") -> str:
     return found
 
 
-def raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def raw_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                     preset: str) -> list[str]:
     """Stands in for :func:`media.encode.encoder_argv`: the piped frames, copied to a file."""
     return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", yuv.PIX_FMT,
@@ -97,21 +103,21 @@ def raw_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path
                        "-i", "pipe:0", "-c:v", "copy", "-f", "rawvideo", str(out_path))
 
 
-def tap_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def tap_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                     preset: str) -> list[str]:
     """The piped frames written to ``out_path`` as they are: the render pipes yuv420p, what the
     floor's encoders read, so the tap converts nothing (:func:`raw_writer_argv`)."""
     if piped_pix_fmt(preset) != FLOOR_PIX_FMT:
         raise ValueError(f"the render pipes {piped_pix_fmt(preset)}, the floor reads "
                          f"{FLOOR_PIX_FMT}: converting is the composer's cost, not the floor's")
-    return raw_writer_argv(aspect, audio_path, out_path, preset)
+    return raw_writer_argv(aspect, sound, out_path, preset)
 
 
-def floor_encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def floor_encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                        preset: str) -> list[str]:
     """The product's encoder command line (:func:`media.encode.encoder_argv`, every x264 and
     output setting as deployed) reading yuv420p frames, so it converts nothing."""
-    argv = encoder_argv(aspect, audio_path, out_path, preset, input_pix_fmt=FLOOR_PIX_FMT)
+    argv = encoder_argv(aspect, sound, out_path, preset, input_pix_fmt=FLOOR_PIX_FMT)
     if "-vf" in argv:
         raise ValueError("the product's encoder filters yuv420p input: the floor would too")
     return argv
@@ -137,11 +143,12 @@ def options_differences(ours: str, theirs: str) -> dict[str, tuple[str | None, s
     return {k: (a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
 
 
-def file_encoder_argv(aspect: spec.Aspect, raw_path: Path, audio_path: Path, out_path: Path,
+def file_encoder_argv(aspect: spec.Aspect, raw_path: Path, sound: FilmSound | None,
+                      out_path: Path,
                       preset: str, argv_for: EncoderArgv = encoder_argv) -> list[str]:
     """The product's encoder command line (``argv_for``, default :func:`encoder_argv`) reading
     ``raw_path`` instead of its pipe."""
-    argv = argv_for(aspect, audio_path, out_path, preset)
+    argv = argv_for(aspect, sound, out_path, preset)
     argv[argv.index("pipe:0")] = str(raw_path)
     return argv
 
@@ -210,7 +217,7 @@ def _soundtrack(run: Path) -> Path:
     return soundtrack if soundtrack.exists() else run / "assets/song.wav"
 
 
-def encode_from_raw(raws: dict[str, Path], audio: Path, outputs: dict[str, Path],
+def encode_from_raw(raws: dict[str, Path], sound: FilmSound | None, outputs: dict[str, Path],
                     preset: str, argv_for: EncoderArgv = encoder_argv) -> Measured:
     """Every aspect's raw frames (``raws``, by aspect name) encoded at once by
     :func:`file_encoder_argv` (from ``argv_for``) into ``outputs``, measured (wall, CPU with
@@ -218,7 +225,7 @@ def encode_from_raw(raws: dict[str, Path], audio: Path, outputs: dict[str, Path]
     limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=ENCODER_ADDRESS_SPACE)
     with RssSampler() as sampler, measure(sampler) as measured, contextlib.ExitStack() as stack:
         procs = [stack.enter_context(start_tool(
-            file_encoder_argv(a, raws[a.name], audio, outputs[a.name], preset, argv_for), limits))
+            file_encoder_argv(a, raws[a.name], sound, outputs[a.name], preset, argv_for), limits))
             for a in spec.ASPECTS]
         for proc in procs:
             proc.wait()
@@ -259,8 +266,8 @@ def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None,
     CPU with children, peak memory), and the x264 settings compared with the product's films
     (``settings``: ``differences`` empty when identical)."""
     run = run_dir(storage)
-    audio = _soundtrack(run)
     frames = json.loads((run / "render/timeline.json").read_text())["total_frames"]
+    sound = FilmSound(_soundtrack(run), frames)
     with scratch_dir(scratch_parent) as scratch:
         raws = _tapped(raw_dir, frames) if raw_dir is not None else None
         reused = raws is not None
@@ -269,11 +276,11 @@ def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None,
                 raw_dir.mkdir(parents=True, exist_ok=True)
             raws = tap_frames(run, raw_dir or scratch)
         outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
-        measured = encode_from_raw(raws, audio, outputs, preset, floor_encoder_argv)
+        measured = encode_from_raw(raws, sound, outputs, preset, floor_encoder_argv)
         return {"measured": measured.to_dict(), "preset": preset, "frames": frames,
                 "pix_fmt_read": FLOOR_PIX_FMT, "piped_pix_fmt": piped_pix_fmt(preset),
                 "reused_tap": reused,
-                "argv": floor_encoder_argv(spec.LANDSCAPE, audio, outputs[spec.LANDSCAPE.name],
+                "argv": floor_encoder_argv(spec.LANDSCAPE, sound, outputs[spec.LANDSCAPE.name],
                                            preset),
                 "settings": settings_check(outputs, product_films(run)),
                 "raw_bytes": {name: path.stat().st_size for name, path in raws.items()},

@@ -99,7 +99,7 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
               preset: str) -> dict[str, Any]:
     """Encode ``frames`` frames of both aspects at once in ``variant`` (pipe or lavfi)."""
     from media import spec
-    from media.encode import ENCODER_ADDRESS_SPACE, EncoderFeed, encoder_argv
+    from media.encode import ENCODER_ADDRESS_SPACE, EncoderFeed, FilmSound, encoder_argv
     from media.runner import Limits, start_tool
 
     if variant not in VARIANTS:
@@ -115,7 +115,7 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
         mosaic = build_mosaic(sources, aspect.width, aspect.height)
         tiles[aspect.name] = (mosaic.shape[1], mosaic.shape[0] // count)
         outputs[aspect.name] = work / f"floor-{variant}-{aspect.name}.mp4"
-        encoder = encoder_argv(aspect, Path(song), outputs[aspect.name], preset,
+        encoder = encoder_argv(aspect, FilmSound(Path(song), frames), outputs[aspect.name], preset,
                                input_pix_fmt="rgb24")  # the mosaic is RGB
         if variant == "pipe":
             mosaics[aspect.name], argvs[aspect.name] = mosaic, encoder

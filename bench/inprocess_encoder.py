@@ -48,7 +48,7 @@ from bench.exact_floor import (
 )
 from bench.measure import Measured, measure
 from media import spec, yuv
-from media.encode import encoder_argv
+from media.encode import FilmSound, encoder_argv
 from media.render import render_films
 
 QUEUE_FRAMES = 4  # frames waiting for each in-process encoder (as the product's feed)
@@ -139,12 +139,12 @@ class InProcessFeed:
 
 
 @contextlib.contextmanager
-def inprocess_encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None,
+def inprocess_encoders(aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
                        outputs: dict[str, Path], preset: str,
                        timeout_s: float) -> Iterator[dict[str, InProcessFeed]]:
     """A :class:`media.encode.EncoderFactory` encoding in this process (video only: the bench
-    compares like with like, so ``audio_path`` must be None)."""
-    if audio_path is not None:
+    compares like with like, so ``sound`` must be None)."""
+    if sound is not None:
         raise ValueError("the in-process encoder of this bench writes video only")
     yield {a.name: InProcessFeed(a, outputs[a.name], preset) for a in aspects}
 

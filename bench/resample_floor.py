@@ -44,7 +44,7 @@ from bench.measure import Measured, RssSampler, measure
 from media import spec
 from media import yuv as yuv_layout
 from media.compose import cover_box
-from media.encode import EncoderArgv, EncoderFactory, encoder_argv, open_encoders
+from media.encode import EncoderArgv, EncoderFactory, FilmSound, encoder_argv, open_encoders
 from media.sources import load_photo
 
 SHOT_FRAMES = 150  # frames per photo
@@ -121,16 +121,16 @@ def minimal_yuv_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
         yield frame
 
 
-def rgb_encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def rgb_encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                      preset: str) -> list[str]:
     """The product's encoder command line reading rgb24 frames (swscale converts them)."""
-    return encoder_argv(aspect, audio_path, out_path, preset, input_pix_fmt="rgb24")
+    return encoder_argv(aspect, sound, out_path, preset, input_pix_fmt="rgb24")
 
 
-def raw_rgb_writer_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def raw_rgb_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                         preset: str) -> list[str]:
     """:func:`bench.exact_floor.raw_writer_argv` for piped rgb24 frames."""
-    argv = raw_writer_argv(aspect, audio_path, out_path, preset)
+    argv = raw_writer_argv(aspect, sound, out_path, preset)
     argv[argv.index(yuv_layout.PIX_FMT)] = "rgb24"
     return argv
 
@@ -140,7 +140,7 @@ def product_encoder_argv(yuv: bool) -> EncoderArgv:
     return encoder_argv if yuv else rgb_encoder_argv
 
 
-def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None,
+def render_minimal(photos: Sequence[np.ndarray], frames: int, sound: FilmSound | None,
                    outputs: dict[str, Path], preset: str, yuv: bool = False,
                    encoders: EncoderFactory | None = None) -> None:
     """Both aspects of the minimal film through the encoders, frame by frame (composed in
@@ -149,7 +149,7 @@ def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None
     aspects, make = spec.ASPECTS, minimal_yuv_frames if yuv else minimal_frames
     if encoders is None:
         encoders = functools.partial(open_encoders, argv_for=product_encoder_argv(yuv))
-    with encoders(aspects, audio, outputs, preset, TIMEOUT_S) as feeds:
+    with encoders(aspects, sound, outputs, preset, TIMEOUT_S) as feeds:
         streams = {a.name: make(photos, a, frames) for a in aspects}
         for _ in range(frames):
             for name, stream in streams.items():
@@ -158,15 +158,16 @@ def render_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path | None
             feed.finish()
 
 
-def _measure_minimal(photos: Sequence[np.ndarray], frames: int, audio: Path, preset: str,
+def _measure_minimal(photos: Sequence[np.ndarray], frames: int, sound: FilmSound, preset: str,
                      scratch: Path, yuv: bool) -> Measured:
     outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
     with RssSampler() as sampler, measure(sampler) as measured:
-        render_minimal(photos, frames, audio, outputs, preset, yuv)
+        render_minimal(photos, frames, sound, outputs, preset, yuv)
     return measured
 
 
-def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path, preset: str,
+def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, sound: FilmSound,
+                          preset: str,
                           scratch: Path, yuv: bool) -> Measured:
     """The same frames tapped to raw files in ``scratch`` (not measured), then encoded from
     them."""
@@ -176,7 +177,7 @@ def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, audio: Path
         output_file_bytes=raw_bytes(frames) * (1 if yuv else 2))
     render_minimal(photos, frames, None, raws, preset, yuv, raw_writers)
     outputs = {a.name: scratch / f"{a.name}-file.mp4" for a in spec.ASPECTS}
-    return encode_from_raw(raws, audio, outputs, preset, product_encoder_argv(yuv))
+    return encode_from_raw(raws, sound, outputs, preset, product_encoder_argv(yuv))
 
 
 def resample_floor_rounds(workdir: Path, preset: str, rounds: int,
@@ -184,13 +185,13 @@ def resample_floor_rounds(workdir: Path, preset: str, rounds: int,
     """``rounds`` pairs of the minimal film through the encoders and its encode alone."""
     run = run_dir(workdir / "storage")
     frames = json.loads((run / "render/timeline.json").read_text())["total_frames"]
-    audio = run / "assets/song.wav"
+    sound = FilmSound(run / "assets/song.wav", frames)
     photos = _photos(run)
     results = []
     for number in range(1, rounds + 1):
         with scratch_dir(None) as scratch:
-            minimal = _measure_minimal(photos, frames, audio, preset, scratch, yuv)
-            alone = _measure_encode_alone(photos, frames, audio, preset, scratch, yuv)
+            minimal = _measure_minimal(photos, frames, sound, preset, scratch, yuv)
+            alone = _measure_encode_alone(photos, frames, sound, preset, scratch, yuv)
         results.append({"minimal": minimal.to_dict(), "encode_alone": alone.to_dict()})
         print(f"round {number}: minimal composer wall {minimal.wall_s:.1f} s, cpu "
               f"{minimal.cpu_s:.1f} s (Python {minimal.cpu_self_s:.1f}); encode alone wall "

@@ -19,6 +19,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -49,17 +50,40 @@ PIPE_BYTES = 1 << 20  # larger pipes: fewer wake-ups per 3 MB frame
 IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
-# An encoder command line: (aspect, audio path or None, output path, x264 preset) -> argv.
-EncoderArgv = Callable[[spec.Aspect, Path | None, Path, str], list[str]]
+
+
+@dataclass(frozen=True)
+class FilmSound:
+    """The sound muxed under a film: the soundtrack WAV (48 kHz) and the film's frame count.
+
+    The picture decides the film's length: the sound is padded with silence or trimmed to
+    exactly ``frames`` frames' worth of samples (:func:`audio_encoder_args`). ffmpeg's
+    ``-shortest`` instead ends the film where the sound ends, and dropped the last frame of
+    some lengths whose sound was exactly as long as the picture (90 s and 120 s: 2699 of 2700
+    frames)."""
+
+    path: Path
+    frames: int
+
+    @property
+    def samples(self) -> int:
+        """Samples of sound the film carries."""
+        return self.frames * spec.AUDIO_SAMPLES_PER_FRAME
+
+
+# An encoder command line: (aspect, sound or None, output path, x264 preset) -> argv.
+EncoderArgv = Callable[[spec.Aspect, FilmSound | None, Path, str], list[str]]
 
 
 # --- ffmpeg command lines --------------------------------------------------------------------
 
 
-def audio_encoder_args() -> list[str]:
-    """ffmpeg output options encoding the delivered sound: AAC-LC 192 kb/s, 48 kHz stereo (the
-    single-pass encoder and :func:`media.segments.join_segments` share them)."""
-    return [*spec.AAC_ENCODER_ARGS, "-ar", str(spec.AUDIO_SAMPLE_RATE),
+def audio_encoder_args(sound: FilmSound) -> list[str]:
+    """ffmpeg output options encoding the delivered sound: exactly ``sound.samples`` samples
+    (silence-padded or trimmed), AAC-LC 192 kb/s, 48 kHz stereo (the single-pass encoder and
+    :func:`media.segments.join_segments` share them)."""
+    return ["-af", f"apad=whole_len={sound.samples},atrim=end_sample={sound.samples}",
+            *spec.AAC_ENCODER_ARGS, "-ar", str(spec.AUDIO_SAMPLE_RATE),
             "-ac", str(spec.AUDIO_CHANNELS)]
 
 
@@ -74,20 +98,21 @@ def encoder_threads(aspects: int = len(spec.ASPECTS), cores: int | None = None) 
     return max(1, min(MAX_ENCODER_THREADS, usable // max(1, aspects)))
 
 
-def encoder_argv(aspect: spec.Aspect, audio_path: Path | None, out_path: Path,
+def encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                  preset: str, input_pix_fmt: str = yuv.PIX_FMT) -> list[str]:
-    """ffmpeg reading raw frames of ``aspect`` on stdin plus the song, writing the delivery MP4:
+    """ffmpeg reading raw frames of ``aspect`` on stdin plus the sound, writing the delivery MP4:
     H.264 High yuv420p with the BT.709 matrix and tags, AAC-LC 48 kHz stereo, +faststart.
 
     The frames are ``input_pix_fmt``: ``yuv420p`` (the film's I420 frames, tagged BT.709
     limited range on input, encoded as they are: no scale or format filter) or ``rgb24``
     (full-range RGB converted by swscale, as renders did before; for benchmarks).
-    ``audio_path`` None: a video-only MP4 (a segment of the film, joined later by
+    Every frame piped in is in the film; the sound is fitted to ``sound.frames`` of them.
+    ``sound`` None: a video-only MP4 (a segment of the film, joined later by
     :func:`media.segments.join_segments`) with the same video settings. Every encode starts on
     an IDR frame and x264's GOPs are closed by default, so segments join by stream copy."""
-    audio_in = ["-i", str(audio_path), "-map", "0:v:0", "-map", "1:a:0"] if audio_path else [
+    audio_in = ["-i", str(sound.path), "-map", "0:v:0", "-map", "1:a:0"] if sound else [
         "-map", "0:v:0"]
-    audio_out = [*audio_encoder_args(), "-shortest"] if audio_path else []
+    audio_out = audio_encoder_args(sound) if sound else []
     threads = encoder_threads()
     if input_pix_fmt == yuv.PIX_FMT:
         convert: list[str] = []
@@ -266,14 +291,14 @@ class EncoderFactory(Protocol):
     (the real one is :func:`open_encoders`; a benchmark passes its own, e.g. writing raw
     frames). ``timeout_s`` is wall-clock seconds."""
 
-    def __call__(self, aspects: tuple[spec.Aspect, ...], audio_path: Path | None,
+    def __call__(self, aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
                  outputs: dict[str, Path], preset: str,
                  timeout_s: float) -> contextlib.AbstractContextManager[dict[str, EncoderFeed]]:
         ...
 
 
 @contextlib.contextmanager
-def open_encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None,
+def open_encoders(aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
                   outputs: dict[str, Path], preset: str, timeout_s: float, *,
                   argv_for: EncoderArgv = encoder_argv,
                   output_file_bytes: int = DEFAULT_OUTPUT_FILE_BYTES,
@@ -288,7 +313,7 @@ def open_encoders(aspects: tuple[spec.Aspect, ...], audio_path: Path | None,
             limits = Limits(timeout_s=timeout_s, address_space_bytes=ENCODER_ADDRESS_SPACE,
                             output_file_bytes=output_file_bytes)
             process = stack.enter_context(start_tool(
-                argv_for(aspect, audio_path, outputs[aspect.name], preset), limits,
+                argv_for(aspect, sound, outputs[aspect.name], preset), limits,
                 stdin=True))
             feeds[aspect.name] = EncoderFeed(process, aspect.name)
             stack.callback(feeds[aspect.name].abort)

@@ -27,7 +27,7 @@ import numpy as np
 
 from media import spec
 from media.compose import layer_weights, mix
-from media.encode import POLL_S, EncoderFactory, open_encoders
+from media.encode import POLL_S, EncoderFactory, FilmSound, open_encoders
 from media.frame_signal import FrameSignal, SignalRecorder
 from media.framing import Subject
 from media.overlay import LogoOverlay
@@ -234,7 +234,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                  on_frame: Callable[[int, str, np.ndarray], None] | None = None) -> RenderStats:
     """Render ``timeline`` to every aspect in ``outputs`` (aspect name -> MP4 path) in one pass.
 
-    ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length); None writes
+    ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length: padded with
+    silence or trimmed to exactly the rendered frames); None writes
     video-only files. ``frames`` (start inclusive, stop exclusive; default the whole film)
     renders one segment of the film, to be joined by :func:`media.segments.join_segments`:
     every frame is a function of its index except inside clip shots, which are decoded
@@ -272,7 +273,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     held: _Held = {}
     recorders = {a.name: SignalRecorder() for a in aspects}
     try:
-        with _compose_threads, encoders(aspects, audio_path, outputs, encoder_preset,
+        sound = FilmSound(audio_path, stop - start) if audio_path is not None else None
+        with _compose_threads, encoders(aspects, sound, outputs, encoder_preset,
                                         budget) as feeds:
             for frame in range(start, stop):
                 t0 = time.monotonic()

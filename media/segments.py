@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from media.encode import audio_encoder_args
+from media.encode import FilmSound, audio_encoder_args
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
 
 
@@ -29,29 +29,31 @@ def concat_list(paths: list[Path]) -> str:
     return "ffconcat version 1.0\n" + "\n".join(lines) + "\n"
 
 
-def join_argv(list_path: Path, audio_path: Path, out_path: Path) -> list[str]:
+def join_argv(list_path: Path, sound: FilmSound, out_path: Path) -> list[str]:
     """ffmpeg joining the segments named in ``list_path`` by stream copy and encoding
-    ``audio_path`` under them (AAC-LC as in :func:`media.encode.encoder_argv`), +faststart."""
+    ``sound`` under them (fitted to its frames, AAC-LC as in
+    :func:`media.encode.encoder_argv`), +faststart."""
     return ffmpeg_argv(
         "-f", "concat", "-safe", "0", "-i", str(list_path),
-        "-i", str(audio_path),
+        "-i", str(sound.path),
         "-map", "0:v:0", "-map", "1:a:0",
-        "-c:v", "copy", *audio_encoder_args(),
-        "-movflags", "+faststart", "-shortest", str(out_path),
+        "-c:v", "copy", *audio_encoder_args(sound),
+        "-movflags", "+faststart", str(out_path),
     )
 
 
-def join_segments(segment_paths: list[Path], audio_path: Path, out_path: Path,
+def join_segments(segment_paths: list[Path], sound: FilmSound, out_path: Path,
                   limits: Limits) -> Path:
     """Write ``out_path``: the video-only ``segment_paths`` (same encoder settings, in film
-    order) joined by stream copy, with ``audio_path`` (the whole soundtrack) encoded under
-    them. Raises :class:`media.runner.ToolError` if ffmpeg fails."""
+    order) joined by stream copy, with ``sound`` (the whole soundtrack, fitted to the whole
+    film's frames) encoded under them. Raises :class:`media.runner.ToolError` if ffmpeg
+    fails."""
     if not segment_paths:
         raise ValueError("no segments to join")
     list_path = out_path.with_name(out_path.name + ".concat.txt")
     list_path.write_text(concat_list(segment_paths), encoding="utf-8")
     try:
-        run_tool(join_argv(list_path, audio_path, out_path), limits)
+        run_tool(join_argv(list_path, sound, out_path), limits)
     finally:
         list_path.unlink(missing_ok=True)
     return out_path

@@ -49,3 +49,19 @@ DURATION_TOLERANCE_S = 0.5
 # Longest black or frozen stretch allowed outside the designed fades and cards (seconds).
 MAX_BLACK_S = 1.5
 MAX_FROZEN_S = 4.0
+
+
+def film_frames(length_sec: float) -> int:
+    """Frames of a film ordered ``length_sec`` seconds long: the nearest whole frame at
+    :data:`FPS`. The timeline, the song, the encoders and the verifier all count from this."""
+    return round(length_sec * FPS)
+
+
+AUDIO_SAMPLES_PER_FRAME = AUDIO_SAMPLE_RATE // FPS
+"""Sound samples under one film frame (48 kHz over 30 fps: exact, so a film of ``n`` frames has
+exactly ``n * AUDIO_SAMPLES_PER_FRAME`` samples of sound)."""
+
+
+def film_seconds(frames: int) -> float:
+    """The exact running time of ``frames`` film frames, in seconds."""
+    return frames / FPS

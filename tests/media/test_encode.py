@@ -17,6 +17,7 @@ from media import spec, yuv
 from media.encode import (
     ENCODER_INPUT_QUEUE,
     ClipReader,
+    FilmSound,
     audio_encoder_args,
     decoder_argv,
     encoder_argv,
@@ -47,7 +48,8 @@ def test_encoders_share_the_usable_cores(cores: int, threads: int) -> None:
 
 
 def test_encoder_holds_few_raw_frames_and_threads_as_the_cores_allow(tmp_path: Path) -> None:
-    argv = encoder_argv(spec.ASPECTS[0], tmp_path / "song.wav", tmp_path / "a.mp4", PRESET)
+    argv = encoder_argv(spec.ASPECTS[0], FilmSound(tmp_path / "song.wav", 900), tmp_path / "a.mp4",
+                        PRESET)
     pipe = argv.index("pipe:0")
     assert argv[pipe - 3:pipe - 1] == ["-thread_queue_size", str(ENCODER_INPUT_QUEUE)]
     assert argv[argv.index("-threads") + 1] == str(encoder_threads())
@@ -94,8 +96,10 @@ def test_a_frame_written_in_part_by_writev_is_finished_where_it_stopped(
     assert _written_through_a_pipe(frame) == np.ascontiguousarray(frame).tobytes()
 
 
-def test_delivered_sound_is_aac_at_48_khz_stereo() -> None:
-    args = audio_encoder_args()
+def test_delivered_sound_is_aac_at_48_khz_stereo_fitted_to_the_picture(tmp_path: Path) -> None:
+    args = audio_encoder_args(FilmSound(tmp_path / "song.wav", 900))
+    assert args[args.index("-af") + 1] == "apad=whole_len=1440000,atrim=end_sample=1440000"
+    assert "-shortest" not in args
     assert args[args.index("-c:a") + 1] == "aac"
     assert args[args.index("-ar") + 1] == str(spec.AUDIO_SAMPLE_RATE) == "48000"
     assert args[args.index("-ac") + 1] == str(spec.AUDIO_CHANNELS) == "2"

@@ -17,6 +17,7 @@ from PIL import Image
 
 from media import spec
 from media.card_spec import CardSpec
+from media.encode import FilmSound
 from media.render import render_films
 from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
 from media.segments import concat_list, count_video_frames, join_segments
@@ -112,7 +113,8 @@ def films(tmp_path_factory: pytest.TempPathFactory) -> Films:
                 {k: v for k, v in photo_paths.items() if k in needed_photos},
                 {k: v for k, v in clip_paths.items() if k in needed_clips})
         segments.append(outputs)
-    joined = {a.name: join_segments([s[a.name] for s in segments], song,
+    joined = {a.name: join_segments([s[a.name] for s in segments],
+                                    FilmSound(song, timeline.total_frames),
                                     tmp / f"joined-{a.name}.mp4", LIMITS)
               for a in spec.ASPECTS}
     return Films(timeline, joins, single, joined, segments, photo_paths, clip_paths)
