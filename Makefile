@@ -11,9 +11,9 @@ TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
 COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
-.PHONY: install demo test lint bench clean browser soundfont schemas lock
+.PHONY: install demo test test-fast lint bench clean browser soundfont schemas lock
 
-# The song's instruments (media/song_render.py): libfluidsynth3 and the FluidR3 General MIDI
+# The song's instruments (media/song/synth.py): libfluidsynth3 and the FluidR3 General MIDI
 # SoundFont from Debian. As root they are installed; otherwise say what is missing.
 SOUNDFONT := /usr/share/sounds/sf2/FluidR3_GM.sf2
 soundfont:
@@ -57,6 +57,15 @@ browser:
 
 test: $(STAMP) lint browser
 	$(BIN)/pytest -q -ra -n 2
+
+# The quick loop while working (under a minute): the pure modules' tests, no dev server, no
+# render, no encode. `make test` runs everything, these and the bench scripts' tests included.
+FAST_TESTS := tests/test_layers.py tests/test_contract.py tests/test_keys.py \
+	tests/test_segment_plan.py tests/test_run_progress.py tests/services/test_text_policy.py \
+	tests/media/plan tests/media/look tests/media/cards
+test-fast: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q -n 2 $(FAST_TESTS)
 
 # Issue 7's benchmark (long; see README "Benchmark"): make bench BENCH_ARGS=--quick
 bench: $(STAMP)

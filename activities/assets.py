@@ -12,10 +12,10 @@ from PIL import Image
 from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
-from media.framing import find_subject
-from media.restore import cover_long_edge, restore_photo, save_jpeg
-from media.song import SongBrief, song_seed
-from media.spec import film_frames, film_seconds
+from media.base.spec import film_frames, film_seconds
+from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
+from media.look.subjects import find_subject
+from media.song.compose import SongBrief, song_seed
 from services.logo_fetch import LogoRefused, fetch_logo
 from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
@@ -67,7 +67,7 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
                     heartbeat: Heartbeater) -> tuple[dict[str, object], dict[str, str]]:
     """Restore every prepared photo per the tier's recipe, at the size the film shows it, into
     ``{run}/assets/photos/{id}.jpg``; find its subject on the restored image; record each
-    :class:`media.restore.RestoreReport` in ``{run}/assets/restore.json``.
+    :class:`media.intake.restore.RestoreReport` in ``{run}/assets/restore.json``.
 
     Returns the framing facts and the restored photos' keys (photo id -> key).
     """

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from media.giftpage import GiftPage, PageLinks, render_gift_page
-from media.spec import LANDSCAPE
+from media.base.spec import LANDSCAPE
+from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
 from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder
 from workflows.keys import (

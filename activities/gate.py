@@ -9,8 +9,8 @@ fault (retried, then failed), never a hold.
 from __future__ import annotations
 
 from activities.context import StageContext
-from activities.policy import abusive_text, customer_text, text_outside_contract
 from services.moderation import moderate, moderation_request
+from services.text_policy import abusive_text, customer_text, text_outside_contract
 from workflows.stages import GateResult, HoldReason, StageInput, hold
 
 

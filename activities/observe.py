@@ -32,7 +32,7 @@ from temporalio.worker import (
     Interceptor,
 )
 
-from media.spec import FPS
+from media.base.spec import FPS
 from workflows.stages import HOLD_ERROR_TYPE, ActivityName, stage_of
 
 log = logging.getLogger("filmworker.stage")

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
-from media import errors
-from media.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
-from media.errors import MediaRejected
-from media.photo_sandbox import prepare_photo_bounded
-from media.probe import probe_clip, sniff_container
+from media.base import errors
+from media.base.errors import MediaRejected
+from media.base.probe import probe_clip, sniff_container
+from media.intake.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
+from media.intake.sandbox import prepare_photo_bounded
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
 from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
 

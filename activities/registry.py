@@ -36,9 +36,11 @@ from workflows.stages import (
     SegmentInput,
     SegmentResult,
     StageInput,
+    TaskQueue,
     VerifyInput,
     VerifyResult,
     WholeFilmInput,
+    activities_on,
 )
 
 
@@ -99,13 +101,15 @@ class FilmActivities:
         """Send the outcome to the order API (or the local sink)."""
         return run_report(self.ctx, report_input)
 
+    def on_queue(self, queue: TaskQueue) -> list[Callable[..., Any]]:
+        """The activities one worker registers: those :data:`workflows.stages.ACTIVITY_QUEUE`
+        puts on ``queue`` (each method is named as its activity)."""
+        return [getattr(self, name.value) for name in activities_on(queue)]
+
     def main_queue(self) -> list[Callable[..., Any]]:
-        """The activities of the orchestration worker (``FILM_TASK_QUEUE``): the gate and the
-        outcome report, light work that must never wait behind a render."""
-        return [self.gate, self.report_outcome]
+        """The activities of the orchestration worker (``FILM_TASK_QUEUE``)."""
+        return self.on_queue(TaskQueue.MAIN)
 
     def media_queue(self) -> list[Callable[..., Any]]:
-        """The activities of the media worker (``{FILM_TASK_QUEUE}-media``): the media stages
-        and the render stage's parts."""
-        return [self.prep, self.assets, self.render_plan, self.render_segment,
-                self.render_join, self.render_film, self.verify, self.deliver]
+        """The activities of the media worker (``{FILM_TASK_QUEUE}-media``)."""
+        return self.on_queue(TaskQueue.MEDIA)

@@ -10,41 +10,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from activities.context import Heartbeater, StageContext
-from media.arc import photo_traits
-from media.card_spec import CardSpec
-from media.card_text import undrawn_notes
-from media.clip_analysis import analyse_clip, frame_scores
-from media.dedupe import near_duplicates, picture_hashes
-from media.encode import FilmSound
-from media.frame_signal import STORED_MAX_BYTES, FrameSignal, joined
-from media.framing import Subject, subject_from_dict
-from media.poster import PostersFromFrames, make_posters
-from media.render import render_films
-from media.segments import count_video_frames, join_limits, join_segments
-from media.soundtrack import build_soundtrack
-from media.sources import sources_for
-from media.spec import ASPECTS, FPS, LANDSCAPE, PORTRAIT
-from media.timeline import (
-    ClipSource,
-    PhotoSource,
-    Timeline,
-    plan_timeline,
-    segment_cut_frames,
-    timeline_from_dict,
+from activities.order_plan import (
+    cards_for,
+    clip_sources,
+    photo_hashes,
+    photo_sources,
+    plan_for,
+    poster_frame,
+    poster_time_s,
 )
+from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
+from media.deliver.poster import PostersFromFrames, make_posters
+from media.frames.encode import FilmSound
+from media.frames.render import render_films
+from media.frames.segments import count_video_frames, join_limits, join_segments
+from media.frames.signal import STORED_MAX_BYTES, FrameSignal, joined
+from media.frames.sources import sources_for
+from media.look.dedupe import near_duplicates
+from media.look.subjects import Subject, subject_from_dict
+from media.plan.timeline import Timeline, segment_cut_frames, timeline_from_dict
+from media.song.soundtrack import build_soundtrack
 from services.storage.base import Storage
 from workflows.contract import FilmOrder
 from workflows.stages import (
     JoinInput,
-    PrepResult,
     RenderInput,
     RenderPlan,
     RenderResult,
@@ -52,91 +48,6 @@ from workflows.stages import (
     SegmentResult,
     WholeFilmInput,
 )
-
-CLOSING_MEMORY_MAX_CHARS = 90
-HASH_READ_PX = 256  # photos are hashed from a copy about this large
-
-
-def _closing_line(order: FilmOrder) -> str:
-    """A short line from the memory or story note for the closing card ("" when none)."""
-    text = (order.story_note or order.memory).strip()
-    if len(text) <= CLOSING_MEMORY_MAX_CHARS:
-        return text
-    cut = text[:CLOSING_MEMORY_MAX_CHARS].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:") + "…"
-
-
-def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
-    """The opening and closing cards of ``order``."""
-    accent = order.brand.color if order.brand else None
-    common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value}
-    opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
-                       **common)
-    closing = CardSpec(kind="closing", lines=(order.relationship, _closing_line(order)), **common)
-    return opening, closing
-
-
-def plan_for(order: FilmOrder, photos: list[PhotoSource],
-             clips: list[ClipSource], song_meta: dict[str, Any],
-             motion_shots: int, premium: bool = False,
-             near_duplicates: list[tuple[str, str]] | None = None) -> Timeline:
-    """The film's timeline as data, cut on the song's beats and following its sections
-    (``premium``: parallax moves; ``near_duplicates``: pairs of ids showing the same picture,
-    dropped or kept apart)."""
-    opening, closing = cards_for(order)
-    timeline = plan_timeline(
-        photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
-        motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
-        subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
-        premium=premium, sections=song_meta.get("sections", ()),
-        near_duplicates=near_duplicates or (),
-    )
-    # Text a card cannot draw is never lost silently: the plan says what was left out.
-    undrawn = undrawn_notes(opening) + undrawn_notes(closing)
-    return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
-
-
-def photo_sources(prep: PrepResult, paths: dict[str, Path],
-                  subjects: dict[str, Subject]) -> list[PhotoSource]:
-    """The prepared photos with the traits the timeline orders them by (see media.arc)."""
-    return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
-                        **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
-                        **_focus(subjects.get(p.id)))
-            for p in prep.photos]
-
-
-def _focus(subject: Subject | None) -> dict[str, float]:
-    """Where the photo's subject is (``focus_x``, ``focus_y``: 0..1), the centre without one."""
-    if subject is None:
-        return {}
-    x, y = subject.focus.center
-    return {"focus_x": round(x, 4), "focus_y": round(y, 4)}
-
-
-def clip_sources(prep: PrepResult, paths: dict[str, Path]
-                 ) -> tuple[list[ClipSource], dict[str, tuple[int, ...]]]:
-    """The prepared clips with their quality scores (one low-resolution analysis pass each),
-    and the perceptual hashes of a few of each clip's frames by clip id."""
-    sources, hashes = [], {}
-    for c in prep.clips:
-        analysis = analyse_clip(paths[c.id], (c.width, c.height))
-        sources.append(ClipSource(c.id, paths[c.id], c.duration_sec, c.width, c.height,
-                                  c.has_audio, tuple(round(float(v), 4)
-                                                     for v in frame_scores(analysis)),
-                                  analysis.step_s))
-        hashes[c.id] = analysis.hashes
-    return sources, hashes
-
-
-def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
-    """Perceptual hashes of every photo (see :func:`media.dedupe.picture_hashes`), read from
-    a small copy (JPEG draft decoding)."""
-    out = {}
-    for photo_id, path in paths.items():
-        with Image.open(path) as image:
-            image.draft("L", (HASH_READ_PX, HASH_READ_PX))
-            out[photo_id] = picture_hashes(np.asarray(image.convert("L")))
-    return out
 
 
 def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | None:
@@ -146,20 +57,6 @@ def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | 
         return None
     with Image.open(storage.get_file(key, scratch / "logo.png"), formats=["PNG"]) as image:
         return np.asarray(image.convert("RGBA"))
-
-
-def poster_frame(timeline: Timeline) -> int:
-    """The middle frame of the first photo shot: the subject, fully on screen, in each aspect's
-    own framing (the posters' picture)."""
-    for shot in timeline.shots:
-        if shot.kind == "photo":
-            return (shot.cut_in + shot.cut_out) // 2
-    return timeline.total_frames // 2
-
-
-def poster_time_s(timeline: Timeline) -> float:
-    """:func:`poster_frame` in seconds (where a poster is grabbed from a finished film)."""
-    return poster_frame(timeline) / timeline.fps
 
 
 @dataclass
@@ -267,8 +164,6 @@ def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                         duration_sec=timeline.total_frames / timeline.fps,
                         signal_keys=_store_signals(ctx.storage, signals,
                                                    order.run_keys.frame_signal))
-
-
 
 
 def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:

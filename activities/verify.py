@@ -8,9 +8,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.context import Heartbeater, StageContext
-from media.frame_signal import STORED_MAX_BYTES, FrameSignal
-from media.spec import ASPECTS
-from media.verify import verify_film
+from media.base.spec import ASPECTS
+from media.deliver.verify import verify_film
+from media.frames.signal import STORED_MAX_BYTES, FrameSignal
 from services.storage.base import Storage
 from workflows.stages import VerifyInput, VerifyResult
 

@@ -26,9 +26,9 @@ from typing import Any
 from pydantic import ValidationError
 from temporalio.service import RPCError
 
+from app import heap
 from app.client import TemporalUnreachable, target_address
 from app.order_folder import OrderFolderError
-from media import heap
 from services.settings import Settings
 from services.storage.base import StorageError
 from workflows.codec import CodecKeyError

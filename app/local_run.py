@@ -13,7 +13,7 @@ from app.devserver import free_port, start_embedded_server
 from app.order_folder import load_order_folder
 from app.progress_view import showing_progress
 from app.workers import running_worker
-from media.spec import ASPECTS
+from media.base.spec import ASPECTS
 from services.settings import Settings
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, start_render
 from workflows.keys import (
@@ -69,8 +69,8 @@ async def stage_timings(handle: Any) -> dict[str, float]:
 def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Path:
     """``out_dir/storyboard.png``: both delivered films, one frame per shot of the render
     stage's timeline, cards included."""
-    from media.contact_sheet import film_storyboard
-    from media.timeline import timeline_from_dict
+    from media.deliver.contact_sheet import film_storyboard
+    from media.plan.timeline import timeline_from_dict
 
     storage = StageContext.from_settings(settings).storage
     plan = json.loads(storage.get_bytes(order.run_keys.timeline, 4 << 20))

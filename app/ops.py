@@ -23,7 +23,8 @@ from app.progress_view import showing_progress
 from services.settings import Settings
 from workflows.codec import codec_from_env, film_data_converter
 from workflows.contract import FilmOutcome, start_render
-from workflows.film import FilmRender, media_task_queue
+from workflows.film import FilmRender
+from workflows.stages import media_task_queue
 
 
 @dataclass(frozen=True)

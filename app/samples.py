@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from media.spec import LANDSCAPE
+from media.base.spec import LANDSCAPE
 from workflows.contract import FilmOutcome, FilmState
 
 SAMPLES_ROOT = Path(__file__).resolve().parent.parent / "samples"

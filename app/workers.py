@@ -22,7 +22,8 @@ from app.client import connect, target_address
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.codec import codec_from_env
-from workflows.film import FilmRender, media_task_queue
+from workflows.film import FilmRender
+from workflows.stages import media_task_queue
 
 log = logging.getLogger("filmworker")
 

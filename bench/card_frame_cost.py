@@ -7,9 +7,10 @@ The cards are the sample order's own (its timeline and photos, as the render pre
 the case is run once through render into ``--workdir`` (kept there, reused by later runs).
 Each card's every frame is then made for each aspect, ``--repeat`` times, and the process CPU
 time (all threads) per frame is printed for each frame function the module has:
-:func:`media.card_motion.card_frame` and, where present, ``card_frame_rgb`` (the RGB path).
+:func:`media.cards.motion.card_frame` and, where present, ``card_frame_rgb`` (the RGB path).
 The one-time preparation (drawing the card, and converting it) is timed apart. OpenCV runs on
-the render's own thread count (:data:`media.render.COMPOSE_OPENCV_THREADS`). Use CPU time, not
+the render's own thread count (:data:`media.frames.render.COMPOSE_OPENCV_THREADS`). Use CPU time,
+not
 wall time: the machine is shared.
 """
 
@@ -25,10 +26,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from media import card_motion, spec
-from media.render import COMPOSE_OPENCV_THREADS
-from media.sources import PreparedCard, SourcePreparer
-from media.timeline import timeline_from_dict
+from media.base import spec
+from media.cards import motion as card_motion
+from media.frames.render import COMPOSE_OPENCV_THREADS
+from media.frames.sources import PreparedCard, SourcePreparer
+from media.plan.timeline import timeline_from_dict
 
 
 def _artifacts(workdir: Path, length: int, tier: str) -> Path:

@@ -100,7 +100,7 @@ def _phone_photos(originals: list[Path], dest: Path, count: int) -> None:
 
 def big_clip() -> Path:
     """A ~480 MB 1080p30 H.264 clip with stereo sound (generated once, then cached)."""
-    from media.runner import Limits, ffmpeg_argv, run_tool
+    from media.base.runner import Limits, ffmpeg_argv, run_tool
 
     path = CACHE / f"big-{BIG_CLIP_S}s-{BIG_CLIP_BITRATE_MBPS}M.mp4"
     if path.exists():
@@ -121,7 +121,8 @@ def big_clip() -> Path:
 
 @contextlib.contextmanager
 def capture_render_stats() -> Iterator[list[Any]]:
-    """Collect the :class:`media.render.RenderStats` of every ``render_films`` call the render
+    """Collect the :class:`media.frames.render.RenderStats` of every ``render_films`` call the
+    render
     stage makes in the block (the stage itself does not return them)."""
     import activities.render as render_stage
 
@@ -152,25 +153,23 @@ def _timeline_summary(path: Path) -> dict[str, Any]:
 
 
 def render_as_deployed(ctx: Any, render_input: Any) -> Any:
-    """The render stage as the workflow runs it, in this process: ``render_plan``, then
-    ``render_film`` (one segment: the default ``FILM_RENDER_WORKERS=1``) or the segments one
-    after the other and ``render_join``."""
+    """The render stage as the workflow runs it (:func:`workflows.segments.split_render`), in
+    this process: ``render_plan``, then ``render_film`` (one segment: the default
+    ``FILM_RENDER_WORKERS=1``) or the segments one after the other and ``render_join``."""
     from activities.render import (
         run_render_film,
         run_render_join,
         run_render_plan,
         run_render_segment,
     )
-    from workflows.segments import plan_segments
-    from workflows.stages import JoinInput, SegmentInput, WholeFilmInput
+    from workflows.segments import split_render
+    from workflows.stages import JoinInput, WholeFilmInput
 
     plan = run_render_plan(ctx, render_input)
-    ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers, plan.fps)
-    if len(ranges) == 1:
-        return run_render_film(ctx, WholeFilmInput(render=render_input, plan=plan))
-    segments = [run_render_segment(ctx, SegmentInput(render=render_input, plan=plan, index=i,
-                                                     start_frame=start, stop_frame=stop))
-                for i, (start, stop) in enumerate(ranges)]
+    split = split_render(render_input, plan)
+    if isinstance(split, WholeFilmInput):
+        return run_render_film(ctx, split)
+    segments = [run_render_segment(ctx, segment) for segment in split]
     return run_render_join(ctx, JoinInput(render=render_input, plan=plan, segments=segments))
 
 
@@ -186,7 +185,7 @@ def case_context(workdir: Path) -> Any:
 
 def render_stage_again(workdir: Path) -> tuple[Measured, Any]:
     """The render stage of a case run before (its input kept in ``artifacts/``), as deployed
-    and measured again; with the :class:`media.render.RenderStats` of its render."""
+    and measured again; with the :class:`media.frames.render.RenderStats` of its render."""
     from workflows.stages import RenderInput
 
     saved = workdir / "artifacts" / RENDER_INPUT_FILE

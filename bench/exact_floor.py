@@ -6,10 +6,10 @@ same CRF. This floor removes the content question, as issue 22 defines it: **the
 alone of the film's exact frames from raw yuv420p (the encoder's native input), with the
 deployed x264 settings and concurrency (both aspects' encoders at once).**
 
-It composes the case's film again with :func:`media.render.render_films`, given encoders that
+It composes the case's film again with :func:`media.frames.render.render_films`, given encoders that
 are ffmpeg copying the piped frames to a file (not measured, :func:`tap_writer_argv`): the
 render composes and pipes yuv420p itself. It then measures both aspects encoded at once from
-those files by :func:`floor_encoder_argv`: the product's :func:`media.encode.encoder_argv`
+those files by :func:`floor_encoder_argv`: the product's :func:`media.frames.encode.encoder_argv`
 reading the file instead of the pipe, so the settings can never drift; :func:`x264_options`
 reads the options string x264 writes into each film, and the floor's must equal the product's
 (``tests/bench/test_exact_floor.py`` shows the two encodes are bit-identical on the same
@@ -46,18 +46,18 @@ from PIL import Image
 
 from bench.cases import render_stage_again
 from bench.measure import Measured, RssSampler, measure
-from media import spec, yuv
-from media.encode import (
+from media.base import spec, yuv
+from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
+from media.frames.encode import (
     ENCODER_ADDRESS_SPACE,
     EncoderArgv,
     FilmSound,
     encoder_argv,
     open_encoders,
 )
-from media.framing import Subject, subject_from_dict
-from media.render import render_films
-from media.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
-from media.timeline import Timeline, timeline_from_dict
+from media.frames.render import render_films
+from media.look.subjects import Subject, subject_from_dict
+from media.plan.timeline import Timeline, timeline_from_dict
 
 RAW_BYTES_PER_PIXEL = 1.5  # yuv420p: what the render pipes, the tap writes and the floor reads
 FLOOR_PIX_FMT = yuv.PIX_FMT  # x264's native input
@@ -97,7 +97,8 @@ def piped_pix_fmt(preset: str = "veryfast") -> str:
 
 def raw_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                     preset: str) -> list[str]:
-    """Stands in for :func:`media.encode.encoder_argv`: the piped frames, copied to a file."""
+    """Stands in for :func:`media.frames.encode.encoder_argv`: the piped frames, copied to a
+    file."""
     return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", yuv.PIX_FMT,
                        "-s", f"{aspect.width}x{aspect.height}", "-r", str(spec.FPS),
                        "-i", "pipe:0", "-c:v", "copy", "-f", "rawvideo", str(out_path))
@@ -115,9 +116,9 @@ def tap_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path
 
 def floor_encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                        preset: str) -> list[str]:
-    """The product's encoder command line (:func:`media.encode.encoder_argv`, every x264 and
+    """The product's encoder command line (:func:`media.frames.encode.encoder_argv`, every x264 and
     output setting as deployed) reading yuv420p frames, so it converts nothing."""
-    argv = encoder_argv(aspect, sound, out_path, preset, input_pix_fmt=FLOOR_PIX_FMT)
+    argv = encoder_argv(aspect, sound, out_path, preset)
     if "-vf" in argv:
         raise ValueError("the product's encoder filters yuv420p input: the floor would too")
     return argv

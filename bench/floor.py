@@ -1,7 +1,8 @@
 """The floor: a bare encode of the same number of frames, same sizes, same encoder settings.
 
 Nothing is composited. Both aspects are encoded at once (as the renderer does), each by ffmpeg
-started with :func:`media.encode.encoder_argv` (the product's exact settings) and the same song.
+started with :func:`media.frames.encode.encoder_argv` (the product's exact settings) and the same
+song.
 The pictures are real: each aspect gets a mosaic of the case's prepared photos, each cover-fit
 to the frame plus :data:`PAN` margin, and frame ``n`` is a window of the mosaic panning across
 one photo for :data:`SHOT_FRAMES` frames before cutting to the next, so x264 sees photographic
@@ -10,7 +11,8 @@ content, steady motion and cuts, while producing a frame costs one memory copy.
 Two variants:
 
 - ``pipe``: frames are cut from the mosaic in Python and piped as raw rgb24 through
-  :class:`media.encode.EncoderFeed` (a writer thread per encoder, bounded queue), as the renderer
+  :class:`media.frames.encode.EncoderFeed` (a writer thread per encoder, bounded queue), as the
+  renderer
   pipes them;
 - ``lavfi``: ffmpeg makes the same frames itself (``movie`` + ``loop`` + ``crop``, no pipe): the
   difference to ``pipe`` is the cost of piping 6 MB frames from Python.
@@ -76,7 +78,7 @@ def lavfi_source(mosaic_path: Path, tile: tuple[int, int], frame: tuple[int, int
 
 
 def lavfi_argv(encoder: list[str], source: str) -> list[str]:
-    """``encoder`` (from :func:`media.encode.encoder_argv`) with its raw stdin input replaced
+    """``encoder`` (from :func:`media.frames.encode.encoder_argv`) with its raw stdin input replaced
     by the lavfi ``source``; every other option stays as the product sets it."""
     end = encoder.index("pipe:0")
     start = encoder.index("-f")
@@ -86,7 +88,7 @@ def lavfi_argv(encoder: list[str], source: str) -> list[str]:
 
 
 def _frames_in(path: Path) -> int | None:
-    from media.runner import Limits, ffprobe_argv, run_tool
+    from media.base.runner import Limits, ffprobe_argv, run_tool
 
     with contextlib.suppress(Exception):
         out = run_tool(ffprobe_argv("-select_streams", "v:0", "-show_entries",
@@ -98,9 +100,10 @@ def _frames_in(path: Path) -> int | None:
 def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: str,
               preset: str) -> dict[str, Any]:
     """Encode ``frames`` frames of both aspects at once in ``variant`` (pipe or lavfi)."""
-    from media import spec
-    from media.encode import ENCODER_ADDRESS_SPACE, EncoderFeed, FilmSound, encoder_argv
-    from media.runner import Limits, start_tool
+    from bench.rgb_encoder import rgb_encoder_argv
+    from media.base import spec
+    from media.base.runner import Limits, start_tool
+    from media.frames.encode import ENCODER_ADDRESS_SPACE, EncoderFeed, FilmSound
 
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}")
@@ -115,8 +118,8 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
         mosaic = build_mosaic(sources, aspect.width, aspect.height)
         tiles[aspect.name] = (mosaic.shape[1], mosaic.shape[0] // count)
         outputs[aspect.name] = work / f"floor-{variant}-{aspect.name}.mp4"
-        encoder = encoder_argv(aspect, FilmSound(Path(song), frames), outputs[aspect.name], preset,
-                               input_pix_fmt="rgb24")  # the mosaic is RGB
+        encoder = rgb_encoder_argv(aspect, FilmSound(Path(song), frames),  # the mosaic is RGB
+                                   outputs[aspect.name], preset)
         if variant == "pipe":
             mosaics[aspect.name], argvs[aspect.name] = mosaic, encoder
         else:

@@ -150,7 +150,7 @@ def mutate(rng: random.Random, seed_bytes: bytes) -> bytes:
 
 
 def _classify(error: BaseException) -> str:
-    from media.runner import ToolError, ToolMissingError
+    from media.base.runner import ToolError, ToolMissingError
 
     if isinstance(error, ToolError) and error.returncode is not None and error.returncode < 0:
         return f"crash:tool signal {-error.returncode}"

@@ -5,13 +5,13 @@ into the kernel and another out of it (about 3 MB per frame and aspect), which t
 reading its frames from a file, does not pay. This bench measures the design that removes it:
 libx264 inside the worker process (PyAV, ``pip install av``; not a product dependency), one
 encoder thread per aspect fed the composed I420 frames through a bounded queue
-(:func:`inprocess_encoders`, a :class:`media.encode.EncoderFactory`).
+(:func:`inprocess_encoders`, a :class:`media.frames.encode.EncoderFactory`).
 
 PyAV brings its own FFmpeg and x264 build, so the comparison is two pairs, each against its
 own floor: the product's piped render loop against the strict floor (the product's encoder
 reading the raw frames from a file, :func:`bench.exact_floor.encode_from_raw`), and the
 in-process render loop against the same libx264 encoding the same raw frames in process
-(:func:`encode_raw_inprocess`). Settings come from :func:`media.encode.encoder_argv`
+(:func:`encode_raw_inprocess`). Settings come from :func:`media.frames.encode.encoder_argv`
 (:func:`codec_settings`), and each round prints both builds' x264 options strings, which must
 agree. All four encodes are video only (the soundtrack's AAC costs both sides the same).
 
@@ -47,9 +47,9 @@ from bench.exact_floor import (
     x264_options,
 )
 from bench.measure import Measured, measure
-from media import spec, yuv
-from media.encode import FilmSound, encoder_argv
-from media.render import render_films
+from media.base import spec, yuv
+from media.frames.encode import FilmSound, encoder_argv
+from media.frames.render import render_films
 
 QUEUE_FRAMES = 4  # frames waiting for each in-process encoder (as the product's feed)
 # AVCodecContext colour enums for the spec's BT.709 limited range (libavutil/pixfmt.h).
@@ -58,7 +58,7 @@ BT709, LIMITED_RANGE = 1, 1
 
 def codec_settings(aspect: spec.Aspect, preset: str) -> dict[str, Any]:
     """The product's libx264 settings for ``aspect`` (read from
-    :func:`media.encode.encoder_argv`, so they cannot drift) as PyAV takes them: private
+    :func:`media.frames.encode.encoder_argv`, so they cannot drift) as PyAV takes them: private
     ``options``, ``gop_size`` and ``thread_count``."""
     argv = encoder_argv(aspect, None, Path("film.mp4"), preset)
     output = argv[argv.index("pipe:0"):]
@@ -103,7 +103,7 @@ class _Encoder:
 
 
 class InProcessFeed:
-    """:class:`media.encode.EncoderFeed`'s interface over an in-process encoder thread."""
+    """:class:`media.frames.encode.EncoderFeed`'s interface over an in-process encoder thread."""
 
     def __init__(self, aspect: spec.Aspect, out_path: Path, preset: str) -> None:
         self.wait_s = 0.0
@@ -142,7 +142,7 @@ class InProcessFeed:
 def inprocess_encoders(aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
                        outputs: dict[str, Path], preset: str,
                        timeout_s: float) -> Iterator[dict[str, InProcessFeed]]:
-    """A :class:`media.encode.EncoderFactory` encoding in this process (video only: the bench
+    """A :class:`media.frames.encode.EncoderFactory` encoding in this process (video only: the bench
     compares like with like, so ``sound`` must be None)."""
     if sound is not None:
         raise ValueError("the in-process encoder of this bench writes video only")

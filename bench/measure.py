@@ -247,7 +247,7 @@ def _cpu_model() -> str:
 
 
 def _ffmpeg_version() -> str:
-    from media.runner import tool_path
+    from media.base.runner import tool_path
 
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         out = subprocess.run([tool_path("ffmpeg"), "-hide_banner", "-version"],

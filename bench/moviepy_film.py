@@ -9,7 +9,7 @@ show the photos in turn, so MoviePy decodes no video and draws no text: the comp
 MoviePy's favour. The song is the same WAV.
 
 The encoder settings are the product's (issue 22: "MoviePy at identical settings"), taken from
-:func:`media.encode.encoder_argv` so they cannot drift (:func:`moviepy_encoder_params`): x264
+:func:`media.frames.encode.encoder_argv` so they cannot drift (:func:`moviepy_encoder_params`): x264
 preset, CRF, keyint, B-frames (the preset's), threads, ``-x264-params`` (lookahead), profile,
 the product's rgb24 -> yuv420p conversion (BT.709 limited range) and colour tags, faststart;
 the sound AAC 192 kb/s 48 kHz (MoviePy's own two-step audio write, ffmpeg's default AAC coder).
@@ -91,11 +91,11 @@ _SET_BY_MOVIEPY = {"-c:v": 1, "-preset": 1, "-threads": 1, "-map": 1}
 def moviepy_encoder_params(aspect: Any, preset: str) -> dict[str, Any]:
     """``write_videofile`` keywords giving MoviePy the product's encoder settings: ``preset``,
     ``threads`` and ``ffmpeg_params`` (every other output option of
-    :func:`media.encode.encoder_argv` for rgb24 input, what MoviePy pipes: the conversion
+    :func:`media.frames.encode.encoder_argv` for rgb24 input, what MoviePy pipes: the conversion
     filter included)."""
-    from media.encode import encoder_argv
+    from bench.rgb_encoder import rgb_encoder_argv
 
-    argv = encoder_argv(aspect, None, Path("film.mp4"), preset, input_pix_fmt=MOVIEPY_PIX_FMT)
+    argv = rgb_encoder_argv(aspect, None, Path("film.mp4"), preset)
     options = argv[argv.index("pipe:0") + 1:-1]  # the output options, before the output path
     params: list[str] = []
     index = 0
@@ -115,8 +115,8 @@ def _write_one(timeline: dict[str, Any], photos: dict[str, str], song: str, aspe
                out: str, preset: str, workdir: str) -> float:
     """One aspect written by MoviePy with the product's encoder settings (in a pool process);
     its wall seconds."""
-    from media import spec
-    from media.runner import tool_path
+    from media.base import spec
+    from media.base.runner import tool_path
 
     os.environ["IMAGEIO_FFMPEG_EXE"] = tool_path("ffmpeg")  # before MoviePy reads its config
     aspect = next(a for a in spec.ASPECTS if a.name == aspect_name)
@@ -131,7 +131,7 @@ def _write_one(timeline: dict[str, Any], photos: dict[str, str], song: str, aspe
 
 
 def _stream_tags(path: Path) -> dict[str, Any]:
-    from media.probe import ffprobe_json
+    from media.base.probe import ffprobe_json
 
     streams = ffprobe_json(path).get("streams") or []
     video = next(s for s in streams if s.get("codec_type") == "video")
@@ -149,8 +149,7 @@ def run_moviepy(timeline: str, photos: dict[str, str], song: str, workdir: str,
     settings; wall, CPU and memory of the two writes together, and the x264 settings compared
     with the product films of the case under ``storage`` (when given)."""
     from bench.exact_floor import product_films, run_dir, settings_check
-    from media import spec
-
+    from media.base import spec
     plan = json.loads(Path(timeline).read_text(encoding="utf-8"))
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)

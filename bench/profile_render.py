@@ -7,7 +7,8 @@ render stage then runs under cProfile: the main thread (the frame loop: compose,
 frame to the encoders) and, separately, every helper thread it starts (shot preparation, encoder
 writers, clip decoders' readers, each with its own profiler). Printed:
 
-- the split of the frame loop from :class:`media.render.RenderStats`: composing versus waiting
+- the split of the frame loop from :class:`media.frames.render.RenderStats`: composing versus
+waiting
   for the encoders (``encoder_wait_s``: the encoders are the bottleneck while it is large);
 - the top functions by cumulative time of the main thread, then of the helper threads merged,
   and the profiled seconds of each helper thread;

@@ -4,7 +4,8 @@ A moving photo needs at least one bilinear resample of the photo per frame and a
 frame has to reach the encoder. This bench composes exactly that and nothing else, a slow zoom
 over each of a kept case's photos in turn, one ``cv2.resize`` per frame and aspect, no blends,
 cards, clips or plan, and feeds it through the product's own encoder feed
-(:func:`media.encode.open_encoders`, the product's encoder settings and soundtrack). Each round
+(:func:`media.frames.encode.open_encoders`, the product's encoder settings and soundtrack). Each
+round
 then measures the encode alone of the very same frames from raw files, as
 :mod:`bench.exact_floor` does for the real film. ``minimal / encode alone`` is the lowest
 ``render / exact floor`` ratio any composer in Python can reach on this machine: the render
@@ -41,11 +42,12 @@ from bench.exact_floor import (
     scratch_dir,
 )
 from bench.measure import Measured, RssSampler, measure
-from media import spec
-from media import yuv as yuv_layout
-from media.compose import cover_box
-from media.encode import EncoderArgv, EncoderFactory, FilmSound, encoder_argv, open_encoders
-from media.sources import load_photo
+from bench.rgb_encoder import rgb_encoder_argv
+from media.base import spec
+from media.base import yuv as yuv_layout
+from media.frames.compose import cover_box
+from media.frames.encode import EncoderArgv, EncoderFactory, FilmSound, encoder_argv, open_encoders
+from media.frames.sources import load_photo
 
 SHOT_FRAMES = 150  # frames per photo
 ZOOM_PER_FRAME = 0.0007  # a slow push-in: 10% over a shot
@@ -119,12 +121,6 @@ def minimal_yuv_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
                        dst=frame[start:start + quarter].reshape(h // 2, w // 2),
                        interpolation=cv2.INTER_LINEAR)
         yield frame
-
-
-def rgb_encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                     preset: str) -> list[str]:
-    """The product's encoder command line reading rgb24 frames (swscale converts them)."""
-    return encoder_argv(aspect, sound, out_path, preset, input_pix_fmt="rgb24")
 
 
 def raw_rgb_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,

@@ -2,7 +2,7 @@
 
 Per occasion tone (joyful birthday, romantic anniversary, tender pet tribute) and length
 (30/60/180 s) it composes the standard song, sends it through the films' AAC encoder and
-measures what a viewer hears (:func:`media.audio.sound_character`): median spectral centroid,
+measures what a viewer hears (:func:`media.song.audio.sound_character`): median spectral centroid,
 share of energy above 2 kHz, loudness lost on a phone speaker, spectral flatness 60 Hz-8 kHz,
 stereo side/mid, LUFS and true peak; plus the CPU seconds of the compose. Then best of three at
 180 s per tone (signature), CPU seconds.
@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from media.audio import SoundCharacter, aac_round_trip, decode_audio, sound_character
-from media.song import SongBrief, compose_song, song_seed
-from media.song_score import compose_best
-from media.spec import AUDIO_SAMPLE_RATE
+from media.base.spec import AUDIO_SAMPLE_RATE
+from media.song.audio import SoundCharacter, aac_round_trip, decode_audio, sound_character
+from media.song.compose import SongBrief, compose_song, song_seed
+from media.song.score import compose_best
 
 TONES = {  # tone: (occasion slug, gentle, relationship, memory)
     "joyful": ("birthday", False, "sister", "The summer we drove to the coast"),

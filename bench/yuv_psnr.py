@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from media import spec, yuv
-from media.runner import ffmpeg_argv
+from media.base import spec, yuv
+from media.base.runner import ffmpeg_argv
 
 TAP_SCRIPT = """
 import json, sys

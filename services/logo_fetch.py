@@ -14,9 +14,10 @@ The logo URL is customer input, so the fetch is hardened against SSRF:
 - redirects are followed by hand, each hop vetted again (a refused hop is ``redirect_blocked``);
 - one deadline covers DNS, connects, TLS and every read; the body is capped by Content-Length
   and by counting the stream;
-- the bytes are decoded like any customer photo, alpha kept, SVG refused (:mod:`media.logo`),
-  in a child process with time and memory limits (:func:`media.photo_sandbox.prepare_logo_bounded`):
-  a logo declaring more pixels than :data:`media.logo.LOGO_MAX_PIXELS` is refused before
+- the bytes are decoded like any customer photo, alpha kept, SVG refused (:mod:`media.intake.logo`),
+  in a child process with time and memory limits
+  (:func:`media.intake.sandbox.prepare_logo_bounded`):
+  a logo declaring more pixels than :data:`media.intake.logo.LOGO_MAX_PIXELS` is refused before
   decoding (``image_too_large``), one that exceeds the child's limits as ``image_decode_limit``.
 
 Every refusal is a :class:`LogoRefused` with a stable ``reason``; a full disk or other local
@@ -43,10 +44,10 @@ from urllib.parse import urljoin, urlsplit
 
 import httpcore
 
-from media import errors as media_errors
-from media.errors import MediaRejected
-from media.logo import LogoInfo
-from media.photo_sandbox import prepare_logo_bounded
+from media.base import errors as media_errors
+from media.base.errors import MediaRejected
+from media.intake.logo import LogoInfo
+from media.intake.sandbox import prepare_logo_bounded
 
 __all__ = [
     "LOGO_MAX_BYTES",
@@ -80,7 +81,8 @@ TIMEOUT = "timeout"
 NOT_AN_IMAGE = "not_an_image"
 SVG_REFUSED = "svg_refused"
 IMAGE_TOO_LARGE = "image_too_large"
-"""The logo declares more pixels than :data:`media.logo.LOGO_MAX_PIXELS` (a decompression bomb
+"""The logo declares more pixels than :data:`media.intake.logo.LOGO_MAX_PIXELS` (a decompression
+bomb
 or a poster, not a logo)."""
 IMAGE_DECODE_LIMIT = "image_decode_limit"
 """Decoding the logo ran out of its child's time, CPU or memory."""

@@ -13,7 +13,7 @@ times, sections, lyrics, loudness, every candidate's score and the chosen one, t
   ``beat_times``, ``bar_times``, ``sections``, ``lyrics``), ``hold`` (the run ends held,
   reason ``song_provider_hold``) or ``failed``;
 - the audio is streamed to disk under a size cap, then validated, decoded, mastered and given a
-  beat grid by :func:`media.song_import.import_song`.
+  beat grid by :func:`media.song.imported.import_song`.
 
 Network errors, timeouts, 5xx, 408 and 429 are retried here a few times with backoff, then
 raised as :class:`SongProviderUnavailable` (retryable: our side of the deal). A failed job, a
@@ -35,10 +35,10 @@ from urllib.parse import quote, urljoin, urlsplit
 import httpx
 from temporalio.exceptions import ApplicationError
 
-from media.song import ComposedSong, SongBrief, song_seed, write_wav
-from media.song_import import SongAudioRejected, import_song
-from media.song_score import SongScore, compose_best, score_song
-from media.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
+from media.base.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
+from media.song.compose import ComposedSong, SongBrief, song_seed, write_wav
+from media.song.imported import SongAudioRejected, import_song
+from media.song.score import SongScore, compose_best, score_song
 from services.settings import Settings
 from workflows.contract import IDEMPOTENCY_HEADER
 from workflows.stages import HoldReason, hold
@@ -117,7 +117,7 @@ def song_note(metadata: Mapping[str, Any]) -> str:
 
 
 class LocalSongProvider:
-    """Composes the song here: best of ``candidates`` (:func:`media.song_score.compose_best`)."""
+    """Composes the song here: best of ``candidates`` (:func:`media.song.score.compose_best`)."""
 
     name = "local"
 

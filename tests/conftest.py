@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
+import pytest
 import pytest_asyncio
 from temporalio.testing import WorkflowEnvironment
+
+BENCH_TESTS = Path(__file__).resolve().parent / "bench"
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -18,3 +22,11 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
         yield env
     finally:
         await env.shutdown()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests of the benchmark scripts (tests/bench/) carry the ``bench`` marker: ``make test``
+    runs them, ``pytest -m "not bench"`` leaves them out."""
+    for item in items:
+        if BENCH_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.bench)

@@ -18,24 +18,29 @@ import pytest
 import activities.prep as prep_activity
 from activities.gate import run_gate
 from activities.prep import run_prep
-from media import errors
-from media.clip_analysis import MAX_ANALYSIS_HEIGHT_PX, analyse_clip, decode_samples, frame_scores
-from media.clip_window import best_window
-from media.clips import (
+from media.base import errors
+from media.base.probe import MAX_PIXEL_RATE_PX_S, probe_clip, sniff_container
+from media.intake.clip_analysis import (
+    MAX_ANALYSIS_HEIGHT_PX,
+    analyse_clip,
+    decode_samples,
+    frame_scores,
+)
+from media.intake.clips import (
     MEZZANINE_MAX_S,
     ORDER_CLIP_WORK_MAX_PX,
     WORST_NORMALIZE_PX_PER_S,
     clip_work_px,
 )
-from media.probe import MAX_PIXEL_RATE_PX_S, probe_clip, sniff_container
+from media.look.clip_window import best_window
 from services.storage.local import LocalStorage
 from tests.media.lavfi import lavfi_clip, x264
 from tests.processes import filmworker
 from tests.stages import local_context, order_with_media
 from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.contract import CLIPS_MAX, FilmStage
-from workflows.film import STAGE_TIMEOUTS, left_out_reason
-from workflows.stages import PrepResult, Rejection, StageInput
+from workflows.film import left_out_reason
+from workflows.stages import STAGE_TIMEOUTS, PrepResult, Rejection, StageInput
 
 PREP_BOUND_S = 20.0
 """A refused clip costs seconds, never the normalize timeout."""

@@ -25,10 +25,10 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from media.giftpage import GiftPage, PageLinks, render_gift_page
-from media.poster import extract_poster
-from media.runner import Limits, ffmpeg_argv, run_tool
-from media.spec import LANDSCAPE, PORTRAIT
+from media.base.runner import Limits, ffmpeg_argv, run_tool
+from media.base.spec import LANDSCAPE, PORTRAIT
+from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
+from media.deliver.poster import extract_poster
 
 LANDSCAPE_SEC, PORTRAIT_SEC = 3.0, 3.5  # different on purpose: the duration names the film
 PHONE = {"width": 390, "height": 844}

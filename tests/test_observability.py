@@ -37,7 +37,6 @@ from tests.processes import free_port
 from tests.test_pipeline import disguised_photo_order
 from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
 from workflows.contract import FilmStage, FilmState, start_render
-from workflows.film import media_task_queue
 from workflows.search import FAILED_RUNS, HELD_RUNS, UNREPORTED_RUNS, stuck_runs
 from workflows.stages import (
     HOLD_ERROR_TYPE,
@@ -47,6 +46,7 @@ from workflows.stages import (
     StageInput,
     VerifyInput,
     VerifyResult,
+    media_task_queue,
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -29,7 +29,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from media.runner import Limits, ffmpeg_argv, run_tool
+from media.base.runner import Limits, ffmpeg_argv, run_tool
 from tests.processes import (
     ServerProcess,
     WorkerProcess,

@@ -2,7 +2,7 @@
 
 Decode-time bombs (a progressive JPEG of tens of thousands of scans) are refused before any
 decode; every photo is decoded in a child process with rlimits and a timeout
-(:mod:`media.photo_sandbox`), so what still exceeds them is refused with a named reason and the
+(:mod:`media.intake.sandbox`), so what still exceeds them is refused with a named reason and the
 worker process never holds a photo's pixels. A 16-bit PNG no longer takes a float64 copy, and a
 PNG with large compressed text chunks (metadata) is a photo like any other.
 """
@@ -19,11 +19,11 @@ import pytest
 from PIL import Image
 
 from activities.prep import run_prep
-from media import errors
-from media.errors import MediaRejected
-from media.photo_sandbox import PHOTO_LIMITS, prepare_photo_bounded
-from media.photos import MAX_JPEG_SCANS, without_png_text, working_long_edge
-from media.runner import Limits
+from media.base import errors
+from media.base.errors import MediaRejected
+from media.base.runner import Limits
+from media.intake.photos import MAX_JPEG_SCANS, without_png_text, working_long_edge
+from media.intake.sandbox import PHOTO_LIMITS, prepare_photo_bounded
 from services.storage.local import LocalStorage
 from tests.stages import local_context, order_with_media
 from workflows.contract import PHOTO_MAX_BYTES
@@ -159,12 +159,12 @@ def test_a_png_with_large_compressed_text_chunks_is_a_photo_like_any_other(
 def test_the_worker_process_never_decodes_a_customer_photo(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import media.photos
+    import media.intake.photos
 
     def refuse_in_process(*_: object, **__: object) -> None:
         raise AssertionError("a customer photo decoded in the worker process")
 
-    monkeypatch.setattr(media.photos, "prepare_photo", refuse_in_process)
+    monkeypatch.setattr(media.intake.photos, "prepare_photo", refuse_in_process)
     good = io.BytesIO()
     Image.new("RGB", (320, 240), (0, 0, 0)).save(good, "JPEG")
     kept, _, _ = prep_photos(tmp_path, [good.getvalue()])

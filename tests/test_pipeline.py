@@ -18,9 +18,9 @@ from activities.registry import FilmActivities
 from activities.verify import load_signal
 from app.order_folder import load_order_folder
 from app.workers import running_worker
-from media.runner import Limits
-from media.segments import count_video_frames
-from media.verify import ffprobe_json
+from media.base.runner import Limits
+from media.deliver.verify import ffprobe_json
+from media.frames.segments import count_video_frames
 from services.settings import Settings
 from services.storage.base import Storage
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver

@@ -28,14 +28,14 @@ from PIL import Image
 
 from activities.gate import run_gate
 from activities.prep import run_prep
-from media import errors
-from media.clips import normalize_clip
-from media.errors import MediaRejected
-from media.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
+from media.base import errors
+from media.base.errors import MediaRejected
+from media.base.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
+from media.intake.clips import normalize_clip
 from services.storage.local import LocalStorage
+from tests.media.intake.test_clips import assert_no_connection, listening_socket
+from tests.media.intake.test_photos import EPS, SVG, _png_bomb
 from tests.media.lavfi import lavfi_clip, x264
-from tests.media.test_clips import assert_no_connection, listening_socket
-from tests.media.test_photos import EPS, SVG, _png_bomb
 from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, FilmOrder
 from workflows.stages import HoldReason, PrepResult, StageInput

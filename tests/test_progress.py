@@ -25,8 +25,9 @@ from workflows.contract import (
     StageProgress,
     start_render,
 )
-from workflows.film import STAGE_START_PERCENT, FilmRender, media_task_queue
-from workflows.stages import ActivityName, RenderResult, WholeFilmInput
+from workflows.film import FilmRender
+from workflows.progress import STAGE_START_PERCENT
+from workflows.stages import ActivityName, RenderResult, WholeFilmInput, media_task_queue
 
 RENDER_SECONDS = 3.0
 

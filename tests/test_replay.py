@@ -23,8 +23,7 @@ from app.ops import read_history, replay
 from tests.processes import filmworker
 from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.contract import start_render
-from workflows.film import MEDIA_STAGES, media_task_queue
-from workflows.stages import STAGE_ACTIVITIES, ActivityName
+from workflows.stages import MEDIA_STAGES, STAGE_ACTIVITIES, ActivityName, media_task_queue
 
 HISTORIES = Path(__file__).resolve().parent / "histories"
 RECORDED = sorted(HISTORIES.glob("*/*.json"))

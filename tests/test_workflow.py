@@ -29,12 +29,13 @@ from workflows.contract import (
     Progress,
     start_render,
 )
-from workflows.film import MEDIA_ACTIVITIES, MEDIA_STAGES, FilmRender, media_task_queue
+from workflows.film import FilmRender
 from workflows.keys import photo_key
 from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
 from workflows.segments import plan_segments
 from workflows.stages import (
     HOLD_ERROR_TYPE,
+    MEDIA_STAGES,
     ActivityName,
     AssetsResult,
     DeliverResult,
@@ -46,8 +47,11 @@ from workflows.stages import (
     ReportInput,
     SegmentInput,
     SegmentResult,
+    TaskQueue,
     VerifyResult,
     WholeFilmInput,
+    activities_on,
+    media_task_queue,
 )
 
 FAKE_FPS = 30
@@ -281,7 +285,8 @@ async def test_media_stages_run_on_the_media_queue_and_orchestration_on_the_main
 def test_the_media_worker_runs_every_media_stage_activity_and_no_orchestration_one() -> None:
     media_activities = {"prep", "assets", "render_plan", "render_segment", "render_join",
                         "render_film", "verify", "deliver"}
-    assert set(MEDIA_ACTIVITIES) == media_activities
+    assert set(activities_on(TaskQueue.MEDIA)) == media_activities
+    assert set(activities_on(TaskQueue.MAIN)) == {"gate", "report_outcome"}
     assert "render" not in {name.value for name in ActivityName}, "no render stage activity"
 
 

@@ -17,11 +17,10 @@ rendered by ``render_film`` with its soundtrack, nothing to join.
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import RawValue, RetryPolicy
+from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -37,11 +36,17 @@ with workflow.unsafe.imports_passed_through():
         StageProgress,
     )
     from workflows.intake import UNDECODABLE, RefusedOrder, read_order
+    from workflows.progress import STAGE_START_PERCENT, RunProgress
     from workflows.search import FILM_STAGE, FILM_STATE
-    from workflows.segments import plan_segments
+    from workflows.segments import split_render
     from workflows.stages import (
+        ACTIVITY_QUEUE,
         HOLD_ERROR_TYPE,
-        STAGE_ACTIVITIES,
+        REPORT_RETRY,
+        REPORT_SCHEDULE_TO_CLOSE,
+        REPORT_START_TO_CLOSE,
+        STAGE_RETRY,
+        STAGE_TIMEOUTS,
         ActivityName,
         AssetsResult,
         DeliverInput,
@@ -54,97 +59,14 @@ with workflow.unsafe.imports_passed_through():
         RenderPlan,
         RenderResult,
         ReportInput,
-        SegmentInput,
         SegmentResult,
         StageInput,
+        TaskQueue,
         VerifyInput,
         VerifyResult,
         WholeFilmInput,
+        media_task_queue,
     )
-
-# Percent of the whole run done when each stage starts (render dominates the wall time).
-STAGE_START_PERCENT: dict[FilmStage, int] = {
-    FilmStage.PREP: 0,
-    FilmStage.GATE: 10,
-    FilmStage.ASSETS: 12,
-    FilmStage.RENDER: 30,
-    FilmStage.VERIFY: 85,
-    FilmStage.DELIVER: 92,
-}
-RUNNING_PERCENT_CAP = 99  # 100 means delivered
-
-# Share of its stage each activity covers (percent of the stage; others: the whole stage).
-ACTIVITY_SPAN: dict[str, tuple[int, int]] = {
-    ActivityName.RENDER_PLAN: (0, 10),
-    ActivityName.RENDER_FILM: (10, 100),
-    ActivityName.RENDER_SEGMENT: (10, 95),
-    ActivityName.RENDER_JOIN: (95, 100),
-}
-
-
-def stage_span(stage: FilmStage) -> tuple[int, int]:
-    """Percent of the whole run at the start and at the end of ``stage``."""
-    stages = list(STAGE_START_PERCENT)
-    later = stages[stages.index(stage) + 1:]
-    return STAGE_START_PERCENT[stage], (STAGE_START_PERCENT[later[0]] if later else 100)
-
-
-STAGE_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=5),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(minutes=2),
-    maximum_attempts=3,
-    non_retryable_error_types=[HOLD_ERROR_TYPE],
-)
-
-
-class StageTimeouts:
-    """Start-to-close and heartbeat timeouts of one stage activity."""
-
-    def __init__(self, start_to_close: timedelta, heartbeat: timedelta | None) -> None:
-        self.start_to_close = start_to_close
-        self.heartbeat = heartbeat
-
-
-# Start-to-close: sized for the worst order (180 s film, 30 photos, three 500 MB clips) on a
-# 2-core worker. Heartbeat: the stages heartbeat every few seconds from a background thread
-# (activities.context.Heartbeater), so 30 s of silence means the worker died; the server then
-# retries the stage elsewhere after STAGE_RETRY's interval instead of waiting for start-to-close.
-STAGE_HEARTBEAT = timedelta(seconds=30)
-STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
-    FilmStage.PREP: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
-    FilmStage.GATE: StageTimeouts(timedelta(minutes=2), None),
-    FilmStage.ASSETS: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
-    FilmStage.RENDER: StageTimeouts(timedelta(minutes=60), STAGE_HEARTBEAT),
-    FilmStage.VERIFY: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
-    FilmStage.DELIVER: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
-}
-
-# Heavy media work runs on its own task queue; gate and report stay on the main one.
-MEDIA_STAGES = frozenset(
-    {FilmStage.PREP, FilmStage.ASSETS, FilmStage.RENDER, FilmStage.VERIFY, FilmStage.DELIVER}
-)
-MEDIA_ACTIVITIES = frozenset(name for stage in MEDIA_STAGES for name in STAGE_ACTIVITIES[stage])
-"""Activities the media worker runs: the media stages and the render stage's parts."""
-MEDIA_QUEUE_SUFFIX = "-media"
-
-
-def media_task_queue(task_queue: str) -> str:
-    """The media task queue that belongs to ``task_queue``."""
-    return f"{task_queue}{MEDIA_QUEUE_SUFFIX}"
-
-
-# The callback must reach the order API: retried with backoff for up to a day.
-REPORT_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=2),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(minutes=10),
-    maximum_attempts=0,
-    non_retryable_error_types=["OutcomeRejected"],
-)
-REPORT_SCHEDULE_TO_CLOSE = timedelta(days=1)
-REPORT_START_TO_CLOSE = timedelta(seconds=60)
-
 
 LEFT_OUT = "left_out"
 """Reason prefix of a succeeded run made without some of the customer's files."""
@@ -184,51 +106,18 @@ class FilmRender:
     """One paid render of one gift attempt."""
 
     def __init__(self) -> None:
-        self._state = FilmState.RUNNING
-        self._stage = FilmStage.PREP
-        self._percent = 0
-        self._stage_percent = 0
-        self._updated_at = workflow.now()
-        # The activity whose progress counts now, how many run at once, their percents.
-        self._counting: str | None = None
-        self._counted_parts = 1
-        self._part_percent: dict[str, int] = {}
+        self._progress = RunProgress(workflow.now())
         self._left_out: str | None = None
 
     @workflow.query(name=PROGRESS_QUERY)
     def progress(self) -> Progress:
         """State, stage, percent (whole run and running stage), last update time."""
-        return Progress(state=self._state, stage=self._stage, percent=self._percent,
-                        stage_percent=self._stage_percent, updated_at=self._updated_at)
+        return self._progress.snapshot()
 
     @workflow.signal(name=STAGE_PROGRESS_SIGNAL)
     def stage_progress(self, report: StageProgress) -> None:
-        """A stage activity's percent: moves the stage and run percents, never backwards.
-        Late reports of an activity that no longer counts are ignored."""
-        if report.activity != self._counting or self._state is not FilmState.RUNNING:
-            return
-        self._part_percent[report.part] = max(report.percent,
-                                              self._part_percent.get(report.part, 0))
-        low, high = ACTIVITY_SPAN.get(report.activity, (0, 100))
-        done = sum(self._part_percent.values()) / self._counted_parts
-        self._advance(round(low + (high - low) * done / 100))
-
-    def _advance(self, stage_percent: int) -> None:
-        """Move the stage's percent (and the run's, inside the stage's share) forward only."""
-        stage_percent = min(100, stage_percent)
-        run_low, run_high = stage_span(self._stage)
-        run_percent = min(RUNNING_PERCENT_CAP,
-                          round(run_low + (run_high - run_low) * stage_percent / 100))
-        if stage_percent > self._stage_percent or run_percent > self._percent:
-            self._stage_percent = max(self._stage_percent, stage_percent)
-            self._percent = max(self._percent, run_percent)
-            self._updated_at = workflow.now()
-
-    def _count_progress_of(self, name: str, parts: int = 1) -> None:
-        """From now on, progress reports of activity ``name`` (``parts`` at once) count."""
-        if self._counting != name:
-            self._counting, self._counted_parts, self._part_percent = name, parts, {}
-        self._advance(ACTIVITY_SPAN.get(name, (0, 100))[0])
+        """A stage activity's percent: moves the stage and run percents, never backwards."""
+        self._progress.report(report, workflow.now())
 
     @workflow.run
     async def run(self, payload: RawValue) -> FilmOutcome:
@@ -242,7 +131,7 @@ class FilmRender:
             return await self._refuse(order)
         try:
             delivered, duration = await self._run_stages(order)
-            self._set(FilmState.SUCCEEDED, self._stage, 100)
+            self._set(FilmState.SUCCEEDED, self._progress.stage, 100)
             outcome = FilmOutcome(
                 workflow_id=order.workflow_id, attempt=order.attempt, charge_id=order.charge_id,
                 state=FilmState.SUCCEEDED, stage=FilmStage.DELIVER,
@@ -250,10 +139,10 @@ class FilmRender:
                 poster_url=delivered.poster_url, duration_sec=duration, reason=self._left_out,
             )
         except _RunEnded as ended:
-            self._set(ended.state, self._stage, self._percent)
+            self._set(ended.state, self._progress.stage, self._progress.percent)
             outcome = FilmOutcome(
                 workflow_id=order.workflow_id, attempt=order.attempt, charge_id=order.charge_id,
-                state=ended.state, stage=self._stage, reason=ended.reason,
+                state=ended.state, stage=self._progress.stage, reason=ended.reason,
             )
         workflow.set_current_details(self._details(order, outcome.reason))
         return await self._report(order.gift_id, outcome)
@@ -318,19 +207,14 @@ class FilmRender:
         stage = FilmStage.RENDER
         plan: RenderPlan = await self._stage_call(order, stage, ActivityName.RENDER_PLAN,
                                                   render_input, RenderPlan)
-        ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers,
-                               plan.fps)
-        if len(ranges) == 1:
-            return await self._activity(order, stage, ActivityName.RENDER_FILM,
-                                        WholeFilmInput(render=render_input, plan=plan),
+        split = split_render(render_input, plan)
+        if isinstance(split, WholeFilmInput):
+            return await self._activity(order, stage, ActivityName.RENDER_FILM, split,
                                         RenderResult, "render film")
-        self._count_progress_of(ActivityName.RENDER_SEGMENT, parts=len(ranges))
+        self._progress.count(ActivityName.RENDER_SEGMENT, workflow.now(), parts=len(split))
         tasks = [asyncio.ensure_future(self._activity(
-            order, stage, ActivityName.RENDER_SEGMENT,
-            SegmentInput(render=render_input, plan=plan, index=index, start_frame=start,
-                         stop_frame=stop),
-            SegmentResult, f"render segment {index + 1}/{len(ranges)}"))
-            for index, (start, stop) in enumerate(ranges)]
+            order, stage, ActivityName.RENDER_SEGMENT, segment, SegmentResult,
+            f"render segment {segment.index + 1}/{len(split)}")) for segment in split]
         try:
             segments = list(await asyncio.gather(*tasks))
         except _RunEnded:
@@ -354,13 +238,13 @@ class FilmRender:
         """Run one activity of ``stage`` with the stage's timeouts, retries and task queue;
         a final failure ends the run (held or failed, see :meth:`_classify`)."""
         timeouts = STAGE_TIMEOUTS[stage]
-        self._count_progress_of(name)
+        self._progress.count(name, workflow.now())
         try:
             return await workflow.execute_activity(
                 name,
                 arg,
                 result_type=result_type,
-                task_queue=self._task_queue_for(stage),
+                task_queue=self._task_queue_for(name),
                 start_to_close_timeout=timeouts.start_to_close,
                 heartbeat_timeout=timeouts.heartbeat,
                 retry_policy=STAGE_RETRY,
@@ -370,9 +254,9 @@ class FilmRender:
             raise self._classify(stage, error) from error
 
     @staticmethod
-    def _task_queue_for(stage: FilmStage) -> str | None:
-        """The media queue for media stages (None: this run's own queue)."""
-        if stage not in MEDIA_STAGES:
+    def _task_queue_for(name: ActivityName) -> str | None:
+        """The media queue for media activities (None: this run's own queue)."""
+        if ACTIVITY_QUEUE[name] is not TaskQueue.MEDIA:
             return None
         return media_task_queue(workflow.info().task_queue)
 
@@ -397,18 +281,15 @@ class FilmRender:
         return _RunEnded(FilmState.FAILED, f"{stage.value}_failed:{kind}")
 
     def _set(self, state: FilmState, stage: FilmStage, percent: int) -> None:
-        if stage is not self._stage:
-            self._stage_percent = 0
-        if state is FilmState.SUCCEEDED:
-            self._stage_percent = 100
-        self._state, self._stage, self._percent = state, stage, percent
-        self._updated_at = workflow.now()
+        self._progress.enter(state, stage, percent, workflow.now())
         workflow.upsert_search_attributes(
             [FILM_STATE.value_set(state.value), FILM_STAGE.value_set(stage.value)]
         )
 
     def _details(self, order: FilmOrder, reason: str | None) -> str:
-        line = (f"**{self._state.value}** at stage `{self._stage.value}` ({self._percent}%) - "
+        progress = self._progress
+        line = (f"**{progress.state.value}** at stage `{progress.stage.value}` "
+                f"({progress.percent}%) - "
                 f"gift `{order.gift_id}` attempt {order.attempt}, tier {order.tier.value}, "
                 f"{order.length_sec:g}s, {len(order.photos)} photos, {len(order.clips)} clips")
         return f"{line}; reason `{reason}`" if reason else line

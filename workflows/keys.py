@@ -141,7 +141,7 @@ class RunKeys:
 
     def frame_signal(self, aspect: str) -> str:
         """What the frames of the film of ``aspect`` looked like as they were composed
-        (render; :class:`media.frame_signal.FrameSignal` as ``.npz``), for verify."""
+        (render; :class:`media.frames.signal.FrameSignal` as ``.npz``), for verify."""
         return self.key(f"render/{aspect}.signal.npz")
 
     @property

@@ -1,7 +1,7 @@
 """How the render stage splits one film over several media workers (pure and deterministic).
 
 The render plan (an activity) reports the film's length, the frames where it may be cut
-(:func:`media.timeline.segment_cut_frames`: shot boundaries outside clip shots) and how many
+(:func:`media.plan.timeline.segment_cut_frames`: shot boundaries outside clip shots) and how many
 media workers may render its segments at once (``FILM_RENDER_WORKERS``, the worker's config,
 recorded in the history as the activity's result). :func:`plan_segments` turns those facts into
 frame ranges; the workflow renders one segment per range concurrently and joins them.
@@ -10,6 +10,8 @@ frame ranges; the workflow renders one segment per range concurrently and joins 
 from __future__ import annotations
 
 from itertools import pairwise
+
+from workflows.stages import RenderInput, RenderPlan, SegmentInput, WholeFilmInput
 
 MIN_SEGMENT_S = 10
 """Shortest segment worth its own activity (seconds of film). Every segment pays a fixed cost
@@ -35,3 +37,14 @@ def plan_segments(total_frames: int, cut_frames: list[int], workers: int,
         target = k * total_frames / count
         chosen.add(min(cuts, key=lambda c: (abs(c - target), c)))
     return list(pairwise([0, *sorted(chosen), total_frames]))
+
+
+def split_render(render_input: RenderInput, plan: RenderPlan
+                 ) -> WholeFilmInput | list[SegmentInput]:
+    """What the render stage runs after its plan: the film whole (one segment, nothing to
+    join) or one segment input per frame range of :func:`plan_segments` (then a join)."""
+    ranges = plan_segments(plan.total_frames, plan.cut_frames, plan.render_workers, plan.fps)
+    if len(ranges) == 1:
+        return WholeFilmInput(render=render_input, plan=plan)
+    return [SegmentInput(render=render_input, plan=plan, index=index, start_frame=start,
+                         stop_frame=stop) for index, (start, stop) in enumerate(ranges)]

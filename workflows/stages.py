@@ -1,4 +1,5 @@
-"""Inputs and outputs of the stage activities, their names, and the hold error type.
+"""The stage activities: their names, task queues, timeouts and retries, their inputs and
+outputs, and the hold error type.
 
 Light imports only: the workflow imports this module, and activities import it to implement the
 stages. Stage results carry storage keys and small facts, never media bytes.
@@ -6,9 +7,11 @@ stages. Stage results carry storage keys and small facts, never media bytes.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ApplicationError
 
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage
@@ -58,8 +61,92 @@ STAGE_ACTIVITIES: dict[FilmStage, tuple[ActivityName, ...]] = {
 }
 """The activities each stage may run: its namesake, or the render stage's parts."""
 
+class TaskQueue(StrEnum):
+    """Which of a run's two task queues an activity runs on: the run's own (``main``: light
+    orchestration work that must never wait behind a render) or its media queue
+    (``{task_queue}-media``: the heavy media work, with its own workers and slots)."""
+
+    MAIN = "main"
+    MEDIA = "media"
+
+
+ACTIVITY_QUEUE: dict[ActivityName, TaskQueue] = {
+    ActivityName.PREP: TaskQueue.MEDIA,
+    ActivityName.GATE: TaskQueue.MAIN,
+    ActivityName.ASSETS: TaskQueue.MEDIA,
+    ActivityName.RENDER_PLAN: TaskQueue.MEDIA,
+    ActivityName.RENDER_SEGMENT: TaskQueue.MEDIA,
+    ActivityName.RENDER_JOIN: TaskQueue.MEDIA,
+    ActivityName.RENDER_FILM: TaskQueue.MEDIA,
+    ActivityName.VERIFY: TaskQueue.MEDIA,
+    ActivityName.DELIVER: TaskQueue.MEDIA,
+    ActivityName.REPORT_OUTCOME: TaskQueue.MAIN,
+}
+"""The queue of every activity: the one place it is said (workers, workflow and ops read it)."""
+
+MEDIA_QUEUE_SUFFIX = "-media"
+
+
+def activities_on(queue: TaskQueue) -> tuple[ActivityName, ...]:
+    """The activities that run on ``queue``, in :class:`ActivityName` order."""
+    return tuple(name for name in ActivityName if ACTIVITY_QUEUE[name] is queue)
+
+
+def media_task_queue(task_queue: str) -> str:
+    """The media task queue that belongs to ``task_queue``."""
+    return f"{task_queue}{MEDIA_QUEUE_SUFFIX}"
+
+
+STAGE_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=5),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=2),
+    maximum_attempts=3,
+    non_retryable_error_types=[HOLD_ERROR_TYPE],
+)
+
+
+class StageTimeouts:
+    """Start-to-close and heartbeat timeouts of one stage activity."""
+
+    def __init__(self, start_to_close: timedelta, heartbeat: timedelta | None) -> None:
+        self.start_to_close = start_to_close
+        self.heartbeat = heartbeat
+
+
+# Start-to-close: sized for the worst order (180 s film, 30 photos, three 500 MB clips) on a
+# 2-core worker. Heartbeat: the stages heartbeat every few seconds from a background thread
+# (activities.context.Heartbeater), so 30 s of silence means the worker died; the server then
+# retries the stage elsewhere after STAGE_RETRY's interval instead of waiting for start-to-close.
+STAGE_HEARTBEAT = timedelta(seconds=30)
+STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
+    FilmStage.PREP: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
+    FilmStage.GATE: StageTimeouts(timedelta(minutes=2), None),
+    FilmStage.ASSETS: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
+    FilmStage.RENDER: StageTimeouts(timedelta(minutes=60), STAGE_HEARTBEAT),
+    FilmStage.VERIFY: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
+    FilmStage.DELIVER: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
+}
+
+# The callback must reach the order API: retried with backoff for up to a day.
+REPORT_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=10),
+    maximum_attempts=0,
+    non_retryable_error_types=["OutcomeRejected"],
+)
+REPORT_SCHEDULE_TO_CLOSE = timedelta(days=1)
+REPORT_START_TO_CLOSE = timedelta(seconds=60)
+
+
 _STAGE_BY_ACTIVITY: dict[str, FilmStage] = {
     name: stage for stage, names in STAGE_ACTIVITIES.items() for name in names}
+
+
+MEDIA_STAGES = frozenset(stage for stage, names in STAGE_ACTIVITIES.items()
+                         if all(ACTIVITY_QUEUE[name] is TaskQueue.MEDIA for name in names))
+"""Stages that run wholly on the media queue (all but the gate)."""
 
 
 def stage_of(activity_name: str) -> str:
@@ -159,7 +246,7 @@ class RenderInput(_Model):
 class RenderResult(_Model):
     """Keys of the encoded films (by aspect name), the poster and the timeline plan, and of what
     the films' frames looked like as they were composed (``signal_keys`` by aspect name, see
-    :mod:`media.frame_signal`; empty from renders before they were kept: verify then decodes
+    :mod:`media.frames.signal`; empty from renders before they were kept: verify then decodes
     the films)."""
 
     film_keys: dict[str, str]

@@ -23,7 +23,7 @@ from botocore.config import Config
 from PIL import Image
 
 from activities.prep import run_prep
-from media.errors import MediaRejected
+from media.base.errors import MediaRejected
 from services.storage.base import StorageKeyMissing, StorageUnavailable
 from services.storage.local import LocalStorage
 from services.storage.s3 import S3Storage, make_s3_client

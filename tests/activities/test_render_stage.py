@@ -1,7 +1,7 @@
 """The render stage on the sample order with one render worker (the default): ``render_plan``
 then ``render_film`` renders the planned film whole, every planned frame, into films that pass
 verify, with no segment files. The split over segments is covered end to end by
-tests/test_pipeline.py and, frame by frame, by tests/media/test_segments.py."""
+tests/test_pipeline.py and, frame by frame, by tests/media/frames/test_segments.py."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
 from activities.verify import load_signal
 from app.order_folder import load_order_folder
-from media.poster import grab_picture
-from media.runner import Limits
-from media.segments import count_video_frames
-from media.spec import ASPECTS, LANDSCAPE, PORTRAIT
-from media.verify import verify_film
+from media.base.runner import Limits
+from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
+from media.deliver.poster import grab_picture
+from media.deliver.verify import verify_film
+from media.frames.segments import count_video_frames
 from services.storage.base import Storage
 from tests.stages import local_context
 from workflows.contract import FilmOrder

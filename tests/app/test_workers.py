@@ -16,8 +16,8 @@ from temporalio.worker import Worker
 from app.ops import health_problems
 from app.workers import create_workers, running_worker
 from services.settings import Settings
-from workflows.film import FilmRender, media_task_queue
-from workflows.stages import ActivityName
+from workflows.film import FilmRender
+from workflows.stages import ActivityName, media_task_queue
 
 MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME}
 

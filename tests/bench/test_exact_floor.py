@@ -17,9 +17,9 @@ from bench.exact_floor import (
     tap_writer_argv,
     x264_options,
 )
-from media import spec
-from media.encode import encoder_argv
-from media.runner import Limits, ffmpeg_argv, run_tool
+from media.base import spec
+from media.base.runner import Limits, ffmpeg_argv, run_tool
+from media.frames.encode import encoder_argv
 
 PRESET = "veryfast"  # the deployed default (FILM_ENCODER_PRESET)
 FRAMES = 75  # more than one GOP (keyint 60), so keyframe placement is compared too

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bench.inprocess_encoder import codec_settings, inprocess_encoders
-from media import spec
-from media.encode import encoder_argv
+from media.base import spec
+from media.frames.encode import encoder_argv
 
 PRESET = "veryfast"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bench.moviepy_film import moviepy_encoder_params
-from media import spec
-from media.encode import encoder_argv
+from media.base import spec
+from media.frames.encode import encoder_argv
 
 PRESET = "veryfast"
 

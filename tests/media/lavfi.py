@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from media.runner import Limits, ffmpeg_argv, run_tool
+from media.base.runner import Limits, ffmpeg_argv, run_tool
 
 
 def ffmpeg(*args: str) -> None:

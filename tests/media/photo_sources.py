@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from media.framing import find_subject
-from media.timeline import PhotoSource
+from media.look.subjects import find_subject
+from media.plan.inputs import PhotoSource
 
 
 def photo_source(tmp: Path, name: str, image: np.ndarray) -> PhotoSource:

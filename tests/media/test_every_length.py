@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from activities.assets import song_brief
-from media import spec
-from media.audio import write_wav
-from media.encode import FilmSound, encoder_argv
-from media.runner import Limits, ffprobe_argv, run_tool, start_tool
-from media.segments import join_segments
-from media.song import plan_song
-from tests.media.test_timeline import plan
+from media.base import spec
+from media.base.runner import Limits, ffprobe_argv, run_tool, start_tool
+from media.frames.encode import FilmSound, encoder_argv
+from media.frames.segments import join_segments
+from media.song.audio import write_wav
+from media.song.compose import plan_song
+from tests.media.plan.test_timeline import plan
 from tests.stages import order_with_media
 from workflows.contract import LENGTH_MAX_SEC, LENGTH_MIN_SEC
 

@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw
 import activities.assets as assets_module
 from activities.assets import _brand_logo
 from activities.context import StageContext
-from media.logo import LOGO_MAX_PIXELS
+from media.intake.logo import LOGO_MAX_PIXELS
 from services import logo_fetch
 from services.logo_fetch import LogoRefused, LogoResult, address_problem, fetch_logo
 from services.settings import Settings
@@ -606,12 +606,12 @@ def test_decompression_bomb_logo_is_refused_as_too_large_before_decoding(
 def test_the_worker_process_never_decodes_a_logo(server: LogoServer, tls: TlsMaterial,
                                                  loopback_dns: FakeDns, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import media.logo
+    import media.intake.logo
 
     def refuse_in_process(*_: object, **__: object) -> None:
         raise AssertionError("a logo decoded in the worker process")
 
-    monkeypatch.setattr(media.logo, "prepare_logo", refuse_in_process)
+    monkeypatch.setattr(media.intake.logo, "prepare_logo", refuse_in_process)
     result = _fetch_local(server, tls, loopback_dns, "/logo.png", tmp_path / "logo.png")
 
     assert (result.width, result.height) == (51, 41)

@@ -16,9 +16,9 @@ from temporalio.exceptions import ApplicationError
 
 from activities.assets import run_assets
 from activities.context import StageContext
-from media.song import SongBrief
-from media.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
-from media.verify import true_peak_dbtp
+from media.base.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
+from media.deliver.verify import true_peak_dbtp
+from media.song.compose import SongBrief
 from services.settings import Settings
 from services.song_provider import (
     REQUEST_ATTEMPTS,

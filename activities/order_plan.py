@@ -1,0 +1,126 @@
+"""What an order becomes on screen: its cards, its photos and clips as the planner sees them,
+the timeline, and the frame its posters show.
+
+The render activities (:mod:`activities.render`) fetch and store; this module holds the product
+rules that turn a :class:`~workflows.contract.FilmOrder` into the media layer's inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from media.base.spec import FPS
+from media.cards.spec import CardSpec
+from media.cards.text import undrawn_notes
+from media.intake.clip_analysis import analyse_clip, frame_scores
+from media.look.arc import photo_traits
+from media.look.dedupe import picture_hashes
+from media.look.subjects import Subject
+from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.timeline import Timeline, plan_timeline
+from workflows.contract import FilmOrder
+from workflows.stages import PrepResult
+
+CLOSING_MEMORY_MAX_CHARS = 90
+HASH_READ_PX = 256  # photos are hashed from a copy about this large
+
+
+def _closing_line(order: FilmOrder) -> str:
+    """A short line from the memory or story note for the closing card ("" when none)."""
+    text = (order.story_note or order.memory).strip()
+    if len(text) <= CLOSING_MEMORY_MAX_CHARS:
+        return text
+    cut = text[:CLOSING_MEMORY_MAX_CHARS].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
+
+
+def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
+    """The opening and closing cards of ``order``."""
+    accent = order.brand.color if order.brand else None
+    common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value}
+    opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
+                       **common)
+    closing = CardSpec(kind="closing", lines=(order.relationship, _closing_line(order)), **common)
+    return opening, closing
+
+
+def plan_for(order: FilmOrder, photos: list[PhotoSource],
+             clips: list[ClipSource], song_meta: dict[str, Any],
+             motion_shots: int, premium: bool = False,
+             near_duplicates: list[tuple[str, str]] | None = None) -> Timeline:
+    """The film's timeline as data, cut on the song's beats and following its sections
+    (``premium``: parallax moves; ``near_duplicates``: pairs of ids showing the same picture,
+    dropped or kept apart)."""
+    opening, closing = cards_for(order)
+    timeline = plan_timeline(
+        photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
+        motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
+        subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
+        premium=premium, sections=song_meta.get("sections", ()),
+        near_duplicates=near_duplicates or (),
+    )
+    # Text a card cannot draw is never lost silently: the plan says what was left out.
+    undrawn = undrawn_notes(opening) + undrawn_notes(closing)
+    return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
+
+
+def photo_sources(prep: PrepResult, paths: dict[str, Path],
+                  subjects: dict[str, Subject]) -> list[PhotoSource]:
+    """The prepared photos with the traits the timeline orders them by (see media.look.arc)."""
+    return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
+                        **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
+                        **_focus(subjects.get(p.id)))
+            for p in prep.photos]
+
+
+def _focus(subject: Subject | None) -> dict[str, float]:
+    """Where the photo's subject is (``focus_x``, ``focus_y``: 0..1), the centre without one."""
+    if subject is None:
+        return {}
+    x, y = subject.focus.center
+    return {"focus_x": round(x, 4), "focus_y": round(y, 4)}
+
+
+def clip_sources(prep: PrepResult, paths: dict[str, Path]
+                 ) -> tuple[list[ClipSource], dict[str, tuple[int, ...]]]:
+    """The prepared clips with their quality scores (one low-resolution analysis pass each),
+    and the perceptual hashes of a few of each clip's frames by clip id."""
+    sources, hashes = [], {}
+    for c in prep.clips:
+        analysis = analyse_clip(paths[c.id], (c.width, c.height))
+        sources.append(ClipSource(c.id, paths[c.id], c.duration_sec, c.width, c.height,
+                                  c.has_audio, tuple(round(float(v), 4)
+                                                     for v in frame_scores(analysis)),
+                                  analysis.step_s))
+        hashes[c.id] = analysis.hashes
+    return sources, hashes
+
+
+def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
+    """Perceptual hashes of every photo (see :func:`media.look.dedupe.picture_hashes`), read from
+    a small copy (JPEG draft decoding)."""
+    out = {}
+    for photo_id, path in paths.items():
+        with Image.open(path) as image:
+            image.draft("L", (HASH_READ_PX, HASH_READ_PX))
+            out[photo_id] = picture_hashes(np.asarray(image.convert("L")))
+    return out
+
+
+def poster_frame(timeline: Timeline) -> int:
+    """The middle frame of the first photo shot: the subject, fully on screen, in each aspect's
+    own framing (the posters' picture)."""
+    for shot in timeline.shots:
+        if shot.kind == "photo":
+            return (shot.cut_in + shot.cut_out) // 2
+    return timeline.total_frames // 2
+
+
+def poster_time_s(timeline: Timeline) -> float:
+    """:func:`poster_frame` in seconds (where a poster is grabbed from a finished film)."""
+    return poster_frame(timeline) / timeline.fps

@@ -1,0 +1,389 @@
+"""Clip intake: identify a customer's clip by its bytes, then probe it with a locked-down ffprobe.
+
+:func:`sniff_container` reads magic bytes only (the name and the declared type are ignored).
+:func:`probe_clip` runs ffprobe with the demuxer forced to what was sniffed, local files only, no
+external references, bounded probing, and rejects what the film cannot use before any decode.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import signal
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from media.base import errors
+from media.base.errors import MediaRejected
+from media.base.runner import Limits, ToolError, ToolTimeoutError, ffprobe_argv, run_tool
+
+MP4, MOV, WEBM, MATROSKA = "mp4", "mov", "webm", "matroska"
+CONTAINERS: tuple[str, ...] = (MP4, MOV, WEBM, MATROSKA)
+FORMAT_WHITELIST = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
+PROBE_TIMEOUT_S = 20.0
+PROBESIZE_BYTES = 20_000_000
+ANALYZEDURATION_US = 10_000_000
+MAX_STREAMS = 12
+"""More streams than this is not a phone or camera clip (iPhones write 5-7 with metadata)."""
+MAX_PROBE_JSON_BYTES = 4 * 1024 * 1024
+MAX_EDGE_PX = 8192
+MIN_EDGE_PX = 16
+MAX_FPS = 240.0
+MAX_ASPECT_RATIO = 4.0
+"""Widest (or tallest) displayed shape accepted, long side over short side: 21:9 cinema and
+phone panoramas fit; a 3200x16 strip would scale to a zero-height analysis frame and a 16x8192
+column to gigabyte analysis frames."""
+MAX_PIXEL_RATE_PX_S = 3840 * 2160 * 60
+"""Most coded pixels per second accepted (width x height x fps): 4K at 60 fps, what phones
+shoot. 8192x8192 at 240 fps is 32 times this and would burn the normalize timeout."""
+MAX_DURATION_S = 600.0
+"""Longest clip accepted (seconds): the order contract's duration hint maximum."""
+HDR_TRANSFERS = frozenset({"smpte2084", "arib-std-b67"})
+
+# Boxes that may open an ISO-BMFF/QuickTime file, and brands that are still images, not video.
+_FIRST_BOXES = frozenset({b"ftyp", b"moov", b"mdat", b"free", b"skip", b"wide", b"pnot"})
+_IMAGE_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1",
+                           b"msf1", b"avif", b"avis", b"jp2 ", b"jpx ", b"crx "})
+_IMAGE_MAGIC: tuple[bytes, ...] = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a")
+_EBML_MAGIC = b"\x1a\x45\xdf\xa3"
+_EBML_DOCTYPE_ID = 0x4282
+_MAX_TOP_LEVEL_BOXES = 256
+_SNIFF_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class ClipProbe:
+    """What ffprobe says about a clip, in display terms.
+
+    ``width``/``height`` are the displayed pixel dimensions, i.e. after ``rotation`` (swapped for
+    90/270). ``rotation`` is the clockwise turn (degrees: 0, 90, 180, 270) a player applies, as
+    in the legacy ``rotate`` tag (an iPhone portrait clip is 90; ffprobe reports -90).
+    """
+
+    width: int
+    height: int
+    rotation: int
+    duration_s: float
+    fps: float
+    """Average frame rate (frames per second)."""
+    is_vfr: bool
+    has_audio: bool
+    audio_channels: int
+    color_transfer: str
+    pix_fmt: str
+    bit_depth: int
+    codec: str
+    container: str = MP4
+    video_index: int = 0
+    audio_index: int | None = None
+    color_primaries: str = ""
+    color_space: str = ""
+    color_range: str = ""
+    sample_aspect_ratio: float = 1.0
+
+    @property
+    def is_hdr(self) -> bool:
+        """PQ (``smpte2084``) or HLG (``arib-std-b67``) transfer."""
+        return self.color_transfer in HDR_TRANSFERS
+
+
+# --- container sniffing ------------------------------------------------------------------------
+
+
+def sniff_container(path: Path) -> str:
+    """``mp4``, ``mov``, ``webm`` or ``matroska``, from the file's magic bytes and box/element
+    structure only. Raises :class:`MediaRejected` (``not_a_video`` for an empty file or a still
+    image, ``unsupported_container`` for anything else: HLS/ffconcat text, AVI, MPEG-TS, ...)."""
+    with open(path, "rb") as fp:
+        head = fp.read(_SNIFF_BYTES)
+        if not head:
+            raise MediaRejected(errors.NOT_A_VIDEO, "empty file")
+        if head.startswith(_EBML_MAGIC):
+            return _sniff_ebml(head)
+        if head[4:8] in _FIRST_BOXES:
+            size = fp.seek(0, 2)
+            return _sniff_isobmff(fp, size)
+    if head.startswith(_IMAGE_MAGIC):
+        raise MediaRejected(errors.NOT_A_VIDEO, "a still image")
+    raise MediaRejected(errors.UNSUPPORTED_CONTAINER, f"unrecognised magic {head[:8]!r}")
+
+
+def _sniff_isobmff(fp: IO[bytes], size: int) -> str:
+    """Walk the top-level boxes: the headers up to the first ``moov``/``mdat`` must be sane (junk
+    after it, such as a vendor trailer, ends the walk); the ``ftyp`` brand picks mov/mp4."""
+    brand: bytes | None = None
+    offset, count, seen_media = 0, 0, False
+    while offset < size and count < _MAX_TOP_LEVEL_BOXES:
+        fp.seek(offset)
+        header = fp.read(16)
+        try:
+            box_size, kind = _box_header(header, size - offset)
+        except MediaRejected:
+            if seen_media:
+                break
+            raise
+        if kind == b"ftyp":
+            if count or not 16 <= box_size <= 4096:
+                raise MediaRejected(errors.UNSUPPORTED_CONTAINER, "malformed ftyp box")
+            brand = header[8:12]
+            if brand in _IMAGE_BRANDS:
+                raise MediaRejected(errors.NOT_A_VIDEO, f"still-image brand {brand!r}")
+        seen_media = seen_media or kind in (b"moov", b"mdat", b"moof")
+        offset += box_size
+        count += 1
+    return MOV if brand in (None, b"qt  ") else MP4
+
+
+def _box_header(header: bytes, remaining: int) -> tuple[int, bytes]:
+    """(size in bytes, type) of one box; raises on a header no muxer would write."""
+    if len(header) < 8:
+        raise MediaRejected(errors.UNSUPPORTED_CONTAINER, "trailing bytes after the last box")
+    box_size, kind = struct.unpack(">I4s", header[:8])
+    if not all(0x20 <= c <= 0x7E for c in kind):
+        raise MediaRejected(errors.UNSUPPORTED_CONTAINER, f"bad box type {kind!r}")
+    if box_size == 1:
+        if len(header) < 16:
+            raise MediaRejected(errors.UNSUPPORTED_CONTAINER, "short 64-bit box header")
+        box_size = struct.unpack(">Q", header[8:16])[0]
+    elif box_size == 0:
+        box_size = remaining
+    if box_size < 8:
+        raise MediaRejected(errors.UNSUPPORTED_CONTAINER, f"bad box size {box_size}")
+    return box_size, kind
+
+
+def _sniff_ebml(head: bytes) -> str:
+    """Read the EBML header's DocType: ``webm`` or ``matroska``."""
+    try:
+        doctype = _ebml_doctype(head)
+    except (IndexError, ValueError) as exc:
+        raise MediaRejected(errors.UNSUPPORTED_CONTAINER, f"bad EBML header: {exc}") from exc
+    if doctype in (WEBM, MATROSKA):
+        return doctype
+    raise MediaRejected(errors.UNSUPPORTED_CONTAINER, f"EBML DocType {doctype!r}")
+
+
+def _ebml_doctype(head: bytes) -> str | None:
+    header_size, pos = _ebml_vint(head, len(_EBML_MAGIC), keep_marker=False)
+    end = min(len(head), pos + header_size)
+    while pos < end:
+        element_id, pos = _ebml_vint(head, pos, keep_marker=True)
+        element_size, pos = _ebml_vint(head, pos, keep_marker=False)
+        if element_id == _EBML_DOCTYPE_ID:
+            return head[pos:pos + element_size].rstrip(b"\0").decode("ascii", "replace")
+        pos += element_size
+    return None
+
+
+def _ebml_vint(data: bytes, pos: int, *, keep_marker: bool) -> tuple[int, int]:
+    """One EBML variable-length integer at ``pos``: (value, next position)."""
+    first = data[pos]
+    length = 9 - first.bit_length() if first else 0
+    if not 1 <= length <= 8 or pos + length > len(data):
+        raise ValueError(f"bad vint at {pos}")
+    value = first if keep_marker else first & (0xFF >> length)
+    for byte in data[pos + 1:pos + length]:
+        value = (value << 8) | byte
+    return value, pos + length
+
+
+# --- ffprobe -----------------------------------------------------------------------------------
+
+
+def demuxer_args(container: str) -> list[str]:
+    """Input options that pin ffmpeg/ffprobe to one demuxer, local files, and bounded probing."""
+    if container not in CONTAINERS:
+        raise ValueError(f"unknown container {container!r}")
+    demuxer = "mov" if container in (MP4, MOV) else "matroska"
+    args = ["-f", demuxer, "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST,
+            "-probesize", str(PROBESIZE_BYTES), "-analyzeduration", str(ANALYZEDURATION_US),
+            "-max_streams", str(4 * MAX_STREAMS)]
+    if demuxer == "mov":
+        args += ["-enable_drefs", "0", "-use_absolute_path", "0"]
+    return args
+
+
+def input_url(path: Path) -> str:
+    """``file:`` URL of a local path, so a name can never read as an option or a protocol."""
+    return f"file:{path.resolve()}"
+
+
+def ffprobe_json(path: Path, *, input_args: Sequence[str] = (),
+                 timeout_s: float = PROBE_TIMEOUT_S) -> dict[str, Any]:
+    """``ffprobe -show_streams -show_format`` as a dict. Raises :class:`ToolError` (or its
+    :class:`ToolTimeoutError`) on failure and ``ValueError`` on oversized or invalid output."""
+    argv = ffprobe_argv(*input_args, "-show_streams", "-show_format", "-of", "json",
+                        input_url(path))
+    result = run_tool(argv, Limits(timeout_s=timeout_s, address_space_bytes=2 * 1024**3))
+    if len(result.stdout) > MAX_PROBE_JSON_BYTES:
+        raise ValueError(f"ffprobe printed {len(result.stdout)} bytes")
+    data = json.loads(result.stdout or b"{}")
+    if not isinstance(data, dict):
+        raise ValueError("ffprobe output is not an object")
+    return data
+
+
+def probe_clip(path: Path, container: str) -> ClipProbe:
+    """Probe a sniffed clip (``container`` from :func:`sniff_container`) and check it against the
+    intake limits. Raises :class:`MediaRejected`; a missing ``path`` or ffprobe is our fault."""
+    if not path.is_file():
+        raise FileNotFoundError(path)
+    try:
+        data = ffprobe_json(path, input_args=demuxer_args(container))
+    except ToolTimeoutError as exc:
+        raise MediaRejected(errors.VIDEO_TIMEOUT, "ffprobe timed out") from exc
+    except ToolError as exc:
+        if exc.returncode == -signal.SIGXCPU:
+            raise MediaRejected(errors.VIDEO_TIMEOUT, "ffprobe CPU time limit") from exc
+        raise MediaRejected(errors.VIDEO_UNDECODABLE, exc.stderr_tail[-300:].strip()) from exc
+    except ValueError as exc:
+        raise MediaRejected(errors.VIDEO_UNDECODABLE, str(exc)) from exc
+    return parse_probe(data, container)
+
+
+def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
+    """Build a :class:`ClipProbe` from ffprobe JSON, rejecting what intake does not accept."""
+    streams = [s for s in data.get("streams") or [] if isinstance(s, dict)]
+    if len(streams) > MAX_STREAMS:
+        raise MediaRejected(errors.VIDEO_TOO_MANY_STREAMS, f"{len(streams)} streams")
+    video = _pick_video(streams)
+    audio = _pick_audio(streams)
+    rotation = _rotation(video)
+    width, height = _checked_size(video, rotation)
+    fps, is_vfr = _checked_rate(video)
+    sample_aspect_ratio = _ratio(video.get("sample_aspect_ratio"), ":") or 1.0
+    _check_shape(width, height, sample_aspect_ratio, rotation)
+    _check_pixel_rate(width, height, fps)
+    pix_fmt = str(video.get("pix_fmt") or "")
+    return ClipProbe(
+        width=width, height=height, rotation=rotation, duration_s=_checked_duration(data, video),
+        fps=fps, is_vfr=is_vfr, has_audio=audio is not None,
+        audio_channels=int(audio.get("channels") or 0) if audio else 0,
+        color_transfer=str(video.get("color_transfer") or ""), pix_fmt=pix_fmt,
+        bit_depth=_bit_depth(pix_fmt, video), codec=str(video.get("codec_name")),
+        container=container, video_index=int(video["index"]),
+        audio_index=int(audio["index"]) if audio else None,
+        color_primaries=str(video.get("color_primaries") or ""),
+        color_space=str(video.get("color_space") or ""),
+        color_range=str(video.get("color_range") or ""),
+        sample_aspect_ratio=sample_aspect_ratio,
+    )
+
+
+def _usable_codec(stream: dict[str, Any]) -> bool:
+    return str(stream.get("codec_name") or "none") not in ("none", "unknown")
+
+
+def _pick_video(streams: list[dict[str, Any]]) -> dict[str, Any]:
+    """The default (else first) real video stream: cover art is not a video."""
+    videos = [s for s in streams if s.get("codec_type") == "video"
+              and not (s.get("disposition") or {}).get("attached_pic")]
+    if not videos:
+        raise MediaRejected(errors.NO_VIDEO_STREAM)
+    decodable = [s for s in videos if _usable_codec(s)]
+    if not decodable:
+        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no decoder for the video codec")
+    defaults = [s for s in decodable if (s.get("disposition") or {}).get("default")]
+    return (defaults or decodable)[0]
+
+
+def _pick_audio(streams: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The default (else first) decodable audio stream with channels, or ``None``."""
+    audios = [s for s in streams if s.get("codec_type") == "audio" and _usable_codec(s)
+              and int(s.get("channels") or 0) > 0]
+    defaults = [s for s in audios if (s.get("disposition") or {}).get("default")]
+    return (defaults or audios or [None])[0]
+
+
+def _rotation(video: dict[str, Any]) -> int:
+    """Clockwise display rotation (0/90/180/270) from the display matrix (ffprobe reports it
+    counter-clockwise) or, failing that, the legacy clockwise ``rotate`` tag."""
+    for side_data in video.get("side_data_list") or []:
+        if isinstance(side_data, dict) and "rotation" in side_data:
+            return _quarter_turns(-float(side_data["rotation"]))
+    tag = (video.get("tags") or {}).get("rotate")
+    try:
+        return _quarter_turns(float(tag)) if tag is not None else 0
+    except ValueError:
+        return 0
+
+
+def _quarter_turns(degrees: float) -> int:
+    if not math.isfinite(degrees):
+        return 0
+    return round(degrees / 90.0) % 4 * 90
+
+
+def _checked_size(video: dict[str, Any], rotation: int) -> tuple[int, int]:
+    """Displayed (width, height) in pixels, within [MIN_EDGE_PX, MAX_EDGE_PX]."""
+    width, height = int(video.get("width") or 0), int(video.get("height") or 0)
+    if not width or not height:
+        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame size")
+    if max(width, height) > MAX_EDGE_PX:
+        raise MediaRejected(errors.VIDEO_TOO_LARGE, f"{width}x{height}")
+    if min(width, height) < MIN_EDGE_PX:
+        raise MediaRejected(errors.VIDEO_TOO_SMALL, f"{width}x{height}")
+    return (height, width) if rotation in (90, 270) else (width, height)
+
+
+def _check_shape(width: int, height: int, sample_aspect_ratio: float, rotation: int) -> None:
+    """Refuse a displayed shape (pixels, after the sample aspect ratio) beyond
+    MAX_ASPECT_RATIO either way."""
+    stretch = sample_aspect_ratio if rotation not in (90, 270) else 1.0 / sample_aspect_ratio
+    aspect = width * stretch / height
+    if max(aspect, 1.0 / aspect) > MAX_ASPECT_RATIO:
+        raise MediaRejected(errors.VIDEO_ASPECT, f"{width}x{height} displayed {aspect:.3g}:1")
+
+
+def _check_pixel_rate(width: int, height: int, fps: float) -> None:
+    """Refuse more than MAX_PIXEL_RATE_PX_S pixels per second to decode."""
+    rate = width * height * fps
+    if rate > MAX_PIXEL_RATE_PX_S:
+        raise MediaRejected(errors.VIDEO_PIXEL_RATE,
+                            f"{width}x{height} at {fps:.1f} fps = {rate / 1e6:.0f} Mpx/s")
+
+
+def _ratio(text: object, separator: str = "/") -> float | None:
+    """``"30000/1001"`` as 29.97; ``None`` for ``0/0``, ``N/A`` or garbage."""
+    numerator, _, denominator = str(text or "").partition(separator)
+    try:
+        value = float(numerator) / float(denominator) if denominator else float(numerator)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def _checked_rate(video: dict[str, Any]) -> tuple[float, bool]:
+    """(average fps, variable frame rate?) with the fps within (0, MAX_FPS]."""
+    average = _ratio(video.get("avg_frame_rate"))
+    nominal = _ratio(video.get("r_frame_rate"))
+    fps = average or nominal
+    if fps is None:
+        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame rate")
+    if fps > MAX_FPS:
+        raise MediaRejected(errors.VIDEO_FRAME_RATE, f"{fps:.1f} fps")
+    is_vfr = bool(average and nominal and abs(average - nominal) > 0.01 * max(average, nominal))
+    return fps, is_vfr
+
+
+def _checked_duration(data: dict[str, Any], video: dict[str, Any]) -> float:
+    """Container duration (else the video stream's) in seconds, within (0, MAX_DURATION_S]."""
+    duration = _ratio((data.get("format") or {}).get("duration")) or _ratio(video.get("duration"))
+    if duration is None:
+        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no duration")
+    if duration > MAX_DURATION_S:
+        raise MediaRejected(errors.VIDEO_TOO_LONG, f"{duration:.1f} s")
+    return duration
+
+
+def _bit_depth(pix_fmt: str, video: dict[str, Any]) -> int:
+    """Bits per component: from the pixel format name (``yuv420p10le`` -> 10), else 8."""
+    match = re.search(r"p(\d{2})(?:le|be)?$", pix_fmt)
+    if match:
+        return int(match.group(1))
+    raw = str(video.get("bits_per_raw_sample") or "")
+    return int(raw) if raw.isdigit() and 8 <= int(raw) <= 16 else 8

@@ -1,0 +1,7 @@
+"""Type: the title and closing cards as specs, their layout and text in any script (fonts,
+bidi, shaping), colours, how cards move, and the logo overlay.
+
+``__all__`` names the modules other rooms may import; the rest are this room's own.
+"""
+
+__all__ = ["draw", "fonts", "motion", "overlay", "spec", "text"]

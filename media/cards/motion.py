@@ -1,0 +1,335 @@
+"""A title card in motion: its frames from the parts :func:`media.cards.draw.render_card_image`
+drew.
+
+Nothing on a card holds still. Over the card's whole length the backdrop pushes in slowly
+(:data:`BACKDROP_DRIFT`), the text block grows gently about its centre (:data:`TEXT_DRIFT`) and
+floats up (:data:`FLOAT`), and the words of a line drift apart a little (:data:`SPREAD`, a
+tracking move). A card with an
+entrance (the closing card) brings its words in one after another in reading order: each fades
+in while it rises :attr:`CardImage.rise_px` into place (:data:`ENTRANCE_S`, :data:`STAGGER_S`,
+all started within :data:`ALL_IN_S`).
+The opening card has none: its first frame is the finished title, so the film never starts on
+an empty or black frame and a messenger's thumbnail shows the name.
+
+The motion is worked out once per frame (:func:`card_motion`) and drawn two ways:
+:func:`card_frame` makes the film's I420 frame natively (the card's I420 parts,
+:attr:`CardImage.i420`, moved plane by plane: chroma at half size, every offset halved on the
+frame's 2x2 chroma grid), :func:`card_frame_rgb` the same frame in RGB (the reference the I420
+one is checked against). The backdrop and the sprites are scaled by ``cv2.resize`` wherever a
+whole-pixel origin makes it exact (:func:`_resampled`), the glyphs only over their own box, the
+text composited on one float region per plane (its cost against the RGB frame:
+``python -m bench.card_frame_cost``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from media.base import yuv
+from media.cards.draw import LAYER_MARGIN, CardImage, Layer, Sprite, SpriteI420, composite_sprite
+
+ENTRANCE_S = 0.7  # seconds over which one word fades and rises in
+STAGGER_S = 0.14  # seconds between the entrances of consecutive words...
+ALL_IN_S = 1.1  # ...closer together when needed, so the last one starts by this time
+TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
+BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
+SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
+FLOAT = 0.014  # the text block floats up this far over the card (share of the short side)
+MAX_RESIZE_LEAD = 256  # output pixels a resize may start before its output (else: warp)
+RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
+SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
+
+
+def _ease_out(u: float) -> float:
+    u = min(max(u, 0.0), 1.0)
+    return 1.0 - (1.0 - u) ** 3
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one sprite is in a frame: its index in :attr:`CardImage.sprites`, its
+    ``opacity`` (0-1) and its top-left (``left``, ``top``, sub-pixel frame pixels) once scaled
+    by ``scale`` (the sprite's own pixel ``(i, j)`` lands at ``(left + scale * i, top + scale *
+    j)``)."""
+
+    index: int
+    opacity: float
+    left: float
+    top: float
+    scale: float
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A card's frame: the backdrop's ``zoom`` (about the frame's centre) and the visible
+    sprites' :class:`Placement`, in reading order."""
+
+    zoom: float
+    placements: tuple[Placement, ...]
+
+
+def card_motion(image: CardImage, seconds: float, length_s: float,
+                entrance_at: float | None = None) -> Motion:
+    """Where everything on the card is ``seconds`` into its ``length_s`` seconds on screen.
+
+    ``entrance_at``: when (seconds) its words start coming in; None: everything is in place
+    from the first frame (the opening card). Words not yet in are left out.
+    """
+    progress = min(max(seconds / max(length_s, 1e-6), 0.0), 1.0) * image.drift
+    scale = 1.0 + TEXT_DRIFT * progress
+    spread = SPREAD * progress
+    height, width = image.base.shape[:2]
+    rise = FLOAT * min(width, height) * progress
+    stagger = min(STAGGER_S, ALL_IN_S / max(1, len(image.sprites) - 1))
+    cx, cy = image.centre
+    placements = []
+    for index, sprite in enumerate(image.sprites):
+        opacity, lift = 1.0, 0.0
+        if entrance_at is not None:
+            u = (seconds - entrance_at - sprite.order * stagger) / ENTRANCE_S
+            if u <= 0.0:
+                continue
+            opacity = _ease_out(u)
+            lift = image.rise_px * (1.0 - opacity)
+        h, w = sprite.alpha.shape
+        mid_x, mid_y = sprite.x0 + w / 2, sprite.y0 + h / 2
+        new_x = cx + (mid_x - cx) * (scale + spread)
+        new_y = cy + (mid_y - cy) * scale + lift - rise
+        placements.append(Placement(index, opacity, new_x - w * scale / 2,
+                                    new_y - h * scale / 2, scale))
+    return Motion(1.0 + BACKDROP_DRIFT * progress, tuple(placements))
+
+
+# --- RGB ---------------------------------------------------------------------------------------
+
+
+def _pushed(base: np.ndarray, zoom: float) -> np.ndarray:
+    """``base`` scaled by ``zoom`` (>= 1) about the frame's centre, same size."""
+    if zoom <= 1.0 + 1e-6:
+        return base.copy()
+    height, width = base.shape[:2]
+    matrix = np.float64([[zoom, 0.0, (1.0 - zoom) * width / 2],
+                         [0.0, zoom, (1.0 - zoom) * height / 2]])
+    return cv2.warpAffine(base, matrix, (width, height), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT)
+
+
+def placed_sprite(sprite: Sprite, place: Placement
+            ) -> tuple[int, int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The sprite moved to ``place`` (its index and opacity unused): (left, top, (shade, alpha,
+    ink)), scaled and placed to the sub-pixel, for :func:`media.cards.draw.composite_sprite`."""
+    h, w = sprite.alpha.shape
+    scale = place.scale
+    left, top = math.floor(place.left), math.floor(place.top)
+    size = (math.ceil(w * scale + 2), math.ceil(h * scale + 2))
+    matrix = np.float64([[scale, 0.0, place.left - left], [0.0, scale, place.top - top]])
+    glyphs = np.dstack((sprite.ink, sprite.alpha))
+    moved = cv2.warpAffine(glyphs, matrix, size, flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    shade = cv2.warpAffine(sprite.shade, matrix, size, flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return left, top, (shade, np.ascontiguousarray(moved[..., 3]),
+                       np.ascontiguousarray(moved[..., :3]))
+
+
+def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
+                   entrance_at: float | None = None) -> np.ndarray:
+    """The card ``seconds`` into its ``length_s`` seconds on screen as uint8 RGB (a new
+    array): the same frame as :func:`card_frame`, drawn from the RGB parts."""
+    motion = card_motion(image, seconds, length_s, entrance_at)
+    out = _pushed(image.base, motion.zoom)
+    placed = [(image.sprites[p.index], p.opacity, placed_sprite(image.sprites[p.index], p))
+              for p in motion.placements]
+    for shade in (True, False):  # every shadow under every glyph, as one text layer
+        for sprite, opacity, (left, top, arrays) in placed:
+            composite_sprite(out, sprite, left, top, opacity, shade=shade, scaled=arrays)
+    return out
+
+
+# --- I420 --------------------------------------------------------------------------------------
+
+
+def card_frame(image: CardImage, seconds: float, length_s: float,
+               entrance_at: float | None = None) -> np.ndarray:
+    """The card ``seconds`` into its ``length_s`` seconds on screen: a new I420 frame
+    (:mod:`media.base.yuv`), made from the card's I420 parts (:attr:`CardImage.i420`).
+
+    ``entrance_at``: when (seconds) its words start coming in; None: everything is in place
+    from the first frame (the opening card).
+    """
+    motion = card_motion(image, seconds, length_s, entrance_at)
+    parts = image.i420
+    width, height = yuv.frame_size(parts.base)
+    out = np.empty_like(parts.base)
+    planes_in, planes_out = yuv.planes(parts.base), yuv.planes(out)
+    zoom = motion.zoom
+    # Luma: zoom about index (W/2, H/2), as the RGB warp; chroma: the same map on its grid.
+    luma_t = ((1.0 - zoom) * width / 2, (1.0 - zoom) * height / 2)
+    chroma_t = ((1.0 - zoom) * (width - 1) / 4, (1.0 - zoom) * (height - 1) / 4)
+    for plane, (src, dst) in enumerate(zip(planes_in, planes_out, strict=True)):
+        _push_plane(src, dst, zoom, luma_t if plane == 0 else chroma_t)
+    if motion.placements:
+        _lay_text(planes_out, parts.sprites, motion.placements)
+    return out
+
+
+def _resize_origin(pos: float, zoom: float) -> tuple[int, int] | None:
+    """For one axis of a picture zoomed by ``zoom`` whose output pixel 0 shows source pixel
+    ``pos``: a whole source pixel ``o`` (the region's start; before 0: padded) and a whole
+    number ``n`` >= 1 of output pixels such that ``cv2.resize`` by ``zoom`` of the region from
+    ``o`` (it shows region pixel ``(j + 0.5) / zoom - 0.5`` at output pixel ``j``), cut at
+    ``n``, is the zoom within :data:`SUBPIXEL_TOLERANCE` (no coarser than ``warpAffine``'s own
+    1/32-pixel grid): ``(o, n)`` with the least ``n``, or None when ``n`` would pass
+    :data:`MAX_RESIZE_LEAD`."""
+    origin = math.floor(pos)
+    first = zoom * (pos - origin) + (zoom - 1.0) / 2  # output pixels from the origin to pos
+    # Each whole source pixel further back adds ``zoom`` output pixels: the fractional part
+    # creeps by ``zoom - 1``, so jump straight to where it next nears a whole number.
+    back = max(0, math.ceil((1.0 - first) / zoom))
+    while True:
+        steps = first + back * zoom
+        if steps > MAX_RESIZE_LEAD:
+            return None
+        whole = round(steps)
+        if steps >= 1.0 and abs(steps - whole) <= SUBPIXEL_TOLERANCE:
+            return origin - back, whole
+        if zoom - 1.0 <= 1e-12:
+            return None
+        fraction = steps - math.floor(steps)
+        back += max(1, math.ceil((1.0 - SUBPIXEL_TOLERANCE - fraction) / (zoom - 1.0)))
+
+
+def _resampled(src: np.ndarray, zoom: float, shift: tuple[float, float], size: tuple[int, int],
+               border: int, fill: tuple[float, ...] = (0.0,), margin: int = 0) -> np.ndarray:
+    """``src`` scaled by ``zoom`` (>= 1) then moved by ``shift`` (pixels) into a new ``size``
+    (width, height) array: output pixel ``x`` shows source pixel ``(x - shift) / zoom``;
+    beyond ``src``, its ``border`` (``cv2.BORDER_*``; ``fill`` for a constant one). ``src``
+    may carry ``margin`` pixels of that border on every side already (pixel 0 is then its
+    ``margin``-th): regions inside it are read as views, not padded copies.
+
+    One ``cv2.resize`` of a region (a third to a quarter of the CPU of ``warpAffine``, which
+    spends most of its time mapping coordinates) where whole-pixel origins make it exact (see
+    :func:`_resize_origin`) at no more than :data:`RESIZE_COST_MAX` times the output's area,
+    else the warp.
+    """
+    out_w, out_h = size
+    along_x = _resize_origin(-shift[0] / zoom, zoom)
+    along_y = _resize_origin(-shift[1] / zoom, zoom)
+    if (along_x is None or along_y is None
+            or (along_x[1] + out_w) * (along_y[1] + out_h) > RESIZE_COST_MAX * out_w * out_h):
+        matrix = np.float64([[zoom, 0.0, shift[0] - zoom * margin],
+                             [0.0, zoom, shift[1] - zoom * margin]])
+        return cv2.warpAffine(src, matrix, size, flags=cv2.INTER_LINEAR, borderMode=border,
+                              borderValue=fill)
+    height, width = src.shape[:2]
+    (x0, nx), (y0, ny) = along_x, along_y
+    x0, y0 = x0 + margin, y0 + margin
+    x1 = x0 + math.ceil((nx + out_w) / zoom) + 2
+    y1 = y0 + math.ceil((ny + out_h) / zoom) + 2
+    region = src[max(0, y0):min(height, y1), max(0, x0):min(width, x1)]
+    pads = (max(0, -y0), max(0, y1 - height), max(0, -x0), max(0, x1 - width))
+    if any(pads):
+        region = cv2.copyMakeBorder(region, *pads, border, value=fill)
+    big = cv2.resize(region, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_LINEAR)
+    return big[ny:ny + out_h, nx:nx + out_w]
+
+
+def _push_plane(src: np.ndarray, dst: np.ndarray, zoom: float,
+                shift: tuple[float, float]) -> None:
+    """``dst`` (same size as ``src``) = ``src`` scaled by ``zoom`` about the frame's centre
+    (``shift``: see :func:`_resampled`), the edges reflected as the RGB warp's."""
+    if zoom <= 1.0 + 1e-6:
+        dst[:] = src
+        return
+    height, width = src.shape
+    dst[:] = _resampled(src, zoom, shift, (width, height), cv2.BORDER_REFLECT)
+
+
+def _moved(layer: Layer, place: Placement, chroma: bool, fill: tuple[float, ...]
+           ) -> tuple[float, int, int, np.ndarray]:
+    """A sprite's ``layer`` moved to ``place`` on a luma or ``chroma`` plane: (opacity, left,
+    top, moved array) on that plane's whole pixels; ``fill``: each channel's value where
+    nothing is drawn."""
+    scale = place.scale
+    left_f, top_f = place.left + scale * layer.dx, place.top + scale * layer.dy
+    if chroma:  # chroma sample c sits at luma pixel 2c + 0.5 (the layer's first: dx + 0.5)
+        left_f = (left_f + scale * 0.5 - 0.5) / 2
+        top_f = (top_f + scale * 0.5 - 0.5) / 2
+    h, w = layer.inner.shape[:2]
+    left, top = math.floor(left_f), math.floor(top_f)
+    size = (math.ceil(w * scale + 2), math.ceil(h * scale + 2))
+    moved = _resampled(layer.array, scale, (left_f - left, top_f - top), size,
+                       cv2.BORDER_CONSTANT, fill, LAYER_MARGIN)
+    return place.opacity, left, top, moved
+
+
+def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
+              sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...]) -> None:
+    """Composite the placed sprites onto the Y, U, V ``planes`` in place: every shadow, then
+    every glyph, as one text layer; each plane's text region is converted to float once."""
+    placed = [(sprites[place.index], place) for place in placements]
+    shades = [_moved(s.shade, place, False, (1.0,)) for s, place in placed]
+    glyphs = [_moved(s.glyphs, place, False, (0.0, 1.0)) for s, place in placed]
+    chroma_shades = [_moved(s.chroma_shade, place, True, (1.0,)) for s, place in placed]
+    chroma_glyphs = [_moved(s.chroma_glyphs, place, True, (0.0, 0.0, 1.0))
+                     for s, place in placed]
+    y, u, v = planes
+    _composite(y, shades, glyphs, paint=0, keep=1, black=yuv.BLACK_Y)
+    _composite(u, chroma_shades, chroma_glyphs, paint=0, keep=2, black=yuv.NEUTRAL_C)
+    _composite(v, chroma_shades, chroma_glyphs, paint=1, keep=2, black=yuv.NEUTRAL_C)
+
+
+def _window(shape: tuple[int, ...], layers: list) -> tuple[int, int, int, int] | None:
+    """The bounding box (x0, y0, x1, y1) of ``layers`` clipped to a plane of ``shape``."""
+    height, width = shape[:2]
+    x0 = max(0, min(left for _, left, _, _ in layers))
+    y0 = max(0, min(top for _, _, top, _ in layers))
+    x1 = min(width, max(left + a.shape[1] for _, left, _, a in layers))
+    y1 = min(height, max(top + a.shape[0] for _, _, top, a in layers))
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
+def _clipped(layers: list, box: tuple[int, int, int, int]) -> list:
+    """``layers`` ((opacity, left, top, array)) where they overlap ``box``: (opacity, region
+    window (``box``-relative), the array's window)."""
+    bx0, by0, bx1, by1 = box
+    out = []
+    for opacity, left, top, array in layers:
+        h, w = array.shape[:2]
+        x0, y0 = max(bx0, left), max(by0, top)
+        x1, y1 = min(bx1, left + w), min(by1, top + h)
+        if x1 > x0 and y1 > y0:
+            out.append((opacity, (slice(y0 - by0, y1 - by0), slice(x0 - bx0, x1 - bx0)),
+                        array[y0 - top:y1 - top, x0 - left:x1 - left]))
+    return out
+
+
+def _composite(plane: np.ndarray, shades: list, glyphs: list, *, paint: int, keep: int,
+               black: int) -> None:
+    """Every shadow (``shades``: (opacity, left, top, keep)), then every glyph (``glyphs``:
+    (opacity, left, top, channels)) onto the uint8 ``plane`` in place, worked on the plane
+    less its ``black`` (see :class:`SpriteI420`): ``paint`` and ``keep`` are the glyph
+    channels' indices."""
+    box = _window(plane.shape, shades + glyphs)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    region = plane[y0:y1, x0:x1].astype(np.float32)
+    region -= black
+    for opacity, into, factor in _clipped(shades, box):
+        if opacity < 1.0:
+            factor = 1.0 - opacity + opacity * factor
+        region[into] *= factor
+    for opacity, into, channels in _clipped(glyphs, box):
+        factor, ink = channels[..., keep], channels[..., paint]
+        if opacity < 1.0:
+            factor, ink = 1.0 - opacity + opacity * factor, opacity * ink
+        target = region[into]
+        target *= factor
+        target += ink
+    region += black
+    plane[y0:y1, x0:x1] = cv2.convertScaleAbs(region)

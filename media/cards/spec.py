@@ -1,0 +1,79 @@
+"""What a title card says, as plain data: no Pillow, no OpenCV, so the film's planner
+(:mod:`media.plan.timeline`) and the API side can name a card without loading the drawing code
+(:mod:`media.cards.draw`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RGB = tuple[int, int, int]
+
+KINDS = ("opening", "closing")
+STYLES = ("gift", "brand", "social")
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """What a title card says and how it should feel.
+
+    ``lines``: opening: (occasion short name, recipient name); closing: (relationship line,
+    optional short memory line). Missing or blank lines are left out. ``accent_hex``:
+    ``#RRGGBB`` (or ``#RGB``) brand colour, or None for the house palette. ``gentle``: memorial
+    or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``
+    (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks
+    regional CJK glyph forms (``ja``, ``ko``, ``zh-Hans``, ``zh-Hant``, ``zh-HK``).
+    """
+
+    kind: str
+    lines: tuple[str, ...]
+    accent_hex: str | None = None
+    gentle: bool = False
+    style: str = "gift"
+    lang: str | None = None
+
+    def __post_init__(self) -> None:
+        # Accept any sequence (e.g. a list from JSON) and None entries; keep the spec hashable.
+        lines = tuple("" if line is None else str(line) for line in self.lines)
+        object.__setattr__(self, "lines", lines)
+        if self.kind not in KINDS:
+            raise ValueError(f"card kind must be one of {KINDS}, not {self.kind!r}")
+        if self.style not in STYLES:
+            raise ValueError(f"card style must be one of {STYLES}, not {self.style!r}")
+        if self.accent_hex is not None:
+            parse_hex(self.accent_hex)
+
+
+@dataclass(frozen=True)
+class TextBox:
+    """Where one drawn line's ink sits, in frame pixels (right and bottom exclusive).
+
+    ``role`` is ``heading``, ``title``, ``sub`` or ``rule`` (the accent rule, ``text`` empty).
+    """
+
+    role: str
+    text: str
+    left: int
+    top: int
+    right: int
+    bottom: int
+    size: int
+
+    @property
+    def width(self) -> int:
+        """Ink width in pixels."""
+        return self.right - self.left
+
+    @property
+    def height(self) -> int:
+        """Ink height in pixels."""
+        return self.bottom - self.top
+
+
+def parse_hex(value: str) -> RGB:
+    """``#RRGGBB`` or ``#RGB`` (the ``#`` optional) to an RGB tuple; ValueError otherwise."""
+    digits = value.strip().removeprefix("#")
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        raise ValueError(f"not a hex colour: {value!r}")
+    return (int(digits[0:2], 16), int(digits[2:4], 16), int(digits[4:6], 16))

@@ -1,0 +1,429 @@
+"""A title card's text: shaped, wrapped and placed (Pillow fonts; no pixels composited here).
+
+Customer text is drawn by us glyph by glyph (nothing goes into an ffmpeg filter string), so
+apostrophes, colons, percent signs, backslashes and braces show exactly as typed. Text is
+normalised to NFC, bidi controls are neutralised, whitespace runs fold to one space; lines are
+shaped by :mod:`media.cards.shaping` (any bundled script, right-to-left runs, colour emoji). Text no
+bundled font can draw is never silently lost: :func:`drawn_text` leaves the line out (a letter)
+or drops the symbol, and the layout's ``notes`` say so.
+
+Layout: lines are centred in a safe area (8% side margins; for ``social`` the top 12% and bottom
+20% of the frame stay clear), wrap into balanced lines (at most 2-3) and shrink until every line
+fits, so text never clips. :func:`text_layout` returns the ink boxes of the drawn lines and
+:func:`text_mask` the glyph coverage, for tests and verifiers; :func:`layout_card` is the layout
+:mod:`media.cards.draw` draws.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from media.cards import bidi, fonts
+from media.cards.overlay import card_logo_size
+from media.cards.shaping import ShapedLine, clusters, draw_emoji, shape_line
+from media.cards.spec import CardSpec, TextBox
+
+# Fractions of the frame kept clear of text.
+SIDE_MARGIN = 0.08
+SOCIAL_TOP_CLEAR = 0.12
+SOCIAL_BOTTOM_CLEAR = 0.20
+# Widest line, in units of the frame's short side (keeps 16:9 lines from running edge to edge).
+MAX_MEASURE_U = 1.36
+LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
+# 9:16 is width-limited: its type is this much larger (in units of its short side, the width),
+# so a name reads as large on a phone as on a TV; the closing card's longer lines grow less.
+PORTRAIT_BOOST = {("opening", "heading"): 1.3, ("opening", "title"): 1.3,
+                  ("closing", "title"): 1.12, ("closing", "sub"): 1.1}
+
+
+# --- text shaping helpers ---------------------------------------------------------------------
+
+_NO_BREAK_BEFORE = frozenset(
+    "、。，．,.!?！？:;：；%)）]］}｝」』】〉》〕〙〗ー…‥・々ゝゞヽヾ"
+    "ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ゛゜"
+)
+_NO_BREAK_AFTER = frozenset("([{（［｛「『【〈《〔〘〖")
+_GREEK_TONOS = frozenset((0x300, 0x301, 0x342, 0x313, 0x314, 0x345))
+
+
+def _is_cjk(ch: str) -> bool:
+    """Ideographs, kana and CJK punctuation: scripts that wrap between any two characters."""
+    code = ord(ch)
+    return (0x2E80 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0xFF00 <= code <= 0xFFEF
+            or 0x20000 <= code <= 0x3FFFF)
+
+
+def _caps(text: str) -> str:
+    """Uppercase for tracked headings; Greek capitals drop their accents, as typesetters do."""
+    decomposed = unicodedata.normalize("NFD", text.upper())
+    out: list[str] = []
+    base = ""
+    for ch in decomposed:
+        if unicodedata.combining(ch):
+            if ord(ch) in _GREEK_TONOS and ("\u0370" <= base <= "\u03ff"
+                                            or "\u1f00" <= base <= "\u1fff"):
+                continue
+        else:
+            base = ch
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def _tokens(text: str, hard: bool) -> list[tuple[str, bool]]:
+    """Unbreakable pieces of ``text`` as (piece, preceded by a space).
+
+    Breaks fall at spaces, between CJK characters (kinsoku: no line starts with closing
+    punctuation or small kana, none ends with an opening bracket), after a hyphen or slash, and
+    with ``hard`` between any two characters (for a single word too long for the line).
+    """
+    tokens: list[tuple[str, bool]] = []
+    for word_index, word in enumerate(text.split(" ")):
+        if not word:
+            continue
+        parts = clusters(word)
+        piece = parts[0]
+        space = word_index > 0 and bool(tokens)
+        for prev, cur in itertools.pairwise(parts):
+            breakable = (hard or _is_cjk(prev[0]) or _is_cjk(cur[0])
+                         or (prev in ("-", "/") and len(piece) > 1))
+            if (breakable and cur[0] not in _NO_BREAK_BEFORE
+                    and prev[-1] not in _NO_BREAK_AFTER):
+                tokens.append((piece, space))
+                piece, space = cur, False
+            else:
+                piece += cur
+        tokens.append((piece, space))
+    return tokens
+
+
+# --- layout -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextRole:
+    """How one kind of line is set: sizes in units of the frame's short side, spacing in em."""
+
+    name: str        # heading | title | sub
+    size: float      # largest size, in units of the frame's short side
+    max_lines: int
+    tracking: float  # letter spacing in em
+    caps: bool
+    weight: str
+    colour: str      # palette attribute
+    pitch: float     # line pitch in em
+
+
+def drawn_text(text: str, face: int) -> tuple[str, str | None]:
+    """What of ``text`` a card draws, and a note when that is not all of it.
+
+    Bidi controls and invisible format characters go silently (they draw nothing). Symbols no
+    bundled font draws (a pictograph newer than the emoji font) are dropped and noted. If a
+    letter, mark or digit cannot be drawn, the whole line is left out (returns ``""``) and
+    noted: a name is never drawn misspelled, the card falls back to its layout without it.
+    """
+    missing = fonts.missing_glyphs(text, face)
+    if not missing:
+        return fonts.drawable(text, face, colour=True), None
+    codes = " ".join(f"U+{ord(ch):04X}" for ch in missing)
+    if any(unicodedata.category(ch)[0] in "LMN" for ch in missing):
+        return "", f"left out: no bundled font draws {codes}"
+    return (fonts.drawable(text, face, colour=True),
+            f"dropped symbols no bundled font draws: {codes}")
+
+
+def undrawn_notes(card: CardSpec) -> tuple[str, ...]:
+    """What of ``card``'s text will not be drawn and why (empty when all of it is): for the
+    film's plan, so ops can see it (see :func:`drawn_text`)."""
+    return tuple(_roles_and_notes(card)[1])
+
+
+def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[str]]:
+    """The card's non-empty lines with the typographic role of each, and notes on any text
+    that could not be drawn (see :func:`drawn_text`)."""
+    social = card.style == "social"
+    gentle = card.gentle
+    regular_if_gentle = fonts.REGULAR if gentle else fonts.BOLD
+    raw = [*card.lines, "", ""]
+    if card.kind == "opening":
+        first = TextRole("heading", 0.064 if social else (0.046 if gentle else 0.050), 2,
+                      0.22 if gentle else 0.18, True, regular_if_gentle, "heading", 1.45)
+        second = TextRole("title", 0.19 if social else (0.135 if gentle else 0.155), 3, 0.0,
+                       False, regular_if_gentle, "text", 1.14)
+    else:
+        first = TextRole("title", 0.10 if social else (0.076 if gentle else 0.084), 3, 0.0,
+                      False, regular_if_gentle, "text", 1.28)
+        second = TextRole("sub", 0.06 if social else (0.048 if gentle else 0.052), 3, 0.0,
+                       False, fonts.REGULAR, "secondary", 1.38)
+    face = fonts.face_for(" ".join(card.lines), card.lang)
+    out = []
+    notes = []
+    for text, role in ((raw[0], first), (raw[1], second)):
+        clean, note = drawn_text(text, face)
+        if note:
+            notes.append(f"{card.kind} card {role.name} line {note}")
+        if role.caps:
+            clean = fonts.drawable(_caps(clean), face, colour=True)
+        if clean and role.name == "sub":
+            clean = _quoted(clean, face)
+        if clean:
+            out.append((clean, role))
+    return out, notes
+
+
+_QUOTES = frozenset("\"'“”‘’«»„「『")
+
+
+def _quoted(text: str, face: int) -> str:
+    """A memory line set as a quotation (curly quotes added unless it is already quoted)."""
+    if text[0] in _QUOTES or text[-1] in _QUOTES or bidi.base_level(text) == 1:
+        return text  # right-to-left quotation marks differ by language: none added
+    quoted = f"\u201c{text}\u201d"
+    return quoted if fonts.drawable(quoted, face, colour=True) == quoted else text
+
+
+def _balanced(widths: list[float], spaces: list[bool], space_w: float,
+              lines: int) -> tuple[list[int], float]:
+    """Split tokens into ``lines`` lines minimising the widest; return (line starts, width)."""
+    count = len(widths)
+    pw = [0.0]
+    ps = [0]
+    for w, s in zip(widths, spaces, strict=True):
+        pw.append(pw[-1] + w)
+        ps.append(ps[-1] + int(s))
+
+    def width(i: int, j: int) -> float:
+        return pw[j] - pw[i] + space_w * (ps[j] - ps[i + 1])
+
+    inf = math.inf
+    best = [[inf] * (count + 1) for _ in range(lines + 1)]
+    back = [[0] * (count + 1) for _ in range(lines + 1)]
+    best[0][0] = 0.0
+    for k in range(1, lines + 1):
+        for j in range(k, count + 1):
+            for i in range(k - 1, j):
+                if best[k - 1][i] == inf:
+                    continue
+                cand = max(best[k - 1][i], width(i, j))
+                if cand < best[k][j]:
+                    best[k][j] = cand
+                    back[k][j] = i
+    starts = []
+    j = count
+    for k in range(lines, 0, -1):
+        i = back[k][j]
+        starts.append(i)
+        j = i
+    return starts[::-1], best[lines][count]
+
+
+_REF = 100
+
+
+def _wrap(text: str, role: TextRole, max_px: float, measure: float, weight: str,
+          face: int) -> tuple[int, list[str]]:
+    """Largest size (<= ``max_px``) and balanced lines (<= ``role.max_lines``) that fit."""
+    tracking_ref = role.tracking * _REF
+    space_w = shape_line(" ", _REF, weight, face, 0.0).advance + tracking_ref
+    best: tuple[float, int, list[str]] | None = None  # score, size, lines
+    for hard in (False, True):
+        tokens = _tokens(text, hard)
+        widths = [shape_line(t, _REF, weight, face, tracking_ref).advance + tracking_ref
+                  for t, _ in tokens]
+        spaces = [s for _, s in tokens]
+        for n in range(1, min(role.max_lines, len(tokens)) + 1):
+            starts, widest = _balanced(widths, spaces, space_w, n)
+            size = min(max_px, _REF * measure / max(widest, 1.0) * 0.985)
+            # A second or third line must buy clearly bigger type to be worth it.
+            score = size * 0.86 ** (n - 1) - (0.5 if hard else 0.0)
+            if best is None or score > best[0]:
+                lines = []
+                for a, b in zip(starts, [*starts[1:], len(tokens)], strict=True):
+                    lines.append("".join((" " if s and k > a else "") + t
+                                         for k, (t, s) in enumerate(tokens[a:b], start=a)))
+                best = (score, max(1, int(size)), lines)
+        if best is not None and best[1] >= 0.45 * max_px:
+            break  # soft breaks were good enough: never split words needlessly
+    assert best is not None
+    return best[1], best[2]
+
+
+@dataclass(frozen=True)
+class LaidLine:
+    """One placed line: its type ``size`` and pen start ``x``/``baseline`` (pixels), and the
+    ``box`` (left, top, right, bottom pixels) its ink covers."""
+
+    role: TextRole
+    text: str
+    size: int
+    x: float          # pen position of the line's start
+    baseline: float
+    box: tuple[int, int, int, int]
+    level: int = 0    # the bidi level of the paragraph the line was wrapped from
+
+
+@dataclass(frozen=True)
+class CardLayout:
+    """A card's placed lines, its accent ``rule`` box, the ``safe`` box the text keeps inside
+    (pixels), the font ``face`` (see :func:`media.cards.fonts.face_for`) and ``notes`` on text it
+    could not draw."""
+
+    lines: tuple[LaidLine, ...]
+    rule: tuple[int, int, int, int] | None
+    safe: tuple[int, int, int, int]
+    face: int
+    notes: tuple[str, ...] = ()  # text the card could not draw (see drawn_text)
+
+
+def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) pixel box all text stays inside."""
+    side = round(width * SIDE_MARGIN)
+    if card.style == "social":
+        top = math.ceil(height * SOCIAL_TOP_CLEAR) + round(height * 0.01)
+        bottom = math.floor(height * (1 - SOCIAL_BOTTOM_CLEAR)) - round(height * 0.01)
+    else:
+        top, bottom = round(height * 0.08), round(height * 0.92)
+    return side, top, width - side, bottom
+
+
+@functools.lru_cache(maxsize=64)
+def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -> CardLayout:
+    """Lines placed inside the safe area, whose top ``reserve_top`` pixels are left free (for
+    a logo above the text)."""
+    if width < 16 or height < 16:
+        raise ValueError(f"card too small: {width}x{height}")
+    unit = min(width, height)
+    safe = safe_area(card, width, height)
+    safe = (safe[0], min(safe[1] + reserve_top, (safe[1] + safe[3]) // 2), safe[2], safe[3])
+    measure = min(safe[2] - safe[0], MAX_MEASURE_U * unit)
+    roles, notes = _roles_and_notes(card)
+    face = fonts.face_for(" ".join(card.lines), card.lang)
+    social = card.style == "social"
+    rule_len = round(unit * (0.11 if social else (0.06 if card.gentle else 0.08)))
+    rule_thick = max(2, round(unit * (0.0058 if social else (0.003 if card.gentle else 0.0045))))
+    gap = unit * 0.034
+    portrait = height > width
+
+    wrapped = [(role, *_wrap(text, role, role.size * unit * (
+        PORTRAIT_BOOST.get((card.kind, role.name), 1.0) if portrait else 1.0),
+        measure, role.weight, face)) for text, role in roles]
+    levels = {role.name: bidi.base_level(text) for text, role in roles}
+    if not wrapped:
+        return CardLayout((), None, safe, face, tuple(notes))
+
+    def fitted(role: TextRole, lines: list[str], px: int) -> int:
+        """Largest size <= px at which every line's real ink fits the measure (kerning and
+        hinting can differ slightly from the estimate); one size for the whole role."""
+        while px > 4:
+            widths = [shape_line(t, px, role.weight, face, role.tracking * px,
+                                 levels[role.name]).ink for t in lines]
+            if max(r - left for left, _, r, _ in widths) <= measure:
+                break
+            px = max(4, int(px * 0.97))
+        return px
+
+    def place(scale: float) -> tuple[list[LaidLine], tuple[int, int, int, int] | None]:
+        stack: list[tuple[TextRole | None, str, int]] = []  # (role or None for the rule, text, px)
+        for index, (role, size, lines) in enumerate(wrapped):
+            px = fitted(role, lines, max(1, int(size * scale)))
+            stack.extend((role, line, px) for line in lines)
+            if index == 0:
+                stack.append((None, "", 0))  # the accent rule: between the blocks, or below one
+        heights = [rule_thick + 2 * gap * scale if role is None else role.pitch * px
+                   for role, _, px in stack]
+        centre_y = (safe[1] + safe[3]) / 2 - (0.0 if social else height * 0.012)
+        y = centre_y - sum(heights) / 2
+        lines_out: list[LaidLine] = []
+        rule_box = None
+        for (role, text, px), h in zip(stack, heights, strict=True):
+            if role is None:
+                top = round(y + (h - rule_thick) / 2)
+                left = round(width / 2 - rule_len / 2)
+                rule_box = (left, top, left + rule_len, top + rule_thick)
+            else:
+                level = levels[role.name]
+                ink_left, ink_top, ink_right, ink_bottom = shape_line(
+                    text, px, role.weight, face, role.tracking * px, level).ink
+                baseline = y + h / 2 + 0.36 * px
+                x = width / 2 - (ink_left + ink_right) / 2
+                box = (math.floor(x + ink_left), math.floor(baseline + ink_top),
+                       math.ceil(x + ink_right), math.ceil(baseline + ink_bottom))
+                lines_out.append(LaidLine(role, text, px, x, baseline, box, level))
+            y += h
+        return lines_out, rule_box
+
+    scale = 1.0
+    for _ in range(60):
+        lines_out, rule_box = place(scale)
+        boxes = [line.box for line in lines_out] + ([rule_box] if rule_box else [])
+        if (min(b[1] for b in boxes) >= safe[1] and max(b[3] for b in boxes) <= safe[3]) \
+                or scale < 0.05:
+            break
+        scale *= 0.95  # too tall for the safe area: shrink everything a step
+    return CardLayout(tuple(lines_out), rule_box, safe, face, tuple(notes))
+
+
+def logo_reserve(width: int, height: int, logo: np.ndarray | None) -> tuple[int, int, int]:
+    """(logo width, logo height, pixels kept free above the text) on a card; zeros without."""
+    if logo is None:
+        return 0, 0, 0
+    lw, lh = card_logo_size(width, height, logo.shape[1], logo.shape[0])
+    return lw, lh, lh + round(LOGO_GAP * min(width, height))
+
+
+def text_layout(card: CardSpec, width: int, height: int,
+                logo: np.ndarray | None = None) -> list[TextBox]:
+    """Ink boxes of every drawn line (and the accent rule, role ``rule``) in frame pixels, on
+    a card drawn with ``logo`` (which moves the text down to make room) or without."""
+    reserve = logo_reserve(width, height, logo)[2]
+    with fonts.LOCK:
+        lay = layout_card(card, width, height, reserve)
+    boxes = [TextBox(line.role.name, line.text, *line.box, line.size) for line in lay.lines]
+    if lay.rule is not None:
+        boxes.append(TextBox("rule", "", *lay.rule, 0))
+    return boxes
+
+
+def line_pieces(lay: CardLayout, line: LaidLine) -> ShapedLine:
+    """The shaped pieces of one laid line (pen offsets from ``line.x``)."""
+    return shape_line(line.text, line.size, line.role.weight, lay.face,
+                      line.role.tracking * line.size, line.level)
+
+
+def draw_text(image: Image.Image, lay: CardLayout, origin: tuple[int, int],
+              colours: dict[str, tuple[int, ...]] | None,
+              only: Callable[[int, int], bool] | None = None) -> None:
+    """Draw ``lay``'s lines onto ``image`` (RGBA, or L for a mask), which starts at ``origin``
+    (frame pixels), in ``colours`` by palette attribute (None: full coverage, 255, for a mask).
+    ``only(line index, word index)`` picks which words to draw (default: all). Emoji keep their
+    own colours. Hold :data:`media.cards.fonts.LOCK`."""
+    draw = ImageDraw.Draw(image)
+    ox, oy = origin
+    for index, line in enumerate(lay.lines):
+        fill = colours[line.role.colour] if colours else 255
+        for piece in line_pieces(lay, line).items:
+            if only is not None and not only(index, piece.word):
+                continue
+            x, y = line.x + piece.x - ox, line.baseline - oy
+            if fonts.is_colour(piece.font):
+                draw_emoji(image, piece, x, y)
+            else:
+                draw.text((x, y), piece.text, font=piece.font, anchor="ls", fill=fill,
+                          direction=piece.direction)
+
+
+def text_mask(card: CardSpec, width: int, height: int) -> np.ndarray:
+    """Glyph coverage of the card's text (float32, 0-1, shape (height, width)); no rule, no
+    shadow. Lets a test find exactly which pixels are text."""
+    image = Image.new("L", (width, height), 0)
+    with fonts.LOCK:
+        lay = layout_card(card, width, height)
+        draw_text(image, lay, (0, 0), None)
+    return np.asarray(image, dtype=np.float32) / 255.0

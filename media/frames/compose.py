@@ -1,0 +1,547 @@
+"""Frame composition in numpy/OpenCV: photo moves, clip frames, transitions.
+
+Film frames are I420 (:mod:`media.base.yuv`: Y, then U and V at half size, BT.709 limited range),
+what the encoders take as they are. A photo is converted once, when it is pre-scaled
+(:func:`prescale_i420`); every frame is then drawn plane by plane with the functions below,
+which work on one plane (or on RGB) given its own pixels per source pixel (a chroma plane's are
+half the luma's, so one viewport places all three planes, chroma centre-sited).
+
+Photos are sampled bilinearly at continuous positions (no integer-stepped crops), as one float
+affine warp per frame would (``cv2.warpAffine``, replicated border), from a source pre-scaled
+once with area averaging so that no frame minifies it by more than about :data:`MAX_MINIFY`.
+The warp spends most of its time mapping coordinates, so most frames take a cheaper exact route
+to the same pixels (within :data:`SUBPIXEL_TOLERANCE`): one ``cv2.resize`` from a whole-pixel
+origin (:func:`resize_crop`), or at 1:1 a sub-pixel shift (:func:`shifted_crop`); the warp is
+the fallback. A fitted photo (see :mod:`media.look.framing`) is drawn the same way over its blurred,
+darkened backdrop with anti-aliased edges. Clip frames are scaled to cover the frame around
+their centre. Transitions are linear blends (``cv2.addWeighted``, computed in float and
+rounded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from media.base import yuv
+from media.look.framing import Motion, Rect
+from media.look.subjects import Subject
+from media.plan.timeline import CROSSFADE, CUT, FADE_BLACK, Timeline, Transition
+
+MAX_MINIFY = 1.5  # the warp never shrinks the pre-scaled source by more than this
+PRESCALE_STEP = 0.05  # pre-scale factors are multiples of this
+BACKDROP_DIM = 0.45  # brightness of the blurred backdrop behind a fitted photo
+BACKDROP_DOWNSCALE = 8  # the backdrop is blurred at 1/8 of the output size
+SHADOW_STRENGTH = 0.55
+WARP_FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+SUBPIXEL_TOLERANCE = 1 / 32  # output pixels a resized crop may sit off the exact viewport
+ORIGIN_SEARCH = 96  # source pixels before the viewport always searched for a resize origin
+# Farther out, an origin is still taken up to this share of the frame's width (height) before
+# the viewport: resizing that much more costs less than the warp (about twice a resize), and
+# near 1:1 zooms (whole photos used at full size) need it.
+MAX_ORIGIN_SHARE = 0.4
+# Replicated edge pixels kept around a pre-scaled source, so that crops reaching past the photo's
+# edge (resize origins mostly lie up to ORIGIN_SEARCH + 1 pixels before the viewport) are views,
+# not per-frame copies; a photo used at full size gets this border only up to
+# MARGIN_COPY_MAX_PIXELS.
+MARGIN_BEFORE = ORIGIN_SEARCH + 2
+MARGIN_AFTER = 4
+MARGIN_COPY_MAX_PIXELS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Prescaled:
+    """A source image scaled once: ``sx``/``sy`` are its pixels per original source pixel.
+
+    ``framed``, if set, is ``image`` inside a border of its repeated edge pixels,
+    :data:`MARGIN_BEFORE` wide on the left and top and :data:`MARGIN_AFTER` on the right and
+    bottom (``image`` is then a view into it)."""
+
+    image: np.ndarray
+    sx: float
+    sy: float
+    framed: np.ndarray | None = None
+
+    @property
+    def source_size(self) -> tuple[float, float]:
+        """Width and height of the original source (pixels)."""
+        h, w = self.image.shape[:2]
+        return w / self.sx, h / self.sy
+
+
+@dataclass(frozen=True)
+class PrescaledI420:
+    """A source pre-scaled once and held as the film's planes (see :mod:`media.base.yuv`): ``y`` at
+    the pre-scaled size, ``u`` and ``v`` at half of it, each a :class:`Prescaled` whose
+    ``sx``/``sy`` are its own pixels per original source pixel (a chroma plane's are half the
+    luma's, so one viewport in source pixels places all three, chroma centre-sited)."""
+
+    y: Prescaled
+    u: Prescaled
+    v: Prescaled
+
+    @property
+    def planes(self) -> tuple[Prescaled, Prescaled, Prescaled]:
+        """Y, U and V."""
+        return self.y, self.u, self.v
+
+    @property
+    def source_size(self) -> tuple[float, float]:
+        """Width and height of the original source (pixels)."""
+        return self.y.source_size
+
+
+def prescale_factor(motion: Motion, out_width: int) -> float:
+    """Scale (<= 1) for the source so the tightest viewport of ``motion`` maps about 1:1 onto
+    ``out_width`` output pixels (rounded up to :data:`PRESCALE_STEP` so shots of one photo can
+    share it), and the widest never minifies by more than :data:`MAX_MINIFY`."""
+    tightest = min(motion.start.w, motion.end.w)
+    widest = max(motion.start.w, motion.end.w)
+    step = math.ceil(out_width / tightest / PRESCALE_STEP) * PRESCALE_STEP  # shareable sizes
+    return min(1.0, step, MAX_MINIFY * out_width / widest)
+
+
+def prescale(image: np.ndarray, factor: float, margin: bool = True) -> Prescaled:
+    """``image`` (uint8 H x W x 3) area-averaged down by ``factor`` (no change if >= 1), with
+    the replicated border of :class:`Prescaled` if ``margin`` (not for a full-size copy of a
+    photo over :data:`MARGIN_COPY_MAX_PIXELS`)."""
+    h, w = image.shape[:2]
+    if factor >= 0.999:
+        scaled, sx, sy = image, 1.0, 1.0
+        margin = margin and h * w <= MARGIN_COPY_MAX_PIXELS  # the border would copy the photo
+    else:
+        nw, nh = max(1, round(w * factor)), max(1, round(h * factor))
+        scaled = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        sx, sy = nw / w, nh / h
+    return _framed(scaled, sx, sy) if margin else Prescaled(scaled, sx, sy)
+
+
+def prescale_i420(image: np.ndarray, factor: float, margin: bool = True) -> PrescaledI420:
+    """:func:`prescale` of an RGB ``image``, converted once to Y, U and V planes (BT.709
+    limited range, :func:`media.base.yuv.rgb_to_planes`): what every frame of its shots is cut from.
+    """
+    scaled = prescale(image, factor, margin=False)
+    h, w = image.shape[:2]
+    sh, sw = scaled.image.shape[:2]
+    if factor >= 0.999:
+        margin = margin and h * w <= MARGIN_COPY_MAX_PIXELS
+    planes = []
+    for plane, k in zip(yuv.rgb_to_planes(scaled.image), (1.0, 0.5, 0.5), strict=True):
+        sx, sy = k * sw / w, k * sh / h  # chroma pixel i spans luma pixels 2i..2i+2
+        planes.append(_framed(plane, sx, sy) if margin else Prescaled(plane, sx, sy))
+    return PrescaledI420(*planes)
+
+
+def _framed(image: np.ndarray, sx: float, sy: float) -> Prescaled:
+    framed = cv2.copyMakeBorder(image, MARGIN_BEFORE, MARGIN_AFTER, MARGIN_BEFORE, MARGIN_AFTER,
+                                cv2.BORDER_REPLICATE)
+    h, w = image.shape[:2]
+    inner = framed[MARGIN_BEFORE:MARGIN_BEFORE + h, MARGIN_BEFORE:MARGIN_BEFORE + w]
+    return Prescaled(inner, sx, sy, framed)
+
+
+def viewport_matrix(rect: Rect, src: Prescaled, out_w: int, out_h: int,
+                    offset: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Inverse affine (output pixel -> pre-scaled source pixel) showing ``rect`` (source pixels)
+    on an ``out_w`` x ``out_h`` frame; ``offset`` shifts the output origin (pixels).
+
+    Pixel centres are at +0.5: output pixel ``u`` samples source x ``rect.x + (u + 0.5) *
+    rect.w / out_w`` (original pixels), i.e. continuous coordinates, no rounding.
+    """
+    ax = rect.w * src.sx / out_w
+    ay = rect.h * src.sy / out_h
+    tx = rect.x * src.sx + (offset[0] + 0.5) * ax - 0.5
+    ty = rect.y * src.sy + (offset[1] + 0.5) * ay - 0.5
+    return np.array([[ax, 0.0, tx], [0.0, ay, ty]], dtype=np.float64)
+
+
+def render_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
+    """The viewport ``rect`` of a photo as a new ``out_h`` x ``out_w`` RGB frame (sub-pixel):
+    by :func:`shifted_crop` at 1:1, by :func:`resize_crop` where it can place the viewport
+    exactly enough, else one warp. Beyond the photo's edges its edge pixels repeat. The frame
+    is new memory (perhaps a view into a larger new array), never a view of the source."""
+    fast = shifted_crop(src, rect, out_w, out_h)
+    if fast is None:
+        fast = resize_crop(src, rect, out_w, out_h)
+    if fast is not None:
+        return fast
+    matrix = viewport_matrix(rect, src, out_w, out_h)
+    return cv2.warpAffine(src.image, matrix, (out_w, out_h), flags=WARP_FLAGS,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def shifted_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray | None:
+    """:func:`render_crop` of a viewport shown 1:1 (the scale within
+    :data:`SUBPIXEL_TOLERANCE` over the frame), or None at any other scale: a sub-pixel shift
+    as two weighted sums of neighbouring columns, then rows (the warp's bilinear sampling at a
+    third of its cost, within 2 levels of it)."""
+    ax, ay = rect.w * src.sx / out_w, rect.h * src.sy / out_h
+    if max(abs(ax - 1.0) * out_w, abs(ay - 1.0) * out_h) > SUBPIXEL_TOLERANCE:
+        return None
+    x, y = rect.x * src.sx, rect.y * src.sy  # output pixel u samples source x + u
+    left, top = math.floor(x), math.floor(y)
+    roi = _replicated_roi(src, left, top, out_w + 1, out_h + 1)
+    if roi is None:
+        return None
+    rows = _blend_neighbours(roi[:, :out_w], roi[:, 1:], x - left)
+    return np.ascontiguousarray(_blend_neighbours(rows[:out_h], rows[1:], y - top))
+
+
+def _blend_neighbours(first: np.ndarray, second: np.ndarray, weight: float) -> np.ndarray:
+    """``(1 - weight) * first + weight * second`` (uint8); ``first`` alone when the weight is
+    below the warp's 1/32-pixel grid."""
+    if weight < SUBPIXEL_TOLERANCE / 2:
+        return first
+    if weight > 1.0 - SUBPIXEL_TOLERANCE / 2:
+        return second
+    return cv2.addWeighted(first, 1.0 - weight, second, weight, 0.0)
+
+
+def _resize_origin(pos: float, scale: float, out_size: int) -> tuple[int, int] | None:
+    """The integer source origin ``o`` nearest before ``pos`` (it may lie before the photo,
+    whose edge then repeats) whose distance to ``pos`` is, scaled, a whole number ``n`` >= 1 of
+    output pixels within :data:`SUBPIXEL_TOLERANCE`: ``(o, n)``; searched over
+    :data:`ORIGIN_SEARCH` source pixels or :data:`MAX_ORIGIN_SHARE` of ``out_size`` output
+    pixels, whichever is more. None if none qualifies."""
+    top = math.floor(pos)
+    search = max(ORIGIN_SEARCH, math.ceil(MAX_ORIGIN_SHARE * out_size / scale))
+    origins = np.arange(top, top - search - 1, -1)
+    steps = (pos - origins) * scale
+    good = np.flatnonzero((steps >= 1.0) & (np.abs(steps - np.round(steps)) <= SUBPIXEL_TOLERANCE))
+    if len(good) == 0:
+        return None
+    return int(origins[good[0]]), round(float(steps[good[0]]))
+
+
+def _replicated_roi(src: Prescaled, x0: int, y0: int, width: int, height: int
+                    ) -> np.ndarray | None:
+    """``src.image[y0:y0+height, x0:x0+width]``, its parts beyond the image filled by repeating
+    the edge pixels (as the warp's ``BORDER_REPLICATE``): a view where ``src.framed`` reaches,
+    else a copy; None if it misses the image entirely."""
+    image = src.image
+    rows, cols = image.shape[:2]
+    top, left = max(0, y0), max(0, x0)
+    bottom, right = min(rows, y0 + height), min(cols, x0 + width)
+    if bottom <= top or right <= left:
+        return None
+    if (src.framed is not None and min(x0, y0) >= -MARGIN_BEFORE
+            and x0 + width <= cols + MARGIN_AFTER and y0 + height <= rows + MARGIN_AFTER):
+        fy, fx = y0 + MARGIN_BEFORE, x0 + MARGIN_BEFORE
+        return src.framed[fy:fy + height, fx:fx + width]
+    roi = image[top:bottom, left:right]
+    pads = (top - y0, y0 + height - bottom, left - x0, x0 + width - right)
+    return cv2.copyMakeBorder(roi, *pads, cv2.BORDER_REPLICATE) if any(pads) else roi
+
+
+def resize_crop(src: Prescaled, rect: Rect, out_w: int, out_h: int) -> np.ndarray | None:
+    """:func:`render_crop` done by one ``cv2.resize`` (~40% cheaper than ``warpAffine``, which
+    spends most of its time mapping coordinates), or None where it cannot be exact.
+
+    ``cv2.resize`` maps output pixel ``j`` to ROI pixel ``(j + 0.5) / f - 0.5``: the scale ``f``
+    is free, but the offset is the ROI's whole-pixel origin. So the ROI starts at an origin ``o``
+    a whole number ``n`` of output pixels left of (above) the viewport, and the output is cut
+    at ``n``. The residual is at most :data:`SUBPIXEL_TOLERANCE` output pixels, no coarser than
+    ``warpAffine``'s own 1/32-pixel grid; without such an origin (e.g. at exactly 1:1, see
+    :func:`shifted_crop`) the caller warps instead. Near the photo's edges the ROI is padded
+    with repeated edge pixels, so the origin may lie outside the photo.
+    """
+    fx, fy = out_w / (rect.w * src.sx), out_h / (rect.h * src.sy)
+    along_x = _resize_origin(rect.x * src.sx, fx, out_w)
+    along_y = _resize_origin(rect.y * src.sy, fy, out_h)
+    if along_x is None or along_y is None:
+        return None
+    (x0, nx), (y0, ny) = along_x, along_y
+    roi = _replicated_roi(src, x0, y0, math.ceil((nx + out_w) / fx) + 2,
+                          math.ceil((ny + out_h) / fy) + 2)
+    if roi is None:
+        return None
+    big = cv2.resize(roi, None, fx=fx, fy=fy, interpolation=cv2.INTER_LINEAR)
+    # A view, not a copy: a fitted photo or a blend copies it anyway, and the encoder's writer
+    # packs what reaches it alone.
+    return big[ny:ny + out_h, nx:nx + out_w]
+
+
+def render_crop_i420(src: PrescaledI420, rect: Rect, out_w: int, out_h: int) -> np.ndarray:
+    """:func:`render_crop` of every plane of ``src``: the viewport ``rect`` (source pixels) as a
+    new ``out_w`` x ``out_h`` I420 frame."""
+    frame = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+    for plane, dst in zip(src.planes, yuv.planes(frame), strict=True):
+        rows, cols = dst.shape
+        dst[:] = render_crop(plane, rect, cols, rows)
+    return frame
+
+
+def cover_box(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:
+    """The centred crop (x, y, w, h pixels) of a ``src_w`` x ``src_h`` image with the output's
+    ratio (cover fit)."""
+    ratio = out_w / out_h
+    if src_w / src_h > ratio:
+        w = max(1, min(src_w, round(src_h * ratio)))
+        return (src_w - w) // 2, 0, w, src_h
+    h = max(1, min(src_h, round(src_w / ratio)))
+    return 0, (src_h - h) // 2, src_w, h
+
+
+def cover_frame(frame: np.ndarray, out_w: int, out_h: int) -> np.ndarray:
+    """``frame`` scaled and centre-cropped to fill ``out_w`` x ``out_h`` (no bars, no stretch)."""
+    h, w = frame.shape[:2]
+    x, y, cw, ch = cover_box(w, h, out_w, out_h)
+    if (cw, ch) == (out_w, out_h):
+        return frame[y:y + ch, x:x + cw]
+    interp = cv2.INTER_AREA if cw > out_w * 1.02 else cv2.INTER_LINEAR
+    return cv2.resize(frame[y:y + ch, x:x + cw], (out_w, out_h), interpolation=interp)
+
+
+def subject_cover(image: np.ndarray, subject: Subject, out_w: int, out_h: int) -> np.ndarray:
+    """``image`` scaled and cropped to fill ``out_w`` x ``out_h`` pixels, the crop centred on
+    the subject's focus as near as the photo's edges allow (a card over the recipient's photo
+    in 9:16 shows the recipient, not the middle of a landscape photo)."""
+    h, w = image.shape[:2]
+    _, _, cw, ch = cover_box(w, h, out_w, out_h)
+    fx, fy = subject.focus.center
+    x = min(max(round(fx * w - cw / 2), 0), w - cw)
+    y = min(max(round(fy * h - ch / 2), 0), h - ch)
+    interp = cv2.INTER_AREA if cw > out_w * 1.02 else cv2.INTER_LINEAR
+    return cv2.resize(image[y:y + ch, x:x + cw], (out_w, out_h), interpolation=interp)
+
+
+def backdrop(image: np.ndarray, out_w: int, out_h: int,
+             photo_box: tuple[float, float, float, float] | None = None) -> np.ndarray:
+    """A blurred, darkened cover-fit copy of ``image`` filling the frame; with ``photo_box``
+    (x0, y0, x1, y1 output pixels) a soft shadow is laid where the fitted photo will sit."""
+    sw, sh = max(8, out_w // BACKDROP_DOWNSCALE), max(8, out_h // BACKDROP_DOWNSCALE)
+    small = cover_frame(image, sw, sh).astype(np.float32)
+    small = cv2.GaussianBlur(small, (0, 0), sigmaX=sw / 40)
+    small *= _backdrop_gain(sw, sh, out_w, photo_box)[:, :, None]
+    small = np.clip(small + 0.5, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (out_w, out_h), interpolation=cv2.INTER_CUBIC)
+
+
+def backdrop_i420(source: tuple[np.ndarray, np.ndarray, np.ndarray], out_w: int, out_h: int,
+                  photo_box: tuple[float, float, float, float] | None = None) -> np.ndarray:
+    """:func:`backdrop` of a picture given as its Y, U, V planes (chroma half size), as a new
+    I420 frame: the same cover fit, blur and darkening (toward black, Y 16 and U, V 128, which
+    is what darkening RGB does) at 1/8 size, then each plane scaled up to its size."""
+    sw, sh = max(8, out_w // BACKDROP_DOWNSCALE), max(8, out_h // BACKDROP_DOWNSCALE)
+    y = source[0]
+    x0, y0, cw, ch = cover_box(y.shape[1], y.shape[0], sw, sh)
+    small = np.empty((sh, sw, 3), np.float32)
+    for index, plane in enumerate(source):
+        k = plane.shape[1] / y.shape[1]
+        crop = plane[round(y0 * k):max(round(y0 * k) + 1, round((y0 + ch) * k)),
+                     round(x0 * k):max(round(x0 * k) + 1, round((x0 + cw) * k))]
+        interp = cv2.INTER_AREA if crop.shape[1] > sw * 1.02 else cv2.INTER_LINEAR
+        small[..., index] = cv2.resize(crop, (sw, sh), interpolation=interp)
+    offsets = np.array(yuv.PLANE_OFFSETS, np.float32)
+    small = cv2.GaussianBlur(small - offsets, (0, 0), sigmaX=sw / 40)
+    small *= _backdrop_gain(sw, sh, out_w, photo_box)[:, :, None]
+    small = np.clip(small + offsets + 0.5, 0, 255).astype(np.uint8)
+    frame = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+    for index, dst in enumerate(yuv.planes(frame)):
+        rows, cols = dst.shape
+        cv2.resize(np.ascontiguousarray(small[..., index]), (cols, rows), dst=dst,
+                   interpolation=cv2.INTER_CUBIC)
+    return frame
+
+
+def _backdrop_gain(sw: int, sh: int, out_w: int,
+                   photo_box: tuple[float, float, float, float] | None) -> np.ndarray:
+    """The backdrop's brightness over its ``sw`` x ``sh`` pixels: dimmed, and darker in the
+    soft shadow under ``photo_box`` (output pixels of an ``out_w`` wide frame)."""
+    gain = np.full((sh, sw), BACKDROP_DIM, np.float32)
+    if photo_box is not None:
+        k = sw / out_w
+        mask = np.zeros((sh, sw), np.float32)
+        x0, y0, x1, y1 = (v * k for v in photo_box)
+        drop = 0.012 * sh
+        cv2.rectangle(mask, (round(x0), round(y0 + drop)), (round(x1), round(y1 + drop)), 1.0,
+                      thickness=-1)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigmaX=sw / 90)
+        gain *= 1.0 - SHADOW_STRENGTH * mask
+    return gain
+
+
+def _coverage(start: float, stop: float, lo: int, hi: int) -> np.ndarray:
+    """Fraction of each pixel ``lo..hi-1`` covered by the interval [start, stop) (float32)."""
+    px = np.arange(lo, hi, dtype=np.float32)
+    return np.clip(np.minimum(px + 1, stop) - np.maximum(px, start), 0.0, 1.0)
+
+
+def photo_box_on_frame(src: Prescaled, rect: Rect, out_w: int) -> tuple[float, float, float,
+                                                                        float]:
+    """Where the whole photo lands on the frame for viewport ``rect``: (x0, y0, x1, y1) pixels."""
+    k = out_w / rect.w
+    width, height = src.source_size
+    return -rect.x * k, -rect.y * k, (width - rect.x) * k, (height - rect.y) * k
+
+
+def render_fit(src: Prescaled, rect: Rect, back: np.ndarray, out: np.ndarray | None = None,
+               box: tuple[float, float, float, float] | None = None) -> np.ndarray:
+    """The whole photo through viewport ``rect`` (larger than the photo) over ``back`` (the
+    frame-sized backdrop, RGB or one plane), with anti-aliased edges; written to ``out`` (new
+    if None) and returned. ``box`` is where the photo lands on ``back`` (x0, y0, x1, y1 of its
+    pixels; default :func:`photo_box_on_frame`)."""
+    out_h, out_w = back.shape[:2]
+    out = np.empty_like(back) if out is None else out
+    x0, y0, x1, y1 = box if box is not None else photo_box_on_frame(src, rect, out_w)
+    ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+    ix1, iy1 = min(out_w, math.ceil(x1)), min(out_h, math.ceil(y1))
+    if ix1 <= ix0 or iy1 <= iy0:
+        out[:] = back
+        return out
+    per_x, per_y = rect.w / out_w, rect.h / out_h  # source pixels per output pixel
+    covered = Rect(rect.x + ix0 * per_x, rect.y + iy0 * per_y, (ix1 - ix0) * per_x,
+                   (iy1 - iy0) * per_y)  # the frame's pixels the photo reaches
+    fg = render_crop(src, covered, ix1 - ix0, iy1 - iy0)
+    _blend_edges(fg, back[iy0:iy1, ix0:ix1], _coverage(y0, y1, iy0, iy1),
+                 _coverage(x0, x1, ix0, ix1))
+    # the backdrop is copied only where the photo leaves it showing
+    out[:iy0], out[iy1:] = back[:iy0], back[iy1:]
+    out[iy0:iy1, :ix0], out[iy0:iy1, ix1:] = back[iy0:iy1, :ix0], back[iy0:iy1, ix1:]
+    out[iy0:iy1, ix0:ix1] = fg
+    return out
+
+
+def render_fit_i420(src: PrescaledI420, rect: Rect, back: np.ndarray) -> np.ndarray:
+    """:func:`render_fit` of every plane: the whole photo through ``rect`` over the I420
+    backdrop ``back``, as a new I420 frame (the chroma planes' edges anti-aliased at their own
+    resolution, the photo's box halved)."""
+    out_w = yuv.frame_size(back)[0]
+    x0, y0, x1, y1 = photo_box_on_frame(src.y, rect, out_w)
+    out = np.empty_like(back)
+    for plane, under, dst in zip(src.planes, yuv.planes(back), yuv.planes(out), strict=True):
+        k = under.shape[1] / out_w
+        render_fit(plane, rect, under, dst, (x0 * k, y0 * k, x1 * k, y1 * k))
+    return out
+
+
+def _blend_edges(fg: np.ndarray, under: np.ndarray, row_cover: np.ndarray,
+                 col_cover: np.ndarray) -> None:
+    """Blend ``fg`` in place over ``under`` where the photo covers pixels only partly (its
+    border rows and columns, coverage ``row_cover`` x ``col_cover``); the inside stays ``fg``
+    (a full-frame blend would cost as much as the warp)."""
+    rows = np.flatnonzero(row_cover < 1.0)
+    inner = np.ones(len(row_cover), bool)
+    inner[rows] = False
+    strips = [(np.s_[r, :], (row_cover[r] * col_cover)[:, None]) for r in rows]
+    strips += [(np.s_[inner, c], (row_cover[inner] * col_cover[c])[:, None])
+               for c in np.flatnonzero(col_cover < 1.0)]
+    for where, alpha in strips:
+        if fg.ndim == 2:  # one plane: a weight per pixel, no channel axis
+            alpha = alpha[:, 0]
+        mixed = fg[where] * alpha + under[where] * (1.0 - alpha)
+        fg[where] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
+
+
+class PhotoLayer:
+    """One photo shot in one aspect: pre-scaled source planes (see :func:`prescale_factor`,
+    :func:`prescale_i420`), motion, and the backdrop if the photo is fitted. A frame whose
+    viewport is the last one's (a hold: the move has ended, or a still) is that frame again."""
+
+    def __init__(self, src: PrescaledI420, motion: Motion, out_w: int, out_h: int) -> None:
+        self.src = src
+        self.motion = motion
+        self.out_w, self.out_h = out_w, out_h
+        self.back: np.ndarray | None = None
+        self._last: tuple[Rect, np.ndarray] | None = None
+        if motion.mode != "crop":  # fit or fill: the photo does not cover the whole frame
+            mid = motion.rect_at(motion.frames // 2)
+            self.back = backdrop_i420(tuple(p.image for p in src.planes), out_w, out_h,
+                                      photo_box_on_frame(self.src.y, mid, out_w))
+
+    def frame(self, index: int) -> np.ndarray:
+        """Frame ``index`` (0-based within the shot) as an I420 frame (see :mod:`media.base.yuv`);
+        callers must not write to it (a hold returns the same array)."""
+        rect = self.motion.rect_at(index)
+        if self._last is not None and self._last[0] == rect:
+            return self._last[1]
+        if self.back is not None:
+            frame = render_fit_i420(self.src, rect, self.back)
+        else:
+            frame = render_crop_i420(self.src, rect, self.out_w, self.out_h)
+        self._last = (rect, frame)
+        return frame
+
+
+# --- transitions -----------------------------------------------------------------------------
+
+
+def incoming_weight(transition: Transition, cut: int, frame: int) -> float:
+    """Opacity (0..1) of the shot coming in through ``transition`` at the cut frame ``cut``."""
+    if transition.kind == CUT or transition.frames <= 0:
+        return 1.0 if frame >= cut else 0.0
+    u = (frame - transition.start(cut) + 0.5) / transition.frames
+    if transition.kind == CROSSFADE:
+        return min(max(u, 0.0), 1.0)
+    if transition.kind == FADE_BLACK:
+        return min(max(2 * u - 1, 0.0), 1.0)
+    raise ValueError(f"unknown transition {transition.kind!r}")
+
+
+def outgoing_weight(transition: Transition, cut: int, frame: int) -> float:
+    """Opacity (0..1) of the shot going out through ``transition`` at the cut frame ``cut``."""
+    if transition.kind == FADE_BLACK and transition.frames > 0:
+        u = (frame - transition.start(cut) + 0.5) / transition.frames
+        return min(max(1 - 2 * u, 0.0), 1.0)
+    return 1.0 - incoming_weight(transition, cut, frame)
+
+
+def layer_weights(timeline: Timeline, frame: int) -> list[tuple[int, float]]:
+    """The shots on screen at ``frame`` with their opacities (shot index, 0..1); whatever the
+    opacities leave uncovered is black (fades)."""
+    shots = timeline.shots
+    film = _film_fade(timeline, frame)
+    layers = []
+    for i, shot in enumerate(shots):
+        if not shot.visible_in <= frame < shot.visible_out:
+            continue
+        weight = film
+        if i > 0:
+            weight *= incoming_weight(shot.transition_in, shot.cut_in, frame)
+        if i + 1 < len(shots):
+            nxt = shots[i + 1]
+            weight *= outgoing_weight(nxt.transition_in, nxt.cut_in, frame)
+        if weight > 1e-4:
+            layers.append((i, weight))
+    return layers
+
+
+def _film_fade(timeline: Timeline, frame: int) -> float:
+    """Fade in from black at the start and out to black at the end of the film."""
+    weight = 1.0
+    if timeline.fade_in_frames > 0:
+        weight = min(weight, (frame + 0.5) / timeline.fade_in_frames)
+    if timeline.fade_out_frames > 0:
+        weight = min(weight, (timeline.total_frames - frame - 0.5) / timeline.fade_out_frames)
+    return min(max(weight, 0.0), 1.0)
+
+
+def mix(layers: Sequence[tuple[np.ndarray, float]], out_w: int, out_h: int) -> np.ndarray:
+    """Weighted sum of I420 frames (weights 0..1, summing to <= 1; the rest is black: Y 16,
+    U and V 128, see :func:`media.base.yuv.black`). May return an input frame itself (one layer at
+    full weight); never writes to the inputs."""
+    layers = [(img, w) for img, w in layers if w > 1e-4]
+    if not layers:
+        return yuv.black(out_w, out_h)
+    if len(layers) == 1 and layers[0][1] >= 0.9999:
+        return layers[0][0]
+    rest = max(0.0, 1.0 - sum(w for _, w in layers))
+    out = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
+    for rows, black in ((yuv.luma_rows, yuv.BLACK_Y), (yuv.chroma_rows, yuv.NEUTRAL_C)):
+        dst, gamma = rows(out), black * rest  # black's share, as a constant
+        if len(layers) == 1:
+            (img, w), = layers
+            cv2.convertScaleAbs(rows(img), dst, alpha=w, beta=gamma)
+        elif len(layers) == 2:
+            (a, wa), (b, wb) = layers
+            cv2.addWeighted(rows(a), wa, rows(b), wb, gamma, dst)
+        else:
+            acc = np.full(dst.shape, gamma + 0.5, np.float32)
+            for img, w in layers:
+                acc += rows(img).astype(np.float32) * w
+            dst[:] = np.clip(acc, 0, 255).astype(np.uint8)
+    return out

@@ -1,0 +1,503 @@
+"""Premium motion: 2.5D parallax. The subject is lifted onto its own layer and moves faster
+than the background behind it, as if the camera dollied past a real scene.
+
+:func:`separate_subject` runs GrabCut on a copy of the photo :data:`SEG_LONG_EDGE` pixels long,
+initialized from the faces (each face box grown to head and shoulders, the body continuing to
+the photo's bottom edge) or, without faces, from the saliency map around the focus box. It
+measures the separation (:class:`Separation`): foreground share of the photo, agreement of the
+mask's outline with image edges, how much of the foreground is one compact piece, how much of
+each face it covers, and whether GrabCut converged. A poor separation returns ``layers=None``
+and the caller keeps the standard Ken Burns move.
+
+GrabCut runs one iteration at a time within :data:`GRABCUT_BUDGET_S` (its cost depends on the
+content: a low-contrast gray photo can take ten times longer than a portrait).
+
+:class:`ParallaxLayers` holds the full-resolution foreground (RGBA; the low-resolution mask is
+upsampled and snapped to the photo's own edges by a guided filter, then barely feathered) and
+a background whose subject region is filled (Telea inpainting at low resolution, blurred,
+blended in softly), so what the moving subject reveals is plausible.
+
+:class:`ParallaxLayer` renders a shot: the foreground follows the planned Ken Burns move
+(:func:`media.look.framing.plan_ken_burns`, so faces stay in frame and the path stays smooth), the
+background the same eased path scaled by :data:`BACKGROUND_RATE` about its midpoint; both are
+float affine warps (sub-pixel), the foreground warped only over its bounding box and blended by
+its alpha.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from media.base import yuv
+from media.frames.compose import (
+    Prescaled,
+    PrescaledI420,
+    prescale,
+    prescale_i420,
+    render_crop_i420,
+    viewport_matrix,
+)
+from media.look.framing import Motion, Rect
+from media.look.subjects import Box, Subject, saliency_map
+
+SEG_LONG_EDGE = 320  # pixels: GrabCut runs on a copy this large
+GRABCUT_MAX_ITERATIONS = 6
+GRABCUT_BUDGET_S = 1.5  # CPU seconds of this thread: no iteration starts past this
+CONVERGED_CHANGE = 0.02  # last iteration flipped less than this share of the foreground
+HEAD_WIDTH = 2.6  # head-and-shoulders box width, in face widths
+HEAD_ABOVE = 0.6  # hair above the face box, in face heights
+NECK_BELOW = 1.0  # sure foreground below the face box (neck, collar), in face heights
+BORDER_BG = 0.03  # image border strip taken as background, as a share of the short edge
+AREA_MIN, AREA_MAX = 0.03, 0.6  # sane foreground share of the photo
+EDGE_AGREEMENT_MIN = 0.45  # share of the outline lying on an image edge
+COMPACTNESS_MIN = 0.9  # share of the foreground in its largest piece (before clean-up)
+SOLIDITY_MIN = 0.45  # foreground area over its convex hull's
+FACE_COVER_MIN = 0.85  # share of each face core inside the foreground
+CLOSE_GAP = 0.15  # notches narrower than this share of the face (or focus) width are closed
+SALIENCY_FG = 0.45  # saliency (0..1) above which a pixel is probably the subject
+FEATHER = 0.0006  # alpha feather sigma after edge snapping, as a share of the long edge
+GUIDE_RADIUS = 1.5  # guided-filter radius, in low-resolution mask pixels
+GUIDE_EPS = 1e-3  # guided-filter regularization (intensity^2): lower follows edges harder
+LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame shows a 12 MP photo
+# at about half size; full-size layers of one photo held ~1 GB at once)
+REFINE_LONG_EDGE = 2048  # pixels: the guided filter's working size (float32 planes at 12 MP
+# would hold ~0.5 GB at once; at 2048 px, under 1080p crops, the edge looks the same)
+FILL_DILATE = 0.015  # the background fill reaches this far past the subject (share of long edge)
+BACKGROUND_RATE = 0.35  # the background moves this share of the subject's move
+PREMULTIPLY_ROWS = 256  # rows of the foreground premultiplied at a time
+
+
+@dataclass(frozen=True)
+class Separation:
+    """How well the subject came off the background; ``ok`` says whether to use parallax and
+    ``reason`` why not. Shares are 0..1."""
+
+    ok: bool
+    reason: str
+    area: float = 0.0
+    edge_agreement: float = 0.0
+    compactness: float = 0.0
+    solidity: float = 0.0
+    face_cover: float = 1.0
+    iterations: int = 0
+    last_change: float = 1.0
+
+
+@dataclass(frozen=True)
+class ParallaxLayers:
+    """The two layers of a photo at its full resolution: ``foreground`` RGBA (alpha feathered,
+    zero away from the subject) and ``background`` RGB (subject region filled). ``bbox`` is the
+    foreground's extent in photo pixels (x0, y0, x1, y1)."""
+
+    foreground: np.ndarray
+    background: np.ndarray
+    bbox: tuple[int, int, int, int]
+    separation: Separation
+    scale: float = 1.0  # layer pixels per photo pixel (see LAYER_LONG_EDGE)
+
+
+# --- separation ------------------------------------------------------------------------------
+
+
+def _small(image: np.ndarray) -> tuple[np.ndarray, float]:
+    h, w = image.shape[:2]
+    k = min(1.0, SEG_LONG_EDGE / max(h, w))
+    if k >= 1.0:
+        return image, 1.0
+    size = (max(1, round(w * k)), max(1, round(h * k)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), k
+
+
+def _face_seed(mask: np.ndarray, faces: tuple[Box, ...]) -> None:
+    """Mark faces (sure foreground cores) and their head, shoulders and body below (probable
+    foreground) in a GrabCut mask of probable background."""
+    h, w = mask.shape
+    for face in faces:
+        x0, y0, x1, y1 = face.to_pixels(w, h)
+        fw, fh = x1 - x0, y1 - y0
+        cx = (x0 + x1) / 2
+        hx0, hx1 = cx - HEAD_WIDTH * fw / 2, cx + HEAD_WIDTH * fw / 2
+        head = (x0 - 0.15 * fw, y0 - HEAD_ABOVE * fh, x1 + 0.15 * fw, y1 + 0.3 * fh)
+        body = (hx0, y1 + 0.3 * fh, hx1, h)
+        for bx0, by0, bx1, by1 in (head, body):
+            mask[max(0, round(by0)):max(0, round(by1)),
+                 max(0, round(bx0)):max(0, round(bx1))] = cv2.GC_PR_FGD
+    for face in faces:  # cores last: the face and the neck below it are sure foreground
+        x0, y0, x1, y1 = face.to_pixels(w, h)
+        fw, fh = x1 - x0, y1 - y0
+        cx = (x0 + x1) / 2
+        mask[round(y0 + 0.2 * fh):round(y1 - 0.15 * fh),
+             round(x0 + 0.2 * fw):round(x1 - 0.2 * fw)] = cv2.GC_FGD
+        mask[round(y1 - 0.15 * fh):min(h, round(y1 + NECK_BELOW * fh)),
+             max(0, round(cx - 0.25 * fw)):round(cx + 0.25 * fw)] = cv2.GC_FGD
+
+
+def _saliency_seed(mask: np.ndarray, image: np.ndarray, focus: Box) -> None:
+    """Mark the salient part of the focus box as probable foreground."""
+    h, w = mask.shape
+    sal = cv2.resize(saliency_map(image), (w, h), interpolation=cv2.INTER_LINEAR)
+    x0, y0, x1, y1 = (round(v) for v in focus.to_pixels(w, h))
+    inside = np.zeros_like(mask, bool)
+    inside[y0:y1, x0:x1] = True
+    mask[inside & (sal >= SALIENCY_FG)] = cv2.GC_PR_FGD
+
+
+def _seed_mask(image: np.ndarray, subject: Subject) -> np.ndarray:
+    """The GrabCut initialization: probable background with the subject seeded, and the border
+    strip sure background wherever the seed left it background (a body running off the bottom
+    edge, or hair off the top, stays foreground)."""
+    h, w = image.shape[:2]
+    mask = np.full((h, w), cv2.GC_PR_BGD, np.uint8)
+    if subject.faces:
+        _face_seed(mask, subject.faces)
+    else:
+        _saliency_seed(mask, image, subject.focus)
+    b = max(2, round(BORDER_BG * min(h, w)))
+    border = np.zeros((h, w), bool)
+    border[:b], border[-b:], border[:, :b], border[:, -b:] = True, True, True, True
+    mask[border & (mask == cv2.GC_PR_BGD)] = cv2.GC_BGD
+    return mask
+
+
+def _grabcut(image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int, float]:
+    """Run GrabCut one iteration at a time until the foreground stops changing: the binary
+    foreground, the iterations run, and the share of the foreground the last one flipped."""
+    started = time.thread_time()
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+    cv2.grabCut(bgr, mask, None, bgd, fgd, 1, cv2.GC_INIT_WITH_MASK)
+    fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD))
+    change, iterations = 1.0, 1
+    while iterations < GRABCUT_MAX_ITERATIONS and time.thread_time() - started < GRABCUT_BUDGET_S:
+        cv2.grabCut(bgr, mask, None, bgd, fgd, 1, cv2.GC_EVAL)
+        iterations += 1
+        now = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD))
+        change = float(np.count_nonzero(now != fg)) / max(1, int(np.count_nonzero(now)))
+        fg = now
+        if change < CONVERGED_CHANGE / 4:
+            break
+    return fg, iterations, change
+
+
+def _edge_agreement(gray: np.ndarray, fg: np.ndarray) -> float:
+    """Share of the mask's outline (away from the photo border) within 2 px of a Canny edge."""
+    median = float(np.median(gray))
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.0), 0.4 * median + 10, 0.9 * median + 30)
+    near = cv2.dilate(edges, np.ones((5, 5), np.uint8)) > 0
+    u8 = fg.astype(np.uint8)
+    outline = cv2.morphologyEx(u8, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+    outline[:2, :] = outline[-2:, :] = False
+    outline[:, :2] = outline[:, -2:] = False
+    total = int(np.count_nonzero(outline))
+    return float(np.count_nonzero(outline & near)) / total if total else 0.0
+
+
+def _largest_piece(fg: np.ndarray) -> tuple[np.ndarray, float]:
+    """The largest connected piece of ``fg`` with its holes filled, and its share of ``fg``."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), 8)
+    if count <= 1:
+        return np.zeros_like(fg), 0.0
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    piece = (labels == biggest).astype(np.uint8)
+    contours, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(piece)
+    cv2.drawContours(filled, contours, -1, 1, thickness=-1)
+    return filled > 0, float(stats[biggest, cv2.CC_STAT_AREA]) / max(1, int(fg.sum()))
+
+
+def _close_gaps(piece: np.ndarray, subject: Subject) -> np.ndarray:
+    """Close notches narrower than :data:`CLOSE_GAP` of the subject's size (under a chin,
+    between an arm and the body): background seen through them would move with the wrong
+    layer."""
+    w = piece.shape[1]
+    if subject.faces:
+        size = max(b.x1 - b.x0 for b in subject.faces) * w
+    else:
+        size = (subject.focus.x1 - subject.focus.x0) * w
+    k = max(3, round(CLOSE_GAP * size) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    closed = cv2.morphologyEx(piece.astype(np.uint8), cv2.MORPH_CLOSE, kernel) > 0
+    return _largest_piece(closed)[0]
+
+
+def _solidity(piece: np.ndarray) -> float:
+    contours, _ = cv2.findContours(piece.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return 0.0
+    hull = cv2.convexHull(np.vstack(contours))
+    return float(piece.sum()) / max(1.0, cv2.contourArea(hull))
+
+
+def _face_cover(piece: np.ndarray, faces: tuple[Box, ...]) -> float:
+    """The smallest share of a face's core (its inner box) inside the foreground."""
+    h, w = piece.shape
+    cover = 1.0
+    for face in faces:
+        x0, y0, x1, y1 = face.to_pixels(w, h)
+        fw, fh = x1 - x0, y1 - y0
+        core = piece[round(y0 + 0.2 * fh):round(y1 - 0.2 * fh),
+                     round(x0 + 0.2 * fw):round(x1 - 0.2 * fw)]
+        if core.size:
+            cover = min(cover, float(core.mean()))
+    return cover
+
+
+def judge(fg: np.ndarray, gray: np.ndarray, subject: Subject, iterations: int,
+          change: float) -> tuple[Separation, np.ndarray]:
+    """Measure a GrabCut foreground; returns the verdict and the cleaned mask (largest piece,
+    holes filled)."""
+    piece, compactness = _largest_piece(fg)
+    piece = _close_gaps(piece, subject)
+    area = float(piece.mean())
+    agreement = _edge_agreement(gray, piece)
+    solidity = _solidity(piece) if area > 0 else 0.0
+    cover = _face_cover(piece, subject.faces)
+    checks = (
+        (AREA_MIN <= area <= AREA_MAX, f"foreground share {area:.2f} outside "
+                                       f"{AREA_MIN}..{AREA_MAX}"),
+        (change < CONVERGED_CHANGE, f"GrabCut did not converge ({change:.3f} still changing)"),
+        (agreement >= EDGE_AGREEMENT_MIN, f"outline off the image edges ({agreement:.2f})"),
+        (compactness >= COMPACTNESS_MIN, f"foreground in pieces ({compactness:.2f})"),
+        (solidity >= SOLIDITY_MIN, f"foreground stringy (solidity {solidity:.2f})"),
+        (cover >= FACE_COVER_MIN, f"a face cut by the mask ({cover:.2f})"),
+    )
+    failed = [reason for ok, reason in checks if not ok]
+    verdict = Separation(not failed, "; ".join(failed), round(area, 4), round(agreement, 4),
+                         round(compactness, 4), round(solidity, 4), round(cover, 4),
+                         iterations, round(change, 4))
+    return verdict, piece
+
+
+def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxLayers | None,
+                                                                       Separation]:
+    """Lift the subject of an RGB uint8 photo onto its own layer (see module doc).
+
+    Returns the layers at the photo's resolution, or None with the reason when there is no
+    subject to separate or the separation measures poorly.
+    """
+    if subject.source == "centre":
+        return None, Separation(False, "no subject found")
+    small, _ = _small(image_rgb)
+    seed = _seed_mask(small, subject)
+    if not np.isin(seed, (cv2.GC_FGD, cv2.GC_PR_FGD)).any():
+        return None, Separation(False, "nothing salient to seed the subject")
+    fg, iterations, change = _grabcut(small, seed)
+    verdict, piece = judge(fg, cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), subject, iterations,
+                           change)
+    if not verdict.ok:
+        return None, verdict
+    h, w = image_rgb.shape[:2]
+    k = min(1.0, LAYER_LONG_EDGE / max(h, w))
+    work = image_rgb if k >= 1.0 else cv2.resize(
+        image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    return build_layers(work, piece, verdict, scale=k), verdict
+
+
+# --- layers ----------------------------------------------------------------------------------
+
+
+def build_layers(image_rgb: np.ndarray, piece: np.ndarray, separation: Separation,
+                 scale: float = 1.0) -> ParallaxLayers:
+    """Full-resolution foreground (RGBA, feathered) and filled background from a low-resolution
+    foreground mask ``piece`` (bool, same ratio as the photo)."""
+    mask_u8 = piece.astype(np.uint8) * 255
+    alpha = refine_alpha(image_rgb, mask_u8)
+    foreground = np.dstack([image_rgb, alpha])
+    background = _filled_background(image_rgb, mask_u8)
+    ys, xs = np.nonzero(alpha)
+    bbox = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1) if xs.size \
+        else (0, 0, 0, 0)
+    if scale != 1.0:  # bbox in photo pixels, rounded outwards
+        bbox = (math.floor(bbox[0] / scale), math.floor(bbox[1] / scale),
+                math.ceil(bbox[2] / scale), math.ceil(bbox[3] / scale))
+    return ParallaxLayers(foreground, background, bbox, separation, scale)
+
+
+def refine_alpha(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
+    """Full-resolution alpha (uint8) from a low-resolution mask: upsampled, then snapped to the
+    photo's own edges by a guided filter (He et al. 2010; luminance guide, radius a little
+    over one mask pixel) and lightly feathered (:data:`FEATHER`). The filter works on a copy
+    at most :data:`REFINE_LONG_EDGE` pixels long; its alpha is then scaled to the photo."""
+    h, w = image_rgb.shape[:2]
+    k = min(1.0, REFINE_LONG_EDGE / max(h, w))
+    work = image_rgb if k >= 1.0 else cv2.resize(
+        image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    wh, ww = work.shape[:2]
+    scale = ww / mask_u8.shape[1]
+    prior = cv2.resize(mask_u8, (ww, wh), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
+    guide = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255
+    radius = max(2, round(GUIDE_RADIUS * scale))
+    alpha = guided_filter(guide, prior, radius, GUIDE_EPS)
+    del prior, guide
+    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.7, FEATHER * max(wh, ww)))
+    alpha_u8 = np.clip(alpha * 255 + 0.5, 0, 255).astype(np.uint8)
+    if (wh, ww) == (h, w):
+        return alpha_u8
+    return cv2.resize(alpha_u8, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def guided_filter(guide: np.ndarray, src: np.ndarray, radius: int, eps: float) -> np.ndarray:
+    """Edge-preserving smoothing of ``src`` steered by ``guide`` (both float32 0..1, same size;
+    ``radius`` pixels, ``eps`` the regularization in squared intensity units)."""
+    size = (2 * radius + 1, 2 * radius + 1)
+
+    def box(x: np.ndarray) -> np.ndarray:
+        return cv2.boxFilter(x, cv2.CV_32F, size, borderType=cv2.BORDER_REFLECT)
+
+    # In place where it can be: each float32 plane of a 2048 px photo is 12 MB.
+    mean_i, mean_p = box(guide), box(src)
+    a = box(guide * src)
+    a -= mean_i * mean_p  # the covariance
+    var = box(guide * guide)
+    var -= mean_i * mean_i
+    var += eps
+    a /= var
+    del var
+    b = mean_p
+    b -= a * mean_i
+    del mean_i
+    out = box(a)
+    out *= guide
+    out += box(b)
+    return out
+
+
+def _filled_background(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
+    """The photo with the subject region (grown by :data:`FILL_DILATE`) replaced by a blurred
+    inpainting, blended in through a soft edge."""
+    h, w = image_rgb.shape[:2]
+    small_h, small_w = mask_u8.shape
+    grow = max(3, round(FILL_DILATE * max(small_h, small_w)))
+    hole = cv2.dilate(mask_u8, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
+    small = cv2.resize(image_rgb, (small_w, small_h), interpolation=cv2.INTER_AREA)
+    fill = cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA)
+    fill = cv2.GaussianBlur(fill, (0, 0), max(1.0, 0.006 * max(small_h, small_w)))
+    soft = cv2.GaussianBlur(hole, (0, 0), max(1.0, grow / 4)).astype(np.float32) / 255.0
+    weight = cv2.resize(soft, (w, h), interpolation=cv2.INTER_LINEAR)
+    fill_up = cv2.resize(fill, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.blendLinear(fill_up, image_rgb, weight, 1.0 - weight)
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def background_motion(motion: Motion, rate: float = BACKGROUND_RATE) -> Motion:
+    """The background's move: ``motion``'s eased path scaled by ``rate`` about its midpoint
+    (convex combinations of the planned viewports, so it stays inside the photo)."""
+    lo, hi = (1.0 - rate) / 2, (1.0 + rate) / 2
+    return Motion(motion.mode, motion.start.lerp(motion.end, lo),
+                  motion.start.lerp(motion.end, hi), motion.frames, motion.move)
+
+
+@dataclass(frozen=True)
+class ScaledLayers:
+    """:class:`ParallaxLayers` pre-scaled for one output size (see
+    :func:`media.frames.compose.prescale_factor`) and converted once to the film's planes (see
+    :mod:`media.base.yuv`), ready for "over" compositing with premultiplied alpha: per plane the
+    foreground's value times its alpha and the alpha's complement (uint8; chroma ones are
+    2x2 averages of the premultiplied values, so a frame costs cheap warps, a multiply and an
+    add per plane) and the background."""
+
+    premultiplied: PrescaledI420
+    transparency: PrescaledI420  # 255 - alpha: y at luma size, u and v (equal) at chroma size
+    background: PrescaledI420
+    bbox: tuple[float, float, float, float]  # foreground extent, original photo pixels
+
+
+def _premultiplied_planes(foreground: np.ndarray) -> list[np.ndarray]:
+    """Y, U and V of an RGBA ``foreground`` times its alpha (uint8, rounded), worked in strips
+    of :data:`PREMULTIPLY_ROWS` rows: whole, the float temporaries of a large layer were the
+    render's memory peak."""
+    height, width = foreground.shape[:2]
+    out = [np.empty((height, width), np.uint8) for _ in range(3)]
+    for top in range(0, height, PREMULTIPLY_ROWS):
+        rows = slice(top, top + PREMULTIPLY_ROWS)
+        weight = foreground[rows, :, 3].astype(np.float32) / 255.0
+        planes = yuv.rgb_to_yuv444(foreground[rows])
+        for plane, dst in enumerate(out):
+            dst[rows] = np.clip(planes[..., plane] * weight + 0.5, 0, 255).astype(np.uint8)
+    return out
+
+
+def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
+    """Both layers area-downscaled to ``factor`` of the photo's size (no change if the layers
+    are that small already) and converted to planes; the foreground is premultiplied first
+    (its Y, U and V, black being zero), so its downscaled edge does not pick up a fringe."""
+    alpha = np.ascontiguousarray(layers.foreground[..., 3])
+    k = factor / layers.scale  # vs the layer's size
+
+    def scaled(plane: np.ndarray, chroma: bool) -> Prescaled:
+        done = prescale(plane, k * (0.5 if chroma else 1.0), margin=False)  # chroma: half
+        return Prescaled(done.image, done.sx * layers.scale, done.sy * layers.scale)
+
+    premultiplied = _premultiplied_planes(layers.foreground)
+    clear = 255 - alpha
+    back = prescale_i420(layers.background, k, margin=False)
+    background = PrescaledI420(*(Prescaled(p.image, p.sx * layers.scale, p.sy * layers.scale)
+                                 for p in back.planes))
+    return ScaledLayers(
+        PrescaledI420(scaled(premultiplied[0], False), scaled(premultiplied[1], True),
+                      scaled(premultiplied[2], True)),
+        PrescaledI420(scaled(clear, False), *(2 * (scaled(clear, True),))),
+        background, tuple(float(v) for v in layers.bbox))
+
+
+class ParallaxLayer:
+    """One parallax shot in one aspect: the foreground on ``motion``, the background on
+    :func:`background_motion`, composited with the feathered alpha."""
+
+    def __init__(self, layers: ScaledLayers, motion: Motion, out_w: int, out_h: int,
+                 rate: float = BACKGROUND_RATE) -> None:
+        self.layers = layers
+        self.motion = motion
+        self.back_motion = background_motion(motion, rate)
+        self.out_w, self.out_h = out_w, out_h
+
+    def _roi(self, index: int) -> tuple[int, int, int, int]:
+        """Output pixels (x0, y0, x1, y1) the foreground can touch at frame ``index``: even,
+        so the chroma planes' region is exactly half of it."""
+        rect = self.motion.rect_at(index)
+        k = self.out_w / rect.w
+        x0, y0, x1, y1 = self.layers.bbox
+        ix0 = max(0, math.floor((x0 - rect.x) * k) - 1)
+        iy0 = max(0, math.floor((y0 - rect.y) * k) - 1)
+        ix1 = min(self.out_w, math.ceil((x1 - rect.x) * k) + 1)
+        iy1 = min(self.out_h, math.ceil((y1 - rect.y) * k) + 1)
+        return ix0 - ix0 % 2, iy0 - iy0 % 2, ix1 + ix1 % 2, iy1 + iy1 % 2
+
+    def frame(self, index: int) -> np.ndarray:
+        """Frame ``index`` (0-based within the shot) as a new I420 frame (see
+        :mod:`media.base.yuv`): the background, then the foreground "over" it, plane by plane (out
+        = back * (1 - alpha) + fore * alpha)."""
+        out = render_crop_i420(self.layers.background, self.back_motion.rect_at(index),
+                               self.out_w, self.out_h)
+        ix0, iy0, ix1, iy1 = self._roi(index)
+        if ix1 <= ix0 or iy1 <= iy0:
+            return out
+        rect = self.motion.rect_at(index)
+        for k, fore_src, clear_src, plane in zip(
+                (1, 2, 2), self.layers.premultiplied.planes, self.layers.transparency.planes,
+                yuv.planes(out), strict=True):
+            size, offset = ((ix1 - ix0) // k, (iy1 - iy0) // k), (ix0 // k, iy0 // k)
+            plane_size = (self.out_w // k, self.out_h // k)
+            fore = self._warp(fore_src, rect, size, offset, 0, plane_size)
+            clear = self._warp(clear_src, rect, size, offset, 255, plane_size)
+            region = plane[offset[1]:offset[1] + size[1], offset[0]:offset[0] + size[0]]
+            region[:] = cv2.add(cv2.multiply(region, clear, scale=1.0 / 255.0), fore)
+        return out
+
+    def _warp(self, src: Prescaled, rect: Rect, size: tuple[int, int],
+              offset: tuple[int, int], outside: int, plane_size: tuple[int, int]
+              ) -> np.ndarray:
+        """``src`` through viewport ``rect`` over the region at ``offset`` of ``size`` (pixels
+        of a plane ``plane_size`` large); ``outside`` fills what lies beyond the photo."""
+        matrix = viewport_matrix(rect, src, *plane_size, offset=offset)
+        return cv2.warpAffine(src.image, matrix, size, flags=cv2.INTER_LINEAR
+                              | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=outside)

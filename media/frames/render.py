@@ -1,0 +1,307 @@
+"""Render a :class:`~media.plan.timeline.Timeline` to the delivered films, all aspects in one pass.
+
+The frame loop: every film frame is the visible shots blended by their weights
+(:func:`media.frames.compose.layer_weights`, :func:`media.frames.compose.mix`), with a brand
+``logo`` drawn
+small in a corner of every shot (:mod:`media.cards.overlay`), and goes to one encoder per aspect.
+Frames are I420 throughout (:mod:`media.base.yuv`: the encoders' own format, each source converted
+once); a frame whose shot holds still (the same source frame, the same weights) is not
+composed again. The
+encoders and the clip decoders are in :mod:`media.frames.encode` (injectable: ``render_films(...,
+encoders=...)``); each shot's sources (photos decoded, moves planned, cards drawn, clip decoders
+started) are prepared by :mod:`media.frames.sources` on a helper thread a little ahead of the frame
+that needs them. The soundtrack (see :mod:`media.song.soundtrack`) is built beforehand.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from media.base import spec
+from media.base.runner import ToolTimeoutError
+from media.cards.overlay import LogoOverlay
+from media.frames.compose import layer_weights, mix
+from media.frames.encode import POLL_S, EncoderFactory, FilmSound, open_encoders
+from media.frames.signal import FrameSignal, SignalRecorder
+from media.frames.sources import Prepared, SourcePreparer, shots_in, sources_for
+from media.look.subjects import Subject
+from media.plan.timeline import Timeline
+
+LOOKAHEAD_FRAMES = 45  # prepare a shot's sources this many frames before it appears
+PROGRESS_INTERVAL_S = 0.25
+# OpenCV threads while frames are composed. The encoders already fill the cores, and OpenCV's
+# pool costs CPU to split each resize, so one thread composes cheaper (the render benchmark's
+# A/B, in the notes of issue 22).
+COMPOSE_OPENCV_THREADS = 1
+
+
+@dataclass(frozen=True)
+class RenderStats:
+    """What a render did: ``frames`` per aspect, wall seconds, film frames per wall second, the
+    seconds spent composing versus waiting for the encoders, and what the frames of each aspect
+    looked like (``signals``, by aspect name, see :mod:`media.frames.signal`)."""
+
+    frames: int
+    aspects: tuple[str, ...]
+    elapsed_s: float
+    frames_per_s: float
+    compose_s: float
+    encoder_wait_s: float
+    outputs: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    signals: dict[str, FrameSignal] = field(default_factory=dict)
+
+
+
+class _OpenCvThreads:
+    """OpenCV's thread count (process-wide) held at a value while any render runs: the first
+    render in sets it, the last one out restores what it was."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._users == 0:
+                self._saved = cv2.getNumThreads()
+                cv2.setNumThreads(self.count)
+            self._users += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                cv2.setNumThreads(self._saved)
+
+
+_compose_threads = _OpenCvThreads(COMPOSE_OPENCV_THREADS)
+
+
+def _aspects_for(outputs: dict[str, Path]) -> tuple[spec.Aspect, ...]:
+    by_name = {a.name: a for a in spec.ASPECTS}
+    unknown = sorted(set(outputs) - set(by_name))
+    if unknown:
+        raise ValueError(f"unknown aspects {unknown}; expected {sorted(by_name)}")
+    return tuple(by_name[name] for name in outputs)
+
+
+def _check_sources(timeline: Timeline, photo_paths: dict[str, Path],
+                   clip_paths: dict[str, Path], frames: tuple[int, int]) -> None:
+    """Every photo and clip the frames use has a path."""
+    photos, clips = sources_for(timeline, frames)
+    for kind, ids, paths in (("photo", photos, photo_paths), ("clip", clips, clip_paths)):
+        for missing in sorted(ids - set(paths)):
+            raise ValueError(f"no path for {kind} {missing!r}")
+
+
+def _frame_range(timeline: Timeline, frames: tuple[int, int] | None) -> tuple[int, int]:
+    """``frames`` checked (default: the whole film). A range may not start inside a clip
+    shot: clips are decoded sequentially from the shot's first frame."""
+    start, stop = frames if frames is not None else (0, timeline.total_frames)
+    if not 0 <= start < stop <= timeline.total_frames:
+        raise ValueError(f"frames {start}..{stop} outside the film's 0..{timeline.total_frames}")
+    for index, shot in enumerate(timeline.shots):
+        if shot.kind == "clip" and shot.visible_in < start < shot.visible_out:
+            raise ValueError(f"frame {start} is inside clip shot {index} "
+                             f"({shot.visible_in}..{shot.visible_out})")
+    return start, stop
+
+
+def _default_timeout(timeline: Timeline) -> float:
+    """A generous wall-clock budget (seconds): 10x real time plus a minute."""
+    return 60.0 + 10.0 * timeline.total_frames / timeline.fps
+
+
+class _Throttle:
+    """Calls ``callback`` with a fraction at most every :data:`PROGRESS_INTERVAL_S` seconds."""
+
+    def __init__(self, callback: Callable[[float], None] | None) -> None:
+        self.callback = callback
+        self.last = 0.0
+
+    def __call__(self, fraction: float, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.callback is not None and (force or now - self.last >= PROGRESS_INTERVAL_S):
+            self.last = now
+            self.callback(min(1.0, max(0.0, fraction)))
+
+
+class _ShotPipeline:
+    """Prepared shots in flight: submitted ahead, fetched when visible, closed when done."""
+
+    def __init__(self, timeline: Timeline, preparer: SourcePreparer,
+                 executor: ThreadPoolExecutor, deadline: float,
+                 shots: range | None = None) -> None:
+        self.timeline = timeline
+        self.preparer = preparer
+        self.executor = executor
+        self.deadline = deadline
+        self.futures: dict[int, Future[Prepared]] = {}
+        self.ready: dict[int, Prepared] = {}
+        shots = shots if shots is not None else range(len(timeline.shots))
+        self.next_submit = shots.start  # the first shot visible in the rendered frames
+        self.end = shots.stop  # shots from here on are not rendered
+        self.closed = False
+
+    def advance(self, frame: int) -> None:
+        """Submit shots appearing within the look-ahead; close shots that have ended."""
+        shots = self.timeline.shots
+        while (self.next_submit < self.end
+               and shots[self.next_submit].visible_in <= frame + LOOKAHEAD_FRAMES):
+            self.futures[self.next_submit] = self.executor.submit(self.preparer.prepare,
+                                                                  self.next_submit)
+            self.next_submit += 1
+        for index in [i for i in self.ready if shots[i].visible_out <= frame]:
+            self.ready.pop(index).close()
+
+    def get(self, index: int) -> Prepared:
+        """The prepared shot ``index`` (waits for the helper thread, within the deadline)."""
+        if index not in self.ready:
+            future = self.futures.pop(index)
+            while True:
+                try:
+                    self.ready[index] = future.result(timeout=POLL_S)
+                    break
+                except FutureTimeout:
+                    if time.monotonic() > self.deadline:
+                        raise ToolTimeoutError("preparing sources timed out", None,
+                                               "") from None
+        return self.ready[index]
+
+    def close(self) -> None:
+        """Close everything, including shots still being prepared (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        for future in self.futures.values():
+            future.cancel()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        for future in self.futures.values():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                future.result().close()
+        for prepared in self.ready.values():
+            prepared.close()
+        self.ready.clear()
+
+
+_Held = dict[str, tuple[np.ndarray, float, np.ndarray]]
+"""The last frame of each aspect before and after its logo: (mixed, logo weight, composed)."""
+
+
+def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
+             frame: int, layers: list[tuple[int, float]],
+             logo: LogoOverlay | None = None, held: _Held | None = None) -> np.ndarray:
+    """The film frame ``frame`` for ``aspect`` (I420): the visible shots blended by their
+    weights, and the corner logo over the part that is shots rather than cards. With ``held``
+    (updated here), a mix that is the last frame's array again (one shot holding still) reuses
+    the last frame's logo too."""
+    images = []
+    for index, weight in layers:
+        shot = timeline.shots[index]
+        images.append((pipeline.get(index).frame(aspect, frame - shot.visible_in), weight))
+    composed = mix(images, aspect.width, aspect.height)
+    if logo is not None:
+        on_shots = sum(w for i, w in layers if timeline.shots[i].kind != "card")
+        last = held.get(aspect.name) if held is not None else None
+        if last is not None and last[0] is composed and last[1] == on_shots:
+            return last[2]
+        mixed, composed = composed, logo.apply(composed, aspect, on_shots)
+        if held is not None:
+            held[aspect.name] = (mixed, on_shots, composed)
+    return composed
+
+
+def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: dict[str, Path],
+                 audio_path: Path | None, outputs: dict[str, Path], *,
+                 frames: tuple[int, int] | None = None,
+                 on_progress: Callable[[float], None] | None = None,
+                 encoder_preset: str = "veryfast", timeout_s: float | None = None,
+                 subjects: Mapping[str, Subject] | None = None,
+                 logo: np.ndarray | None = None,
+                 encoders: EncoderFactory = open_encoders,
+                 on_frame: Callable[[int, str, np.ndarray], None] | None = None) -> RenderStats:
+    """Render ``timeline`` to every aspect in ``outputs`` (aspect name -> MP4 path) in one pass.
+
+    ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length: padded with
+    silence or trimmed to exactly the rendered frames); None writes
+    video-only files. ``frames`` (start inclusive, stop exclusive; default the whole film)
+    renders one segment of the film, to be joined by :func:`media.frames.segments.join_segments`:
+    every frame is a function of its index except inside clip shots, which are decoded
+    sequentially, so a segment may not start inside one (ValueError; see
+    :func:`media.plan.timeline.segment_cut_frames`). ``on_progress``
+    receives the fraction done (0..1) a few times per second. ``subjects`` (photo id -> subject
+    found earlier, e.g. by the assets stage) saves detecting them again. ``logo`` (RGBA uint8,
+    straight alpha) is drawn small in a corner of every shot inside the safe area (bottom-right
+    of 16:9, top-centre of 9:16 below the platform UI band) and larger on the cards; the
+    soundtrack at ``audio_path`` is used as given. ``timeout_s`` bounds
+    the whole render (wall-clock seconds; default 10x the film's length plus a minute): tools
+    are killed
+    and :class:`media.base.runner.ToolTimeoutError` raised past it. An encoder or decoder failure
+    raises :class:`media.base.runner.ToolError` with the tool's stderr. ``encoders``
+    opens the encoder feeds (default :func:`media.frames.encode.open_encoders`, the delivery
+    encoders).
+    ``on_frame`` receives every composed frame (film frame index, aspect name, I420 array) on
+    the render thread, before it goes to the encoder: it must return at once and never write to
+    the array, which the render may show again (a hold).
+    """
+    aspects = _aspects_for(outputs)
+    start, stop = _frame_range(timeline, frames)
+    shots = shots_in(timeline, (start, stop))
+    _check_sources(timeline, photo_paths, clip_paths, (start, stop))
+    started = time.monotonic()
+    budget = timeout_s if timeout_s is not None else _default_timeout(timeline)
+    deadline = started + budget
+    progress = _Throttle(on_progress)
+    preparer = SourcePreparer(timeline, aspects, photo_paths, clip_paths, deadline,
+                              subjects, logo, shots)
+    overlay = LogoOverlay(logo, aspects) if logo is not None else None
+    pipeline = _ShotPipeline(timeline, preparer,
+                             ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare"),
+                             deadline, shots)
+    compose_s = 0.0
+    held: _Held = {}
+    recorders = {a.name: SignalRecorder() for a in aspects}
+    try:
+        sound = FilmSound(audio_path, stop - start) if audio_path is not None else None
+        with _compose_threads, encoders(aspects, sound, outputs, encoder_preset,
+                                        budget) as feeds:
+            for frame in range(start, stop):
+                t0 = time.monotonic()
+                if t0 > deadline:
+                    raise ToolTimeoutError(f"render timed out after {budget:.0f}s", None, "")
+                pipeline.advance(frame)
+                layers = layer_weights(timeline, frame)
+                composed = {a.name: _compose(timeline, pipeline, a, frame, layers, overlay,
+                                             held) for a in aspects}
+                compose_s += time.monotonic() - t0
+                for name, image in composed.items():
+                    recorders[name].add(image)
+                    if on_frame is not None:
+                        on_frame(frame, name, image)
+                    feeds[name].put(image)
+                progress(0.99 * (frame + 1 - start) / (stop - start))
+            pipeline.close()
+            for feed in feeds.values():
+                feed.finish()
+            wait_s = sum(feed.wait_s for feed in feeds.values())
+    finally:
+        pipeline.close()
+    progress(1.0, force=True)
+    elapsed = time.monotonic() - started
+    return RenderStats(stop - start, tuple(a.name for a in aspects), elapsed,
+                       (stop - start) / elapsed if elapsed > 0 else 0.0, compose_s,
+                       wait_s, {k: str(v) for k, v in outputs.items()},
+                       (*(("brand logo drawn",) if logo is not None else ()), *preparer.notes),
+                       {name: recorder.result() for name, recorder in recorders.items()})

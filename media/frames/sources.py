@@ -1,0 +1,370 @@
+"""Sources of a render: each shot's frames in every aspect, prepared ahead of the frame loop.
+
+A photo is decoded once (:func:`load_photo`), its subject found and its moves planned, its
+pre-scaled copies shared by the shots and aspects that show it, and freed after its last shot;
+every picture gets the film's colour grade (:mod:`media.frames.grade`) once, as it is decoded (in
+RGB), and is converted once to the film's I420 planes (:mod:`media.base.yuv`): every shot's frames
+are I420, as the encoders take them;
+a card is drawn over its photo; a clip shot gets its decoder
+(:class:`media.frames.encode.ClipReader`)
+and is framed like a photo (:mod:`media.frames.clip_framing`, planned from one sample frame).
+:class:`SourcePreparer` builds these :class:`Prepared` shots on a helper thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from media.base import heap, spec, yuv
+from media.base.runner import Limits, ToolError
+from media.cards.draw import CardImage, render_card_image
+from media.cards.motion import card_frame
+from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
+from media.frames.compose import (
+    PhotoLayer,
+    PrescaledI420,
+    prescale_factor,
+    prescale_i420,
+    subject_cover,
+)
+from media.frames.encode import ClipReader, probe_size, sample_frame
+from media.frames.grade import Grade, apply_grade, grade_named
+from media.frames.parallax import (
+    ParallaxLayer,
+    ParallaxLayers,
+    ScaledLayers,
+    scale_layers,
+    separate_subject,
+)
+from media.look.framing import KEEP_MIN, Motion, plan_ken_burns, second_look
+from media.look.subjects import Subject, find_subject, keep_whole
+from media.plan.moves import FRAMING_MOVE
+from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
+
+SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
+
+
+def load_photo(path: Path) -> np.ndarray:
+    """A photo working copy as uint8 RGB (H, W, 3)."""
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+class Prepared:
+    """A shot's frames in every aspect (see :meth:`frame`)."""
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        """Frame ``index`` (0-based within the shot) for ``aspect``, I420 (see
+        :mod:`media.base.yuv`); callers must not write to it (a held frame is returned again)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release processes and memory."""
+
+
+class PreparedCard(Prepared):
+    """A card in motion over its ``frames`` on screen (see :mod:`media.cards.motion`): its words
+    come in from frame ``delay`` (frames into the shot), or are all there from the first frame
+    when ``delay`` is None (the opening card)."""
+
+    def __init__(self, images: dict[str, CardImage], delay: int | None, frames: int) -> None:
+        self.images = images
+        self.delay = delay
+        self.frames = frames
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        entrance = None if self.delay is None else self.delay / spec.FPS
+        return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
+                          entrance)
+
+
+class PreparedPhoto(Prepared):
+    """A photo shot: one :class:`PhotoLayer` (or :class:`ParallaxLayer`) per aspect."""
+
+    def __init__(self, layers: dict[str, PhotoLayer | ParallaxLayer]) -> None:
+        self.layers = layers
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        return self.layers[aspect.name].frame(index)
+
+
+class PreparedClip(Prepared):
+    """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short.
+    The decoder gives I420 frames, or RGB ones when the film has a colour grade (graded in RGB,
+    then converted)."""
+
+    def __init__(self, reader: ClipReader, deadline: float,
+                 framings: dict[str, ClipFraming] | None = None,
+                 grade: Grade | None = None) -> None:
+        self.reader = reader
+        self.deadline = deadline
+        self.framings = framings or {}
+        self.grade = grade or Grade()
+        self._index = -1
+        self._decoded: np.ndarray | None = None
+        self._covered: dict[str, np.ndarray] = {}
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        while self._index < index:
+            decoded = self.reader.next(self.deadline)
+            self._index += 1
+            if decoded is not None:
+                if decoded.ndim == 3:  # RGB: the grade, then the film's planes
+                    decoded = yuv.rgb_to_i420(apply_grade(decoded, self.grade))
+                self._decoded, self._covered = decoded, {}
+            elif self._decoded is None:
+                raise ToolError("clip decoder produced no frames", None, "")
+            else:
+                self._index = index  # held: the clip ran out
+        assert self._decoded is not None
+        if aspect.name not in self._covered:
+            framing = self.framings.get(aspect.name)
+            self._covered[aspect.name] = frame_clip(
+                self._decoded, framing if framing is not None
+                else cover_framing(yuv.frame_size(self._decoded), aspect))
+        return self._covered[aspect.name]
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+@dataclass
+class _Photo:
+    """A decoded photo kept while shots still need it, with its pre-scaled copies."""
+
+    image: np.ndarray
+    subject: Subject
+    uses: int
+    scaled: dict[float, PrescaledI420] = field(default_factory=dict)
+    layers: ParallaxLayers | None = None
+    separated: str | None = None  # None: not tried yet; "" ok; else why parallax fell back
+    scaled_layers: dict[float, ScaledLayers] = field(default_factory=dict)
+
+    def prescaled(self, factor: float) -> PrescaledI420:
+        """The photo pre-scaled by ``factor`` as I420 planes (computed once, then shared)."""
+        if factor not in self.scaled:
+            self.scaled[factor] = prescale_i420(self.image, factor)
+        return self.scaled[factor]
+
+    def parallax(self, factor: float) -> ScaledLayers | None:
+        """The photo's parallax layers pre-scaled by ``factor`` (subject separated once per
+        photo), or None when the separation was poor (see :attr:`separated`)."""
+        if self.separated is None:
+            self.layers, verdict = separate_subject(self.image, self.subject)
+            self.separated = verdict.reason if self.layers is None else ""
+        if self.layers is None:
+            return None
+        if factor not in self.scaled_layers:
+            self.scaled_layers[factor] = scale_layers(self.layers, factor)
+        return self.scaled_layers[factor]
+
+
+def card_photo(timeline: Timeline, index: int) -> str | None:
+    """The photo behind card ``index``: the first photo shot for the opening card; for the
+    closing card the subject's photo (the recipient, the pet), else the last photo shot."""
+    ids = [s.source_id for s in timeline.shots if s.kind == "photo"]
+    if index != 0 and timeline.subject_photo_id is not None:
+        return timeline.subject_photo_id
+    if not ids:
+        return None
+    return ids[0] if index == 0 else ids[-1]
+
+
+def shot_photo(timeline: Timeline, index: int) -> str | None:
+    """The photo shot ``index`` shows (its own, or the one behind a card), if any."""
+    shot = timeline.shots[index]
+    if shot.kind == "photo":
+        return shot.source_id
+    return card_photo(timeline, index) if shot.kind == "card" else None
+
+
+def shots_in(timeline: Timeline, frames: tuple[int, int]) -> range:
+    """Indices of the shots visible in the frames ``[start, stop)`` (shots are in film order)."""
+    start, stop = frames
+    visible = [i for i, s in enumerate(timeline.shots)
+               if s.visible_in < stop and s.visible_out > start]
+    return range(visible[0], visible[-1] + 1) if visible else range(0)
+
+
+def sources_for(timeline: Timeline,
+                frames: tuple[int, int] | None = None) -> tuple[set[str], set[str]]:
+    """Ids of the photos and the clips that rendering ``frames`` (default: the whole film)
+    reads: what a worker rendering one segment must fetch."""
+    shots = shots_in(timeline, frames or (0, timeline.total_frames))
+    photos = {p for i in shots if (p := shot_photo(timeline, i)) is not None}
+    clips = {timeline.shots[i].source_id or "" for i in shots
+             if timeline.shots[i].kind == "clip"}
+    return photos, clips
+
+
+class SourcePreparer:
+    """Builds :class:`Prepared` shots (on a helper thread) and keeps photos while needed."""
+
+    def __init__(self, timeline: Timeline, aspects: tuple[spec.Aspect, ...],
+                 photo_paths: dict[str, Path], clip_paths: dict[str, Path], deadline: float,
+                 subjects: Mapping[str, Subject] | None = None,
+                 logo: np.ndarray | None = None, shots: range | None = None) -> None:
+        self.timeline = timeline
+        self.shots = shots if shots is not None else range(len(timeline.shots))
+        self.subjects = dict(subjects or {})
+        self.logo = logo
+        self.aspects = aspects
+        self.photo_paths = photo_paths
+        self.clip_paths = clip_paths
+        self.deadline = deadline
+        self._photos: dict[str, _Photo] = {}
+        self._separations: dict[str, tuple[ParallaxLayers | None, str]] = {}
+        self.notes: list[str] = []  # what a reader of the render should know (fallbacks)
+        self._uses = self._count_uses()
+        self._lock = threading.Lock()
+        self._clip_sizes: dict[str, tuple[int, int]] = {}
+        self.grade = grade_named(timeline.grade)
+
+    def _card_photo(self, index: int) -> str | None:
+        return card_photo(self.timeline, index)
+
+    def _count_uses(self) -> dict[str, int]:
+        """Uses of each photo by the shots rendered (a photo is freed after its last one)."""
+        uses: dict[str, int] = {}
+        for i in self.shots:
+            photo = shot_photo(self.timeline, i)
+            if photo is not None:
+                uses[photo] = uses.get(photo, 0) + 1
+        return uses
+
+    def _limits(self) -> Limits:
+        return Limits(timeout_s=max(1.0, self.deadline - time.monotonic()))
+
+    def _acquire(self, photo_id: str) -> _Photo:
+        with self._lock:
+            photo = self._photos.get(photo_id)
+            if photo is None:
+                image = load_photo(self.photo_paths[photo_id])
+                subject = self.subjects.get(photo_id) or find_subject(image)
+                image = apply_grade(image, self.grade)
+                photo = _Photo(image, subject, self._uses.get(photo_id, 1))
+                photo.layers, photo.separated = self._separations.get(photo_id, (None, None))
+                self._photos[photo_id] = photo
+            return photo
+
+    def _release(self, photo_id: str) -> None:
+        """After a shot of the photo is prepared: the decoded photo and its pre-scaled copies
+        are freed (a photo shown again later is decoded again: holding every reused photo of a
+        film until its next shot held ~0.5 GB); only a parallax separation, costly to redo,
+        is kept until the photo's last shot."""
+        with self._lock:
+            photo = self._photos.pop(photo_id, None)
+            if photo is not None:
+                self._uses[photo_id] = photo.uses - 1
+                if photo.uses > 1 and photo.separated is not None:
+                    self._separations[photo_id] = (photo.layers, photo.separated)
+                else:
+                    self._separations.pop(photo_id, None)
+
+    def prepare(self, index: int) -> Prepared:
+        """Everything shot ``index`` needs to produce its frames."""
+        shot = self.timeline.shots[index]
+        try:
+            if shot.kind == "photo":
+                return self._prepare_photo(shot, self._showing(index))
+            if shot.kind == "clip":
+                return self._prepare_clip(shot)
+            return self._prepare_card(shot, index)
+        finally:
+            heap.trim()
+
+    def _showing(self, index: int) -> int:
+        """Which showing of its photo shot ``index`` is (0: the first), over the whole film, so
+        every segment of a split render agrees."""
+        photo_id = self.timeline.shots[index].source_id
+        return sum(1 for shot in self.timeline.shots[:index]
+                   if shot.kind == "photo" and shot.source_id == photo_id)
+
+    def _prepare_photo(self, shot: Shot, showing: int = 0) -> PreparedPhoto:
+        """The shot's layers; every other showing of a photo of scenery looks at another part
+        of it (:func:`media.look.framing.second_look`)."""
+        photo_id = shot.source_id or ""
+        photo = self._acquire(photo_id)
+        try:
+            height, width = photo.image.shape[:2]
+            subject = keep_whole(photo.subject)
+            if showing % 2 == 1:
+                subject = second_look(subject)
+            layers: dict[str, PhotoLayer | ParallaxLayer] = {}
+            for aspect in self.aspects:
+                motion = plan_ken_burns((width, height), subject, aspect,
+                                        shot.frames,
+                                        choice=shot.motion_choice,
+                                        full=shot.motion in (KEN_BURNS, PARALLAX),
+                                        keep_min=self._keep_min(aspect),
+                                        move=FRAMING_MOVE.get(shot.move))
+                factor = round(prescale_factor(motion, aspect.width), 4)
+                layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
+                                                        aspect)
+            return PreparedPhoto(layers)
+        finally:
+            self._release(photo_id)
+
+    def _photo_layer(self, photo: _Photo, photo_id: str, shot: Shot, motion: Motion,
+                     factor: float, aspect: spec.Aspect) -> PhotoLayer | ParallaxLayer:
+        """A parallax layer for a premium shot whose subject separates well and whose move is a
+        crop; otherwise (the fallback) the standard Ken Burns layer."""
+        if shot.motion == PARALLAX and motion.mode == "crop":
+            scaled = photo.parallax(factor)
+            if scaled is not None:
+                return ParallaxLayer(scaled, motion, aspect.width, aspect.height)
+            self._note(f"parallax fell back to Ken Burns for {photo_id}: {photo.separated}")
+        elif shot.motion == PARALLAX:
+            self._note(f"parallax fell back to Ken Burns for {photo_id} in {aspect.name}: "
+                       "the photo is fitted, not cropped")
+        return PhotoLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def _keep_min(self, aspect: spec.Aspect) -> float:
+        """Smallest share of a photo or clip a crop may keep: social 9:16 frames fuller."""
+        if self.timeline.style == "social" and aspect.is_portrait:
+            return SOCIAL_PORTRAIT_KEEP_MIN
+        return KEEP_MIN
+
+    def _prepare_clip(self, shot: Shot) -> PreparedClip:
+        clip_id = shot.source_id or ""
+        path = self.clip_paths[clip_id]
+        if clip_id not in self._clip_sizes:
+            self._clip_sizes[clip_id] = probe_size(path, self._limits())
+        size = self._clip_sizes[clip_id]
+        sample = sample_frame(path, shot.clip_start_s + shot.frames / spec.FPS / 2, size,
+                              self._limits())
+        subject = find_subject(sample) if sample is not None else None
+        framings = {a.name: plan_clip_framing(size, subject, a, keep_min=self._keep_min(a))
+                    for a in self.aspects} if subject is not None else None
+        reader = ClipReader(path, shot.clip_start_s, shot.frames, size, self._limits(),
+                            "rgb24" if not self.grade.identity else yuv.PIX_FMT)
+        return PreparedClip(reader, self.deadline, framings, self.grade)
+
+    def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:
+        if shot.card is None:
+            raise ValueError(f"card shot {index} has no card")
+        photo_id = self._card_photo(index)
+        photo = self._acquire(photo_id) if photo_id else None
+        try:
+            images = {}
+            for aspect in self.aspects:
+                back = (subject_cover(photo.image, photo.subject, aspect.width, aspect.height)
+                        if photo is not None else None)
+                images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
+                                                        back, self.logo)
+            delay = None if index == 0 else shot.cut_in - shot.visible_in
+            return PreparedCard(images, delay, shot.visible_out - shot.visible_in)
+        finally:
+            if photo_id:
+                self._release(photo_id)

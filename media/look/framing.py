@@ -1,0 +1,466 @@
+"""Where to look in a photo, and how the virtual camera moves over it (Ken Burns).
+
+Subjects (faces, else the salient region, else the centre) come from :mod:`media.look.subjects`.
+:func:`plan_ken_burns` turns a photo size, its subject and an output aspect into a
+:class:`Motion`: a start and an end viewport rectangle in source pixels, eased in between.
+Three modes:
+
+* ``crop``: the viewport has the output's ratio and stays inside the photo; every detected face
+  (with a margin) stays inside it on every frame, and the move is bounded so that image points
+  never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame squared.
+* ``fill``: a photo much wider than the frame (a landscape photo in 9:16, a panorama in 16:9)
+  whose subject fits a crop is cropped (``crop``, panning toward the subject); when the subject
+  (a wide group) or the photo's resolution does not allow a full crop, the viewport spans the
+  photo's full height and only as much of its width as the faces (and
+  :data:`FILL_MAX_UPSCALE`) need: the photo fills the frame's width, the backdrop shows above
+  and below, and the camera pans across toward the subject.
+* ``fit``: the whole photo is shown, fitted inside the frame over a blurred, darkened copy of
+  itself (a tall photo in 16:9 whose crop would cut a face or keep too little of it). The
+  viewport is then larger than the photo; the area outside the photo shows the backdrop.
+
+All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from media.base.spec import Aspect
+from media.look.subjects import (
+    Box,
+    Subject,
+    union,
+)
+
+FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
+KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
+FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
+FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full move
+PUSH_ZOOM = 1.035  # zoom ratio of a gentle push
+MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
+MAX_ACCEL_PX = 0.04  # output pixels per frame^2: peak acceleration of any image point
+MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
+EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
+FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
+FILL_PUSH_ZOOM = 1.06  # a filled photo with no room to pan pushes in from this much wider
+MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
+MOVES = ("zoom_in", "zoom_out", "pan", "drift_in", "tilt")
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A viewport rectangle in source pixels (float): top-left corner, width and height."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def cx(self) -> float:
+        """Centre x (source pixels)."""
+        return self.x + self.w / 2
+
+    @property
+    def cy(self) -> float:
+        """Centre y (source pixels)."""
+        return self.y + self.h / 2
+
+    def lerp(self, other: Rect, t: float) -> Rect:
+        """Linear interpolation toward ``other`` (t in 0..1)."""
+        return Rect(self.x + (other.x - self.x) * t, self.y + (other.y - self.y) * t,
+                    self.w + (other.w - self.w) * t, self.h + (other.h - self.h) * t)
+
+    def contains(self, box: tuple[float, float, float, float], tol: float = 1e-6) -> bool:
+        """True if the pixel box (x0, y0, x1, y1) lies inside this rectangle."""
+        x0, y0, x1, y1 = box
+        return (x0 >= self.x - tol and y0 >= self.y - tol and x1 <= self.x + self.w + tol
+                and y1 <= self.y + self.h + tol)
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A camera move over one photo for one aspect, lasting ``frames`` output frames.
+
+    ``start`` and ``end`` are viewport rectangles in source pixels with the output's ratio;
+    frame ``i`` shows :meth:`rect_at` ``(i)``. ``mode`` is ``crop`` (viewport inside the photo) or
+    ``fit`` (viewport larger than the photo, the rest shows a blurred backdrop).
+    """
+
+    mode: str
+    start: Rect
+    end: Rect
+    frames: int
+    move: str = "push"
+
+    def rect_at(self, frame: int) -> Rect:
+        """The viewport at ``frame`` (0-based output frame within the shot)."""
+        if self.frames <= 1:
+            return self.start
+        u = min(max(frame / (self.frames - 1), 0.0), 1.0)
+        return self.start.lerp(self.end, ease(u))
+
+
+def ease(u: float) -> float:
+    """Ease-in-out used by every move: a blend of linear and cosine (u and result in 0..1).
+
+    Mostly constant speed, with the start and end softened; its second derivative is bounded by
+    ``EASE_MIX * pi^2 / 2``.
+    """
+    return (1 - EASE_MIX) * u + EASE_MIX * (1 - math.cos(math.pi * u)) / 2
+
+
+# --- motion planning -------------------------------------------------------------------------
+
+
+def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] | None:
+    """The union of the faces plus :data:`FACE_MARGIN`, in source pixels clipped to the photo,
+    as (x0, y0, x1, y1); None without faces. Every crop viewport contains it."""
+    if not subject.faces:
+        return None
+    x0, y0, x1, y1 = union(subject.faces).to_pixels(width, height)
+    biggest = max(max((b.x1 - b.x0) * width, (b.y1 - b.y0) * height) for b in subject.faces)
+    pad = FACE_MARGIN * biggest
+    return (max(0.0, x0 - pad), max(0.0, y0 - pad), min(float(width), x1 + pad),
+            min(float(height), y1 + pad))
+
+
+def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]:
+    """Width and height (source pixels) of the largest viewport of ``aspect``'s ratio that fits
+    inside a ``width`` x ``height`` photo."""
+    ratio = aspect.width / aspect.height
+    if width / height > ratio:
+        return height * ratio, float(height)
+    return float(width), width / ratio
+
+
+def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
+              keep_min: float = KEEP_MIN) -> bool:
+    """True when a crop would cut a face or keep less than ``keep_min`` of the photo."""
+    cw, ch = largest_crop(width, height, aspect)
+    if cw * ch < keep_min * width * height:
+        return True
+    guard = face_guard(subject, width, height)
+    return guard is not None and (guard[2] - guard[0] > cw + 1e-6
+                                  or guard[3] - guard[1] > ch + 1e-6)
+
+
+def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -> tuple[float,
+                                                                                          float]:
+    """Allowed positions of a viewport side ``size`` on an axis of ``extent`` source pixels that
+    keep the guard interval inside (the guard always fits by construction)."""
+    lo, hi = 0.0, max(0.0, extent - size)
+    if guard is not None:
+        lo, hi = max(lo, guard[1] - size), min(hi, guard[0])
+    if lo > hi:
+        mid = (lo + hi) / 2
+        return mid, mid
+    return lo, hi
+
+
+def _place(size: tuple[float, float], centre: tuple[float, float], photo: tuple[int, int],
+           guard: tuple[float, ...] | None) -> Rect:
+    """A viewport of ``size`` centred as near ``centre`` as the photo edges and faces allow."""
+    w, h = size
+    gx = (guard[0], guard[2]) if guard else None
+    gy = (guard[1], guard[3]) if guard else None
+    xr = _axis_range(w, photo[0], gx)
+    yr = _axis_range(h, photo[1], gy)
+    x = min(max(centre[0] - w / 2, xr[0]), xr[1])
+    y = min(max(centre[1] - h / 2, yr[0]), yr[1])
+    return Rect(float(x), float(y), float(w), float(h))
+
+
+def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspect,
+                guard: tuple[float, ...] | None, zoom: float) -> float:
+    """The zoom ratio (>= 1) allowed by faces and by the photo's resolution."""
+    if guard is not None:
+        zoom = min(zoom, wide[0] / max(1.0, guard[2] - guard[0]),
+                   wide[1] / max(1.0, guard[3] - guard[1]))
+    return max(1.0, min(zoom, max(PUSH_ZOOM, wide[0] * MAX_UPSCALE / aspect.width)))
+
+
+def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: str,
+                zoom: float) -> tuple[Rect, Rect]:
+    """Start and end viewports of a crop move (before the acceleration budget)."""
+    width, height = photo
+    guard = face_guard(subject, width, height)
+    wide = largest_crop(width, height, aspect)
+    fx, fy = subject.focus.center
+    focus = (fx * width, fy * height)
+    z = _tight_zoom(photo, wide, aspect, guard, zoom)
+    tight = (wide[0] / z, wide[1] / z)
+    if move in ("pan", "tilt"):
+        return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt")
+    wide_rect = _place(wide, focus, photo, guard)
+    if move == "drift_in":
+        away = (width - focus[0], height - focus[1])
+        wide_rect = _place(wide, away, photo, guard)
+    tight_rect = _place(tight, focus, photo, guard)
+    if move == "zoom_out":
+        return tight_rect, wide_rect
+    return wide_rect, tight_rect
+
+
+def _pan_rects(photo: tuple[int, int], size: tuple[float, float], focus: tuple[float, float],
+               guard: tuple[float, ...] | None, vertical: bool = False) -> tuple[Rect, Rect]:
+    """Pan (``vertical``: tilt) ending on the focus side, along the asked axis when it has
+    :data:`MIN_PAN_ROOM_PX` of room, else along the axis with the most room."""
+    xr = _axis_range(size[0], photo[0], (guard[0], guard[2]) if guard else None)
+    yr = _axis_range(size[1], photo[1], (guard[1], guard[3]) if guard else None)
+    end = _place(size, focus, photo, guard)
+    x_room, y_room = xr[1] - xr[0], yr[1] - yr[0]
+    asked = y_room if vertical else x_room
+    horizontal = (not vertical) if asked >= MIN_PAN_ROOM_PX else x_room >= y_room
+    if horizontal:
+        far = xr[0] if abs(end.x - xr[1]) < abs(end.x - xr[0]) else xr[1]
+        far = far if abs(far - end.x) > 1e-6 else (xr[0] + xr[1]) / 2
+        return Rect(far, end.y, *size), end
+    far = yr[0] if abs(end.y - yr[1]) < abs(end.y - yr[0]) else yr[1]
+    far = far if abs(far - end.y) > 1e-6 else (yr[0] + yr[1]) / 2
+    return Rect(end.x, far, *size), end
+
+
+def _fit_rects(photo: tuple[int, int], aspect: Aspect, zoom_in: bool, zoom: float) -> tuple[
+        Rect, Rect]:
+    """Viewports (larger than the photo) that show all of it with a margin, pushing gently."""
+    width, height = photo
+    margin = FIT_MARGIN * min(aspect.width, aspect.height)
+    k_end = min((aspect.width - 2 * margin) / width, (aspect.height - 2 * margin) / height)
+    k_start = k_end / zoom  # output px per source px
+    rects = []
+    for k in (k_start, k_end):
+        w, h = aspect.width / k, aspect.height / k
+        rects.append(Rect(width / 2 - w / 2, height / 2 - h / 2, w, h))
+    return (rects[0], rects[1]) if zoom_in else (rects[1], rects[0])
+
+
+def peak_acceleration(motion: Motion, out_width: int) -> float:
+    """Largest second difference (output pixels per frame^2) of any tracked image point: the
+    corners and centre of the mid-shot viewport, followed through the whole move."""
+    if motion.frames < 3:
+        return 0.0
+    rects = [motion.rect_at(i) for i in range(motion.frames)]
+    mid = rects[len(rects) // 2]
+    points = np.array([[mid.x, mid.y], [mid.x + mid.w, mid.y], [mid.x, mid.y + mid.h],
+                       [mid.x + mid.w, mid.y + mid.h], [mid.cx, mid.cy]])
+    xy = np.array([[r.x, r.y] for r in rects])
+    scale = np.array([out_width / r.w for r in rects])
+    out = (points[None, :, :] - xy[:, None, :]) * scale[:, None, None]
+    accel = out[2:] - 2 * out[1:-1] + out[:-2]
+    return float(np.abs(accel).max())
+
+
+def _within_budget(motion: Motion, out_width: int) -> Motion:
+    """Shrink the move until it respects :data:`MAX_ACCEL_PX`: a pan or a tilt toward its end
+    (the focus it was planned to end on stays where it is: a long pan across a wide photo
+    becomes a shorter one onto the subject, not one that stops halfway), any other move toward
+    its midpoint.
+
+    Both ends stay convex combinations of the planned ones, so faces and photo edges remain
+    respected.
+    """
+    start, end = motion.start, motion.end
+    toward = 1.0 if motion.move in ("pan", "tilt") else 0.5
+    for _ in range(60):
+        if peak_acceleration(motion, out_width) <= MAX_ACCEL_PX:
+            return motion
+        anchor = start.lerp(end, toward)
+        start, end = anchor.lerp(start, 0.85), anchor.lerp(end, 0.85)
+        motion = Motion(motion.mode, start, end, motion.frames, motion.move)
+    anchor = start.lerp(end, toward)
+    return Motion(motion.mode, anchor, anchor, motion.frames, motion.move)
+
+
+def motion_extent(motion: Motion, out_width: int) -> float:
+    """How far (output pixels) the farthest tracked image point travels during the move."""
+    start, end = motion.start, motion.end
+    points = [(start.x, start.y), (start.x + start.w, start.y + start.h), (start.cx, start.cy)]
+    return max(max(abs((px - start.x) * out_width / start.w - (px - end.x) * out_width / end.w),
+                   abs((py - start.y) * out_width / start.w - (py - end.y) * out_width / end.w))
+               for px, py in points)
+
+
+def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
+    """The asked ``move`` (else the one ``choice`` picks) first, then the others as fallbacks;
+    a gentle move (not ``full``) zooms in or out, or pans or tilts when asked to."""
+    push = "zoom_in" if choice % 2 == 0 else "zoom_out"
+    if move is not None:
+        push = "zoom_out" if move == "zoom_out" else "zoom_in"
+        first = move if full or move in ("pan", "tilt") else push
+    else:
+        first = MOVES[choice % 4] if full else push
+    return [first, *[m for m in MOVES if m != first]]
+
+
+SECOND_LOOK_SHIFT = 0.3  # a repeat's focus moves this far (share of the width) off a central one
+SECOND_LOOK_CENTRAL = 0.15  # a focus this close to the middle is central (mirroring keeps it)
+
+
+def second_look(subject: Subject) -> Subject:
+    """The subject for another showing of a photo of scenery: its focus on the other side of
+    the photo (mirrored across the middle, or moved :data:`SECOND_LOOK_SHIFT` off it when it
+    is central), so the repeat ends on another part of the landscape instead of the same
+    frame with another move. Faces and compact subjects (a pet, a room) are returned as is:
+    they stay the point of every showing."""
+    if subject.faces or subject.source != "saliency" or subject.compact:
+        return subject
+    focus = subject.focus
+    cx = focus.center[0]
+    if abs(cx - 0.5) >= SECOND_LOOK_CENTRAL:
+        target = 1.0 - cx
+    else:
+        target = cx + SECOND_LOOK_SHIFT if cx <= 0.5 else cx - SECOND_LOOK_SHIFT
+    half = (focus.x1 - focus.x0) / 2
+    target = min(max(target, half), 1.0 - half)
+    moved = Box(target - half, focus.y0, target + half, focus.y1)
+    return Subject((), moved, subject.source, subject.compact)
+
+
+def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+                   *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
+                   move: str | None = None) -> Motion:
+    """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
+    output frames of ``aspect``.
+
+    ``full`` gives the Ken Burns ``move`` (else the one ``choice`` picks) among :data:`MOVES`
+    (zoom in toward the focus, zoom out from it, pan or tilt ending on it, drift in); otherwise
+    a gentle sub-pixel push toward (or away from) the focus. A photo wider than the frame whose
+    crop keeps less than ``keep_min`` of it is filled (see :func:`_plan_fill`), not fitted.
+    Faces stay inside every frame's viewport; crops never leave the photo; the move is
+    bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
+    cannot move at least :data:`MIN_MOVE_PX` (a face filling the frame), another move is used,
+    and failing all, the fitted treatment. ``keep_min`` is the smallest fraction of the photo a
+    crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
+    """
+    width, height = photo_size
+    frames = max(1, int(frames))
+    zoom = FULL_ZOOM if full else PUSH_ZOOM
+    moves = _move_order(choice, full, move)
+    subject = _yield_core_margin(photo_size, subject, aspect)
+    fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
+    if not needs_fit(width, height, subject, aspect, keep_min):
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
+    elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
+        planned = _plan_fill(photo_size, subject, aspect, frames) or _plan_crop(
+            photo_size, subject, aspect, frames, moves, zoom, fit)
+    else:
+        planned = fit
+    if planned.mode == "fit" and subject.faces and subject.source == "saliency":
+        # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
+        # photo into a fitted card: plan again around the focus alone
+        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source,
+                                                  subject.compact), aspect,
+                              frames, choice=choice, full=full, keep_min=keep_min, move=move)
+    return planned
+
+
+def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
+    """``subject`` with a compact salient core (the stand-in face of
+    :func:`media.look.subjects.keep_whole`) that a full crop of ``aspect`` holds with room for a
+    gentle push (:data:`PUSH_ZOOM`), but not with its :data:`FACE_MARGIN`: the stand-in
+    shrinks so that its guard (stand-in plus margin) is the crop's size over
+    :data:`FULL_ZOOM` on each axis, and never smaller than the core. The margin yields, the
+    core never does (the guard still contains all of it) and the crop keeps room to move.
+    Any other subject is returned as is."""
+    if subject.source != "saliency" or len(subject.faces) != 1:
+        return subject
+    width, height = photo_size
+    crop_w, crop_h = largest_crop(width, height, aspect)
+    guard = face_guard(subject, width, height)
+    core = subject.faces[0]
+    core_w, core_h = (core.x1 - core.x0) * width, (core.y1 - core.y0) * height
+    if guard is None or core_w * PUSH_ZOOM > crop_w or core_h * PUSH_ZOOM > crop_h or (
+            guard[2] - guard[0] <= crop_w and guard[3] - guard[1] <= crop_h):
+        return subject
+    pad = 2 * FACE_MARGIN * max(core_w, core_h)
+    shrink = min(max(core_w, crop_w / FULL_ZOOM) / (core_w + pad),
+                 max(core_h, crop_h / FULL_ZOOM) / (core_h + pad))
+    shrink = max(shrink, core_w / (core_w + pad), core_h / (core_h + pad))
+    (cx, cy), half_w, half_h = core.center, shrink * (core.x1 - core.x0) / 2, shrink * (
+        core.y1 - core.y0) / 2
+    stand_in = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+    return Subject((stand_in,), subject.focus, subject.source, subject.compact)
+
+
+def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+               moves: list[str], zoom: float, fit: Motion) -> Motion:
+    """The first of ``moves`` that keeps the faces in and moves enough, as a crop; ``fit``
+    when none does."""
+    width, height = photo_size
+    guard = face_guard(subject, width, height)
+    best: Motion | None = None
+    for move in moves:
+        start, end = _crop_rects(photo_size, subject, aspect, move, zoom)
+        motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
+        if not _crop_ok(motion, photo_size, guard):
+            continue
+        if motion_extent(motion, aspect.width) >= MIN_MOVE_PX or frames < 3:
+            return motion
+        if best is None or motion_extent(motion, aspect.width) > motion_extent(best,
+                                                                               aspect.width):
+            best = motion
+    if best is None or motion_extent(fit, aspect.width) > 2 * motion_extent(best, aspect.width):
+        return fit
+    return best
+
+
+def fill_width(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
+    """Width (source pixels) of the narrowest full-height viewport of a photo wider than the
+    frame that holds every face (with margin) and magnifies at most :data:`FILL_MAX_UPSCALE`;
+    at least the crop's width, at most the photo's (the viewport of ``aspect``'s ratio is then
+    taller than the photo)."""
+    width, height = photo_size
+    crop_w, _ = largest_crop(width, height, aspect)
+    need = max(crop_w, aspect.width / FILL_MAX_UPSCALE)
+    guard = face_guard(subject, width, height)
+    if guard is not None:
+        need = max(need, guard[2] - guard[0])
+    return min(need, float(width))
+
+
+def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+               frames: int) -> Motion | None:
+    """A photo wider than the frame filling its width: None when a full crop holds the faces
+    (the caller then crops); else a ``fill`` viewport (:func:`fill_width` wide, centred on
+    the photo's height) panning across toward the subject, faces always inside."""
+    width, height = photo_size
+    view_w = fill_width(photo_size, subject, aspect)
+    if view_w <= largest_crop(width, height, aspect)[0] * (1 + 1e-6):
+        return None
+    view_h = view_w * aspect.height / aspect.width
+    guard = face_guard(subject, width, height)
+    lo, hi = _axis_range(view_w, width, (guard[0], guard[2]) if guard else None)
+    focus_x = subject.focus.center[0] * width
+    end_x = min(max(focus_x - view_w / 2, lo), hi)
+    start_x = lo if abs(end_x - hi) < abs(end_x - lo) else hi
+    y = height / 2 - view_h / 2
+    start, end = Rect(start_x, y, view_w, view_h), Rect(end_x, y, view_w, view_h)
+    if abs(start_x - end_x) * aspect.width / view_w < 2 * MIN_MOVE_PX:  # no room: push in
+        wider = Rect(end.cx - view_w * FILL_PUSH_ZOOM / 2, end.cy - view_h * FILL_PUSH_ZOOM / 2,
+                     view_w * FILL_PUSH_ZOOM, view_h * FILL_PUSH_ZOOM)
+        return _within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)
+    return _within_budget(Motion("fill", start, end, frames, "pan"), aspect.width)
+
+
+def _plan_fit(photo_size: tuple[int, int], aspect: Aspect, frames: int, move: str,
+              zoom: float) -> Motion:
+    """The fitted treatment: the whole photo over its backdrop, gently pushing in or out."""
+    start, end = _fit_rects(photo_size, aspect, move != "zoom_out", min(zoom, 1.06))
+    return _within_budget(Motion("fit", start, end, frames, move), aspect.width)
+
+
+def _crop_ok(motion: Motion, photo_size: tuple[int, int],
+             guard: tuple[float, ...] | None) -> bool:
+    """Both ends inside the photo and containing the face guard; the move is linear between
+    them, so every frame is too."""
+    whole = Rect(0.0, 0.0, float(photo_size[0]), float(photo_size[1]))
+    for rect in (motion.start, motion.end):
+        if not whole.contains((rect.x, rect.y, rect.x + rect.w, rect.y + rect.h), tol=1e-3):
+            return False
+        if guard is not None and not rect.contains(tuple(guard), tol=1e-3):
+            return False
+    return True

@@ -1,0 +1,349 @@
+"""What matters in a photo: faces, else the salient region (a pet, an object), else the centre.
+
+:func:`find_subject` finds frontal faces (OpenCV Haar cascade) and a focus box (faces, else
+spectral residual saliency, else the centre). A salient focus is either a compact subject (a
+pet's head, an animal close-up, an object: :func:`salient_mass_is_compact`) or scenery whose
+salient mass is wide (a trail, a ridge, a lake); :func:`keep_whole` makes the core of a compact
+subject count as a face, so crops keep it whole, while scenery is cropped freely and the camera
+pans across it toward the focus. All boxes are normalized (0..1 of the photo's width and
+height). :mod:`media.look.framing` plans the camera over them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
+DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
+FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection copy's short edge
+FACE_MIN_NEIGHBORS = 5
+FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
+SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
+# A compact subject (see salient_mass_is_compact), measured on the saliency map and the photo:
+COMPACT_LIFT = 2.0  # saliency mass share in the core over the core's area share: at least this
+COMPACT_ELONGATION = 1.6  # width over height of the salient mass (pixels): at most this
+COMPACT_SOFT_MAX = 0.35  # share of the photo without detail (defocused or flat): at most this
+SOFT_DETAIL = 0.1  # a pixel without detail has under this share of the photo's 95th-pct detail
+# The focus map (see focus_map), measured on a copy FOCUS_MAP_EDGE pixels on its long edge:
+FOCUS_MAP_EDGE = 96
+FOCUS_SALIENCY_WEIGHT = 0.4  # spectral residual saliency: what stands out in structure
+FOCUS_RARITY_WEIGHT = 0.6  # colour rarity: a kite in the sky, a path through a green forest
+FOCUS_SOFT_FLOOR = 0.3  # weight of a pixel without detail (defocused, flat), 1 for the sharpest
+FOCUS_CENTRE_SIGMA = 0.4  # centre prior: a Gaussian this wide (share of the photo), at half weight
+FOCUS_BLOB_LEVEL = 0.5  # a focus blob is where the map is at least this share of its peak
+FOCUS_GROW_LEVEL = 0.3  # a compact subject's blob grows over its surroundings down to this level
+FOCUS_EDGE_PENALTY = 0.5  # a blob touching the photo's edge (sky, a cut-off branch) weighs less
+RARITY_BINS = 16  # bins per chroma axis (a*, b* over -48..48) of the colour rarity histogram
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned box in normalized coordinates (0..1 of width and height)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def to_pixels(self, width: float, height: float) -> tuple[float, float, float, float]:
+        """The box in pixels of an image ``width`` x ``height``: (x0, y0, x1, y1)."""
+        return self.x0 * width, self.y0 * height, self.x1 * width, self.y1 * height
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre (x, y), normalized."""
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What matters in a photo: detected faces, and the focus box the camera moves toward.
+
+    ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
+    ``compact`` (meaningful for ``saliency``) says the salient mass is a compact subject that
+    must stay whole (a pet's head, an object), not scenery; subjects stored before the measure
+    existed count as compact, the cautious reading.
+    """
+
+    faces: tuple[Box, ...]
+    focus: Box
+    source: str
+    compact: bool = True
+
+
+# --- subject detection -----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=2)
+def _face_detector(cascade: str = FACE_CASCADE) -> cv2.CascadeClassifier:
+    detector = cv2.CascadeClassifier(cv2.data.haarcascades + cascade)
+    if detector.empty():
+        raise RuntimeError(f"cannot load {cascade} from {cv2.data.haarcascades}")
+    return detector
+
+
+def _gray_copy(image_rgb: np.ndarray, long_edge: int) -> tuple[np.ndarray, float]:
+    """A gray copy with its long edge at most ``long_edge`` pixels, and the scale used."""
+    gray = image_rgb if image_rgb.ndim == 2 else cv2.cvtColor(image_rgb[..., :3],
+                                                               cv2.COLOR_RGB2GRAY)
+    h, w = gray.shape
+    scale = min(1.0, long_edge / max(h, w))
+    if scale < 1.0:
+        gray = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))),
+                          interpolation=cv2.INTER_AREA)
+    return gray, scale
+
+
+def detect_faces(image_rgb: np.ndarray, cascade: str = FACE_CASCADE,
+                 min_neighbors: int = FACE_MIN_NEIGHBORS) -> tuple[Box, ...]:
+    """Frontal faces (``cascade``: an OpenCV Haar cascade file, people by default) in an RGB
+    (or gray) uint8 image, as normalized boxes, largest first."""
+    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
+    gray = cv2.equalizeHist(gray)
+    h, w = gray.shape
+    side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
+    found = _face_detector(cascade).detectMultiScale(gray, scaleFactor=FACE_SCALE_STEP,
+                                                     minNeighbors=min_neighbors,
+                                                     minSize=(side, side))
+    boxes = [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
+             for x, y, fw, fh in found]
+    return tuple(sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)))
+
+
+def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
+    """Spectral-residual saliency (Hou & Zhang 2007) on a ``width``-pixel-wide gray copy.
+
+    Returns a float32 map (same ratio as the image, about ``width`` pixels wide), max 1.
+    """
+    gray, _ = _gray_copy(image_rgb, 4 * width)
+    h, w = gray.shape
+    small = cv2.resize(gray, (width, max(8, round(width * h / w))), interpolation=cv2.INTER_AREA)
+    spectrum = np.fft.fft2(small.astype(np.float64))
+    log_amp = np.log(np.abs(spectrum) + 1e-6)
+    residual = log_amp - ndimage.uniform_filter(log_amp, size=3, mode="nearest")
+    sal = np.abs(np.fft.ifft2(np.exp(residual + 1j * np.angle(spectrum)))) ** 2
+    sal = ndimage.gaussian_filter(sal, sigma=2.5)
+    peak = float(sal.max())
+    return (sal / peak).astype(np.float32) if peak > 0 else sal.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class SalientMass:
+    """The salient region of a photo: ``box`` (weighted centroid +- 1.5 std, normalized),
+    ``lift`` (share of the saliency mass inside the box's :data:`SALIENT_CORE` core divided by
+    the core's share of the photo's area: 1 is mass spread evenly, higher is concentrated) and
+    ``elongation`` (the mass's spread across over its spread down, in pixels: a shoreline or a
+    ridge is a wide band, a head or an object a blob)."""
+
+    box: Box
+    lift: float
+    elongation: float
+
+
+def salient_mass(image_rgb: np.ndarray) -> SalientMass | None:
+    """The :class:`SalientMass` of an RGB (or gray) uint8 image, or None when nothing stands
+    out (a flat saliency map)."""
+    sal = saliency_map(image_rgb)
+    if float(sal.mean()) > 0.5:  # no clear peak: nothing stands out
+        return None
+    weights = sal.astype(np.float64) ** 2
+    total = weights.sum()
+    if total <= 0:
+        return None
+    h, w = sal.shape
+    ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
+    wy, wx = weights.sum(axis=1) / total, weights.sum(axis=0) / total
+    my, mx = float(ys @ wy), float(xs @ wx)
+    sy = math.sqrt(max(float(((ys - my) ** 2) @ wy), 1e-6))
+    sx = math.sqrt(max(float(((xs - mx) ** 2) @ wx), 1e-6))
+    box = Box(max(0.0, mx - 1.5 * sx), max(0.0, my - 1.5 * sy),
+              min(1.0, mx + 1.5 * sx), min(1.0, my + 1.5 * sy))
+    core = _core(box)
+    in_x = (xs >= core.x0) & (xs <= core.x1)
+    in_y = (ys >= core.y0) & (ys <= core.y1)
+    area = float(in_x.mean() * in_y.mean())
+    share = float(weights[np.ix_(in_y, in_x)].sum() / total)
+    height, width = image_rgb.shape[:2]
+    elongation = (sx * width) / (sy * height)
+    return SalientMass(box, share / area if area > 0 else 0.0, elongation)
+
+
+def soft_share(image_rgb: np.ndarray) -> float:
+    """Share (0..1) of the photo without detail: defocused background, sky, still water.
+
+    Detail is the local mean of the absolute Laplacian on a 256-pixel gray copy; a pixel has
+    none below :data:`SOFT_DETAIL` of the photo's 95th-percentile detail.
+    """
+    gray, _ = _gray_copy(image_rgb, 256)
+    detail = np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+    detail = cv2.GaussianBlur(detail, (0, 0), 4)
+    top = float(np.percentile(detail, 95))
+    return float((detail < SOFT_DETAIL * top).mean()) if top > 0 else 1.0
+
+
+def salient_mass_is_compact(mass: SalientMass, soft: float) -> bool:
+    """Whether a salient region is a compact subject that must stay whole (a pet's head, an
+    animal close-up, an object) rather than scenery whose salient mass is wide.
+
+    A compact subject fills a detailed photo (at most :data:`COMPACT_SOFT_MAX` of it ``soft``,
+    see :func:`soft_share`: a small detail in a wide defocused or empty field is a scene with a
+    detail in it), its saliency is concentrated (``lift`` at least :data:`COMPACT_LIFT`) and
+    blob-shaped (``elongation`` at most :data:`COMPACT_ELONGATION`: a shoreline, a ridge or a
+    row of boats is a band). OpenCV's cat-face cascades were tried as a further hint and left
+    out: on skimage's cat they fire on the chin, and they fire on leaves and dandelions.
+    """
+    return (soft <= COMPACT_SOFT_MAX and mass.lift >= COMPACT_LIFT
+            and mass.elongation <= COMPACT_ELONGATION)
+
+
+def _core(box: Box) -> Box:
+    """The central :data:`SALIENT_CORE` of ``box`` (same centre)."""
+    (cx, cy) = box.center
+    half_w, half_h = SALIENT_CORE * (box.x1 - box.x0) / 2, SALIENT_CORE * (box.y1 - box.y0) / 2
+    return Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+
+
+def _around_core(core: Box) -> Box:
+    """The box whose :func:`_core` is ``core`` (same centre), clipped to the photo."""
+    (cx, cy) = core.center
+    half_w = (core.x1 - core.x0) / SALIENT_CORE / 2
+    half_h = (core.y1 - core.y0) / SALIENT_CORE / 2
+    return Box(max(0.0, cx - half_w), max(0.0, cy - half_h), min(1.0, cx + half_w),
+               min(1.0, cy + half_h))
+
+
+def union(boxes: tuple[Box, ...]) -> Box:
+    return Box(min(b.x0 for b in boxes), min(b.y0 for b in boxes),
+               max(b.x1 for b in boxes), max(b.y1 for b in boxes))
+
+
+def _map_size(image_rgb: np.ndarray, long_edge: int) -> tuple[int, int]:
+    """(width, height) of a copy of ``image_rgb`` with its long edge ``long_edge`` pixels."""
+    h, w = image_rgb.shape[:2]
+    if w >= h:
+        return long_edge, max(8, round(long_edge * h / w))
+    return max(8, round(long_edge * w / h)), long_edge
+
+
+def sharpness_map(image_rgb: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Local sharpness (absolute Laplacian, 0..1 of its 99th percentile) at ``size`` (width,
+    height): a subject is in focus, a bokeh background or the sky is not."""
+    gray, _ = _gray_copy(image_rgb, 4 * max(size))
+    detail = np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+    detail = cv2.GaussianBlur(cv2.resize(detail, size, interpolation=cv2.INTER_AREA), (0, 0), 1.5)
+    top = float(np.percentile(detail, 99))
+    return np.clip(detail / top, 0.0, 1.0) if top > 0 else np.zeros_like(detail)
+
+
+def colour_rarity_map(image_rgb: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """How rare each pixel's chroma (CIE a*, b*) is in the photo (self-information of its
+    histogram bin, 0..1) at ``size`` (width, height): a kite in a blue sky, a bird's breast
+    against bark, a brown path in a green forest. Lightness is left out, so bright sky through
+    leaves or a highlight is not rare; a photo of one chroma (gray) is rare nowhere."""
+    if image_rgb.ndim == 2:
+        return np.zeros((size[1], size[0]), np.float32)
+    small = cv2.resize(image_rgb[..., :3], size, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255, cv2.COLOR_RGB2LAB)
+    bins = RARITY_BINS
+    a = np.clip(((lab[..., 1] + 48) / 96 * bins).astype(int), 0, bins - 1)
+    b = np.clip(((lab[..., 2] + 48) / 96 * bins).astype(int), 0, bins - 1)
+    code = a * bins + b
+    hist = np.bincount(code.ravel(), minlength=bins * bins).astype(np.float32)
+    hist = cv2.GaussianBlur((hist / hist.sum()).reshape(bins, bins), (0, 0), 0.7).ravel()
+    rarity = cv2.GaussianBlur(-np.log(hist[code] + 1e-4).astype(np.float32), (0, 0), 1.0)
+    span = float(rarity.max() - rarity.min())
+    return (rarity - rarity.min()) / span if span > 1e-3 else np.zeros_like(rarity)
+
+
+def focus_map(image_rgb: np.ndarray) -> np.ndarray:
+    """Where the eye goes in a photo, about :data:`FOCUS_MAP_EDGE` pixels on its long edge.
+
+    Spectral residual saliency and colour rarity (weighted :data:`FOCUS_SALIENCY_WEIGHT` and
+    :data:`FOCUS_RARITY_WEIGHT`), times sharpness (a pixel without detail keeps
+    :data:`FOCUS_SOFT_FLOOR` of its weight) and a mild centre prior.
+    """
+    size = _map_size(image_rgb, FOCUS_MAP_EDGE)
+    sal = cv2.resize(saliency_map(image_rgb), size, interpolation=cv2.INTER_LINEAR)
+    cue = FOCUS_SALIENCY_WEIGHT * sal + FOCUS_RARITY_WEIGHT * colour_rarity_map(image_rgb, size)
+    sharp = sharpness_map(image_rgb, size)
+    w, h = size
+    ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
+    prior = np.exp(-((xs[None] - 0.5) ** 2 + (ys[:, None] - 0.5) ** 2)
+                   / (2 * FOCUS_CENTRE_SIGMA ** 2))
+    weight = (FOCUS_SOFT_FLOOR + (1 - FOCUS_SOFT_FLOOR) * sharp) * (0.5 + 0.5 * prior)
+    return cv2.GaussianBlur((cue * weight).astype(np.float32), (0, 0), 1.0)
+
+
+def focus_blob(image_rgb: np.ndarray, grow: float | None = None) -> Box | None:
+    """The box of the strongest blob of :func:`focus_map` (normalized), or None on a flat map.
+
+    Blobs are the connected regions at least :data:`FOCUS_BLOB_LEVEL` of the map's peak; each
+    scores its summed map over the square root of its area (a small sharp kite beats a wide
+    band of cloud), a blob touching the photo's edge :data:`FOCUS_EDGE_PENALTY` of that. The
+    strongest one is the focus: not the weighted centroid of everything, which fell between a
+    bird and the bark or between a kite and the clouds.
+    """
+    fmap = focus_map(image_rgb)
+    peak = float(fmap.max())
+    if peak <= 0:
+        return None
+    h, w = fmap.shape
+    mask = fmap >= FOCUS_BLOB_LEVEL * peak
+    labels, count = ndimage.label(mask, structure=np.ones((3, 3)))
+    index = np.arange(1, count + 1)
+    scores = ndimage.sum(fmap, labels, index) / np.sqrt(ndimage.sum(mask, labels, index))
+    slices = ndimage.find_objects(labels)
+    for i, (rows, cols) in enumerate(slices):
+        if rows.start == 0 or cols.start == 0 or rows.stop == h or cols.stop == w:
+            scores[i] *= FOCUS_EDGE_PENALTY
+    best = int(np.argmax(scores)) + 1
+    if grow is not None:  # the regions at ``grow`` of the peak that the blob lies in
+        wider, _ = ndimage.label(fmap >= grow * peak, structure=np.ones((3, 3)))
+        best_mask = np.isin(wider, np.unique(wider[labels == best]))
+    else:
+        best_mask = labels == best
+    rows, cols = ndimage.find_objects(best_mask.astype(np.int32))[0]
+    return Box(cols.start / w, rows.start / h, cols.stop / w, rows.stop / h)
+
+
+def find_subject(image_rgb: np.ndarray) -> Subject:
+    """Faces and focus box of an RGB uint8 image (H, W, 3); all boxes normalized 0..1.
+
+    Without faces the focus is :func:`focus_blob`; whether it is a compact subject is read on
+    the photo's whole salient mass (:func:`salient_mass_is_compact`).
+    """
+    faces = detect_faces(image_rgb)
+    if faces:
+        return Subject(faces, union(faces), "faces")
+    gray, _ = _gray_copy(image_rgb, 256)
+    if float(gray.std()) >= 4.0:
+        mass = salient_mass(image_rgb)
+        if mass is not None:
+            compact = salient_mass_is_compact(mass, soft_share(image_rgb))
+            blob = focus_blob(image_rgb, FOCUS_GROW_LEVEL if compact else None)
+            if blob is not None:
+                return Subject((), _around_core(blob) if compact else blob, "saliency", compact)
+    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
+
+
+def keep_whole(subject: Subject) -> Subject:
+    """``subject`` with, when no face was found but a compact salient subject was (a pet, an
+    object: ``subject.compact``), the core of that region (:data:`SALIENT_CORE` of its width
+    and height) standing in for a face: crops and moves keep it whole (a cat's eyes are never
+    cut). Scenery is returned as is: crops may cut it anywhere and pan toward its focus."""
+    if subject.faces or subject.source != "saliency" or not subject.compact:
+        return subject
+    return Subject((_core(subject.focus),), subject.focus, subject.source, subject.compact)
+
+
+def subject_from_dict(data: dict[str, Any]) -> Subject:
+    """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
+    return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
+                   source=data["source"], compact=bool(data.get("compact", True)))

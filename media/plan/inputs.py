@@ -1,0 +1,66 @@
+"""What the planner is given: the prepared photos and clips with the facts it orders and
+frames them by (pure data; no pixels are read here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+CLOSE_FACE_FRACTION = 0.22  # a face this tall (fraction of the photo's height) is a close shot
+
+
+@dataclass(frozen=True)
+class PhotoSource:
+    """A prepared photo: an upright sRGB JPEG working copy (long edge <= 4096 pixels)."""
+
+    id: str
+    path: Path
+    width: int
+    height: int
+    low_res: bool
+    face_fraction: float = 0.0
+    """Height of the largest face over the photo's height (0: none); see :mod:`media.look.arc`."""
+    brightness: float = 0.5
+    warmth: float = 0.0
+    saturation: float = 0.0
+    focus_x: float = 0.5
+    """Centre of the photo's subject (faces, else the salient region), 0..1 of its width."""
+    focus_y: float = 0.5
+    """Centre of the photo's subject, 0..1 of its height."""
+
+    @property
+    def close(self) -> bool:
+        """A close shot: a face at least :data:`CLOSE_FACE_FRACTION` of the photo's height."""
+        return self.face_fraction >= CLOSE_FACE_FRACTION
+
+    @property
+    def orientation(self) -> str:
+        """``portrait``, ``landscape`` or ``square`` (within 8%)."""
+        if self.height > 1.08 * self.width:
+            return "portrait"
+        return "landscape" if self.width > 1.08 * self.height else "square"
+
+    @property
+    def glow(self) -> float:
+        """How warm and bright the photo reads: the film ends on the photo with the most."""
+        return self.brightness + self.warmth + 0.6 * self.saturation
+
+
+@dataclass(frozen=True)
+class ClipSource:
+    """A prepared mezzanine clip: H.264 BT.709 30 fps CFR, long edge <= 1920 pixels.
+
+    ``scores``: quality of the clip every ``score_step_s`` seconds (see
+    :func:`media.intake.clip_analysis.frame_scores`); without them clip shots start mid-clip.
+    """
+
+    id: str
+    path: Path
+    duration_s: float
+    width: int
+    height: int
+    has_audio: bool
+    scores: tuple[float, ...] = ()
+    score_step_s: float = 0.0
+
+

@@ -1,0 +1,429 @@
+"""The film as plain data: which source is on screen at which frame, and how shots change.
+
+:func:`plan_timeline` lays out an opening card, the photo and clip shots and a closing card over
+exactly ``round(length_sec * fps)`` frames, putting every cut on a beat of the song where the beat
+grid allows. The result is frozen dataclasses only: ``dataclasses.asdict`` and
+:meth:`Timeline.to_json` serialize it, :meth:`Timeline.describe` prints it, and
+:func:`timeline_from_dict` reads it back. Nothing here touches pixels.
+
+Timing model (all in frames): shot ``i`` owns ``[cut_in, cut_out)``; the next shot's
+``transition_in`` straddles the cut. A ``crossfade`` of ``d`` frames runs over
+``[cut - d/2, cut + d/2)`` (both shots visible); a ``fade_black`` fades the outgoing shot to black
+over the first half and the incoming one in from black over the second half; a ``cut`` is
+instantaneous. ``visible_in``/``visible_out`` are the frames over which a shot must be rendered.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from media.cards.spec import CardSpec
+from media.look.clip_window import best_window
+from media.plan.beat_snap import card_bounds, frame_grid, snap_cuts
+from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.moves import (
+    PhotoLook,
+    Section,
+    choose_moves,
+    downbeat_grid,
+    section_at,
+    section_frames,
+    transition_kinds,
+)
+from media.plan.shot_order import (
+    Slot,
+    arc_order,
+    drop_twins,
+    even_pick,
+    fit_lengths,
+    interleave,
+    item_counts,
+    photo_slots,
+    separate,
+    subject_first,
+)
+
+CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
+KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
+PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own layer (2.5D)
+# A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
+# this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
+PARALLAX_MAX_SHARE = 0.3
+MIN_FILM_S = 3.0
+
+
+@dataclass(frozen=True)
+class Transition:
+    """How a shot comes in: ``kind`` (cut, crossfade, fade_black) lasting ``frames`` frames."""
+
+    kind: str = CUT
+    frames: int = 0
+
+    def start(self, cut: int) -> int:
+        """First frame of the transition around the cut at frame ``cut``."""
+        return cut - self.frames // 2
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One shot. ``kind`` is card, photo or clip; frames are film frame indices.
+
+    ``motion`` is ken_burns, parallax, push or none (how much the camera moves); ``move`` is
+    the camera move of a photo shot (:data:`media.plan.moves.MOVE_VOCABULARY`: push_in, pull_out,
+    pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
+    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
+    """
+
+    kind: str
+    source_id: str | None
+    cut_in: int
+    cut_out: int
+    visible_in: int
+    visible_out: int
+    transition_in: Transition
+    motion: str = STILL
+    motion_choice: int = 0
+    clip_start_s: float = 0.0
+    card: CardSpec | None = None
+    move: str = ""
+
+    @property
+    def frames(self) -> int:
+        """Frames during which the shot is (at least partly) on screen."""
+        return self.visible_out - self.visible_in
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A whole film: ``total_frames`` frames at ``fps``, shots in order, film fade in/out.
+
+    ``subject_photo_id`` is the photo the closing card sits over (the recipient or the pet);
+    ``grade`` names the colour grade of every shot (see :mod:`media.frames.grade`)."""
+
+    fps: int
+    total_frames: int
+    length_sec: float
+    style: str
+    gentle: bool
+    shots: tuple[Shot, ...]
+    fade_in_frames: int
+    fade_out_frames: int
+    beat_frames: tuple[int, ...] = ()
+    dropped_photo_ids: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    subject_photo_id: str | None = None
+    grade: str = "natural"
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The timeline as JSON (paths are not part of it: sources are referenced by id)."""
+        return json.dumps(asdict(self), indent=indent, ensure_ascii=False)
+
+    def describe(self) -> str:
+        """One human-readable line per shot (frames and seconds)."""
+        lines = [f"{self.length_sec:.2f}s = {self.total_frames} frames @ {self.fps} fps, "
+                 f"style={self.style} gentle={self.gentle}"]
+        for i, s in enumerate(self.shots):
+            beat = "beat" if s.cut_in in self.beat_frames else "    "
+            what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
+            lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
+                         f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
+                         f"/{s.transition_in.frames} {s.motion}#{s.motion_choice} {s.move}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """Pacing of a style: shot lengths and transitions in seconds."""
+
+    shot_s: float
+    min_shot_s: float
+    clip_s: float
+    transition: str
+    transition_s: float
+    fade_s: float
+
+
+PACING: dict[str, Pacing] = {
+    "gift": Pacing(3.2, 2.0, 4.0, CROSSFADE, 0.5, 0.5),
+    "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
+    "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3),
+}
+# memorials: slower, long dissolves (a dip through black looked heavy between two photos)
+GENTLE = Pacing(5.0, 3.5, 5.0, CROSSFADE, 1.2, 1.0)
+
+
+def pacing_for(style: str, gentle: bool) -> Pacing:
+    """The pacing of ``style`` (gift, brand, social); ``gentle`` overrides it."""
+    if gentle:
+        return GENTLE
+    if style not in PACING:
+        raise ValueError(f"unknown style {style!r}")
+    return PACING[style]
+
+
+def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[Slot]:
+    """``count`` clip slots cycling through ``clips``; lengths capped by the clip's length (less
+    the transition overlap, which also shows the clip)."""
+    slots = []
+    for i in range(count):
+        clip = clips[i % len(clips)]
+        usable = max(0.5, clip.duration_s - pacing.transition_s)
+        slots.append(Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
+    return slots
+
+
+def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
+                pacing: Pacing, min_s: float) -> tuple[list[Slot], list[str]]:
+    """The middle shots in order, with nominal lengths; and the ids of photos left out."""
+    n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
+    kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
+    dropped = [p.id for p in photos if p not in kept]
+    chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
+    clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
+    if kept:
+        photo_count = max(len(kept), round(max(0.0, middle_s - clip_total) / pacing.shot_s))
+        photo_count = max(1, min(photo_count, math.floor(max(0.0, middle_s - n_c * min_s)
+                                                            / min_s)))
+        clip_count = len(chosen_clips)
+    else:
+        photo_count = 0
+        clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
+                         max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
+    slots = interleave(photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
+                        _clip_slots(chosen_clips, clip_count, pacing)
+                        if chosen_clips else [])
+    return slots, dropped
+
+
+def _even(frames: float) -> int:
+    """Frames rounded to an even count (transitions straddle the cut symmetrically)."""
+    return 2 * round(frames / 2)
+
+
+def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, PhotoSource],
+                    budget_s: float) -> set[int]:
+    """The motion slots that get parallax: photos with faces first (then the others), each in
+    film order, while their nominal seconds fit in ``budget_s``."""
+    ranked = sorted(chosen, key=lambda i: (photos[slots[i].source_id].face_fraction <= 0, i))
+    picked, used = set(), 0.0
+    for i in ranked:
+        if used + slots[i].nominal_s <= budget_s:
+            picked.add(i)
+            used += slots[i].nominal_s
+    return picked
+
+
+def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
+             order: dict[str, int], parallax_s: float = 0.0) -> list[tuple[str, int]]:
+    """(motion, choice) per slot: ``motion_shots`` photo shots spread evenly get Ken Burns moves
+    (low-res photos only get pushes), of which up to ``parallax_s`` seconds get parallax (see
+    :func:`_parallax_slots`); repeats of a photo get a different move."""
+    photo_idx = [i for i, s in enumerate(slots) if s.kind == "photo"]
+    eligible = [i for i in photo_idx if not photos[slots[i].source_id].low_res]
+    chosen = {eligible[j] for j in even_pick(min(motion_shots, len(eligible)), len(eligible))} \
+        if eligible and motion_shots > 0 else set()
+    parallax = _parallax_slots(slots, chosen, photos, parallax_s)
+    result = []
+    for i, s in enumerate(slots):
+        if s.kind != "photo":
+            result.append((STILL, 0))
+            continue
+        choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
+        motion = PARALLAX if i in parallax else KEN_BURNS if i in chosen else PUSH
+        result.append((motion, choice))
+    return result
+
+
+def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
+    """A transition of ``kind`` lasting about ``seconds``, at most ``room`` frames (even)."""
+    if kind == CUT or seconds <= 0:
+        return Transition(CUT, 0)
+    frames = min(_even(seconds * fps), 2 * (room // 4))
+    return Transition(kind, frames) if frames >= 2 else Transition(CUT, 0)
+
+
+def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
+                  beat_times: Sequence[float], length_sec: float, opening: CardSpec,
+                  closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
+                  style: str, subject_photo_id: str | None,
+                  bar_times: Sequence[float] = (), premium: bool = False,
+                  sections: Sequence[Sequence[Any]] = (),
+                  near_duplicates: Sequence[tuple[str, str]] = ()) -> Timeline:
+    """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
+
+    Opening card, photo and clip shots, closing card (over the subject photo), the two cards
+    together at most :data:`CARD_SHARE_MAX` of the film. Cuts land on ``beat_times`` (seconds;
+    card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars count)
+    where the grid allows; the subject photo comes first; clips are spread through the film;
+    photos repeat (with other moves) when there are too few, and when there are too many each
+    still lasts at least the style's minimum (about 2 s) and the rest are listed in
+    ``dropped_photo_ids``. ``motion_shots`` photo shots get full Ken Burns moves, the others a
+    gentle push; with ``premium`` some of them (faces first, at most
+    :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
+    layer. Each photo shot's ``move`` and each transition follow the photo and the song's
+    ``sections`` (``(name, start_s, end_s)``; see :mod:`media.plan.moves`); without sections every
+    transition is the style's. ``near_duplicates`` (pairs of photo and clip ids showing the
+    same picture, see :mod:`media.look.dedupe`) are dropped or kept apart (see
+    :func:`media.plan.shot_order.drop_twins`, :func:`media.plan.shot_order.separate`).
+    """
+    if length_sec < MIN_FILM_S:
+        raise ValueError(f"film too short: {length_sec}s")
+    total = round(length_sec * fps)
+    pacing = pacing_for(style, gentle)
+    beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
+    parts = section_frames(sections, fps, total)
+    open_end, close_start = card_bounds(length_sec, fps, total, beats, bars)
+    middle_s = (close_start - open_end) / fps
+    min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
+    ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
+                                        [c.id for c in clips], near_duplicates,
+                                        subject_photo_id)
+    slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
+    slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
+    cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
+    if slots:
+        lengths = fit_lengths(slots, middle_s, min_s)
+        targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
+        mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
+        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins,
+                                        downbeat_grid(beats, bars, parts)),
+                close_start, total]
+    shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
+                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
+                         parts, gentle)
+    notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
+    subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
+    # No fade in from black: the opening card's first frame is already its title, so a
+    # messenger's thumbnail of frame 0 is never black.
+    return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
+                    0, _even(pacing.fade_s * fps), beats,
+                    tuple(dropped), notes, subject, "gentle" if gentle else "natural")
+
+
+def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
+                 sections: tuple[Section, ...], gentle: bool, style: str) -> list[Transition]:
+    """The transition into every shot (the first: none): from the song's sections (see
+    :func:`media.plan.moves.transition_kinds`), else the style's, each fitted to the shots'
+    lengths; social films cut hard everywhere."""
+    lengths = [b - a for a, b in pairwise(cuts)]
+    if sections and style != "social":
+        planned = transition_kinds(cuts[:-1], kinds, sections, gentle)
+    else:
+        planned = [(pacing.transition, pacing.transition_s)] * (len(kinds) - 1)
+    out = [Transition(CUT, 0)]
+    for i, (kind, seconds) in enumerate(planned, start=1):
+        out.append(_transition(kind, seconds, fps, min(lengths[i - 1], lengths[i])))
+    return out
+
+
+def _looks(slots: list[Slot], photos: dict[str, PhotoSource]) -> list[PhotoLook | None]:
+    """What the move chooser reads of each slot's photo (None for clips)."""
+    looks: list[PhotoLook | None] = []
+    for slot in slots:
+        p = photos.get(slot.source_id) if slot.kind == "photo" else None
+        looks.append(PhotoLook(p.width, p.height, p.focus_x, p.focus_y, p.close, p.low_res)
+                     if p is not None else None)
+    return looks
+
+
+def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
+                 clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
+                 fps: int, motion_shots: int, parallax_s: float = 0.0,
+                 sections: tuple[Section, ...] = (), gentle: bool = False) -> list[Shot]:
+    """Shots from the cut frames: cards around the slots, transitions, moves and visible
+    ranges."""
+    kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
+    kinds += [(s.kind, s.source_id, None) for s in slots]
+    kinds.append(("card", None, closing))
+    transitions = _transitions([k[0] for k in kinds], cuts, pacing, fps, sections, gentle,
+                               pacing_style(pacing))
+    by_id = {p.id: p for p in photos}
+    order = {p.id: i for i, p in enumerate(photos)}
+    motions = [(STILL, 0), *_motions(slots, by_id, motion_shots, order, parallax_s), (STILL, 0)]
+    middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
+    moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
+                               [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]
+    shots = []
+    for i, (kind, source, card) in enumerate(kinds):
+        vis_in = _visible_in(transitions[i], cuts[i])
+        vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
+        shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
+                          motions[i][0], motions[i][1], 0.0, card, moves[i]))
+    return _place_clip_segments(shots, clips, fps)
+
+
+def pacing_style(pacing: Pacing) -> str:
+    """``social`` for the social pacing (hard cuts everywhere), else ``""``."""
+    return "social" if pacing is PACING["social"] else ""
+
+
+def _visible_in(transition: Transition, cut: int) -> int:
+    return transition.start(cut) if transition.kind == CROSSFADE else cut
+
+
+def _visible_out(next_transition: Transition, next_cut: int) -> int:
+    if next_transition.kind == CROSSFADE:
+        return next_transition.start(next_cut) + next_transition.frames
+    return next_cut
+
+
+def _place_clip_segments(shots: list[Shot], clips: list[ClipSource], fps: int) -> list[Shot]:
+    """Choose each clip shot's in-point: the best-scoring stretch of the clip (see
+    :func:`media.look.clip_window.best_window`; the middle without scores), later uses of a clip
+    avoiding the stretches already shown."""
+    by_id = {c.id: c for c in clips}
+    used: dict[str, list[tuple[float, float]]] = {}
+    out = []
+    for shot in shots:
+        if shot.kind != "clip":
+            out.append(shot)
+            continue
+        clip = by_id[shot.source_id or ""]
+        seg = shot.frames / fps
+        shown = used.setdefault(clip.id, [])
+        start = best_window(clip.scores, clip.score_step_s, clip.duration_s, seg, shown)
+        shown.append((start, start + seg))
+        out.append(_replace(shot, clip_start_s=round(start, 3)))
+    return out
+
+
+def _replace(shot: Shot, **changes: Any) -> Shot:
+    data = {f: getattr(shot, f) for f in Shot.__dataclass_fields__}
+    data.update(changes)
+    return Shot(**data)
+
+
+def segment_cut_frames(timeline: Timeline) -> list[int]:
+    """Frames where the film may be split into separately rendered segments, ascending.
+
+    A candidate is a shot boundary (some shot's ``visible_in`` or ``visible_out``) strictly
+    inside the film where no clip shot is on screen on both sides of it (no clip shot with
+    ``visible_in < f < visible_out``). Every other frame is a pure function of its index
+    (photo moves, cards, logo, transitions, film fades), but a clip is decoded sequentially from
+    its shot's first visible frame, so a segment must never start in the middle of one. Cutting
+    on shot boundaries also keeps the closed-GOP restart (an IDR frame) at a change of picture,
+    where it costs least.
+    """
+    bounds = {f for shot in timeline.shots for f in (shot.visible_in, shot.visible_out)}
+    clips = [(s.visible_in, s.visible_out) for s in timeline.shots if s.kind == "clip"]
+    return sorted(f for f in bounds if 0 < f < timeline.total_frames
+                  and not any(a < f < b for a, b in clips))
+
+
+def timeline_from_dict(data: dict[str, Any]) -> Timeline:
+    """Rebuild a :class:`Timeline` from ``dataclasses.asdict`` output (or its JSON)."""
+    shots = []
+    for s in data["shots"]:
+        card = s.get("card")
+        shots.append(Shot(**{**s, "transition_in": Transition(**s["transition_in"]),
+                             "card": CardSpec(**{**card, "lines": tuple(card["lines"])})
+                             if card else None}))
+    return Timeline(**{**data, "shots": tuple(shots),
+                       "beat_frames": tuple(data.get("beat_frames", ())),
+                       "dropped_photo_ids": tuple(data.get("dropped_photo_ids", ())),
+                       "notes": tuple(data.get("notes", ()))})

@@ -1,0 +1,163 @@
+"""Cards move: no static hold over 2 s inside a card, the closing card's words rise and fade in
+one after another, and the opening card's first frame is already the finished title; the
+film's I420 card frames are the RGB drawing's, converted (media.cards.motion,
+media.frames.sources.PreparedCard)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from media.base import spec, yuv
+from media.cards.draw import CardImage, render_card_image
+from media.cards.motion import ALL_IN_S, ENTRANCE_S, card_frame, card_frame_rgb
+from media.cards.spec import CardSpec
+from media.frames.compose import cover_frame
+from media.frames.sources import PreparedCard, load_photo
+
+SAMPLE_PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "order" / "photos"
+
+OPENING = CardSpec("opening", ("Happy Birthday", "Sara سارة"))
+CLOSING = CardSpec("closing", ("With love, from all of us", "Remember the lake house summer"))
+STILL_MAD = 0.35  # mean absolute difference (0-255) below which two frames look the same
+GENTLE = CardSpec("opening", ("In Loving Memory", "Chelsea"), gentle=True)
+MAX_STILL_S = 2.0
+
+
+def _photo(width: int, height: int) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    small = rng.integers(0, 255, (9, 16, 3), dtype=np.uint8)
+    return cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)
+
+
+def longest_still_s(frames: list[np.ndarray], fps: float = spec.FPS) -> float:
+    """Longest stretch (seconds) over which every frame stays within :data:`STILL_MAD` of the
+    stretch's first frame: a hold that looks frozen, even if it creeps by a pixel."""
+    longest = start = 0
+    for index in range(1, len(frames) + 1):
+        if index == len(frames) or np.abs(frames[index].astype(np.int16)
+                                          - frames[start]).mean() >= STILL_MAD:
+            longest = max(longest, index - start)
+            start = index
+    return longest / fps
+
+
+def _prepared_frames(card: CardSpec, delay: int | None, seconds: float,
+                     aspect: spec.Aspect) -> list[np.ndarray]:
+    image = render_card_image(card, aspect.width, aspect.height,
+                              _photo(aspect.width, aspect.height))
+    count = round(seconds * spec.FPS)
+    prepared = PreparedCard({aspect.name: image}, delay, count)
+    return [yuv.i420_to_rgb(prepared.frame(aspect, i)) for i in range(count)]
+
+
+def _rgb(image: CardImage, seconds: float, length_s: float,
+         entrance_at: float | None = None) -> np.ndarray:
+    """The film's (I420) card frame, looked at in RGB."""
+    return yuv.i420_to_rgb(card_frame(image, seconds, length_s, entrance_at))
+
+
+@pytest.mark.parametrize(("card", "delay"), [(OPENING, None), (CLOSING, 15), (GENTLE, None)])
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_no_static_hold_over_two_seconds_inside_a_card(card: CardSpec, delay: int | None,
+                                                       aspect: spec.Aspect) -> None:
+    frames = _prepared_frames(card, delay, 3.6, aspect)
+    assert longest_still_s(frames) < MAX_STILL_S
+
+
+def test_opening_card_first_frame_is_the_finished_title() -> None:
+    image = render_card_image(OPENING, 960, 540, _photo(960, 540))
+    first = card_frame(image, 0.0, 3.4)
+    finished = yuv.rgb_to_i420(image.final)
+    for plane, want in zip(yuv.planes(first), yuv.planes(finished), strict=True):
+        assert yuv.psnr(plane, want) >= 50.0
+    assert yuv.i420_to_rgb(first).mean() > 20  # the title over the picture, not black
+
+
+def test_closing_words_rise_and_fade_in_one_after_another() -> None:
+    image = render_card_image(CLOSING, 960, 540, _photo(960, 540))
+    before = _rgb(image, 0.5 - 0.01, 3.4, entrance_at=0.5)
+    plain = _rgb(_without_text(image), 0.49, 3.4)
+    assert np.abs(before.astype(int) - plain).mean() < 0.01  # nothing yet
+    words = sorted(image.sprites, key=lambda s: s.order)
+    first, last = words[0], words[-1]
+    t = 0.5 + ENTRANCE_S * 0.5
+    middle = _rgb(image, t, 3.4, entrance_at=0.5)
+
+    def ink(frame: np.ndarray, sprite) -> float:
+        h, w = sprite.alpha.shape
+        window = frame[sprite.y0:sprite.y0 + h, sprite.x0:sprite.x0 + w].astype(int)
+        return float(np.abs(window - plain[sprite.y0:sprite.y0 + h,
+                                           sprite.x0:sprite.x0 + w]).mean())
+
+    assert ink(middle, first) > 2 * ink(middle, last) + 0.5  # the first word leads
+    done = _rgb(image, 0.5 + ENTRANCE_S + ALL_IN_S + 0.01, 3.4,
+                      entrance_at=0.5)
+    assert ink(done, last) > 1.0
+    # Rising: halfway through its entrance the first word's ink sits lower than at rest.
+    rows = np.arange(540)[:, None]
+    w = first.alpha.shape[1]
+
+    def ink_row(frame: np.ndarray) -> float:
+        diff = np.abs(frame.astype(int) - plain).sum(axis=2)
+        diff[:, : first.x0] = 0
+        diff[:, first.x0 + w:] = 0
+        return float((rows * diff).sum() / max(diff.sum(), 1))
+
+    settled = _rgb(image, 0.5 + ENTRANCE_S + 0.01, 3.4, entrance_at=0.5)
+    early = _rgb(image, 0.5 + ENTRANCE_S * 0.3, 3.4, entrance_at=0.5)
+    assert ink_row(early) > ink_row(settled) + 1.0
+
+
+def _without_text(image: CardImage) -> CardImage:
+    return replace(image, sprites=())
+
+
+def _sample_cards() -> list[tuple[CardSpec, float | None]]:
+    """The sample order's two cards (as its timeline words them), the closing one with its
+    words coming in half a second after it starts."""
+    return [(CardSpec("opening", ("Happy Birthday", "Eileen"), style="gift"), None),
+            (CardSpec("closing", ("From all of us at mission control",
+                                  "Forty years young and still reaching for the stars."),
+                      style="gift"), 0.3)]
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_i420_card_frames_are_the_rgb_frames_converted(aspect: spec.Aspect) -> None:
+    photo = cover_frame(load_photo(SAMPLE_PHOTOS / "01-astronaut.jpg"), aspect.width,
+                        aspect.height)
+    logo = np.zeros((100, 300, 4), np.uint8)
+    logo[20:80, 20:280] = (240, 200, 40, 255)  # a sharp-edged logo pushes with the backdrop
+    length_s = 3.0
+    for (card, entrance), background, mark in zip(_sample_cards(), (photo, None),
+                                                  (None, logo), strict=True):
+        image = render_card_image(card, aspect.width, aspect.height, background, mark)
+        for seconds in (0.0, 0.45, 0.7, 1.2, 2.1, length_s):
+            native = card_frame(image, seconds, length_s, entrance)
+            assert native.shape == yuv.frame_shape(aspect.width, aspect.height)
+            assert native.dtype == np.uint8
+            reference = yuv.rgb_to_i420(card_frame_rgb(image, seconds, length_s, entrance))
+            for plane, want in zip(yuv.planes(native), yuv.planes(reference), strict=True):
+                assert yuv.psnr(plane, want) >= 45.0, (card.kind, seconds)
+
+
+def test_the_backdrop_push_matches_the_rgb_warp_on_every_frame() -> None:
+    # A sharp grey checker of a logo on the backdrop, no words: every frame's push (resized
+    # where a whole-pixel origin makes that exact, warped elsewhere) against the RGB warp,
+    # converted. A push a tenth of a pixel off fails this.
+    rows, cols = np.indices((120, 360)) // 5
+    logo = np.full((120, 360, 4), 255, np.uint8)
+    logo[..., :3] = np.where(((rows + cols) % 2 == 1)[..., None], 235, 30)
+    image = render_card_image(CardSpec("opening", ("", "")), 960, 540, _photo(960, 540), logo)
+    assert not image.sprites
+    frames = round(3.0 * spec.FPS)
+    for index in range(frames):
+        seconds = index / spec.FPS
+        native = card_frame(image, seconds, 3.0)
+        reference = yuv.rgb_to_i420(card_frame_rgb(image, seconds, 3.0))
+        for plane, want in zip(yuv.planes(native), yuv.planes(reference), strict=True):
+            assert yuv.psnr(plane, want) >= 45.0, index

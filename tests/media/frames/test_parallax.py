@@ -1,0 +1,233 @@
+"""Premium motion: 2.5D parallax (media.frames.parallax), its fallback, and its place in the
+timeline
+and the renderer."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from skimage import data
+
+from media.base import yuv
+from media.base.spec import ASPECTS, Aspect
+from media.cards.spec import CardSpec
+from media.frames.compose import PhotoLayer, prescale, prescale_factor, render_crop, viewport_matrix
+from media.frames.parallax import (
+    AREA_MAX,
+    AREA_MIN,
+    BACKGROUND_RATE,
+    PREMULTIPLY_ROWS,
+    ParallaxLayer,
+    ParallaxLayers,
+    Separation,
+    background_motion,
+    scale_layers,
+    separate_subject,
+)
+from media.frames.sources import SourcePreparer
+from media.look.framing import plan_ken_burns
+from media.look.subjects import find_subject
+from media.plan.timeline import (
+    KEN_BURNS,
+    PARALLAX,
+    PARALLAX_MAX_SHARE,
+    PUSH,
+    plan_timeline,
+)
+from tests.media.photo_sources import photo_source
+
+SMALL = Aspect("small16x9", 640, 360)  # a small frame keeps the rendering tests quick
+JITTER_BOUND = 0.05  # output px / frame^2
+
+
+@functools.cache
+def astronaut() -> np.ndarray:
+    return data.astronaut()
+
+
+@functools.cache
+def astronaut_layers() -> object:
+    layers, separation = separate_subject(astronaut(), find_subject(astronaut()))
+    assert layers is not None, separation
+    return layers
+
+
+def gradient() -> np.ndarray:
+    ramp = np.tile(np.linspace(40, 220, 600, dtype=np.float32), (400, 1))
+    return np.dstack([ramp, ramp * 0.9, ramp * 0.7]).astype(np.uint8)
+
+
+# --- separation ------------------------------------------------------------------------------
+
+
+def test_astronaut_separates_into_one_compact_subject_covering_her_face() -> None:
+    layers, separation = separate_subject(astronaut(), find_subject(astronaut()))
+    assert separation.ok and layers is not None, separation.reason
+    assert AREA_MIN <= separation.area <= AREA_MAX
+    assert separation.face_cover >= 0.95 and separation.compactness >= 0.95
+    assert separation.edge_agreement >= 0.6
+    alpha = layers.foreground[..., 3]
+    assert alpha.shape == astronaut().shape[:2]
+    assert alpha[110, 220] == 255  # her face
+    assert alpha[30, 30] == 0 and alpha[60, 480] == 0  # flag, shuttle: background
+
+
+@pytest.mark.parametrize("name", ["gradient", "coffee"])
+def test_parallax_falls_back_on_a_photo_without_a_clear_subject(name: str) -> None:
+    image = gradient() if name == "gradient" else data.coffee()
+    layers, separation = separate_subject(image, find_subject(image))
+    assert layers is None and not separation.ok
+    assert separation.reason
+
+
+def test_filled_background_hides_the_subject() -> None:
+    layers = astronaut_layers()
+    face = layers.background[80:140, 190:250].astype(np.float32)
+    original = astronaut()[80:140, 190:250].astype(np.float32)
+    assert float(np.abs(face - original).mean()) > 30  # her face is gone from the background
+    assert np.array_equal(layers.background[5:40, 470:505], astronaut()[5:40, 470:505])
+
+
+# --- motion ----------------------------------------------------------------------------------
+
+
+def _match_shift(first: np.ndarray, last: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    """Horizontal shift (output px) of the patch ``box`` (x0, y0, x1, y1) of ``first`` found in
+    ``last`` by normalized cross-correlation with a parabolic sub-pixel peak."""
+    x0, y0, x1, y1 = box
+    score = cv2.matchTemplate(last, first[y0:y1, x0:x1], cv2.TM_CCOEFF_NORMED)
+    _, _, _, (px, py) = cv2.minMaxLoc(score)
+    left, right = score[py, max(0, px - 1)], score[py, min(score.shape[1] - 1, px + 1)]
+    peak = score[py, px]
+    denom = left - 2 * peak + right
+    return px + (0.5 * (left - right) / denom if denom else 0.0) - x0
+
+
+def _rgb_parallax_frame(layers: object, motion: object, index: int) -> np.ndarray:
+    """A parallax frame composed in RGB at full resolution (the warp of both layers, then
+    "over"), as renders did before frames were I420."""
+    fg = layers.foreground  # type: ignore[attr-defined]
+    rect, back_rect = motion.rect_at(index), background_motion(motion).rect_at(index)  # type: ignore[attr-defined]
+    out = render_crop(prescale(layers.background, 1.0), back_rect, SMALL.width,  # type: ignore[attr-defined]
+                      SMALL.height).astype(np.float32)
+    src = prescale(fg, 1.0, margin=False)
+    matrix = viewport_matrix(rect, src, SMALL.width, SMALL.height)
+    warped = cv2.warpAffine(fg, matrix, (SMALL.width, SMALL.height),
+                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                            borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
+    alpha = warped[..., 3:] / 255.0
+    return np.clip(out * (1 - alpha) + warped[..., :3] * alpha + 0.5, 0, 255).astype(np.uint8)
+
+
+def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
+    subject = find_subject(astronaut())
+    motion = plan_ken_burns((512, 512), subject, SMALL, 60, choice=2)
+    layers = astronaut_layers()
+    layer = ParallaxLayer(scale_layers(layers, 1.0), motion, SMALL.width, SMALL.height)
+    for index in (0, 31, 59):
+        planar = layer.frame(index)
+        expected = yuv.rgb_to_i420(_rgb_parallax_frame(layers, motion, index))
+        for a, b in zip(yuv.planes(planar), yuv.planes(expected), strict=True):
+            assert yuv.psnr(a, b) >= 40
+
+
+def test_background_and_subject_move_at_different_rates() -> None:
+    subject = find_subject(astronaut())
+    motion = plan_ken_burns((512, 512), subject, SMALL, 90, choice=2)  # a pan
+    assert motion.move == "pan" and motion.start.w == pytest.approx(motion.end.w)
+    layer = ParallaxLayer(scale_layers(astronaut_layers(), prescale_factor(motion, SMALL.width)),
+                          motion, SMALL.width, SMALL.height)
+    first, last = yuv.i420_to_rgb(layer.frame(0)), yuv.i420_to_rgb(layer.frame(89))
+    k = SMALL.width / motion.start.w  # output px per photo px
+    planned = (motion.start.x - motion.end.x) * k
+    face = subject.faces[0].to_pixels(512, 512)
+    fx0, fy0 = (face[0] - motion.start.x) * k, (face[1] - motion.start.y) * k
+    face_box = (round(fx0), round(fy0), round(fx0 + 50), round(fy0 + 60))
+    fg_shift = _match_shift(first, last, face_box)
+    bg_shift = _match_shift(first, last, (8, 8, 60, 100))  # the flag, top left
+    assert abs(planned) > 15
+    assert fg_shift == pytest.approx(planned, abs=1.5)
+    assert bg_shift == pytest.approx(BACKGROUND_RATE * planned, abs=1.5)
+    assert abs(fg_shift - bg_shift) > 0.5 * abs(planned)
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_parallax_paths_are_smooth_and_keep_the_face_in_frame(aspect: Aspect) -> None:
+    subject = find_subject(astronaut())
+    faces = [f.to_pixels(512, 512) for f in subject.faces]
+    for frames in (45, 96, 150):
+        for choice in range(4):
+            motion = plan_ken_burns((512, 512), subject, aspect, frames, choice=choice)
+            for path in (motion, background_motion(motion)):
+                rects = [path.rect_at(i) for i in range(frames)]
+                to_out = aspect.width / rects[frames // 2].w
+                for values in ([r.cx for r in rects], [r.cy for r in rects],
+                               [r.w for r in rects]):
+                    v = np.array(values) * to_out
+                    assert float(np.abs(v[2:] - 2 * v[1:-1] + v[:-2]).max()) < JITTER_BOUND
+                for r in rects:  # both layers stay inside the photo: no bare edges
+                    assert r.x >= -1e-6 and r.x + r.w <= 512 + 1e-6
+                    assert r.y >= -1e-6 and r.y + r.h <= 512 + 1e-6
+            for i in range(frames):
+                for face in faces:  # the subject layer follows the face-safe move
+                    assert motion.rect_at(i).contains(face)
+
+
+# --- timeline and renderer -------------------------------------------------------------------
+
+
+def _cards() -> tuple[CardSpec, CardSpec]:
+    return CardSpec("opening", ("Happy Birthday", "Eileen")), CardSpec("closing", ("Love",))
+
+
+def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
+        tmp_path: Path) -> None:
+    photos = [photo_source(tmp_path, "flat", gradient()),
+              photo_source(tmp_path, "face", astronaut())]
+    kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
+    plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
+    premium = plan_timeline(photos, [], [], 30.0, *_cards(), premium=True, **kwargs)
+    assert {s.motion for s in plain.shots if s.kind == "photo"} <= {KEN_BURNS, PUSH}
+    shots = [s for s in premium.shots if s.kind == "photo"]
+    parallax = [s for s in shots if s.motion == PARALLAX]
+    assert parallax and {s.source_id for s in parallax} == {"face"}
+    assert KEN_BURNS in {s.motion for s in shots if s not in parallax}
+    share = sum(s.cut_out - s.cut_in for s in parallax) / premium.total_frames
+    assert share <= PARALLAX_MAX_SHARE + 0.05  # nominal lengths, then snapped to beats
+
+
+def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> None:
+    photos = [photo_source(tmp_path, "face", astronaut()),
+              photo_source(tmp_path, "flat", gradient())]
+    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
+                             style="gift", subject_photo_id="face")
+    timeline = dataclasses.replace(timeline, shots=tuple(
+        dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
+        for s in timeline.shots))
+    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12)
+    kinds = {}
+    for index, shot in enumerate(timeline.shots):
+        if shot.kind == "photo":
+            layer = preparer.prepare(index).layers[SMALL.name]
+            kinds[shot.source_id] = type(layer)
+            assert layer.frame(0).shape == yuv.frame_shape(SMALL.width, SMALL.height)
+    assert kinds == {"face": ParallaxLayer, "flat": PhotoLayer}
+    assert any("flat" in note and "fell back" in note for note in preparer.notes)
+
+
+def test_foreground_premultiplied_in_strips_equals_it_premultiplied_whole() -> None:
+    rng = np.random.default_rng(4)
+    rows = 2 * PREMULTIPLY_ROWS + 37  # a last strip shorter than the others
+    foreground = rng.integers(0, 256, (rows, 90, 4), dtype=np.uint8)
+    layers = ParallaxLayers(foreground, foreground[..., :3].copy(), (0, 0, 90, rows),
+                            Separation(True, ""), 1.0)
+    weight = foreground[..., 3].astype(np.float32) / 255.0
+    whole = [np.clip(plane * weight + 0.5, 0, 255).astype(np.uint8)
+             for plane in np.moveaxis(yuv.rgb_to_yuv444(foreground), 2, 0)]
+    scaled = scale_layers(layers, 1.0).premultiplied
+    np.testing.assert_array_equal(scaled.y.image, whole[0])

@@ -1,0 +1,250 @@
+"""normalize_clip on tiny clips generated with ffmpeg's lavfi: upright, 30 fps CFR, BT.709 SDR
+mezzanines, playlists refused (media.intake.clips)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from media.base import errors
+from media.base.errors import MediaRejected
+from media.base.probe import (
+    MP4,
+    WEBM,
+    ClipProbe,
+    ffprobe_json,
+    probe_clip,
+    sniff_container,
+)
+from media.base.runner import Limits, ToolMissingError, ffmpeg_argv, run_tool
+from media.intake.clips import normalize_clip
+from tests.media.lavfi import ffmpeg, lavfi_clip, x264
+
+
+def first_frame(path: Path, *, autorotate: bool = True) -> np.ndarray:
+    """The first frame as an RGB array (height, width, 3)."""
+    video = next(s for s in ffprobe_json(path)["streams"] if s["codec_type"] == "video")
+    width, height = video["width"], video["height"]
+    rotation = next((sd.get("rotation", 0) for sd in video.get("side_data_list", [])), 0)
+    if autorotate and rotation in (90, -90, 270, -270):
+        width, height = height, width
+    args = [] if autorotate else ["-noautorotate"]
+    out = run_tool(ffmpeg_argv(*args, "-i", str(path), "-frames:v", "1", "-f", "rawvideo",
+                               "-pix_fmt", "rgb24", "pipe:1"), Limits(timeout_s=30)).stdout
+    return np.frombuffer(out, np.uint8).reshape(height, width, 3)
+
+
+def streams(path: Path, kind: str) -> list[dict]:
+    return [s for s in ffprobe_json(path)["streams"] if s["codec_type"] == kind]
+
+
+def prepare(src: Path, dest: Path, **kwargs: object) -> tuple[ClipProbe, dict, dict | None]:
+    """sniff + probe + normalize; returns the probe and the mezzanine's video/audio streams."""
+    probe = probe_clip(src, sniff_container(src))
+    info = normalize_clip(src, dest, probe, **kwargs)
+    video = streams(dest, "video")
+    audio = streams(dest, "audio")
+    assert len(video) == 1 and (info.width, info.height) == (video[0]["width"],
+                                                             video[0]["height"])
+    assert info.has_audio == bool(audio)
+    return probe, video[0], audio[0] if audio else None
+
+
+def assert_mezzanine_video(video: dict) -> None:
+    assert video["codec_name"] == "h264" and video["profile"] == "High"
+    assert video["pix_fmt"] == "yuv420p"
+    assert (video["color_primaries"], video["color_transfer"], video["color_space"],
+            video["color_range"]) == ("bt709", "bt709", "bt709", "tv")
+    assert video["r_frame_rate"] == "30/1" and video["avg_frame_rate"] == "30/1"
+    assert video.get("sample_aspect_ratio", "1:1") == "1:1"
+    assert video["width"] % 2 == 0 and video["height"] % 2 == 0
+    assert not any("rotation" in sd for sd in video.get("side_data_list", []))
+
+
+# --- normalization -----------------------------------------------------------------------------
+
+RED_CORNER = "color=black:s=320x240:r=30:d=1,drawbox=x=0:y=0:w=80:h=60:color=red:t=fill"
+
+
+@pytest.mark.parametrize(("ccw_degrees", "clockwise", "np_turns"), [(90, 270, 1), (-90, 90, -1)])
+def test_rotated_clip_becomes_upright(tmp_path: Path, ccw_degrees: int, clockwise: int,
+                                      np_turns: int) -> None:
+    coded = lavfi_clip(tmp_path / "coded.mp4", RED_CORNER, *x264())
+    rotated = tmp_path / "rotated.mp4"
+    ffmpeg("-display_rotation", str(ccw_degrees), "-i", str(coded), "-c", "copy", str(rotated))
+
+    probe, video, _ = prepare(rotated, tmp_path / "out.mp4")
+
+    assert (probe.rotation, probe.width, probe.height) == (clockwise, 240, 320)
+    assert (video["width"], video["height"]) == (240, 320)
+    assert_mezzanine_video(video)
+    expected = np.rot90(first_frame(coded), np_turns).astype(int)
+    assert np.abs(first_frame(tmp_path / "out.mp4").astype(int) - expected).mean() < 8
+
+
+def test_vfr_clip_becomes_30_fps_cfr(tmp_path: Path) -> None:
+    src = lavfi_clip(tmp_path / "vfr.mp4", "testsrc2=s=320x240:r=60:d=2",
+                     "-vf", "select='lt(mod(n,7),3)+between(n,40,60)'", "-fps_mode", "vfr",
+                     *x264())
+
+    probe, video, _ = prepare(src, tmp_path / "out.mp4")
+
+    assert probe.is_vfr
+    assert_mezzanine_video(video)
+    assert abs(int(video["nb_frames"]) - 30 * float(video["duration"])) <= 1
+
+
+@pytest.mark.parametrize(("layout", "rate"), [("mono", 44100), ("5.1", 48000)])
+def test_audio_becomes_stereo_48k_aac(tmp_path: Path, layout: str, rate: int) -> None:
+    src = lavfi_clip(tmp_path / "audio.mp4", "testsrc2=s=320x240:r=25:d=2", *x264(),
+                     "-c:a", "aac", "-ac", "1" if layout == "mono" else "6",
+                     audio=f"sine=f=440:r={rate}:d=2")
+
+    probe, video, audio = prepare(src, tmp_path / "out.mp4")
+
+    assert probe.has_audio and probe.audio_channels == (1 if layout == "mono" else 6)
+    assert_mezzanine_video(video)
+    assert audio is not None
+    assert (audio["codec_name"], audio["profile"], audio["sample_rate"], audio["channels"]) == (
+        "aac", "LC", "48000", 2)
+
+
+def test_no_audio_stays_no_audio_and_max_seconds_cuts_with_progress(tmp_path: Path) -> None:
+    src = lavfi_clip(tmp_path / "silent.mp4", "testsrc2=s=320x240:r=30:d=3", *x264())
+
+    progress: list[float] = []
+
+    probe, video, audio = prepare(src, tmp_path / "out.mp4", max_seconds=1.0,
+                                  on_progress=progress.append)
+
+    assert not probe.has_audio and audio is None
+    assert_mezzanine_video(video)
+    assert abs(float(video["duration"]) - 1.0) < 0.05
+    assert progress and 0.5 < max(progress) <= 1.1
+
+
+@pytest.mark.parametrize("transfer", ["arib-std-b67", "smpte2084"])
+def test_hdr_hevc_is_tone_mapped_to_sdr_bt709(tmp_path: Path, transfer: str) -> None:
+    src = lavfi_clip(tmp_path / "hdr.mp4", "testsrc2=s=320x240:r=30:d=1",
+                     "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
+                     "-pix_fmt", "yuv420p10le", "-color_trc", transfer, "-color_primaries",
+                     "bt2020", "-colorspace", "bt2020nc", "-tag:v", "hvc1")
+
+    probe, video, _ = prepare(src, tmp_path / "out.mp4")
+
+    assert probe.is_hdr and probe.bit_depth == 10 and probe.codec == "hevc"
+    assert_mezzanine_video(video)
+    assert 20 < first_frame(tmp_path / "out.mp4").mean() < 235  # a picture, not black or white
+
+
+def test_webm_vp9_with_opus_is_accepted(tmp_path: Path) -> None:
+    src = lavfi_clip(tmp_path / "clip.webm", "testsrc2=s=320x240:r=30:d=1",
+                     "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
+                     "-c:a", "libopus", audio="sine=f=440:r=48000:d=1")
+
+    assert sniff_container(src) == WEBM
+    probe, video, audio = prepare(src, tmp_path / "out.mp4")
+
+    assert probe.codec == "vp9" and probe.container == WEBM
+    assert_mezzanine_video(video)
+    assert audio is not None and audio["channels"] == 2
+
+
+def test_large_and_anamorphic_clips_are_fitted_with_square_pixels(tmp_path: Path) -> None:
+    big = lavfi_clip(tmp_path / "big.mp4", "testsrc2=s=2560x1440:r=30:d=0.2", *x264())
+    wide = lavfi_clip(tmp_path / "sar.mp4", "testsrc2=s=320x240:r=30:d=0.2,setsar=4/3", *x264())
+
+    _, big_video, _ = prepare(big, tmp_path / "big.out.mp4")
+    _, wide_video, _ = prepare(wide, tmp_path / "sar.out.mp4")
+
+    assert (big_video["width"], big_video["height"]) == (1920, 1080)
+    assert (wide_video["width"], wide_video["height"]) == (426, 240)
+    assert_mezzanine_video(big_video)
+    assert_mezzanine_video(wide_video)
+
+
+# --- rejections --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def listening_socket() -> Iterator[socket.socket]:
+    """A local TCP listener: a bait URL for anything that would follow a playlist."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        yield server
+
+
+def assert_no_connection(server: socket.socket) -> None:
+    server.settimeout(0.3)
+    with pytest.raises(TimeoutError):
+        server.accept()
+
+
+def hls_playlist(port: int) -> bytes:
+    return (f"#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n"
+            f"http://127.0.0.1:{port}/x.ts\n#EXTINF:10.0,\nfile:///etc/hostname\n#EXTINF:10.0,\n"
+            f"http://169.254.169.254/latest/meta-data/\n#EXT-X-ENDLIST\n").encode()
+
+
+def ffconcat_list(port: int) -> bytes:
+    return (f"ffconcat version 1.0\nfile 'http://127.0.0.1:{port}/x.mp4'\n"
+            f"file '/etc/hostname'\n").encode()
+
+
+@pytest.mark.parametrize(("name", "make"), [("playlist.mp4", hls_playlist),
+                                            ("list.mov", ffconcat_list)])
+def test_playlists_are_refused_without_any_network_access(tmp_path: Path, name: str,
+                                                          make) -> None:
+    with listening_socket() as server:
+        src = tmp_path / name
+        src.write_bytes(make(server.getsockname()[1]))
+
+        started = time.monotonic()
+        with pytest.raises(MediaRejected) as sniffed:
+            sniff_container(src)
+        # Defence in depth: even forced through the mov/matroska demuxers nothing is fetched.
+        for container in (MP4, WEBM):
+            with pytest.raises(MediaRejected) as probed:
+                probe_clip(src, container)
+            assert probed.value.reason == errors.VIDEO_UNDECODABLE
+        fake = ClipProbe(320, 240, 0, 10.0, 30.0, False, False, 0, "", "yuv420p", 8, "h264")
+        with pytest.raises(MediaRejected) as normalized:
+            normalize_clip(src, tmp_path / "out.mp4", fake)
+
+        assert sniffed.value.reason == errors.UNSUPPORTED_CONTAINER
+        assert normalized.value.reason == errors.VIDEO_UNDECODABLE
+        assert time.monotonic() - started < 20  # hang guard, not a speed check
+        assert_no_connection(server)
+
+
+def test_timeout_on_a_customer_clip_is_a_rejection(tmp_path: Path) -> None:
+    src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=320x240:r=30:d=2", *x264())
+    probe = probe_clip(src, MP4)
+    with pytest.raises(MediaRejected) as caught:
+        normalize_clip(src, tmp_path / "out.mp4", probe, timeout_s=0.001)
+    assert caught.value.reason == errors.VIDEO_TIMEOUT
+    assert not (tmp_path / "out.mp4").exists()
+
+
+def test_missing_ffmpeg_is_our_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=64x48:d=0.2", *x264())
+    probe = probe_clip(src, MP4)
+    monkeypatch.delenv("FFMPEG_BINARY", raising=False)
+    monkeypatch.delenv("FFPROBE_BINARY", raising=False)
+    monkeypatch.setattr("media.base.runner._packaged_binary", lambda name: None)
+
+    with pytest.raises(ToolMissingError):
+        probe_clip(src, MP4)
+    with pytest.raises(ToolMissingError):
+        normalize_clip(src, tmp_path / "out.mp4", probe)
+
+    monkeypatch.setenv("FFPROBE_BINARY", str(tmp_path / "no-such-ffprobe"))
+    with pytest.raises(OSError):
+        probe_clip(src, MP4)

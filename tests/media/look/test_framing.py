@@ -1,0 +1,319 @@
+"""Subject finding and Ken Burns planning (media.look.framing)."""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+import pytest
+from skimage import data
+
+from media.base import yuv
+from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
+from media.frames.compose import (
+    PhotoLayer,
+    prescale_factor,
+    prescale_i420,
+)
+from media.look.framing import (
+    FILL_MAX_UPSCALE,
+    MAX_ACCEL_PX,
+    MIN_MOVE_PX,
+    Motion,
+    face_guard,
+    fill_width,
+    motion_extent,
+    needs_fit,
+    peak_acceleration,
+    plan_ken_burns,
+    second_look,
+)
+from media.look.subjects import Box, Subject, find_subject, keep_whole
+
+CHOICES = range(4)
+JITTER_BOUND = 0.05  # output px / frame^2
+
+
+@functools.cache
+def astronaut(size: int = 1024) -> np.ndarray:
+    """skimage's astronaut (a real face) scaled to ``size`` pixels square."""
+    return cv2.resize(data.astronaut(), (size, size), interpolation=cv2.INTER_CUBIC)
+
+
+def _canvas(width: int, height: int, x: int, y: int) -> np.ndarray:
+    """A textured canvas with the astronaut pasted at (x, y)."""
+    rng = np.random.default_rng(7)
+    noise = rng.integers(60, 160, (height // 16, width // 16, 3), dtype=np.uint8)
+    canvas = cv2.resize(noise, (width, height), interpolation=cv2.INTER_CUBIC)
+    face = astronaut()
+    canvas[y:y + face.shape[0], x:x + face.shape[1]] = face
+    return canvas
+
+
+# Photos with the face near an edge: (name, image).
+@functools.cache
+def face_photos() -> dict[str, np.ndarray]:
+    return {
+        "square": astronaut(),
+        "landscape_4x3_face_right": _canvas(2048, 1536, 2048 - 1024, 256),
+        "portrait_3x4_face_bottom": _canvas(1536, 2048, 256, 2048 - 1024),
+        "landscape_2x1": _canvas(3072, 1536, 0, 256),
+    }
+
+
+def _face_pixels(subject: Subject, width: int, height: int) -> list[tuple[float, ...]]:
+    return [face.to_pixels(width, height) for face in subject.faces]
+
+
+# --- subject ----------------------------------------------------------------------------------
+
+
+def test_finds_the_astronauts_face() -> None:
+    subject = find_subject(astronaut(512))
+    assert subject.source == "faces"
+    assert len(subject.faces) == 1
+    face = subject.faces[0]
+    cx, cy = face.center
+    assert 0.38 < cx < 0.50 and 0.17 < cy < 0.29, face
+    assert 0.12 < face.x1 - face.x0 < 0.25
+
+
+@pytest.mark.parametrize("name", ["coffee", "chelsea", "rocket"])
+def test_no_false_faces(name: str) -> None:
+    subject = find_subject(getattr(data, name)())
+    assert subject.faces == ()
+    assert subject.source in ("saliency", "centre")
+
+
+def test_saliency_finds_the_odd_region() -> None:
+    image = np.full((600, 900, 3), 120, np.uint8)
+    yy, xx = np.mgrid[0:150, 0:200]
+    checker = ((yy // 20 + xx // 20) % 2 * 200 + 30).astype(np.uint8)
+    image[80:230, 620:820] = checker[:, :, None]
+    subject = find_subject(image)
+    assert subject.source == "saliency"
+    cx, cy = subject.focus.center
+    assert cx > 0.6 and cy < 0.45, subject.focus
+
+
+def test_flat_image_focuses_on_the_centre() -> None:
+    subject = find_subject(np.full((300, 400, 3), 90, np.uint8))
+    assert subject.source == "centre"
+    assert subject.focus.center == pytest.approx((0.5, 0.5))
+
+
+# --- motion geometry --------------------------------------------------------------------------
+
+
+def _check_motion(motion: Motion, aspect: Aspect, size: tuple[int, int],
+                  faces: list[tuple[float, ...]]) -> None:
+    width, height = size
+    for i in range(motion.frames):
+        rect = motion.rect_at(i)
+        assert rect.w / rect.h == pytest.approx(aspect.width / aspect.height, rel=1e-9)
+        if motion.mode == "crop":
+            assert rect.x >= -1e-6 and rect.y >= -1e-6
+            assert rect.x + rect.w <= width + 1e-6 and rect.y + rect.h <= height + 1e-6
+        elif motion.mode == "fill":  # the photo's full height, and the frame's width filled
+            assert rect.y <= 1e-6 and rect.y + rect.h >= height - 1e-6
+            assert rect.x >= -0.06 * rect.w and rect.x + rect.w <= width + 0.06 * rect.w
+        else:  # fitted: the whole photo is inside the frame
+            assert rect.contains((0.0, 0.0, float(width), float(height)))
+        for face in faces:
+            assert rect.contains(face), (i, rect, face)
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+@pytest.mark.parametrize("name", ["square", "landscape_4x3_face_right",
+                                  "portrait_3x4_face_bottom", "landscape_2x1"])
+def test_faces_stay_in_every_frame(aspect: Aspect, name: str) -> None:
+    image = face_photos()[name]
+    height, width = image.shape[:2]
+    subject = find_subject(image)
+    assert subject.source == "faces", name
+    faces = _face_pixels(subject, width, height)
+    for frames in (45, 96, 150):
+        for choice in CHOICES:
+            for full in (True, False):
+                motion = plan_ken_burns((width, height), subject, aspect, frames, choice=choice,
+                                        full=full)
+                _check_motion(motion, aspect, (width, height), faces)
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_rendered_first_and_last_frames_still_show_the_face(aspect: Aspect) -> None:
+    image = face_photos()["landscape_4x3_face_right" if aspect.is_portrait
+                          else "portrait_3x4_face_bottom"]
+    height, width = image.shape[:2]
+    subject = find_subject(image)
+    for choice in CHOICES:
+        motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice)
+        assert motion.mode == "crop"
+        layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, aspect.width)), motion,
+                           aspect.width, aspect.height)
+        for index in (0, motion.frames - 1):
+            frame = yuv.i420_to_rgb(layer.frame(index))
+            assert find_subject(frame).source == "faces", (choice, index)
+
+
+def _second_difference(values: np.ndarray) -> float:
+    return float(np.abs(values[2:] - 2 * values[1:-1] + values[:-2]).max())
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_motion_is_smooth(aspect: Aspect) -> None:
+    cases = [(image, find_subject(image)) for image in face_photos().values()]
+    cases.append((data.coffee(), find_subject(data.coffee())))
+    for image, subject in cases:
+        height, width = image.shape[:2]
+        for frames in (36, 60, 96, 180):
+            for choice in CHOICES:
+                motion = plan_ken_burns((width, height), subject, aspect, frames, choice=choice)
+                rects = [motion.rect_at(i) for i in range(frames)]
+                to_out = aspect.width / rects[frames // 2].w  # output px per source px
+                cx = np.array([r.cx for r in rects]) * to_out
+                cy = np.array([r.cy for r in rects]) * to_out
+                # the frame's edges (what the eye follows in a zoom; the width itself moves
+                # twice as fast as either edge of a zoom about the centre)
+                left = np.array([r.x for r in rects]) * to_out
+                right = np.array([r.x + r.w for r in rects]) * to_out
+                top = np.array([r.y for r in rects]) * to_out
+                bottom = np.array([r.y + r.h for r in rects]) * to_out
+                for path in (cx, cy, left, right, top, bottom):
+                    assert _second_difference(path) < JITTER_BOUND
+                assert peak_acceleration(motion, aspect.width) <= MAX_ACCEL_PX + 1e-9
+
+
+def test_full_moves_actually_move_and_pushes_are_gentle() -> None:
+    image = face_photos()["square"]
+    subject = find_subject(image)
+    for choice in CHOICES:
+        full = plan_ken_burns((1024, 1024), subject, LANDSCAPE, 120, choice=choice)
+        push = plan_ken_burns((1024, 1024), subject, LANDSCAPE, 120, choice=choice, full=False)
+        moved = max(abs(full.start.x - full.end.x), abs(full.start.y - full.end.y),
+                    abs(full.start.w - full.end.w)) * LANDSCAPE.width / full.start.w
+        pushed = abs(push.start.w - push.end.w) * LANDSCAPE.width / push.start.w
+        assert moved > 20, (choice, full)
+        assert 0 < pushed < 80
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_a_face_filling_the_photo_still_moves(aspect: Aspect) -> None:
+    closeup = cv2.resize(astronaut()[60:460, 260:660], (1200, 1200))  # the face fills it
+    subject = find_subject(closeup)
+    assert subject.source == "faces"
+    faces = _face_pixels(subject, 1200, 1200)
+    for choice in CHOICES:
+        for full in (True, False):
+            motion = plan_ken_burns((1200, 1200), subject, aspect, 75, choice=choice, full=full)
+            assert motion_extent(motion, aspect.width) >= MIN_MOVE_PX
+            _check_motion(motion, aspect, (1200, 1200), faces)
+
+
+def test_fit_decisions() -> None:
+    nobody = Subject((), Box(0.4, 0.4, 0.6, 0.6), "centre")
+    assert needs_fit(3000, 2000, nobody, PORTRAIT)  # 3:2 landscape in 9:16 keeps 37%
+    assert not needs_fit(2000, 1500, nobody, PORTRAIT)  # 4:3 keeps 42%: smart crop
+    assert needs_fit(2000, 3000, nobody, LANDSCAPE)
+    assert not needs_fit(3000, 2000, nobody, LANDSCAPE)
+    group = Subject((Box(0.05, 0.3, 0.2, 0.5), Box(0.8, 0.3, 0.95, 0.5)),
+                    Box(0.05, 0.3, 0.95, 0.5), "faces")
+    assert needs_fit(2000, 1500, group, PORTRAIT)  # a crop would cut someone out
+    assert not needs_fit(2000, 1500, group, LANDSCAPE)
+    guard = face_guard(group, 2000, 1500)
+    assert guard is not None and guard[0] < 100 and guard[2] > 1900
+
+
+# --- 9:16: landscape photos fill the portrait frame ---------------------------------------------
+
+
+def sharp_coverage(motion: Motion, photo_size: tuple[int, int], aspect: Aspect,
+                   max_upscale: float = FILL_MAX_UPSCALE) -> float:
+    """Smallest share (0..1) over the move of the frame covered by the photo itself (not the
+    backdrop), counting nothing when the photo is magnified more than ``max_upscale``."""
+    width, height = photo_size
+    worst = 1.0
+    for i in range(motion.frames):
+        rect = motion.rect_at(i)
+        k = aspect.width / rect.w  # output px per source px
+        if k > max_upscale + 1e-6:
+            return 0.0
+        shown_w = (min(width, rect.x + rect.w) - max(0.0, rect.x)) * k
+        shown_h = (min(height, rect.y + rect.h) - max(0.0, rect.y)) * k
+        worst = min(worst, shown_w * shown_h / (aspect.width * aspect.height))
+    return worst
+
+
+@pytest.mark.parametrize("size", [(4032, 3024), (3000, 2000), (1920, 1080)])
+def test_a_landscape_photo_fills_the_9x16_frame_with_sharp_content(size: tuple[int, int]) -> None:
+    nobody = Subject((), Box(0.7, 0.3, 0.9, 0.6), "saliency")
+    for choice in CHOICES:
+        motion = plan_ken_burns(size, nobody, PORTRAIT, 120, choice=choice)
+        assert motion.mode == "crop"
+        assert sharp_coverage(motion, size, PORTRAIT) == pytest.approx(1.0)
+
+
+def test_a_landscape_photo_in_9x16_pans_toward_its_subject() -> None:
+    image = face_photos()["landscape_4x3_face_right"]
+    height, width = image.shape[:2]
+    subject = find_subject(image)
+    motion = plan_ken_burns((width, height), subject, PORTRAIT, 120, move="pan")
+    assert motion.mode == "crop"
+    travel = (motion.end.cx - motion.start.cx) * PORTRAIT.width / motion.end.w
+    assert travel > 100  # output pixels to the right, toward the face
+    _check_motion(motion, PORTRAIT, (width, height), _face_pixels(subject, width, height))
+
+
+def test_a_wide_group_in_9x16_is_filled_large_with_every_face_in() -> None:
+    group = Subject((Box(0.08, 0.3, 0.2, 0.5), Box(0.45, 0.3, 0.55, 0.5),
+                     Box(0.8, 0.3, 0.92, 0.5)), Box(0.08, 0.3, 0.92, 0.5), "faces")
+    size = (3000, 2000)
+    faces = _face_pixels(group, *size)
+    for choice in CHOICES:
+        motion = plan_ken_burns(size, group, PORTRAIT, 120, choice=choice)
+        assert motion.mode == "fill"
+        _check_motion(motion, PORTRAIT, size, faces)
+        # fitted whole (as before) this photo covered 28% of the frame; filled, over 35%
+        assert sharp_coverage(motion, size, PORTRAIT) > 0.35
+    assert fill_width(size, group, PORTRAIT) < size[0]
+
+
+def test_a_small_landscape_photo_is_never_magnified_past_the_fill_limit() -> None:
+    nobody = Subject((), Box(0.4, 0.4, 0.6, 0.6), "saliency")
+    motion = plan_ken_burns((640, 427), nobody, PORTRAIT, 90)
+    assert motion.mode == "fill"
+    assert sharp_coverage(motion, (640, 427), PORTRAIT) > 0.6
+
+
+
+@pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
+def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
+    cat = data.chelsea()  # 451 x 300, the cat's face fills it: no human face, saliency
+    height, width = cat.shape[:2]
+    subject = keep_whole(find_subject(cat))
+    eyes = (130 / 451 * width, 85, 345 / 451 * width, 165)  # both eyes (pixels of the photo)
+    for choice in CHOICES:
+        for move in ("zoom_in", "zoom_out", "pan", "tilt"):
+            motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice,
+                                    move=move)
+            for i in (0, 45, 89):
+                assert motion.rect_at(i).contains(eyes, tol=1.0), (move, motion.mode, i)
+
+
+def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
+    tall_core = keep_whole(Subject((), Box(0.2, 0.05, 0.8, 0.95), "saliency"))
+    for choice in CHOICES:
+        motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, choice=choice)
+        assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
+
+
+def test_a_second_look_moves_only_a_scenery_focus_to_the_other_side() -> None:
+    scenery = Subject((), Box(0.6, 0.3, 0.9, 0.6), "saliency", compact=False)
+    central = Subject((), Box(0.35, 0.3, 0.55, 0.6), "saliency", compact=False)
+    mirrored = second_look(scenery).focus
+    assert np.allclose((mirrored.x0, mirrored.y0, mirrored.x1, mirrored.y1), (0.1, 0.3, 0.4, 0.6))
+    assert second_look(central).focus.center[0] > 0.7
+    pet = Subject((), Box(0.6, 0.3, 0.9, 0.6), "saliency", compact=True)
+    face = Subject((Box(0.6, 0.3, 0.7, 0.4),), Box(0.6, 0.3, 0.7, 0.4), "faces")
+    assert second_look(pet) == pet and second_look(face) == face

@@ -1,0 +1,321 @@
+"""The film as data: exact frame counts, cuts on beats, shot order (media.plan.timeline)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from media.cards.spec import CardSpec
+from media.frames.compose import layer_weights
+from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.timeline import (
+    CROSSFADE,
+    CUT,
+    KEN_BURNS,
+    PUSH,
+    Timeline,
+    plan_timeline,
+    timeline_from_dict,
+)
+from media.song.compose import SongBrief, plan_song
+from media.song.compose import beat_grid as beat_grid_of
+
+OPENING = CardSpec("opening", ("Happy Birthday", "Zoë O'Brien"), None, False, "gift")
+CLOSING = CardSpec("closing", ("With love", "from all of us"), "#C0392B", False, "gift")
+
+
+def photos(n: int, low_res: frozenset[int] = frozenset()) -> list[PhotoSource]:
+    return [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 4000, 3000, i in low_res)
+            for i in range(n)]
+
+
+def clips(n: int, duration_s: float = 8.0) -> list[ClipSource]:
+    return [ClipSource(f"c{i}", Path(f"/in/c{i}.mp4"), duration_s, 1920, 1080, True)
+            for i in range(n)]
+
+
+def beat_grid(length: float, bpm: float = 112.0, offset: float = 0.23,
+              jitter: float = 0.0) -> list[float]:
+    step = 60.0 / bpm
+    rng = np.random.default_rng(3)
+    times = np.arange(offset, length, step)
+    return [float(t) for t in times + rng.uniform(-jitter, jitter, len(times))]
+
+
+def plan(n_photos: int = 8, n_clips: int = 2, length: float = 30.0, *, style: str = "gift",
+         gentle: bool = False, beats: list[float] | None = None, motion_shots: int = 3,
+         subject: str | None = "p3", clip_s: float = 8.0) -> Timeline:
+    return plan_timeline(photos(n_photos), clips(n_clips, clip_s),
+                         beat_grid(length) if beats is None else beats, length, OPENING,
+                         CLOSING, motion_shots=motion_shots, gentle=gentle, style=style,
+                         subject_photo_id=subject)
+
+
+def check_structure(tl: Timeline) -> None:
+    shots = tl.shots
+    assert shots[0].cut_in == 0 and shots[-1].cut_out == tl.total_frames
+    assert shots[0].kind == "card" and shots[-1].kind == "card"
+    for a, b in pairwise(shots):
+        assert a.cut_out == b.cut_in
+        assert a.cut_out - a.cut_in > b.transition_in.frames
+    for shot in shots:
+        assert 0 <= shot.visible_in <= shot.cut_in < shot.cut_out <= shot.visible_out
+        assert shot.visible_out <= tl.total_frames
+    assert sum(s.cut_out - s.cut_in for s in shots) == tl.total_frames
+
+
+@pytest.mark.parametrize("length", [30.0, 47.3, 180.0])
+@pytest.mark.parametrize("style", ["gift", "brand", "social"])
+def test_total_frames_exact(length: float, style: str) -> None:
+    tl = plan(length=length, style=style)
+    assert tl.total_frames == round(length * 30)
+    check_structure(tl)
+
+
+@pytest.mark.parametrize("length", [30.0, 47.3, 180.0])
+@pytest.mark.parametrize("jitter", [0.0, 0.02])
+def test_cuts_land_on_beats(length: float, jitter: float) -> None:
+    beats = beat_grid(length, jitter=jitter)
+    tl = plan(n_photos=12, n_clips=3, length=length, beats=beats)
+    beat_frames = np.array([round(b * 30) for b in beats])
+    for shot in tl.shots[1:]:
+        assert np.abs(beat_frames - shot.cut_in).min() <= 1, shot
+
+
+def test_cards_frame_the_film() -> None:
+    tl = plan(length=60.0)
+    opening, closing = tl.shots[0], tl.shots[-1]
+    assert 3.0 - 0.05 <= opening.cut_out / 30 <= 4.0 + 0.05
+    assert 4.0 - 0.05 <= (tl.total_frames - closing.cut_in) / 30 <= 5.0 + 0.05
+    assert opening.card == OPENING and closing.card == CLOSING
+
+
+def test_subject_photo_comes_first() -> None:
+    for subject in ("p0", "p3", "p7"):
+        tl = plan(subject=subject)
+        assert tl.shots[1].kind == "photo" and tl.shots[1].source_id == subject
+
+
+def test_clips_are_spread_through_the_film() -> None:
+    tl = plan(n_photos=10, n_clips=3, length=60.0)
+    middle = [s for s in tl.shots if s.kind != "card"]
+    positions = [i for i, s in enumerate(middle) if s.kind == "clip"]
+    assert len(positions) == 3
+    assert positions[0] > 0 and positions[-1] < len(middle) - 1
+    gaps = np.diff([0, *positions, len(middle) - 1])
+    assert gaps.min() >= 2 and gaps.max() - gaps.min() <= 2
+    for shot in middle:
+        if shot.kind == "clip":
+            assert shot.clip_start_s >= 0
+            assert shot.clip_start_s + shot.frames / 30 <= 8.0 + 1e-6
+
+
+def test_many_photos_each_get_two_seconds_on_beats() -> None:
+    tl = plan(n_photos=40, n_clips=0, length=47.3, style="brand", subject="p0")
+    shown = [s for s in tl.shots if s.kind == "photo"]
+    assert len({s.source_id for s in shown}) == len(shown)  # no repeats
+    assert len(shown) + len(tl.dropped_photo_ids) == 40
+    assert min(s.cut_out - s.cut_in for s in shown) >= round(1.6 * 30)
+    assert sum(s.cut_out - s.cut_in for s in shown) / len(shown) >= 2.0 * 30 - 1
+
+
+def test_few_photos_repeat_with_other_moves() -> None:
+    tl = plan(n_photos=3, n_clips=0, length=60.0, motion_shots=99, subject="p1")
+    shown = [s for s in tl.shots if s.kind == "photo"]
+    assert len(shown) > 3
+    for a, b in pairwise(shown):
+        assert a.source_id != b.source_id
+    for photo_id in ("p0", "p1", "p2"):
+        choices = [s.motion_choice for s in shown if s.source_id == photo_id]
+        assert len(choices) >= 2 and len(set(choices[:2])) == 2
+
+
+def test_motion_shots_get_ken_burns_and_the_rest_push() -> None:
+    tl = plan(n_photos=8, n_clips=1, length=40.0, motion_shots=3)
+    stills = [s for s in tl.shots if s.kind == "photo"]
+    assert sum(s.motion == KEN_BURNS for s in stills) == 3
+    assert all(s.motion in (KEN_BURNS, PUSH) for s in stills)
+    assert stills[0].motion == KEN_BURNS
+    low = plan_timeline(photos(4, low_res=frozenset({0, 1, 2, 3})), [], beat_grid(30), 30.0,
+                        OPENING, CLOSING, motion_shots=4, gentle=False, style="gift",
+                        subject_photo_id=None)
+    assert all(s.motion == PUSH for s in low.shots if s.kind == "photo")
+
+
+def test_transitions_and_pacing_follow_style() -> None:
+    gift = plan(length=60.0)
+    gentle = plan(length=60.0, gentle=True)
+    social = plan(length=60.0, style="social")
+    kinds = {tl.style + str(tl.gentle): {s.transition_in.kind for s in tl.shots[1:]}
+             for tl in (gift, gentle, social)}
+    assert kinds == {"giftFalse": {CROSSFADE}, "giftTrue": {CROSSFADE}, "socialFalse": {CUT}}
+    assert min(s.transition_in.frames for s in gentle.shots[1:]) > max(
+        s.transition_in.frames for s in gift.shots[1:])  # gentle films dissolve slower
+    assert all(13 <= s.transition_in.frames <= 17 for s in gift.shots[1:])
+    assert len(gentle.shots) < len(gift.shots) <= len(social.shots)
+
+
+def test_without_beats_or_media() -> None:
+    tl = plan(length=47.3, beats=[])
+    check_structure(tl)
+    bare = plan_timeline([], [], [], 12.0, OPENING, CLOSING, motion_shots=0, gentle=False,
+                         style="gift", subject_photo_id=None)
+    check_structure(bare)
+    assert [s.kind for s in bare.shots] == ["card", "card"]
+    only_clips = plan(n_photos=0, n_clips=2, length=30.0, subject=None, clip_s=3.0)
+    check_structure(only_clips)
+    assert {s.kind for s in only_clips.shots[1:-1]} == {"clip"}
+
+
+def test_short_film_keeps_everything() -> None:
+    tl = plan(n_photos=2, n_clips=1, length=6.0, subject="p1", clip_s=4.0)
+    check_structure(tl)
+    assert [s.kind for s in tl.shots] == ["card", "photo", "photo", "clip", "card"]
+
+
+def test_serializes_and_reads_back() -> None:
+    tl = plan(n_photos=5, n_clips=2, length=30.0)
+    data = dataclasses.asdict(tl)
+    text = json.dumps(data, ensure_ascii=False)
+    assert "Zoë O'Brien" in text
+    assert timeline_from_dict(json.loads(tl.to_json())) == tl
+    assert len(tl.describe().splitlines()) == len(tl.shots) + 1
+
+
+@pytest.mark.parametrize("gentle", [False, True])
+def test_layer_weights_cover_every_frame(gentle: bool) -> None:
+    tl = plan(n_photos=6, n_clips=2, length=30.0, gentle=gentle)
+    fade_in, fade_out = tl.fade_in_frames, tl.fade_out_frames
+    black_run = longest = 0
+    for frame in range(tl.total_frames):
+        layers = layer_weights(tl, frame)
+        total = sum(w for _, w in layers)
+        assert total <= 1.0 + 1e-9 and len(layers) <= 2
+        for index, _ in layers:
+            assert tl.shots[index].visible_in <= frame < tl.shots[index].visible_out
+        if not gentle and fade_in <= frame < tl.total_frames - fade_out:
+            assert total == pytest.approx(1.0)
+        black_run = black_run + 1 if total < 0.05 else 0
+        longest = max(longest, black_run)
+    assert longest <= 3
+
+
+# --- cut like an editor: real beat grids, tone, pacing, arc, clip segments -------------------
+
+
+def song_beats(style: str, gentle: bool, length: float) -> tuple[list[float], list[float]]:
+    """The beat and bar grid (seconds) of the song media.song.compose would compose for this
+    order."""
+    slug, tone = ("pet-tribute", "gentle") if gentle else ("birthday", "joyful")
+    brief = SongBrief(slug, tone, gentle, "Zoë", "your family", "the lake", "", ("warm",),
+                      style, length)
+    return beat_grid_of(plan_song(brief, 7))
+
+
+@pytest.mark.parametrize(("style", "gentle"), [("gift", False), ("gift", True),
+                                               ("social", False)])
+@pytest.mark.parametrize("length", [30.0, 75.0])
+def test_every_cut_is_on_a_real_songs_beat(style: str, gentle: bool, length: float) -> None:
+    beats, bars = song_beats(style, gentle, length)
+    tl = plan_timeline(photos(12), clips(2), beats, length, OPENING, CLOSING, motion_shots=4,
+                       gentle=gentle, style=style, subject_photo_id="p3", bar_times=bars)
+    check_structure(tl)
+    beat_frames = np.array([b * 30 for b in beats])
+    for shot in tl.shots[1:]:
+        assert np.abs(beat_frames - shot.cut_in).min() <= 1.0, (style, gentle, shot)
+
+
+def _solid_mix(tl: Timeline, frame: int) -> np.ndarray:
+    """Frame ``frame`` of ``tl`` where shot i is a flat colour (shot-specific, bright)."""
+    colours = [np.array([200, 40 + 20 * (i % 8), 255 - 25 * (i % 8)], np.float64)
+               for i in range(len(tl.shots))]
+    return sum((colours[i] * w for i, w in layer_weights(tl, frame)), np.zeros(3))
+
+
+def test_gentle_cuts_never_dip_to_a_near_black_frame() -> None:
+    tl = plan(n_photos=6, n_clips=1, length=45.0, gentle=True)
+    for shot in tl.shots[1:]:
+        assert shot.transition_in.kind == CROSSFADE and shot.transition_in.frames >= 30
+        half = shot.transition_in.frames // 2
+        for frame in range(shot.cut_in - half - 1, shot.cut_in + half + 1):
+            # every shot is a bright flat colour: a dissolve between two stays as bright
+            assert _solid_mix(tl, frame).max() > 0.9 * 200, (shot, frame)
+
+
+def test_gift_cuts_crossfade_two_shots() -> None:
+    tl = plan(n_photos=6, n_clips=1, length=45.0)
+    for i, shot in enumerate(tl.shots[1:], start=1):
+        assert shot.transition_in.kind == CROSSFADE
+        layers = dict(layer_weights(tl, shot.cut_in))
+        assert set(layers) == {i - 1, i}
+        assert layers[i - 1] == pytest.approx(0.5, abs=0.1)
+        assert sum(layers.values()) == pytest.approx(1.0)
+
+
+def test_social_cuts_hard_and_quicker_than_gift() -> None:
+    gift = plan(n_photos=8, n_clips=2, length=60.0)
+    social = plan(n_photos=8, n_clips=2, length=60.0, style="social")
+    gentle = plan(n_photos=8, n_clips=2, length=60.0, gentle=True)
+
+    def mean_shot(tl: Timeline) -> float:
+        middle = tl.shots[1:-1]
+        return sum(s.cut_out - s.cut_in for s in middle) / len(middle) / tl.fps
+
+    assert all(s.transition_in.kind == CUT for s in social.shots[1:])
+    assert mean_shot(social) < 0.8 * mean_shot(gift) < 0.8 * mean_shot(gentle)
+
+
+def _traits(face: float, size: tuple[int, int], glow: float, i: int) -> PhotoSource:
+    return PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), *size, False, face_fraction=face,
+                       brightness=glow, warmth=0.0, saturation=0.0)
+
+
+def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
+    wide, tall = (4000, 3000), (3000, 4000)
+    given = [_traits(0.3, tall, 0.4, 0), _traits(0.35, tall, 0.4, 1),
+             _traits(0.3, tall, 0.4, 2), _traits(0.0, wide, 0.3, 3),
+             _traits(0.0, wide, 0.9, 4), _traits(0.0, wide, 0.4, 5),
+             _traits(0.4, tall, 0.5, 6)]
+    # 26 s: a middle of seven shots (cards take at most 15%), so no photo repeats
+    tl = plan_timeline(given, [], beat_grid(26), 26.0, OPENING, CLOSING, motion_shots=2,
+                       gentle=False, style="gift", subject_photo_id="p6")
+    order = [s.source_id for s in tl.shots if s.kind == "photo"]
+    assert order[0] == "p6" and order[-1] == "p4"  # subject first, warmest and brightest last
+    assert sorted(order) == sorted(p.id for p in given)  # each once
+    by_id = {p.id: p for p in given}
+    closes = [by_id[i].close for i in order]
+    assert sum(a == b for a, b in pairwise(closes)) <= 2  # close and wide alternate
+
+
+def test_repeated_photos_end_on_the_closing_photo_or_the_subject() -> None:
+    tl = plan(n_photos=3, n_clips=0, length=60.0, subject="p1")
+    order = [s.source_id for s in tl.shots if s.kind == "photo"]
+    assert len(order) > 3 and order[0] == "p1" and order[-1] in ("p1", "p2")
+    assert all(a != b for a, b in pairwise(order))
+
+
+def test_clip_shot_starts_on_its_best_stretch() -> None:
+    scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
+    clip = ClipSource("c0", Path("/in/c0.mp4"), 8.0, 1920, 1080, True, scores, 0.2)
+    tl = plan_timeline(photos(4), [clip], beat_grid(30), 30.0, OPENING, CLOSING,
+                       motion_shots=1, gentle=False, style="gift", subject_photo_id="p0")
+    shot = next(s for s in tl.shots if s.kind == "clip")
+    assert shot.clip_start_s >= 2.0 - 1e-6
+    assert shot.clip_start_s + shot.frames / 30 <= 7.0 + 1e-6
+
+
+def test_planner_loads_neither_opencv_nor_pillow() -> None:
+    probe = ("import json, sys\n"
+             "import media.plan.timeline\n"
+             "print(json.dumps(sorted(m for m in sys.modules "
+             "if m.split('.')[0] in ('cv2', 'PIL'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True, cwd=Path(__file__).resolve().parents[3])
+    assert json.loads(done.stdout) == []
