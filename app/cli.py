@@ -101,14 +101,14 @@ def _render_command(args: argparse.Namespace) -> int:
                      "outcome": outcome.model_dump(mode="json", exclude_none=True)})
     else:
         print(_outcome_line(outcome))
-    return outcome_exit_code(outcome)
+    return exit_now(outcome_exit_code(outcome))
 
 
 def _samples_command(args: argparse.Namespace) -> int:
     from app.local_run import render_folder
     from app.samples import samples_command
 
-    return samples_command(args, render_folder)
+    return exit_now(samples_command(args, render_folder))
 
 
 def _worker_command(args: argparse.Namespace) -> int:

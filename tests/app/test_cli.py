@@ -21,6 +21,7 @@ from tests.test_workflow import FakeStages, fake_workers
 from workflows.stages import HOLD_ERROR_TYPE
 
 REPO = Path(__file__).resolve().parents[2]
+FIXTURE_ORDER = REPO / "tests" / "fixtures" / "order"
 DOCUMENTED = {"render", "samples", "worker", "server", "submit", "replay", "healthcheck",
               "codec-server", "setup"}
 
@@ -181,3 +182,18 @@ def test_healthcheck_exits_one_and_names_an_unreachable_server() -> None:
                       env={**os.environ, "TEMPORAL_ADDRESS": address}, timeout_s=60)
     assert done.returncode == 1
     assert f"unhealthy: temporal at {address} unreachable" in done.stderr
+
+
+@pytest.mark.timeout(300)
+def test_render_of_a_held_order_exits_three_never_by_a_signal(tmp_path: Path) -> None:
+    folder = tmp_path / "order"
+    (folder / "photos").mkdir(parents=True)
+    (folder / "photos" / "01.jpg").write_bytes(b"not a picture at all, only words " * 40)
+    fields = json.loads((FIXTURE_ORDER / "order.json").read_text("utf-8"))
+    fields.pop("subject_photo", None)
+    (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
+    out = tmp_path / "out"
+    done = filmworker("render", str(folder), "--out", str(out), "--no-ui", timeout_s=280)
+    assert done.returncode == ExitCode.HELD, (done.returncode, done.stderr[-2000:])
+    outcome = json.loads((out / "outcome.json").read_text(encoding="utf-8"))
+    assert outcome["state"] == "held"
