@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage
 
@@ -18,8 +18,10 @@ HOLD_ERROR_TYPE = "CustomerHold"
 
 
 def hold(reason: str, message: str) -> ApplicationError:
-    """The error that ends a run as held: customer media or policy, never retried."""
-    return ApplicationError(message, reason, type=HOLD_ERROR_TYPE, non_retryable=True)
+    """The error that ends a run as held: customer media or policy, never retried. Benign: the
+    SDK logs it at debug level without a traceback and does not count it as a failed activity."""
+    return ApplicationError(message, reason, type=HOLD_ERROR_TYPE, non_retryable=True,
+                            category=ApplicationErrorCategory.BENIGN)
 
 
 class ActivityName(StrEnum):
