@@ -26,7 +26,8 @@ from typing import Any
 from pydantic import ValidationError
 from temporalio.service import RPCError
 
-from app.client import TemporalUnreachable, target_address
+from app.client import TemporalConfigError, TemporalUnreachable, target_address
+from app.errors import HistoryFileError, RunExists
 from app.order_folder import OrderFolderError
 from media import heap
 from services.settings import Settings
@@ -42,7 +43,7 @@ class ExitCode(IntEnum):
 
     SUCCEEDED = 0  # done; a render or submit --wait whose outcome is succeeded
     FAILED = 1  # the run failed (our fault, refunded); replay not deterministic; unhealthy
-    USAGE = 2  # bad arguments or input: no such folder or file, order.json invalid
+    USAGE = 2  # bad arguments or input: no such file, order.json invalid, attempt already ran
     HELD = 3  # the run was held (customer media or policy, refunded)
     INFRASTRUCTURE = 4  # Temporal, storage or keys unreachable or misconfigured
     INTERRUPTED = 130  # Ctrl-C
@@ -145,7 +146,8 @@ def _submit_command(args: argparse.Namespace) -> int:
     from app.ops import submit_folder
 
     submitted = asyncio.run(submit_folder(args.folder, Settings(), gift_id=args.gift_id,
-                                          wait=args.wait, quiet=args.json))
+                                          attempt=args.attempt, wait=args.wait,
+                                          quiet=args.json))
     outcome = submitted.outcome
     if args.json:
         document: dict[str, Any] = {"workflow_id": submitted.workflow_id}
@@ -160,12 +162,13 @@ def _submit_command(args: argparse.Namespace) -> int:
 
 
 def _replay_command(args: argparse.Namespace) -> int:
-    from app.ops import fetch_history, read_history, replay
+    from app.ops import check_history_keys, fetch_history, read_history, replay
 
     if args.history is not None:
         history = read_history(args.history)
     else:
         history = asyncio.run(fetch_history(Settings(), args.workflow_id, args.run_id))
+    check_history_keys(history)  # sealed payloads without their keys: exit 4, not "1"
     result = asyncio.run(replay(history))
     failure = result.replay_failure
     if args.json:
@@ -174,22 +177,9 @@ def _replay_command(args: argparse.Namespace) -> int:
                      "failure": None if failure is None else str(failure)})
     elif failure is not None:
         print(f"{history.workflow_id}: replay FAILED: {failure}", file=sys.stderr)
-        if _sealed_without_keys(history):
-            print("  (the history's payloads are encrypted: set FILM_PAYLOAD_KEYS to the "
-                  "workers' keys)", file=sys.stderr)
     else:
         print(f"{history.workflow_id}: replayed {len(history.events)} events deterministically")
     return exit_now(ExitCode.FAILED if failure is not None else ExitCode.SUCCEEDED)
-
-
-def _sealed_without_keys(history: Any) -> bool:
-    """True when ``history`` holds encrypted payloads and no payload keys are configured."""
-    from workflows.codec import ENCODING, codec_from_env
-
-    if codec_from_env() is not None:
-        return False
-    started = history.events[0].workflow_execution_started_event_attributes
-    return any(p.metadata.get("encoding") == ENCODING for p in started.input.payloads)
 
 
 def _healthcheck_command(args: argparse.Namespace) -> int:
@@ -280,6 +270,9 @@ def _add_ops_commands(commands: Any) -> None:
                         help="show progress and wait for the outcome (exit status by state)")
     submit.add_argument("--gift-id", default=None,
                         help="gift id (default: derived from the folder's content)")
+    submit.add_argument("--attempt", type=int, default=None,
+                        help="render attempt (default: order.json's, else 1); an attempt "
+                        "that already ran is refused, the next one renders again")
     _json_flag(submit)
     replay_parser = commands.add_parser("replay", help="replay a history against this code")
     source = replay_parser.add_mutually_exclusive_group(required=True)
@@ -333,9 +326,10 @@ def error_exit(error: BaseException) -> tuple[ExitCode, str] | None:
     shown with its traceback)."""
     if isinstance(error, ValidationError):
         return ExitCode.USAGE, _validation_summary(error)
-    if isinstance(error, OrderFolderError | CodecKeyError):
-        return (ExitCode.USAGE if isinstance(error, OrderFolderError)
-                else ExitCode.INFRASTRUCTURE), str(error)
+    if isinstance(error, OrderFolderError | HistoryFileError | RunExists):
+        return ExitCode.USAGE, str(error)
+    if isinstance(error, CodecKeyError | TemporalConfigError):
+        return ExitCode.INFRASTRUCTURE, str(error)
     if isinstance(error, FileNotFoundError | NotADirectoryError | IsADirectoryError):
         return ExitCode.USAGE, f"{error.strerror}: {error.filename}"
     if isinstance(error, TemporalUnreachable):

@@ -75,6 +75,11 @@ class AesGcmCodec(PayloadCodec):
         if self.current_key_id not in self._ciphers:
             raise CodecKeyError(f"{KEY_ID_ENV}={self.current_key_id} is not in {KEYS_ENV}")
 
+    @property
+    def key_ids(self) -> frozenset[str]:
+        """The ids of every key this codec opens with."""
+        return frozenset(self._ciphers)
+
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         """Seal each payload with the current key."""
         return [self.seal(payload) for payload in payloads]
