@@ -123,8 +123,11 @@ def _server_command(args: argparse.Namespace) -> int:
     from app.devserver import server_argv
 
     argv = server_argv(ip=args.ip, port=args.port, ui_port=args.ui_port, db_file=args.db,
-                       ui=not args.no_ui, namespace=Settings().temporal_namespace or "default")
+                       ui=not args.no_ui, namespace=Settings().temporal_namespace or "default",
+                       codec_endpoint=args.codec_endpoint)
     ui = "off" if args.no_ui else f"http://{args.ip}:{argv[argv.index('--ui-port') + 1]}"
+    if args.codec_endpoint:
+        ui += f" decoding through {args.codec_endpoint}"
     print(f"Temporal dev server on {args.ip}:{args.port}, UI {ui}", flush=True)
     os.execv(argv[0], argv)  # the server runs in the foreground and gets our signals
     return ExitCode.INFRASTRUCTURE
@@ -203,7 +206,7 @@ def _codec_server_command(args: argparse.Namespace) -> int:
         raise CodecKeyError(f"codec-server needs {KEYS_ENV} (the workers' payload keys)")
     origins = [o.strip() for o in settings.codec_origins.split(",") if o.strip()]
     server = codec_server(codec, host=args.host, port=args.port, origins=origins,
-                          token=settings.codec_token)
+                          token=settings.codec_token or None)  # compose passes "" for unset
     print(f"codec server on http://{args.host}:{server.server_address[1]} for {origins}"
           f"{', bearer token required' if settings.codec_token else ''}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
@@ -243,13 +246,25 @@ def _add_local_commands(commands: Any) -> None:
                         epilog=EPILOG, formatter_class=argparse.RawTextHelpFormatter)
 
 
+def _http_url(value: str) -> str:
+    """An http(s) URL argument."""
+    if not value.startswith(("http://", "https://")) or len(value.split("//", 1)[1]) == 0:
+        raise argparse.ArgumentTypeError(f"not an http(s) URL: {value!r}")
+    return value.rstrip("/")
+
+
 def _add_server_commands(commands: Any) -> None:
     server = commands.add_parser("server", help="the Temporal dev server in the foreground")
     server.add_argument("--ip", default="127.0.0.1", help="address to bind (0.0.0.0 in Docker)")
     server.add_argument("--port", type=int, default=7233, help="gRPC port (default 7233)")
     server.add_argument("--ui-port", type=int, default=None, help="default: port + 1000")
     server.add_argument("--db", default=None, help="SQLite file to keep runs across restarts")
-    server.add_argument("--no-ui", action="store_true", help="do not start the Temporal UI")
+    ui = server.add_mutually_exclusive_group()
+    ui.add_argument("--no-ui", action="store_true", help="do not start the Temporal UI")
+    ui.add_argument("--codec-endpoint", type=_http_url, default=None, metavar="URL",
+                        help="the UI decodes payloads through this codec server (e.g. "
+                        "filmworker codec-server's http://localhost:8081), as the browser "
+                        "reaches it")
     setup = commands.add_parser("setup", help="register the search attributes on the "
                                 "configured cluster (idempotent; not on Temporal Cloud)",
                                 epilog=EPILOG, formatter_class=argparse.RawTextHelpFormatter)

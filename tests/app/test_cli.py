@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from app.cli import COMMANDS, ExitCode, build_parser
-from tests.processes import filmworker, free_port
+from tests.processes import filmworker, filmworker_argv, free_port, wait_for_port
 from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.codec import AesGcmCodec, film_data_converter, new_key, parse_keys
 from workflows.contract import start_render
@@ -261,3 +265,32 @@ def test_a_missing_temporal_profile_is_one_line_and_an_infrastructure_error(
     done = filmworker(*argv, env=env, timeout_s=60)
     assert done.returncode == ExitCode.INFRASTRUCTURE
     _one_line_error(done, "Temporal connection profile: Profile 'staging' not found")
+
+
+def test_server_codec_endpoint_is_the_ui_s_remote_codec(tmp_path: Path) -> None:
+    """``filmworker server --codec-endpoint URL``: the UI the dev server starts tells the
+    browser to decode payloads through URL (the UI's own settings API says so)."""
+    port = free_port()
+    endpoint = "http://127.0.0.1:8081"
+    with (tmp_path / "server.log").open("wb") as log:
+        process = subprocess.Popen(filmworker_argv("server", "--port", str(port),
+                                                   "--ui-port", str(port + 1),
+                                                   "--codec-endpoint", endpoint + "/"),
+                                   cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    try:
+        wait_for_port(port + 1, timeout_s=60)
+        deadline, settings = time.monotonic() + 30, None
+        while settings is None and time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                settings = httpx.get(f"http://127.0.0.1:{port + 1}/api/v1/settings",
+                                     timeout=5).json()
+            time.sleep(0.2)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+    assert settings is not None, (tmp_path / "server.log").read_text()
+    assert settings["Codec"]["Endpoint"] == endpoint
+    assert "decoding through http://127.0.0.1:8081" in (tmp_path / "server.log").read_text()
+    refused = filmworker("server", "--no-ui", "--codec-endpoint", endpoint, timeout_s=30)
+    assert refused.returncode == ExitCode.USAGE and "not allowed with" in refused.stderr
