@@ -368,6 +368,9 @@ async def test_worker_killed_mid_render_and_s3_down_mid_deliver_still_deliver_on
     assert attempts["render_film"][0] >= 2, "the killed render was retried"
     assert attempts["deliver"][0] == 2 and len(proxy.cuts) == 1, "S3 failed one delivery"
     assert_one_delivered_set(endpoint, order)
+    run_files = s3_client(endpoint).list_objects_v2(Bucket=BUCKET,
+                                                    Prefix=f"{PREFIX}/{order.run_prefix}/")
+    assert run_files.get("KeyCount", 0) == 0, "the run's working files outlived its report"
     assert len(receiver.accepted) == 1 and not receiver.rejected
     assert receiver.bodies()[0]["state"] == "succeeded"
     assert tagged_processes(first.tag) == [] and tagged_processes(second.tag) == []

@@ -71,6 +71,13 @@ def storage_of(settings: Settings) -> Storage:
     return StageContext.from_settings(settings).storage
 
 
+def assert_run_files_deleted(storage: Storage, order: FilmOrder) -> None:
+    """Nothing remains under the run's working prefix once its outcome is reported; the
+    customer's uploads stay (the order API's to expire, README "Retention")."""
+    assert storage.list(order.run_prefix + "/") == []
+    assert storage.list(f"orders/{order.gift_id}/photos/"), "the uploads are not ours to delete"
+
+
 async def run_order(env: WorkflowEnvironment, order: FilmOrder, settings: Settings) -> FilmOutcome:
     """Start ``order`` as the order API would and wait for its outcome."""
     handle = await start_render(env.client, order, task_queue=settings.task_queue)
@@ -121,7 +128,8 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     manifest = json.loads(storage.get_bytes(order.delivery_key("manifest.json"), 1 << 20))
     assert manifest["files"]["16x9.mp4"]["sha256"] == storage.sha256(order.delivery_key("16x9.mp4"))
 
-    assert storage.list(order.run_keys.segments_prefix) == [], "one pass, no segments"
+    assert_run_files_deleted(storage, order)
+    print("\nstorage after the run:\n" + "\n".join(storage.list()))
 
     assert len(receiver.accepted) == 1 and not receiver.rejected
     headers, body = receiver.accepted[0]
@@ -189,6 +197,7 @@ async def test_order_with_only_unusable_photos_is_held_and_reported(
     assert [body["state"] for body in receiver.bodies()] == ["held"]
     assert receiver.bodies()[0]["reason"] == "no_usable_photos"
     assert storage_of(real_worker).list(order.delivery_prefix + "/") == []
+    assert_run_files_deleted(storage_of(real_worker), order)
 
 
 @activity.defn(name=ActivityName.RENDER_FILM)
@@ -216,3 +225,4 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
     assert outcome.reason == "render_failed:RuntimeError"
     assert [body["state"] for body in receiver.bodies()] == ["failed"]
     assert storage_of(settings).list(order.delivery_prefix + "/") == []
+    assert_run_files_deleted(storage_of(settings), order)

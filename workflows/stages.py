@@ -43,6 +43,7 @@ class ActivityName(StrEnum):
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
+    CLEAN_RUN = "clean_run"  # workflows.cleanup: a run's working files, after their retention
 
 
 RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
