@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
 from activities.registry import FilmActivities
@@ -24,6 +25,7 @@ from media.verify import ffprobe_json
 from services.settings import Settings
 from services.storage.base import Storage
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
+from workflows.cleanup import cleanup_workflow_id
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
@@ -142,7 +144,9 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
     temporal_env: WorkflowEnvironment, settings: Settings, receiver: OrderApiReceiver,
     tmp_path: Path,
 ) -> None:
-    split = settings.model_copy(update={"render_workers": 2, "media_concurrency": 2})
+    # Its segment files are inspected after the run: kept a day (the cleanup is scheduled).
+    split = settings.model_copy(update={"render_workers": 2, "media_concurrency": 2,
+                                        "run_retention_days": 1.0})
     async with running_worker(temporal_env.client, split):
         order = load_order_folder(SAMPLE_ORDER, split, unique_gift_id())
         handle = await start_render(temporal_env.client, order, task_queue=split.task_queue)
@@ -164,6 +168,9 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
         joined = load_signal(storage, order.run_keys.frame_signal(name))  # what verify read
         assert joined is not None and joined.frames == round(order.length_sec * 30)
     assert [body["state"] for body in receiver.bodies()] == ["succeeded"]
+    cleanup = await temporal_env.client.get_workflow_handle(
+        cleanup_workflow_id(order.gift_id, order.attempt)).describe()
+    assert cleanup.status is WorkflowExecutionStatus.RUNNING  # waiting out the retention
 
 
 def disguised_photo_order(folder: Path) -> Path:
