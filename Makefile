@@ -11,7 +11,7 @@ TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
 COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
-.PHONY: install demo test test-fast lint bench clean browser soundfont schemas lock
+.PHONY: install demo test test-fast lint bench clean browser soundfont schemas lock starter-ts
 
 # The song's instruments (media/song/synth.py): libfluidsynth3 and the FluidR3 General MIDI
 # SoundFont from Debian. As root they are installed; otherwise say what is missing.
@@ -45,7 +45,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# The contract's JSON Schema files (contract/*.schema.json) from the pydantic models.
+# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json).
 schemas: $(STAMP)
 	$(BIN)/python -m workflows.schemas
 
@@ -55,7 +55,13 @@ browser:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
 		echo "chromium unavailable: browser tests will skip"
 
-test: $(STAMP) lint browser
+# The TypeScript starter's packages from npm (node 18+ and npm; without them its test skips).
+starter-ts:
+	@if command -v npm >/dev/null; then cd contract/starter-ts && npm ci --no-audit --no-fund \
+		--loglevel=error && npm run --silent build; \
+	else echo "node/npm unavailable: the TypeScript starter test will skip"; fi
+
+test: $(STAMP) lint browser starter-ts
 	$(BIN)/pytest -q -ra -n 2
 
 # The quick loop while working (under a minute): the pure modules' tests, no dev server, no

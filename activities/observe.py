@@ -87,9 +87,11 @@ class _StageInbound(ActivityInboundInterceptor):
             outcome = _result_of(error)
             elapsed = time.monotonic() - started
             _record_stage(stage, outcome, elapsed)
-            log.warning("stage finished", extra={**fields, "result": outcome,
-                                                 "duration_s": round(elapsed, 3),
-                                                 "error_type": _error_type(error)})
+            # a hold is the customer's media or policy, not a fault: info, like a success
+            level = logging.INFO if outcome == "held" else logging.WARNING
+            log.log(level, "stage finished", extra={**fields, "result": outcome,
+                                                    "duration_s": round(elapsed, 3),
+                                                    "error_type": _error_type(error)})
             raise
         elapsed = time.monotonic() - started
         _record_stage(stage, "ok", elapsed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -18,8 +19,9 @@ from activities.render import (
     run_render_plan,
     run_render_segment,
 )
-from activities.report import run_report
+from activities.report import cleanup_of, keep_run_files, run_clean, run_report
 from activities.verify import run_verify
+from workflows.cleanup import CleanupInput
 from workflows.contract import FilmOrder
 from workflows.stages import (
     ActivityName,
@@ -97,9 +99,24 @@ class FilmActivities:
         return run_deliver(self.ctx, deliver_input)
 
     @activity.defn(name=ActivityName.REPORT_OUTCOME)
-    def report_outcome(self, report_input: ReportInput) -> str:
-        """Send the outcome to the order API (or the local sink)."""
-        return run_report(self.ctx, report_input)
+    async def report_outcome(self, report_input: ReportInput) -> str:
+        """Send the outcome to the order API (or the local sink), then delete the run's working
+        files, or schedule their deletion after ``FILM_RUN_RETENTION_DAYS``."""
+        said = await asyncio.to_thread(run_report, self.ctx, report_input)
+        cleanup = cleanup_of(report_input)
+        if cleanup is None:
+            return said
+        days = self.ctx.settings.run_retention_days
+        if days > 0:
+            await keep_run_files(activity.client(), cleanup, days, activity.info().task_queue)
+            return f"{said}; run files kept {days:g} days"
+        deleted = await asyncio.to_thread(run_clean, self.ctx, cleanup)
+        return f"{said}; {deleted} run files deleted"
+
+    @activity.defn(name=ActivityName.CLEAN_RUN)
+    def clean_run(self, cleanup: CleanupInput) -> int:
+        """Delete a run's working files once their retention is over."""
+        return run_clean(self.ctx, cleanup)
 
     def on_queue(self, queue: TaskQueue) -> list[Callable[..., Any]]:
         """The activities one worker registers: those :data:`workflows.stages.ACTIVITY_QUEUE`

@@ -1,14 +1,25 @@
-"""Report the run's outcome: the signed callback to the order API, or the local sink."""
+"""Report the run's outcome (the signed callback to the order API, or the local sink), then
+forget the run's working files: deleted at once, or after ``FILM_RUN_RETENTION_DAYS`` by a
+delayed :class:`workflows.cleanup.FilmRunCleanup`."""
 
 from __future__ import annotations
 
+import logging
+from datetime import timedelta
+
 from temporalio import activity
+from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
 from services.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
-from workflows.keys import outcome_key
+from services.storage.base import InvalidStorageKey
+from workflows.cleanup import CLEANUP_WORKFLOW_TYPE, CleanupInput, cleanup_workflow_id
+from workflows.keys import outcome_key, run_prefix
 from workflows.stages import ReportInput
+
+log = logging.getLogger(__name__)
 
 
 def run_report(ctx: StageContext, report_input: ReportInput) -> str:
@@ -31,3 +42,34 @@ def run_report(ctx: StageContext, report_input: ReportInput) -> str:
         activity.logger.warning("outcome not accepted yet: %s", error)
         raise
     return "already recorded" if result.already_recorded else "accepted"
+
+
+def run_clean(ctx: StageContext, cleanup: CleanupInput) -> int:
+    """Delete every file under the run's working prefix; how many there were. Idempotent."""
+    prefix = run_prefix(cleanup.gift_id, cleanup.attempt) + "/"
+    try:
+        keys = ctx.storage.list(prefix)
+    except InvalidStorageKey:  # an order refused before prep (a gift id outside the contract)
+        return 0
+    for key in keys:
+        ctx.storage.delete(key)
+    log.info("run files deleted", extra={"gift_id": cleanup.gift_id, "attempt": cleanup.attempt,
+                                         "result": len(keys)})
+    return len(keys)
+
+
+def cleanup_of(report_input: ReportInput) -> CleanupInput | None:
+    """The run whose working files the report forgets (None: an attempt outside the contract,
+    nothing was written for it)."""
+    attempt = report_input.outcome.attempt
+    return CleanupInput(gift_id=report_input.gift_id, attempt=attempt) if attempt >= 1 else None
+
+
+async def keep_run_files(client: Client, cleanup: CleanupInput, days: float,
+                         task_queue: str) -> None:
+    """Start the run's :class:`FilmRunCleanup` ``days`` from now (a repeated report attaches to
+    the one already waiting)."""
+    await client.start_workflow(
+        CLEANUP_WORKFLOW_TYPE, cleanup, id=cleanup_workflow_id(cleanup.gift_id, cleanup.attempt),
+        task_queue=task_queue, start_delay=timedelta(days=days),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)

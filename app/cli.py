@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from temporalio.service import RPCError
 
 from app import heap
-from app.client import TemporalUnreachable, target_address
+from app.client import TemporalConfigError, TemporalUnreachable, target_address
+from app.errors import HistoryFileError, RunExists
 from app.order_folder import OrderFolderError
 from services.settings import Settings
 from services.storage.base import StorageError
@@ -42,7 +43,7 @@ class ExitCode(IntEnum):
 
     SUCCEEDED = 0  # done; a render or submit --wait whose outcome is succeeded
     FAILED = 1  # the run failed (our fault, refunded); replay not deterministic; unhealthy
-    USAGE = 2  # bad arguments or input: no such folder or file, order.json invalid
+    USAGE = 2  # bad arguments or input: no such file, order.json invalid, attempt already ran
     HELD = 3  # the run was held (customer media or policy, refunded)
     INFRASTRUCTURE = 4  # Temporal, storage or keys unreachable or misconfigured
     INTERRUPTED = 130  # Ctrl-C
@@ -122,8 +123,11 @@ def _server_command(args: argparse.Namespace) -> int:
     from app.devserver import server_argv
 
     argv = server_argv(ip=args.ip, port=args.port, ui_port=args.ui_port, db_file=args.db,
-                       ui=not args.no_ui, namespace=Settings().temporal_namespace or "default")
+                       ui=not args.no_ui, namespace=Settings().temporal_namespace or "default",
+                       codec_endpoint=args.codec_endpoint)
     ui = "off" if args.no_ui else f"http://{args.ip}:{argv[argv.index('--ui-port') + 1]}"
+    if args.codec_endpoint:
+        ui += f" decoding through {args.codec_endpoint}"
     print(f"Temporal dev server on {args.ip}:{args.port}, UI {ui}", flush=True)
     os.execv(argv[0], argv)  # the server runs in the foreground and gets our signals
     return ExitCode.INFRASTRUCTURE
@@ -145,7 +149,8 @@ def _submit_command(args: argparse.Namespace) -> int:
     from app.ops import submit_folder
 
     submitted = asyncio.run(submit_folder(args.folder, Settings(), gift_id=args.gift_id,
-                                          wait=args.wait, quiet=args.json))
+                                          attempt=args.attempt, wait=args.wait,
+                                          quiet=args.json))
     outcome = submitted.outcome
     if args.json:
         document: dict[str, Any] = {"workflow_id": submitted.workflow_id}
@@ -160,12 +165,13 @@ def _submit_command(args: argparse.Namespace) -> int:
 
 
 def _replay_command(args: argparse.Namespace) -> int:
-    from app.ops import fetch_history, read_history, replay
+    from app.ops import check_history_keys, fetch_history, read_history, replay
 
     if args.history is not None:
         history = read_history(args.history)
     else:
         history = asyncio.run(fetch_history(Settings(), args.workflow_id, args.run_id))
+    check_history_keys(history)  # sealed payloads without their keys: exit 4, not "1"
     result = asyncio.run(replay(history))
     failure = result.replay_failure
     if args.json:
@@ -174,22 +180,9 @@ def _replay_command(args: argparse.Namespace) -> int:
                      "failure": None if failure is None else str(failure)})
     elif failure is not None:
         print(f"{history.workflow_id}: replay FAILED: {failure}", file=sys.stderr)
-        if _sealed_without_keys(history):
-            print("  (the history's payloads are encrypted: set FILM_PAYLOAD_KEYS to the "
-                  "workers' keys)", file=sys.stderr)
     else:
         print(f"{history.workflow_id}: replayed {len(history.events)} events deterministically")
     return exit_now(ExitCode.FAILED if failure is not None else ExitCode.SUCCEEDED)
-
-
-def _sealed_without_keys(history: Any) -> bool:
-    """True when ``history`` holds encrypted payloads and no payload keys are configured."""
-    from workflows.codec import ENCODING, codec_from_env
-
-    if codec_from_env() is not None:
-        return False
-    started = history.events[0].workflow_execution_started_event_attributes
-    return any(p.metadata.get("encoding") == ENCODING for p in started.input.payloads)
 
 
 def _healthcheck_command(args: argparse.Namespace) -> int:
@@ -213,7 +206,7 @@ def _codec_server_command(args: argparse.Namespace) -> int:
         raise CodecKeyError(f"codec-server needs {KEYS_ENV} (the workers' payload keys)")
     origins = [o.strip() for o in settings.codec_origins.split(",") if o.strip()]
     server = codec_server(codec, host=args.host, port=args.port, origins=origins,
-                          token=settings.codec_token)
+                          token=settings.codec_token or None)  # compose passes "" for unset
     print(f"codec server on http://{args.host}:{server.server_address[1]} for {origins}"
           f"{', bearer token required' if settings.codec_token else ''}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
@@ -253,13 +246,25 @@ def _add_local_commands(commands: Any) -> None:
                         epilog=EPILOG, formatter_class=argparse.RawTextHelpFormatter)
 
 
+def _http_url(value: str) -> str:
+    """An http(s) URL argument."""
+    if not value.startswith(("http://", "https://")) or len(value.split("//", 1)[1]) == 0:
+        raise argparse.ArgumentTypeError(f"not an http(s) URL: {value!r}")
+    return value.rstrip("/")
+
+
 def _add_server_commands(commands: Any) -> None:
     server = commands.add_parser("server", help="the Temporal dev server in the foreground")
     server.add_argument("--ip", default="127.0.0.1", help="address to bind (0.0.0.0 in Docker)")
     server.add_argument("--port", type=int, default=7233, help="gRPC port (default 7233)")
     server.add_argument("--ui-port", type=int, default=None, help="default: port + 1000")
     server.add_argument("--db", default=None, help="SQLite file to keep runs across restarts")
-    server.add_argument("--no-ui", action="store_true", help="do not start the Temporal UI")
+    ui = server.add_mutually_exclusive_group()
+    ui.add_argument("--no-ui", action="store_true", help="do not start the Temporal UI")
+    ui.add_argument("--codec-endpoint", type=_http_url, default=None, metavar="URL",
+                        help="the UI decodes payloads through this codec server (e.g. "
+                        "filmworker codec-server's http://localhost:8081), as the browser "
+                        "reaches it")
     setup = commands.add_parser("setup", help="register the search attributes on the "
                                 "configured cluster (idempotent; not on Temporal Cloud)",
                                 epilog=EPILOG, formatter_class=argparse.RawTextHelpFormatter)
@@ -280,6 +285,9 @@ def _add_ops_commands(commands: Any) -> None:
                         help="show progress and wait for the outcome (exit status by state)")
     submit.add_argument("--gift-id", default=None,
                         help="gift id (default: derived from the folder's content)")
+    submit.add_argument("--attempt", type=int, default=None,
+                        help="render attempt (default: order.json's, else 1); an attempt "
+                        "that already ran is refused, the next one renders again")
     _json_flag(submit)
     replay_parser = commands.add_parser("replay", help="replay a history against this code")
     source = replay_parser.add_mutually_exclusive_group(required=True)
@@ -333,9 +341,10 @@ def error_exit(error: BaseException) -> tuple[ExitCode, str] | None:
     shown with its traceback)."""
     if isinstance(error, ValidationError):
         return ExitCode.USAGE, _validation_summary(error)
-    if isinstance(error, OrderFolderError | CodecKeyError):
-        return (ExitCode.USAGE if isinstance(error, OrderFolderError)
-                else ExitCode.INFRASTRUCTURE), str(error)
+    if isinstance(error, OrderFolderError | HistoryFileError | RunExists):
+        return ExitCode.USAGE, str(error)
+    if isinstance(error, CodecKeyError | TemporalConfigError):
+        return ExitCode.INFRASTRUCTURE, str(error)
     if isinstance(error, FileNotFoundError | NotADirectoryError | IsADirectoryError):
         return ExitCode.USAGE, f"{error.strerror}: {error.filename}"
     if isinstance(error, TemporalUnreachable):

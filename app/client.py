@@ -24,7 +24,10 @@ def connect_config(settings: Settings) -> ClientConnectConfig:
     """Target, namespace, API key, TLS and gRPC metadata of the configured profile
     (``TEMPORAL_PROFILE``, default ``default``; ``TEMPORAL_CONFIG_FILE`` or the usual
     ``temporal.toml``), the environment over it; explicit ``Settings`` values win."""
-    config = ClientConfigProfile.load().to_client_connect_config()
+    try:
+        config = ClientConfigProfile.load().to_client_connect_config()
+    except Exception as error:  # the SDK's ConfigError: no such profile, unreadable file
+        raise TemporalConfigError(f"Temporal connection profile: {error}") from error
     if settings.temporal_address:
         config["target_host"] = settings.temporal_address
     if settings.temporal_namespace:
@@ -40,6 +43,11 @@ def target_address(settings: Settings) -> str:
         return connect_config(settings)["target_host"]
     except Exception:  # a broken profile file: connect() says what is wrong with it
         return settings.temporal_address or DEFAULT_ADDRESS
+
+
+class TemporalConfigError(ValueError):
+    """The connection profile cannot be loaded (``TEMPORAL_PROFILE`` names no profile of the
+    config file, or ``TEMPORAL_CONFIG_FILE`` is unreadable): one line, for the command line."""
 
 
 class TemporalUnreachable(ConnectionError):

@@ -73,9 +73,11 @@ def _children_print_to_stderr() -> Iterator[None]:
 
 
 def server_argv(*, ip: str = "127.0.0.1", port: int = 7233, ui_port: int | None = None,
-                db_file: str | None = None, ui: bool = True,
-                namespace: str = "default") -> list[str]:
-    """``temporal server start-dev`` with our search attributes registered (as in tests)."""
+                db_file: str | None = None, ui: bool = True, namespace: str = "default",
+                codec_endpoint: str | None = None) -> list[str]:
+    """``temporal server start-dev`` with our search attributes registered (as in tests);
+    ``codec_endpoint``: the UI decodes payloads through that codec server
+    (``filmworker codec-server``; the browser calls it, so a URL the browser reaches)."""
     argv = [temporal_cli_path(), "server", "start-dev", "--ip", ip, "--port", str(port),
             "--namespace", namespace, "--log-level", "warn",
             "--dynamic-config-value", "frontend.enableServerVersionCheck=false"]
@@ -85,4 +87,7 @@ def server_argv(*, ip: str = "127.0.0.1", port: int = 7233, ui_port: int | None 
         argv += ["--db-filename", db_file]
     if not ui:
         return [*argv, "--headless"]
-    return [*argv, "--ui-ip", ip, "--ui-port", str(ui_port or port + 1000)]
+    argv += ["--ui-ip", ip, "--ui-port", str(ui_port or port + 1000)]
+    if codec_endpoint:
+        argv += ["--ui-codec-endpoint", codec_endpoint]
+    return argv

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from activities.context import StageContext
+from activities.report import run_clean
 from app.devserver import free_port, start_embedded_server
 from app.order_folder import load_order_folder
 from app.progress_view import showing_progress
 from app.workers import running_worker
 from media.base.spec import ASPECTS
 from services.settings import Settings
+from workflows.cleanup import CleanupInput
 from workflows.contract import FilmOrder, FilmOutcome, FilmState, start_render
 from workflows.keys import (
     LOGO_NAME,
@@ -28,6 +30,9 @@ from workflows.keys import (
 DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME,
                    PORTRAIT_POSTER_NAME, PAGE_NAME)
 OPTIONAL_DELIVERED_FILES = (LOGO_NAME,)  # brand style only: the gift page links it
+STORYBOARD_KEEP_DAYS = 1.0
+"""``render --storyboard`` keeps the run's files past the report (it draws from the timeline),
+then deletes them itself."""
 
 
 def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
@@ -85,9 +90,11 @@ async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
     ``storyboard`` write a contact sheet of both films beside them); ``quiet``: no progress
     bar."""
     out_dir = out_dir.absolute()
-    # Local runs keep their storage beside the outputs and report to the local sink.
+    # Local runs keep their storage beside the outputs and report to the local sink; the
+    # storyboard needs the run's timeline after the outcome: kept until it is drawn.
     settings = Settings(FILM_STORAGE_URL=f"file://{out_dir / '.storage'}",
-                        FILM_ORDER_API_URL=None)
+                        FILM_ORDER_API_URL=None,
+                        FILM_RUN_RETENTION_DAYS=STORYBOARD_KEEP_DAYS if storyboard else 0)
     order = load_order_folder(folder, settings)
     ui_port = free_port() if ui else None
     async with await start_embedded_server(ui=ui, ui_port=ui_port) as env:
@@ -104,6 +111,9 @@ async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
         say(f"wrote {path}")
     if storyboard and outcome.state is FilmState.SUCCEEDED:
         say(f"wrote {write_storyboard(settings, order, out_dir)}")
+    if storyboard:  # the embedded server and its delayed cleanup are gone: delete them now
+        run_clean(StageContext.from_settings(settings),
+                  CleanupInput(gift_id=order.gift_id, attempt=order.attempt))
     return outcome
 
 

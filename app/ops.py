@@ -6,22 +6,36 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from temporalio.api.common.v1 import Payload
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowHistory
+from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.worker import Replayer, WorkflowReplayResult
 
 from activities.context import StageContext
-from app.client import connect, target_address
+from app.client import TemporalConfigError, connect, target_address
+from app.errors import HistoryFileError, RunExists
 from app.order_folder import read_order_folder, upload_media
 from app.progress_view import showing_progress
 from services.settings import Settings
-from workflows.codec import codec_from_env, film_data_converter
+from workflows.codec import (
+    ENCODING,
+    KEY_ID_METADATA,
+    KEYS_ENV,
+    CodecKeyError,
+    codec_from_env,
+    film_data_converter,
+)
 from workflows.contract import FilmOutcome, start_render
 from workflows.film import FilmRender
 from workflows.stages import media_task_queue
@@ -36,14 +50,21 @@ class Submitted:
 
 
 async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None = None,
-                        wait: bool = False, quiet: bool = False) -> Submitted:
+                        attempt: int | None = None, wait: bool = False,
+                        quiet: bool = False) -> Submitted:
     """Validate ``folder``, connect, upload its media to the configured storage and start its
-    render as the order API would; with ``wait``, follow its progress (unless ``quiet``) and
-    wait for the outcome."""
-    order, uploads = read_order_folder(folder, gift_id)
+    render as the order API would (``attempt``: that render attempt, default the folder's or
+    1); with ``wait``, follow its progress (unless ``quiet``) and wait for the outcome.
+    Raises :class:`RunExists` when that attempt already ran."""
+    order, uploads = read_order_folder(folder, gift_id, attempt=attempt)
     client = await connect(settings)
     upload_media(StageContext.from_settings(settings).storage, uploads)
-    handle = await start_render(client, order, task_queue=settings.task_queue)
+    try:
+        handle = await start_render(client, order, task_queue=settings.task_queue)
+    except WorkflowAlreadyStartedError as error:
+        raise RunExists(f"{order.workflow_id} already ran (attempt {order.attempt} of gift "
+                        f"{order.gift_id}): --attempt {order.attempt + 1} starts the next "
+                        "attempt") from error
     if not wait:
         return Submitted(handle.id)
     print(f"started {handle.id}", file=sys.stderr, flush=True)
@@ -65,8 +86,55 @@ async def fetch_history(settings: Settings, workflow_id: str,
 
 
 def read_history(path: Path) -> WorkflowHistory:
-    """A history written by ``WorkflowHistory.to_json()`` (or the UI / ``temporal`` CLI)."""
-    return WorkflowHistory.from_json(path.stem, path.read_text(encoding="utf-8"))
+    """A history written by ``WorkflowHistory.to_json()`` (or the UI / ``temporal`` CLI).
+    Raises :class:`HistoryFileError` for anything else (not JSON, not a history, no start)."""
+    try:
+        history = WorkflowHistory.from_json(path.stem, path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, json_format.ParseError) as error:
+        reason = " ".join(str(error).split())[:160]  # JSONDecodeError is a ValueError
+        raise HistoryFileError(f"{path} is not a workflow history: {reason}") from error
+    if not history.events or not history.events[0].HasField(
+            "workflow_execution_started_event_attributes"):
+        raise HistoryFileError(f"{path} is not a workflow history: it does not begin with "
+                               "WorkflowExecutionStarted")
+    return history
+
+
+def _payloads(message: Message) -> Iterator[Payload]:
+    """Every payload anywhere inside ``message``."""
+    if isinstance(message, Payload):
+        yield message
+        return
+    for field, value in message.ListFields():
+        if field.type != field.TYPE_MESSAGE:
+            continue
+        if field.message_type.GetOptions().map_entry:
+            items: Iterable[Any] = value.values()
+        elif field.is_repeated:
+            items = value
+        else:
+            items = [value]
+        for item in items:
+            if isinstance(item, Message):
+                yield from _payloads(item)
+
+
+def check_history_keys(history: WorkflowHistory) -> None:
+    """Raise :class:`CodecKeyError` when the history holds payloads sealed with keys that
+    ``FILM_PAYLOAD_KEYS`` does not hold (or none is set): a replay could only fail then."""
+    sealed = {p.metadata.get(KEY_ID_METADATA, b"").decode(errors="replace")
+              for event in history.events for p in _payloads(event)
+              if p.metadata.get("encoding") == ENCODING}
+    if not sealed:
+        return
+    codec = codec_from_env()
+    missing = sorted(sealed - (codec.key_ids if codec is not None else frozenset()))
+    if codec is None:
+        raise CodecKeyError(f"the history's payloads are encrypted (key {', '.join(missing)}): "
+                            f"set {KEYS_ENV} to the workers' payload keys")
+    if missing:
+        raise CodecKeyError(f"the history's payloads are sealed with key {', '.join(missing)}, "
+                            f"which {KEYS_ENV} does not hold")
 
 
 async def replay(history: WorkflowHistory) -> WorkflowReplayResult:
@@ -84,10 +152,13 @@ async def _poller_identities(client: Client, queue: str, kind: TaskQueueType.Val
 
 async def health_problems(settings: Settings, *, pollers: bool = True) -> list[str]:
     """What is wrong: Temporal unreachable, or (``pollers``) no worker of this host polling
-    the main queue's workflows or the media queue's activities. Empty when healthy."""
+    the main queue's workflows or the media queue's activities. Empty when healthy. A
+    connection profile that cannot be loaded raises :class:`TemporalConfigError`."""
     try:
         client = await asyncio.wait_for(connect(settings), timeout=10)
         await client.service_client.check_health(timeout=timedelta(seconds=5))
+    except TemporalConfigError:
+        raise
     except Exception as error:
         return [f"temporal at {target_address(settings)} unreachable: {type(error).__name__}"]
     if not pollers:

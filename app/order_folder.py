@@ -66,13 +66,14 @@ def _read_order_json(folder: Path) -> dict[str, Any]:
     return fields
 
 
-def read_order_folder(folder: Path, gift_id: str | None = None
+def read_order_folder(folder: Path, gift_id: str | None = None, *, attempt: int | None = None
                       ) -> tuple[FilmOrder, list[Upload]]:
     """The folder's FilmOrder, validated, and the uploads it needs (nothing uploaded yet).
 
     ``order.json`` holds the FilmOrder fields minus ids, keys and media lists; ``subject_photo``
     may name a file in ``photos/``. Photos and clips are taken in name order. The gift id
-    defaults to one derived from the folder's content. Raises :class:`OrderFolderError` or
+    defaults to one derived from the folder's content, ``attempt`` to the folder's (else 1);
+    the attempt does not change the derived gift id. Raises :class:`OrderFolderError` or
     pydantic's ``ValidationError``.
     """
     fields = _read_order_json(folder)
@@ -89,6 +90,8 @@ def read_order_folder(folder: Path, gift_id: str | None = None
     subject_name = fields.pop("subject_photo", None)
     subject_id = next((ref["id"] for ref, path in zip(photo_refs, photos, strict=True)
                        if path.name == subject_name), None)
+    if attempt is not None:
+        fields["attempt"] = attempt
     fields.setdefault("attempt", 1)
     fields.setdefault("charge_id", f"local-charge-{gift_id}")
     fields.setdefault("share_slug", f"s{digest.hexdigest()[12:28]}")

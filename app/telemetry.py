@@ -18,30 +18,61 @@ from services.settings import Settings
 METRIC_BUCKETS = {STAGE_SECONDS: [0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600]}
 
 
+DEFAULT_SERVICE_NAME = "filmworker"
+
+
+def service_name() -> str:
+    """The service's name on metrics (label ``service_name``) and spans (``service.name``):
+    ``OTEL_SERVICE_NAME``, default ``filmworker``."""
+    return os.environ.get("OTEL_SERVICE_NAME") or DEFAULT_SERVICE_NAME
+
+
 def make_runtime(settings: Settings) -> Runtime | None:
-    """A Temporal runtime exporting Prometheus metrics on ``FILM_METRICS_BIND`` (None: off)."""
+    """A Temporal runtime exporting Prometheus metrics on ``FILM_METRICS_BIND`` (None: off).
+
+    Counters carry ``_total`` (``film_outcomes`` is ``film_outcomes_total``, as Prometheus
+    names counters); every series carries ``service_name`` (:func:`service_name`) instead of
+    the SDK's ``temporal-core-sdk``."""
     if not settings.metrics_bind:
         return None
     prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
                                   counters_total_suffix=True, durations_as_seconds=True,
                                   histogram_bucket_overrides=METRIC_BUCKETS)
-    return Runtime(telemetry=TelemetryConfig(metrics=prometheus))
+    return Runtime(telemetry=TelemetryConfig(
+        metrics=prometheus, global_tags={"service_name": service_name()},
+        attach_service_name=False))
 
 
 OTLP_ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+OTLP_PROTOCOL_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+
+
+def otlp_protocol() -> str:
+    """``grpc`` or ``http/protobuf`` (the default), from the standard protocol variables."""
+    for name in OTLP_PROTOCOL_VARIABLES:
+        value = os.environ.get(name, "").strip().lower()
+        if value:
+            return "grpc" if value == "grpc" else "http/protobuf"
+    return "http/protobuf"
 
 
 def span_exporter() -> Any:
-    """OTLP over HTTP when an ``OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`` is set (the exporter
-    reads the other standard ``OTEL_EXPORTER_OTLP_*`` variables itself: headers, timeout,
-    compression, certificates), else the console exporter on stderr."""
-    if any(os.environ.get(name) for name in OTLP_ENDPOINT_VARIABLES):
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    """The OTLP exporter of the standard variables when an
+    ``OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`` is set: over gRPC when the protocol variable says
+    ``grpc``, else over HTTP (each reads the other ``OTEL_EXPORTER_OTLP_*`` variables itself:
+    headers, timeout, compression, certificates). None without an endpoint: spans are not
+    exported (never printed into the log stream on stderr)."""
+    if not any(os.environ.get(name) for name in OTLP_ENDPOINT_VARIABLES):
+        return None
+    if otlp_protocol() == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+            OTLPSpanExporter as GrpcSpanExporter,
+        )
 
-        return OTLPSpanExporter()
-    from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+        return GrpcSpanExporter()
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return ConsoleSpanExporter(out=sys.stderr)
+    return OTLPSpanExporter()
 
 
 def tracing_interceptors(settings: Settings) -> list[Any]:
@@ -49,7 +80,8 @@ def tracing_interceptors(settings: Settings) -> list[Any]:
 
     Spans go to the global tracer provider; if nothing configured one, this installs one with
     the standard resource variables (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``) and
-    :func:`span_exporter`.
+    :func:`span_exporter`. The stage activities' progress signals (one every few seconds per
+    running activity) are not traced (:class:`app.tracing.FilmTracingInterceptor`).
     """
     if not settings.otel:
         return []
@@ -58,16 +90,21 @@ def tracing_interceptors(settings: Settings) -> list[Any]:
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
-        from temporalio.contrib.opentelemetry import TracingInterceptor
+
+        from app.tracing import FilmTracingInterceptor
     except ImportError as error:
         raise SystemExit("FILM_OTEL=1 needs the otel extra: pip install 'filmworker[otel]'") \
             from error
     if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
-        service = os.environ.get("OTEL_SERVICE_NAME") or "filmworker"
-        provider = TracerProvider(resource=Resource.create({"service.name": service}))
-        provider.add_span_processor(BatchSpanProcessor(span_exporter()))
+        provider = TracerProvider(resource=Resource.create({"service.name": service_name()}))
+        exporter = span_exporter()
+        if exporter is None:
+            logging.getLogger("filmworker").warning(
+                "FILM_OTEL=1 without OTEL_EXPORTER_OTLP_ENDPOINT: spans are not exported")
+        else:
+            provider.add_span_processor(BatchSpanProcessor(exporter))
         trace.set_tracer_provider(provider)
-    return [TracingInterceptor()]
+    return [FilmTracingInterceptor()]
 
 
 def configure_logging(settings: Settings) -> None:

@@ -21,6 +21,7 @@ from activities.observe import StageObserver
 from app.client import connect, target_address
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
+from workflows.cleanup import FilmRunCleanup
 from workflows.codec import codec_from_env
 from workflows.film import FilmRender
 from workflows.stages import media_task_queue
@@ -45,7 +46,7 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
         "graceful_shutdown_timeout": timedelta(seconds=settings.graceful_shutdown_s),
         "interceptors": [StageObserver()],
     }
-    main = Worker(client, task_queue=settings.task_queue, workflows=[FilmRender],
+    main = Worker(client, task_queue=settings.task_queue, workflows=[FilmRender, FilmRunCleanup],
                   activities=activities.main_queue(), activity_executor=main_pool,
                   max_concurrent_activities=settings.max_concurrent_activities, **common)
     media = Worker(client, task_queue=media_task_queue(settings.task_queue),

@@ -27,6 +27,7 @@ import httpx
 from temporalio.exceptions import ApplicationError
 
 from services.storage.base import Storage
+from workflows import names
 from workflows.contract import (
     IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,
@@ -48,7 +49,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-RETRYABLE_STATUSES = frozenset({408, 429})
+RETRYABLE_STATUSES = frozenset(names.RETRYABLE_STATUSES)
 MAX_RETRY_AFTER_S = 3600.0
 RESPONSE_SNIPPET_CHARS = 200
 
@@ -127,8 +128,9 @@ def _snippet(response: httpx.Response) -> str:
 def _classify(response: httpx.Response, key: str) -> PostResult:
     """Map the answer to a result or raise the matching error."""
     status = response.status_code
-    if 200 <= status < 300 or status == 409:
-        return PostResult(status, already_recorded=status == 409, idempotency_key=key)
+    recorded = status == names.ALREADY_RECORDED_STATUS
+    if 200 <= status < 300 or recorded:
+        return PostResult(status, already_recorded=recorded, idempotency_key=key)
     if status >= 500 or status in RETRYABLE_STATUSES:
         retry_after = parse_retry_after(response.headers.get("Retry-After"))
         hint = f", retry after {retry_after:g}s" if retry_after else ""

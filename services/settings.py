@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     song_provider_max_bytes: int = Field(256 * 1024**2, gt=0,
                                          alias="FILM_SONG_PROVIDER_MAX_BYTES")
     work_dir: Path = Field(Path("/tmp/filmworker"), alias="FILM_WORK_DIR")
+    # Days a run's working files (orders/{gift_id}/runs/{attempt}/) are kept after its outcome
+    # is reported; 0: deleted at once (customer data is kept no longer than needed).
+    run_retention_days: float = Field(0.0, ge=0, le=365, alias="FILM_RUN_RETENTION_DAYS")
     encoder_preset: str = Field("veryfast", alias="FILM_ENCODER_PRESET")
     recipes: dict[Tier, TierRecipe] = Field(DEFAULT_RECIPES, alias="FILM_TIER_RECIPES")
     tier_price_cents: dict[Tier, int] = Field(TIER_PRICE_CENTS, alias="FILM_TIER_PRICES")

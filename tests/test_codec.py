@@ -135,8 +135,8 @@ async def test_filmworker_replay_decrypts_with_the_keys_and_says_when_they_are_m
                                         env={**environment, "FILM_PAYLOAD_KEYS": keys})
     assert with_keys.returncode == 0, with_keys.stderr
     without = await asyncio.to_thread(filmworker, "replay", str(path), env=environment)
-    assert without.returncode == 1
-    assert "set FILM_PAYLOAD_KEYS" in without.stderr
+    assert without.returncode == 4  # payload keys: infrastructure, not non-determinism
+    assert "set FILM_PAYLOAD_KEYS" in without.stderr and "Traceback" not in without.stderr
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in BASELINE.glob("*.json")))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from services.settings import Settings
+from workflows.codec import KEY_ID_ENV, KEYS_ENV
 
 REPO = Path(__file__).resolve().parent.parent
 DOCKER = REPO / "docker"
@@ -35,7 +36,7 @@ def test_compose_starts_temporal_with_ui_minio_with_its_bucket_and_the_worker(
     compose: dict[str, Any],
 ) -> None:
     services = compose["services"]
-    assert set(services) == {"temporal", "minio", "minio-init", "worker"}
+    assert set(services) == {"temporal", "minio", "minio-init", "codec-server", "worker"}
     temporal = services["temporal"]
     assert temporal["command"][:2] == ["filmworker", "server"] and "--ui-port" in temporal[
         "command"]
@@ -52,9 +53,26 @@ def test_compose_starts_temporal_with_ui_minio_with_its_bucket_and_the_worker(
     assert env["AWS_SECRET_ACCESS_KEY"] == services["minio"]["environment"]["MINIO_ROOT_PASSWORD"]
 
 
+def test_compose_ui_decodes_through_a_codec_server_with_the_workers_keys_from_the_environment(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    command = services["temporal"]["command"]
+    endpoint = command[command.index("--codec-endpoint") + 1]
+    codec = services["codec-server"]
+    assert codec["command"][:2] == ["filmworker", "codec-server"]
+    port = codec["command"][codec["command"].index("--port") + 1]
+    assert endpoint == f"http://localhost:{port}" and f"{port}:{port}" in codec["ports"]
+    ui_port = command[command.index("--ui-port") + 1]
+    assert codec["environment"]["FILM_CODEC_CORS_ORIGINS"] == f"http://localhost:{ui_port}"
+    for name in ("codec-server", "worker"):  # the same keys, from the environment only
+        keys = services[name]["environment"][KEYS_ENV]
+        assert keys.startswith("${FILM_PAYLOAD_KEYS:?"), name
+
+
 def test_compose_worker_settings_are_ones_the_worker_reads(compose: dict[str, Any]) -> None:
     env = {k: str(v) for k, v in compose["services"]["worker"]["environment"].items()}
-    known = {field.alias for field in Settings.model_fields.values()}
+    known = {field.alias for field in Settings.model_fields.values()} | {KEYS_ENV, KEY_ID_ENV}
     assert {k for k in env if not k.startswith("AWS_")} <= known
     settings = Settings(**env)
     assert settings.temporal_address == "temporal:7233" and settings.media_concurrency == 1

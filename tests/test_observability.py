@@ -11,6 +11,10 @@ import contextlib
 import http.server
 import json
 import logging
+import os
+import re
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -27,7 +31,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.observe import StructuredFormatter
+from activities.observe import RENDER_FPS, StructuredFormatter
 from app.client import connect
 from app.order_folder import load_order_folder
 from app.telemetry import make_runtime, tracing_interceptors
@@ -36,7 +40,13 @@ from services.settings import Settings
 from tests.processes import free_port
 from tests.test_pipeline import disguised_photo_order
 from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
-from workflows.contract import FilmStage, FilmState, start_render
+from workflows.contract import (
+    STAGE_PROGRESS_SIGNAL,
+    FilmStage,
+    FilmState,
+    StageProgress,
+    start_render,
+)
 from workflows.search import FAILED_RUNS, HELD_RUNS, UNREPORTED_RUNS, stuck_runs
 from workflows.stages import (
     HOLD_ERROR_TYPE,
@@ -162,6 +172,14 @@ async def run_held_order(client: Client, settings: Settings, folder: Path) -> No
         assert (await handle.result()).state is FilmState.HELD
 
 
+def readme_metrics() -> dict[str, str]:
+    """The README's metrics table: ``{name: prometheus type}``."""
+    kinds = {"histogram": "histogram", "gauge": "gauge", "counter": "counter"}
+    rows = re.findall(r"^\| `(film_[a-z_]+)` \((histogram|gauge|counter)\)",
+                      README.read_text(encoding="utf-8"), re.MULTILINE)
+    return {name: kinds[kind] for name, kind in rows}
+
+
 async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(
     temporal_env: WorkflowEnvironment, held_settings: Settings, tmp_path: Path,
 ) -> None:
@@ -170,12 +188,20 @@ async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(
     client = await Client.connect(address_of(temporal_env), runtime=runtime,
                                   data_converter=pydantic_data_converter)
     await run_held_order(client, held_settings, tmp_path / "order")
+    runtime.metric_meter.create_gauge_float(RENDER_FPS, "fps", "frames/s").set(1.0)
     text = httpx.get(f"http://{held_settings.metrics_bind}/metrics", timeout=10).text
     assert "temporal_workflow_completed{" not in text  # SDK counters carry _total
     for name in ("temporal_workflow_completed_total", "temporal_activity_execution_latency",
                  "temporal_worker_task_slots_available", "film_stage_seconds_bucket",
                  "film_outcomes_total"):
         assert name in text, name
+    families = dict(line.split()[2:4] for line in text.splitlines()
+                    if line.startswith("# TYPE film_"))
+    assert families == readme_metrics()  # exactly the README's names and kinds
+    series = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert all('service_name="filmworker"' in line for line in series)
+    # the hold at the gate is benign: not an activity failure
+    assert "temporal_activity_execution_failed" not in text
     prep = [line for line in text.splitlines()
             if line.startswith("film_stage_seconds_count") and 'stage="prep"' in line]
     assert prep and f'task_queue="{media_task_queue(held_settings.task_queue)}"' in prep[0]
@@ -222,6 +248,9 @@ async def test_run_logs_carry_gift_workflow_and_stage_but_no_customer_text_or_se
     assert {r["stage"] for r in stages} == {"prep", "gate", "report_outcome"}
     assert all(r["gift_id"].startswith("obs") and r["workflow_id"] == f"film-{r['gift_id']}-1"
                for r in stages)
+    held_gate = next(r for r in stages if r["stage"] == "gate" and r["msg"] == "stage finished")
+    assert (held_gate["result"], held_gate["level"]) == ("held", "info")
+    assert not [r for r in records if "exc" in r or r["level"] in ("warning", "error")]
     ended = next(r for r in records if r["msg"] == "run ended")
     assert (ended["state"], ended["reason"], ended["stage"]) == ("held", "no_usable_photos",
                                                                  "gate")
@@ -266,11 +295,19 @@ async def test_tracing_is_off_by_default_and_spans_workflow_and_stages_when_enab
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     client = await connect(Settings(TEMPORAL_ADDRESS=address_of(temporal_env), FILM_OTEL=True))
-    async with fake_workers(client, FakeStages()) as queue:
-        await (await start_render(client, make_order(), task_queue=queue)).result()
+    stages = FakeStages()
+    stages.gates["prep"] = asyncio.Event()
+    async with fake_workers(client, stages) as queue:
+        handle = await start_render(client, make_order(), task_queue=queue)
+        for percent in (10, 20, 30):  # as a stage's heartbeater reports progress
+            await handle.signal(STAGE_PROGRESS_SIGNAL,
+                                StageProgress(activity="prep", part="1", percent=percent))
+        stages.gates["prep"].set()
+        await handle.result()
     names = {span.name for span in exporter.get_finished_spans()}
     assert {"StartWorkflow:FilmRender", "RunWorkflow:FilmRender", "RunActivity:render_plan",
             "RunActivity:render_film", "RunActivity:report_outcome"} <= names
+    assert not [name for name in names if STAGE_PROGRESS_SIGNAL in name], names
 
 
 class _OtlpReceiver(http.server.BaseHTTPRequestHandler):
@@ -317,4 +354,39 @@ def test_spans_go_to_the_otlp_endpoint_of_the_standard_variables(
     assert path == "/v1/traces" and headers["x-collector-token"] == "t0k"
     assert b"RunActivity:render_film" in body
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-    assert type(span_exporter()).__name__ == "ConsoleSpanExporter"
+    assert span_exporter() is None  # no endpoint: nothing written into the log stream
+
+
+def test_spans_go_over_grpc_when_the_standard_protocol_variable_says_grpc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.grpc")
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+    from app.telemetry import span_exporter
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    assert isinstance(span_exporter(), OTLPSpanExporter)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf")
+    assert type(span_exporter()).__module__.endswith("proto.http.trace_exporter")
+
+
+def test_worker_log_stream_stays_one_json_object_per_line_with_tracing_and_no_endpoint(
+    tmp_path: Path,
+) -> None:
+    """FILM_OTEL=1 without a collector: the worker's stderr is JSON lines only (no span
+    printout), and it says once that spans are not exported."""
+    probe = ("import logging; from app.telemetry import configure_logging, tracing_interceptors;"
+             "from services.settings import Settings; s = Settings(FILM_OTEL=True);"
+             "configure_logging(s); tracing_interceptors(s);"
+             "from opentelemetry import trace;"
+             "trace.get_tracer('t').start_span('RunActivity:prep').end();"
+             "trace.get_tracer_provider().shutdown()")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=False, env=env, cwd=tmp_path.parent)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stderr.splitlines()]
+    assert [r["msg"] for r in records] == [
+        "FILM_OTEL=1 without OTEL_EXPORTER_OTLP_ENDPOINT: spans are not exported"]

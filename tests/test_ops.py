@@ -41,6 +41,7 @@ from tests.processes import (
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from tests.s3 import create_bucket, s3_client, s3_env, start_moto_server
 from tests.tcpproxy import TcpProxy
+from tests.test_observability import readme_metrics
 from tests.test_pipeline import SAMPLE_ORDER, disguised_photo_order
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, Progress
 from workflows.search import ALL_KEYS
@@ -367,6 +368,9 @@ async def test_worker_killed_mid_render_and_s3_down_mid_deliver_still_deliver_on
     assert attempts["render_film"][0] >= 2, "the killed render was retried"
     assert attempts["deliver"][0] == 2 and len(proxy.cuts) == 1, "S3 failed one delivery"
     assert_one_delivered_set(endpoint, order)
+    run_files = s3_client(endpoint).list_objects_v2(Bucket=BUCKET,
+                                                    Prefix=f"{PREFIX}/{order.run_prefix}/")
+    assert run_files.get("KeyCount", 0) == 0, "the run's working files outlived its report"
     assert len(receiver.accepted) == 1 and not receiver.rejected
     assert receiver.bodies()[0]["state"] == "succeeded"
     assert tagged_processes(first.tag) == [] and tagged_processes(second.tag) == []
@@ -400,6 +404,9 @@ def assert_metrics_scraped(port: int) -> None:
         assert name in text, name
     assert 'film_stage_seconds_count{' in text and 'stage="render"' in text
     assert 'state="succeeded"' in text
+    families = dict(line.split()[2:4] for line in text.splitlines()
+                    if line.startswith("# TYPE film_"))
+    assert families == readme_metrics()  # exactly the README's names, fps included
     print("\n".join(line for line in text.splitlines()  # a sample for the ops notes (-s)
                     if line.startswith(("film_render_fps", "film_outcomes_total",
                                         "film_stage_seconds_sum"))))

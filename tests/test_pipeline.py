@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
 from activities.registry import FilmActivities
@@ -24,6 +25,7 @@ from media.frames.segments import count_video_frames
 from services.settings import Settings
 from services.storage.base import Storage
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
+from workflows.cleanup import cleanup_workflow_id
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
@@ -69,6 +71,13 @@ def storage_of(settings: Settings) -> Storage:
     from activities.context import StageContext
 
     return StageContext.from_settings(settings).storage
+
+
+def assert_run_files_deleted(storage: Storage, order: FilmOrder) -> None:
+    """Nothing remains under the run's working prefix once its outcome is reported; the
+    customer's uploads stay (the order API's to expire, README "Retention")."""
+    assert storage.list(order.run_prefix + "/") == []
+    assert storage.list(f"orders/{order.gift_id}/photos/"), "the uploads are not ours to delete"
 
 
 async def run_order(env: WorkflowEnvironment, order: FilmOrder, settings: Settings) -> FilmOutcome:
@@ -121,7 +130,8 @@ async def test_sample_order_is_rendered_delivered_and_reported_once(
     manifest = json.loads(storage.get_bytes(order.delivery_key("manifest.json"), 1 << 20))
     assert manifest["files"]["16x9.mp4"]["sha256"] == storage.sha256(order.delivery_key("16x9.mp4"))
 
-    assert storage.list(order.run_keys.segments_prefix) == [], "one pass, no segments"
+    assert_run_files_deleted(storage, order)
+    print("\nstorage after the run:\n" + "\n".join(storage.list()))
 
     assert len(receiver.accepted) == 1 and not receiver.rejected
     headers, body = receiver.accepted[0]
@@ -134,7 +144,9 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
     temporal_env: WorkflowEnvironment, settings: Settings, receiver: OrderApiReceiver,
     tmp_path: Path,
 ) -> None:
-    split = settings.model_copy(update={"render_workers": 2, "media_concurrency": 2})
+    # Its segment files are inspected after the run: kept a day (the cleanup is scheduled).
+    split = settings.model_copy(update={"render_workers": 2, "media_concurrency": 2,
+                                        "run_retention_days": 1.0})
     async with running_worker(temporal_env.client, split):
         order = load_order_folder(SAMPLE_ORDER, split, unique_gift_id())
         handle = await start_render(temporal_env.client, order, task_queue=split.task_queue)
@@ -156,6 +168,9 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
         joined = load_signal(storage, order.run_keys.frame_signal(name))  # what verify read
         assert joined is not None and joined.frames == round(order.length_sec * 30)
     assert [body["state"] for body in receiver.bodies()] == ["succeeded"]
+    cleanup = await temporal_env.client.get_workflow_handle(
+        cleanup_workflow_id(order.gift_id, order.attempt)).describe()
+    assert cleanup.status is WorkflowExecutionStatus.RUNNING  # waiting out the retention
 
 
 def disguised_photo_order(folder: Path) -> Path:
@@ -189,6 +204,7 @@ async def test_order_with_only_unusable_photos_is_held_and_reported(
     assert [body["state"] for body in receiver.bodies()] == ["held"]
     assert receiver.bodies()[0]["reason"] == "no_usable_photos"
     assert storage_of(real_worker).list(order.delivery_prefix + "/") == []
+    assert_run_files_deleted(storage_of(real_worker), order)
 
 
 @activity.defn(name=ActivityName.RENDER_FILM)
@@ -216,3 +232,4 @@ async def test_injected_render_fault_ends_failed_and_is_reported_once(
     assert outcome.reason == "render_failed:RuntimeError"
     assert [body["state"] for body in receiver.bodies()] == ["failed"]
     assert storage_of(settings).list(order.delivery_prefix + "/") == []
+    assert_run_files_deleted(storage_of(settings), order)

@@ -75,6 +75,11 @@ class AesGcmCodec(PayloadCodec):
         if self.current_key_id not in self._ciphers:
             raise CodecKeyError(f"{KEY_ID_ENV}={self.current_key_id} is not in {KEYS_ENV}")
 
+    @property
+    def key_ids(self) -> frozenset[str]:
+        """The ids of every key this codec opens with."""
+        return frozenset(self._ciphers)
+
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         """Seal each payload with the current key."""
         return [self.seal(payload) for payload in payloads]
@@ -83,11 +88,16 @@ class AesGcmCodec(PayloadCodec):
         """Open sealed payloads; pass through those not sealed by this codec."""
         return [self.open(payload) for payload in payloads]
 
-    def seal(self, payload: Payload) -> Payload:
-        """One payload encrypted with the current key (nonce prepended to the ciphertext)."""
-        nonce = os.urandom(NONCE_BYTES)
+    def seal(self, payload: Payload, nonce: bytes | None = None) -> Payload:
+        """One payload encrypted with the current key (nonce prepended to the ciphertext).
+
+        ``nonce`` is random unless given: only the test vectors (``contract/codec-vectors.json``)
+        fix it; a nonce reused under one key breaks AES-GCM."""
+        nonce = os.urandom(NONCE_BYTES) if nonce is None else nonce
+        if len(nonce) != NONCE_BYTES:
+            raise ValueError(f"the nonce is {NONCE_BYTES} bytes")
         key_id = self.current_key_id.encode()
-        sealed = self._ciphers[self.current_key_id].encrypt(
+        sealed = self._ciphers[self.current_key_id].encrypt(  # AAD: the key id (codec.md)
             nonce, payload.SerializeToString(), key_id)
         return Payload(metadata={"encoding": ENCODING, KEY_ID_METADATA: key_id},
                        data=nonce + sealed)

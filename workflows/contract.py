@@ -33,6 +33,7 @@ from workflows.keys import RunKeys
 
 if TYPE_CHECKING:
     from temporalio.client import Client, WorkflowHandle
+    from temporalio.common import SearchAttributeKey
 
 # --- Names -------------------------------------------------------------------------------------
 
@@ -42,11 +43,17 @@ PROGRESS_QUERY = "progress"
 STAGE_PROGRESS_SIGNAL = "stage_progress"
 """Signal the stage activities send the run with their percent (internal to the worker)."""
 WORKFLOW_ID_PREFIX = "film-"
+WORKFLOW_ID_TEMPLATE = WORKFLOW_ID_PREFIX + "{gift_id}-{attempt}"
+ID_REUSE_POLICY = "REJECT_DUPLICATE"
+"""``WorkflowIDReusePolicy`` member of a start: a closed run's id is never started again (the
+API increments ``attempt`` for a new render)."""
+ID_CONFLICT_POLICY = "USE_EXISTING"
+"""``WorkflowIDConflictPolicy`` member of a start: a repeated start attaches to the live run."""
 
 
 def workflow_id(gift_id: str, attempt: int) -> str:
     """The workflow id of one render attempt of one gift: ``film-{gift_id}-{attempt}``."""
-    return f"{WORKFLOW_ID_PREFIX}{gift_id}-{attempt}"
+    return WORKFLOW_ID_TEMPLATE.format(gift_id=gift_id, attempt=attempt)
 
 
 # --- Limits and prices (the order API spec) -----------------------------------------------------
@@ -352,9 +359,13 @@ class FilmOutcome(BaseModel):
         return self.model_dump_json(exclude_none=True).encode()
 
 
+OUTCOME_PATH_TEMPLATE = "/internal/fulfillment/{gift_id}"
+OUTCOME_METHOD = "POST"
+
+
 def outcome_path(gift_id: str) -> str:
     """Path of the order API's fulfillment callback, below ``FILM_ORDER_API_URL``."""
-    return f"/internal/fulfillment/{gift_id}"
+    return OUTCOME_PATH_TEMPLATE.format(gift_id=gift_id)
 
 
 # --- Callback signing --------------------------------------------------------------------------
@@ -410,6 +421,14 @@ async def connect_starter() -> Client:
     return await Client.connect(**config, data_converter=film_data_converter(codec_from_env()))
 
 
+def start_search_attributes(gift_id: str, tier: str) -> list[tuple[SearchAttributeKey[str], str]]:
+    """The search attributes a start sets, with their values (``contract/names.json``)."""
+    from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
+
+    return [(GIFT_ID, gift_id), (FILM_STATE, FilmState.RUNNING.value),
+            (FILM_STAGE, FilmStage.PREP.value), (FILM_TIER, tier)]
+
+
 async def start_render(
     client: Client, order: FilmOrder, *, task_queue: str = TASK_QUEUE
 ) -> WorkflowHandle[object, FilmOutcome]:
@@ -428,23 +447,17 @@ async def start_render(
         WorkflowIDReusePolicy,
     )
 
-    from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
-
     attributes = TypedSearchAttributes(
-        [
-            SearchAttributePair(GIFT_ID, order.gift_id),
-            SearchAttributePair(FILM_STATE, FilmState.RUNNING.value),
-            SearchAttributePair(FILM_STAGE, FilmStage.PREP.value),
-            SearchAttributePair(FILM_TIER, order.tier.value),
-        ]
+        [SearchAttributePair(key, value)
+         for key, value in start_search_attributes(order.gift_id, order.tier.value)]
     )
     return await client.start_workflow(
         WORKFLOW_TYPE,
         order,
         id=order.workflow_id,
         task_queue=task_queue,
-        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy[ID_REUSE_POLICY],
+        id_conflict_policy=WorkflowIDConflictPolicy[ID_CONFLICT_POLICY],
         result_type=FilmOutcome,
         search_attributes=attributes,
         static_summary=f"{order.tier.value} film for gift {order.gift_id} "

@@ -68,6 +68,10 @@ with workflow.unsafe.imports_passed_through():
         media_task_queue,
     )
 
+OUTCOMES_METRIC = "film_outcomes"
+"""Counter of finished runs; Prometheus shows it as ``film_outcomes_total`` (the exporter adds
+``_total`` to every counter)."""
+
 LEFT_OUT = "left_out"
 """Reason prefix of a succeeded run made without some of the customer's files."""
 
@@ -267,7 +271,7 @@ class FilmRender:
                   "reason": outcome.reason or ""}
         workflow.logger.info("run ended", extra=fields)
         workflow.metric_meter().create_counter(
-            "film_outcomes_total", "Finished runs by state, stage and reason code"
+            OUTCOMES_METRIC, "Finished runs by state, stage and reason code"
         ).add(1, {"state": outcome.state.value, "stage": outcome.stage.value,
                   "reason": _reason_code(outcome.reason)})
 

@@ -1,6 +1,7 @@
 """The contract as JSON Schema files, for an order API in any language: ``FilmOrder`` (the
 workflow's input), ``Progress`` (the ``progress`` query's answer) and ``FilmOutcome`` (the
-signed callback's body), generated from the pydantic models. ``tests/test_contract.py`` fails
+signed callback's body), generated from the pydantic models; beside them ``names.json`` and
+``callback.openapi.json`` from :mod:`workflows.names`. ``tests/test_contract.py`` fails
 when the files in ``contract/`` drift from the models; regenerate with ``make schemas``
 (``python -m workflows.schemas``)."""
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from workflows import names
 from workflows.contract import FilmOrder, FilmOutcome, Progress
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "contract"
@@ -34,11 +36,17 @@ def schema_of(name: str, model: type[BaseModel]) -> dict[str, Any]:
             "$id": SCHEMA_BASE_ID + name, **schema}
 
 
+def _text(document: dict[str, Any]) -> str:
+    """A generated file's exact text (sorted keys, two-space indent, final newline)."""
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def rendered_schemas() -> dict[str, str]:
-    """Each schema file's exact text (sorted keys, two-space indent, final newline)."""
-    return {name: json.dumps(schema_of(name, model), indent=2, sort_keys=True,
-                             ensure_ascii=False) + "\n"
-            for name, model in MODELS.items()}
+    """Each generated file's exact text: the schemas, ``names.json`` and the callback's OpenAPI
+    description (:mod:`workflows.names`)."""
+    return {**{name: _text(schema_of(name, model)) for name, model in MODELS.items()},
+            names.NAMES_FILE: _text(names.names_document()),
+            names.OPENAPI_FILE: _text(names.callback_openapi())}
 
 
 def write_schemas(directory: Path = SCHEMA_DIR) -> list[Path]:

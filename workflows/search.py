@@ -14,7 +14,8 @@ ALL_KEYS = (GIFT_ID, FILM_STATE, FILM_STAGE, FILM_TIER)
 # Ops visibility queries (Temporal UI search box, `temporal workflow list --query`, README).
 HELD_RUNS = "FilmState = 'held'"
 FAILED_RUNS = "FilmState = 'failed'"
-UNREPORTED_RUNS = "ExecutionStatus = 'Running' AND FilmState != 'running'"
+UNREPORTED_RUNS = ("WorkflowType = 'FilmRender' AND ExecutionStatus = 'Running' "
+                   "AND FilmState != 'running'")
 
 
 def stuck_runs(stage: str, started_before: str) -> str:

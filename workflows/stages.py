@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage
 
@@ -21,8 +21,10 @@ HOLD_ERROR_TYPE = "CustomerHold"
 
 
 def hold(reason: str, message: str) -> ApplicationError:
-    """The error that ends a run as held: customer media or policy, never retried."""
-    return ApplicationError(message, reason, type=HOLD_ERROR_TYPE, non_retryable=True)
+    """The error that ends a run as held: customer media or policy, never retried. Benign: the
+    SDK logs it at debug level without a traceback and does not count it as a failed activity."""
+    return ApplicationError(message, reason, type=HOLD_ERROR_TYPE, non_retryable=True,
+                            category=ApplicationErrorCategory.BENIGN)
 
 
 class ActivityName(StrEnum):
@@ -44,6 +46,7 @@ class ActivityName(StrEnum):
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
+    CLEAN_RUN = "clean_run"  # workflows.cleanup: a run's working files, after their retention
 
 
 RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
@@ -81,6 +84,7 @@ ACTIVITY_QUEUE: dict[ActivityName, TaskQueue] = {
     ActivityName.VERIFY: TaskQueue.MEDIA,
     ActivityName.DELIVER: TaskQueue.MEDIA,
     ActivityName.REPORT_OUTCOME: TaskQueue.MAIN,
+    ActivityName.CLEAN_RUN: TaskQueue.MAIN,
 }
 """The queue of every activity: the one place it is said (workers, workflow and ops read it)."""
 

@@ -5,19 +5,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
+import httpx
 import pytest
+from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from app.cli import COMMANDS, ExitCode, build_parser
-from tests.processes import filmworker, free_port
-from tests.test_workflow import FakeStages, fake_workers
+from tests.processes import filmworker, filmworker_argv, free_port, wait_for_port
+from tests.test_workflow import FakeStages, fake_workers, make_order
+from workflows.codec import AesGcmCodec, film_data_converter, new_key, parse_keys
+from workflows.contract import start_render
 from workflows.stages import HOLD_ERROR_TYPE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -197,3 +204,107 @@ def test_render_of_a_held_order_exits_three_never_by_a_signal(tmp_path: Path) ->
     assert done.returncode == ExitCode.HELD, (done.returncode, done.stderr[-2000:])
     outcome = json.loads((out / "outcome.json").read_text(encoding="utf-8"))
     assert outcome["state"] == "held"
+# --- edges: each one line on stderr with its documented exit status ------------------------------
+
+
+@pytest.mark.parametrize("text", ["garbage{", '{"events": []}', "[1]",
+                                  '{"events": [{"eventId": "x"}]}'],
+                         ids=["not-json", "no-events", "not-an-object", "bad-event"])
+def test_replay_of_a_malformed_history_file_is_one_line_and_a_usage_error(
+    tmp_path: Path, text: str,
+) -> None:
+    path = tmp_path / "history.json"
+    path.write_text(text)
+    done = filmworker("replay", str(path), timeout_s=60)
+    assert done.returncode == ExitCode.USAGE
+    _one_line_error(done, f"{path} is not a workflow history")
+
+
+async def test_replay_of_a_sealed_history_without_its_keys_names_the_payload_keys_and_exits_4(
+    temporal_env: WorkflowEnvironment, tmp_path: Path,
+) -> None:
+    keys = f"k1:{new_key()}"
+    sealed = Client(temporal_env.client.service_client, namespace="default",
+                    data_converter=film_data_converter(AesGcmCodec(parse_keys(keys))))
+    async with fake_workers(sealed, FakeStages()) as queue:
+        order = make_order()
+        await (await start_render(sealed, order, task_queue=queue)).result()
+    path = tmp_path / "sealed.json"
+    path.write_text((await sealed.get_workflow_handle(order.workflow_id).fetch_history()).to_json())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FILM_")}
+    without = await asyncio.to_thread(filmworker, "replay", str(path), env=env, timeout_s=60)
+    assert without.returncode == ExitCode.INFRASTRUCTURE
+    _one_line_error(without, "payloads are encrypted (key k1): set FILM_PAYLOAD_KEYS")
+    wrong = await asyncio.to_thread(filmworker, "replay", str(path), timeout_s=60,
+                                    env={**env, "FILM_PAYLOAD_KEYS": f"k2:{new_key()}"})
+    assert wrong.returncode == ExitCode.INFRASTRUCTURE
+    _one_line_error(wrong, "sealed with key k1, which FILM_PAYLOAD_KEYS does not hold")
+    right = await asyncio.to_thread(filmworker, "replay", str(path), timeout_s=60,
+                                    env={**env, "FILM_PAYLOAD_KEYS": keys})
+    assert right.returncode == ExitCode.SUCCEEDED, right.stderr
+
+
+async def test_resubmitted_order_folder_says_the_run_exists_and_attempt_starts_the_next(
+    temporal_env: WorkflowEnvironment, tmp_path: Path,
+) -> None:
+    address = temporal_env.client.service_client.config.target_host
+    folder, gift_id = _order_folder(tmp_path), f"again{uuid.uuid4().hex[:8]}"
+    async with fake_workers(temporal_env.client, FakeStages()) as queue:
+        env = {**_env(tmp_path, address), "FILM_TASK_QUEUE": queue}
+
+        def submit(*extra: str) -> subprocess.CompletedProcess[str]:
+            return filmworker("submit", str(folder), "--gift-id", gift_id, *extra, env=env)
+
+        first = await asyncio.to_thread(submit, "--wait", "--json")
+        again = await asyncio.to_thread(submit, "--wait")
+        second = await asyncio.to_thread(submit, "--attempt", "2", "--wait", "--json")
+    assert first.returncode == ExitCode.SUCCEEDED, first.stderr
+    assert again.returncode == ExitCode.USAGE
+    _one_line_error(again, f"film-{gift_id}-1 already ran (attempt 1 of gift {gift_id}): "
+                    "--attempt 2 starts the next attempt")
+    assert second.returncode == ExitCode.SUCCEEDED, second.stderr
+    assert json.loads(second.stdout)["workflow_id"] == f"film-{gift_id}-2"
+
+
+@pytest.mark.parametrize("command", [["submit", "ORDER"], ["healthcheck", "--server-only"],
+                                     ["replay", "--workflow-id", "film-g-1"]])
+def test_a_missing_temporal_profile_is_one_line_and_an_infrastructure_error(
+    tmp_path: Path, command: list[str],
+) -> None:
+    config = tmp_path / "temporal.toml"
+    config.write_text('[profile.default]\naddress = "127.0.0.1:1"\n')
+    env = {**{k: v for k, v in _env(tmp_path, "").items() if k != "TEMPORAL_ADDRESS"},
+           "TEMPORAL_CONFIG_FILE": str(config), "TEMPORAL_PROFILE": "staging"}
+    argv = [str(_order_folder(tmp_path)) if arg == "ORDER" else arg for arg in command]
+    done = filmworker(*argv, env=env, timeout_s=60)
+    assert done.returncode == ExitCode.INFRASTRUCTURE
+    _one_line_error(done, "Temporal connection profile: Profile 'staging' not found")
+
+
+def test_server_codec_endpoint_is_the_ui_s_remote_codec(tmp_path: Path) -> None:
+    """``filmworker server --codec-endpoint URL``: the UI the dev server starts tells the
+    browser to decode payloads through URL (the UI's own settings API says so)."""
+    port = free_port()
+    endpoint = "http://127.0.0.1:8081"
+    with (tmp_path / "server.log").open("wb") as log:
+        process = subprocess.Popen(filmworker_argv("server", "--port", str(port),
+                                                   "--ui-port", str(port + 1),
+                                                   "--codec-endpoint", endpoint + "/"),
+                                   cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    try:
+        wait_for_port(port + 1, timeout_s=60)
+        deadline, settings = time.monotonic() + 30, None
+        while settings is None and time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                settings = httpx.get(f"http://127.0.0.1:{port + 1}/api/v1/settings",
+                                     timeout=5).json()
+            time.sleep(0.2)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+    assert settings is not None, (tmp_path / "server.log").read_text()
+    assert settings["Codec"]["Endpoint"] == endpoint
+    assert "decoding through http://127.0.0.1:8081" in (tmp_path / "server.log").read_text()
+    refused = filmworker("server", "--no-ui", "--codec-endpoint", endpoint, timeout_s=30)
+    assert refused.returncode == ExitCode.USAGE and "not allowed with" in refused.stderr

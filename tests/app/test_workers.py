@@ -16,10 +16,11 @@ from temporalio.worker import Worker
 from app.ops import health_problems
 from app.workers import create_workers, running_worker
 from services.settings import Settings
+from workflows.cleanup import FilmRunCleanup
 from workflows.film import FilmRender
 from workflows.stages import ActivityName, media_task_queue
 
-MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME}
+MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME, ActivityName.CLEAN_RUN}
 
 
 def _settings(tmp_path: Path, env: WorkflowEnvironment) -> Settings:
@@ -46,12 +47,12 @@ async def workers(tmp_path: Path, temporal_env: WorkflowEnvironment
         yield settings, main, media
 
 
-async def test_orchestration_worker_runs_the_workflow_the_gate_and_the_report_only(
+async def test_orchestration_worker_runs_the_workflows_the_gate_the_report_and_the_cleanup(
     workers: tuple[Settings, Worker, Worker],
 ) -> None:
     settings, main, _ = workers
     assert main.task_queue == settings.task_queue
-    assert main.config()["workflows"] == [FilmRender]
+    assert main.config()["workflows"] == [FilmRender, FilmRunCleanup]
     assert _activity_names(main) == MAIN_QUEUE_ACTIVITIES
     assert main.config()["max_concurrent_activities"] == settings.max_concurrent_activities
 
