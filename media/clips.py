@@ -67,9 +67,9 @@ class ClipInfo:
 
 
 def clip_work_px(probe: ClipProbe, max_seconds: float = MEZZANINE_MAX_S) -> float:
-    """Source pixels decoded to normalize ``probe``'s clip: width x height x fps x the seconds
-    the mezzanine keeps."""
-    return probe.width * probe.height * probe.fps * min(max_seconds, probe.duration_s)
+    """Source pixels decoded to normalize ``probe``'s clip: width x height x the video frames
+    counted in the seconds the mezzanine keeps (what the packets say, not the headers)."""
+    return float(probe.width * probe.height * probe.frames_within(max_seconds))
 
 
 def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
@@ -78,18 +78,21 @@ def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
                    timeout_s: float | None = None) -> ClipInfo:
     """Encode the first ``max_seconds`` of ``src`` into the mezzanine at ``dest_mp4``.
 
-    ``probe`` comes from :func:`media.probe.probe_clip` on the same file. ``on_progress`` gets
-    the output position in seconds. ``timeout_s`` (wall clock) defaults to 30 s plus 4 s per
-    output second; running past it rejects the clip as ``video_timeout``. Raises
-    :class:`MediaRejected` for the customer's file, :class:`ToolError` and others for ours.
+    ``probe`` comes from :func:`media.probe.probe_clip` on the same file; the mezzanine ends
+    with its video (``probe.duration_s``, measured), however long the audio runs.
+    ``on_progress`` gets the output position in seconds. ``timeout_s`` (wall clock) defaults to
+    30 s plus 4 s per output second; running past it rejects the clip as ``video_timeout``.
+    Raises :class:`MediaRejected` for the customer's file, :class:`ToolError` and others for
+    ours.
     """
     if max_seconds <= 0:
         raise ValueError(f"max_seconds must be positive, got {max_seconds}")
     expected_s = min(max_seconds, probe.duration_s)
     limit = timeout_s if timeout_s is not None else 30.0 + 4.0 * expected_s
+    limits = Limits(timeout_s=limit)
     partial = dest_mp4.with_name(f".{dest_mp4.name}.part")
     try:
-        _encode(src, partial, probe, max_seconds, Limits(timeout_s=limit), on_progress)
+        _encode(src, partial, probe, expected_s, limits, on_progress)
         info = _inspect(partial)
         os.replace(partial, dest_mp4)
     finally:
@@ -182,13 +185,14 @@ def _encode(src: Path, dest: Path, probe: ClipProbe, seconds: float, limits: Lim
 
 
 def _inspect(mezzanine: Path) -> ClipInfo:
-    """Read back what was written; an empty result means the source held no decodable frame."""
+    """Read back what was written; an empty result means the source held no decodable frame.
+    The duration is the video's (its frames at MEZZANINE_FPS), never the audio's."""
     data = ffprobe_json(mezzanine, input_args=demuxer_args(MOV))
     streams = data.get("streams") or []
     video = next((s for s in streams if s.get("codec_type") == "video"), None)
-    duration = float((data.get("format") or {}).get("duration") or 0.0)
     frames = int(video.get("nb_frames") or 0) if video is not None else 0
-    if video is None or duration <= 0 or frames == 0:
+    duration = frames / MEZZANINE_FPS
+    if video is None or frames == 0:
         raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame could be decoded")
     if frames < MIN_MEZZANINE_FRAMES:
         raise MediaRejected(errors.VIDEO_TOO_SHORT,

@@ -1,5 +1,6 @@
 """normalize_clip on tiny clips generated with ffmpeg's lavfi: upright, 30 fps CFR, BT.709 SDR
-mezzanines, playlists refused (media.clips)."""
+mezzanines that end with their video, playlists refused, the decode bounded in CPU seconds by
+the clip's counted work (media.clips)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,14 @@ from media.probe import (
     sniff_container,
 )
 from media.runner import Limits, ToolMissingError, ffmpeg_argv, run_tool
-from tests.media.lavfi import ffmpeg, lavfi_clip, x264
+from tests.media.lavfi import (
+    audio_outlasting_video,
+    ffmpeg,
+    lavfi_clip,
+    mkv_starting_at,
+    webm_without_duration,
+    x264,
+)
 
 
 def first_frame(path: Path, *, autorotate: bool = True) -> np.ndarray:
@@ -248,3 +256,29 @@ def test_missing_ffmpeg_is_our_fault(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("FFPROBE_BINARY", str(tmp_path / "no-such-ffprobe"))
     with pytest.raises(OSError):
         probe_clip(src, MP4)
+
+
+def test_the_mezzanine_of_a_clip_whose_audio_outlasts_its_video_ends_with_its_video(
+    tmp_path: Path,
+) -> None:
+    src = audio_outlasting_video(tmp_path / "clip.mp4", video_s=2.0, audio_s=100.0)
+
+    probe, video, audio = prepare(src, tmp_path / "out.mp4")
+    info = normalize_clip(src, tmp_path / "again.mp4", probe)
+
+    assert info.duration_s == pytest.approx(2.0, abs=0.05) and info.has_audio
+    assert int(video["nb_frames"]) == 60
+    assert audio is not None and float(audio["duration"]) <= 2.1
+    assert float(ffprobe_json(tmp_path / "out.mp4")["format"]["duration"]) <= 2.1
+
+
+@pytest.mark.parametrize("make", [webm_without_duration, mkv_starting_at],
+                         ids=["webm_without_duration", "mkv_starting_at_10000_s"])
+def test_clips_people_record_become_mezzanines_of_their_length(tmp_path: Path, make) -> None:
+    src = make(tmp_path / "recorded.bin", seconds=3.0)
+
+    _, video, _ = prepare(src, tmp_path / "out.mp4")
+
+    assert_mezzanine_video(video)
+    assert int(video["nb_frames"]) == 90
+    assert float(video["start_time"]) < 0.1
