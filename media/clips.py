@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,14 @@ from media import errors
 from media.clip_analysis import ANALYSIS_FPS
 from media.errors import MediaRejected
 from media.probe import MAX_PIXEL_RATE_PX_S, MOV, ClipProbe, demuxer_args, ffprobe_json, input_url
-from media.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, run_tool
+from media.runner import (
+    CPU_LIMIT_EXITS,
+    Limits,
+    ToolError,
+    ToolTimeoutError,
+    ffmpeg_argv,
+    run_tool,
+)
 from media.spec import AAC_ENCODER_ARGS
 
 MEZZANINE_FPS = 30
@@ -31,6 +37,15 @@ WORST_NORMALIZE_PX_PER_S = 200e6
 """Source pixels per wall second a loaded 2-core worker normalizes at worst: measured 330 Mpx
 per CPU second on synthetic 4K60 H.264 (so about 660 Mpx/s on two free cores), taken at under a
 third of that for high-bitrate real footage and a busy machine."""
+WORST_NORMALIZE_PX_PER_CPU_S = 100e6
+"""Source pixels per CPU second the normalize is allowed at worst: measured 370 Mpx per CPU
+second (decode, 30 fps, scale, with the encode counted apart) on synthetic 4K60 H.264, taken at
+under a third. Part of each clip's CPU bound (:func:`normalize_cpu_s`)."""
+WORST_ENCODE_CPU_S_PER_S = 4.0
+"""CPU seconds per mezzanine second the normalize is allowed for its encode: measured 0.7 for
+detailed 1080p30 at veryfast CRF 18, taken at under a sixth."""
+NORMALIZE_CPU_BASE_S = 5.0
+"""CPU seconds every normalize is allowed on top (start, probing, the muxer)."""
 ORDER_CLIP_WORK_MAX_PX = 2 * MAX_PIXEL_RATE_PX_S * MEZZANINE_MAX_S
 """Most source pixels the clips of one order may cost to normalize (see :func:`clip_work_px`):
 two clips at the pixel-rate cap for the whole mezzanine length, 10 minutes at
@@ -72,6 +87,17 @@ def clip_work_px(probe: ClipProbe, max_seconds: float = MEZZANINE_MAX_S) -> floa
     return float(probe.width * probe.height * probe.frames_within(max_seconds))
 
 
+def normalize_cpu_s(probe: ClipProbe, max_seconds: float = MEZZANINE_MAX_S) -> int:
+    """CPU seconds the normalize of ``probe``'s clip may spend (all ffmpeg threads): its counted
+    work at WORST_NORMALIZE_PX_PER_CPU_S, its encode at WORST_ENCODE_CPU_S_PER_S, plus
+    NORMALIZE_CPU_BASE_S. A clip whose decode costs far more than its frames said (a stream
+    that changes to a larger size, packets that hide frames) is stopped there, as
+    ``video_timeout``, before it spends the order's clip budget or the stage's time."""
+    seconds = min(max_seconds, probe.duration_s)
+    return math.ceil(NORMALIZE_CPU_BASE_S + WORST_ENCODE_CPU_S_PER_S * seconds
+                     + clip_work_px(probe, max_seconds) / WORST_NORMALIZE_PX_PER_CPU_S)
+
+
 def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
                    max_seconds: float = MEZZANINE_MAX_S,
                    on_progress: Callable[[float], None] | None = None,
@@ -81,15 +107,15 @@ def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
     ``probe`` comes from :func:`media.probe.probe_clip` on the same file; the mezzanine ends
     with its video (``probe.duration_s``, measured), however long the audio runs.
     ``on_progress`` gets the output position in seconds. ``timeout_s`` (wall clock) defaults to
-    30 s plus 4 s per output second; running past it rejects the clip as ``video_timeout``.
-    Raises :class:`MediaRejected` for the customer's file, :class:`ToolError` and others for
-    ours.
+    30 s plus 4 s per output second, the CPU seconds are :func:`normalize_cpu_s`; running past
+    either rejects the clip as ``video_timeout``. Raises :class:`MediaRejected` for the
+    customer's file, :class:`ToolError` and others for ours.
     """
     if max_seconds <= 0:
         raise ValueError(f"max_seconds must be positive, got {max_seconds}")
     expected_s = min(max_seconds, probe.duration_s)
     limit = timeout_s if timeout_s is not None else 30.0 + 4.0 * expected_s
-    limits = Limits(timeout_s=limit)
+    limits = Limits(timeout_s=limit, cpu_s=normalize_cpu_s(probe, max_seconds))
     partial = dest_mp4.with_name(f".{dest_mp4.name}.part")
     try:
         _encode(src, partial, probe, expected_s, limits, on_progress)
@@ -176,7 +202,7 @@ def _encode(src: Path, dest: Path, probe: ClipProbe, seconds: float, limits: Lim
         raise MediaRejected(errors.VIDEO_TIMEOUT, f"not normalized in {limits.timeout_s:.0f} s") \
             from exc
     except ToolError as exc:
-        if exc.returncode == -signal.SIGXCPU:  # its CPU-seconds budget, spent on this file
+        if exc.returncode in CPU_LIMIT_EXITS:  # its CPU-seconds bound, spent on this file
             raise MediaRejected(errors.VIDEO_TIMEOUT, "CPU time limit") from exc
         if _INPUT_FAULTS.search(exc.stderr_tail):
             raise MediaRejected(errors.VIDEO_UNDECODABLE, exc.stderr_tail[-300:].strip()) \

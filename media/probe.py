@@ -15,7 +15,6 @@ import dataclasses
 import json
 import math
 import re
-import signal
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import IO, Any
 from media import errors
 from media.errors import MediaRejected
 from media.runner import (
+    CPU_LIMIT_EXITS,
     Limits,
     ToolError,
     ToolTimeoutError,
@@ -284,7 +284,7 @@ def _customer_faults(what: str) -> Iterator[None]:
     except ToolTimeoutError as exc:
         raise MediaRejected(errors.VIDEO_TIMEOUT, f"{what} timed out") from exc
     except ToolError as exc:
-        if exc.returncode == -signal.SIGXCPU:
+        if exc.returncode in CPU_LIMIT_EXITS:
             raise MediaRejected(errors.VIDEO_TIMEOUT, f"{what} CPU time limit") from exc
         raise MediaRejected(errors.VIDEO_UNDECODABLE, exc.stderr_tail[-300:].strip()) from exc
     except ValueError as exc:

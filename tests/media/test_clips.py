@@ -5,6 +5,8 @@ the clip's counted work (media.clips)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import resource
 import socket
 import time
 from collections.abc import Iterator
@@ -13,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media import errors
-from media.clips import normalize_clip
+from media import clips, errors
+from media.clips import normalize_clip, normalize_cpu_s
 from media.errors import MediaRejected
 from media.probe import (
     MP4,
@@ -282,3 +284,42 @@ def test_clips_people_record_become_mezzanines_of_their_length(tmp_path: Path, m
     assert_mezzanine_video(video)
     assert int(video["nb_frames"]) == 90
     assert float(video["start_time"]) < 0.1
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_the_cpu_bound_of_a_normalize_leaves_an_honest_clip_three_times_its_cost(
+    tmp_path: Path,
+) -> None:
+    src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=1920x1080:r=30:d=3", *x264())
+    probe = probe_clip(src, MP4)
+
+    before = children_cpu_s()
+    normalize_clip(src, tmp_path / "out.mp4", probe)
+    spent = children_cpu_s() - before
+
+    assert spent * 3 < normalize_cpu_s(probe), (spent, normalize_cpu_s(probe))
+
+
+def test_a_decode_costing_far_more_than_its_counted_frames_is_stopped_by_cpu_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=1920x1080:r=30:d=5", *x264())
+    honest = probe_clip(src, MP4)
+    # What a lie past the packet count would look like: frames far smaller than decoded.
+    lying = dataclasses.replace(honest, width=16, height=16)
+    monkeypatch.setattr(clips, "NORMALIZE_CPU_BASE_S", 0.0)
+    monkeypatch.setattr(clips, "WORST_ENCODE_CPU_S_PER_S", 0.0)
+    assert normalize_cpu_s(lying) == 1
+
+    started = time.monotonic()
+    with pytest.raises(MediaRejected) as caught:
+        normalize_clip(src, tmp_path / "out.mp4", lying)
+
+    assert caught.value.reason == errors.VIDEO_TIMEOUT
+    assert "CPU time limit" in caught.value.detail
+    assert time.monotonic() - started < 20  # hang guard
+    assert not (tmp_path / "out.mp4").exists()
