@@ -18,6 +18,7 @@ from temporalio.testing import WorkflowEnvironment
 from app.cli import COMMANDS, ExitCode, build_parser
 from tests.processes import filmworker, free_port
 from tests.test_workflow import FakeStages, fake_workers
+from workflows.codec import new_key
 from workflows.stages import HOLD_ERROR_TYPE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -181,3 +182,12 @@ def test_healthcheck_exits_one_and_names_an_unreachable_server() -> None:
                       env={**os.environ, "TEMPORAL_ADDRESS": address}, timeout_s=60)
     assert done.returncode == 1
     assert f"unhealthy: temporal at {address} unreachable" in done.stderr
+
+
+def test_a_worker_whose_payload_keys_give_one_id_twice_refuses_to_start(tmp_path: Path) -> None:
+    key = new_key()
+    env = {**_env(tmp_path, f"127.0.0.1:{free_port()}"),
+           "FILM_PAYLOAD_KEYS": f"k1:{key},k2:{new_key()},k1:{key}"}
+    done = filmworker("worker", env=env, timeout_s=60)
+    assert done.returncode == ExitCode.INFRASTRUCTURE
+    _one_line_error(done, "FILM_PAYLOAD_KEYS: key id 'k1' is given twice")
