@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
-from services.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
+from services.outcome import (
+    UNAUTHORIZED_RETRY_S,
+    OutcomeRejected,
+    OutcomeRetryable,
+    post_outcome,
+    write_local_outcome,
+)
 from workflows.keys import outcome_key
 from workflows.stages import ReportInput
 
@@ -24,10 +32,18 @@ def run_report(ctx: StageContext, report_input: ReportInput) -> str:
                                non_retryable=True)
     try:
         result = post_outcome(settings.order_api_url, settings.order_api_secret,
-                              report_input.gift_id, outcome)
+                              report_input.gift_id, outcome,
+                              retry_unauthorized=_reporting_for_s() < UNAUTHORIZED_RETRY_S)
     except OutcomeRejected as error:
         raise ApplicationError(str(error), type="OutcomeRejected", non_retryable=True) from error
     except OutcomeRetryable as error:
         activity.logger.warning("outcome not accepted yet: %s", error)
         raise
     return "already recorded" if result.already_recorded else "accepted"
+
+
+def _reporting_for_s() -> float:
+    """Seconds since this report's first attempt was scheduled (0 outside an activity)."""
+    if not activity.in_activity():
+        return 0.0
+    return (datetime.now(UTC) - activity.info().scheduled_time).total_seconds()
