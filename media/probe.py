@@ -106,19 +106,24 @@ class ClipProbe:
     color_range: str = ""
     sample_aspect_ratio: float = 1.0
     frames_per_s: tuple[int, ...] = ()
-    """Video frames counted in each whole second from the first frame's timestamp (from
+    """Video frames shown in each whole second from the first one's timestamp (from
     :func:`measure_video`); empty when the probe was not measured."""
+    hidden_frames: int = 0
+    """Video frames decoded but never shown (before an edit list's start, or untimed)."""
 
     @property
     def frames(self) -> int:
-        """Video frames counted (else the header's rate times the duration)."""
-        return sum(self.frames_per_s) if self.frames_per_s else round(self.fps * self.duration_s)
+        """Video frames to decode (else the header's rate times the duration)."""
+        if not self.frames_per_s:
+            return round(self.fps * self.duration_s)
+        return sum(self.frames_per_s) + self.hidden_frames
 
     def frames_within(self, seconds: float) -> int:
-        """Video frames counted in the first ``seconds`` (whole seconds, rounded up)."""
+        """Video frames to decode for the first ``seconds`` shown (whole seconds, rounded up):
+        the hidden ones come first."""
         if not self.frames_per_s:
             return round(self.fps * min(seconds, self.duration_s))
-        return sum(self.frames_per_s[:max(1, math.ceil(seconds))])
+        return sum(self.frames_per_s[:max(1, math.ceil(seconds))]) + self.hidden_frames
 
     @property
     def is_hdr(self) -> bool:
@@ -295,23 +300,26 @@ def _customer_faults(what: str) -> Iterator[None]:
 class VideoTiming:
     """What a clip's video packets say: how many frames, over how many seconds.
 
-    ``duration_s`` runs from the first frame's timestamp to the last one's plus one typical
-    frame interval (the span over the frames, not the packets' own durations, which a muxer
-    fills from the header's frame rate); ``frames_per_s`` counts the frames of each whole
-    second from the first timestamp to the last one."""
+    ``duration_s`` runs from the first shown frame's timestamp to the last one's plus one
+    typical frame interval (the span over the frames, not the packets' own durations, which a
+    muxer fills from the header's frame rate); ``frames_per_s`` counts the shown frames of each
+    whole second from the first timestamp to the last one; ``hidden_frames`` those the decoder
+    gets but never shows (flagged discard: before an MP4 edit list's start, as a phone's trim
+    without re-encoding leaves them; or without any timestamp)."""
 
     frames_per_s: tuple[int, ...]
     duration_s: float
+    hidden_frames: int = 0
 
     @property
     def frames(self) -> int:
-        """Video frames counted."""
-        return sum(self.frames_per_s)
+        """Video frames to decode, shown or not."""
+        return sum(self.frames_per_s) + self.hidden_frames
 
     @property
     def fps(self) -> float:
-        """Mean frame rate (frames per second) over the clip."""
-        return self.frames / self.duration_s
+        """Mean frame rate (frames shown per second) over the clip."""
+        return sum(self.frames_per_s) / self.duration_s
 
 
 def measure_video(path: Path, container: str, video_index: int, *,
@@ -323,7 +331,7 @@ def measure_video(path: Path, container: str, video_index: int, *,
     (``video_undecodable`` for no timed frame, ``video_too_short`` for one instant,
     ``video_timeout`` past ``timeout_s`` wall seconds or its CPU limit)."""
     argv = ffprobe_argv(*demuxer_args(container), "-select_streams", str(video_index),
-                        "-show_entries", "packet=pts_time,dts_time,duration_time",
+                        "-show_entries", "packet=pts_time,dts_time,duration_time,flags",
                         "-of", "csv=p=0", input_url(path))
     tally = _PacketTally()
     with _customer_faults("the packet listing"), \
@@ -344,7 +352,8 @@ def measure_video(path: Path, container: str, video_index: int, *,
 
 
 class _PacketTally:
-    """Frames and timestamps of one video stream, one ``pts,dts,duration`` line at a time."""
+    """Frames and timestamps of one video stream, one ``pts,dts,duration,flags`` line at a
+    time."""
 
     def __init__(self) -> None:
         self.frames = 0
@@ -357,15 +366,16 @@ class _PacketTally:
         self.frames += 1
         if self.frames > MAX_FRAMES:
             raise MediaRejected(errors.VIDEO_TOO_LONG, f"more than {MAX_FRAMES} frames")
-        pts, dts, duration = ([_seconds(f) for f in line.split(b",")] + [None] * 3)[:3]
+        pts_field, dts_field, duration_field, flags = (line.split(b",") + [b""] * 4)[:4]
+        pts, dts = _seconds(pts_field), _seconds(dts_field)
         stamp = pts if pts is not None else dts
-        if stamp is not None:
+        if stamp is not None and b"D" not in flags:
             self.times.append(stamp)
-            self.last_duration = duration or 0.0
+            self.last_duration = _seconds(duration_field) or 0.0
 
     def timing(self) -> VideoTiming:
         if not self.times:
-            raise MediaRejected(errors.VIDEO_UNDECODABLE, f"{self.frames} video frames, none timed")
+            raise MediaRejected(errors.VIDEO_UNDECODABLE, f"{self.frames} video frames, none shown")
         first, last = min(self.times), max(self.times)
         step = (last - first) / (len(self.times) - 1) if len(self.times) > 1 \
             else self.last_duration
@@ -375,8 +385,8 @@ class _PacketTally:
         buckets = [0] * (int(last - first) + 1)
         for stamp in self.times:
             buckets[int(stamp - first)] += 1
-        buckets[-1] += self.frames - len(self.times)  # untimed frames still cost a decode
-        return VideoTiming(frames_per_s=tuple(buckets), duration_s=duration)
+        return VideoTiming(frames_per_s=tuple(buckets), duration_s=duration,
+                           hidden_frames=self.frames - len(self.times))
 
 
 def _seconds(field: bytes) -> float | None:
@@ -402,7 +412,8 @@ def with_timing(probe: ClipProbe, timing: VideoTiming) -> ClipProbe:
                             f"{fps:.1f} fps measured ({probe.fps:.1f} in the header)")
     _check_pixel_rate(probe.width, probe.height, fps)
     return dataclasses.replace(probe, duration_s=timing.duration_s, fps=fps,
-                               frames_per_s=timing.frames_per_s)
+                               frames_per_s=timing.frames_per_s,
+                               hidden_frames=timing.hidden_frames)
 
 
 def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:

@@ -255,3 +255,20 @@ def test_the_frames_of_a_clip_are_counted_per_second_from_its_first_frame(
 def test_probe_of_a_missing_file_is_our_fault(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         probe_clip(tmp_path / "never-downloaded.mp4", MP4)
+
+
+def test_a_clip_trimmed_by_an_edit_list_is_measured_by_the_frames_it_shows(
+    tmp_path: Path,
+) -> None:
+    """A phone's trim without re-encoding keeps the frames before the cut for the decoder,
+    flagged discard: they cost a decode but are never shown."""
+    whole = lavfi_clip(tmp_path / "whole.mp4", "testsrc2=s=320x240:r=30:d=10", *x264("-g", "150"))
+    trimmed = tmp_path / "trimmed.mp4"
+    ffmpeg("-ss", "3.5", "-i", str(whole), "-t", "2", "-c", "copy", str(trimmed))
+
+    probe = probe_clip(trimmed, sniff_container(trimmed))
+
+    assert probe.duration_s == pytest.approx(2.0, abs=0.01)
+    assert (probe.frames_per_s, probe.fps) == ((30, 30), 30.0)
+    assert probe.hidden_frames == 105  # from the key frame at 0 s to the cut at 3.5 s
+    assert probe.frames == probe.frames_within(120) == 165
