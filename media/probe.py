@@ -328,7 +328,8 @@ def measure_video(path: Path, container: str, video_index: int, *,
     packets (a demux: no decode, so cheap; each packet is one frame for the decoder).
 
     Stops at :data:`MAX_FRAMES` (``video_too_long``). Raises :class:`MediaRejected`
-    (``video_undecodable`` for no timed frame, ``video_too_short`` for one instant,
+    (``video_undecodable`` for no shown frame, ``video_too_short`` for one instant,
+    ``video_too_long`` past MAX_DURATION_S,
     ``video_timeout`` past ``timeout_s`` wall seconds or its CPU limit)."""
     argv = ffprobe_argv(*demuxer_args(container), "-select_streams", str(video_index),
                         "-show_entries", "packet=pts_time,dts_time,duration_time,flags",
@@ -382,6 +383,8 @@ class _PacketTally:
         duration = round(last - first + step, 6)  # ffprobe prints microseconds
         if duration <= 0:
             raise MediaRejected(errors.VIDEO_TOO_SHORT, f"{self.frames} frames at one instant")
+        if duration > MAX_DURATION_S:  # before a bucket per second of a span of any length
+            raise MediaRejected(errors.VIDEO_TOO_LONG, f"{duration:.1f} s of video")
         buckets = [0] * (int(last - first) + 1)
         for stamp in self.times:
             buckets[int(stamp - first)] += 1

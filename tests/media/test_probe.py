@@ -272,3 +272,23 @@ def test_a_clip_trimmed_by_an_edit_list_is_measured_by_the_frames_it_shows(
     assert (probe.frames_per_s, probe.fps) == ((30, 30), 30.0)
     assert probe.hidden_frames == 105  # from the key frame at 0 s to the cut at 3.5 s
     assert probe.frames == probe.frames_within(120) == 165
+
+
+def test_a_timestamp_leap_of_a_million_seconds_is_refused_as_too_long_without_counting_it(
+    tmp_path: Path,
+) -> None:
+    src = lavfi_clip(tmp_path / "leap.mkv", "testsrc2=s=64x48:r=10:d=3", *x264(),
+                     "-output_ts_offset", "1000000", "-cluster_time_limit", "500",
+                     "-f", "matroska")
+    data = bytearray(src.read_bytes())
+    first_cluster = data.find(b"\x1f\x43\xb6\x75")
+    timestamp = data.find(b"\xe7\x84", first_cluster)  # its Timestamp: 4 bytes, milliseconds
+    data[timestamp + 2:timestamp + 6] = bytes(4)  # the first cluster now starts at 0 s
+    src.write_bytes(bytes(data))
+
+    started = time.monotonic()
+    with pytest.raises(MediaRejected) as caught:
+        measure_video(src, MATROSKA, 0)
+
+    assert caught.value.reason == errors.VIDEO_TOO_LONG
+    assert time.monotonic() - started < 20  # hang guard
