@@ -21,6 +21,9 @@ from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
 from workflows.stages import AssetsResult, StageInput
 
+LOGO_FETCH_ERROR = "fetch_error"
+"""The ``logo_skipped:`` reason of a logo fetch that failed in a way it did not name."""
+
 
 def song_brief(order: FilmOrder) -> SongBrief:
     """The song brief the order gives the composer."""
@@ -49,7 +52,9 @@ def _brand_logo(ctx: StageContext, order: FilmOrder,
     """Fetch the brand logo (safely) into the run's ``assets/logo.png``: ``(key, notes)``.
 
     A logo that cannot be fetched never fails the film: the key is ``None`` and a note
-    ``logo_skipped:<reason>`` says why (the brand colour alone is used).
+    ``logo_skipped:<reason>`` says why (the brand colour alone is used). An unforeseen error
+    of the fetch is ``logo_skipped:fetch_error`` too, logged with its traceback for ops; only a
+    local fault (``OSError``: a full disk) is raised and retried.
     """
     if order.style is not Style.BRAND or order.brand is None or not order.brand.logo_url:
         return None, []
@@ -58,6 +63,11 @@ def _brand_logo(ctx: StageContext, order: FilmOrder,
     except LogoRefused as exc:
         activity.logger.warning("brand logo skipped: %s", exc)
         return None, [f"logo_skipped:{exc.reason}"]
+    except OSError:
+        raise
+    except Exception:  # a fetch bug must not cost the customer the film
+        activity.logger.exception("brand logo skipped: the fetch failed unexpectedly")
+        return None, [f"logo_skipped:{LOGO_FETCH_ERROR}"]
     key = order.run_keys.logo
     ctx.storage.put_file(key, logo.path, content_type="image/png")
     return key, [f"logo {logo.width}x{logo.height} ({logo.source_format})"]

@@ -5,7 +5,7 @@ delayed :class:`workflows.cleanup.FilmRunCleanup`."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from temporalio import activity
 from temporalio.client import Client
@@ -13,7 +13,13 @@ from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
 from activities.context import StageContext
-from services.outcome import OutcomeRejected, OutcomeRetryable, post_outcome, write_local_outcome
+from services.outcome import (
+    UNAUTHORIZED_RETRY_S,
+    OutcomeRejected,
+    OutcomeRetryable,
+    post_outcome,
+    write_local_outcome,
+)
 from services.storage.base import InvalidStorageKey
 from workflows.cleanup import CLEANUP_WORKFLOW_TYPE, CleanupInput, cleanup_workflow_id
 from workflows.keys import outcome_key, run_prefix
@@ -35,13 +41,21 @@ def run_report(ctx: StageContext, report_input: ReportInput) -> str:
                                non_retryable=True)
     try:
         result = post_outcome(settings.order_api_url, settings.order_api_secret,
-                              report_input.gift_id, outcome)
+                              report_input.gift_id, outcome,
+                              retry_unauthorized=_reporting_for_s() < UNAUTHORIZED_RETRY_S)
     except OutcomeRejected as error:
         raise ApplicationError(str(error), type="OutcomeRejected", non_retryable=True) from error
     except OutcomeRetryable as error:
         activity.logger.warning("outcome not accepted yet: %s", error)
         raise
     return "already recorded" if result.already_recorded else "accepted"
+
+
+def _reporting_for_s() -> float:
+    """Seconds since this report's first attempt was scheduled (0 outside an activity)."""
+    if not activity.in_activity():
+        return 0.0
+    return (datetime.now(UTC) - activity.info().scheduled_time).total_seconds()
 
 
 def run_clean(ctx: StageContext, cleanup: CleanupInput) -> int:

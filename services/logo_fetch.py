@@ -253,7 +253,10 @@ def _parse(url: str, allowed_ports: Collection[int]) -> tuple[str, int, str]:
     """``(ascii host, port, path with query)`` of an acceptable https URL."""
     if any(ord(char) <= 0x20 or ord(char) == 0x7F for char in url) or "\\" in url:
         raise LogoRefused(BAD_URL, "control characters, spaces or backslashes in URL")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # "https://[::1/logo.png": unbalanced or bad IPv6 brackets
+        raise LogoRefused(BAD_URL, f"unparsable URL: {exc}") from exc
     if parts.scheme.lower() != "https":
         raise LogoRefused(NOT_HTTPS, f"scheme {parts.scheme!r}")
     if "@" in parts.netloc:
@@ -343,12 +346,17 @@ def _download(url: str, sink_path: Path, policy: _Policy, ssl_context: ssl.SSLCo
             return target, redirects
         if redirects >= max_redirects:
             raise LogoRefused(TOO_MANY_REDIRECTS, f"more than {max_redirects}")
-        target, redirects = _vet_redirect(urljoin(target.url, location), policy), redirects + 1
+        target, redirects = _vet_redirect(target.url, location, policy), redirects + 1
 
 
-def _vet_redirect(url: str, policy: _Policy) -> _Target:
-    """Vet a redirect target; a policy refusal becomes ``redirect_blocked``."""
+def _vet_redirect(base: str, location: str, policy: _Policy) -> _Target:
+    """Vet the target of a redirect from ``base`` to ``location``; a policy refusal (an
+    unparsable ``location`` included) becomes ``redirect_blocked``."""
     try:
+        try:
+            url = urljoin(base, location)
+        except ValueError as exc:
+            raise LogoRefused(BAD_URL, f"unparsable Location: {exc}") from exc
         return _vet(url, policy)
     except LogoRefused as exc:
         if exc.reason not in _POLICY_REASONS:

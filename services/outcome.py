@@ -6,6 +6,10 @@
 - 2xx: accepted; 409: already recorded (also success, ``already_recorded=True``);
 - network errors, timeouts, 5xx, 408, 429: :class:`OutcomeRetryable` (a ``Retry-After`` header
   becomes the next retry delay);
+- 401 with ``retry_unauthorized``: :class:`OutcomeRetryable` too. The receiver answers 401 to a
+  timestamp 300 s off its clock and to a signature of the other secret, which a clock being
+  corrected or a secret rotated on one side first cause for a while; the report activity asks
+  for it during its first :data:`UNAUTHORIZED_RETRY_S`;
 - any other status (400/401/403/404/422, redirects): :class:`OutcomeRejected`, non-retryable:
   a bug or a configuration error that ops must see.
 
@@ -50,6 +54,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUSES = frozenset(names.RETRYABLE_STATUSES)
+UNAUTHORIZED = 401
+UNAUTHORIZED_RETRY_S = 3600.0
+"""How long after its first attempt a report answered 401 is retried like a 5xx (seconds):
+long enough for a clock to be corrected or a secret rotation to reach both sides, short of the
+report's day, so a secret that is simply wrong still reaches ops the same hour."""
 MAX_RETRY_AFTER_S = 3600.0
 RESPONSE_SNIPPET_CHARS = 200
 
@@ -125,13 +134,14 @@ def _snippet(response: httpx.Response) -> str:
     return " ".join(text.split())
 
 
-def _classify(response: httpx.Response, key: str) -> PostResult:
+def _classify(response: httpx.Response, key: str, *, retry_unauthorized: bool) -> PostResult:
     """Map the answer to a result or raise the matching error."""
     status = response.status_code
     recorded = status == names.ALREADY_RECORDED_STATUS
     if 200 <= status < 300 or recorded:
         return PostResult(status, already_recorded=recorded, idempotency_key=key)
-    if status >= 500 or status in RETRYABLE_STATUSES:
+    if status >= 500 or status in RETRYABLE_STATUSES or (
+            status == UNAUTHORIZED and retry_unauthorized):
         retry_after = parse_retry_after(response.headers.get("Retry-After"))
         hint = f", retry after {retry_after:g}s" if retry_after else ""
         raise OutcomeRetryable(
@@ -153,17 +163,19 @@ def post_outcome(
     *,
     timeout_s: float = 10.0,
     clock: Callable[[], float] = time.time,
+    retry_unauthorized: bool = False,
 ) -> PostResult:
     """POST ``outcome`` to the order API once, signed; classify the answer.
 
     Returns a :class:`PostResult` on 2xx and 409; raises :class:`OutcomeRetryable` or
-    :class:`OutcomeRejected` otherwise. ``clock`` gives the signing time (tests skew it).
+    :class:`OutcomeRejected` otherwise (a 401 retryable with ``retry_unauthorized``).
+    ``clock`` gives the signing time (tests skew it).
     """
     key = outcome.workflow_id
     response = _send(outcome_url(url_base, gift_id), secret, outcome, int(clock()), timeout_s)
     fields = (gift_id, key, outcome.state.value)
     try:
-        result = _classify(response, key)
+        result = _classify(response, key, retry_unauthorized=retry_unauthorized)
     except (OutcomeRetryable, OutcomeRejected) as exc:
         log.warning(
             "outcome not accepted: gift=%s workflow=%s state=%s status=%s", *fields, exc.status_code

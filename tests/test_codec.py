@@ -90,6 +90,14 @@ def test_keys_come_from_the_environment_and_bad_keys_are_refused() -> None:
         codec_from_env({"FILM_PAYLOAD_KEYS": f"a:{new_key()}", "FILM_PAYLOAD_KEY_ID": "zz"})
 
 
+def test_a_key_id_given_twice_in_the_payload_keys_is_refused() -> None:
+    first, second = new_key(), new_key()
+    with pytest.raises(CodecKeyError, match="'k1' is given twice"):
+        parse_keys(f"k1:{first},k2:{new_key()},k1:{second}")
+    with pytest.raises(CodecKeyError, match="given twice"):
+        codec_from_env({"FILM_PAYLOAD_KEYS": f"k1:{first},k1:{first}"})
+
+
 @pytest.fixture
 def codec() -> AesGcmCodec:
     return make_codec("k1")

@@ -80,6 +80,17 @@ def test_ids_are_salvaged_from_the_payload_when_the_workflow_id_does_not_carry_t
         "invalid_order:length_sec", payload["gift_id"], 1)
 
 
+@pytest.mark.parametrize(("payload_gift", "payload_attempt"), [("someone_else_01", 2),
+                                                              ("g_workflow", 1)])
+def test_a_payload_naming_another_gift_or_attempt_is_refused_under_the_workflow_id(
+    payload_gift: str, payload_attempt: int,
+) -> None:
+    """The callback's identity is the workflow id, never the payload's (issue 31, case 11)."""
+    payload = {**make_order(payload_gift).model_dump(mode="json"), "attempt": payload_attempt}
+    assert read_order(payload, "film-g_workflow-2") == RefusedOrder(
+        reason="invalid_order:workflow_id", gift_id="g_workflow", attempt=2, charge_id="ch_1")
+
+
 @pytest.mark.parametrize("wid", ["film-abc-1", "film-g_abcdef-0", "film-g_abcdef-١", "x-g_a-1",
                                  "film-g_abcdef-1001", "film-g_abcdef-1\n"])
 def test_a_workflow_id_without_a_valid_gift_and_attempt_salvages_nothing(wid: str) -> None:
@@ -147,6 +158,22 @@ async def test_a_refused_payload_with_no_gift_id_anywhere_fails_the_workflow_vis
             await asyncio.wait_for(handle.result(), RUN_BOUND_S)
     assert "invalid_order:" in str(failure.value.cause)
     assert stages.reported == []
+
+
+@pytest.mark.timeout(60)
+async def test_a_start_whose_payload_names_another_gift_is_reported_as_the_workflow_id_s_run(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages()
+    payload = make_order("someone_else_01").model_dump(mode="json")
+    wid = workflow_id(f"g{uuid.uuid4().hex[:10]}", 3)
+    async with fake_workers(temporal_env.client, stages, "invalid") as queue:
+        handle = await start_raw(temporal_env.client, queue, payload, wid)
+        outcome = await asyncio.wait_for(handle.result(), RUN_BOUND_S)
+    assert (outcome.state, outcome.reason) == (FilmState.FAILED, "invalid_order:workflow_id")
+    assert (outcome.workflow_id, outcome.attempt) == (wid, 3)
+    assert stages.reported == [outcome] and stages.reported_gifts == [wid.split("-")[1]]
+    assert stages.calls == [], "no stage ran for a payload of another gift"
 
 
 # --- through the real worker process (the CLI) -------------------------------------------------

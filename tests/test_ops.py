@@ -324,6 +324,32 @@ async def test_outcome_arrives_once_after_the_order_api_refused_then_answered_50
     assert (await started_attempts(handle))["report_outcome"][0] == 4
 
 
+@pytest.mark.timeout(300)
+async def test_outcome_arrives_once_when_the_secret_rotation_reaches_the_order_api_late(
+    server: ServerProcess, client: Client, receiver: OrderApiReceiver,
+    workers: list[WorkerProcess], tmp_path: Path,
+) -> None:
+    """The workers sign with the new secret before the order API knows it: its 401s are
+    retried like 5xx (issue 31, case 11), not a refunded run nobody hears about."""
+    rotated = "rotated-order-api-secret-2"
+    env = worker_env(server, tmp_path, receiver, FILM_ORDER_API_SECRET=rotated)
+    start_worker(workers, env, tmp_path / "worker.log")
+    folder = await asyncio.to_thread(disguised_photo_order, tmp_path / "order")
+    handle = await submit(client, env, folder, f"rotate{uuid.uuid4().hex[:10]}")
+
+    async def refused_twice() -> bool:
+        return len(receiver.rejected) >= 2
+
+    await wait_for(refused_twice, 60, "two report attempts refused as unsigned")
+    receiver.secret = rotated
+    outcome = await asyncio.wait_for(handle.result(), timeout=120)
+
+    assert (outcome.state, outcome.reason) == (FilmState.HELD, "no_usable_photos")
+    assert [body["state"] for body in receiver.bodies()] == ["held"]
+    assert {(r.status, r.reason) for r in receiver.rejected} == {(401, "invalid_signature")}
+    assert (await started_attempts(handle))["report_outcome"][0] == len(receiver.rejected) + 1
+
+
 @pytest.mark.timeout(1500)
 async def test_worker_killed_mid_render_and_s3_down_mid_deliver_still_deliver_once(
     server: ServerProcess, client: Client, receiver: OrderApiReceiver,

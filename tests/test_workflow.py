@@ -83,6 +83,7 @@ class FakeStages:
         self.calls: list[str] = []
         self.queues: dict[str, str] = {}
         self.reported: list[FilmOutcome] = []
+        self.reported_gifts: list[str] = []
         self.gates: dict[str, asyncio.Event] = {}
         self.failures: dict[str, Callable[[], Exception]] = {}
         self.segments: list[SegmentInput] = []
@@ -157,6 +158,7 @@ class FakeStages:
         async def report_outcome(report: ReportInput) -> str:
             self.queues["report_outcome"] = activity.info().task_queue
             self.reported.append(report.outcome)
+            self.reported_gifts.append(report.gift_id)
             return "accepted"
 
         return [prep, gate, assets, render_plan, render_segment, render_join, render_film,

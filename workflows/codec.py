@@ -43,12 +43,19 @@ class CodecKeyError(ValueError):
 
 
 def parse_keys(spec: str) -> dict[str, bytes]:
-    """``"id:base64key,id2:base64key"`` as ``{id: key}`` (order kept: the first is current)."""
+    """``"id:base64key,id2:base64key"`` as ``{id: key}`` (order kept: the first is current).
+
+    A key id given twice is refused: which of its keys seals and which opens would depend on
+    the parsing (a dict keeps the first position and the last key, so "the first seals" would
+    seal with the second entry's key), and a payload sealed under it by another client could
+    not be opened here."""
     keys: dict[str, bytes] = {}
     for entry in filter(None, (part.strip() for part in spec.split(","))):
         key_id, sep, encoded = entry.partition(":")
         if not sep or not key_id:
             raise CodecKeyError(f"{KEYS_ENV}: entries are id:base64key, got {key_id!r}")
+        if key_id in keys:
+            raise CodecKeyError(f"{KEYS_ENV}: key id {key_id!r} is given twice")
         try:
             key = base64.b64decode(encoded, validate=True)
         except ValueError as error:

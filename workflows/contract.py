@@ -24,7 +24,6 @@ from pydantic import (
     Field,
     StrictBool,
     StringConstraints,
-    field_validator,
     model_validator,
 )
 
@@ -191,20 +190,21 @@ class Occasion(BaseModel):
     sub_type: Label | None = None
 
 
+LOGO_URL_PATTERN = r"^https://(?:[^\s/?#\[\]]+|\[[0-9A-Fa-f:.]+\](?::[0-9]+)?)(?:/[^\s]*)?$"
+"""An https URL with a host (a name, or an IPv6 literal in brackets) and no whitespace:
+``http:``, ``https://[::1/logo.png`` (an unclosed bracket) and ``https://a]/x`` are refused here
+and in the published schema. Where it points is checked by the fetch (``services.logo_fetch``);
+a logo it cannot fetch is left out of the film, never a failed run."""
+
+
 class Brand(BaseModel):
     """Brand style fields: a public https logo URL and an accent colour."""
 
     model_config = _STRICT
 
-    logo_url: Annotated[str, StringConstraints(max_length=URL_MAX_CHARS)] | None = None
+    logo_url: Annotated[str, StringConstraints(max_length=URL_MAX_CHARS,
+                                               pattern=LOGO_URL_PATTERN)] | None = None
     color: Annotated[str, StringConstraints(pattern=r"^#[0-9A-Fa-f]{6}$")] | None = None
-
-    @field_validator("logo_url")
-    @classmethod
-    def _https_only(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^https://[^\s/?#]+(/[^\s]*)?$", value):
-            raise ValueError("logo_url must be a public https URL")
-        return value
 
 
 class PhotoRef(BaseModel):

@@ -23,6 +23,12 @@ WHOLE_ORDER = "order"
 """The field named when a rule across fields fails (e.g. brand fields without style brand)."""
 UNKNOWN_FIELD = "unknown_field"
 """The field named for a key the contract does not know (never echoed: it is client text)."""
+WORKFLOW_ID = "workflow_id"
+"""The field named when a ``film-{gift_id}-{attempt}`` workflow id names another gift or
+attempt than the payload: the run's identity (the callback's URL, body and Idempotency-Key) is
+its workflow id, so such a start is refused and reported as the workflow id's run, never as the
+payload's. (A workflow id of another shape, such as a history file's name on replay, carries no
+identity: the payload's is used.)"""
 
 UNDECODABLE = object()
 """Stands for a payload the data converter could not decode."""
@@ -36,8 +42,10 @@ _ATTEMPT_DIGITS = re.compile(r"[1-9][0-9]*")
 class RefusedOrder:
     """A start payload outside the contract, with what could be salvaged to report it.
 
-    ``gift_id`` is None when neither the workflow id nor the payload carries a valid one (the
-    outcome cannot be reported then); ``attempt`` is 0 and ``charge_id`` empty when unknown.
+    ``gift_id`` and ``attempt`` are the workflow id's (``film-{gift_id}-{attempt}``), the
+    payload's only when the workflow id carries none; ``gift_id`` is None when neither carries
+    a valid one (the outcome cannot be reported then); ``attempt`` is 0 and ``charge_id``
+    empty when unknown.
     """
 
     reason: str
@@ -51,9 +59,12 @@ def read_order(payload: object, workflow_id: str) -> FilmOrder | RefusedOrder:
     if payload is UNDECODABLE or not isinstance(payload, dict):
         return _refused(WHOLE_PAYLOAD, {}, workflow_id)
     try:
-        return FilmOrder.model_validate(payload)
+        order = FilmOrder.model_validate(payload)
     except ValidationError as error:
         return _refused(invalid_field(error), payload, workflow_id)
+    if ids_from_workflow_id(workflow_id) not in ((None, None), (order.gift_id, order.attempt)):
+        return _refused(WORKFLOW_ID, payload, workflow_id)
+    return order
 
 
 def invalid_field(error: ValidationError) -> str:

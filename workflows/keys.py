@@ -54,9 +54,13 @@ def clip_key(gift_id: str, clip_id: str, ext: str) -> str:
     return media_key(gift_id, CLIPS, clip_id, ext)
 
 
+MEDIA_EXT_PATTERN = "[a-z0-9]{2,5}"
+"""The extension of a customer file's key (any 2-5 lower-case letters or digits)."""
+
+
 def media_key_pattern(gift_id: str, folder: str, slot: str) -> re.Pattern[str]:
     """What the key of customer file ``slot`` must match (any 2-5 character extension)."""
-    return re.compile(rf"^{re.escape(media_key(gift_id, folder, slot, ''))}[a-z0-9]{{2,5}}$")
+    return re.compile(rf"^{re.escape(media_key(gift_id, folder, slot, ''))}{MEDIA_EXT_PATTERN}$")
 
 
 # --- One attempt's working files -----------------------------------------------------------------

@@ -3,23 +3,35 @@
 :func:`sniff_container` reads magic bytes only (the name and the declared type are ignored).
 :func:`probe_clip` runs ffprobe with the demuxer forced to what was sniffed, local files only, no
 external references, bounded probing, and rejects what the film cannot use before any decode.
+Its duration, frame rate and frame count are measured (:func:`measure_video`: the video frames
+the demuxer hands the decoder and their timestamps), never taken from the container's headers
+or from the audio, which can say anything (issue 31, cases 1, 5 and 8).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import math
 import re
-import signal
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from media.base import errors
 from media.base.errors import MediaRejected
-from media.base.runner import Limits, ToolError, ToolTimeoutError, ffprobe_argv, run_tool
+from media.base.runner import (
+    CPU_LIMIT_EXITS,
+    Limits,
+    ToolError,
+    ToolTimeoutError,
+    ffprobe_argv,
+    run_tool,
+    start_tool,
+)
 
 MP4, MOV, WEBM, MATROSKA = "mp4", "mov", "webm", "matroska"
 CONTAINERS: tuple[str, ...] = (MP4, MOV, WEBM, MATROSKA)
@@ -42,6 +54,15 @@ MAX_PIXEL_RATE_PX_S = 3840 * 2160 * 60
 shoot. 8192x8192 at 240 fps is 32 times this and would burn the normalize timeout."""
 MAX_DURATION_S = 600.0
 """Longest clip accepted (seconds): the order contract's duration hint maximum."""
+MAX_FRAMES = int(MAX_DURATION_S * MAX_FPS)
+"""Most video frames a clip may hold: the longest clip at the highest frame rate. The frame
+count stops there (``video_too_long``), so a file of tiny packets cannot keep the count going."""
+HEADER_RATE_TOLERANCE = 0.01
+"""How far (a share) the header's frame rate may be from the measured one and still be taken:
+Matroska rounds timestamps to the millisecond, so 60 fps measures 59.99-60.01; past this the
+measured rate wins (a header claiming 60 fps over 240 fps timestamps is not believed)."""
+MEASURE_TIMEOUT_S = 30.0
+"""Wall seconds to list a clip's video packets (a demux, no decode: 93 MB of 4K in 0.3 s here)."""
 HDR_TRANSFERS = frozenset({"smpte2084", "arib-std-b67"})
 
 # Boxes that may open an ISO-BMFF/QuickTime file, and brands that are still images, not video.
@@ -84,6 +105,25 @@ class ClipProbe:
     color_space: str = ""
     color_range: str = ""
     sample_aspect_ratio: float = 1.0
+    frames_per_s: tuple[int, ...] = ()
+    """Video frames shown in each whole second from the first one's timestamp (from
+    :func:`measure_video`); empty when the probe was not measured."""
+    hidden_frames: int = 0
+    """Video frames decoded but never shown (before an edit list's start, or untimed)."""
+
+    @property
+    def frames(self) -> int:
+        """Video frames to decode (else the header's rate times the duration)."""
+        if not self.frames_per_s:
+            return round(self.fps * self.duration_s)
+        return sum(self.frames_per_s) + self.hidden_frames
+
+    def frames_within(self, seconds: float) -> int:
+        """Video frames to decode for the first ``seconds`` shown (whole seconds, rounded up):
+        the hidden ones come first."""
+        if not self.frames_per_s:
+            return round(self.fps * min(seconds, self.duration_s))
+        return sum(self.frames_per_s[:max(1, math.ceil(seconds))]) + self.hidden_frames
 
     @property
     def is_hdr(self) -> bool:
@@ -229,24 +269,161 @@ def ffprobe_json(path: Path, *, input_args: Sequence[str] = (),
 
 def probe_clip(path: Path, container: str) -> ClipProbe:
     """Probe a sniffed clip (``container`` from :func:`sniff_container`) and check it against the
-    intake limits. Raises :class:`MediaRejected`; a missing ``path`` or ffprobe is our fault."""
+    intake limits, with its duration, frame rate and frame count measured
+    (:func:`measure_video`, :func:`with_timing`). Raises :class:`MediaRejected`; a missing
+    ``path`` or ffprobe is our fault."""
     if not path.is_file():
         raise FileNotFoundError(path)
-    try:
+    with _customer_faults("ffprobe"):
         data = ffprobe_json(path, input_args=demuxer_args(container))
+    probe = parse_probe(data, container)
+    return with_timing(probe, measure_video(path, container, probe.video_index))
+
+
+@contextlib.contextmanager
+def _customer_faults(what: str) -> Iterator[None]:
+    """A tool's timeout, CPU limit, failure or garbled output on a customer's clip, as the
+    clip's rejection (``video_timeout``, ``video_undecodable``)."""
+    try:
+        yield
     except ToolTimeoutError as exc:
-        raise MediaRejected(errors.VIDEO_TIMEOUT, "ffprobe timed out") from exc
+        raise MediaRejected(errors.VIDEO_TIMEOUT, f"{what} timed out") from exc
     except ToolError as exc:
-        if exc.returncode == -signal.SIGXCPU:
-            raise MediaRejected(errors.VIDEO_TIMEOUT, "ffprobe CPU time limit") from exc
+        if exc.returncode in CPU_LIMIT_EXITS:
+            raise MediaRejected(errors.VIDEO_TIMEOUT, f"{what} CPU time limit") from exc
         raise MediaRejected(errors.VIDEO_UNDECODABLE, exc.stderr_tail[-300:].strip()) from exc
     except ValueError as exc:
         raise MediaRejected(errors.VIDEO_UNDECODABLE, str(exc)) from exc
-    return parse_probe(data, container)
+
+
+@dataclass(frozen=True)
+class VideoTiming:
+    """What a clip's video packets say: how many frames, over how many seconds.
+
+    ``duration_s`` runs from the first shown frame's timestamp to the last one's plus one
+    typical frame interval (the span over the frames, not the packets' own durations, which a
+    muxer fills from the header's frame rate); ``frames_per_s`` counts the shown frames of each
+    whole second from the first timestamp to the last one; ``hidden_frames`` those the decoder
+    gets but never shows (flagged discard: before an MP4 edit list's start, as a phone's trim
+    without re-encoding leaves them; or without any timestamp)."""
+
+    frames_per_s: tuple[int, ...]
+    duration_s: float
+    hidden_frames: int = 0
+
+    @property
+    def frames(self) -> int:
+        """Video frames to decode, shown or not."""
+        return sum(self.frames_per_s) + self.hidden_frames
+
+    @property
+    def fps(self) -> float:
+        """Mean frame rate (frames shown per second) over the clip."""
+        return sum(self.frames_per_s) / self.duration_s
+
+
+def measure_video(path: Path, container: str, video_index: int, *,
+                  timeout_s: float = MEASURE_TIMEOUT_S) -> VideoTiming:
+    """Count the frames of video stream ``video_index`` and their timestamps by listing its
+    packets (a demux: no decode, so cheap; each packet is one frame for the decoder).
+
+    Stops at :data:`MAX_FRAMES` (``video_too_long``). Raises :class:`MediaRejected`
+    (``video_undecodable`` for no shown frame, ``video_too_short`` for one instant,
+    ``video_too_long`` past MAX_DURATION_S,
+    ``video_timeout`` past ``timeout_s`` wall seconds or its CPU limit)."""
+    argv = ffprobe_argv(*demuxer_args(container), "-select_streams", str(video_index),
+                        "-show_entries", "packet=pts_time,dts_time,duration_time,flags",
+                        "-of", "csv=p=0", input_url(path))
+    tally = _PacketTally()
+    with _customer_faults("the packet listing"), \
+            start_tool(argv, Limits(timeout_s=timeout_s, address_space_bytes=2 * 1024**3),
+                       stdout_stream=True) as tool:
+        block = memoryview(bytearray(64 * 1024))
+        rest = b""
+        while True:
+            got = tool.read_into(block)
+            *lines, rest = (rest + bytes(block[:got])).split(b"\n")
+            for line in lines:
+                tally.add(line)
+            if got < len(block):
+                break
+        tally.add(rest)
+        tool.wait()
+    return tally.timing()
+
+
+class _PacketTally:
+    """Frames and timestamps of one video stream, one ``pts,dts,duration,flags`` line at a
+    time."""
+
+    def __init__(self) -> None:
+        self.frames = 0
+        self.times: list[float] = []
+        self.last_duration = 0.0
+
+    def add(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        self.frames += 1
+        if self.frames > MAX_FRAMES:
+            raise MediaRejected(errors.VIDEO_TOO_LONG, f"more than {MAX_FRAMES} frames")
+        pts_field, dts_field, duration_field, flags = (line.split(b",") + [b""] * 4)[:4]
+        pts, dts = _seconds(pts_field), _seconds(dts_field)
+        stamp = pts if pts is not None else dts
+        if stamp is not None and b"D" not in flags:
+            self.times.append(stamp)
+            self.last_duration = _seconds(duration_field) or 0.0
+
+    def timing(self) -> VideoTiming:
+        if not self.times:
+            raise MediaRejected(errors.VIDEO_UNDECODABLE, f"{self.frames} video frames, none shown")
+        first, last = min(self.times), max(self.times)
+        step = (last - first) / (len(self.times) - 1) if len(self.times) > 1 \
+            else self.last_duration
+        duration = round(last - first + step, 6)  # ffprobe prints microseconds
+        if duration <= 0:
+            raise MediaRejected(errors.VIDEO_TOO_SHORT, f"{self.frames} frames at one instant")
+        if duration > MAX_DURATION_S:  # before a bucket per second of a span of any length
+            raise MediaRejected(errors.VIDEO_TOO_LONG, f"{duration:.1f} s of video")
+        buckets = [0] * (int(last - first) + 1)
+        for stamp in self.times:
+            buckets[int(stamp - first)] += 1
+        return VideoTiming(frames_per_s=tuple(buckets), duration_s=duration,
+                           hidden_frames=self.frames - len(self.times))
+
+
+def _seconds(field: bytes) -> float | None:
+    try:
+        value = float(field)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def with_timing(probe: ClipProbe, timing: VideoTiming) -> ClipProbe:
+    """``probe`` with the measured duration, frame rate and frame count, checked against the
+    limits: the duration within (0, MAX_DURATION_S], the rate within MAX_FPS and the pixel
+    rate cap. The header's frame rate is kept only within HEADER_RATE_TOLERANCE of the
+    measured one."""
+    if timing.duration_s > MAX_DURATION_S:
+        raise MediaRejected(errors.VIDEO_TOO_LONG, f"{timing.duration_s:.1f} s of video")
+    fps = timing.fps
+    if abs(probe.fps - fps) <= HEADER_RATE_TOLERANCE * fps:
+        fps = probe.fps
+    if fps > MAX_FPS:
+        raise MediaRejected(errors.VIDEO_FRAME_RATE,
+                            f"{fps:.1f} fps measured ({probe.fps:.1f} in the header)")
+    _check_pixel_rate(probe.width, probe.height, fps)
+    return dataclasses.replace(probe, duration_s=timing.duration_s, fps=fps,
+                               frames_per_s=timing.frames_per_s,
+                               hidden_frames=timing.hidden_frames)
 
 
 def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
-    """Build a :class:`ClipProbe` from ffprobe JSON, rejecting what intake does not accept."""
+    """Build a :class:`ClipProbe` from ffprobe JSON, rejecting what intake does not accept.
+
+    Its ``duration_s`` and ``fps`` are the headers' (``duration_s`` 0.0 when they name none):
+    :func:`with_timing` replaces them with what the packets say."""
     streams = [s for s in data.get("streams") or [] if isinstance(s, dict)]
     if len(streams) > MAX_STREAMS:
         raise MediaRejected(errors.VIDEO_TOO_MANY_STREAMS, f"{len(streams)} streams")
@@ -260,7 +437,7 @@ def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
     _check_pixel_rate(width, height, fps)
     pix_fmt = str(video.get("pix_fmt") or "")
     return ClipProbe(
-        width=width, height=height, rotation=rotation, duration_s=_checked_duration(data, video),
+        width=width, height=height, rotation=rotation, duration_s=_header_duration(data, video),
         fps=fps, is_vfr=is_vfr, has_audio=audio is not None,
         audio_channels=int(audio.get("channels") or 0) if audio else 0,
         color_transfer=str(video.get("color_transfer") or ""), pix_fmt=pix_fmt,
@@ -370,14 +547,11 @@ def _checked_rate(video: dict[str, Any]) -> tuple[float, bool]:
     return fps, is_vfr
 
 
-def _checked_duration(data: dict[str, Any], video: dict[str, Any]) -> float:
-    """Container duration (else the video stream's) in seconds, within (0, MAX_DURATION_S]."""
-    duration = _ratio((data.get("format") or {}).get("duration")) or _ratio(video.get("duration"))
-    if duration is None:
-        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no duration")
-    if duration > MAX_DURATION_S:
-        raise MediaRejected(errors.VIDEO_TOO_LONG, f"{duration:.1f} s")
-    return duration
+def _header_duration(data: dict[str, Any], video: dict[str, Any]) -> float:
+    """The video stream's duration in its header (else the container's) in seconds, 0.0 for
+    none: a WebM from a browser's MediaRecorder has none. Only a hint: see :func:`with_timing`."""
+    return _ratio(video.get("duration")) or _ratio((data.get("format") or {}).get("duration")) \
+        or 0.0
 
 
 def _bit_depth(pix_fmt: str, video: dict[str, Any]) -> int:

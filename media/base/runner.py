@@ -31,6 +31,10 @@ STDERR_TAIL_BYTES = 64 * 1024
 DEFAULT_ADDRESS_SPACE_BYTES = 4 * 1024**3
 DEFAULT_OUTPUT_FILE_BYTES = 2 * 1024**3
 READ_POLL_S = 0.25  # how often a read waiting on a tool's output checks its deadline
+CPU_LIMIT_EXITS = frozenset({-signal.SIGXCPU, -signal.SIGKILL})
+"""Return codes of a tool stopped by its ``Limits.cpu_s``: the soft and hard CPU limits are one
+value, and at the hard limit the kernel sends SIGKILL (before any SIGXCPU). A timeout's kill is
+raised as :class:`ToolTimeoutError` instead."""
 
 
 class ToolMissingError(RuntimeError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,14 @@ from media.base.probe import (
     ffprobe_json,
     input_url,
 )
-from media.base.runner import Limits, ToolError, ToolTimeoutError, ffmpeg_argv, run_tool
+from media.base.runner import (
+    CPU_LIMIT_EXITS,
+    Limits,
+    ToolError,
+    ToolTimeoutError,
+    ffmpeg_argv,
+    run_tool,
+)
 from media.base.spec import AAC_ENCODER_ARGS
 from media.intake.clip_analysis import ANALYSIS_FPS
 
@@ -38,6 +44,15 @@ WORST_NORMALIZE_PX_PER_S = 200e6
 """Source pixels per wall second a loaded 2-core worker normalizes at worst: measured 330 Mpx
 per CPU second on synthetic 4K60 H.264 (so about 660 Mpx/s on two free cores), taken at under a
 third of that for high-bitrate real footage and a busy machine."""
+WORST_NORMALIZE_PX_PER_CPU_S = 100e6
+"""Source pixels per CPU second the normalize is allowed at worst: measured 370 Mpx per CPU
+second (decode, 30 fps, scale, with the encode counted apart) on synthetic 4K60 H.264, taken at
+under a third. Part of each clip's CPU bound (:func:`normalize_cpu_s`)."""
+WORST_ENCODE_CPU_S_PER_S = 4.0
+"""CPU seconds per mezzanine second the normalize is allowed for its encode: measured 0.7 for
+detailed 1080p30 at veryfast CRF 18, taken at under a sixth."""
+NORMALIZE_CPU_BASE_S = 5.0
+"""CPU seconds every normalize is allowed on top (start, probing, the muxer)."""
 ORDER_CLIP_WORK_MAX_PX = 2 * MAX_PIXEL_RATE_PX_S * MEZZANINE_MAX_S
 """Most source pixels the clips of one order may cost to normalize (see :func:`clip_work_px`):
 two clips at the pixel-rate cap for the whole mezzanine length, 10 minutes at
@@ -74,9 +89,20 @@ class ClipInfo:
 
 
 def clip_work_px(probe: ClipProbe, max_seconds: float = MEZZANINE_MAX_S) -> float:
-    """Source pixels decoded to normalize ``probe``'s clip: width x height x fps x the seconds
-    the mezzanine keeps."""
-    return probe.width * probe.height * probe.fps * min(max_seconds, probe.duration_s)
+    """Source pixels decoded to normalize ``probe``'s clip: width x height x the video frames
+    counted in the seconds the mezzanine keeps (what the packets say, not the headers)."""
+    return float(probe.width * probe.height * probe.frames_within(max_seconds))
+
+
+def normalize_cpu_s(probe: ClipProbe, max_seconds: float = MEZZANINE_MAX_S) -> int:
+    """CPU seconds the normalize of ``probe``'s clip may spend (all ffmpeg threads): its counted
+    work at WORST_NORMALIZE_PX_PER_CPU_S, its encode at WORST_ENCODE_CPU_S_PER_S, plus
+    NORMALIZE_CPU_BASE_S. A clip whose decode costs far more than its frames said (a stream
+    that changes to a larger size, packets that hide frames) is stopped there, as
+    ``video_timeout``, before it spends the order's clip budget or the stage's time."""
+    seconds = min(max_seconds, probe.duration_s)
+    return math.ceil(NORMALIZE_CPU_BASE_S + WORST_ENCODE_CPU_S_PER_S * seconds
+                     + clip_work_px(probe, max_seconds) / WORST_NORMALIZE_PX_PER_CPU_S)
 
 
 def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
@@ -85,18 +111,21 @@ def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
                    timeout_s: float | None = None) -> ClipInfo:
     """Encode the first ``max_seconds`` of ``src`` into the mezzanine at ``dest_mp4``.
 
-    ``probe`` comes from :func:`media.base.probe.probe_clip` on the same file. ``on_progress`` gets
-    the output position in seconds. ``timeout_s`` (wall clock) defaults to 30 s plus 4 s per
-    output second; running past it rejects the clip as ``video_timeout``. Raises
-    :class:`MediaRejected` for the customer's file, :class:`ToolError` and others for ours.
+    ``probe`` comes from :func:`media.base.probe.probe_clip` on the same file; the mezzanine ends
+    with its video (``probe.duration_s``, measured), however long the audio runs.
+    ``on_progress`` gets the output position in seconds. ``timeout_s`` (wall clock) defaults to
+    30 s plus 4 s per output second, the CPU seconds are :func:`normalize_cpu_s`; running past
+    either rejects the clip as ``video_timeout``. Raises :class:`MediaRejected` for the
+    customer's file, :class:`ToolError` and others for ours.
     """
     if max_seconds <= 0:
         raise ValueError(f"max_seconds must be positive, got {max_seconds}")
     expected_s = min(max_seconds, probe.duration_s)
     limit = timeout_s if timeout_s is not None else 30.0 + 4.0 * expected_s
+    limits = Limits(timeout_s=limit, cpu_s=normalize_cpu_s(probe, max_seconds))
     partial = dest_mp4.with_name(f".{dest_mp4.name}.part")
     try:
-        _encode(src, partial, probe, max_seconds, Limits(timeout_s=limit), on_progress)
+        _encode(src, partial, probe, expected_s, limits, on_progress)
         info = _inspect(partial)
         os.replace(partial, dest_mp4)
     finally:
@@ -180,7 +209,7 @@ def _encode(src: Path, dest: Path, probe: ClipProbe, seconds: float, limits: Lim
         raise MediaRejected(errors.VIDEO_TIMEOUT, f"not normalized in {limits.timeout_s:.0f} s") \
             from exc
     except ToolError as exc:
-        if exc.returncode == -signal.SIGXCPU:  # its CPU-seconds budget, spent on this file
+        if exc.returncode in CPU_LIMIT_EXITS:  # its CPU-seconds bound, spent on this file
             raise MediaRejected(errors.VIDEO_TIMEOUT, "CPU time limit") from exc
         if _INPUT_FAULTS.search(exc.stderr_tail):
             raise MediaRejected(errors.VIDEO_UNDECODABLE, exc.stderr_tail[-300:].strip()) \
@@ -189,13 +218,14 @@ def _encode(src: Path, dest: Path, probe: ClipProbe, seconds: float, limits: Lim
 
 
 def _inspect(mezzanine: Path) -> ClipInfo:
-    """Read back what was written; an empty result means the source held no decodable frame."""
+    """Read back what was written; an empty result means the source held no decodable frame.
+    The duration is the video's (its frames at MEZZANINE_FPS), never the audio's."""
     data = ffprobe_json(mezzanine, input_args=demuxer_args(MOV))
     streams = data.get("streams") or []
     video = next((s for s in streams if s.get("codec_type") == "video"), None)
-    duration = float((data.get("format") or {}).get("duration") or 0.0)
     frames = int(video.get("nb_frames") or 0) if video is not None else 0
-    if video is None or duration <= 0 or frames == 0:
+    duration = frames / MEZZANINE_FPS
+    if video is None or frames == 0:
         raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame could be decoded")
     if frames < MIN_MEZZANINE_FRAMES:
         raise MediaRejected(errors.VIDEO_TOO_SHORT,

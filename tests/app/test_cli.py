@@ -308,3 +308,10 @@ def test_server_codec_endpoint_is_the_ui_s_remote_codec(tmp_path: Path) -> None:
     assert "decoding through http://127.0.0.1:8081" in (tmp_path / "server.log").read_text()
     refused = filmworker("server", "--no-ui", "--codec-endpoint", endpoint, timeout_s=30)
     assert refused.returncode == ExitCode.USAGE and "not allowed with" in refused.stderr
+def test_a_worker_whose_payload_keys_give_one_id_twice_refuses_to_start(tmp_path: Path) -> None:
+    key = new_key()
+    env = {**_env(tmp_path, f"127.0.0.1:{free_port()}"),
+           "FILM_PAYLOAD_KEYS": f"k1:{key},k2:{new_key()},k1:{key}"}
+    done = filmworker("worker", env=env, timeout_s=60)
+    assert done.returncode == ExitCode.INFRASTRUCTURE
+    _one_line_error(done, "FILM_PAYLOAD_KEYS: key id 'k1' is given twice")

@@ -199,6 +199,7 @@ def _routes(server_url: Callable[[str], str], stopping: threading.Event
         "/to-private-name": lambda h: h.redirect("https://internal.example.test/logo.png"),
         "/to-http": lambda h: h.redirect(server_url("/logo.png").replace("https:", "http:")),
         "/to-decimal": lambda h: h.redirect("https://2130706433/logo.png"),
+        "/to-unparsable": lambda h: h.redirect("https://[::1/logo.png"),
         "/to-logo": lambda h: h.redirect("/logo.png", 301),
         "/loop": lambda h: h.redirect("/loop", 307),
     }
@@ -437,6 +438,9 @@ def test_anything_but_https_is_refused(url: str, tmp_path: Path, dials: Dials) -
     ("https://1.2.3.4.5/logo.png", "bad_url"),
     ("https://logo_example.test/logo.png", "bad_url"),
     ("https://127%2E0%2E0%2E1/logo.png", "bad_url"),
+    ("https://[::1/logo.png", "bad_url"),
+    ("https://[::::]/logo.png", "bad_url"),
+    ("https://logo.example.test]/logo.png", "bad_url"),
 ])
 def test_malformed_or_disguised_urls_are_refused(url: str, reason: str, tmp_path: Path,
                                                  dials: Dials) -> None:
@@ -459,7 +463,8 @@ def test_unknown_hostname_fails_without_connecting(tmp_path: Path, dials: Dials)
 # --- Redirects ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/to-metadata", "/to-private-name", "/to-http", "/to-decimal"])
+@pytest.mark.parametrize("path", ["/to-metadata", "/to-private-name", "/to-http", "/to-decimal",
+                                  "/to-unparsable"])
 def test_redirect_out_of_policy_is_refused_before_following(path: str, server: LogoServer,
                                                             tls: TlsMaterial,
                                                             loopback_dns: FakeDns,

@@ -12,8 +12,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from temporalio.exceptions import ApplicationError
 
+import activities.report as report
+from activities.report import run_report
 from services.outcome import (
+    UNAUTHORIZED_RETRY_S,
     OutcomeRejected,
     OutcomeRetryable,
     outcome_url,
@@ -23,6 +27,7 @@ from services.outcome import (
 )
 from services.storage.local import LocalStorage
 from tests.receiver import OrderApiReceiver
+from tests.stages import local_context
 from workflows.contract import (
     IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,
@@ -33,6 +38,7 @@ from workflows.contract import (
     workflow_id,
 )
 from workflows.keys import outcome_key
+from workflows.stages import ReportInput
 
 SECRET = "outcome-test-secret-0123456789"
 GIFT = "gift_ab12cd"
@@ -153,6 +159,40 @@ def test_skewed_clock_is_rejected(receiver: OrderApiReceiver) -> None:
     with pytest.raises(OutcomeRejected) as info:
         _post(receiver, _outcome(), clock=lambda: time.time() - 400)
     assert info.value.status_code == 401
+
+
+def test_a_401_is_retried_like_a_5xx_while_the_report_asks_for_it(
+    receiver: OrderApiReceiver,
+) -> None:
+    with pytest.raises(OutcomeRetryable) as skewed:
+        _post(receiver, _outcome(), clock=lambda: time.time() - 400, retry_unauthorized=True)
+    with pytest.raises(OutcomeRetryable) as rotated:
+        post_outcome(receiver.url, "the-next-secret", GIFT, _outcome(), timeout_s=2.0,
+                     retry_unauthorized=True)
+    receiver.fail_next(1, status=403)
+    with pytest.raises(OutcomeRejected):
+        _post(receiver, _outcome(), retry_unauthorized=True)
+
+    assert (skewed.value.status_code, rotated.value.status_code) == (401, 401)
+    assert [r.status for r in receiver.rejected] == [401, 401, 403]
+    assert receiver.accepted == []
+
+
+def test_the_report_retries_a_401_for_an_hour_then_leaves_it_to_ops(
+    tmp_path: Path, receiver: OrderApiReceiver, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ctx = local_context(tmp_path, FILM_ORDER_API_URL=receiver.url,
+                        FILM_ORDER_API_SECRET="the-next-secret")
+    report_input = ReportInput(gift_id=GIFT, outcome=_outcome())
+    with pytest.raises(OutcomeRetryable):
+        run_report(ctx, report_input)
+
+    monkeypatch.setattr(report, "_reporting_for_s", lambda: UNAUTHORIZED_RETRY_S)
+    with pytest.raises(ApplicationError) as late:
+        run_report(ctx, report_input)
+
+    assert (late.value.type, late.value.non_retryable) == ("OutcomeRejected", True)
+    assert receiver.accepted == []
 
 
 def test_connection_refused_is_retryable(receiver: OrderApiReceiver) -> None:

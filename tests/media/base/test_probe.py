@@ -1,5 +1,6 @@
 """Sniffing and probing customer clips: containers recognised by their bytes, unusable clips
-rejected quickly with a reason, limits on the probed streams (media.base.probe)."""
+rejected quickly with a reason, limits on the probed streams, a clip's length and rate measured
+by its video frames and their timestamps, never by its headers or its audio (media.base.probe)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,27 @@ from media.base import errors
 from media.base.errors import MediaRejected
 from media.base.probe import (
     MATROSKA,
+    MAX_PIXEL_RATE_PX_S,
     MOV,
     MP4,
+    WEBM,
+    VideoTiming,
     ffprobe_json,
+    measure_video,
     parse_probe,
     probe_clip,
     sniff_container,
+    with_timing,
 )
-from tests.media.lavfi import ffmpeg, lavfi_clip, x264
+from tests.media.lavfi import (
+    audio_outlasting_video,
+    ffmpeg,
+    lavfi_clip,
+    matroska_header_lie,
+    mkv_starting_at,
+    webm_without_duration,
+    x264,
+)
 
 
 def test_mov_and_mkv_containers_are_recognised(tmp_path: Path) -> None:
@@ -132,7 +146,7 @@ def test_probe_limits_on_the_video_stream(tmp_path: Path, change: dict, reason: 
     assert caught.value.reason == reason
 
 
-def test_probe_limits_on_the_file(tmp_path: Path) -> None:
+def test_probe_limits_on_the_file_and_header_durations_are_only_hints(tmp_path: Path) -> None:
     data = _reference_probe(tmp_path)
     too_many = json.loads(json.dumps(data))
     too_many["streams"] += [dict(data["streams"][1], index=i) for i in range(2, 14)]
@@ -142,15 +156,139 @@ def test_probe_limits_on_the_file(tmp_path: Path) -> None:
         s.pop("duration", None)
     long = json.loads(json.dumps(data))
     long["format"]["duration"] = "600.5"
+    for s in long["streams"]:
+        s["duration"] = "600.5"
 
-    for broken, reason in [(too_many, errors.VIDEO_TOO_MANY_STREAMS),
-                           (no_duration, errors.VIDEO_UNDECODABLE), (long, errors.VIDEO_TOO_LONG)]:
-        with pytest.raises(MediaRejected) as caught:
-            parse_probe(broken, MP4)
-        assert caught.value.reason == reason
+    with pytest.raises(MediaRejected) as caught:
+        parse_probe(too_many, MP4)
+    assert caught.value.reason == errors.VIDEO_TOO_MANY_STREAMS
     assert parse_probe(data, MP4).has_audio
+    assert parse_probe(no_duration, MP4).duration_s == 0.0
+    assert parse_probe(long, MP4).duration_s == 600.5  # what the packets say decides
+
+
+def one_second_at(fps: float, frames: int) -> VideoTiming:
+    return VideoTiming(frames_per_s=(frames,), duration_s=frames / fps)
+
+
+def test_the_measured_timing_replaces_the_header_and_a_close_header_rate_is_kept(
+    tmp_path: Path,
+) -> None:
+    header = parse_probe(_reference_probe(tmp_path), MP4)  # 320x240, 30 fps, 1 s
+    assert header.fps == 30.0
+
+    rounded = with_timing(header, VideoTiming(frames_per_s=(30, 30), duration_s=2.001))
+    assert (rounded.fps, rounded.duration_s, rounded.frames) == (30.0, 2.001, 60)
+    faster = with_timing(header, one_second_at(120.0, 120))
+    assert (faster.fps, faster.frames) == (120.0, 120)
+    with pytest.raises(MediaRejected) as caught:
+        with_timing(header, one_second_at(480.0, 480))
+    assert caught.value.reason == errors.VIDEO_FRAME_RATE
+    with pytest.raises(MediaRejected) as caught:
+        with_timing(header, VideoTiming(frames_per_s=(1,) * 601, duration_s=600.5))
+    assert caught.value.reason == errors.VIDEO_TOO_LONG
+
+
+def test_a_clip_whose_audio_outlasts_its_video_is_measured_by_its_video_frames(
+    tmp_path: Path,
+) -> None:
+    src = audio_outlasting_video(tmp_path / "clip.mp4", video_s=2.0, audio_s=100.0)
+    assert float(ffprobe_json(src)["format"]["duration"]) == pytest.approx(100.0, abs=0.1)
+
+    probe = probe_clip(src, sniff_container(src))
+
+    assert probe.duration_s == pytest.approx(2.0, abs=0.01)
+    assert (probe.frames, probe.fps, probe.has_audio) == (60, 30.0, True)
+
+
+def test_a_webm_without_a_duration_element_is_measured_by_its_frames(tmp_path: Path) -> None:
+    src = webm_without_duration(tmp_path / "recorded.webm", seconds=3.0)
+    assert "duration" not in ffprobe_json(src)["format"]
+
+    probe = probe_clip(src, sniff_container(src))
+
+    assert (probe.container, probe.frames, probe.fps) == (WEBM, 90, 30.0)
+    assert probe.duration_s == pytest.approx(3.0, abs=0.01)
+
+
+def test_an_mkv_whose_timestamps_start_at_10000_s_is_measured_from_its_first_frame(
+    tmp_path: Path,
+) -> None:
+    src = mkv_starting_at(tmp_path / "late.mkv", start_s=10_000.0, seconds=3.0)
+    assert float(ffprobe_json(src)["format"]["duration"]) > 10_000
+
+    probe = probe_clip(src, sniff_container(src))
+
+    assert probe.duration_s == pytest.approx(3.0, abs=0.01)
+    assert probe.frames_per_s == (30, 30, 30)
+
+
+def test_a_matroska_header_claiming_60_fps_over_240_fps_frames_does_not_pass_the_cap(
+    tmp_path: Path,
+) -> None:
+    src = matroska_header_lie(tmp_path / "liar.mkv", size="2560x1440", fps=240, seconds=1.0,
+                              claimed_fps=60, claimed_s=0.25)
+    claims = ffprobe_json(src)
+    assert (claims["streams"][0]["avg_frame_rate"], claims["format"]["duration"]) == \
+        ("60/1", "0.250000")
+    assert 2560 * 1440 * 60 <= MAX_PIXEL_RATE_PX_S < 2560 * 1440 * 240
+
+    with pytest.raises(MediaRejected) as caught:
+        probe_clip(src, sniff_container(src))
+
+    assert caught.value.reason == errors.VIDEO_PIXEL_RATE
+    assert "240.0 fps" in caught.value.detail
+
+
+def test_the_frames_of_a_clip_are_counted_per_second_from_its_first_frame(
+    tmp_path: Path,
+) -> None:
+    src = lavfi_clip(tmp_path / "c.mkv", "testsrc2=s=64x48:r=10:d=2.5", *x264(),
+                     "-output_ts_offset", "7", "-f", "matroska")
+
+    timing = measure_video(src, MATROSKA, 0)
+
+    assert timing.frames_per_s == (10, 10, 5)
+    assert timing.duration_s == pytest.approx(2.5, abs=0.01)
 
 
 def test_probe_of_a_missing_file_is_our_fault(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         probe_clip(tmp_path / "never-downloaded.mp4", MP4)
+
+
+def test_a_clip_trimmed_by_an_edit_list_is_measured_by_the_frames_it_shows(
+    tmp_path: Path,
+) -> None:
+    """A phone's trim without re-encoding keeps the frames before the cut for the decoder,
+    flagged discard: they cost a decode but are never shown."""
+    whole = lavfi_clip(tmp_path / "whole.mp4", "testsrc2=s=320x240:r=30:d=10", *x264("-g", "150"))
+    trimmed = tmp_path / "trimmed.mp4"
+    ffmpeg("-ss", "3.5", "-i", str(whole), "-t", "2", "-c", "copy", str(trimmed))
+
+    probe = probe_clip(trimmed, sniff_container(trimmed))
+
+    assert probe.duration_s == pytest.approx(2.0, abs=0.01)
+    assert (probe.frames_per_s, probe.fps) == ((30, 30), 30.0)
+    assert probe.hidden_frames == 105  # from the key frame at 0 s to the cut at 3.5 s
+    assert probe.frames == probe.frames_within(120) == 165
+
+
+def test_a_timestamp_leap_of_a_million_seconds_is_refused_as_too_long_without_counting_it(
+    tmp_path: Path,
+) -> None:
+    src = lavfi_clip(tmp_path / "leap.mkv", "testsrc2=s=64x48:r=10:d=3", *x264(),
+                     "-output_ts_offset", "1000000", "-cluster_time_limit", "500",
+                     "-f", "matroska")
+    data = bytearray(src.read_bytes())
+    first_cluster = data.find(b"\x1f\x43\xb6\x75")
+    timestamp = data.find(b"\xe7\x84", first_cluster)  # its Timestamp: 4 bytes, milliseconds
+    data[timestamp + 2:timestamp + 6] = bytes(4)  # the first cluster now starts at 0 s
+    src.write_bytes(bytes(data))
+
+    started = time.monotonic()
+    with pytest.raises(MediaRejected) as caught:
+        measure_video(src, MATROSKA, 0)
+
+    assert caught.value.reason == errors.VIDEO_TOO_LONG
+    assert time.monotonic() - started < 20  # hang guard

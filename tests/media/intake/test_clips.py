@@ -1,9 +1,12 @@
 """normalize_clip on tiny clips generated with ffmpeg's lavfi: upright, 30 fps CFR, BT.709 SDR
-mezzanines, playlists refused (media.intake.clips)."""
+mezzanines that end with their video, playlists refused, the decode bounded in CPU seconds by
+the clip's counted work (media.intake.clips)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import resource
 import socket
 import time
 from collections.abc import Iterator
@@ -23,8 +26,16 @@ from media.base.probe import (
     sniff_container,
 )
 from media.base.runner import Limits, ToolMissingError, ffmpeg_argv, run_tool
-from media.intake.clips import normalize_clip
-from tests.media.lavfi import ffmpeg, lavfi_clip, x264
+from media.intake import clips
+from media.intake.clips import normalize_clip, normalize_cpu_s
+from tests.media.lavfi import (
+    audio_outlasting_video,
+    ffmpeg,
+    lavfi_clip,
+    mkv_starting_at,
+    webm_without_duration,
+    x264,
+)
 
 
 def first_frame(path: Path, *, autorotate: bool = True) -> np.ndarray:
@@ -248,3 +259,68 @@ def test_missing_ffmpeg_is_our_fault(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("FFPROBE_BINARY", str(tmp_path / "no-such-ffprobe"))
     with pytest.raises(OSError):
         probe_clip(src, MP4)
+
+
+def test_the_mezzanine_of_a_clip_whose_audio_outlasts_its_video_ends_with_its_video(
+    tmp_path: Path,
+) -> None:
+    src = audio_outlasting_video(tmp_path / "clip.mp4", video_s=2.0, audio_s=100.0)
+
+    probe, video, audio = prepare(src, tmp_path / "out.mp4")
+    info = normalize_clip(src, tmp_path / "again.mp4", probe)
+
+    assert info.duration_s == pytest.approx(2.0, abs=0.05) and info.has_audio
+    assert int(video["nb_frames"]) == 60
+    assert audio is not None and float(audio["duration"]) <= 2.1
+    assert float(ffprobe_json(tmp_path / "out.mp4")["format"]["duration"]) <= 2.1
+
+
+@pytest.mark.parametrize("make", [webm_without_duration, mkv_starting_at],
+                         ids=["webm_without_duration", "mkv_starting_at_10000_s"])
+def test_clips_people_record_become_mezzanines_of_their_length(tmp_path: Path, make) -> None:
+    src = make(tmp_path / "recorded.bin", seconds=3.0)
+
+    _, video, _ = prepare(src, tmp_path / "out.mp4")
+
+    assert_mezzanine_video(video)
+    assert int(video["nb_frames"]) == 90
+    assert float(video["start_time"]) < 0.1
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_the_cpu_bound_of_a_normalize_leaves_an_honest_clip_three_times_its_cost(
+    tmp_path: Path,
+) -> None:
+    src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=1920x1080:r=30:d=3", *x264())
+    probe = probe_clip(src, MP4)
+
+    before = children_cpu_s()
+    normalize_clip(src, tmp_path / "out.mp4", probe)
+    spent = children_cpu_s() - before
+
+    assert spent * 3 < normalize_cpu_s(probe), (spent, normalize_cpu_s(probe))
+
+
+def test_a_decode_costing_far_more_than_its_counted_frames_is_stopped_by_cpu_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=1920x1080:r=30:d=5", *x264())
+    honest = probe_clip(src, MP4)
+    # What a lie past the packet count would look like: frames far smaller than decoded.
+    lying = dataclasses.replace(honest, width=16, height=16)
+    monkeypatch.setattr(clips, "NORMALIZE_CPU_BASE_S", 0.0)
+    monkeypatch.setattr(clips, "WORST_ENCODE_CPU_S_PER_S", 0.0)
+    assert normalize_cpu_s(lying) == 1
+
+    started = time.monotonic()
+    with pytest.raises(MediaRejected) as caught:
+        normalize_clip(src, tmp_path / "out.mp4", lying)
+
+    assert caught.value.reason == errors.VIDEO_TIMEOUT
+    assert "CPU time limit" in caught.value.detail
+    assert time.monotonic() - started < 20  # hang guard
+    assert not (tmp_path / "out.mp4").exists()
