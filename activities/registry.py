@@ -11,6 +11,7 @@ from activities.assets import run_assets
 from activities.context import StageContext
 from activities.deliver import run_deliver
 from activities.gate import run_gate
+from activities.intake import run_plain_start
 from activities.prep import run_prep
 from activities.render import (
     run_render_film,
@@ -28,6 +29,7 @@ from workflows.stages import (
     DeliverResult,
     GateResult,
     JoinInput,
+    PlainStart,
     PrepResult,
     RenderInput,
     RenderPlan,
@@ -99,10 +101,16 @@ class FilmActivities:
         """Send the outcome to the order API (or the local sink)."""
         return run_report(self.ctx, report_input)
 
+    @activity.defn(name=ActivityName.PLAIN_START)
+    def plain_start(self, start: PlainStart) -> bool:
+        """Log and count an unsealed start; say whether the settings refuse it (local)."""
+        return run_plain_start(self.ctx, start)
+
     def main_queue(self) -> list[Callable[..., Any]]:
-        """The activities of the orchestration worker (``FILM_TASK_QUEUE``): the gate and the
-        outcome report, light work that must never wait behind a render."""
-        return [self.gate, self.report_outcome]
+        """The activities of the orchestration worker (``FILM_TASK_QUEUE``): the gate, the
+        outcome report and the plain-start check (a local activity), light work that must
+        never wait behind a render."""
+        return [self.gate, self.report_outcome, self.plain_start]
 
     def media_queue(self) -> list[Callable[..., Any]]:
         """The activities of the media worker (``{FILM_TASK_QUEUE}-media``): the media stages

@@ -21,7 +21,7 @@ from app.client import connect, target_address
 from app.order_folder import read_order_folder, upload_media
 from app.progress_view import showing_progress
 from services.settings import Settings
-from workflows.codec import codec_from_env, film_data_converter
+from workflows.codec import codec_from_env, film_data_converter, worker_data_converter
 from workflows.contract import FilmOutcome, start_render
 from workflows.film import FilmRender, media_task_queue
 
@@ -52,8 +52,9 @@ async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None
 
 
 def film_replayer() -> Replayer:
-    """A replayer of the current FilmRender code."""
-    return Replayer(workflows=[FilmRender], data_converter=film_data_converter(codec_from_env()))
+    """A replayer of the current FilmRender code, decoding as the workers do."""
+    return Replayer(workflows=[FilmRender],
+                    data_converter=worker_data_converter(film_data_converter(codec_from_env())))
 
 
 async def fetch_history(settings: Settings, workflow_id: str,

@@ -21,10 +21,22 @@ from activities.observe import StageObserver
 from app.client import connect, target_address
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
-from workflows.codec import codec_from_env
+from workflows.codec import codec_from_env, worker_data_converter
 from workflows.film import FilmRender, media_task_queue
 
 log = logging.getLogger("filmworker")
+
+
+def worker_client(client: Client) -> Client:
+    """``client`` for workers: its payload codec as the never-raising
+    :class:`workflows.codec.WorkerCodec`, so a start the codec cannot open reaches the workflow
+    as a marker and ends as ``invalid_order:codec_*`` instead of failing its task for ever."""
+    converter = worker_data_converter(client.data_converter)
+    if converter is client.data_converter:
+        return client
+    config = client.config()
+    config["data_converter"] = converter
+    return Client(**config)
 
 
 def create_workers(client: Client, settings: Settings, main_pool: concurrent.futures.Executor,
@@ -38,6 +50,7 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
     """
     from activities.registry import FilmActivities  # heavy (media code): only where needed
 
+    client = worker_client(client)
     use_progress_sink(ProgressSink(client, asyncio.get_running_loop()))
     activities = FilmActivities(StageContext.from_settings(settings))
     common: dict[str, Any] = {

@@ -24,6 +24,15 @@ WHOLE_ORDER = "order"
 UNKNOWN_FIELD = "unknown_field"
 """The field named for a key the contract does not know (never echoed: it is client text)."""
 
+ARITY = "arity"
+"""The field named when the start has no argument or more than one."""
+CODEC = "codec"
+"""The field named for a payload the worker's codec could not open (an unknown key id:
+``codec_key``; a bad tag or sealed bytes that are not a payload: ``codec_seal``)."""
+CODEC_FIELDS = frozenset({"codec_key", "codec_seal"})
+PLAIN = "plain"
+"""The field named for an unsealed start refused while payload keys are set."""
+
 UNDECODABLE = object()
 """Stands for a payload the data converter could not decode."""
 
@@ -54,6 +63,12 @@ def read_order(payload: object, workflow_id: str) -> FilmOrder | RefusedOrder:
         return FilmOrder.model_validate(payload)
     except ValidationError as error:
         return _refused(invalid_field(error), payload, workflow_id)
+
+
+def refuse_start(field: str, workflow_id: str) -> RefusedOrder:
+    """A start refused before its payload is read (``field``: :data:`ARITY`, a codec field,
+    :data:`PLAIN`); ids come from the workflow id only."""
+    return _refused(field, {}, workflow_id)
 
 
 def invalid_field(error: ValidationError) -> str:

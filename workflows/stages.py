@@ -41,6 +41,7 @@ class ActivityName(StrEnum):
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
+    PLAIN_START = "plain_start"
 
 
 RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
@@ -246,6 +247,13 @@ class DeliverResult(_Model):
     film_url: dict[str, str]
     gift_url: str
     poster_url: str
+
+
+class PlainStart(_Model):
+    """A start that arrived unsealed while payload keys are set (the ``plain_start`` local
+    activity logs and counts it and says whether ``FILM_REFUSE_PLAIN_STARTS`` refuses it)."""
+
+    workflow_id: str
 
 
 class ReportInput(_Model):
