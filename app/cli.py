@@ -204,18 +204,21 @@ def _healthcheck_command(args: argparse.Namespace) -> int:
 
 
 def _codec_server_command(args: argparse.Namespace) -> int:
-    from app.codec_server import codec_server
+    from app.codec_server import codec_server, parse_tokens
+    from app.telemetry import configure_logging
     from workflows.codec import KEYS_ENV, codec_from_env
 
     settings = Settings()
+    configure_logging(settings)
     codec = codec_from_env()
     if codec is None:
         raise CodecKeyError(f"codec-server needs {KEYS_ENV} (the workers' payload keys)")
     origins = [o.strip() for o in settings.codec_origins.split(",") if o.strip()]
+    tokens = parse_tokens(settings.codec_token, settings.codec_tokens)
     server = codec_server(codec, host=args.host, port=args.port, origins=origins,
-                          token=settings.codec_token)
-    print(f"codec server on http://{args.host}:{server.server_address[1]} for {origins}"
-          f"{', bearer token required' if settings.codec_token else ''}", flush=True)
+                          tokens=tokens)
+    print(f"codec server on http://{args.host}:{server.port} for {origins}"
+          f"{', bearer token required' if tokens else ''}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return ExitCode.SUCCEEDED
