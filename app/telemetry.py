@@ -9,7 +9,14 @@ import sys
 from typing import Any
 
 from temporalio import activity, workflow
-from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    PrometheusConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 
 from activities.observe import STAGE_SECONDS, StructuredFormatter
 from services.settings import Settings
@@ -18,14 +25,24 @@ from services.settings import Settings
 METRIC_BUCKETS = {STAGE_SECONDS: [0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600]}
 
 
-def make_runtime(settings: Settings) -> Runtime | None:
-    """A Temporal runtime exporting Prometheus metrics on ``FILM_METRICS_BIND`` (None: off)."""
-    if not settings.metrics_bind:
-        return None
-    prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
-                                  counters_total_suffix=True, durations_as_seconds=True,
-                                  histogram_bucket_overrides=METRIC_BUCKETS)
-    return Runtime(telemetry=TelemetryConfig(metrics=prometheus))
+CORE_LOGGER = "temporalio.core"
+"""The Python logger the SDK's Rust core logs through (``temporalio.core.<target>``)."""
+
+
+def make_runtime(settings: Settings) -> Runtime:
+    """The worker's Temporal runtime: the SDK core's own log lines (poll errors, lost
+    completions: warnings and errors) forwarded to the Python logger :data:`CORE_LOGGER`, so
+    they come out as the same JSON lines as ours instead of ANSI-coloured console text, and
+    Prometheus metrics on ``FILM_METRICS_BIND`` when it is set."""
+    prometheus = None
+    if settings.metrics_bind:
+        prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
+                                      counters_total_suffix=True, durations_as_seconds=True,
+                                      histogram_bucket_overrides=METRIC_BUCKETS)
+    core_logs = LoggingConfig(filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+                              forwarding=LogForwardingConfig(
+                                  logger=logging.getLogger(CORE_LOGGER)))
+    return Runtime(telemetry=TelemetryConfig(logging=core_logs, metrics=prometheus))
 
 
 OTLP_ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
