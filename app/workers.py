@@ -19,6 +19,7 @@ from temporalio.worker import Worker
 from activities.context import ProgressSink, StageContext, use_progress_sink
 from activities.observe import StageObserver
 from app.client import connect, target_address
+from app.memory import MemoryReleaser, limit_arenas
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.codec import codec_from_env, worker_data_converter
@@ -55,7 +56,7 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
     activities = FilmActivities(StageContext.from_settings(settings))
     common: dict[str, Any] = {
         "graceful_shutdown_timeout": timedelta(seconds=settings.graceful_shutdown_s),
-        "interceptors": [StageObserver()],
+        "interceptors": [StageObserver(), MemoryReleaser()],
     }
     main = Worker(client, task_queue=settings.task_queue, workflows=[FilmRender],
                   activities=activities.main_queue(), activity_executor=main_pool,
@@ -85,6 +86,7 @@ async def running_worker(client: Client, settings: Settings) -> AsyncIterator[Wo
 
 async def run_worker(settings: Settings) -> None:
     """Run both workers against ``TEMPORAL_ADDRESS`` until SIGTERM or SIGINT, then drain."""
+    limit_arenas()  # before the runtime's and the executors' threads allocate
     configure_logging(settings)
     client = await connect(settings, make_runtime(settings))
     stop = asyncio.Event()

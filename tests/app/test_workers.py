@@ -14,6 +14,7 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from app.memory import MemoryReleaser
 from app.ops import health_problems
 from app.workers import create_workers, running_worker, worker_client
 from services.settings import Settings
@@ -108,3 +109,11 @@ def test_workers_decode_with_the_never_raising_worker_codec_when_keys_are_set(
     assert isinstance(keyed.data_converter.payload_codec, WorkerCodec)
     assert keyed.namespace == temporal_env.client.namespace
     assert worker_client(temporal_env.client) is temporal_env.client, "no keys: unchanged"
+
+
+def test_both_workers_give_freed_memory_back_after_each_activity(
+    workers: tuple[Settings, Worker, Worker],
+) -> None:
+    _, main, media = workers
+    for worker in (main, media):
+        assert any(isinstance(i, MemoryReleaser) for i in worker.config()["interceptors"])
