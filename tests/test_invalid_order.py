@@ -274,6 +274,20 @@ async def test_a_start_the_workers_codec_cannot_open_ends_failed_invalid_order_c
         await assert_refused_and_reported(handle, stages, reason)
 
 
+@pytest.mark.timeout(60)
+async def test_a_sealed_start_on_a_worker_without_keys_ends_failed_invalid_order_codec_key(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    stages = FakeStages()
+    starter = keyed_client(temporal_env, codec_with(f"k1:{new_key()}"))
+    order = make_order()
+    async with fake_workers(temporal_env.client, stages, "keyless") as queue:
+        await start_render(starter, order, task_queue=queue)
+        handle = temporal_env.client.get_workflow_handle(order.workflow_id,
+                                                         result_type=FilmOutcome)
+        await assert_refused_and_reported(handle, stages, "invalid_order:codec_key")
+
+
 async def test_the_worker_codec_marks_what_it_cannot_open_and_tags_what_came_in_clear() -> None:
     codec = codec_with(f"k1:{new_key()}")
     worker = WorkerCodec.of(codec)

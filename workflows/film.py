@@ -26,7 +26,13 @@ from temporalio.common import RawValue, RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.codec import CLEAR_METADATA, UNOPENED_ENCODING, UNOPENED_METADATA
+    from workflows.codec import (
+        CLEAR_METADATA,
+        ENCODING,
+        UNOPENED_ENCODING,
+        UNOPENED_KEY,
+        UNOPENED_METADATA,
+    )
     from workflows.contract import (
         PROGRESS_QUERY,
         STAGE_PROGRESS_SIGNAL,
@@ -291,6 +297,8 @@ class FilmRender:
         if len(args) != 1:
             return refuse_start(ARITY, workflow_id)
         metadata = args[0].payload.metadata
+        if metadata.get("encoding") == ENCODING:  # sealed, and this worker holds no keys
+            return refuse_start(UNOPENED_KEY.decode(), workflow_id)
         if metadata.get("encoding") == UNOPENED_ENCODING:
             reason = metadata.get(UNOPENED_METADATA, b"").decode(errors="replace")
             return refuse_start(reason if reason in CODEC_FIELDS else CODEC, workflow_id)
