@@ -257,16 +257,16 @@ async def test_a_start_with_no_or_two_arguments_ends_failed_invalid_order_arity_
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize(("starter_keys", "reason"), [
-    (f"k9:{new_key()}", "invalid_order:codec_key"),   # a key id the worker does not hold
-    (f"k1:{new_key()}", "invalid_order:codec_seal"),  # the worker's key id, another key: bad tag
+@pytest.mark.parametrize(("starter_key_id", "reason"), [
+    ("k9", "invalid_order:codec_key"),   # a key id the worker does not hold
+    ("k1", "invalid_order:codec_seal"),  # the worker's key id, another key: a bad tag
 ])
 async def test_a_start_the_workers_codec_cannot_open_ends_failed_invalid_order_codec_and_reported(
-    temporal_env: WorkflowEnvironment, tmp_path: Path, starter_keys: str, reason: str,
+    temporal_env: WorkflowEnvironment, tmp_path: Path, starter_key_id: str, reason: str,
 ) -> None:
     stages = FakeStages()
     worker_side = keyed_client(temporal_env, codec_with(f"k1:{new_key()}"))
-    starter = keyed_client(temporal_env, codec_with(starter_keys))
+    starter = keyed_client(temporal_env, codec_with(f"{starter_key_id}:{new_key()}"))
     order = make_order()
     async with keyed_workers(worker_side, stages, tmp_path=tmp_path) as queue:
         await start_render(starter, order, task_queue=queue)
