@@ -49,7 +49,8 @@ _CONTEXT_FIELDS = ("workflow_id", "run_id", "workflow_run_id", "activity_type", 
                    "task_queue")
 _RECORD_FIELDS = ("gift_id", "workflow_id", "run_id", "stage", "activity", "attempt",
                   "task_queue", "state",
-                  "reason", "result", "duration_s", "fps", "error_type")
+                  "reason", "result", "duration_s", "fps", "error_type",
+                  "refused", "operation", "namespace", "subject", "payloads")
 
 
 def _gift_id(arg: Any) -> str | None:

@@ -12,6 +12,7 @@ from activities.assets import run_assets
 from activities.context import StageContext
 from activities.deliver import run_deliver
 from activities.gate import run_gate
+from activities.intake import run_plain_start
 from activities.prep import run_prep
 from activities.render import (
     run_render_film,
@@ -30,6 +31,7 @@ from workflows.stages import (
     DeliverResult,
     GateResult,
     JoinInput,
+    PlainStart,
     PrepResult,
     RenderInput,
     RenderPlan,
@@ -122,6 +124,11 @@ class FilmActivities:
         """The activities one worker registers: those :data:`workflows.stages.ACTIVITY_QUEUE`
         puts on ``queue`` (each method is named as its activity)."""
         return [getattr(self, name.value) for name in activities_on(queue)]
+
+    @activity.defn(name=ActivityName.PLAIN_START)
+    def plain_start(self, start: PlainStart) -> bool:
+        """Log and count an unsealed start; say whether the settings refuse it (local)."""
+        return run_plain_start(self.ctx, start)
 
     def main_queue(self) -> list[Callable[..., Any]]:
         """The activities of the orchestration worker (``FILM_TASK_QUEUE``)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
+from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
 from activities.order_plan import (
@@ -26,6 +27,7 @@ from activities.order_plan import (
     poster_frame,
     poster_time_s,
 )
+from activities.resume import StoredSet, fingerprint, finished, forget
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
 from media.deliver.poster import PostersFromFrames, make_posters
 from media.frames.encode import FilmSound
@@ -119,13 +121,19 @@ def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Pat
     return outputs, stats.frames, stats.signals
 
 
-def _store_signals(storage: Storage, signals: dict[str, FrameSignal],
+def _store_signals(stored: StoredSet, signals: dict[str, FrameSignal],
                    key_for: Callable[[str], str]) -> dict[str, str]:
     """Store each aspect's frame signal under ``key_for(aspect name)``; the keys by aspect."""
     keys = {name: key_for(name) for name in signals}
     for name, signal in signals.items():
-        storage.put_bytes(keys[name], signal.to_bytes(), "application/octet-stream")
+        stored.put_bytes(keys[name], signal.to_bytes(), "application/octet-stream")
     return keys
+
+
+def _reused(what: str, manifest_key: str) -> None:
+    """Log that a re-run found its own finished render (its completion was lost)."""
+    activity.logger.info("%s already finished by an earlier run of this attempt: reused",
+                         what, extra={"result": "reused", "reason": manifest_key})
 
 
 def _check_frames(name: str, frames: int, planned: int) -> None:
@@ -150,20 +158,25 @@ def _posters_of_films(order: FilmOrder, timeline: Timeline, films: dict[str, Pat
 
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
                  films: dict[str, Path], posters: dict[str, Path],
-                 signals: dict[str, FrameSignal], timeline_key: str) -> RenderResult:
-    """Store films, posters (by aspect name) and the films' frame signals (for verify)."""
+                 signals: dict[str, FrameSignal], timeline_key: str,
+                 inputs: str) -> RenderResult:
+    """Store films, posters (by aspect name) and the films' frame signals (for verify), then
+    the render's manifest (last)."""
+    stored = StoredSet(ctx.storage)
     poster_keys = {LANDSCAPE.name: order.run_keys.poster,
                    PORTRAIT.name: order.run_keys.portrait_poster}
     film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
-        ctx.storage.put_file(film_keys[name], path, content_type="video/mp4")
+        stored.put_file(film_keys[name], path, content_type="video/mp4")
     for name, path in posters.items():
-        ctx.storage.put_file(poster_keys[name], path, content_type="image/jpeg")
-    return RenderResult(film_keys=film_keys, poster_key=poster_keys[LANDSCAPE.name],
-                        timeline_key=timeline_key,
-                        duration_sec=timeline.total_frames / timeline.fps,
-                        signal_keys=_store_signals(ctx.storage, signals,
-                                                   order.run_keys.frame_signal))
+        stored.put_file(poster_keys[name], path, content_type="image/jpeg")
+    result = RenderResult(film_keys=film_keys, poster_key=poster_keys[LANDSCAPE.name],
+                          timeline_key=timeline_key,
+                          duration_sec=timeline.total_frames / timeline.fps,
+                          signal_keys=_store_signals(stored, signals,
+                                                     order.run_keys.frame_signal))
+    stored.seal(order.run_keys.render_manifest, inputs, result)
+    return result
 
 
 def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:
@@ -194,20 +207,31 @@ def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResul
     """Render frames ``[start_frame, stop_frame)`` of the planned film, both aspects, video
     only; fetch only the photos and clips they show."""
     order, frames = segment.render.order, (segment.start_frame, segment.stop_frame)
+    manifest_key = order.run_keys.segment_manifest(segment.index)
     with ctx.scratch("render-segment") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item=f"segment {segment.index}")
+        inputs = fingerprint(segment, ctx.storage, segment.plan.timeline_key,
+                             extra=ctx.settings.encoder_preset)
+        done = finished(ctx.storage, manifest_key, inputs, SegmentResult)
+        if done is not None:
+            _reused(f"segment {segment.index}", manifest_key)
+            return done
+        forget(ctx.storage, manifest_key)
         timeline = _load_timeline(ctx.storage, segment.plan)
         sources = _fetch_sources(ctx.storage, segment.render, scratch,
                                  sources_for(timeline, frames))
         films, count, signals = _render(ctx, timeline, sources, None, frames, heartbeat,
                                         scratch)
+        stored = StoredSet(ctx.storage)
         keys = {name: order.run_keys.segment_film(segment.index, name) for name in films}
         for name, path in films.items():
-            ctx.storage.put_file(keys[name], path, content_type="video/mp4")
+            stored.put_file(keys[name], path, content_type="video/mp4")
         signal_keys = _store_signals(
-            ctx.storage, signals, lambda name: order.run_keys.segment_signal(segment.index, name))
-    return SegmentResult(index=segment.index, film_keys=keys, frames=count,
-                         signal_keys=signal_keys)
+            stored, signals, lambda name: order.run_keys.segment_signal(segment.index, name))
+        result = SegmentResult(index=segment.index, film_keys=keys, frames=count,
+                               signal_keys=signal_keys)
+        stored.seal(manifest_key, inputs, result)
+    return result
 
 
 def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
@@ -217,6 +241,13 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
     order, plan = whole.render.order, whole.plan
     with ctx.scratch("render-film") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item="film")
+        inputs = fingerprint(whole, ctx.storage, plan.timeline_key, plan.soundtrack_key,
+                             extra=ctx.settings.encoder_preset)
+        done = finished(ctx.storage, order.run_keys.render_manifest, inputs, RenderResult)
+        if done is not None:
+            _reused("the film", order.run_keys.render_manifest)
+            return done
+        forget(ctx.storage, order.run_keys.render_manifest)
         timeline = _load_timeline(ctx.storage, plan)
         sources = _fetch_sources(ctx.storage, whole.render, scratch, sources_for(timeline))
         audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
@@ -226,7 +257,8 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
                                              scratch, on_frame=posters)
             _check_frames("the film", frames, plan.total_frames)
             made = posters.result()
-        return _store_films(ctx, order, timeline, films, made, signals, plan.timeline_key)
+        return _store_films(ctx, order, timeline, films, made, signals, plan.timeline_key,
+                            inputs)
 
 
 def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
@@ -238,6 +270,13 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
     limits = join_limits(plan.duration_sec)
     with ctx.scratch("render-join") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item="join")
+        inputs = fingerprint(join, ctx.storage, plan.timeline_key, plan.soundtrack_key,
+                             *(key for s in segments for key in s.film_keys.values()))
+        done = finished(ctx.storage, order.run_keys.render_manifest, inputs, RenderResult)
+        if done is not None:
+            _reused("the joined film", order.run_keys.render_manifest)
+            return done
+        forget(ctx.storage, order.run_keys.render_manifest)
         audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
         films = {}
         for aspect in ASPECTS:
@@ -251,7 +290,7 @@ def run_render_join(ctx: StageContext, join: JoinInput) -> RenderResult:
         timeline = _load_timeline(ctx.storage, plan)
         return _store_films(ctx, order, timeline, films,
                             _posters_of_films(order, timeline, films, scratch),
-                            _joined_signals(ctx.storage, segments), plan.timeline_key)
+                            _joined_signals(ctx.storage, segments), plan.timeline_key, inputs)
 
 
 def _joined_signals(storage: Storage, segments: list[SegmentResult]) -> dict[str, FrameSignal]:

@@ -26,9 +26,9 @@ from typing import Any
 from pydantic import ValidationError
 from temporalio.service import RPCError
 
-from app import heap
 from app.client import TemporalConfigError, TemporalUnreachable, target_address
 from app.errors import HistoryFileError, RunExists
+from app.memory import limit_arenas
 from app.order_folder import OrderFolderError
 from services.settings import Settings
 from services.storage.base import StorageError
@@ -197,18 +197,21 @@ def _healthcheck_command(args: argparse.Namespace) -> int:
 
 
 def _codec_server_command(args: argparse.Namespace) -> int:
-    from app.codec_server import codec_server
+    from app.codec_server import codec_server, parse_tokens
+    from app.telemetry import configure_logging
     from workflows.codec import KEYS_ENV, codec_from_env
 
     settings = Settings()
+    configure_logging(settings)
     codec = codec_from_env()
     if codec is None:
         raise CodecKeyError(f"codec-server needs {KEYS_ENV} (the workers' payload keys)")
     origins = [o.strip() for o in settings.codec_origins.split(",") if o.strip()]
+    tokens = parse_tokens(settings.codec_token, settings.codec_tokens)
     server = codec_server(codec, host=args.host, port=args.port, origins=origins,
-                          token=settings.codec_token or None)  # compose passes "" for unset
-    print(f"codec server on http://{args.host}:{server.server_address[1]} for {origins}"
-          f"{', bearer token required' if settings.codec_token else ''}", flush=True)
+                          tokens=tokens)
+    print(f"codec server on http://{args.host}:{server.port} for {origins}"
+          f"{', bearer token required' if tokens else ''}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return ExitCode.SUCCEEDED
@@ -384,7 +387,7 @@ def friendly_errors(command: str) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     """``filmworker COMMAND ...`` (``filmworker --help``)."""
-    heap.limit_arenas()  # before the SDK's, the renders' and OpenCV's threads allocate
+    limit_arenas()  # before the SDK's, the renders' and OpenCV's threads allocate
     args = build_parser().parse_args(argv)
     with friendly_errors(args.command):
         return COMMANDS[args.command](args)

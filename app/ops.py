@@ -35,6 +35,7 @@ from workflows.codec import (
     CodecKeyError,
     codec_from_env,
     film_data_converter,
+    worker_data_converter,
 )
 from workflows.contract import FilmOutcome, start_render
 from workflows.film import FilmRender
@@ -74,8 +75,9 @@ async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None
 
 
 def film_replayer() -> Replayer:
-    """A replayer of the current FilmRender code."""
-    return Replayer(workflows=[FilmRender], data_converter=film_data_converter(codec_from_env()))
+    """A replayer of the current FilmRender code, decoding as the workers do."""
+    return Replayer(workflows=[FilmRender],
+                    data_converter=worker_data_converter(film_data_converter(codec_from_env())))
 
 
 async def fetch_history(settings: Settings, workflow_id: str,

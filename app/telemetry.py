@@ -9,7 +9,14 @@ import sys
 from typing import Any
 
 from temporalio import activity, workflow
-from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    PrometheusConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 
 from activities.observe import STAGE_SECONDS, StructuredFormatter
 from services.settings import Settings
@@ -27,19 +34,27 @@ def service_name() -> str:
     return os.environ.get("OTEL_SERVICE_NAME") or DEFAULT_SERVICE_NAME
 
 
-def make_runtime(settings: Settings) -> Runtime | None:
-    """A Temporal runtime exporting Prometheus metrics on ``FILM_METRICS_BIND`` (None: off).
+CORE_LOGGER = "temporalio.core"
+"""The Python logger the SDK's Rust core logs through (``temporalio.core.<target>``)."""
 
-    Counters carry ``_total`` (``film_outcomes`` is ``film_outcomes_total``, as Prometheus
-    names counters); every series carries ``service_name`` (:func:`service_name`) instead of
-    the SDK's ``temporal-core-sdk``."""
-    if not settings.metrics_bind:
-        return None
-    prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
-                                  counters_total_suffix=True, durations_as_seconds=True,
-                                  histogram_bucket_overrides=METRIC_BUCKETS)
+
+def make_runtime(settings: Settings) -> Runtime:
+    """The worker's Temporal runtime: the SDK core's own log lines (poll errors, lost
+    completions: warnings and errors) forwarded to the Python logger :data:`CORE_LOGGER`, so
+    they come out as the same JSON lines as ours instead of ANSI-coloured console text, and
+    Prometheus metrics on ``FILM_METRICS_BIND`` when it is set. Counters carry ``_total``
+    (``film_outcomes`` is ``film_outcomes_total``, as Prometheus names counters); every series
+    carries ``service_name`` (:func:`service_name`) instead of the SDK's ``temporal-core-sdk``."""
+    prometheus = None
+    if settings.metrics_bind:
+        prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
+                                      counters_total_suffix=True, durations_as_seconds=True,
+                                      histogram_bucket_overrides=METRIC_BUCKETS)
+    core_logs = LoggingConfig(filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+                              forwarding=LogForwardingConfig(
+                                  logger=logging.getLogger(CORE_LOGGER)))
     return Runtime(telemetry=TelemetryConfig(
-        metrics=prometheus, global_tags={"service_name": service_name()},
+        logging=core_logs, metrics=prometheus, global_tags={"service_name": service_name()},
         attach_service_name=False))
 
 

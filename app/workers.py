@@ -19,14 +19,27 @@ from temporalio.worker import Worker
 from activities.context import ProgressSink, StageContext, use_progress_sink
 from activities.observe import StageObserver
 from app.client import connect, target_address
+from app.memory import MemoryReleaser, limit_arenas
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.cleanup import FilmRunCleanup
-from workflows.codec import codec_from_env
+from workflows.codec import codec_from_env, worker_data_converter
 from workflows.film import FilmRender
 from workflows.stages import media_task_queue
 
 log = logging.getLogger("filmworker")
+
+
+def worker_client(client: Client) -> Client:
+    """``client`` for workers: its payload codec as the never-raising
+    :class:`workflows.codec.WorkerCodec`, so a start the codec cannot open reaches the workflow
+    as a marker and ends as ``invalid_order:codec_*`` instead of failing its task for ever."""
+    converter = worker_data_converter(client.data_converter)
+    if converter is client.data_converter:
+        return client
+    config = client.config()
+    config["data_converter"] = converter
+    return Client(**config)
 
 
 def create_workers(client: Client, settings: Settings, main_pool: concurrent.futures.Executor,
@@ -40,11 +53,12 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
     """
     from activities.registry import FilmActivities  # heavy (media code): only where needed
 
+    client = worker_client(client)
     use_progress_sink(ProgressSink(client, asyncio.get_running_loop()))
     activities = FilmActivities(StageContext.from_settings(settings))
     common: dict[str, Any] = {
         "graceful_shutdown_timeout": timedelta(seconds=settings.graceful_shutdown_s),
-        "interceptors": [StageObserver()],
+        "interceptors": [StageObserver(), MemoryReleaser()],
     }
     main = Worker(client, task_queue=settings.task_queue, workflows=[FilmRender, FilmRunCleanup],
                   activities=activities.main_queue(), activity_executor=main_pool,
@@ -74,6 +88,7 @@ async def running_worker(client: Client, settings: Settings) -> AsyncIterator[Wo
 
 async def run_worker(settings: Settings) -> None:
     """Run both workers against ``TEMPORAL_ADDRESS`` until SIGTERM or SIGINT, then drain."""
+    limit_arenas()  # before the runtime's and the executors' threads allocate
     configure_logging(settings)
     client = await connect(settings, make_runtime(settings))
     stop = asyncio.Event()

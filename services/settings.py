@@ -116,6 +116,11 @@ class Settings(BaseSettings):
     # `filmworker codec-server` (payload keys: FILM_PAYLOAD_KEYS, read by workflows.codec).
     codec_origins: str = Field("http://localhost:8233", alias="FILM_CODEC_CORS_ORIGINS")
     codec_token: str | None = Field(None, alias="FILM_CODEC_TOKEN")
+    # More codec-server tokens, by the subject its audit log names: "alice:tok1,bob:tok2".
+    codec_tokens: str | None = Field(None, alias="FILM_CODEC_TOKENS")
+    # While FILM_PAYLOAD_KEYS is set: refuse a start that arrived unsealed (invalid_order:plain)
+    # instead of running it with its customer text in clear (it is logged and counted either way).
+    refuse_plain_starts: bool = Field(False, alias="FILM_REFUSE_PLAIN_STARTS")
 
     @field_validator("order_api_url")
     @classmethod

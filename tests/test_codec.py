@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
+import logging
 import os
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,13 +163,21 @@ async def test_unencrypted_baseline_histories_replay_with_the_codec_configured(
 
 @pytest.fixture
 def codec_endpoint(codec: AesGcmCodec) -> Iterator[str]:
-    server = codec_server(codec, port=0, origins=[UI_ORIGIN], token="ops-token")
+    server = codec_server(codec, port=0, origins=[UI_ORIGIN], token="ops-token",
+                          tokens={"alice-token": "alice"})
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    base = f"http://127.0.0.1:{server.port}"
+    for _ in range(100):  # bounded: 10 s for uvicorn to start serving
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        time.sleep(0.1)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/codec"
+        yield f"{base}/codec"
     finally:
         server.shutdown()
+        thread.join(10)
         server.server_close()
 
 
@@ -238,3 +250,95 @@ async def test_the_order_api_starter_connects_from_the_environment_and_seals_the
     assert payload.metadata[KEY_ID_METADATA] == b"api1"
     assert RECIPIENT.encode() not in payload.data
     await handle.terminate("test over")
+
+
+# --- the codec server against clients that are not authorised (issue 31, case 4) ---------------
+
+
+def _raw_exchange(endpoint: str, head: str, body: bytes = b"", read_s: float = 5.0) -> bytes:
+    """Send ``head`` (and ``body``) on a raw connection; what the server answers first."""
+    host, port = endpoint.removeprefix("http://").split("/")[0].split(":")
+    with socket.create_connection((host, int(port)), 5) as sock:
+        sock.sendall(head.encode() + body)
+        sock.settimeout(read_s)
+        return sock.recv(4096)
+
+
+def test_the_codec_server_health_answers_without_a_token(codec_endpoint: str) -> None:
+    health = httpx.get(codec_endpoint.removesuffix("/codec") + "/health")
+    assert (health.status_code, health.json()) == (200, {"status": "ok"})
+
+
+def test_the_codec_server_refuses_a_16_mib_body_without_a_token_before_reading_it(
+    codec_endpoint: str,
+) -> None:
+    head = ("POST /codec/decode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {16 << 20}\r\n\r\n")
+    answer = _raw_exchange(codec_endpoint, head)  # not one byte of the body sent
+    assert answer.startswith(b"HTTP/1.1 401")
+    assert b"connection: close" in answer.lower()
+
+
+@pytest.mark.parametrize("length", ["-1", "abc", "1e3"])
+def test_the_codec_server_answers_400_to_a_content_length_that_is_not_a_number_of_bytes(
+    codec_endpoint: str, length: str,
+) -> None:
+    head = (f"POST /codec/decode HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ops-token\r\n"
+            f"Content-Length: {length}\r\n\r\n")
+    assert _raw_exchange(codec_endpoint, head).startswith(b"HTTP/1.1 400")
+
+
+def test_the_codec_server_refuses_a_body_over_the_limit_with_413(codec_endpoint: str) -> None:
+    from app.codec_server import MAX_BODY_BYTES
+
+    head = (f"POST /codec/decode HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ops-token\r\n"
+            f"Content-Length: {MAX_BODY_BYTES + 1}\r\n\r\n")
+    assert _raw_exchange(codec_endpoint, head).startswith(b"HTTP/1.1 413")
+
+
+@pytest.mark.parametrize("data", ["!!!", "QQ", "QQ==\n", "-_-_"])
+def test_the_codec_server_refuses_base64_that_is_not_strict(codec_endpoint: str,
+                                                            data: str) -> None:
+    payload = {"metadata": {"encoding": base64.b64encode(b"json/plain").decode()}, "data": data}
+    assert _ui_request(codec_endpoint, "decode", [payload]).status_code == 400
+
+
+def test_the_codec_server_closes_a_connection_whose_headers_never_come(
+    codec_endpoint: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("app.codec_server.HEADER_TIMEOUT_S", 0.5)
+    started = time.monotonic()
+    answer = _raw_exchange(codec_endpoint, "POST /codec/decode HTTP/1.1\r\nHost: x\r\n",
+                           read_s=5.0)
+    assert answer == b"", "closed without an answer"
+    assert time.monotonic() - started < 3
+
+
+def test_the_codec_server_writes_one_audit_line_per_decode_without_the_data(
+    codec_endpoint: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="filmworker.codec.audit")
+    [sealed] = _ui_request(codec_endpoint, "encode", [_json_payload(MEMORY)]).json()["payloads"]
+    caplog.clear()
+    headers = {"Authorization": "Bearer alice-token", "X-Namespace": "films-prod"}
+    decoded = httpx.post(f"{codec_endpoint}/decode", headers=headers,
+                         json={"payloads": [sealed, _json_payload("plain")]})
+    assert decoded.status_code == 200
+    _ui_request(codec_endpoint, "decode", [sealed], token="wrong")
+    lines = [r for r in caplog.records if r.name == "filmworker.codec.audit"]
+    assert [(r.operation, r.namespace, r.subject, r.payloads, r.result) for r in lines] == [
+        ("decode", "films-prod", "alice", 2, "ok"),
+        ("decode", "default", "(refused)", 0, "unauthorized")]
+    assert all(MEMORY not in r.getMessage() and sealed["data"] not in r.getMessage()
+               for r in lines)
+
+
+@pytest.mark.timeout(120)
+def test_thirty_unauthenticated_16_mib_bodies_leave_the_codec_server_under_150_mib_answering(
+) -> None:
+    from bench.codec_attack import run_attack
+
+    result = run_attack(connections=30, body_mib=16, hold_s=4.0)
+    assert result.answered_during_attack
+    assert result.rss_peak_mib < 150, result
+    assert result.attacker_answers == {"HTTP/1.1 401 Unauthorized": 30}

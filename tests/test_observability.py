@@ -33,11 +33,12 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.observe import RENDER_FPS, StructuredFormatter
 from app.client import connect
+from app.devserver import start_embedded_server
 from app.order_folder import load_order_folder
-from app.telemetry import make_runtime, tracing_interceptors
+from app.telemetry import CORE_LOGGER, make_runtime, tracing_interceptors
 from app.workers import running_worker
 from services.settings import Settings
-from tests.processes import free_port
+from tests.processes import WorkerProcess, free_port
 from tests.test_pipeline import disguised_photo_order
 from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
 from workflows.contract import (
@@ -184,7 +185,7 @@ async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(
     temporal_env: WorkflowEnvironment, held_settings: Settings, tmp_path: Path,
 ) -> None:
     runtime = make_runtime(held_settings)
-    assert runtime is not None and make_runtime(Settings()) is None
+    assert runtime is not None
     client = await Client.connect(address_of(temporal_env), runtime=runtime,
                                   data_converter=pydantic_data_converter)
     await run_held_order(client, held_settings, tmp_path / "order")
@@ -390,3 +391,30 @@ def test_worker_log_stream_stays_one_json_object_per_line_with_tracing_and_no_en
     records = [json.loads(line) for line in done.stderr.splitlines()]
     assert [r["msg"] for r in records] == [
         "FILM_OTEL=1 without OTEL_EXPORTER_OTLP_ENDPOINT: spans are not exported"]
+
+
+@pytest.mark.timeout(150)
+async def test_the_sdk_cores_warnings_in_a_server_outage_are_json_lines_without_ansi(
+    tmp_path: Path,
+) -> None:
+    """The server goes away under a running ``filmworker worker``: the SDK core's retry
+    warnings come out as our JSON lines (logger ``temporalio.core...``), no ANSI colour."""
+    server = await start_embedded_server()
+    env = {**os.environ, "TEMPORAL_ADDRESS": server.client.service_client.config.target_host,
+           "FILM_TASK_QUEUE": f"outage-{uuid.uuid4()}", "FILM_LOG_FORMAT": "json",
+           "FILM_STORAGE_URL": f"file://{tmp_path / 'storage'}", "FILM_WORK_DIR": str(tmp_path)}
+    worker = WorkerProcess(env, tmp_path / "worker.log").start()
+    try:
+        worker.wait_started()
+        await server.shutdown()
+        for _ in range(120):  # bounded: 60 s for the core's first retry warning
+            if CORE_LOGGER in worker.log():
+                break
+            await asyncio.sleep(0.5)
+    finally:
+        worker.stop()
+    lines = worker.log().splitlines()
+    assert "\x1b[" not in worker.log()
+    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    core = [r for r in records if r["logger"].startswith(CORE_LOGGER)]
+    assert core and core[0]["level"] == "warning", "the core's warnings reach our log"

@@ -24,7 +24,9 @@ import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from google.protobuf.message import DecodeError
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import DataConverter, PayloadCodec
 
@@ -34,6 +36,16 @@ KEY_ID_METADATA = "encryption-key-id"
 """``metadata`` entry naming the key that sealed the payload."""
 KEYS_ENV = "FILM_PAYLOAD_KEYS"
 KEY_ID_ENV = "FILM_PAYLOAD_KEY_ID"
+UNOPENED_ENCODING = b"binary/film-unopened"
+"""``metadata["encoding"]`` of the marker a worker decodes a payload it cannot open into."""
+UNOPENED_METADATA = "film-unopened"
+"""The marker's reason: :data:`UNOPENED_KEY` or :data:`UNOPENED_SEAL`."""
+UNOPENED_KEY = b"codec_key"
+"""Sealed with a key id this worker does not hold."""
+UNOPENED_SEAL = b"codec_seal"
+"""Sealed with a known key id, but the tag or the sealed bytes do not check out."""
+CLEAR_METADATA = "film-clear"
+"""Set by :class:`WorkerCodec` on a payload that arrived unsealed while keys are set."""
 NONCE_BYTES = 12  # the GCM standard nonce, random per payload
 KEY_BYTES = 32  # AES-256
 
@@ -121,6 +133,54 @@ class AesGcmCodec(PayloadCodec):
         return Payload.FromString(cipher.decrypt(nonce, sealed, key_id.encode()))
 
 
+class WorkerCodec(AesGcmCodec):
+    """The workers' codec: opens like :class:`AesGcmCodec`, but never raises on decode.
+
+    A payload it cannot open (an unknown key id, a bad tag, sealed bytes that are not a
+    payload) decodes into a marker payload (:data:`UNOPENED_ENCODING`, the reason in
+    :data:`UNOPENED_METADATA`, no data), and an unsealed payload gets :data:`CLEAR_METADATA`.
+    Raising would fail the workflow task, which the server retries for ever; the marker reaches
+    the workflow as its raw start argument, which it refuses as ``invalid_order:codec_key`` or
+    ``invalid_order:codec_seal`` and reports. Any other payload the worker cannot open (an
+    activity's input or result) fails to convert where it is used, as before. Clients (the
+    starter, ``handle.result()``, the codec server) keep :class:`AesGcmCodec`, which raises.
+    """
+
+    @classmethod
+    def of(cls, codec: AesGcmCodec) -> WorkerCodec:
+        """The worker codec with ``codec``'s keys and current key."""
+        worker = cls.__new__(cls)
+        worker._ciphers, worker.current_key_id = codec._ciphers, codec.current_key_id
+        return worker
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """Open each payload, or mark it (see the class)."""
+        return [self.open_or_mark(payload) for payload in payloads]
+
+    def open_or_mark(self, payload: Payload) -> Payload:
+        """The opened payload, a marker of why it cannot be opened, or ``payload`` tagged as
+        having arrived in clear. Tags a client put in itself are never trusted."""
+        if payload.metadata.get("encoding") != ENCODING:
+            clear = Payload()
+            clear.CopyFrom(payload)
+            clear.metadata[CLEAR_METADATA] = b"1"
+            return clear
+        try:
+            opened = self.open(payload)
+        except CodecKeyError:
+            return unopened_marker(UNOPENED_KEY)
+        except (InvalidTag, DecodeError, ValueError):
+            return unopened_marker(UNOPENED_SEAL)
+        if CLEAR_METADATA in opened.metadata:
+            del opened.metadata[CLEAR_METADATA]
+        return opened
+
+
+def unopened_marker(reason: bytes) -> Payload:
+    """The payload a :class:`WorkerCodec` decodes an unopenable payload into."""
+    return Payload(metadata={"encoding": UNOPENED_ENCODING, UNOPENED_METADATA: reason})
+
+
 def codec_from_env(environ: Mapping[str, str] | None = None) -> AesGcmCodec | None:
     """The codec of ``FILM_PAYLOAD_KEYS`` / ``FILM_PAYLOAD_KEY_ID`` (None when unset)."""
     environ = os.environ if environ is None else environ
@@ -138,3 +198,12 @@ def film_data_converter(codec: PayloadCodec | None = None) -> DataConverter:
     if codec is None:
         return pydantic_data_converter
     return dataclasses.replace(pydantic_data_converter, payload_codec=codec)
+
+
+def worker_data_converter(converter: DataConverter) -> DataConverter:
+    """``converter`` with its :class:`AesGcmCodec` as a :class:`WorkerCodec` (for workers and
+    the replayer; see there); unchanged without one."""
+    codec = converter.payload_codec
+    if not isinstance(codec, AesGcmCodec) or isinstance(codec, WorkerCodec):
+        return converter
+    return dataclasses.replace(converter, payload_codec=WorkerCodec.of(codec))

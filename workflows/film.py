@@ -17,6 +17,8 @@ rendered by ``render_film`` with its soundtrack, nothing to join.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
@@ -24,6 +26,13 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.codec import (
+        CLEAR_METADATA,
+        ENCODING,
+        UNOPENED_ENCODING,
+        UNOPENED_KEY,
+        UNOPENED_METADATA,
+    )
     from workflows.contract import (
         PROGRESS_QUERY,
         STAGE_PROGRESS_SIGNAL,
@@ -35,7 +44,16 @@ with workflow.unsafe.imports_passed_through():
         Progress,
         StageProgress,
     )
-    from workflows.intake import UNDECODABLE, RefusedOrder, read_order
+    from workflows.intake import (
+        ARITY,
+        CODEC,
+        CODEC_FIELDS,
+        PLAIN,
+        UNDECODABLE,
+        RefusedOrder,
+        read_order,
+        refuse_start,
+    )
     from workflows.progress import STAGE_START_PERCENT, RunProgress
     from workflows.search import FILM_STAGE, FILM_STATE
     from workflows.segments import split_render
@@ -53,6 +71,7 @@ with workflow.unsafe.imports_passed_through():
         DeliverResult,
         GateResult,
         JoinInput,
+        PlainStart,
         PrepResult,
         Rejection,
         RenderInput,
@@ -71,6 +90,10 @@ with workflow.unsafe.imports_passed_through():
 OUTCOMES_METRIC = "film_outcomes"
 """Counter of finished runs; Prometheus shows it as ``film_outcomes_total`` (the exporter adds
 ``_total`` to every counter)."""
+
+PLAIN_START_TIMEOUT = timedelta(seconds=10)
+PLAIN_START_PATCH = "plain-start-policy"
+"""Runs started before the plain-start check replay without its local activity."""
 
 LEFT_OUT = "left_out"
 """Reason prefix of a succeeded run made without some of the customer's files."""
@@ -105,9 +128,15 @@ class _RunEnded(Exception):
         self.reason = reason
 
 
-@workflow.defn(name=WORKFLOW_TYPE)
+@workflow.defn(dynamic=True)
 class FilmRender:
-    """One paid render of one gift attempt."""
+    """One paid render of one gift attempt.
+
+    Registered as the worker's dynamic workflow, serving the type ``FilmRender`` only: the SDK
+    then hands every start argument over raw, whatever their number, so a start with none or
+    two of them ends as ``invalid_order:arity`` instead of a workflow task that fails on the
+    call for ever (a named workflow's run method is called with the converted arguments).
+    """
 
     def __init__(self) -> None:
         self._progress = RunProgress(workflow.now())
@@ -124,13 +153,19 @@ class FilmRender:
         self._progress.report(report, workflow.now())
 
     @workflow.run
-    async def run(self, payload: RawValue) -> FilmOutcome:
+    async def run(self, args: Sequence[RawValue]) -> FilmOutcome:
         """Validate the start payload, run the six stages, then report and return the outcome.
 
-        The payload is taken raw (a :class:`FilmOrder` as JSON): one outside the contract ends
-        the run ``failed`` with ``invalid_order:<field>`` and is reported like any other.
+        The payload is taken raw (a :class:`FilmOrder` as JSON): one outside the contract (no
+        or two arguments, a payload the codec could not open, an unsealed one refused while
+        keys are set, one that does not validate) ends the run ``failed`` with
+        ``invalid_order:<field>`` and is reported like any other.
         """
-        order = read_order(self._decoded(payload), workflow.info().workflow_id)
+        info = workflow.info()
+        if info.workflow_type != WORKFLOW_TYPE:
+            raise ApplicationError(f"this worker runs {WORKFLOW_TYPE} only",
+                                   type="UnknownWorkflowType", non_retryable=True)
+        order = await self._read_start(args, info.workflow_id)
         if isinstance(order, RefusedOrder):
             return await self._refuse(order)
         try:
@@ -150,6 +185,25 @@ class FilmRender:
             )
         workflow.set_current_details(self._details(order, outcome.reason))
         return await self._report(order.gift_id, outcome)
+
+    async def _read_start(self, args: Sequence[RawValue],
+                          workflow_id: str) -> FilmOrder | RefusedOrder:
+        """The order of the start arguments, or why they are refused."""
+        if len(args) != 1:
+            return refuse_start(ARITY, workflow_id)
+        metadata = args[0].payload.metadata
+        if metadata.get("encoding") == ENCODING:  # sealed, and this worker holds no keys
+            return refuse_start(UNOPENED_KEY.decode(), workflow_id)
+        if metadata.get("encoding") == UNOPENED_ENCODING:
+            reason = metadata.get(UNOPENED_METADATA, b"").decode(errors="replace")
+            return refuse_start(reason if reason in CODEC_FIELDS else CODEC, workflow_id)
+        if CLEAR_METADATA in metadata and workflow.patched(PLAIN_START_PATCH):
+            refuse = await workflow.execute_local_activity(
+                ActivityName.PLAIN_START, PlainStart(workflow_id=workflow_id), result_type=bool,
+                start_to_close_timeout=PLAIN_START_TIMEOUT)
+            if refuse:
+                return refuse_start(PLAIN, workflow_id)
+        return read_order(self._decoded(args[0]), workflow_id)
 
     @staticmethod
     def _decoded(payload: RawValue) -> object:

@@ -30,6 +30,15 @@ its workflow id, so such a start is refused and reported as the workflow id's ru
 payload's. (A workflow id of another shape, such as a history file's name on replay, carries no
 identity: the payload's is used.)"""
 
+ARITY = "arity"
+"""The field named when the start has no argument or more than one."""
+CODEC = "codec"
+"""The field named for a payload the worker's codec could not open (an unknown key id:
+``codec_key``; a bad tag or sealed bytes that are not a payload: ``codec_seal``)."""
+CODEC_FIELDS = frozenset({"codec_key", "codec_seal"})
+PLAIN = "plain"
+"""The field named for an unsealed start refused while payload keys are set."""
+
 UNDECODABLE = object()
 """Stands for a payload the data converter could not decode."""
 
@@ -65,6 +74,12 @@ def read_order(payload: object, workflow_id: str) -> FilmOrder | RefusedOrder:
     if ids_from_workflow_id(workflow_id) not in ((None, None), (order.gift_id, order.attempt)):
         return _refused(WORKFLOW_ID, payload, workflow_id)
     return order
+
+
+def refuse_start(field: str, workflow_id: str) -> RefusedOrder:
+    """A start refused before its payload is read (``field``: :data:`ARITY`, a codec field,
+    :data:`PLAIN`); ids come from the workflow id only."""
+    return _refused(field, {}, workflow_id)
 
 
 def invalid_field(error: ValidationError) -> str:

@@ -11,8 +11,8 @@ command line, the tests) builds its keys here::
         assets/photos/{id}.jpg  assets/framing.json  assets/restore.json
         assets/song.wav  assets/song.json  assets/logo.png
         render/timeline.json  render/soundtrack.wav  render/{aspect}.mp4
-        render/poster.jpg  render/poster-9x16.jpg
-        render/segments/{index:03d}/{aspect}.mp4
+        render/poster.jpg  render/poster-9x16.jpg  render/manifest.json
+        render/segments/{index:03d}/{aspect}.mp4  render/segments/{index:03d}/manifest.json
     films/{share_slug}/                        the delivery, public
         16x9.mp4  9x16.mp4  poster.jpg (16:9, og:image)  poster-9x16.jpg  index.html
         logo.png (brand style)  manifest.json
@@ -157,6 +157,16 @@ class RunKeys:
     def portrait_poster(self) -> str:
         """The 9:16 poster made from the rendered portrait film."""
         return self.key(f"render/{PORTRAIT_POSTER_NAME}")
+
+    @property
+    def render_manifest(self) -> str:
+        """What the finished render stored, with checksums (written last; see
+        :mod:`activities.resume`)."""
+        return self.key("render/manifest.json")
+
+    def segment_manifest(self, index: int) -> str:
+        """What render segment ``index`` stored, with checksums (written last)."""
+        return f"{self.segments_prefix}{index:03d}/manifest.json"
 
     @property
     def segments_prefix(self) -> str:

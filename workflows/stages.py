@@ -47,6 +47,7 @@ class ActivityName(StrEnum):
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
     CLEAN_RUN = "clean_run"  # workflows.cleanup: a run's working files, after their retention
+    PLAIN_START = "plain_start"
 
 
 RENDER_ACTIVITIES: tuple[ActivityName, ...] = (
@@ -85,6 +86,7 @@ ACTIVITY_QUEUE: dict[ActivityName, TaskQueue] = {
     ActivityName.DELIVER: TaskQueue.MEDIA,
     ActivityName.REPORT_OUTCOME: TaskQueue.MAIN,
     ActivityName.CLEAN_RUN: TaskQueue.MAIN,
+    ActivityName.PLAIN_START: TaskQueue.MAIN,  # a local activity of the orchestration worker
 }
 """The queue of every activity: the one place it is said (workers, workflow and ops read it)."""
 
@@ -337,6 +339,13 @@ class DeliverResult(_Model):
     film_url: dict[str, str]
     gift_url: str
     poster_url: str
+
+
+class PlainStart(_Model):
+    """A start that arrived unsealed while payload keys are set (the ``plain_start`` local
+    activity logs and counts it and says whether ``FILM_REFUSE_PLAIN_STARTS`` refuses it)."""
+
+    workflow_id: str
 
 
 class ReportInput(_Model):

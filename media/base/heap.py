@@ -1,6 +1,7 @@
 """Freed memory handed back to the system between a render's shots (glibc ``malloc_trim``).
 
-The process-wide arena cap, set once at start, is process setup: :mod:`app.heap`.
+The process-wide arena cap and the release after each activity are process setup:
+:mod:`app.memory`.
 """
 
 from __future__ import annotations

@@ -5,13 +5,17 @@ tests/test_pipeline.py and, frame by frame, by tests/media/frames/test_segments.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
+import activities.render
 from activities.assets import run_assets
 from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
+from activities.resume import finished
 from activities.verify import load_signal
 from app.order_folder import load_order_folder
 from media.base.runner import Limits
@@ -90,3 +94,34 @@ def test_a_missing_or_unreadable_frame_signal_leaves_verify_to_decode_the_film(
     storage.put_bytes("orders/x/signal.npz", b"not a signal")
     assert load_signal(storage, "orders/x/signal.npz") is None
     assert load_signal(storage, None) is None
+
+
+def test_a_render_whose_completion_was_lost_returns_its_finished_films_instead_of_rendering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ctx = local_context(tmp_path)
+    order = load_order_folder(SAMPLE, ctx.settings)
+    prep = run_prep(ctx, order)
+    assets = run_assets(ctx, StageInput(order=order, prep=prep))
+    render_input = RenderInput(order=order, prep=prep, assets=assets)
+    plan = run_render_plan(ctx, render_input)
+    whole = WholeFilmInput(render=render_input, plan=plan)
+    first = run_render_film(ctx, whole)
+    manifest = json.loads(ctx.storage.get_bytes(order.run_keys.render_manifest, 1 << 20))
+    assert set(manifest["files"]) >= {*first.film_keys.values(), first.poster_key,
+                                      *first.signal_keys.values()}
+
+    def render_again(*_: object, **__: object) -> None:
+        raise AssertionError("rendered again")
+
+    # The same attempt's render runs again (its completion was lost): the films are reused.
+    monkeypatch.setattr(activities.render, "render_films", render_again)
+    assert run_render_film(ctx, whole) == first
+
+    # Another plan's render, or a film that is not what the manifest says, renders again.
+    assert finished(ctx.storage, order.run_keys.render_manifest, "other inputs",
+                    RenderResult) is None
+    film = ctx.storage.path(first.film_keys[LANDSCAPE.name])
+    film.write_bytes(film.read_bytes()[:-1])
+    with pytest.raises(AssertionError, match="rendered again"):
+        run_render_film(ctx, whole)

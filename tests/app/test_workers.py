@@ -10,17 +10,27 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from app.memory import MemoryReleaser
 from app.ops import health_problems
-from app.workers import create_workers, running_worker
+from app.workers import create_workers, running_worker, worker_client
 from services.settings import Settings
 from workflows.cleanup import FilmRunCleanup
+from workflows.codec import (
+    AesGcmCodec,
+    WorkerCodec,
+    film_data_converter,
+    new_key,
+    parse_keys,
+)
 from workflows.film import FilmRender
 from workflows.stages import ActivityName, media_task_queue
 
-MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME, ActivityName.CLEAN_RUN}
+MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME, ActivityName.CLEAN_RUN,
+                         ActivityName.PLAIN_START}
 
 
 def _settings(tmp_path: Path, env: WorkflowEnvironment) -> Settings:
@@ -90,3 +100,22 @@ async def test_running_workers_poll_both_queues_so_this_host_is_healthy(
                 break
             await asyncio.sleep(0.2)
     assert problems == []
+
+
+def test_workers_decode_with_the_never_raising_worker_codec_when_keys_are_set(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    config = temporal_env.client.config()
+    config["data_converter"] = film_data_converter(AesGcmCodec(parse_keys(f"k1:{new_key()}")))
+    keyed = worker_client(Client(**config))
+    assert isinstance(keyed.data_converter.payload_codec, WorkerCodec)
+    assert keyed.namespace == temporal_env.client.namespace
+    assert worker_client(temporal_env.client) is temporal_env.client, "no keys: unchanged"
+
+
+def test_both_workers_give_freed_memory_back_after_each_activity(
+    workers: tuple[Settings, Worker, Worker],
+) -> None:
+    _, main, media = workers
+    for worker in (main, media):
+        assert any(isinstance(i, MemoryReleaser) for i in worker.config()["interceptors"])

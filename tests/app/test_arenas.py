@@ -1,4 +1,4 @@
-"""The process's heap cap (app.heap): a capped process's threads share HEAP_ARENAS arenas."""
+"""The process's heap cap (app.memory): a capped process's threads share HEAP_ARENAS arenas."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from app import heap
+from app import memory
 from media.base import heap as media_heap
 
 REPO = Path(__file__).resolve().parents[2]
 # Six threads allocate at once, then glibc's malloc_stats lists the arenas on stderr.
 PROBE = textwrap.dedent("""
     import ctypes, sys, threading
-    from app import heap
+    from app import memory
     if sys.argv[1] == "capped":
-        assert heap.limit_arenas()
+        assert memory.limit_arenas()
     libc = ctypes.CDLL(None)
     libc.malloc.restype = ctypes.c_void_p
     together = threading.Barrier(6)
@@ -43,8 +43,8 @@ def _arenas(mode: str) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc only")
 def test_a_capped_process_keeps_its_threads_in_heap_arenas() -> None:
-    assert _arenas("free") > heap.HEAP_ARENAS  # each thread would grow its own
-    assert _arenas("capped") == heap.HEAP_ARENAS
+    assert _arenas("free") > memory.MALLOC_ARENAS  # each thread would grow its own
+    assert _arenas("capped") == memory.MALLOC_ARENAS
 
 
 def test_trimming_the_heap_is_safe_at_any_time() -> None:
