@@ -11,7 +11,7 @@ TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
 COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
-.PHONY: install demo test test-fast lint bench clean browser soundfont schemas lock starter-ts
+.PHONY: install demo test test-fast lint bench clean browser ocr soundfont schemas lock starter-ts
 
 # The song's instruments (media/song/synth.py): libfluidsynth3 and the FluidR3 General MIDI
 # SoundFont from Debian. As root they are installed; otherwise say what is missing.
@@ -49,6 +49,13 @@ lint: $(STAMP)
 schemas: $(STAMP)
 	$(BIN)/python -m workflows.schemas
 
+# Debian's tesseract-ocr for the reading tests (the cards read back at phone size; best effort:
+# without it they skip).
+ocr:
+	@command -v tesseract >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr) || \
+		echo "tesseract unavailable: the reading tests will skip"
+
 # Debian's chromium for the gift page browser tests (best effort: without it they skip).
 browser:
 	@command -v chromium >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
@@ -61,7 +68,7 @@ starter-ts:
 		--loglevel=error && npm run --silent build; \
 	else echo "node/npm unavailable: the TypeScript starter test will skip"; fi
 
-test: $(STAMP) lint browser starter-ts
+test: $(STAMP) lint browser ocr starter-ts
 	$(BIN)/pytest -q -ra -n 2
 
 # The quick loop while working (under a minute): the pure modules' tests, no dev server, no

@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
+from activities.order_plan import occasion_words
 from media.base.spec import LANDSCAPE
+from media.cards import wording
 from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
 from services.storage.base import Storage, feed_digest
 from workflows.contract import FilmOrder
@@ -38,7 +40,8 @@ def gift_page_for(order: FilmOrder, lyrics: list[str], *, lyrics_sung: bool = Fa
                   links: PageLinks | None = None, has_logo: bool = False) -> GiftPage:
     """What the gift page of ``order`` shows: nothing keyed by more than the share slug."""
     return GiftPage(
-        recipient_name=order.recipient_name, occasion_name=order.occasion.name,
+        recipient_name=order.recipient_name,
+        occasion_name=wording.kicker(occasion_words(order)),
         gentle=order.occasion.gentle, lyrics=lyrics, lyrics_sung=lyrics_sung,
         accent_hex=order.brand.color if order.brand else None,
         logo_src=LOGO_NAME if has_logo else None, links=links,

@@ -15,37 +15,41 @@ import numpy as np
 from PIL import Image
 
 from media.base.spec import FPS
+from media.cards import wording
 from media.cards.spec import CardSpec
 from media.cards.text import undrawn_notes
+from media.cards.wording import OccasionWords
 from media.intake.clip_analysis import analyse_clip, frame_scores
 from media.look.arc import photo_traits
 from media.look.dedupe import picture_hashes
 from media.look.subjects import Subject
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, plan_timeline
+from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
 from workflows.contract import FilmOrder
 from workflows.stages import PrepResult
 
-CLOSING_MEMORY_MAX_CHARS = 90
 HASH_READ_PX = 256  # photos are hashed from a copy about this large
 
 
-def _closing_line(order: FilmOrder) -> str:
-    """A short line from the memory or story note for the closing card ("" when none)."""
-    text = (order.story_note or order.memory).strip()
-    if len(text) <= CLOSING_MEMORY_MAX_CHARS:
-        return text
-    cut = text[:CLOSING_MEMORY_MAX_CHARS].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:") + "…"
+def occasion_words(order: FilmOrder) -> OccasionWords:
+    """The order's words as the wording rules read them (story line first, then the memory)."""
+    return OccasionWords(
+        slug=order.occasion.slug, greeting=order.occasion.short_name, tone=order.occasion.tone,
+        gentle=order.occasion.gentle, name=order.recipient_name,
+        relationship=order.relationship, lines=(order.story_note, order.memory))
 
 
 def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
-    """The opening and closing cards of ``order``."""
+    """The opening and closing cards of ``order``: the occasion and the name; then the
+    greeting with the name, the customer's own line when the film leaves time to read it, and
+    who it is from (:mod:`media.cards.wording`)."""
     accent = order.brand.color if order.brand else None
     common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value}
     opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
                        **common)
-    closing = CardSpec(kind="closing", lines=(order.relationship, _closing_line(order)), **common)
+    budget = closing_budget_s(order.length_sec, order.style.value, order.occasion.gentle)
+    closing = CardSpec(kind="closing", lines=wording.closing(occasion_words(order), budget).lines,
+                       **common)
     return opening, closing
 
 

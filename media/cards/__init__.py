@@ -1,7 +1,8 @@
-"""Type: the title and closing cards as specs, their layout and text in any script (fonts,
-bidi, shaping), colours, how cards move, and the logo overlay.
+"""Type: the title and closing cards as specs, what they say (wording) and how long it must be
+read (reading), their layout and text in any script (fonts, bidi, shaping), colours, how
+cards move, and the logo overlay.
 
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["draw", "fonts", "motion", "overlay", "spec", "text"]
+__all__ = ["draw", "fonts", "motion", "overlay", "reading", "spec", "text", "wording"]

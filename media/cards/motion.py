@@ -6,8 +6,9 @@ Nothing on a card holds still. Over the card's whole length the backdrop pushes 
 floats up (:data:`FLOAT`), and the words of a line drift apart a little (:data:`SPREAD`, a
 tracking move). A card with an
 entrance (the closing card) brings its words in one after another in reading order: each fades
-in while it rises :attr:`CardImage.rise_px` into place (:data:`ENTRANCE_S`, :data:`STAGGER_S`,
-all started within :data:`ALL_IN_S`).
+in while it rises :attr:`CardImage.rise_px` into place (:data:`~media.cards.reading.ENTRANCE_S`,
+:data:`STAGGER_S`, all started within :data:`~media.cards.reading.ALL_IN_S`). The opening card's
+words fade out before the picture under them changes (``exit_at``).
 The opening card has none: its first frame is the finished title, so the film never starts on
 an empty or black frame and a messenger's thumbnail shows the name.
 
@@ -31,10 +32,10 @@ import numpy as np
 
 from media.base import yuv
 from media.cards.draw import LAYER_MARGIN, CardImage, Layer, Sprite, SpriteI420, composite_sprite
+from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 
-ENTRANCE_S = 0.7  # seconds over which one word fades and rises in
-STAGGER_S = 0.14  # seconds between the entrances of consecutive words...
-ALL_IN_S = 1.1  # ...closer together when needed, so the last one starts by this time
+STAGGER_S = 0.1  # seconds between the entrances of consecutive words, closer together when
+# needed so the last one starts by ALL_IN_S (media.cards.reading: the reading rules count on it)
 TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
 BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
 SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
@@ -73,11 +74,13 @@ class Motion:
 
 
 def card_motion(image: CardImage, seconds: float, length_s: float,
-                entrance_at: float | None = None) -> Motion:
+                entrance_at: float | None = None, exit_at: float | None = None) -> Motion:
     """Where everything on the card is ``seconds`` into its ``length_s`` seconds on screen.
 
     ``entrance_at``: when (seconds) its words start coming in; None: everything is in place
-    from the first frame (the opening card). Words not yet in are left out.
+    from the first frame (the opening card). Words not yet in are left out. ``exit_at``: when
+    (seconds) the picture under the words starts to change; the words fade out over the
+    :data:`~media.cards.reading.TEXT_EXIT_S` before it, so no word is left over a dissolve.
     """
     progress = min(max(seconds / max(length_s, 1e-6), 0.0), 1.0) * image.drift
     scale = 1.0 + TEXT_DRIFT * progress
@@ -95,6 +98,11 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
                 continue
             opacity = _ease_out(u)
             lift = image.rise_px * (1.0 - opacity)
+        if exit_at is not None:
+            gone = (seconds - (exit_at - TEXT_EXIT_S)) / TEXT_EXIT_S
+            if gone >= 1.0:
+                continue
+            opacity *= 1.0 - _ease_out(gone) if gone > 0.0 else 1.0
         h, w = sprite.alpha.shape
         mid_x, mid_y = sprite.x0 + w / 2, sprite.y0 + h / 2
         new_x = cx + (mid_x - cx) * (scale + spread)
@@ -137,10 +145,11 @@ def placed_sprite(sprite: Sprite, place: Placement
 
 
 def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
-                   entrance_at: float | None = None) -> np.ndarray:
+                   entrance_at: float | None = None, exit_at: float | None = None
+                   ) -> np.ndarray:
     """The card ``seconds`` into its ``length_s`` seconds on screen as uint8 RGB (a new
     array): the same frame as :func:`card_frame`, drawn from the RGB parts."""
-    motion = card_motion(image, seconds, length_s, entrance_at)
+    motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
     out = _pushed(image.base, motion.zoom)
     placed = [(image.sprites[p.index], p.opacity, placed_sprite(image.sprites[p.index], p))
               for p in motion.placements]
@@ -154,14 +163,12 @@ def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
 
 
 def card_frame(image: CardImage, seconds: float, length_s: float,
-               entrance_at: float | None = None) -> np.ndarray:
+               entrance_at: float | None = None, exit_at: float | None = None) -> np.ndarray:
     """The card ``seconds`` into its ``length_s`` seconds on screen: a new I420 frame
     (:mod:`media.base.yuv`), made from the card's I420 parts (:attr:`CardImage.i420`).
-
-    ``entrance_at``: when (seconds) its words start coming in; None: everything is in place
-    from the first frame (the opening card).
+    ``entrance_at`` and ``exit_at`` as in :func:`card_motion`.
     """
-    motion = card_motion(image, seconds, length_s, entrance_at)
+    motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
     parts = image.i420
     width, height = yuv.frame_size(parts.base)
     out = np.empty_like(parts.base)

@@ -16,8 +16,9 @@ STYLES = ("gift", "brand", "social")
 class CardSpec:
     """What a title card says and how it should feel.
 
-    ``lines``: opening: (occasion short name, recipient name); closing: (relationship line,
-    optional short memory line). Missing or blank lines are left out. ``accent_hex``:
+    ``lines``: opening: (occasion short name, recipient name); closing: (greeting with the
+    name, the customer's line, the signature; see :mod:`media.cards.wording`). Missing or blank
+    lines are left out. ``accent_hex``:
     ``#RRGGBB`` (or ``#RGB``) brand colour, or None for the house palette. ``gentle``: memorial
     or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``
     (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks

@@ -40,8 +40,8 @@ MAX_MEASURE_U = 1.36
 LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
 # 9:16 is width-limited: its type is this much larger (in units of its short side, the width),
 # so a name reads as large on a phone as on a TV; the closing card's longer lines grow less.
-PORTRAIT_BOOST = {("opening", "heading"): 1.3, ("opening", "title"): 1.3,
-                  ("closing", "title"): 1.12, ("closing", "sub"): 1.1}
+PORTRAIT_BOOST = {("opening", "heading"): 1.6, ("opening", "title"): 1.3,
+                  ("closing", "title"): 1.12, ("closing", "sub"): 1.1, ("closing", "sign"): 1.1}
 
 
 # --- text shaping helpers ---------------------------------------------------------------------
@@ -111,7 +111,7 @@ def _tokens(text: str, hard: bool) -> list[tuple[str, bool]]:
 class TextRole:
     """How one kind of line is set: sizes in units of the frame's short side, spacing in em."""
 
-    name: str        # heading | title | sub
+    name: str        # heading | title | sub | sign
     size: float      # largest size, in units of the frame's short side
     max_lines: int
     tracking: float  # letter spacing in em
@@ -151,21 +151,25 @@ def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[s
     social = card.style == "social"
     gentle = card.gentle
     regular_if_gentle = fonts.REGULAR if gentle else fonts.BOLD
-    raw = [*card.lines, "", ""]
+    raw = [*card.lines, "", "", ""]
     if card.kind == "opening":
-        first = TextRole("heading", 0.064 if social else (0.046 if gentle else 0.050), 2,
-                      0.22 if gentle else 0.18, True, regular_if_gentle, "heading", 1.45)
-        second = TextRole("title", 0.19 if social else (0.135 if gentle else 0.155), 3, 0.0,
-                       False, regular_if_gentle, "text", 1.14)
-    else:
-        first = TextRole("title", 0.10 if social else (0.076 if gentle else 0.084), 3, 0.0,
-                      False, regular_if_gentle, "text", 1.28)
-        second = TextRole("sub", 0.06 if social else (0.048 if gentle else 0.052), 3, 0.0,
-                       False, fonts.REGULAR, "secondary", 1.38)
+        roles = (
+            TextRole("heading", 0.064 if social else (0.046 if gentle else 0.050), 2,
+                     0.22 if gentle else 0.18, True, regular_if_gentle, "heading", 1.45),
+            TextRole("title", 0.19 if social else (0.135 if gentle else 0.155), 3, 0.0,
+                     False, regular_if_gentle, "text", 1.14))
+    else:  # sized to be read on a phone: a 16:9 frame shown 844 px wide
+        roles = (
+            TextRole("title", 0.10 if social else (0.080 if gentle else 0.088), 3, 0.0,
+                     False, regular_if_gentle, "text", 1.24),
+            TextRole("sub", 0.07 if social else (0.058 if gentle else 0.062), 4, 0.0,
+                     False, fonts.REGULAR, "secondary", 1.32),
+            TextRole("sign", 0.062 if social else (0.054 if gentle else 0.056), 2, 0.03,
+                     False, fonts.REGULAR, "secondary", 1.3))
     face = fonts.face_for(" ".join(card.lines), card.lang)
     out = []
     notes = []
-    for text, role in ((raw[0], first), (raw[1], second)):
+    for text, role in zip(raw, roles, strict=False):
         clean, note = drawn_text(text, face)
         if note:
             notes.append(f"{card.kind} card {role.name} line {note}")

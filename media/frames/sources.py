@@ -72,17 +72,21 @@ class Prepared:
 class PreparedCard(Prepared):
     """A card in motion over its ``frames`` on screen (see :mod:`media.cards.motion`): its words
     come in from frame ``delay`` (frames into the shot), or are all there from the first frame
-    when ``delay`` is None (the opening card)."""
+    when ``delay`` is None (the opening card); with ``exit_frame`` they are gone by that frame
+    (where the picture under them starts to change)."""
 
-    def __init__(self, images: dict[str, CardImage], delay: int | None, frames: int) -> None:
+    def __init__(self, images: dict[str, CardImage], delay: int | None, frames: int,
+                 exit_frame: int | None = None) -> None:
         self.images = images
         self.delay = delay
         self.frames = frames
+        self.exit_frame = exit_frame
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         entrance = None if self.delay is None else self.delay / spec.FPS
+        exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
         return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
-                          entrance)
+                          entrance, exit_at)
 
 
 class PreparedPhoto(Prepared):
@@ -351,6 +355,15 @@ class SourcePreparer:
                             "rgb24" if not self.grade.identity else yuv.PIX_FMT)
         return PreparedClip(reader, self.deadline, framings, self.grade)
 
+    def _card_exit(self, index: int) -> int | None:
+        """Frame (into card shot ``index``) where the next shot starts to show: its words must
+        be gone by then. None for the last card (the film fades out under it)."""
+        shots = self.timeline.shots
+        if index + 1 >= len(shots):
+            return None
+        following = shots[index + 1]
+        return following.transition_in.start(following.cut_in) - shots[index].visible_in
+
     def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:
         if shot.card is None:
             raise ValueError(f"card shot {index} has no card")
@@ -363,8 +376,11 @@ class SourcePreparer:
                         if photo is not None else None)
                 images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
                                                         back, self.logo)
-            delay = None if index == 0 else shot.cut_in - shot.visible_in
-            return PreparedCard(images, delay, shot.visible_out - shot.visible_in)
+            # the closing's words come in once the picture under them has settled
+            delay = (None if index == 0 else
+                     shot.cut_in - shot.visible_in + shot.transition_in.frames // 2)
+            return PreparedCard(images, delay, shot.visible_out - shot.visible_in,
+                                self._card_exit(index))
         finally:
             if photo_id:
                 self._release(photo_id)

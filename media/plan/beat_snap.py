@@ -2,9 +2,8 @@
 
 All positions are film frame indices; beat and bar times arrive in seconds and are turned into
 frames once (:func:`frame_grid`). :func:`snap_cuts` puts every cut between shots on a beat when
-the grid allows each shot its minimum length; :func:`snap_near` places one card boundary on a
-bar, else a beat, near its target; :func:`card_bounds` places both cards that way, together at
-most :data:`CARD_SHARE_MAX` of the film.
+the grid allows each shot its minimum length; :func:`card_bounds` places the cards' boundaries on a
+bar, else a beat, each card at least as long as reading its words takes (:func:`card_lengths`).
 """
 
 from __future__ import annotations
@@ -15,21 +14,29 @@ from collections.abc import Sequence
 
 import numpy as np
 
-CARD_SHARE_MAX = 0.15  # the two cards together hold at most this share of the film's frames
-OPENING_CARD_S = (1.5, 3.5)  # shortest and longest opening card (seconds)
-CLOSING_CARD_S = (2.0, 4.5)  # shortest and longest closing card (seconds)
-OPENING_CARD_SHARE = 0.42  # of the cards' budget; the closing card (longer text) gets the rest
+from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S
 
+CARD_SHARE_MAX = 0.27
+"""The share of the film the two cards' words may take: reading needs about a quarter of a 30 s
+film (the title held 2.5 s, a short closing line 3 s, their entrances and exits); the closing's
+wording keeps its words within what is left (:func:`closing_hold_budget_s`). Putting the cards'
+boundaries on the beat may lengthen each by up to a beat more (:func:`card_bounds`)."""
+CLOSING_HOLD_MAX_S = 9.0  # the longest the closing words need to hold, whatever the film
+SNAP_MIN_SLACK = 0.75  # shots may shrink to this share of their minimum to keep every cut on a beat
+CARD_SNAP_REACH_S = 0.6  # a card boundary may move this much later (earlier) onto a bar or beat
 
 def snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
               beats: Sequence[int]) -> list[int]:
     """Cut frames (between ``start`` and ``end``) for the target cut frames between shots: all
-    on beats when the grid allows every shot its minimum (see :func:`_beat_cuts`), else each
+    on beats when the grid allows every shot its minimum, or failing that
+    :data:`SNAP_MIN_SLACK` of it (see :func:`_beat_cuts`), else each
     moved to the nearest beat that keeps every shot at least ``mins[k]`` frames long (or left
     where it is)."""
-    on_beats = _beat_cuts(targets, start, end, mins, beats)
-    if on_beats is not None:
-        return on_beats
+    for slack in (1.0, SNAP_MIN_SLACK):
+        on_beats = _beat_cuts(targets, start, end, [max(1, round(m * slack)) for m in mins],
+                              beats)
+        if on_beats is not None:
+            return on_beats
     cuts, prev = [], start
     for k, target in enumerate(targets):
         lo = prev + mins[k]
@@ -81,51 +88,55 @@ def _running_argmin(values: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(is_best, idx, 0))
 
 
-def snap_near(target_s: float, window_s: float, fps: int, bars: Sequence[int],
-              beats: Sequence[int], lo: int, hi: int) -> int:
-    """A card boundary (frame) near ``target_s`` seconds: the bar (frames) nearest it within
-    ``window_s`` seconds either side, else the nearest beat, else the target itself; always
-    within the frames ``lo..hi``."""
-    target = target_s * fps
-    a = max(lo, math.floor((target_s - window_s) * fps))
-    b = min(hi, math.ceil((target_s + window_s) * fps))
-    for grid in (bars, beats):
-        candidates = [g for g in grid if a <= g <= b]
-        if candidates:
-            return min(candidates, key=lambda g: abs(g - target))
-    return min(max(round(target), lo), hi)
-
-
 def frame_grid(times: Sequence[float], fps: int, total: int) -> tuple[int, ...]:
     """Beat times (seconds) as sorted unique frame indices strictly inside the film."""
     return tuple(sorted({round(t * fps) for t in times if 0 < round(t * fps) < total}))
 
 
-def card_lengths(length: float) -> tuple[float, float]:
-    """Longest opening and closing cards (seconds) of a ``length``-second film: together at
-    most :data:`CARD_SHARE_MAX` of it (a film too short for the shortest cards gets less)."""
-    budget = CARD_SHARE_MAX * length
-    open_s = min(OPENING_CARD_S[1], max(OPENING_CARD_S[0], OPENING_CARD_SHARE * budget))
-    close_s = min(CLOSING_CARD_S[1], max(CLOSING_CARD_S[0], budget - open_s))
-    if open_s + close_s > budget:  # a short film: share the budget, never exceed it
-        open_s, close_s = OPENING_CARD_SHARE * budget, (1 - OPENING_CARD_SHARE) * budget
-    return open_s, close_s
+def card_lengths(title_hold_s: float, closing_hold_s: float, transition_s: float,
+                 fade_s: float) -> tuple[float, float]:
+    """Shortest opening and closing cards (seconds) whose words can be read.
+
+    Opening: the title held ``title_hold_s``, then its words fade out (:data:`TEXT_EXIT_S`)
+    before the dissolve into the first picture (half of ``transition_s`` before the cut).
+    Closing, from its cut: the dissolve into it ends (half of ``transition_s``), the words come
+    in (:data:`WORDS_IN_S`), hold ``closing_hold_s``, then the film fades out over ``fade_s``."""
+    return (title_hold_s + TEXT_EXIT_S + transition_s / 2,
+            transition_s / 2 + WORDS_IN_S + closing_hold_s + fade_s)
 
 
-def card_bounds(length: float, fps: int, total: int, beats: tuple[int, ...],
-                 bars: tuple[int, ...]) -> tuple[int, int]:
-    """Frames where the opening card ends and the closing card starts: on a bar (else a beat)
-    that only shortens the cards of :func:`card_lengths` (by at most a beat, or 0.5 s, and
-    less than half the card)."""
-    open_s, close_s = card_lengths(length)
+def closing_hold_budget_s(length: float, title_hold_s: float, transition_s: float,
+                          fade_s: float) -> float:
+    """The longest the closing's words may hold in a ``length``-second film: the cards
+    together within :data:`CARD_SHARE_MAX` of it, at most :data:`CLOSING_HOLD_MAX_S`."""
+    opening_s, closing_base_s = card_lengths(title_hold_s, 0.0, transition_s, fade_s)
+    return min(CLOSING_HOLD_MAX_S, CARD_SHARE_MAX * length - opening_s - closing_base_s)
+
+def card_bounds(opening_s: float, closing_s: float, fps: int, total: int,
+                beats: tuple[int, ...], bars: tuple[int, ...]) -> tuple[int, int]:
+    """Frames where the opening card ends and the closing card starts: each card at least
+    ``opening_s`` / ``closing_s`` seconds (the time its words need, :func:`card_lengths`),
+    lengthened onto a bar (else a beat) by at most :data:`CARD_SNAP_REACH_S` or one beat,
+    whichever is longer; at least a second of film between them."""
     min_mid = round(1.0 * fps)
-    beat_s = float(np.median(np.diff(beats))) / fps if len(beats) > 2 else 0.0
-    reach = max(0.5, 1.05 * beat_s)
-    open_w, close_w = min(reach, 0.45 * open_s), min(reach, 0.45 * close_s)
-    open_max = min(math.floor(open_s * fps), total - 2 * min_mid)
-    opening = snap_near(open_s - open_w / 2, open_w / 2, fps, bars, beats,
-                        max(1, min(round(0.8 * fps), open_max)), max(1, open_max))
-    close_min = max(total - math.floor(close_s * fps), opening + min_mid)
-    closing = snap_near(length - close_s + close_w / 2, close_w / 2, fps, bars, beats,
-                        close_min, max(close_min, total - round(0.5 * fps)))
+    beat = round(float(np.median(np.diff(beats)))) if len(beats) > 2 else 0
+    reach = max(round(CARD_SNAP_REACH_S * fps), beat)
+    open_min = max(1, min(math.ceil(opening_s * fps), total - 2 * min_mid))
+    opening = _snap_within(open_min, min(open_min + reach, total - 2 * min_mid), bars, beats,
+                           latest=False)
+    close_max = max(opening + min_mid, total - math.ceil(closing_s * fps))
+    closing = _snap_within(max(opening + min_mid, close_max - reach), close_max, bars, beats,
+                           latest=True)
     return opening, closing
+
+
+def _snap_within(lo: int, hi: int, bars: Sequence[int], beats: Sequence[int], *,
+                 latest: bool) -> int:
+    """A bar in ``lo..hi`` (frames), else a beat, else the bound the card needs (``lo`` for
+    an opening, ``hi`` for a closing): the one nearest that bound."""
+    bound = hi if latest else lo
+    for grid in (bars, beats):
+        candidates = [g for g in grid if lo <= g <= hi]
+        if candidates:
+            return min(candidates, key=lambda g: abs(g - bound))
+    return bound

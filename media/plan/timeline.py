@@ -22,9 +22,16 @@ from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from media.cards.reading import MESSAGE_MIN_HOLD_S, TITLE_HOLD_S, message_hold_s
 from media.cards.spec import CardSpec
 from media.look.clip_window import best_window
-from media.plan.beat_snap import card_bounds, frame_grid, snap_cuts
+from media.plan.beat_snap import (
+    card_bounds,
+    card_lengths,
+    closing_hold_budget_s,
+    frame_grid,
+    snap_cuts,
+)
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.moves import (
     PhotoLook,
@@ -55,6 +62,7 @@ PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own l
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
 MIN_FILM_S = 3.0
+READING_RULES_FROM_S = 30.0  # the shortest film sold (the contract's LENGTH_MIN_SEC)
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,26 @@ def pacing_for(style: str, gentle: bool) -> Pacing:
     return PACING[style]
 
 
+def closing_budget_s(length_sec: float, style: str, gentle: bool) -> float:
+    """The longest the closing's words may hold in this film (seconds): what the wording of
+    the closing must fit (:func:`media.cards.wording.closing`)."""
+    pacing = pacing_for(style, gentle)
+    return closing_hold_budget_s(length_sec, TITLE_HOLD_S, pacing.transition_s, pacing.fade_s)
+
+
+def _card_seconds(length_sec: float, closing: CardSpec, pacing: Pacing) -> tuple[float, float]:
+    """The cards' lengths reading needs: the title's hold, and the closing text's reading time
+    within the film's budget."""
+    budget = closing_hold_budget_s(length_sec, TITLE_HOLD_S, pacing.transition_s, pacing.fade_s)
+    text = " ".join(line for line in closing.lines if line.strip())
+    hold = min(message_hold_s(text), max(MESSAGE_MIN_HOLD_S, budget))
+    opening_s, closing_s = card_lengths(TITLE_HOLD_S, hold, pacing.transition_s, pacing.fade_s)
+    # A film shorter than any sold (a few seconds: previews, tests) keeps its pictures: its
+    # cards shrink with it. Every length sold gives them all that reading needs.
+    shrink = min(1.0, length_sec / READING_RULES_FROM_S)
+    return opening_s * shrink, closing_s * shrink
+
+
 def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[Slot]:
     """``count`` clip slots cycling through ``clips``; lengths capped by the clip's length (less
     the transition overlap, which also shows the clip)."""
@@ -256,9 +284,10 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   near_duplicates: Sequence[tuple[str, str]] = ()) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
-    Opening card, photo and clip shots, closing card (over the subject photo), the two cards
-    together at most :data:`CARD_SHARE_MAX` of the film. Cuts land on ``beat_times`` (seconds;
-    card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars count)
+    Opening card, photo and clip shots, closing card (over the subject photo), each card as
+    long as reading its words needs (:mod:`media.cards.reading`). Cuts land on ``beat_times``
+    (seconds; card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars
+    count)
     where the grid allows; the subject photo comes first; clips are spread through the film;
     photos repeat (with other moves) when there are too few, and when there are too many each
     still lasts at least the style's minimum (about 2 s) and the rest are listed in
@@ -277,7 +306,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     pacing = pacing_for(style, gentle)
     beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
     parts = section_frames(sections, fps, total)
-    open_end, close_start = card_bounds(length_sec, fps, total, beats, bars)
+    open_end, close_start = card_bounds(*_card_seconds(length_sec, closing, pacing), fps, total,
+                                        beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
     ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),

@@ -14,7 +14,8 @@ import pytest
 
 from media.base import spec, yuv
 from media.cards.draw import CardImage, render_card_image
-from media.cards.motion import ALL_IN_S, ENTRANCE_S, card_frame, card_frame_rgb
+from media.cards.motion import card_frame, card_frame_rgb
+from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.cards.spec import CardSpec
 from media.frames.compose import cover_frame
 from media.frames.sources import PreparedCard, load_photo
@@ -56,9 +57,9 @@ def _prepared_frames(card: CardSpec, delay: int | None, seconds: float,
 
 
 def _rgb(image: CardImage, seconds: float, length_s: float,
-         entrance_at: float | None = None) -> np.ndarray:
+         entrance_at: float | None = None, exit_at: float | None = None) -> np.ndarray:
     """The film's (I420) card frame, looked at in RGB."""
-    return yuv.i420_to_rgb(card_frame(image, seconds, length_s, entrance_at))
+    return yuv.i420_to_rgb(card_frame(image, seconds, length_s, entrance_at, exit_at))
 
 
 @pytest.mark.parametrize(("card", "delay"), [(OPENING, None), (CLOSING, 15), (GENTLE, None)])
@@ -102,10 +103,12 @@ def test_closing_words_rise_and_fade_in_one_after_another() -> None:
     rows = np.arange(540)[:, None]
     w = first.alpha.shape[1]
 
-    def ink_row(frame: np.ndarray) -> float:
+    def ink_row(frame: np.ndarray) -> float:  # over the first word's own rows (and its rise)
         diff = np.abs(frame.astype(int) - plain).sum(axis=2)
         diff[:, : first.x0] = 0
         diff[:, first.x0 + w:] = 0
+        diff[: max(0, first.y0 - 2)] = 0
+        diff[first.y0 + first.alpha.shape[0] + round(image.rise_px) + 2:] = 0
         return float((rows * diff).sum() / max(diff.sum(), 1))
 
     settled = _rgb(image, 0.5 + ENTRANCE_S + 0.01, 3.4, entrance_at=0.5)
@@ -161,3 +164,13 @@ def test_the_backdrop_push_matches_the_rgb_warp_on_every_frame() -> None:
         reference = yuv.rgb_to_i420(card_frame_rgb(image, seconds, 3.0))
         for plane, want in zip(yuv.planes(native), yuv.planes(reference), strict=True):
             assert yuv.psnr(plane, want) >= 45.0, index
+
+
+def test_opening_words_are_gone_before_the_picture_under_them_changes() -> None:
+    image = render_card_image(OPENING, 960, 540, _photo(960, 540))
+    bare = _without_text(image)
+    held_at, gone_at = 3.0 - TEXT_EXIT_S - 0.02, 3.0 - 0.001
+    held = _rgb(image, held_at, 3.4, exit_at=3.0)
+    gone = _rgb(image, gone_at, 3.4, exit_at=3.0)
+    assert np.abs(held.astype(int) - _rgb(bare, held_at, 3.4)).mean() > 1.0  # the whole title
+    assert np.abs(gone.astype(int) - _rgb(bare, gone_at, 3.4)).mean() < 0.05  # no word left

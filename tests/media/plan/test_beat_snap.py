@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from media.plan.beat_snap import frame_grid, snap_cuts, snap_near
+from media.plan.beat_snap import card_bounds, frame_grid, snap_cuts
 
 
 def test_beat_times_become_unique_sorted_frames_inside_the_film() -> None:
@@ -25,8 +25,11 @@ def test_without_room_on_the_grid_cuts_keep_each_shot_its_minimum() -> None:
     assert cuts[0] == 50  # the nearest beat that leaves room
 
 
-def test_a_card_boundary_prefers_a_bar_then_a_beat_then_its_target() -> None:
-    assert snap_near(3.0, 0.5, 30, bars=(80,), beats=(88, 92), lo=0, hi=300) == 80
-    assert snap_near(3.0, 0.5, 30, bars=(200,), beats=(88, 92), lo=0, hi=300) == 88
-    assert snap_near(3.0, 0.5, 30, bars=(), beats=(), lo=0, hi=300) == 90
-    assert snap_near(3.0, 0.5, 30, bars=(), beats=(), lo=100, hi=300) == 100
+def test_card_boundaries_only_lengthen_the_cards_onto_a_bar_then_a_beat() -> None:
+    total = 900  # 30 s, a reach of 0.6 s (18 frames)
+    assert card_bounds(3.0, 4.0, 30, total, beats=(95, 99), bars=(100,)) == (100, 780)
+    assert card_bounds(3.0, 4.0, 30, total, beats=(95, 99, 770), bars=()) == (95, 770)
+    assert card_bounds(3.0, 4.0, 30, total, beats=(), bars=()) == (90, 780)
+    assert card_bounds(3.0, 4.0, 30, total, beats=(85,), bars=(790,)) == (90, 780)  # never less
+    slow = tuple(range(20, 900, 27))  # a beat every 27 frames: it reaches further than 0.6 s
+    assert card_bounds(3.0, 4.0, 30, total, beats=slow, bars=()) == (101, 776)

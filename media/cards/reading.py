@@ -1,0 +1,49 @@
+"""How long words must stay on screen to be read: fully visible and steady (they may drift
+gently), measured in seconds from when the last word is in until the first leaves.
+
+A person reading a title or a short message on a phone needs time to find it, read it and take
+it in: the name on the title at least :data:`TITLE_HOLD_S`; a message of ``W`` words at least
+``max(3 s, 1 s + W / 3 s)`` (:func:`message_hold_s`). Reading wins over pacing: the planner
+gives the cards what these rules ask (:mod:`media.plan.beat_snap`) and the wording picks a
+message short enough for the film it closes (:mod:`media.cards.wording`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+TITLE_HOLD_S = 2.5
+ENTRANCE_S = 0.5  # seconds over which one word of the closing fades and rises in
+ALL_IN_S = 0.4  # the last word starts coming in by this time after the first
+WORDS_IN_S = ALL_IN_S + ENTRANCE_S  # the closing's words are all in place this long after its cut
+TEXT_EXIT_S = 0.4  # the title's words fade out over this, before the picture under them changes
+MESSAGE_MIN_HOLD_S = 3.0
+MESSAGE_BASE_S = 1.0  # finding the message
+WORDS_PER_S = 3.0  # reading it
+UNSPACED_CHARS_PER_WORD = 2  # CJK, Thai...: a word's worth of characters for the rule
+
+_WORD = re.compile(r"\w+(?:['’-]\w+)*")
+
+
+def _unspaced(char: str) -> bool:
+    """A character of a script written without spaces between words."""
+    name = unicodedata.name(char, "")
+    return any(script in name for script in ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI",
+                                             "LAO", "KHMER", "MYANMAR"))
+
+
+def word_count(text: str) -> int:
+    """Words a reader takes in ``text``: runs of letters and digits (with inner apostrophes
+    and hyphens), where a script written without spaces counts
+    :data:`UNSPACED_CHARS_PER_WORD` characters as a word."""
+    count = 0
+    for word in _WORD.findall(text):
+        unspaced = sum(_unspaced(c) for c in word)
+        count += (1 if unspaced < len(word) else 0) + -(-unspaced // UNSPACED_CHARS_PER_WORD)
+    return count
+
+
+def message_hold_s(text: str) -> float:
+    """Seconds ``text`` must stay fully visible: ``max(3, 1 + words / 3)``."""
+    return max(MESSAGE_MIN_HOLD_S, MESSAGE_BASE_S + word_count(text) / WORDS_PER_S)

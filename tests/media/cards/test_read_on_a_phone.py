@@ -1,0 +1,86 @@
+"""The cards read on a phone: OCR (Debian's tesseract-ocr) of each sample's title and closing,
+mid-hold, downscaled to the size a phone shows them (a 9:16 frame 390 px wide, a 16:9 frame
+844 px wide), reads back the name and at least 90 % of the message's words."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from activities.order_plan import cards_for
+from app.order_folder import read_order_folder
+from media.base import spec, yuv
+from media.cards.draw import render_card_image
+from media.cards.motion import card_frame
+from media.frames.compose import cover_frame
+from media.frames.sources import load_photo
+
+REPO = Path(__file__).resolve().parents[3]
+SAMPLES = ("birthday", "anniversary", "pet-tribute")
+PHONE_WIDTH = {spec.LANDSCAPE.name: 844, spec.PORTRAIT.name: 390}
+LENGTHS = (30.0, 90.0)
+
+pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
+                                reason="tesseract-ocr not installed (make test installs it)")
+
+
+def _words(text: str) -> list[str]:
+    """Words as OCR compares them: case and accents folded (the English model reads "Tomás" as
+    "Tomas"; a card draws the accent, its glyph coverage is tested elsewhere)."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text)
+                     if not unicodedata.combining(c))
+    return [w.casefold() for w in re.findall(r"\w+", folded)]
+
+
+def _ocr(rgb: np.ndarray, width: int) -> list[str]:
+    height = round(rgb.shape[0] * width / rgb.shape[1])
+    small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
+    # Enlarged again for tesseract, which wants text taller than a phone's CSS pixels give it:
+    # what the phone-sized picture holds, no more (the downscale already lost the rest).
+    seen = cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
+    ok, png = cv2.imencode(".png", cv2.cvtColor(seen, cv2.COLOR_RGB2BGR))
+    assert ok
+    read: list[str] = []
+    for layout in ("6", "11"):  # a block of text, then sparse text: what either reads is read
+        done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", layout],
+                              input=png.tobytes(), capture_output=True, timeout=60, check=True)
+        read += _words(done.stdout.decode("utf-8", "replace"))
+    return read
+
+
+def _cards(sample: str, length: float, tmp_path: Path):
+    folder = tmp_path / sample
+    shutil.copytree(REPO / "samples" / sample, folder)
+    fields = json.loads((folder / "order.json").read_text(encoding="utf-8"))
+    fields["length_sec"] = length
+    (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
+    order, _ = read_order_folder(folder)
+    backdrop = load_photo(sorted((folder / "photos").iterdir())[0])
+    return cards_for(order), backdrop
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_the_title_and_closing_read_back_at_phone_size(sample: str, length: float,
+                                                       tmp_path: Path) -> None:
+    (opening, closing), backdrop = _cards(sample, length, tmp_path)
+    for aspect in spec.ASPECTS:
+        back = cover_frame(backdrop, aspect.width, aspect.height)
+        for card, entrance in ((opening, None), (closing, 0.0)):
+            image = render_card_image(card, aspect.width, aspect.height, back)
+            mid_hold = yuv.i420_to_rgb(card_frame(image, 2.0, 6.0, entrance))
+            read = _ocr(mid_hold, PHONE_WIDTH[aspect.name])
+            if card.kind == "opening":  # the name, whole (OCR misreads the tracked capitals
+                assert set(_words(card.lines[1])) <= set(read), (aspect.name, read)  # above it)
+                continue
+            wanted = [w for line in card.lines for w in _words(line)]
+            found = [w for w in wanted if w in read]
+            assert len(found) >= 0.9 * len(wanted), (aspect.name, card.kind, wanted, read)

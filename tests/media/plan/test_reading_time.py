@@ -1,0 +1,61 @@
+"""Every word on a card stays fully visible for its reading time, and is gone before the picture
+under it changes (media.cards.reading, media.plan.beat_snap, media.cards.wording)."""
+
+from __future__ import annotations
+
+import pytest
+
+from media.cards.reading import TEXT_EXIT_S, TITLE_HOLD_S, WORDS_IN_S, message_hold_s
+from media.cards.spec import CardSpec
+from media.cards.wording import OccasionWords, closing
+from media.plan.timeline import closing_budget_s, plan_timeline
+from tests.media.plan.test_timeline import OPENING, beat_grid, clips, photos
+
+ANNIVERSARY = OccasionWords(
+    slug="anniversary", greeting="Happy Anniversary", tone="romantic", gentle=False,
+    name="Ana & Tomás", relationship="Our parents",
+    lines=("Thirty years of lake evenings, slow breakfasts and music in the living room.",
+           "You met renting the last rowing boat at the lake one September evening, and you "
+           "still go back every year."))
+
+
+def _film(length: float, style: str, gentle: bool):
+    words = closing(ANNIVERSARY, closing_budget_s(length, style, gentle))
+    card = CardSpec("closing", words.lines, None, gentle, style)
+    return plan_timeline(photos(8), clips(1), beat_grid(length), length, OPENING, card,
+                         motion_shots=3, gentle=gentle, style=style, subject_photo_id="p0"), words
+
+
+@pytest.mark.parametrize("length", [30.0, 45.0, 60.0, 90.0, 120.0, 180.0])
+@pytest.mark.parametrize(("style", "gentle"), [("gift", False), ("social", False),
+                                               ("brand", False), ("gift", True)])
+def test_the_title_holds_its_reading_time_and_leaves_before_the_picture_changes(
+        length: float, style: str, gentle: bool) -> None:
+    tl, _ = _film(length, style, gentle)
+    first_photo = tl.shots[1]
+    dissolve_starts = first_photo.transition_in.start(first_photo.cut_in)
+    fully_visible_s = (dissolve_starts / tl.fps) - TEXT_EXIT_S
+    assert fully_visible_s >= TITLE_HOLD_S - 1 / tl.fps
+
+
+@pytest.mark.parametrize("length", [30.0, 45.0, 60.0, 90.0, 120.0, 180.0])
+@pytest.mark.parametrize(("style", "gentle"), [("gift", False), ("social", False),
+                                               ("brand", False), ("gift", True)])
+def test_the_closing_words_hold_their_reading_time_before_the_film_fades(
+        length: float, style: str, gentle: bool) -> None:
+    tl, words = _film(length, style, gentle)
+    last = tl.shots[-1]
+    all_in = last.cut_in + last.transition_in.frames // 2 + WORDS_IN_S * tl.fps
+    fade_starts = tl.total_frames - tl.fade_out_frames
+    assert (fade_starts - all_in) / tl.fps >= message_hold_s(" ".join(
+        line for line in words.lines if line)) - 1 / tl.fps
+
+
+def test_a_long_film_closes_with_the_customers_own_line_verbatim() -> None:
+    _, words = _film(90.0, "gift", False)
+    assert words.message == ANNIVERSARY.lines[0]
+
+
+def test_a_30_second_film_keeps_the_greeting_and_leaves_a_line_it_cannot_give_time_to() -> None:
+    _, words = _film(30.0, "gift", False)
+    assert words.greeting == "Happy Anniversary, Ana & Tomás" and words.message == ""
