@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -16,6 +18,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 TAG_VARIABLE = "FILMWORKER_PROCESS_TAG"
@@ -179,3 +182,22 @@ def wait_until_gone(tag: str, timeout_s: float) -> list[int]:
         time.sleep(0.2)
     return alive
 
+
+
+def render_fixture_order_with_clips(tmp_path: Path, clips: dict[str, Path],
+                                    fixture: Path) -> tuple[subprocess.CompletedProcess[str],
+                                                            dict[str, Any]]:
+    """``filmworker render`` of the ``fixture`` order folder's photos with ``clips`` (file name in
+    the folder -> clip file), a 30 s standard film; the finished process and its outcome."""
+    folder = tmp_path / "order"
+    (folder / "clips").mkdir(parents=True)
+    shutil.copytree(fixture / "photos", folder / "photos")
+    for name, clip in clips.items():
+        shutil.copy(clip, folder / "clips" / name)
+    fields = json.loads((fixture / "order.json").read_text("utf-8"))
+    fields.update(tier="standard", length_sec=30)
+    (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
+    out = tmp_path / "out"
+    done = filmworker("render", str(folder), "--out", str(out), "--no-ui", timeout_s=840)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done, json.loads((out / "outcome.json").read_text(encoding="utf-8"))

@@ -7,8 +7,6 @@ clip work of one order is capped so the worst legal order fits the prep stage's 
 
 from __future__ import annotations
 
-import json
-import shutil
 import time
 from pathlib import Path
 
@@ -35,7 +33,7 @@ from media.intake.clips import (
 from media.look.clip_window import best_window
 from services.storage.local import LocalStorage
 from tests.media.lavfi import lavfi_clip, x264
-from tests.processes import filmworker
+from tests.processes import render_fixture_order_with_clips
 from tests.stages import local_context, order_with_media
 from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.contract import CLIPS_MAX, FilmStage
@@ -143,16 +141,7 @@ def test_a_clip_with_no_analysis_sample_gets_an_empty_analysis_and_a_middle_in_p
 def test_filmworker_render_makes_the_film_without_a_strip_clip_and_the_outcome_says_so(
     tmp_path: Path, clips: dict[str, Path],
 ) -> None:
-    folder = tmp_path / "order"
-    (folder / "clips").mkdir(parents=True)
-    shutil.copytree(FIXTURE_ORDER / "photos", folder / "photos")
-    shutil.copy(clips["strip"], folder / "clips" / "01-strip.mp4")
-    fields = json.loads((FIXTURE_ORDER / "order.json").read_text("utf-8"))
-    fields.update(tier="standard", length_sec=30)
-    (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
-    out = tmp_path / "out"
-    done = filmworker("render", str(folder), "--out", str(out), "--no-ui", timeout_s=840)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    outcome = json.loads((out / "outcome.json").read_text(encoding="utf-8"))
+    _, outcome = render_fixture_order_with_clips(
+        tmp_path, {"01-strip.mp4": clips["strip"]}, FIXTURE_ORDER)
     assert outcome["state"] == "succeeded"
     assert outcome["reason"] == f"left_out:c01={errors.VIDEO_ASPECT}"

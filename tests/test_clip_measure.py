@@ -13,9 +13,7 @@ headers or its audio say (issue 31, cases 1, 5 and 8).
 
 from __future__ import annotations
 
-import json
 import resource
-import shutil
 from pathlib import Path
 
 import pytest
@@ -28,7 +26,7 @@ from tests.media.lavfi import (
     mkv_starting_at,
     webm_without_duration,
 )
-from tests.processes import filmworker
+from tests.processes import render_fixture_order_with_clips
 from tests.test_clip_limits import prep_with_clips
 from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.film import left_out_reason
@@ -89,21 +87,10 @@ def test_a_clip_whose_header_hides_its_frame_rate_is_left_out_for_a_fraction_of_
 def test_filmworker_render_makes_the_film_with_the_clips_people_really_record(
     tmp_path: Path, recorded: dict[str, Path],
 ) -> None:
-    folder = tmp_path / "order"
-    (folder / "clips").mkdir(parents=True)
-    shutil.copytree(FIXTURE_ORDER / "photos", folder / "photos")
-    shutil.copy(recorded["audio_outlasts_video"], folder / "clips" / "01-long-audio.mp4")
-    shutil.copy(recorded["webm_without_duration"], folder / "clips" / "02-recorder.webm")
-    shutil.copy(recorded["mkv_starting_at_10000_s"], folder / "clips" / "03-late.webm")
-    fields = json.loads((FIXTURE_ORDER / "order.json").read_text("utf-8"))
-    fields.update(tier="standard", length_sec=30)
-    (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
-    out = tmp_path / "out"
-
-    done = filmworker("render", str(folder), "--out", str(out), "--no-ui", timeout_s=840)
-
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    outcome = json.loads((out / "outcome.json").read_text(encoding="utf-8"))
+    _, outcome = render_fixture_order_with_clips(tmp_path, {
+        "01-long-audio.mp4": recorded["audio_outlasts_video"],
+        "02-recorder.webm": recorded["webm_without_duration"],
+        "03-late.webm": recorded["mkv_starting_at_10000_s"]}, FIXTURE_ORDER)
     assert outcome["state"] == "succeeded"
     assert outcome.get("reason") is None  # no clip left out
     assert abs(outcome["duration_sec"] - 30) <= 0.5

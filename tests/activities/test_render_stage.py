@@ -13,6 +13,7 @@ from PIL import Image
 
 import activities.render
 from activities.assets import run_assets
+from activities.context import StageContext
 from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
 from activities.resume import finished
@@ -53,15 +54,21 @@ def assert_films_pass_verify_with_every_frame(storage: Storage, result: RenderRe
         assert count_video_frames(film, Limits(timeout_s=60)) == plan.total_frames
 
 
-def test_a_film_planned_as_one_segment_is_rendered_whole_into_films_that_pass_verify(
-    tmp_path: Path,
-) -> None:
+def _planned(tmp_path: Path) -> tuple[StageContext, RenderInput, RenderPlan]:
+    """The sample order through prep, assets and the render plan, in ``tmp_path``."""
     ctx = local_context(tmp_path)
     order = load_order_folder(SAMPLE, ctx.settings)
     prep = run_prep(ctx, order)
     assets = run_assets(ctx, StageInput(order=order, prep=prep))
     render_input = RenderInput(order=order, prep=prep, assets=assets)
-    plan = run_render_plan(ctx, render_input)
+    return ctx, render_input, run_render_plan(ctx, render_input)
+
+
+def test_a_film_planned_as_one_segment_is_rendered_whole_into_films_that_pass_verify(
+    tmp_path: Path,
+) -> None:
+    ctx, render_input, plan = _planned(tmp_path)
+    order = render_input.order
     assert plan.render_workers == 1
 
     whole = run_render_film(ctx, WholeFilmInput(render=render_input, plan=plan))
@@ -99,12 +106,8 @@ def test_a_missing_or_unreadable_frame_signal_leaves_verify_to_decode_the_film(
 def test_a_render_whose_completion_was_lost_returns_its_finished_films_instead_of_rendering(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ctx = local_context(tmp_path)
-    order = load_order_folder(SAMPLE, ctx.settings)
-    prep = run_prep(ctx, order)
-    assets = run_assets(ctx, StageInput(order=order, prep=prep))
-    render_input = RenderInput(order=order, prep=prep, assets=assets)
-    plan = run_render_plan(ctx, render_input)
+    ctx, render_input, plan = _planned(tmp_path)
+    order = render_input.order
     whole = WholeFilmInput(render=render_input, plan=plan)
     first = run_render_film(ctx, whole)
     manifest = json.loads(ctx.storage.get_bytes(order.run_keys.render_manifest, 1 << 20))
