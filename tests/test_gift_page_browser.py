@@ -378,3 +378,22 @@ def test_hostile_strings_render_as_text_and_run_nothing(
         assert page.locator("img").count() == 0
         assert page.evaluate("() => document.scripts.length") == 1
         watched.assert_clean()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, PHONE_ROTATED, DESKTOP],
+                         ids=["phone", "phone-landscape", "desktop"])
+def test_the_whole_film_and_the_name_are_above_the_fold(
+        browser: Any, server: FolderServer, viewport: dict[str, int]) -> None:
+    with watched_page(browser, viewport, has_touch=viewport is not DESKTOP) as watched:
+        page = watched.page
+        page.goto(page_url(server))
+        page.wait_for_load_state("networkidle")
+        boxes = page.evaluate("""() => Object.fromEntries(['stage', 'h1'].map((q) => {
+            const el = q === 'h1' ? document.querySelector('h1') : document.getElementById(q);
+            const r = el.getBoundingClientRect();
+            return [q, {top: r.top, bottom: r.bottom, height: r.height}]; }))""")
+        assert boxes["h1"]["top"] >= 0 and boxes["h1"]["height"] > 0
+        assert boxes["stage"]["top"] >= boxes["h1"]["bottom"]
+        assert boxes["stage"]["bottom"] <= viewport["height"], boxes  # no scrolling to see it
+        assert boxes["stage"]["height"] >= 0.6 * viewport["height"] or viewport is DESKTOP
+        watched.assert_clean()

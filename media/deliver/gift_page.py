@@ -117,10 +117,15 @@ def content_security_policy(style: str, script: str) -> str:
             "base-uri 'none'; form-action 'none'")
 
 
+LANDSCAPE_PHONE_HEADER_PX = 56
+"""On a phone held sideways (landscape, at most 500 px tall) the header shrinks to one line of
+about this height and the film takes the rest of the screen: all of it above the fold."""
+
+
 def _stylesheet(palette: Palette) -> str:
     """The page's one style block. In portrait the 9:16 film fills its 9:16 box exactly, so
     ``object-fit: cover`` only crops a poster whose shape differs, instead of
-    letterboxing it."""
+    letterboxing it. On a landscape phone the header is one line and the film fits below it."""
     return f"""
 :root{{--bg:{palette.background};--text:{palette.text};--muted:{palette.muted};\
 --accent:{palette.accent};--on-accent:{text_on(palette.accent)};color-scheme:{palette.scheme}}}
@@ -162,6 +167,12 @@ letter-spacing:0}}
 .quiet .lyrics p{{font-family:ui-serif,Georgia,"Times New Roman",serif}}
 .quiet .stage{{box-shadow:0 6px 24px rgba(0,0,0,.12)}}
 @media (max-width:480px){{main{{padding-top:18px}} .stage{{border-radius:10px}}}}
+@media (orientation:landscape) and (max-height:500px){{
+main{{padding:8px 12px 24px;gap:8px}}
+header{{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:center;gap:0 .6em}}
+.logo,.rule{{display:none}}
+h1{{margin:0;font-size:1.35rem}}
+.stage{{width:min(100%,calc((100vh - {LANDSCAPE_PHONE_HEADER_PX}px) * 16 / 9));border-radius:8px}}}}
 """
 
 
