@@ -31,6 +31,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
+from activities.intake import PLAIN_STARTS_METRIC
 from activities.observe import RENDER_FPS, StructuredFormatter
 from app.client import connect
 from app.devserver import start_embedded_server
@@ -190,6 +191,7 @@ async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(
                                   data_converter=pydantic_data_converter)
     await run_held_order(client, held_settings, tmp_path / "order")
     runtime.metric_meter.create_gauge_float(RENDER_FPS, "fps", "frames/s").set(1.0)
+    runtime.metric_meter.create_counter(PLAIN_STARTS_METRIC, "starts").add(1, {"refused": "false"})
     text = httpx.get(f"http://{held_settings.metrics_bind}/metrics", timeout=10).text
     assert "temporal_workflow_completed{" not in text  # SDK counters carry _total
     for name in ("temporal_workflow_completed_total", "temporal_activity_execution_latency",

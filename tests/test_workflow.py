@@ -288,7 +288,8 @@ def test_the_media_worker_runs_every_media_stage_activity_and_no_orchestration_o
     media_activities = {"prep", "assets", "render_plan", "render_segment", "render_join",
                         "render_film", "verify", "deliver"}
     assert set(activities_on(TaskQueue.MEDIA)) == media_activities
-    assert set(activities_on(TaskQueue.MAIN)) == {"gate", "report_outcome", "clean_run"}
+    assert set(activities_on(TaskQueue.MAIN)) == {"gate", "report_outcome", "clean_run",
+                                                  "plain_start"}
     assert "render" not in {name.value for name in ActivityName}, "no render stage activity"
 
 

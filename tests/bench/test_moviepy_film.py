@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bench.moviepy_film import moviepy_encoder_params
+from bench.rgb_encoder import rgb_encoder_argv
 from media.base import spec
-from media.frames.encode import encoder_argv
 
 PRESET = "veryfast"
 
@@ -19,7 +19,7 @@ def _value(argv: list[str], flag: str) -> str:
 
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_moviepy_gets_every_x264_and_output_setting_of_the_product(aspect: spec.Aspect) -> None:
-    product = encoder_argv(aspect, None, Path("film.mp4"), PRESET, input_pix_fmt="rgb24")
+    product = rgb_encoder_argv(aspect, None, Path("film.mp4"), PRESET)
     given = moviepy_encoder_params(aspect, PRESET)
     params = given["ffmpeg_params"]
     assert given["preset"] == _value(product, "-preset")
