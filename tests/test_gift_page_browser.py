@@ -397,3 +397,27 @@ def test_the_whole_film_and_the_name_are_above_the_fold(
         assert boxes["stage"]["bottom"] <= viewport["height"], boxes  # no scrolling to see it
         assert boxes["stage"]["height"] >= 0.6 * viewport["height"] or viewport is DESKTOP
         watched.assert_clean()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, PHONE_ROTATED, DESKTOP],
+                         ids=["phone", "phone-landscape", "desktop"])
+def test_before_play_nothing_covers_the_middle_or_the_lower_third_of_the_poster(
+        browser: Any, server: FolderServer, viewport: dict[str, int]) -> None:
+    """The posters put the subject in the middle and the name in the lower third (or beside
+    the subject): the play button sits in the top-left corner, the native controls only come
+    once the film plays."""
+    with watched_page(browser, viewport, has_touch=viewport is not DESKTOP) as watched:
+        page = watched.page
+        page.goto(page_url(server))
+        page.wait_for_load_state("networkidle")
+        boxes = page.evaluate("""() => Object.fromEntries(['stage', 'play'].map((id) => {
+            const r = document.getElementById(id).getBoundingClientRect();
+            return [id, {left: r.left, top: r.top, right: r.right, bottom: r.bottom}]; }))""")
+        stage, button = boxes["stage"], boxes["play"]
+        height, width = stage["bottom"] - stage["top"], stage["right"] - stage["left"]
+        assert button["bottom"] <= stage["top"] + 0.3 * height, boxes
+        assert button["right"] <= stage["left"] + 0.75 * width, boxes
+        assert page.evaluate("() => document.getElementById('film').controls") is False
+        page.click("#play")
+        page.wait_for_function("() => document.getElementById('film').controls === true")
+        watched.assert_clean()

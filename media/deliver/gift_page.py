@@ -150,7 +150,7 @@ box-shadow:0 12px 40px rgba(0,0,0,.28)}}
 .stage[data-aspect="portrait"]{{aspect-ratio:9/16;width:min(100%,calc(76vh * 9 / 16))}}
 video{{display:block;width:100%;height:100%;background:#000;object-fit:contain}}
 .stage[data-aspect="portrait"] video{{object-fit:cover}}
-.play{{position:absolute;inset:0;margin:auto;width:max-content;height:max-content;
+.play{{position:absolute;top:12px;left:12px;width:max-content;height:max-content;
 display:flex;align-items:center;gap:.6em;padding:.85em 1.4em;border:0;border-radius:999px;
 background:var(--accent);color:var(--on-accent);font:inherit;font-weight:650;font-size:1.05rem;
 cursor:pointer;box-shadow:0 6px 24px rgba(0,0,0,.35)}}
@@ -177,7 +177,8 @@ h1{{margin:0;font-size:1.35rem}}
 
 
 # The page's one script: choose the film by orientation, switch on rotation at the same
-# position, and start playback with sound on a tap. It reads only the page's own elements.
+# position, and start playback with sound on a tap (the native controls wait for the film to
+# play: before it they sit over the poster's name). It reads only the page's own elements.
 _SCRIPT = """
 (function () {
   var stage = document.getElementById("stage");
@@ -203,12 +204,13 @@ _SCRIPT = """
   choose();
   portrait.addEventListener("change", choose);
   play.hidden = false;
+  video.controls = false;
   play.addEventListener("click", function () {
     video.muted = false;
     play.hidden = true;
     video.play().catch(function () { play.hidden = false; });
   });
-  video.addEventListener("play", function () { play.hidden = true; });
+  video.addEventListener("play", function () { play.hidden = true; video.controls = true; });
   video.addEventListener("ended", function () { play.hidden = false; });
 })();
 """
