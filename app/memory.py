@@ -8,7 +8,7 @@ of that without touching the media code:
 
 - :func:`limit_arenas`: at most :data:`MALLOC_ARENAS` arenas (glibc's default is 8 per core),
   set once at start, before the worker's threads allocate;
-- :func:`release_free_memory` (``malloc_trim(0)``): return every free page of every arena to
+- :func:`media.base.heap.trim` (``malloc_trim(0)``): return every free page of every arena to
   the system; :class:`MemoryReleaser` calls it after each activity attempt.
 
 Both are no-ops where the C library is not glibc.
@@ -17,9 +17,6 @@ Both are no-ops where the C library is not glibc.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ctypes.util
-import functools
 import logging
 from typing import Any
 
@@ -29,36 +26,18 @@ from temporalio.worker import (
     Interceptor,
 )
 
+from media.base import heap
+
 log = logging.getLogger("filmworker.memory")
 
 MALLOC_ARENAS = 2
 M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
 
 
-@functools.cache
-def _libc() -> Any | None:
-    """glibc, or None (another C library: musl, macOS)."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return None
-    try:
-        libc = ctypes.CDLL(name)
-        libc.gnu_get_libc_version  # noqa: B018  (glibc only: raises AttributeError otherwise)
-    except (OSError, AttributeError):
-        return None
-    return libc
-
-
 def limit_arenas(arenas: int = MALLOC_ARENAS) -> bool:
     """Cap glibc's malloc arenas for threads created from now on; True when set."""
-    libc = _libc()
+    libc = heap.glibc()
     return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas) == 1)
-
-
-def release_free_memory() -> bool:
-    """Return the allocator's free memory to the system; True when some was released."""
-    libc = _libc()
-    return bool(libc is not None and libc.malloc_trim(0) == 1)
 
 
 class _ReleaseAfter(ActivityInboundInterceptor):
@@ -66,11 +45,11 @@ class _ReleaseAfter(ActivityInboundInterceptor):
         try:
             return await self.next.execute_activity(input)
         finally:
-            await asyncio.to_thread(release_free_memory)
+            await asyncio.to_thread(heap.trim)
 
 
 class MemoryReleaser(Interceptor):
-    """Worker interceptor: :func:`release_free_memory` after every activity attempt."""
+    """Worker interceptor: :func:`media.base.heap.trim` after every activity attempt."""
 
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
         """Wrap activity execution."""

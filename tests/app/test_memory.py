@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from app.memory import _libc
+from media.base.heap import glibc
 
 REPO = Path(__file__).resolve().parents[2]
 
 FRAGMENTED_HEAP = textwrap.dedent("""
     import json
     from pathlib import Path
-    from app.memory import limit_arenas, release_free_memory
+    from app.memory import limit_arenas
+    from media.base.heap import trim
 
     def rss_mib():
         for line in Path("/proc/self/status").read_text().splitlines():
@@ -31,14 +32,14 @@ FRAGMENTED_HEAP = textwrap.dedent("""
     kept = blocks[::10]  # every tenth stays: the heap cannot shrink from its top
     del blocks
     freed = rss_mib()
-    released = release_free_memory()
+    released = trim()
     print(json.dumps({"freed": freed, "trimmed": rss_mib(), "released": released,
                       "kept": len(kept)}))
 """)
 
 
-@pytest.mark.skipif(_libc() is None, reason="not glibc")
-def test_release_free_memory_gives_a_fragmented_heap_back_to_the_system() -> None:
+@pytest.mark.skipif(glibc() is None, reason="not glibc")
+def test_trimming_gives_a_fragmented_heap_back_to_the_system() -> None:
     child = subprocess.run([sys.executable, "-c", FRAGMENTED_HEAP], cwd=REPO, timeout=60,
                            capture_output=True, text=True, check=True)
     figures = json.loads(child.stdout)
