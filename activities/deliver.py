@@ -3,16 +3,14 @@ a checksum manifest under the share slug."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 
 from activities.context import Heartbeater, StageContext
 from activities.order_plan import occasion_words
 from media.base.spec import LANDSCAPE
 from media.cards import wording
 from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
-from services.storage.base import Storage, feed_digest
+from services.storage.base import Storage, file_sha256
 from workflows.contract import FilmOrder
 from workflows.keys import (
     LOGO_NAME,
@@ -49,11 +47,6 @@ def gift_page_for(order: FilmOrder, lyrics: list[str], *, lyrics_sung: bool = Fa
     )
 
 
-def _sha256(path: Path) -> str:
-    with path.open("rb") as handle:
-        return feed_digest(hashlib.sha256(), handle).hexdigest()
-
-
 def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult:
     """Copy the verified files to their delivery keys (a retry overwrites the same keys)."""
     order, rendered = deliver_input.order, deliver_input.render
@@ -71,7 +64,7 @@ def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult
         page.write_text(render_gift_page(page_model), encoding="utf-8")
         files = {name: ctx.storage.get_file(key, scratch / name) for name, key in sources.items()}
         files[PAGE_NAME] = page
-        manifest = {name: {"sha256": _sha256(path), "bytes": path.stat().st_size}
+        manifest = {name: {"sha256": file_sha256(path), "bytes": path.stat().st_size}
                     for name, path in files.items()}
         for index, (name, path) in enumerate(sorted(files.items())):
             heartbeat.update(percent=round(100 * index / len(files)), item=name)

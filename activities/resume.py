@@ -20,22 +20,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from services.storage.base import Storage, StorageKeyMissing
+from services.storage.base import Storage, StorageKeyMissing, file_sha256
 
 MANIFEST_VERSION = 1
 MANIFEST_MAX_BYTES = 1 << 20
-CHUNK_BYTES = 1 << 20
 
 Result = TypeVar("Result", bound=BaseModel)
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a local file, streamed."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(CHUNK_BYTES), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def fingerprint(activity_input: BaseModel, storage: Storage, *input_keys: str,

@@ -166,6 +166,12 @@ def hash_stream(stream: IO[bytes] | Iterator[bytes]) -> str:
     return feed_digest(hashlib.sha256(), stream).hexdigest()
 
 
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a local file, streamed (as :meth:`Storage.sha256` hashes an object)."""
+    with path.open("rb") as handle:
+        return hash_stream(handle)
+
+
 def read_bounded(stream: IO[bytes], key: str, max_bytes: int) -> bytes:
     data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
