@@ -177,14 +177,17 @@ def pacing_for(style: str, gentle: bool) -> Pacing:
 def closing_budget_s(length_sec: float, style: str, gentle: bool) -> float:
     """The longest the closing's words may hold in this film (seconds): what the wording of
     the closing must fit (:func:`media.cards.wording.closing`)."""
-    pacing = pacing_for(style, gentle)
+    return _closing_budget(length_sec, pacing_for(style, gentle))
+
+
+def _closing_budget(length_sec: float, pacing: Pacing) -> float:
     return closing_hold_budget_s(length_sec, TITLE_HOLD_S, pacing.transition_s, pacing.fade_s)
 
 
 def _card_seconds(length_sec: float, closing: CardSpec, pacing: Pacing) -> tuple[float, float]:
     """The cards' lengths reading needs: the title's hold, and the closing text's reading time
     within the film's budget."""
-    budget = closing_hold_budget_s(length_sec, TITLE_HOLD_S, pacing.transition_s, pacing.fade_s)
+    budget = _closing_budget(length_sec, pacing)
     text = " ".join(line for line in closing.lines if line.strip())
     hold = min(message_hold_s(text), max(MESSAGE_MIN_HOLD_S, budget))
     opening_s, closing_s = card_lengths(TITLE_HOLD_S, hold, pacing.transition_s, pacing.fade_s)
