@@ -9,7 +9,6 @@ and wide, portrait and landscape alternate; clips are spread evenly between the 
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,31 +81,85 @@ def item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> t
     return min(n_photos, fit - clips), clips
 
 
-def photo_slots(photos: list[PhotoSource], count: int, shot_s: float) -> list[Slot]:
-    """``count`` photo slots cycling through ``photos`` in arc order (repeats get a new
-    occurrence); when photos repeat, the last slot is the closing photo (else, right after it,
-    the subject again): the closing card then shows the subject."""
-    ids = [photos[i % len(photos)].id for i in range(count)]
-    if count > len(photos) >= 2 and ids[-1] != photos[-1].id:
-        ids = _end_on(ids, photos[-1].id, photos[0].id)
+REPEAT_SPACING_S = 10.0  # a photo shown again waits at least this long after its last showing
+SUBJECT_HOLD = 1.3  # a shot of the subject (or of a face) is this much longer than scenery
+
+
+def shows_subject(photo: PhotoSource, subject_id: str | None) -> bool:
+    """True for the subject photo and for any photo with a face in it."""
+    return photo.id == subject_id or photo.face_fraction > 0
+
+
+def pick_subject(photos: Sequence[PhotoSource], subject_id: str | None) -> str | None:
+    """The film's subject photo: the order's, else the photo whose largest face is largest
+    (None when no photo has a face: a film of scenery has no subject)."""
+    if any(p.id == subject_id for p in photos):
+        return subject_id
+    faces = [p for p in photos if p.face_fraction > 0]
+    return max(faces, key=lambda p: p.face_fraction).id if faces else None
+
+
+def showing_order(ids: Sequence[str], count: int, spacing: int,
+                  subject_id: str | None = None) -> list[str]:
+    """``count`` showings of the photos ``ids`` (arc order: the opener first, the closer last).
+
+    The subject opens and, when photos repeat, returns in the middle; the closer ends the film;
+    every other photo is shown once before any is shown again. A repeat comes at least
+    ``spacing`` showings after the start of its last one where the photos allow, in no run of
+    three already seen where another photo avoids it (no replayed order), the least shown photo
+    first."""
+    n = len(ids)
+    if count <= n or n <= 1:
+        return [ids[i % n] for i in range(count)] if n else []
+    fixed = {0: ids[0], count - 1: ids[-1]}
+    if subject_id in ids:
+        fixed.setdefault(count // 2, subject_id)
+    shown = {i: 0 for i in ids}
+    for photo_id in fixed.values():
+        shown[photo_id] += 1  # a fixed showing counts from the start: others go first
+    order: list[str] = []
+    runs: set[tuple[str, ...]] = set()
+    gap = max(2, min(spacing, n - 1))
+    for k in range(count):
+        pick = fixed.get(k) or _next_showing(ids, order, fixed, k, gap, shown, runs)
+        if k not in fixed:
+            shown[pick] += 1
+        if len(order) >= 2:
+            runs.add((order[-2], order[-1], pick))
+        order.append(pick)
+    return order
+
+
+def _next_showing(ids: Sequence[str], order: list[str], fixed: dict[int, str], k: int, gap: int,
+                  shown: dict[str, int], runs: set[tuple[str, ...]]) -> str:
+    """The photo for free slot ``k`` (see :func:`showing_order`)."""
+    upcoming = {fixed[j] for j in range(k + 1, k + gap) if j in fixed}
+
+    def cost(photo_id: str) -> tuple[int, int, int, int, int]:  # lowest wins
+        last = max((j for j, o in enumerate(order) if o == photo_id), default=-len(ids))
+        adjacent = int((bool(order) and order[-1] == photo_id) or fixed.get(k + 1) == photo_id)
+        too_close = int(k - last < gap or photo_id in upcoming)
+        replayed = int(len(order) >= 2 and (order[-2], order[-1], photo_id) in runs)
+        return adjacent, too_close, replayed, shown[photo_id], last
+
+    return min(ids, key=cost)
+
+
+def photo_slots(photos: list[PhotoSource], count: int, shot_s: float, *, spacing: int = 1,
+                subject_id: str | None = None, max_s: float | None = None) -> list[Slot]:
+    """``count`` photo slots over ``photos`` in arc order (see :func:`showing_order`; repeats
+    get a new occurrence, framed anew by the render). Shots of the subject or of faces are
+    :data:`SUBJECT_HOLD` times longer than scenery (each at most ``max_s`` where the film
+    allows)."""
+    ids = showing_order([p.id for p in photos], count, spacing, subject_id)
+    by_id = {p.id: p for p in photos}
     seen: dict[str, int] = {}
     slots = []
     for photo_id in ids:
-        slots.append(Slot("photo", photo_id, shot_s, None, seen.get(photo_id, 0)))
+        weight = SUBJECT_HOLD if shows_subject(by_id[photo_id], subject_id) else 1.0
+        slots.append(Slot("photo", photo_id, shot_s * weight, max_s, seen.get(photo_id, 0)))
         seen[photo_id] = seen.get(photo_id, 0) + 1
     return slots
-
-
-def _end_on(ids: list[str], closer: str, subject: str) -> list[str]:
-    """``ids`` ending on ``closer``: its last showing swapped to the end when that puts no photo
-    twice in a row, else the last slot replaced by the closer (or, right after it, the
-    subject)."""
-    j = len(ids) - 1 - ids[::-1].index(closer)
-    swapped = [*ids]
-    swapped[j], swapped[-1] = swapped[-1], swapped[j]
-    if all(a != b for a, b in itertools.pairwise(swapped)):
-        return swapped
-    return [*ids[:-1], closer if ids[-2] != closer else subject]
 
 
 def interleave(photo_shots: list[Slot], clip_shots: list[Slot]) -> list[Slot]:

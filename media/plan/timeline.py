@@ -43,6 +43,7 @@ from media.plan.moves import (
     transition_kinds,
 )
 from media.plan.shot_order import (
+    REPEAT_SPACING_S,
     Slot,
     arc_order,
     drop_twins,
@@ -51,6 +52,7 @@ from media.plan.shot_order import (
     interleave,
     item_counts,
     photo_slots,
+    pick_subject,
     separate,
     subject_first,
 )
@@ -62,6 +64,10 @@ PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own l
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
 MIN_FILM_S = 3.0
+MAX_HOLD_S = 6.0  # a photo holds up to this long before any photo is shown a second time
+GENTLE_MAX_HOLD_S = 7.0
+SOCIAL_MAX_HOLD_S = 3.0  # social films cut fast: a photo comes back (framed anew) sooner
+SUBJECT_RETURN_MIN_S = 3.0  # the subject returns mid-film when shots can still last this long
 READING_RULES_FROM_S = 30.0  # the shortest film sold (the contract's LENGTH_MIN_SEC)
 
 
@@ -154,15 +160,17 @@ class Pacing:
     transition: str
     transition_s: float
     fade_s: float
+    hold_s: float = MAX_HOLD_S
+    """The longest a photo holds before any photo is shown a second time."""
 
 
 PACING: dict[str, Pacing] = {
     "gift": Pacing(3.2, 2.0, 4.0, CROSSFADE, 0.5, 0.5),
     "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
-    "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3),
+    "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3, SOCIAL_MAX_HOLD_S),
 }
 # memorials: slower, long dissolves (a dip through black looked heavy between two photos)
-GENTLE = Pacing(5.0, 3.5, 5.0, CROSSFADE, 1.2, 1.0)
+GENTLE = Pacing(5.0, 3.5, 5.0, CROSSFADE, 1.2, 1.0, GENTLE_MAX_HOLD_S)
 
 
 def pacing_for(style: str, gentle: bool) -> Pacing:
@@ -208,26 +216,40 @@ def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[Slo
     return slots
 
 
+def _photo_count(photos: int, photo_s: float, hold_s: float, min_s: float,
+                 subject_returns: bool) -> int:
+    """How many photo shots fill ``photo_s`` seconds: every photo once, held up to ``hold_s``
+    before any is shown again, plus the subject's return in the middle when each shot can
+    still last :data:`SUBJECT_RETURN_MIN_S`; never shots under ``min_s``."""
+    count = max(photos, math.ceil(photo_s / hold_s - 1e-9))
+    if subject_returns and count == photos and photo_s / (count + 1) >= SUBJECT_RETURN_MIN_S:
+        count += 1
+    return max(1, min(count, math.floor(photo_s / min_s)))
+
+
 def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
-                pacing: Pacing, min_s: float) -> tuple[list[Slot], list[str]]:
+                pacing: Pacing, min_s: float,
+                subject_id: str | None) -> tuple[list[Slot], list[str]]:
     """The middle shots in order, with nominal lengths; and the ids of photos left out."""
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
     dropped = [p.id for p in photos if p not in kept]
     chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
+    photo_slot_list: list[Slot] = []
     if kept:
-        photo_count = max(len(kept), round(max(0.0, middle_s - clip_total) / pacing.shot_s))
-        photo_count = max(1, min(photo_count, math.floor(max(0.0, middle_s - n_c * min_s)
-                                                            / min_s)))
+        photo_s = max(0.0, middle_s - clip_total)
+        count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, min_s,
+                             subject_id in {p.id for p in kept})
+        spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
+        photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
+                                      subject_id=subject_id)
         clip_count = len(chosen_clips)
     else:
-        photo_count = 0
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
-    slots = interleave(photo_slots(kept, photo_count, pacing.shot_s) if kept else [],
-                        _clip_slots(chosen_clips, clip_count, pacing)
-                        if chosen_clips else [])
+    slots = interleave(photo_slot_list,
+                       _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
     return slots, dropped
 
 
@@ -249,15 +271,13 @@ def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, Photo
     return picked
 
 
-def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
-             order: dict[str, int], parallax_s: float = 0.0) -> list[tuple[str, int]]:
-    """(motion, choice) per slot: ``motion_shots`` photo shots spread evenly get Ken Burns moves
-    (low-res photos only get pushes), of which up to ``parallax_s`` seconds get parallax (see
-    :func:`_parallax_slots`); repeats of a photo get a different move."""
-    photo_idx = [i for i, s in enumerate(slots) if s.kind == "photo"]
-    eligible = [i for i in photo_idx if not photos[slots[i].source_id].low_res]
-    chosen = {eligible[j] for j in even_pick(min(motion_shots, len(eligible)), len(eligible))} \
-        if eligible and motion_shots > 0 else set()
+def _motions(slots: list[Slot], photos: dict[str, PhotoSource], order: dict[str, int],
+             parallax_s: float = 0.0) -> list[tuple[str, int]]:
+    """(motion, choice) per slot: every photo shot gets a full Ken Burns move (a low-res photo,
+    which a closer crop would blur, a push), of which up to ``parallax_s`` seconds get parallax
+    (see :func:`_parallax_slots`); repeats of a photo get a different move."""
+    chosen = {i for i, s in enumerate(slots)
+              if s.kind == "photo" and not photos[s.source_id].low_res}
     parallax = _parallax_slots(slots, chosen, photos, parallax_s)
     result = []
     for i, s in enumerate(slots):
@@ -280,7 +300,7 @@ def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
 
 def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   beat_times: Sequence[float], length_sec: float, opening: CardSpec,
-                  closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
+                  closing: CardSpec, *, fps: int = 30, gentle: bool,
                   style: str, subject_photo_id: str | None,
                   bar_times: Sequence[float] = (), premium: bool = False,
                   sections: Sequence[Sequence[Any]] = (),
@@ -294,8 +314,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     where the grid allows; the subject photo comes first; clips are spread through the film;
     photos repeat (with other moves) when there are too few, and when there are too many each
     still lasts at least the style's minimum (about 2 s) and the rest are listed in
-    ``dropped_photo_ids``. ``motion_shots`` photo shots get full Ken Burns moves, the others a
-    gentle push; with ``premium`` some of them (faces first, at most
+    ``dropped_photo_ids``. Every photo shot gets a full Ken Burns move (a low-resolution photo a
+    push); with ``premium`` some of them (faces first, at most
     :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
     layer. Each photo shot's ``move`` and each transition follow the photo and the song's
     ``sections`` (``(name, start_s, end_s)``; see :mod:`media.plan.moves`); without sections every
@@ -313,10 +333,11 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                                         beats, bars)
     middle_s = (close_start - open_end) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
+    subject_photo_id = pick_subject(photos, subject_photo_id)
     ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
                                         [c.id for c in clips], near_duplicates,
                                         subject_photo_id)
-    slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s)
+    slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s, subject_photo_id)
     slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     if slots:
@@ -327,7 +348,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                                         downbeat_grid(beats, bars, parts)),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
-                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
+                         PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
                          parts, gentle)
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
@@ -366,7 +387,7 @@ def _looks(slots: list[Slot], photos: dict[str, PhotoSource]) -> list[PhotoLook 
 
 def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
-                 fps: int, motion_shots: int, parallax_s: float = 0.0,
+                 fps: int, parallax_s: float = 0.0,
                  sections: tuple[Section, ...] = (), gentle: bool = False) -> list[Shot]:
     """Shots from the cut frames: cards around the slots, transitions, moves and visible
     ranges."""
@@ -377,7 +398,7 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                                pacing_style(pacing))
     by_id = {p.id: p for p in photos}
     order = {p.id: i for i, p in enumerate(photos)}
-    motions = [(STILL, 0), *_motions(slots, by_id, motion_shots, order, parallax_s), (STILL, 0)]
+    motions = [(STILL, 0), *_motions(slots, by_id, order, parallax_s), (STILL, 0)]
     middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
     moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
                                [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]

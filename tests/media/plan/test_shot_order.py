@@ -10,6 +10,7 @@ import pytest
 
 from media.plan.inputs import PhotoSource
 from media.plan.shot_order import (
+    SUBJECT_HOLD,
     Slot,
     arc_order,
     even_pick,
@@ -17,6 +18,8 @@ from media.plan.shot_order import (
     interleave,
     item_counts,
     photo_slots,
+    pick_subject,
+    showing_order,
     subject_first,
 )
 
@@ -58,9 +61,58 @@ def test_when_too_many_items_each_still_gets_its_minimum() -> None:
 
 def test_repeated_photos_count_their_showings() -> None:
     slots = photo_slots([_photo("a"), _photo("b")], 5, 3.0)
-    assert [(s.source_id, s.occurrence) for s in slots] == [
-        ("a", 0), ("b", 0), ("a", 1), ("b", 1), ("a", 2)]
+    assert [s.source_id for s in slots][:2] == ["a", "b"]
+    for photo_id in "ab":
+        showings = [s.occurrence for s in slots if s.source_id == photo_id]
+        assert showings == list(range(len(showings)))
     assert all(s.kind == "photo" and s.nominal_s == 3.0 for s in slots)
+
+
+def _runs_seen_again(order: list[str]) -> int:
+    runs = [tuple(order[i:i + 3]) for i in range(len(order) - 2)]
+    return sum(run in runs[:i] for i, run in enumerate(runs))
+
+
+def test_every_photo_shows_once_before_any_photo_shows_again() -> None:
+    ids = list("abcdefg")
+    order = showing_order(ids, 20, 2)
+    assert order[:6] == ids[:6] and order[-1] == "g"
+    assert sorted(set(order)) == ids
+
+
+def test_a_long_film_from_few_photos_never_replays_a_run_of_three() -> None:
+    for n, count in ((7, 29), (5, 30), (6, 24), (4, 20)):
+        ids = [chr(97 + i) for i in range(n)]
+        order = showing_order(ids, count, 2, "a")
+        assert _runs_seen_again(order) <= count // 10, (n, order)
+        assert all(a != b for a, b in pairwise(order[:-1])), order
+
+
+def test_a_repeat_waits_its_spacing_when_there_are_photos_enough() -> None:
+    order = showing_order(list("abcdefg"), 29, 3, "a")
+    for i, photo_id in enumerate(order):
+        earlier = [j for j in range(i) if order[j] == photo_id]
+        assert not earlier or i - earlier[-1] >= 3, (i, order)
+
+
+def test_the_subject_opens_returns_in_the_middle_and_the_closer_ends() -> None:
+    order = showing_order(list("sbcdez"), 13, 2, "s")
+    assert order[0] == "s" and order[13 // 2] == "s" and order[-1] == "z"
+    assert showing_order(list("sbcdez"), 7, 2, "s")[3] == "s"  # the one repeat: the subject
+
+
+def test_shots_of_the_subject_or_of_faces_are_held_longer_than_scenery() -> None:
+    photos = [_photo("s"), _photo("face", face=0.2), _photo("sky")]
+    slots = {s.source_id: s.nominal_s for s in photo_slots(photos, 3, 3.0, subject_id="s")}
+    assert slots["s"] == slots["face"] == pytest.approx(3.0 * SUBJECT_HOLD)
+    assert slots["sky"] == 3.0
+
+
+def test_without_a_chosen_subject_the_largest_face_is_the_subject() -> None:
+    photos = [_photo("sky"), _photo("small", face=0.1), _photo("big", face=0.3)]
+    assert pick_subject(photos, None) == "big"
+    assert pick_subject(photos, "sky") == "sky"
+    assert pick_subject([_photo("sky"), _photo("sea")], None) is None
 
 
 def test_clips_are_spread_between_photos_and_never_open() -> None:

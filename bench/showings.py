@@ -1,0 +1,308 @@
+"""Watch a rendered film the way a viewer does: which photo is on screen, which part of it, how
+far the camera travels, and how often the film shows the same thing again.
+
+Every sampled frame is registered to the order's source photos (ORB features, a RANSAC
+similarity transform: a Ken Burns frame is a scaled, shifted part of its photo), which gives the
+photo on screen and the region of it the frame shows. From that:
+
+- the **showings**: runs of frames on the same photo, in order;
+- the **repeated-run share**: of the runs of three consecutive showings, the share whose photos
+  (in order) already ran earlier in the film;
+- the **mostly-same share**: of the showings of a photo already shown, the share whose frames lie
+  mostly (median > 80 % of the frame's area) inside what earlier showings of it showed;
+- the **near-empty share**: frames with almost no detail (under 20 % of 16 px tiles textured:
+  plain sky, blur);
+- each showing's **travel**: the camera's scale change or pan distance between its first and last
+  steady frames, as a share of the frame (what issue 30 asks to be at least 6 %, 4 % gentle);
+- the **subject share**: frames on the subject photos.
+
+Usage::
+
+    python -m bench.showings FILM.mp4 PHOTOS_DIR [--fps 2] [--subject NAME ...] [--json OUT]
+
+Nothing here is asserted in a test: it prints figures for the notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from media.base.runner import tool_path
+
+PHOTO_LONG_EDGE = 1000  # photos are matched at this size (features, not pixels, matter)
+FRAME_LONG_EDGE = 640
+MIN_INLIERS = 18
+RATIO_TEST = 0.75
+MOSTLY_SAME = 0.8
+TILE = 16
+TEXTURED_TILE_STD = 6.0  # grey levels: a tile with less spread is flat (sky, blur)
+NEAR_EMPTY_TEXTURED = 0.2
+MASK = 256  # raster of a photo for "what was shown already"
+DECODE_TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class View:
+    """One sampled frame: time, the photo it shows (None: a clip, a card, unregistered), the
+    frame's corners in that photo (normalized 0..1, 4x2, clockwise from top-left), the share of
+    textured tiles."""
+
+    t: float
+    photo: str | None
+    corners: tuple[tuple[float, float], ...] | None
+    textured: float
+
+
+@dataclass
+class Showing:
+    """Consecutive views of one photo."""
+
+    photo: str
+    views: list[View] = field(default_factory=list)
+
+    @property
+    def start(self) -> float:
+        """Time of the first view (s)."""
+        return self.views[0].t
+
+    @property
+    def end(self) -> float:
+        """Time of the last view (s)."""
+        return self.views[-1].t
+
+
+def decode_gray(film: Path, fps: float) -> Iterator[tuple[float, np.ndarray]]:
+    """Grey frames of ``film`` at ``fps``, long edge :data:`FRAME_LONG_EDGE`."""
+    probe = cv2.VideoCapture(str(film))
+    w, h = int(probe.get(cv2.CAP_PROP_FRAME_WIDTH)), int(probe.get(cv2.CAP_PROP_FRAME_HEIGHT))
+    probe.release()
+    k = FRAME_LONG_EDGE / max(w, h)
+    ow, oh = 2 * round(w * k / 2), 2 * round(h * k / 2)
+    cmd = [tool_path("ffmpeg"), "-v", "error", "-i", str(film), "-vf",
+           f"fps={fps},scale={ow}:{oh}", "-f", "rawvideo", "-pix_fmt", "gray", "-"]
+    raw = subprocess.run(cmd, capture_output=True, check=True, timeout=DECODE_TIMEOUT_S).stdout
+    size = ow * oh
+    for i in range(len(raw) // size):
+        yield i / fps, np.frombuffer(raw, np.uint8, size, i * size).reshape(oh, ow)
+
+
+@dataclass(frozen=True)
+class PhotoFeatures:
+    """A photo's ORB keypoints (in the matching size) and descriptors."""
+
+    name: str
+    size: tuple[int, int]  # matching size, (w, h)
+    points: np.ndarray
+    descriptors: np.ndarray
+
+
+def photo_features(photos: Sequence[Path], orb: cv2.ORB) -> list[PhotoFeatures]:
+    """Features of every photo, at :data:`PHOTO_LONG_EDGE`."""
+    out = []
+    for path in photos:
+        img = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if img is None:
+            continue
+        k = PHOTO_LONG_EDGE / max(img.shape)
+        img = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        kp, des = orb.detectAndCompute(img, None)
+        if des is not None:
+            out.append(PhotoFeatures(path.stem, (img.shape[1], img.shape[0]),
+                                     np.float32([p.pt for p in kp]), des))
+    return out
+
+
+def register(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
+             matcher: cv2.BFMatcher) -> tuple[str, tuple[tuple[float, float], ...]] | None:
+    """The photo ``gray`` shows and the frame's corners in it (normalized), or None."""
+    kp, des = orb.detectAndCompute(gray, None)
+    if des is None or len(kp) < MIN_INLIERS:
+        return None
+    frame_pts = np.float32([p.pt for p in kp])
+    best: tuple[int, str, np.ndarray, tuple[int, int]] | None = None
+    for photo in photos:
+        pairs = matcher.knnMatch(des, photo.descriptors, k=2)
+        good = [m for m, *rest in pairs if rest and m.distance < RATIO_TEST * rest[0].distance]
+        if len(good) < MIN_INLIERS:
+            continue
+        src = frame_pts[[m.queryIdx for m in good]]
+        dst = photo.points[[m.trainIdx for m in good]]
+        model, inliers = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC,
+                                                     ransacReprojThreshold=4.0)
+        count = int(inliers.sum()) if inliers is not None else 0
+        if model is not None and count >= MIN_INLIERS and (best is None or count > best[0]):
+            best = (count, photo.name, model, photo.size)
+    if best is None:
+        return None
+    _, name, model, (pw, ph) = best
+    h, w = gray.shape
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    mapped = corners @ model[:, :2].T + model[:, 2]
+    return name, tuple((float(x / pw), float(y / ph)) for x, y in mapped)
+
+
+def textured_share(gray: np.ndarray) -> float:
+    """Share of :data:`TILE` px tiles whose grey levels spread more than
+    :data:`TEXTURED_TILE_STD`."""
+    h, w = (s - s % TILE for s in gray.shape)
+    tiles = gray[:h, :w].reshape(h // TILE, TILE, w // TILE, TILE).astype(np.float32)
+    return float((tiles.std(axis=(1, 3)) > TEXTURED_TILE_STD).mean())
+
+
+def watch(film: Path, photos: Sequence[Path], fps: float) -> list[View]:
+    """Every sampled frame of ``film`` registered to ``photos``."""
+    orb = cv2.ORB_create(nfeatures=1500)
+    matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
+    features = photo_features(photos, orb)
+    views = []
+    for t, gray in decode_gray(film, fps):
+        found = register(gray, features, orb, matcher)
+        views.append(View(t, found[0] if found else None, found[1] if found else None,
+                          textured_share(gray)))
+    return views
+
+
+def group_showings(views: Sequence[View], max_gap: int = 1) -> list[Showing]:
+    """Runs of views on the same photo; up to ``max_gap`` unregistered views (a dissolve, a
+    card's edge) do not break a run."""
+    showings: list[Showing] = []
+    gap = 0
+    for view in views:
+        if view.photo is None:
+            gap += 1
+            continue
+        last = showings[-1] if showings else None
+        if last is not None and last.photo == view.photo and gap <= max_gap:
+            last.views.append(view)
+        else:
+            showings.append(Showing(view.photo, [view]))
+        gap = 0
+    return showings
+
+
+def repeated_run_share(order: Sequence[str], run: int = 3) -> float:
+    """Share of the ``run``-long windows of ``order`` that already appeared earlier."""
+    windows = [tuple(order[i:i + run]) for i in range(len(order) - run + 1)]
+    seen: set[tuple[str, ...]] = set()
+    repeats = 0
+    for window in windows:
+        repeats += window in seen
+        seen.add(window)
+    return repeats / len(windows) if windows else 0.0
+
+
+def _mask(corners: Sequence[tuple[float, float]]) -> np.ndarray:
+    mask = np.zeros((MASK, MASK), np.uint8)
+    cv2.fillConvexPoly(mask, np.int32([[x * MASK, y * MASK] for x, y in corners]), 1)
+    return mask.astype(bool)
+
+
+def new_shares(showings: Sequence[Showing]) -> list[tuple[int, float]]:
+    """For every showing of a photo shown before: (index, the median share of its frames, on
+    the photo, that earlier showings of it had not shown)."""
+    shown: dict[str, np.ndarray] = {}
+    out = []
+    for i, showing in enumerate(showings):
+        masks = [_mask(v.corners) for v in showing.views if v.corners]
+        before = shown.get(showing.photo)
+        if before is not None:
+            fresh = [float((m & ~before).sum() / max(1, m.sum())) for m in masks if m.sum()]
+            out.append((i, float(np.median(fresh)) if fresh else 0.0))
+        union = np.logical_or.reduce(masks) if masks else np.zeros((MASK, MASK), bool)
+        shown[showing.photo] = union if before is None else before | union
+    return out
+
+
+def travel(showing: Showing) -> float | None:
+    """The camera's travel over a showing, as a share of the frame: the larger of the scale
+    change and the pan distance (in frame widths) between its first and last steady views (the
+    transitions' views at either end left out); None for showings under three views."""
+    steady = [v for v in showing.views if v.corners][1:-1]
+    if len(steady) < 2:
+        return None
+    a, b = np.array(steady[0].corners), np.array(steady[-1].corners)
+    wa, wb = np.linalg.norm(a[1] - a[0]), np.linalg.norm(b[1] - b[0])
+    scale = abs(math.log(wb / wa)) if wa > 0 and wb > 0 else 0.0
+    pan = float(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)) / ((wa + wb) / 2))
+    return max(scale, pan)
+
+
+def summarize(views: Sequence[View], subjects: Sequence[str] = ()) -> dict[str, object]:
+    """The figures of one film (see the module docstring)."""
+    showings = group_showings(views)
+    order = [s.photo for s in showings]
+    fresh = new_shares(showings)
+    travels = [t for t in (travel(s) for s in showings) if t is not None]
+    seen: dict[str, float] = {}
+    spacings = []
+    for s in showings:
+        if s.photo in seen:
+            spacings.append(round(s.start - seen[s.photo], 1))
+        seen[s.photo] = s.end
+    registered = [v for v in views if v.photo]
+    return {
+        "frames": len(views),
+        "registered_share": round(len(registered) / max(1, len(views)), 3),
+        "showings": len(showings),
+        "order": order,
+        "repeats": len(fresh),
+        "repeated_run_share": round(repeated_run_share(order), 3),
+        "mostly_same_share": round(sum(f < 1 - MOSTLY_SAME for _, f in fresh)
+                                   / max(1, len(fresh)), 3),
+        "repeat_new_share_median": round(float(np.median([f for _, f in fresh])), 3)
+        if fresh else None,
+        "repeat_spacing_s_min": min(spacings) if spacings else None,
+        "near_empty_share": round(sum(v.textured < NEAR_EMPTY_TEXTURED for v in views)
+                                  / max(1, len(views)), 3),
+        "travel_pct": _quantiles([100 * t for t in travels]),
+        "travel_under_6pct": sum(t < 0.06 for t in travels),
+        "subject_share": round(sum(v.photo in subjects for v in views) / max(1, len(views)), 3)
+        if subjects else None,
+        "shots": [(s.photo, round(s.start, 1), round(s.end - s.start, 1),
+                   None if travel(s) is None else round(100 * travel(s), 1)) for s in showings],
+    }
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    q = np.percentile(values, [0, 25, 50, 75, 100])
+    return dict(zip(("min", "p25", "median", "p75", "max"), (round(float(x), 1) for x in q),
+                    strict=True))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the figures of a film (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("film", type=Path)
+    parser.add_argument("photos", type=Path, help="the order's photos folder")
+    parser.add_argument("--fps", type=float, default=2.0)
+    parser.add_argument("--subject", action="append", default=[],
+                        help="a subject photo's file stem (repeatable)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    photos = sorted(p for p in args.photos.iterdir() if p.suffix.lower() in
+                    (".jpg", ".jpeg", ".png", ".webp", ".heic", ".tif", ".tiff"))
+    figures = summarize(watch(args.film, photos, args.fps), args.subject)
+    text = json.dumps(figures, indent=1, ensure_ascii=False)
+    if args.json:
+        args.json.write_text(text, encoding="utf-8")
+    shots = figures.pop("shots")
+    print(json.dumps(figures, ensure_ascii=False))
+    for shot in shots:  # type: ignore[union-attr]
+        print("  ", *shot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
