@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image
 
@@ -43,7 +44,8 @@ from media.frames.parallax import (
     scale_layers,
     separate_subject,
 )
-from media.look.framing import KEEP_MIN, Motion, plan_ken_burns, second_look
+from media.look.detail import ShowingFrame, showing_frame, texture_map
+from media.look.framing import KEEP_MIN, Motion, plan_ken_burns
 from media.look.subjects import Subject, find_subject, keep_whole
 from media.plan.moves import FRAMING_MOVE
 from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
@@ -292,23 +294,26 @@ class SourcePreparer:
                    if shot.kind == "photo" and shot.source_id == photo_id)
 
     def _prepare_photo(self, shot: Shot, showing: int = 0) -> PreparedPhoto:
-        """The shot's layers; every other showing of a photo of scenery looks at another part
-        of it (:func:`media.look.framing.second_look`)."""
+        """The shot's layers; a showing after the first looks closer at another part of the
+        photo (:func:`media.look.detail.showing_frame`)."""
         photo_id = shot.source_id or ""
         photo = self._acquire(photo_id)
         try:
             height, width = photo.image.shape[:2]
             subject = keep_whole(photo.subject)
-            if showing % 2 == 1:
-                subject = second_look(subject)
+            texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
+                       if showing else None)
             layers: dict[str, PhotoLayer | ParallaxLayer] = {}
             for aspect in self.aspects:
-                motion = plan_ken_burns((width, height), subject, aspect,
+                frame = (showing_frame(subject, texture, (width, height), aspect, showing)
+                         if texture is not None else ShowingFrame(subject))
+                motion = plan_ken_burns((width, height), frame.subject, aspect,
                                         shot.frames,
                                         choice=shot.motion_choice,
                                         full=shot.motion in (KEN_BURNS, PARALLAX),
                                         keep_min=self._keep_min(aspect),
-                                        move=FRAMING_MOVE.get(shot.move))
+                                        move=FRAMING_MOVE.get(shot.move),
+                                        frame_scale=frame.frame_scale)
                 factor = round(prescale_factor(motion, aspect.width), 4)
                 layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                         aspect)

@@ -36,16 +36,20 @@ from media.look.subjects import (
 )
 
 FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
+SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
+SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
+FIT_ZOOM = 1.07  # a fitted photo's push (the backdrop stays in view): 6.8 %, it reads
 FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
 FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full move
-PUSH_ZOOM = 1.035  # zoom ratio of a gentle push
+PUSH_ZOOM = 1.07  # zoom ratio of a gentle push (a low-res photo's): 6.8 % reads on a phone
 MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
-MAX_ACCEL_PX = 0.04  # output pixels per frame^2: peak acceleration of any image point
+MAX_ACCEL_PX = 0.12  # output pixels per frame^2: peak acceleration of any image point
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
+MIN_TRAVEL = 0.06  # a move's scale change or pan, as a share of the frame: less reads as still
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
 FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
-FILL_PUSH_ZOOM = 1.06  # a filled photo with no room to pan pushes in from this much wider
+FILL_PUSH_ZOOM = 1.07  # a filled photo with no room to pan pushes in from this much wider
 MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
 MOVES = ("zoom_in", "zoom_out", "pan", "drift_in", "tilt")
 
@@ -139,13 +143,21 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
 
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
               keep_min: float = KEEP_MIN) -> bool:
-    """True when a crop would cut a face or keep less than ``keep_min`` of the photo."""
+    """True when a crop would cut a face, or keep less than ``keep_min`` of the photo (down to
+    :data:`SUBJECT_KEEP_MIN` when the subject's focus fits a crop magnified at most
+    :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a wide frame is then cropped full width
+    on its subject, not fitted small over its blur)."""
     cw, ch = largest_crop(width, height, aspect)
-    if cw * ch < keep_min * width * height:
-        return True
     guard = face_guard(subject, width, height)
-    return guard is not None and (guard[2] - guard[0] > cw + 1e-6
-                                  or guard[3] - guard[1] > ch + 1e-6)
+    if guard is not None and (guard[2] - guard[0] > cw + 1e-6 or guard[3] - guard[1] > ch + 1e-6):
+        return True
+    keep = cw * ch / (width * height)
+    if keep >= keep_min:
+        return False
+    fx0, fy0, fx1, fy1 = subject.focus.to_pixels(width, height)
+    focus_fits = fx1 - fx0 <= cw + 1e-6 and fy1 - fy0 <= ch + 1e-6
+    sharp = aspect.width / cw <= SUBJECT_CROP_MAX_UPSCALE
+    return not (focus_fits and sharp and keep >= min(keep_min, SUBJECT_KEEP_MIN))
 
 
 def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -> tuple[float,
@@ -184,11 +196,13 @@ def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspec
 
 
 def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: str,
-                zoom: float) -> tuple[Rect, Rect]:
-    """Start and end viewports of a crop move (before the acceleration budget)."""
+                zoom: float, frame_scale: float = 1.0) -> tuple[Rect, Rect]:
+    """Start and end viewports of a crop move (before the acceleration budget), the wide one
+    ``frame_scale`` times closer than the largest crop."""
     width, height = photo
     guard = face_guard(subject, width, height)
-    wide = largest_crop(width, height, aspect)
+    crop_w, crop_h = largest_crop(width, height, aspect)
+    wide = (crop_w / frame_scale, crop_h / frame_scale)
     fx, fy = subject.focus.center
     focus = (fx * width, fy * height)
     z = _tight_zoom(photo, wide, aspect, guard, zoom)
@@ -275,6 +289,16 @@ def _within_budget(motion: Motion, out_width: int) -> Motion:
     return Motion(motion.mode, anchor, anchor, motion.frames, motion.move)
 
 
+def travel(motion: Motion) -> float:
+    """How far the camera travels over the move, as a share of the frame: the larger of the
+    scale change (log of the viewport widths' ratio) and the distance the viewport's centre
+    moves (in viewport widths). What a viewer reads as motion; issue 30 asks for 6 %."""
+    start, end = motion.start, motion.end
+    scale = abs(math.log(end.w / start.w)) if start.w > 0 and end.w > 0 else 0.0
+    shift = math.hypot(end.cx - start.cx, end.cy - start.cy) / max(1e-9, (start.w + end.w) / 2)
+    return max(scale, shift)
+
+
 def motion_extent(motion: Motion, out_width: int) -> float:
     """How far (output pixels) the farthest tracked image point travels during the move."""
     start, end = motion.start, motion.end
@@ -296,33 +320,9 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
     return [first, *[m for m in MOVES if m != first]]
 
 
-SECOND_LOOK_SHIFT = 0.3  # a repeat's focus moves this far (share of the width) off a central one
-SECOND_LOOK_CENTRAL = 0.15  # a focus this close to the middle is central (mirroring keeps it)
-
-
-def second_look(subject: Subject) -> Subject:
-    """The subject for another showing of a photo of scenery: its focus on the other side of
-    the photo (mirrored across the middle, or moved :data:`SECOND_LOOK_SHIFT` off it when it
-    is central), so the repeat ends on another part of the landscape instead of the same
-    frame with another move. Faces and compact subjects (a pet, a room) are returned as is:
-    they stay the point of every showing."""
-    if subject.faces or subject.source != "saliency" or subject.compact:
-        return subject
-    focus = subject.focus
-    cx = focus.center[0]
-    if abs(cx - 0.5) >= SECOND_LOOK_CENTRAL:
-        target = 1.0 - cx
-    else:
-        target = cx + SECOND_LOOK_SHIFT if cx <= 0.5 else cx - SECOND_LOOK_SHIFT
-    half = (focus.x1 - focus.x0) / 2
-    target = min(max(target, half), 1.0 - half)
-    moved = Box(target - half, focus.y0, target + half, focus.y1)
-    return Subject((), moved, subject.source, subject.compact)
-
-
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                    *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
-                   move: str | None = None) -> Motion:
+                   move: str | None = None, frame_scale: float = 1.0) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``.
 
@@ -330,10 +330,13 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     (zoom in toward the focus, zoom out from it, pan or tilt ending on it, drift in); otherwise
     a gentle sub-pixel push toward (or away from) the focus. A photo wider than the frame whose
     crop keeps less than ``keep_min`` of it is filled (see :func:`_plan_fill`), not fitted.
+    ``frame_scale`` > 1 looks that much closer than the largest crop (a repeat's detail, see
+    :mod:`media.look.detail`), as close as the faces allow, always as a crop.
     Faces stay inside every frame's viewport; crops never leave the photo; the move is
     bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
-    cannot move at least :data:`MIN_MOVE_PX` (a face filling the frame), another move is used,
-    and failing all, the fitted treatment. ``keep_min`` is the smallest fraction of the photo a
+    cannot travel :data:`MIN_TRAVEL` (a face filling the frame), another move is used, failing
+    all the one that travels farthest, or the fitted treatment if that barely moves.
+    ``keep_min`` is the smallest fraction of the photo a
     crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
     """
     width, height = photo_size
@@ -342,6 +345,9 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     moves = _move_order(choice, full, move)
     subject = _yield_core_margin(photo_size, subject, aspect)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
+    frame_scale = min(frame_scale, holding_scale(photo_size, subject, aspect))
+    if frame_scale > 1.0 + 1e-6:
+        return _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit, frame_scale)
     if not needs_fit(width, height, subject, aspect, keep_min):
         planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
@@ -356,6 +362,16 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
                                                   subject.compact), aspect,
                               frames, choice=choice, full=full, keep_min=keep_min, move=move)
     return planned
+
+
+def holding_scale(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
+    """How much closer than the largest crop a frame may look and still hold every face with
+    its margin (infinite without faces)."""
+    guard = face_guard(subject, *photo_size)
+    if guard is None:
+        return float("inf")
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    return min(crop_w / max(1.0, guard[2] - guard[0]), crop_h / max(1.0, guard[3] - guard[1]))
 
 
 def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
@@ -387,21 +403,20 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-               moves: list[str], zoom: float, fit: Motion) -> Motion:
-    """The first of ``moves`` that keeps the faces in and moves enough, as a crop; ``fit``
-    when none does."""
+               moves: list[str], zoom: float, fit: Motion, frame_scale: float = 1.0) -> Motion:
+    """The first of ``moves`` that keeps the faces in and moves enough, as a crop
+    ``frame_scale`` times closer than the largest; ``fit`` when none does."""
     width, height = photo_size
     guard = face_guard(subject, width, height)
     best: Motion | None = None
     for move in moves:
-        start, end = _crop_rects(photo_size, subject, aspect, move, zoom)
+        start, end = _crop_rects(photo_size, subject, aspect, move, zoom, frame_scale)
         motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
         if not _crop_ok(motion, photo_size, guard):
             continue
-        if motion_extent(motion, aspect.width) >= MIN_MOVE_PX or frames < 3:
+        if travel(motion) >= MIN_TRAVEL or frames < 3:
             return motion
-        if best is None or motion_extent(motion, aspect.width) > motion_extent(best,
-                                                                               aspect.width):
+        if best is None or travel(motion) > travel(best):
             best = motion
     if best is None or motion_extent(fit, aspect.width) > 2 * motion_extent(best, aspect.width):
         return fit
@@ -449,7 +464,7 @@ def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
 def _plan_fit(photo_size: tuple[int, int], aspect: Aspect, frames: int, move: str,
               zoom: float) -> Motion:
     """The fitted treatment: the whole photo over its backdrop, gently pushing in or out."""
-    start, end = _fit_rects(photo_size, aspect, move != "zoom_out", min(zoom, 1.06))
+    start, end = _fit_rects(photo_size, aspect, move != "zoom_out", min(zoom, FIT_ZOOM))
     return _within_budget(Motion("fit", start, end, frames, move), aspect.width)
 
 

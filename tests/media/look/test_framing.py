@@ -20,6 +20,7 @@ from media.look.framing import (
     FILL_MAX_UPSCALE,
     MAX_ACCEL_PX,
     MIN_MOVE_PX,
+    PUSH_ZOOM,
     Motion,
     face_guard,
     fill_width,
@@ -27,12 +28,11 @@ from media.look.framing import (
     needs_fit,
     peak_acceleration,
     plan_ken_burns,
-    second_look,
 )
 from media.look.subjects import Box, Subject, find_subject, keep_whole
 
 CHOICES = range(4)
-JITTER_BOUND = 0.05  # output px / frame^2
+JITTER_BOUND = 0.13  # output px / frame^2 (MAX_ACCEL_PX, 0.12, and rounding)
 
 
 @functools.cache
@@ -195,7 +195,7 @@ def test_full_moves_actually_move_and_pushes_are_gentle() -> None:
                     abs(full.start.w - full.end.w)) * LANDSCAPE.width / full.start.w
         pushed = abs(push.start.w - push.end.w) * LANDSCAPE.width / push.start.w
         assert moved > 20, (choice, full)
-        assert 0 < pushed < 80
+        assert 0 < pushed <= (PUSH_ZOOM - 1) * LANDSCAPE.width + 1  # a push zooms, no more
 
 
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
@@ -213,9 +213,14 @@ def test_a_face_filling_the_photo_still_moves(aspect: Aspect) -> None:
 
 def test_fit_decisions() -> None:
     nobody = Subject((), Box(0.4, 0.4, 0.6, 0.6), "centre")
-    assert needs_fit(3000, 2000, nobody, PORTRAIT)  # 3:2 landscape in 9:16 keeps 37%
+    wide_view = Subject((), Box(0.1, 0.4, 0.9, 0.6), "saliency", compact=False)
     assert not needs_fit(2000, 1500, nobody, PORTRAIT)  # 4:3 keeps 42%: smart crop
-    assert needs_fit(2000, 3000, nobody, LANDSCAPE)
+    assert not needs_fit(3000, 2000, nobody, PORTRAIT)  # 3:2 keeps 37%, its focus fits a crop
+    assert needs_fit(3000, 2000, wide_view, PORTRAIT)  # ... a wide view does not
+    assert needs_fit(1200, 800, nobody, PORTRAIT)  # ... nor a small photo (2.4x magnified)
+    tall_view = Subject((), Box(0.4, 0.1, 0.6, 0.9), "saliency", compact=False)
+    assert not needs_fit(2000, 3000, nobody, LANDSCAPE)  # a tall photo: full width on its focus
+    assert needs_fit(2000, 3000, tall_view, LANDSCAPE)
     assert not needs_fit(3000, 2000, nobody, LANDSCAPE)
     group = Subject((Box(0.05, 0.3, 0.2, 0.5), Box(0.8, 0.3, 0.95, 0.5)),
                     Box(0.05, 0.3, 0.95, 0.5), "faces")
@@ -308,12 +313,3 @@ def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
         assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
 
 
-def test_a_second_look_moves_only_a_scenery_focus_to_the_other_side() -> None:
-    scenery = Subject((), Box(0.6, 0.3, 0.9, 0.6), "saliency", compact=False)
-    central = Subject((), Box(0.35, 0.3, 0.55, 0.6), "saliency", compact=False)
-    mirrored = second_look(scenery).focus
-    assert np.allclose((mirrored.x0, mirrored.y0, mirrored.x1, mirrored.y1), (0.1, 0.3, 0.4, 0.6))
-    assert second_look(central).focus.center[0] > 0.7
-    pet = Subject((), Box(0.6, 0.3, 0.9, 0.6), "saliency", compact=True)
-    face = Subject((Box(0.6, 0.3, 0.7, 0.4),), Box(0.6, 0.3, 0.7, 0.4), "faces")
-    assert second_look(pet) == pet and second_look(face) == face

@@ -1,0 +1,117 @@
+"""How a photo is framed when the film shows it again: closer, on a part with content.
+
+A film with few photos shows each of them several times. A repeat that shows the same picture
+again reads as a loop, so every showing after the first looks closer (:data:`DETAIL_SCALES`,
+1.6x and 2.1x, then the whole photo again with another move) at a part worth looking at: the
+subject (faces, a pet) first, then the most textured parts of the photo (a detail, never plain
+sky or blur), apart from each other. What resolution allows bounds how close a showing may go
+(:data:`MAX_DETAIL_UPSCALE`); the faces in the region stay whole (the framing then comes no
+closer than they allow, see :func:`media.look.framing.plan_ken_burns`).
+
+Pure: a small grey copy of the photo in, normalized boxes and scales out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from media.base.spec import Aspect
+from media.look.framing import largest_crop
+from media.look.subjects import Box, Subject, union
+
+DETAIL_SCALES = (1.6, 2.1)  # showings 1, 2 look this much closer; showing 3 is whole again
+MAX_DETAIL_UPSCALE = 2.0  # a closer frame never magnifies more (output px per source px)
+TEXTURE_LONG_EDGE = 96  # the texture map's size: regions, not pixels, matter
+MIN_DETAIL_TEXTURE = 0.35  # a region this much less textured than the photo's best is empty
+REGIONS = 4
+TEXTURED_GRADIENT = 24.0  # Sobel magnitude (grey levels) of a textured cell of the small copy
+
+
+@dataclass(frozen=True)
+class ShowingFrame:
+    """How one showing frames its photo: the subject the move keeps and ends on, and how much
+    closer than the whole photo's largest crop it looks (1.0: the whole photo)."""
+
+    subject: Subject
+    frame_scale: float = 1.0
+
+
+def texture_map(gray: np.ndarray) -> np.ndarray:
+    """Which cells of a grey photo, on a grid :data:`TEXTURE_LONG_EDGE` long, are textured
+    (1.0) or flat (0.0): a cell's gradient above :data:`TEXTURED_GRADIENT`. Counting cells, not
+    summing gradients, keeps one strong edge (a horizon) from passing for a detail."""
+    h, w = gray.shape[:2]
+    k = TEXTURE_LONG_EDGE / max(h, w)
+    small = cv2.resize(gray, (max(1, round(w * k)), max(1, round(h * k))),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
+    return (np.sqrt(gx * gx + gy * gy) > TEXTURED_GRADIENT).astype(np.float32)
+
+
+def detail_regions(texture: np.ndarray, size: tuple[float, float],
+                   count: int = REGIONS) -> list[Box]:
+    """Up to ``count`` boxes of ``size`` (normalized width, height) with the most texture, each
+    centred away from the others (no two overlap by more than a quarter), best first; regions
+    much emptier than the best (:data:`MIN_DETAIL_TEXTURE`) are left out."""
+    h, w = texture.shape
+    kw, kh = max(1, round(size[0] * w)), max(1, round(size[1] * h))
+    if kw >= w and kh >= h:
+        return [Box(0.0, 0.0, 1.0, 1.0)]
+    sums = cv2.boxFilter(texture, -1, (kw, kh), normalize=True, borderType=cv2.BORDER_CONSTANT)
+    half_w, half_h = kw // 2, kh // 2
+    valid = np.zeros_like(sums, bool)
+    valid[half_h:max(half_h + 1, h - (kh - half_h) + 1),
+          half_w:max(half_w + 1, w - (kw - half_w) + 1)] = True
+    scores = np.where(valid, sums, -1.0)
+    regions: list[Box] = []
+    best = float(scores.max())
+    for _ in range(count):
+        y, x = np.unravel_index(int(np.argmax(scores)), scores.shape)
+        if scores[y, x] < MIN_DETAIL_TEXTURE * best or scores[y, x] <= 0:
+            break
+        x0, y0 = (x - half_w) / w, (y - half_h) / h
+        regions.append(Box(x0, y0, x0 + kw / w, y0 + kh / h))
+        rx, ry = 3 * kw // 4, 3 * kh // 4  # centres this close would overlap by over a quarter
+        scores[max(0, y - ry):y + ry + 1, max(0, x - rx):x + rx + 1] = -1
+    return regions
+
+
+def max_detail_scale(photo_size: tuple[int, int], aspect: Aspect) -> float:
+    """How much closer than the largest crop a frame may look before it magnifies the photo
+    more than :data:`MAX_DETAIL_UPSCALE`."""
+    crop_w, _ = largest_crop(*photo_size, aspect)
+    return max(1.0, MAX_DETAIL_UPSCALE * crop_w / aspect.width)
+
+
+def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, int],
+                  aspect: Aspect, showing: int) -> ShowingFrame:
+    """How showing ``showing`` (0: the first) of a photo is framed in ``aspect``: the first
+    and every third the whole photo; the others :data:`DETAIL_SCALES` closer (as resolution
+    allows) on the subject, then on the photo's most textured regions in turn."""
+    if showing % 3 == 0:
+        return ShowingFrame(subject)
+    scale = min(DETAIL_SCALES[showing % 3 - 1], max_detail_scale(photo_size, aspect))
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    width, height = photo_size
+    size = (crop_w / scale / width, crop_h / scale / height)
+    targets = [*_face_targets(subject), *detail_regions(texture, size)]
+    if not targets:
+        return ShowingFrame(subject)
+    target = targets[(showing - 1 - showing // 3) % len(targets)]
+    faces = _faces_in(subject, target)
+    return ShowingFrame(Subject(faces, target, subject.source, subject.compact), scale)
+
+
+def _face_targets(subject: Subject) -> list[Box]:
+    """The subject as a region to look closer at: all faces together, or none."""
+    return [union(subject.faces)] if subject.faces else []
+
+
+def _faces_in(subject: Subject, target: Box) -> tuple[Box, ...]:
+    """The faces whose centre lies in ``target`` (a close frame keeps those whole)."""
+    return tuple(f for f in subject.faces
+                 if target.x0 <= f.center[0] <= target.x1 and target.y0 <= f.center[1] <= target.y1)

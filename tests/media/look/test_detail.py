@@ -1,0 +1,107 @@
+"""A photo shown again is framed anew: closer, on a part with content (media.look.detail), and
+every move travels far enough to read on a phone (media.look.framing.travel)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from media.base.spec import ASPECTS, Aspect
+from media.look.detail import (
+    DETAIL_SCALES,
+    ShowingFrame,
+    detail_regions,
+    max_detail_scale,
+    showing_frame,
+    texture_map,
+)
+from media.look.framing import (
+    MIN_TRAVEL,
+    face_guard,
+    largest_crop,
+    plan_ken_burns,
+    travel,
+)
+from media.look.subjects import Box, Subject
+
+FACE = Subject((Box(0.55, 0.3, 0.62, 0.42),), Box(0.55, 0.3, 0.62, 0.42), "faces")
+SCENERY = Subject((), Box(0.3, 0.4, 0.7, 0.8), "saliency", compact=False)
+
+
+def _sky_over_meadow(width: int = 4000, height: int = 3000) -> np.ndarray:
+    """Grey photo: plain sky above, a meadow of tufts (about 1 % of the width each) below."""
+    rng = np.random.default_rng(5)
+    tuft = max(2, width // 100)
+    blocks = rng.integers(40, 160, (height // tuft + 1, width // tuft + 1), dtype=np.uint8)
+    grey = np.full((height, width), 200, np.uint8)
+    meadow = np.kron(blocks, np.ones((tuft, tuft), np.uint8))[:height, :width]
+    grey[height // 2:] = meadow[height // 2:]
+    return grey
+
+
+def _aspect(name: str) -> Aspect:
+    return next(a for a in ASPECTS if a.name == name)
+
+
+def test_detail_regions_never_pick_plain_sky() -> None:
+    regions = detail_regions(texture_map(_sky_over_meadow()), (0.3, 0.3))
+    assert regions
+    assert all(r.y0 >= 0.45 for r in regions), regions
+
+
+def test_the_first_and_every_third_showing_frame_the_whole_photo() -> None:
+    texture = texture_map(_sky_over_meadow())
+    for showing in (0, 3, 6):
+        assert showing_frame(FACE, texture, (4000, 3000), _aspect("16x9"), showing) == \
+            ShowingFrame(FACE)
+
+
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+def test_a_second_showing_looks_closer_at_the_faces_and_keeps_them_whole(
+        aspect_name: str) -> None:
+    aspect = _aspect(aspect_name)
+    size = (4000, 3000)
+    frame = showing_frame(FACE, texture_map(_sky_over_meadow()), size, aspect, 1)
+    assert frame.subject.faces == FACE.faces
+    assert frame.frame_scale == pytest.approx(min(DETAIL_SCALES[0],
+                                                  max_detail_scale(size, aspect)))
+    motion = plan_ken_burns(size, frame.subject, aspect, 120, frame_scale=frame.frame_scale)
+    guard = face_guard(FACE, *size)
+    crop_w, _ = largest_crop(*size, aspect)
+    assert motion.mode == "crop"
+    for i in range(0, 120, 7):
+        rect = motion.rect_at(i)
+        assert rect.contains(guard, tol=1e-3)
+        assert rect.w <= crop_w / 1.5 + 1e-6  # visibly closer than the first showing
+
+
+def test_a_repeat_of_scenery_looks_at_a_textured_region_not_the_sky() -> None:
+    frame = showing_frame(SCENERY, texture_map(_sky_over_meadow()), (4000, 3000),
+                          _aspect("16x9"), 1)
+    assert frame.frame_scale >= 1.5 and frame.subject.focus.y0 >= 0.45
+
+
+def test_a_low_resolution_photo_looks_only_as_close_as_its_pixels_allow() -> None:
+    size = (1000, 750)
+    aspect = _aspect("16x9")
+    frame = showing_frame(SCENERY, texture_map(_sky_over_meadow(*size)), size, aspect, 1)
+    assert frame.frame_scale == pytest.approx(max(1.0, 2.0 * 1000 / 1920))
+
+
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+@pytest.mark.parametrize("size", [(4000, 3000), (3000, 4000), (1600, 1200), (6000, 2000),
+                                  (1080, 1920)])
+@pytest.mark.parametrize("move", ["zoom_in", "zoom_out", "pan", "tilt"])
+def test_every_full_move_travels_at_least_six_percent_of_the_frame(
+        aspect_name: str, size: tuple[int, int], move: str) -> None:
+    for subject in (FACE, SCENERY):
+        for frames in (60, 90, 150):  # 2 s, the shortest gift shot, to 5 s
+            motion = plan_ken_burns(size, subject, _aspect(aspect_name), frames, move=move)
+            assert travel(motion) >= MIN_TRAVEL, (subject.source, frames, motion)
+
+
+def test_a_tall_photo_in_a_wide_frame_is_cropped_full_width_on_its_subject() -> None:
+    subject = Subject((Box(0.4, 0.25, 0.6, 0.4),), Box(0.4, 0.25, 0.6, 0.4), "faces")
+    motion = plan_ken_burns((1080, 1620), subject, _aspect("16x9"), 120)
+    assert motion.mode == "crop"
+    assert motion.start.w <= 1080 + 1e-6 and motion.end.w >= 1080 / 1.3
