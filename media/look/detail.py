@@ -13,7 +13,7 @@ Pure: a small grey copy of the photo in, normalized boxes and scales out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -103,7 +103,7 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
         return ShowingFrame(subject)
     target = targets[(showing - 1 - showing // 3) % len(targets)]
     faces = _faces_in(subject, target)
-    return ShowingFrame(Subject(faces, target, subject.source, subject.compact), scale)
+    return ShowingFrame(replace(subject, faces=faces, focus=target), scale)
 
 
 def _face_targets(subject: Subject) -> list[Box]:

@@ -24,7 +24,7 @@ All boxes in :class:`Subject` are normalized (0..1 of the photo's width and heig
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -174,16 +174,33 @@ def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -
 
 
 def _place(size: tuple[float, float], centre: tuple[float, float], photo: tuple[int, int],
-           guard: tuple[float, ...] | None) -> Rect:
-    """A viewport of ``size`` centred as near ``centre`` as the photo edges and faces allow."""
+           guard: tuple[float, ...] | None, horizon: float | None = None) -> Rect:
+    """A viewport of ``size`` centred as near ``centre`` as the photo edges, the faces and the
+    horizon (source pixels, kept in the viewport's middle band) allow."""
     w, h = size
     gx = (guard[0], guard[2]) if guard else None
-    gy = (guard[1], guard[3]) if guard else None
     xr = _axis_range(w, photo[0], gx)
-    yr = _axis_range(h, photo[1], gy)
+    yr = _axis_range(h, photo[1], _vertical_guard(guard, horizon, h))
     x = min(max(centre[0] - w / 2, xr[0]), xr[1])
     y = min(max(centre[1] - h / 2, yr[0]), yr[1])
     return Rect(float(x), float(y), float(w), float(h))
+
+
+HORIZON_BAND = 0.3  # a horizon stays within 30 % of the viewport's middle (20-80 % of its height)
+
+
+def _vertical_guard(guard: tuple[float, ...] | None, horizon: float | None,
+                    height: float) -> tuple[float, float] | None:
+    """What a viewport ``height`` tall must hold vertically: the faces, and the horizon with
+    :data:`HORIZON_BAND` around it when both fit (faces win)."""
+    faces = (guard[1], guard[3]) if guard else None
+    if horizon is None:
+        return faces
+    band = (horizon - HORIZON_BAND * height, horizon + HORIZON_BAND * height)
+    if faces is None:
+        return band
+    both = (min(band[0], faces[0]), max(band[1], faces[1]))
+    return both if both[1] - both[0] <= height else faces
 
 
 def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspect,
@@ -203,29 +220,32 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
     guard = face_guard(subject, width, height)
     crop_w, crop_h = largest_crop(width, height, aspect)
     wide = (crop_w / frame_scale, crop_h / frame_scale)
+    horizon = subject.horizon * height if subject.horizon is not None else None
     fx, fy = subject.focus.center
     focus = (fx * width, fy * height)
     z = _tight_zoom(photo, wide, aspect, guard, zoom)
     tight = (wide[0] / z, wide[1] / z)
     if move in ("pan", "tilt"):
-        return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt")
-    wide_rect = _place(wide, focus, photo, guard)
+        return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt", horizon=horizon)
+    wide_rect = _place(wide, focus, photo, guard, horizon)
     if move == "drift_in":
         away = (width - focus[0], height - focus[1])
-        wide_rect = _place(wide, away, photo, guard)
-    tight_rect = _place(tight, focus, photo, guard)
+        wide_rect = _place(wide, away, photo, guard, horizon)
+    tight_rect = _place(tight, focus, photo, guard, horizon)
     if move == "zoom_out":
         return tight_rect, wide_rect
     return wide_rect, tight_rect
 
 
 def _pan_rects(photo: tuple[int, int], size: tuple[float, float], focus: tuple[float, float],
-               guard: tuple[float, ...] | None, vertical: bool = False) -> tuple[Rect, Rect]:
+               guard: tuple[float, ...] | None, vertical: bool = False,
+               horizon: float | None = None) -> tuple[Rect, Rect]:
     """Pan (``vertical``: tilt) ending on the focus side, along the asked axis when it has
-    :data:`MIN_PAN_ROOM_PX` of room, else along the axis with the most room."""
+    :data:`MIN_PAN_ROOM_PX` of room, else along the axis with the most room; the horizon
+    (source pixels) stays in the viewport's middle band."""
     xr = _axis_range(size[0], photo[0], (guard[0], guard[2]) if guard else None)
-    yr = _axis_range(size[1], photo[1], (guard[1], guard[3]) if guard else None)
-    end = _place(size, focus, photo, guard)
+    yr = _axis_range(size[1], photo[1], _vertical_guard(guard, horizon, size[1]))
+    end = _place(size, focus, photo, guard, horizon)
     x_room, y_room = xr[1] - xr[0], yr[1] - yr[0]
     asked = y_room if vertical else x_room
     horizontal = (not vertical) if asked >= MIN_PAN_ROOM_PX else x_room >= y_room
@@ -358,8 +378,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if planned.mode == "fit" and subject.faces and subject.source == "saliency":
         # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
         # photo into a fitted card: plan again around the focus alone
-        return plan_ken_burns(photo_size, Subject((), subject.focus, subject.source,
-                                                  subject.compact), aspect,
+        return plan_ken_burns(photo_size, replace(subject, faces=()), aspect,
                               frames, choice=choice, full=full, keep_min=keep_min, move=move)
     return planned
 
@@ -399,7 +418,7 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
     (cx, cy), half_w, half_h = core.center, shrink * (core.x1 - core.x0) / 2, shrink * (
         core.y1 - core.y0) / 2
     stand_in = Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
-    return Subject((stand_in,), subject.focus, subject.source, subject.compact)
+    return replace(subject, faces=(stand_in,))
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,

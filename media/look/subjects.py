@@ -12,7 +12,7 @@ height). :mod:`media.look.framing` plans the camera over them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -76,6 +76,9 @@ class Subject:
     focus: Box
     source: str
     compact: bool = True
+    horizon: float | None = None
+    """Height (0..1) of the photo's horizon or dominant level line, if it has one
+    (:func:`find_horizon`): crops keep it in frame."""
 
 
 # --- subject detection -----------------------------------------------------------------------
@@ -319,18 +322,43 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
     Without faces the focus is :func:`focus_blob`; whether it is a compact subject is read on
     the photo's whole salient mass (:func:`salient_mass_is_compact`).
     """
+    gray, _ = _gray_copy(image_rgb, 256)
+    horizon = find_horizon(gray)
     faces = detect_faces(image_rgb)
     if faces:
-        return Subject(faces, union(faces), "faces")
-    gray, _ = _gray_copy(image_rgb, 256)
+        return Subject(faces, union(faces), "faces", horizon=horizon)
     if float(gray.std()) >= 4.0:
         mass = salient_mass(image_rgb)
         if mass is not None:
             compact = salient_mass_is_compact(mass, soft_share(image_rgb))
             blob = focus_blob(image_rgb, FOCUS_GROW_LEVEL if compact else None)
             if blob is not None:
-                return Subject((), _around_core(blob) if compact else blob, "saliency", compact)
-    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
+                return Subject((), _around_core(blob) if compact else blob, "saliency", compact,
+                               horizon)
+    return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre", horizon=horizon)
+
+
+HORIZON_EDGE = 48.0  # Sobel magnitude (about 12 grey levels a pixel) of a level edge
+HORIZON_SHARE = 0.7  # ... when this share of the photo's columns has one there
+HORIZON_MARGIN = 0.06  # rows this close to the top or bottom are the photo's border, not a line
+
+
+def find_horizon(gray: np.ndarray) -> float | None:
+    """The height (0..1) of a horizon or dominant level line in a small grey photo: the row
+    (within one pixel) where most columns (:data:`HORIZON_SHARE`) cross a near-horizontal edge
+    (a lake's far shore, the sea, a ridge against the sky); None when no row does."""
+    g = gray.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    level = (np.abs(gy) > HORIZON_EDGE) & (np.abs(gy) > 2 * np.abs(gx))
+    h = level.shape[0]
+    band = ndimage.maximum_filter1d(level, size=3, axis=0)  # a line may wander a pixel
+    share = band.mean(axis=1)
+    lo, hi = round(HORIZON_MARGIN * h), h - round(HORIZON_MARGIN * h)
+    if hi <= lo:
+        return None
+    row = lo + int(np.argmax(share[lo:hi]))
+    return round(row / h, 4) if share[row] >= HORIZON_SHARE else None
 
 
 def keep_whole(subject: Subject) -> Subject:
@@ -340,10 +368,11 @@ def keep_whole(subject: Subject) -> Subject:
     cut). Scenery is returned as is: crops may cut it anywhere and pan toward its focus."""
     if subject.faces or subject.source != "saliency" or not subject.compact:
         return subject
-    return Subject((_core(subject.focus),), subject.focus, subject.source, subject.compact)
+    return replace(subject, faces=(_core(subject.focus),))
 
 
 def subject_from_dict(data: dict[str, Any]) -> Subject:
     """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
     return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
-                   source=data["source"], compact=bool(data.get("compact", True)))
+                   source=data["source"], compact=bool(data.get("compact", True)),
+                   horizon=data.get("horizon"))

@@ -22,7 +22,7 @@ from media.look.framing import (
     plan_ken_burns,
     travel,
 )
-from media.look.subjects import Box, Subject
+from media.look.subjects import Box, Subject, find_subject
 
 FACE = Subject((Box(0.55, 0.3, 0.62, 0.42),), Box(0.55, 0.3, 0.62, 0.42), "faces")
 SCENERY = Subject((), Box(0.3, 0.4, 0.7, 0.8), "saliency", compact=False)
@@ -105,3 +105,33 @@ def test_a_tall_photo_in_a_wide_frame_is_cropped_full_width_on_its_subject() -> 
     motion = plan_ken_burns((1080, 1620), subject, _aspect("16x9"), 120)
     assert motion.mode == "crop"
     assert motion.start.w <= 1080 + 1e-6 and motion.end.w >= 1080 / 1.3
+
+
+def _lake(width: int = 3000, height: int = 2000, horizon: float = 0.3) -> np.ndarray:
+    """A photo with a sharp level horizon (bright sky over dark water, a textured shore)."""
+    rng = np.random.default_rng(2)
+    grey = np.full((height, width), 210, np.uint8)
+    row = round(horizon * height)
+    grey[row:] = 70
+    grey[row:row + height // 40] = rng.integers(20, 120, (height // 40, width), dtype=np.uint8)
+    return np.dstack([grey] * 3)
+
+
+def test_a_lake_photo_has_its_horizon_found() -> None:
+    subject = find_subject(_lake())
+    assert subject.horizon == pytest.approx(0.3, abs=0.02)
+    flat = np.full((2000, 3000, 3), 128, np.uint8)
+    assert find_subject(flat).horizon is None
+
+
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+@pytest.mark.parametrize("move", ["zoom_in", "zoom_out", "pan", "tilt"])
+def test_crops_keep_the_horizon_in_the_middle_band_of_every_frame(aspect_name: str,
+                                                                   move: str) -> None:
+    aspect = _aspect(aspect_name)
+    boards = Subject((), Box(0.4, 0.75, 0.6, 0.95), "saliency", compact=False, horizon=0.3)
+    motion = plan_ken_burns((3000, 2000), boards, aspect, 120, move=move)
+    for i in range(0, 120, 10):
+        rect = motion.rect_at(i)
+        inside = (0.3 * 2000 - rect.y) / rect.h
+        assert 0.2 - 1e-6 <= inside <= 0.8 + 1e-6, (i, motion)
