@@ -313,13 +313,18 @@ class SourcePreparer:
                                         full=shot.motion in (KEN_BURNS, PARALLAX),
                                         keep_min=self._keep_min(aspect),
                                         move=FRAMING_MOVE.get(shot.move),
-                                        frame_scale=frame.frame_scale)
+                                        frame_scale=frame.frame_scale,
+                                        strong=self._shows_subject(photo_id, photo.subject))
                 factor = round(prescale_factor(motion, aspect.width), 4)
                 layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                         aspect)
             return PreparedPhoto(layers)
         finally:
             self._release(photo_id)
+
+    def _shows_subject(self, photo_id: str, subject: Subject) -> bool:
+        """The film's subject photo, or a photo with faces: its moves are the strongest."""
+        return photo_id == self.timeline.subject_photo_id or bool(subject.faces)
 
     def _photo_layer(self, photo: _Photo, photo_id: str, shot: Shot, motion: Motion,
                      factor: float, aspect: spec.Aspect) -> PhotoLayer | ParallaxLayer:

@@ -42,6 +42,7 @@ KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before w
 FIT_ZOOM = 1.07  # a fitted photo's push (the backdrop stays in view): 6.8 %, it reads
 FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
 FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full move
+STRONG_ZOOM = 1.3  # ... of a shot of the film's subject: its moves are the strongest
 PUSH_ZOOM = 1.07  # zoom ratio of a gentle push (a low-res photo's): 6.8 % reads on a phone
 MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
 MAX_ACCEL_PX = 0.12  # output pixels per frame^2: peak acceleration of any image point
@@ -176,27 +177,28 @@ def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -
 def _place(size: tuple[float, float], centre: tuple[float, float], photo: tuple[int, int],
            guard: tuple[float, ...] | None, horizon: float | None = None) -> Rect:
     """A viewport of ``size`` centred as near ``centre`` as the photo edges, the faces and the
-    horizon (source pixels, kept in the viewport's middle band) allow."""
+    horizon (source pixels, kept in frame off its edges) allow."""
     w, h = size
     gx = (guard[0], guard[2]) if guard else None
     xr = _axis_range(w, photo[0], gx)
-    yr = _axis_range(h, photo[1], _vertical_guard(guard, horizon, h))
+    yr = _axis_range(h, photo[1], _vertical_guard(guard, horizon, h, photo[1]))
     x = min(max(centre[0] - w / 2, xr[0]), xr[1])
     y = min(max(centre[1] - h / 2, yr[0]), yr[1])
     return Rect(float(x), float(y), float(w), float(h))
 
 
-HORIZON_BAND = 0.3  # a horizon stays within 30 % of the viewport's middle (20-80 % of its height)
+HORIZON_BAND = 0.1  # a horizon stays in frame, this share of its height from top and bottom
 
 
-def _vertical_guard(guard: tuple[float, ...] | None, horizon: float | None,
-                    height: float) -> tuple[float, float] | None:
+def _vertical_guard(guard: tuple[float, ...] | None, horizon: float | None, height: float,
+                    photo_height: float) -> tuple[float, float] | None:
     """What a viewport ``height`` tall must hold vertically: the faces, and the horizon with
-    :data:`HORIZON_BAND` around it when both fit (faces win)."""
+    :data:`HORIZON_BAND` around it (within the photo) when both fit (faces win)."""
     faces = (guard[1], guard[3]) if guard else None
     if horizon is None:
         return faces
-    band = (horizon - HORIZON_BAND * height, horizon + HORIZON_BAND * height)
+    band = (max(0.0, horizon - HORIZON_BAND * height),
+            min(photo_height, horizon + HORIZON_BAND * height))
     if faces is None:
         return band
     both = (min(band[0], faces[0]), max(band[1], faces[1]))
@@ -242,9 +244,9 @@ def _pan_rects(photo: tuple[int, int], size: tuple[float, float], focus: tuple[f
                horizon: float | None = None) -> tuple[Rect, Rect]:
     """Pan (``vertical``: tilt) ending on the focus side, along the asked axis when it has
     :data:`MIN_PAN_ROOM_PX` of room, else along the axis with the most room; the horizon
-    (source pixels) stays in the viewport's middle band."""
+    (source pixels) stays in frame, off its edges."""
     xr = _axis_range(size[0], photo[0], (guard[0], guard[2]) if guard else None)
-    yr = _axis_range(size[1], photo[1], _vertical_guard(guard, horizon, size[1]))
+    yr = _axis_range(size[1], photo[1], _vertical_guard(guard, horizon, size[1], photo[1]))
     end = _place(size, focus, photo, guard, horizon)
     x_room, y_room = xr[1] - xr[0], yr[1] - yr[0]
     asked = y_room if vertical else x_room
@@ -342,16 +344,19 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
 
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                    *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
-                   move: str | None = None, frame_scale: float = 1.0) -> Motion:
+                   move: str | None = None, frame_scale: float = 1.0,
+                   strong: bool = False) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``.
 
     ``full`` gives the Ken Burns ``move`` (else the one ``choice`` picks) among :data:`MOVES`
     (zoom in toward the focus, zoom out from it, pan or tilt ending on it, drift in); otherwise
-    a gentle sub-pixel push toward (or away from) the focus. A photo wider than the frame whose
-    crop keeps less than ``keep_min`` of it is filled (see :func:`_plan_fill`), not fitted.
-    ``frame_scale`` > 1 looks that much closer than the largest crop (a repeat's detail, see
-    :mod:`media.look.detail`), as close as the faces allow, always as a crop.
+    a gentle push (:data:`PUSH_ZOOM`) toward (or away from) the focus. A photo wider than the
+    frame whose crop keeps less than ``keep_min`` of it is filled (see :func:`_plan_fill`), not
+    fitted.
+    ``strong`` (a shot of the film's subject) zooms :data:`STRONG_ZOOM` instead of
+    :data:`FULL_ZOOM`. ``frame_scale`` > 1 looks that much closer than the largest crop (a
+    repeat's detail, see :mod:`media.look.detail`), as close as the faces allow, as a crop.
     Faces stay inside every frame's viewport; crops never leave the photo; the move is
     bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
     cannot travel :data:`MIN_TRAVEL` (a face filling the frame), another move is used, failing
@@ -361,7 +366,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     """
     width, height = photo_size
     frames = max(1, int(frames))
-    zoom = FULL_ZOOM if full else PUSH_ZOOM
+    zoom = (STRONG_ZOOM if strong else FULL_ZOOM) if full else PUSH_ZOOM
     moves = _move_order(choice, full, move)
     subject = _yield_core_margin(photo_size, subject, aspect)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
