@@ -55,7 +55,7 @@ def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
 
 def plan_for(order: FilmOrder, photos: list[PhotoSource],
              clips: list[ClipSource], song_meta: dict[str, Any],
-             premium: bool = False,
+             motion_shots: int, premium: bool = False,
              near_duplicates: list[tuple[str, str]] | None = None) -> Timeline:
     """The film's timeline as data, cut on the song's beats and following its sections
     (``premium``: parallax moves; ``near_duplicates``: pairs of ids showing the same picture,
@@ -63,7 +63,7 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
     opening, closing = cards_for(order)
     timeline = plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
-        gentle=order.occasion.gentle, style=order.style.value,
+        motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
         subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
         premium=premium, sections=song_meta.get("sections", ()),
         near_duplicates=near_duplicates or (),

@@ -98,7 +98,7 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
     clips, clip_hashes = clip_sources(prep, sources.clip_paths)
     twins = near_duplicates(photo_hashes({p.id: p.path for p in photos}), clip_hashes)
     recipe = ctx.settings.recipe(order.tier)
-    timeline = plan_for(order, photos, clips, song_meta,
+    timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
                         premium=recipe.motion == "premium", near_duplicates=twins)
     soundtrack = build_soundtrack(timeline, song, sources.clip_paths,
                                   {c.id for c in clips if c.has_audio},

@@ -19,15 +19,16 @@ class TierRecipe(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    motion_shots: int = Field(ge=0, le=30)
     motion: Literal["ken_burns", "premium"]
     song_candidates: int = Field(ge=1, le=5)
     restore: Literal["light", "full"]
 
 
 DEFAULT_RECIPES: dict[Tier, TierRecipe] = {
-    Tier.STANDARD: TierRecipe(motion="ken_burns", song_candidates=1,
+    Tier.STANDARD: TierRecipe(motion_shots=4, motion="ken_burns", song_candidates=1,
                               restore="light"),
-    Tier.SIGNATURE: TierRecipe(motion="premium", song_candidates=3,
+    Tier.SIGNATURE: TierRecipe(motion_shots=6, motion="premium", song_candidates=3,
                                restore="full"),
 }
 

@@ -54,6 +54,7 @@ from media.plan.shot_order import (
     photo_slots,
     pick_subject,
     separate,
+    shows_subject,
     subject_first,
 )
 
@@ -271,13 +272,21 @@ def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, Photo
     return picked
 
 
-def _motions(slots: list[Slot], photos: dict[str, PhotoSource], order: dict[str, int],
+def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
+             order: dict[str, int], subject_id: str | None,
              parallax_s: float = 0.0) -> list[tuple[str, int]]:
-    """(motion, choice) per slot: every photo shot gets a full Ken Burns move (a low-res photo,
-    which a closer crop would blur, a push), of which up to ``parallax_s`` seconds get parallax
-    (see :func:`_parallax_slots`); repeats of a photo get a different move."""
-    chosen = {i for i, s in enumerate(slots)
-              if s.kind == "photo" and not photos[s.source_id].low_res}
+    """(motion, choice) per slot: ``motion_shots`` photo shots get full Ken Burns moves (the
+    subject's and faces' shots first, the others spread evenly; a low-res photo only pushes),
+    of which up to ``parallax_s`` seconds get parallax (see :func:`_parallax_slots`); the other
+    photo shots push (still a move that reads, see :data:`media.look.framing.PUSH_ZOOM`);
+    repeats of a photo get a different move."""
+    eligible = [i for i, s in enumerate(slots)
+                if s.kind == "photo" and not photos[s.source_id].low_res]
+    heroes = [i for i in eligible if shows_subject(photos[slots[i].source_id], subject_id)]
+    others = [i for i in eligible if i not in heroes]
+    room = max(0, motion_shots - len(heroes))
+    chosen = set(heroes[:motion_shots]) | {others[j] for j in
+                                           even_pick(min(room, len(others)), len(others))}
     parallax = _parallax_slots(slots, chosen, photos, parallax_s)
     result = []
     for i, s in enumerate(slots):
@@ -300,7 +309,7 @@ def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
 
 def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   beat_times: Sequence[float], length_sec: float, opening: CardSpec,
-                  closing: CardSpec, *, fps: int = 30, gentle: bool,
+                  closing: CardSpec, *, fps: int = 30, motion_shots: int, gentle: bool,
                   style: str, subject_photo_id: str | None,
                   bar_times: Sequence[float] = (), premium: bool = False,
                   sections: Sequence[Sequence[Any]] = (),
@@ -314,8 +323,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     where the grid allows; the subject photo comes first; clips are spread through the film;
     photos repeat (with other moves) when there are too few, and when there are too many each
     still lasts at least the style's minimum (about 2 s) and the rest are listed in
-    ``dropped_photo_ids``. Every photo shot gets a full Ken Burns move (a low-resolution photo a
-    push); with ``premium`` some of them (faces first, at most
+    ``dropped_photo_ids``. ``motion_shots`` photo shots (the subject's first) get full Ken Burns
+    moves, the others a push that still reads; with ``premium`` some of them (faces first, at most
     :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
     layer. Each photo shot's ``move`` and each transition follow the photo and the song's
     ``sections`` (``(name, start_s, end_s)``; see :mod:`media.plan.moves`); without sections every
@@ -348,8 +357,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                                         downbeat_grid(beats, bars, parts)),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
-                         PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
-                         parts, gentle)
+                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
+                         parts, gentle, subject_photo_id)
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
@@ -387,8 +396,9 @@ def _looks(slots: list[Slot], photos: dict[str, PhotoSource]) -> list[PhotoLook 
 
 def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
-                 fps: int, parallax_s: float = 0.0,
-                 sections: tuple[Section, ...] = (), gentle: bool = False) -> list[Shot]:
+                 fps: int, motion_shots: int, parallax_s: float = 0.0,
+                 sections: tuple[Section, ...] = (), gentle: bool = False,
+                 subject_id: str | None = None) -> list[Shot]:
     """Shots from the cut frames: cards around the slots, transitions, moves and visible
     ranges."""
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
@@ -398,7 +408,9 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                                pacing_style(pacing))
     by_id = {p.id: p for p in photos}
     order = {p.id: i for i, p in enumerate(photos)}
-    motions = [(STILL, 0), *_motions(slots, by_id, order, parallax_s), (STILL, 0)]
+    motions = [(STILL, 0),
+               *_motions(slots, by_id, motion_shots, order, subject_id, parallax_s),
+               (STILL, 0)]
     middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
     moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
                                [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]

@@ -125,7 +125,7 @@ def test_film_storyboard_has_one_frame_per_shot(films: dict[str, Path], tmp_path
     photos = [PhotoSource(f"p{i}", tmp_path / f"p{i}.jpg", 1600, 1200, False) for i in range(2)]
     timeline = plan_timeline(photos, [], [i * 0.5 for i in range(8)], 4.0,
                              CardSpec("opening", ("Hi", "Anna")), CardSpec("closing", ("Bye",)),
-                             gentle=False, style="gift", subject_photo_id="p0")
+                             motion_shots=0, gentle=False, style="gift", subject_photo_id="p0")
     times, captions = shot_times(timeline)
     assert len(times) == len(timeline.shots) and captions[0] == "card" and captions[1] == "p0"
     for shot, t in zip(timeline.shots, times, strict=True):

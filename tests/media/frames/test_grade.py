@@ -50,7 +50,7 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
         timelines[gentle] = plan_timeline(
             [PhotoSource("a", tmp_path / "a.png", 600, 400, False)], [],
             [i * 0.5 for i in range(40)], 12.0, CardSpec("opening", ("Hi",)),
-            CardSpec("closing", ("Bye",)), gentle=gentle, style="gift",
+            CardSpec("closing", ("Bye",)), motion_shots=1, gentle=gentle, style="gift",
             subject_photo_id="a")
     frames = {}
     for gentle, tl in timelines.items():

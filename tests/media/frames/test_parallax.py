@@ -189,7 +189,7 @@ def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
         tmp_path: Path) -> None:
     photos = [photo_source(tmp_path, "flat", gradient()),
               photo_source(tmp_path, "face", astronaut())]
-    kwargs = {"gentle": False, "style": "gift", "subject_photo_id": None}
+    kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
     plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
     premium = plan_timeline(photos, [], [], 30.0, *_cards(), premium=True, **kwargs)
     assert {s.motion for s in plain.shots if s.kind == "photo"} <= {KEN_BURNS, PUSH}
@@ -204,7 +204,7 @@ def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
 def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> None:
     photos = [photo_source(tmp_path, "face", astronaut()),
               photo_source(tmp_path, "flat", gradient())]
-    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), gentle=False,
+    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
                              style="gift", subject_photo_id="face")
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s

@@ -91,7 +91,7 @@ def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float)
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
     return plan_timeline(photos, clips, beats, length,
                          CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
-                         CardSpec("closing", ("With love",)), gentle=False,
+                         CardSpec("closing", ("With love",)), motion_shots=1, gentle=False,
                          style="gift", subject_photo_id="gray")
 
 

@@ -78,7 +78,7 @@ def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float,
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
     return plan_timeline(photos, clips, beats, length,
                          CardSpec("opening", ("Happy Birthday", "Eileen")),
-                         CardSpec("closing", ("With love",)), gentle=gentle,
+                         CardSpec("closing", ("With love",)), motion_shots=2, gentle=gentle,
                          style=style, subject_photo_id=photos[0].id if photos else None)
 
 

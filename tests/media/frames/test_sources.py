@@ -49,7 +49,7 @@ def _timeline(photo_ids: list[str], clip_ids: list[str], length: float = 20.0) -
     clips = [ClipSource(c, Path(f"/nowhere/{c}.mp4"), 4.0, 640, 360, False) for c in clip_ids]
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
     return plan_timeline(photos, clips, beats, length, CardSpec("opening", ("Hello",)),
-                         CardSpec("closing", ("Bye",)), gentle=False,
+                         CardSpec("closing", ("Bye",)), motion_shots=1, gentle=False,
                          style="gift", subject_photo_id=photo_ids[0])
 
 
@@ -159,7 +159,7 @@ def test_the_closing_card_sits_over_the_subjects_photo_not_the_last_shot() -> No
     photos = [PhotoSource(p, Path(f"/nowhere/{p}.jpg"), 1600, 1200, False) for p in "abcd"]
     beats = [i * 0.5 for i in range(61)]
     timeline = plan_timeline(photos, [], beats, 30.0, CardSpec("opening", ("Hello",)),
-                             CardSpec("closing", ("Bye",)), gentle=True,
+                             CardSpec("closing", ("Bye",)), motion_shots=2, gentle=True,
                              style="gift", subject_photo_id="b")
     last = len(timeline.shots) - 1
     assert timeline.shots[last - 1].source_id != "b"  # the film's last shot is another photo
@@ -174,7 +174,7 @@ def _scenery_film(tmp_path: Path) -> tuple[Timeline, dict[str, Path]]:
         trail = np.asarray(image.convert("RGB").resize((1200, 900)))
     photo = photo_source(tmp_path, "trail", trail)
     timeline = plan_timeline([photo], [], [], 14.0, CardSpec("opening", ("Happy", "Ana")),
-                             CardSpec("closing", ("Love",)), gentle=False,
+                             CardSpec("closing", ("Love",)), motion_shots=0, gentle=False,
                              style="gift", subject_photo_id="trail")
     return timeline, {"trail": photo.path}
 

@@ -31,7 +31,7 @@ def _film(tmp: Path) -> tuple[Timeline, dict[str, Path]]:
     flat = np.dstack([ramp, ramp * 0.9, ramp * 0.7]).astype(np.uint8)
     photos = [photo_source(tmp, "face", data.astronaut()), photo_source(tmp, "flat", flat)]
     timeline = plan_timeline(photos, [], [], 16.0, CardSpec("opening", ("Hello",)),
-                             CardSpec("closing", ("Love",)), gentle=False,
+                             CardSpec("closing", ("Love",)), motion_shots=6, gentle=False,
                              style="gift", subject_photo_id="face")
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s

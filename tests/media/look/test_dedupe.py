@@ -77,7 +77,7 @@ def _plan(photo_ids: str, twins: list[tuple[str, str]], clip_ids: tuple[str, ...
     clips = [ClipSource(c, Path(f"/in/{c}.mp4"), 5.0, 960, 540, False) for c in clip_ids]
     beats = [i * 0.5 for i in range(int(length * 2))]
     return plan_timeline(_photos(photo_ids), clips, beats, length, OPENING, CLOSING,
-                         gentle=False, style="gift", subject_photo_id=subject,
+                         motion_shots=4, gentle=False, style="gift", subject_photo_id=subject,
                          near_duplicates=twins)
 
 

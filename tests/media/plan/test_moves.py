@@ -63,10 +63,10 @@ def _song(gentle: bool, length: float) -> tuple[list[float], list[float], list]:
 
 
 def _film(length: float = 30.0, *, gentle: bool = False, premium: bool = False,
-          n_photos: int = 8) -> tuple[Timeline, list[float], list]:
+          n_photos: int = 8, motion_shots: int = 6) -> tuple[Timeline, list[float], list]:
     beats, bars, sections = _song(gentle, length)
     tl = plan_timeline(_mixed_photos(n_photos), [], beats, length, OPENING, CLOSING,
-                       gentle=gentle, style="gift",
+                       motion_shots=motion_shots, gentle=gentle, style="gift",
                        subject_photo_id="p0", bar_times=bars, premium=premium,
                        sections=sections)
     return tl, bars, sections
@@ -82,7 +82,7 @@ def test_no_two_photo_shots_in_a_row_share_a_move(gentle: bool, length: float) -
 
 
 def test_the_film_uses_the_whole_move_vocabulary() -> None:
-    tl, _, _ = _film(60.0, n_photos=12)
+    tl, _, _ = _film(60.0, n_photos=12, motion_shots=99)
     assert {s.move for s in tl.shots if s.kind == "photo"} == set(MOVE_VOCABULARY)
 
 

@@ -23,7 +23,7 @@ def _film(length: float, style: str, gentle: bool):
     words = closing(ANNIVERSARY, closing_budget_s(length, style, gentle))
     card = CardSpec("closing", words.lines, None, gentle, style)
     return plan_timeline(photos(8), clips(1), beat_grid(length), length, OPENING, card,
-                         gentle=gentle, style=style, subject_photo_id="p0"), words
+                         motion_shots=3, gentle=gentle, style=style, subject_photo_id="p0"), words
 
 
 @pytest.mark.parametrize("length", [30.0, 45.0, 60.0, 90.0, 120.0, 180.0])

@@ -51,11 +51,11 @@ def beat_grid(length: float, bpm: float = 112.0, offset: float = 0.23,
 
 
 def plan(n_photos: int = 8, n_clips: int = 2, length: float = 30.0, *, style: str = "gift",
-         gentle: bool = False, beats: list[float] | None = None,
+         gentle: bool = False, beats: list[float] | None = None, motion_shots: int = 3,
          subject: str | None = "p3", clip_s: float = 8.0) -> Timeline:
     return plan_timeline(photos(n_photos), clips(n_clips, clip_s),
                          beat_grid(length) if beats is None else beats, length, OPENING,
-                         CLOSING, gentle=gentle, style=style,
+                         CLOSING, motion_shots=motion_shots, gentle=gentle, style=style,
                          subject_photo_id=subject)
 
 
@@ -128,7 +128,7 @@ def test_many_photos_each_get_two_seconds_on_beats() -> None:
 
 
 def test_few_photos_repeat_with_other_moves() -> None:
-    tl = plan(n_photos=3, n_clips=0, length=60.0, subject="p1")
+    tl = plan(n_photos=3, n_clips=0, length=60.0, motion_shots=99, subject="p1")
     shown = [s for s in tl.shots if s.kind == "photo"]
     assert len(shown) > 3
     for a, b in pairwise(shown):
@@ -138,11 +138,14 @@ def test_few_photos_repeat_with_other_moves() -> None:
         assert len(choices) >= 2 and len(set(choices[:2])) == 2
 
 
-def test_every_photo_shot_gets_a_full_move_and_low_res_photos_a_push() -> None:
-    tl = plan(n_photos=8, n_clips=1, length=40.0)
-    assert all(s.motion == KEN_BURNS for s in tl.shots if s.kind == "photo")
+def test_motion_shots_get_ken_burns_the_subject_first_and_the_rest_push() -> None:
+    tl = plan(n_photos=8, n_clips=1, length=40.0, motion_shots=3)
+    stills = [s for s in tl.shots if s.kind == "photo"]
+    assert sum(s.motion == KEN_BURNS for s in stills) == 3
+    assert all(s.motion in (KEN_BURNS, PUSH) for s in stills)
+    assert all(s.motion == KEN_BURNS for s in stills if s.source_id == "p3")  # the subject
     low = plan_timeline(photos(4, low_res=frozenset({0, 1, 2, 3})), [], beat_grid(30), 30.0,
-                        OPENING, CLOSING, gentle=False, style="gift",
+                        OPENING, CLOSING, motion_shots=4, gentle=False, style="gift",
                         subject_photo_id=None)
     assert all(s.motion == PUSH for s in low.shots if s.kind == "photo")
 
@@ -163,7 +166,7 @@ def test_transitions_and_pacing_follow_style() -> None:
 def test_without_beats_or_media() -> None:
     tl = plan(length=47.3, beats=[])
     check_structure(tl)
-    bare = plan_timeline([], [], [], 12.0, OPENING, CLOSING, gentle=False,
+    bare = plan_timeline([], [], [], 12.0, OPENING, CLOSING, motion_shots=0, gentle=False,
                          style="gift", subject_photo_id=None)
     check_structure(bare)
     assert [s.kind for s in bare.shots] == ["card", "card"]
@@ -222,7 +225,7 @@ def song_beats(style: str, gentle: bool, length: float) -> tuple[list[float], li
 @pytest.mark.parametrize("length", [30.0, 75.0])
 def test_every_cut_is_on_a_real_songs_beat(style: str, gentle: bool, length: float) -> None:
     beats, bars = song_beats(style, gentle, length)
-    tl = plan_timeline(photos(12), clips(2), beats, length, OPENING, CLOSING,
+    tl = plan_timeline(photos(12), clips(2), beats, length, OPENING, CLOSING, motion_shots=4,
                        gentle=gentle, style=style, subject_photo_id="p3", bar_times=bars)
     check_structure(tl)
     beat_frames = np.array([b * 30 for b in beats])
@@ -284,7 +287,7 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
              _traits(0.0, wide, 0.9, 4), _traits(0.0, wide, 0.4, 5),
              _traits(0.4, tall, 0.5, 6)]
     # 26 s: a middle of seven shots (cards take at most 15%), so no photo repeats
-    tl = plan_timeline(given, [], beat_grid(26), 26.0, OPENING, CLOSING,
+    tl = plan_timeline(given, [], beat_grid(26), 26.0, OPENING, CLOSING, motion_shots=2,
                        gentle=False, style="gift", subject_photo_id="p6")
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
     assert order[0] == "p6" and order[-1] == "p4"  # subject first, warmest and brightest last
@@ -305,7 +308,7 @@ def test_clip_shot_starts_on_its_best_stretch() -> None:
     scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
     clip = ClipSource("c0", Path("/in/c0.mp4"), 8.0, 1920, 1080, True, scores, 0.2)
     tl = plan_timeline(photos(4), [clip], beat_grid(30), 30.0, OPENING, CLOSING,
-                       gentle=False, style="gift", subject_photo_id="p0")
+                       motion_shots=1, gentle=False, style="gift", subject_photo_id="p0")
     shot = next(s for s in tl.shots if s.kind == "clip")
     assert shot.clip_start_s >= 2.0 - 1e-6
     assert shot.clip_start_s + shot.frames / 30 <= 7.0 + 1e-6
@@ -354,6 +357,6 @@ def test_a_long_film_from_few_photos_spaces_every_repeat_ten_seconds(n_photos: i
 def test_without_a_chosen_subject_the_largest_face_opens_and_closes() -> None:
     given = [dataclasses.replace(p, face_fraction=f) for p, f in
              zip(photos(4), (0.0, 0.1, 0.3, 0.0), strict=True)]
-    tl = plan_timeline(given, [], beat_grid(30), 30.0, OPENING, CLOSING, gentle=False,
-                       style="gift", subject_photo_id=None)
+    tl = plan_timeline(given, [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=2,
+                       gentle=False, style="gift", subject_photo_id=None)
     assert _showings(tl)[0].source_id == "p2" and tl.subject_photo_id == "p2"

@@ -50,7 +50,7 @@ def _timeline(clip: ClipSource, tmp: Path) -> Timeline:
     beats = [i * 0.5 for i in range(int(LENGTH_S * 2))]
     return plan_timeline([photo], [clip], beats, LENGTH_S,
                          CardSpec("opening", ("Happy Birthday", "Anna")),
-                         CardSpec("closing", ("With love",)), gentle=False,
+                         CardSpec("closing", ("With love",)), motion_shots=1, gentle=False,
                          style="gift", subject_photo_id="p1")
 
 
