@@ -1,0 +1,78 @@
+"""The song fits the occasion and the film: major keys for joyful and romantic songs, and
+sections that follow the film's cards."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from media.base.spec import FPS
+from media.cards.spec import CardSpec
+from media.plan.beat_snap import card_bounds, frame_grid
+from media.plan.timeline import card_seconds
+from media.song.compose import SongBrief, beat_grid, plan_song
+from media.song.plan import LIFT_WINDOW
+
+CLOSING = CardSpec("closing", ("Happy Anniversary, Ana & Tomás",
+                               "Thirty years of lake evenings, slow breakfasts and music.", ""))
+
+
+def _brief(tone: str, gentle: bool, length: float, style: str = "gift") -> SongBrief:
+    title_s, closing_s = card_seconds(length, CLOSING, style, gentle)
+    return SongBrief(occasion_slug="pet-tribute" if gentle else "anniversary", tone=tone,
+                     gentle=gentle, recipient_name="Honey", relationship="our dog",
+                     memory="The porch window", story_note="", feeling_words=("tender",),
+                     style=style, length_sec=length, title_card_s=title_s,
+                     closing_card_s=closing_s)
+
+
+@pytest.mark.parametrize("tone", ["joyful", "romantic", "warm", "loving"])
+@pytest.mark.parametrize("length", [30.0, 90.0])
+def test_joyful_and_romantic_songs_are_in_major_keys(tone: str, length: float) -> None:
+    for seed in range(16):
+        for variant in range(3):
+            plan = plan_song(_brief(tone, False, length), seed, variant)
+            assert not plan.minor and plan.key.endswith("major"), (seed, plan.key)
+
+
+def test_gentle_songs_are_major_unless_the_tone_grieves() -> None:
+    tender = [plan_song(_brief("tender", True, 35.0), seed).minor for seed in range(16)]
+    somber = [plan_song(_brief("somber", True, 35.0), seed).minor for seed in range(16)]
+    assert not any(tender)
+    assert any(somber) and not all(somber)
+
+
+@pytest.mark.parametrize(("tone", "gentle", "style"), [
+    ("joyful", False, "gift"), ("romantic", False, "gift"), ("tender", True, "gift"),
+    ("joyful", False, "social"), ("romantic", False, "brand"),
+])
+@pytest.mark.parametrize("length", [30.0, 35.0, 60.0, 90.0, 180.0])
+def test_the_songs_sections_follow_the_films_cards(tone: str, gentle: bool, style: str,
+                                                   length: float) -> None:
+    for seed in range(4):
+        brief = _brief(tone, gentle, length, style)
+        plan = plan_song(brief, seed)
+        beats, bars = beat_grid(plan)
+        total = round(length * FPS)
+        title_end, closing_start = card_bounds(brief.title_card_s, brief.closing_card_s, FPS,
+                                               total, frame_grid(beats, FPS, total),
+                                               frame_grid(bars, FPS, total))
+        starts = {name: start * plan.bar_s for name, start, _ in plan.form}
+        intro_end = plan.form[1][1] * plan.bar_s
+        lift = max(start for name, start, _ in plan.form if name == "chorus") * plan.bar_s
+        frame = 0.5 / FPS  # a bar's time as a film frame is rounded
+        assert plan.form[0][0] == "intro" and title_end / FPS <= intro_end + frame
+        assert intro_end - plan.bar_s < title_end / FPS, "the intro is not much longer"
+        assert LIFT_WINDOW[0] <= lift / length <= LIFT_WINDOW[1], (lift, plan.form)
+        assert plan.form[-2][0] == "chorus", "the last chorus runs up to the ending"
+        ending = starts["ending"]
+        assert ending - frame <= closing_start / FPS < ending + plan.bar_s + frame
+        assert plan.n_bars * plan.bar_s >= closing_start / FPS, "it resolves under the closing"
+
+
+def test_a_brief_without_the_cards_keeps_the_fixed_form() -> None:
+    brief = replace(_brief("joyful", False, 30.0), title_card_s=0.0, closing_card_s=0.0)
+    plan = plan_song(brief, 3)
+    assert plan.form[0][0] == "intro" and plan.form[-1][0] == "ending"
+    assert plan.form[-1][2] == 3, "two cadence bars and the final chord"
