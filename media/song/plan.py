@@ -279,9 +279,10 @@ def _film_anchors(n_bars: int, bar_s: float, brief: SongBrief) -> tuple[int, int
 
 
 def _before_lift(bars: int) -> list[tuple[str, int]]:
-    """The sections between the intro and the lift: one verse when short, else verses and
-    choruses then a four-bar bridge, so the last chorus never follows another chorus."""
-    if bars < 8:
+    """The sections between the intro and the lift: one verse under 12 bars (a bridge there
+    would take the energy out of half a short film), else verses and choruses then a four-bar
+    bridge, so the last chorus never follows another chorus."""
+    if bars < 12:
         return [("verse", bars)] if bars > 0 else []
     return [*_units(bars - 4, ("verse", "chorus")), ("bridge", 4)]
 
