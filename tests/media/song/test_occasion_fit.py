@@ -1,18 +1,25 @@
-"""The song fits the occasion and the film: major keys for joyful and romantic songs, and
-sections that follow the film's cards."""
+"""The song fits the occasion and the film: major keys for joyful and romantic songs, a gentle
+song bright enough for a phone yet soft, and sections that follow the film's cards."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from media.base.spec import FPS
+from media.base.spec import AUDIO_SAMPLE_RATE, FPS, LUFS_TOLERANCE, TARGET_LUFS
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import card_bounds, frame_grid
 from media.plan.timeline import card_seconds
-from media.song.compose import SongBrief, beat_grid, plan_song
+from media.song.audio import aac_round_trip, sound_character
+from media.song.compose import SongBrief, beat_grid, compose_song, plan_song
 from media.song.plan import LIFT_WINDOW
+
+GENTLE_CENTROID_MIN_HZ = 800.0
+PHONE_LOSS_MAX_LU = 1.0
+SOFT_ABOVE_2K_MAX = 0.12
+"""A gentle song's share of energy above 2 kHz stays under this: bright, not edgy."""
 
 CLOSING = CardSpec("closing", ("Happy Anniversary, Ana & Tomás",
                                "Thirty years of lake evenings, slow breakfasts and music.", ""))
@@ -69,6 +76,24 @@ def test_the_songs_sections_follow_the_films_cards(tone: str, gentle: bool, styl
         ending = starts["ending"]
         assert ending - frame <= closing_start / FPS < ending + plan.bar_s + frame
         assert plan.n_bars * plan.bar_s >= closing_start / FPS, "it resolves under the closing"
+
+
+@pytest.fixture(scope="module")
+def gentle_brief() -> SongBrief:
+    return _brief("tender", True, 20.0)
+
+
+@pytest.mark.parametrize("variant", [0, 1, 2])
+def test_a_gentle_song_is_bright_on_a_phone_and_still_soft(gentle_brief: SongBrief,
+                                                          variant: int, tmp_path: Path) -> None:
+    """Each of the gentle palettes (one per variant), as a viewer hears it after the AAC."""
+    song = compose_song(gentle_brief, 7, variant=variant)
+    heard = sound_character(aac_round_trip(song.audio, song.sample_rate, tmp_path),
+                            AUDIO_SAMPLE_RATE)
+    assert heard.centroid_hz >= GENTLE_CENTROID_MIN_HZ, (song.arrangement, heard)
+    assert heard.phone_loss_lu <= PHONE_LOSS_MAX_LU, (song.arrangement, heard)
+    assert heard.share_above_2k <= SOFT_ABOVE_2K_MAX, (song.arrangement, heard)
+    assert abs(heard.lufs - TARGET_LUFS) <= LUFS_TOLERANCE
 
 
 def test_a_brief_without_the_cards_keeps_the_fixed_form() -> None:
