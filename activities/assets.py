@@ -12,9 +12,11 @@ from PIL import Image
 from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
+from activities.order_plan import cards_for
 from media.base.spec import film_frames, film_seconds
 from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
 from media.look.subjects import find_subject
+from media.plan.timeline import card_seconds
 from media.song.compose import SongBrief, song_seed
 from services.logo_fetch import LogoRefused, fetch_logo
 from services.song_provider import song_note, song_provider
@@ -26,13 +28,19 @@ LOGO_FETCH_ERROR = "fetch_error"
 
 
 def song_brief(order: FilmOrder) -> SongBrief:
-    """The song brief the order gives the composer."""
+    """The song brief the order gives the composer, with how long the film's title and closing
+    cards hold (the same reading rules the timeline plans them by), so the song's intro,
+    lift and ending follow the film."""
+    _, closing = cards_for(order)
+    title_s, closing_s = card_seconds(order.length_sec, closing, order.style.value,
+                                      order.occasion.gentle)
     return SongBrief(
         occasion_slug=order.occasion.slug, tone=order.occasion.tone,
         gentle=order.occasion.gentle, recipient_name=order.recipient_name,
         relationship=order.relationship, memory=order.memory, story_note=order.story_note,
         feeling_words=tuple(order.feeling_words), style=order.style.value,
-        length_sec=film_seconds(film_frames(order.length_sec)),
+        length_sec=film_seconds(film_frames(order.length_sec)), title_card_s=title_s,
+        closing_card_s=closing_s,
     )
 
 

@@ -189,6 +189,14 @@ def closing_budget_s(length_sec: float, style: str, gentle: bool) -> float:
     return _closing_budget(length_sec, pacing_for(style, gentle))
 
 
+def card_seconds(length_sec: float, closing: CardSpec, style: str,
+                 gentle: bool) -> tuple[float, float]:
+    """How long the opening and closing cards of this film need (seconds, before their
+    boundaries are snapped onto the song's bars): what the song's form is built around
+    (:class:`media.song.plan.SongBrief`), composed before the timeline is planned."""
+    return _card_seconds(length_sec, closing, pacing_for(style, gentle))
+
+
 def _closing_budget(length_sec: float, pacing: Pacing) -> float:
     return closing_hold_budget_s(length_sec, TITLE_HOLD_S, pacing.transition_s, pacing.fade_s)
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Part:
     """One instrument of a palette: GM program (bank 0), channel volume, pan, reverb and chorus
-    sends (MIDI 0..127) and a transposition in semitones."""
+    sends (MIDI 0..127) and a transposition in semitones, applied by the synth on top of the
+    notes the arrangement writes (the ``double`` is already written an octave over the lead)."""
 
     program: int
     volume: int
@@ -51,7 +52,7 @@ PALETTES: dict[str, tuple[Palette, ...]] = {
             "keys": Part(1, 96, 44, 35), "pad": Part(48, 50, 64, 60, 40),
             "bass": Part(33, 80, 64, 5), "arp": Part(9, 66, 90, 45)}, "comp", _POP_DRUMS, 112),
         Palette("pop guitar", {
-            "lead": Part(CHOIR_AAHS, 110, 64, 50, 20), "double": Part(73, 62, 80, 50, 0, 12),
+            "lead": Part(CHOIR_AAHS, 110, 64, 50, 20), "double": Part(73, 62, 80, 50),
             "keys": Part(25, 98, 40, 30, 30), "pad": Part(89, 52, 64, 60, 50),
             "bass": Part(34, 88, 64, 5), "arp": Part(27, 66, 92, 45, 40)}, "strum",
             _POP_DRUMS, 110),
@@ -62,7 +63,7 @@ PALETTES: dict[str, tuple[Palette, ...]] = {
     ),
     "warm": (
         Palette("nylon guitar", {
-            "lead": Part(VOICE_OOHS, 112, 64, 60, 20), "double": Part(73, 60, 80, 60, 0, 12),
+            "lead": Part(VOICE_OOHS, 112, 64, 60, 20), "double": Part(73, 60, 80, 60),
             "keys": Part(24, 110, 46, 40), "pad": Part(48, 56, 64, 70, 30),
             "bass": Part(32, 96, 64, 10), "arp": Part(46, 62, 88, 55)}, "broken",
             _BRUSH_DRUMS, 80),

@@ -4,6 +4,16 @@ palette) taken from an order's brief and a seed, before any note is placed or so
 Time grid: 4/4, the first beat is at 0.0 s (no pickup). The song is ``n_bars`` whole bars and
 then the final tonic chord, which lands on the downbeat of bar ``n_bars`` and rings to the end.
 The tempo is chosen inside the feel's range so that this fits ``length_sec`` exactly.
+
+Mode: celebrations and romance (every occasion that is not gentle) are in major keys; a gentle
+occasion is in major too (its plagal cadence borrows the minor iv: bittersweet, then home),
+unless its tone is grieving ("somber", "mourning"...), when it may be minor.
+
+Form follows the film (:func:`_form`): when the brief gives the cards' lengths, the intro lasts
+the whole bars that cover the title card, the last chorus (the lift) starts on the bar nearest
+:data:`LIFT_SHARE` of the film (the montage's peak), and the ending (cadence, then the final
+chord ringing out) starts on the last bar at or before the closing card, so the song resolves
+under the closing message.
 """
 
 from __future__ import annotations
@@ -34,6 +44,9 @@ _BRIGHT_WORDS = ("joy", "celebrat", "happy", "fun", "playful", "upbeat", "excit"
 _CALM_WORDS = ("tender", "reflect", "calm", "peace", "somber", "sombre", "quiet", "gentle",
                "nostalg", "bittersweet", "solemn", "soft", "serene", "grief", "mourn",
                "remember", "missed", "miss", "cozy", "cosy", "grateful", "thankful", "still")
+_GRIEF_WORDS = ("somber", "sombre", "solemn", "grief", "griev", "mourn")
+"""A gentle occasion whose tone says one of these may be in a minor key; every other song is
+major."""
 _BRIGHT_TIMBRE_WORDS = ("bright", "sparkl", "sunny", "fresh", "light", "shine", "glow", "fun")
 _DARK_TIMBRE_WORDS = ("cozy", "cosy", "deep", "soft", "warm", "dark", "velvet", "quiet")
 
@@ -51,6 +64,21 @@ class SongBrief:
     feeling_words: tuple[str, ...]
     style: str
     length_sec: float
+    title_card_s: float = 0.0
+    """How long the film's title card holds from 0 s (0: unknown); the intro covers it."""
+    closing_card_s: float = 0.0
+    """How long the film's closing card holds at the end (0: unknown); the song resolves under
+    it."""
+
+
+LIFT_SHARE = 0.67
+"""Where the last chorus lifts in, as a share of the film: the montage's peak (the films build
+to about two thirds of their length, before the closing)."""
+LIFT_WINDOW = (0.6, 0.75)
+"""The shares of the film the lift may land in (on a bar, so not always on the peak)."""
+TITLE_MARGIN_S = 0.05
+"""The intro ends at least this long after the title card would (frame rounding)."""
+MAX_CADENCE_BARS = 4
 
 
 @dataclass(frozen=True)
@@ -187,6 +215,12 @@ def _brightness(brief: SongBrief, feel: str) -> float:
     return max(0.1, min(0.95, value))
 
 
+def _minor_odds(brief: SongBrief) -> float:
+    """Chance of a minor key: none for celebrations and romance (every occasion that is not
+    gentle), none for a gentle one unless its tone grieves (see the module doc)."""
+    return 0.5 if brief.gentle and _count_words(brief.tone, _GRIEF_WORDS) else 0.0
+
+
 def _fit_tempo(length_s: float, feel: str, preferred: float) -> tuple[float, int, float]:
     """(bpm, whole bars before the final chord, tail seconds) that fill ``length_s`` exactly."""
     low, high = _TEMPO_RANGE[feel]
@@ -203,8 +237,73 @@ def _fit_tempo(length_s: float, feel: str, preferred: float) -> tuple[float, int
     return best[0], best[1], tail
 
 
-def _form(n_bars: int) -> tuple[tuple[str, int, int], ...]:
-    """Sections as (name, start bar, bars); the ending holds the cadence and the final chord."""
+def _form(n_bars: int, bar_s: float, brief: SongBrief) -> tuple[tuple[str, int, int], ...]:
+    """Sections as (name, start bar, bars); the ending holds the cadence and the final chord.
+    With the cards' lengths in the brief the form follows the film (:func:`_film_anchors`):
+    intro under the title, verses (and a bridge) up to the lift, the last chorus from the lift
+    to the closing card, the ending under it. Without them, a fixed form by length."""
+    anchors = _film_anchors(n_bars, bar_s, brief)
+    if anchors is None:
+        return _fixed_form(n_bars)
+    intro, lift, ending = anchors
+    sections: list[tuple[str, int, int]] = [("intro", 0, intro)]
+    bar = intro
+    for name, bars in _before_lift(lift - intro):
+        sections.append((name, bar, bars))
+        bar += bars
+    return (*sections, ("chorus", lift, ending - lift), ("ending", ending, n_bars - ending + 1))
+
+
+def _film_anchors(n_bars: int, bar_s: float, brief: SongBrief) -> tuple[int, int, int] | None:
+    """(intro bars, bar the last chorus lifts in on, bar the ending starts on) for the brief's
+    cards. The intro is the whole bars covering the title card. The lift is the bar nearest
+    :data:`LIFT_SHARE` of the film inside :data:`LIFT_WINDOW`, one that leaves the last chorus
+    two bars if there is one.
+    The ending starts on the last bar at or before the closing card (at most
+    :data:`MAX_CADENCE_BARS` before the final chord, at least one). None when the brief does
+    not give the cards or the song is too short to hold all three."""
+    if brief.title_card_s <= 0 or brief.closing_card_s <= 0:
+        return None
+    intro = max(1, math.ceil((brief.title_card_s + TITLE_MARGIN_S) / bar_s))
+    closing_at = math.floor((brief.length_sec - brief.closing_card_s) / bar_s + 1e-9)
+    ending = max(n_bars - MAX_CADENCE_BARS, min(n_bars - 1, closing_at))
+    if ending - intro < 2:
+        return None
+    options = range(intro + 1, ending)
+    at_peak = [b for b in options
+               if LIFT_WINDOW[0] <= b * bar_s / brief.length_sec <= LIFT_WINDOW[1]]
+    roomy = [b for b in at_peak if ending - b >= 2]
+    target = LIFT_SHARE * brief.length_sec / bar_s
+    lift = min(roomy or at_peak or options, key=lambda b: abs(b - target))
+    return intro, lift, ending
+
+
+def _before_lift(bars: int) -> list[tuple[str, int]]:
+    """The sections between the intro and the lift: one verse under 12 bars (a bridge there
+    would take the energy out of half a short film), else verses and choruses then a four-bar
+    bridge, so the last chorus never follows another chorus."""
+    if bars < 12:
+        return [("verse", bars)] if bars > 0 else []
+    return [*_units(bars - 4, ("verse", "chorus")), ("bridge", 4)]
+
+
+def _units(bars: int, names: tuple[str, ...]) -> list[tuple[str, int]]:
+    """``bars`` split into sections of 4 bars (8 from 24 bars on) named in turn from ``names``;
+    a remainder under 4 bars joins the last section."""
+    unit = 8 if bars >= 24 else 4
+    out: list[tuple[str, int]] = []
+    remaining = bars
+    while remaining > 0:
+        size = min(unit, remaining)
+        if 0 < remaining - size < 4:
+            size = remaining
+        out.append((names[len(out) % len(names)], size))
+        remaining -= size
+    return out
+
+
+def _fixed_form(n_bars: int) -> tuple[tuple[str, int, int], ...]:
+    """The form by length alone (a brief without the cards' lengths)."""
     intro = 1 if n_bars < 10 else 2 if n_bars < 24 else 4
     intro = min(intro, max(0, n_bars - 3))
     cadence = min(2, n_bars - intro)
@@ -289,7 +388,8 @@ def _chord_sequence(rng: np.random.Generator, minor: bool, feel: str,
     names: list[str] = []
     for name, start, bars in form:
         if name == "ending":
-            names += [*[cad1, cad2][2 - (n_bars - start):], final]
+            cadence = (*progressions["chorus"][:MAX_CADENCE_BARS - 2], cad1, cad2)
+            names += [*cadence[len(cadence) - (n_bars - start):], final]
             continue
         prog = progressions.get(name, progressions["verse"])
         names += [prog[i % 4] for i in range(bars)]
@@ -361,11 +461,10 @@ def plan_song(brief: SongBrief, seed: int, variant: int = 0) -> SongPlan:
     low, high = _TEMPO_RANGE[feel]
     preferred = low + (high - low) * (0.2 + 0.6 * energy) + rng.uniform(-2.0, 2.0)
     tempo, n_bars, tail = _fit_tempo(length, feel, preferred)
-    minor_odds = {"gentle": 0.4, "warm": 0.15 if energy < 0.45 else 0.0, "bright": 0.0}[feel]
-    minor = bool(rng.random() < minor_odds)
+    minor = bool(rng.random() < _minor_odds(brief))
     tonics = _MINOR_TONICS if minor else _MAJOR_TONICS
     tonic = tonics[int(rng.integers(len(tonics)))]
-    form = _form(n_bars)
+    form = _form(n_bars, BEATS_PER_BAR * 60.0 / tempo, brief)
     chords = _chord_sequence(rng, minor, feel, form, n_bars)
     verse_motif, chorus_motif = _motifs(rng, feel)
     palette = int(rng.integers(len(PALETTES[feel])))

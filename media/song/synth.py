@@ -65,8 +65,10 @@ def _fluidsynth() -> tuple[Any, Any]:
     return fluidsynth, write_float
 
 
-def _events(notes: list[Note], sample_rate: int, n: int) -> list[tuple[int, int, int, int, int]]:
-    """(sample, 0 off / 1 on, channel, key, velocity), note-offs first at equal times."""
+def _events(notes: list[Note], palette: Palette, sample_rate: int,
+            n: int) -> list[tuple[int, int, int, int, int]]:
+    """(sample, 0 off / 1 on, channel, key, velocity), note-offs first at equal times; each
+    part's key moved by its palette transposition."""
     out = []
     for note in notes:
         start = round(note.start * sample_rate)
@@ -74,9 +76,11 @@ def _events(notes: list[Note], sample_rate: int, n: int) -> list[tuple[int, int,
             continue
         channel = PART_CHANNELS[note.part]
         end = min(n - 1, start + max(1, round(note.dur * sample_rate)))
-        out.append((start, 1, channel, note.key, note.velocity))
+        part = palette.parts.get(note.part)
+        key = max(0, min(127, note.key + (part.transpose if part else 0)))
+        out.append((start, 1, channel, key, note.velocity))
         if channel != PART_CHANNELS["drums"]:
-            out.append((end, 0, channel, note.key, 0))
+            out.append((end, 0, channel, key, 0))
     out.sort()
     return out
 
@@ -111,7 +115,7 @@ def render_notes(notes: list[Note], palette: Palette, feel: str, n: int,
         _setup(synth, palette, feel)
         out = np.zeros((n, 2), np.float32)
         position = 0
-        for sample, on, channel, key, vel in _events(notes, sample_rate, n):
+        for sample, on, channel, key, vel in _events(notes, palette, sample_rate, n):
             if sample > position:
                 chunk = out[position:sample]
                 write_float(synth.synth, len(chunk), chunk.ctypes.data, 0, 2,
