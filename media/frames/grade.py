@@ -21,6 +21,7 @@ across), so x264 keeps it as texture instead of turning it into blocks.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -31,14 +32,15 @@ from media.base import yuv
 
 FINISH_SUFFIX = "+finish"  # a grade name ending so is the signature tier's finished look
 GRAIN_SIGMA = 0.9  # grain softness: the noise's blur, in output pixels
-GRAIN_HOLD = 2  # frames each grain window is shown (film grain at 15 per second)
+GRAIN_HOLD = 3  # frames each grain window is shown (grain changes 10 times a second)
 GRAIN_MARGIN = 64  # extra grain field around the frame, the room for the windows' offsets
 GRAIN_SEED = 20261126  # the grain field's random seed (the same grain in every film)
-VIGNETTE_START = 0.55  # the vignette starts this far out (share of the half-diagonal)
+VIGNETTE_START = 0.6  # the vignette starts this far out (share of the half-diagonal)
 BLOOM_THRESHOLD = 190.0  # luma (0..255) from which highlights glow
 BLOOM_SIGMA = 0.025  # the glow's spread, a share of the picture's long edge
 BLOOM_DOWNSCALE = 8  # the glow is worked out at 1/8 of the picture's size
 BLOOM_TINT = (1.0, 0.62, 0.38)  # halation is warm: red spreads most
+BLOOM_AREA = 0.04  # highlight share of a picture above which its glow is scaled down
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class Finish:
     """The frame texture of a finished film: ``grain`` (standard deviation of the luma grain,
     in 0..255 levels) and ``vignette`` (the share of brightness the corners lose)."""
 
-    grain: float = 2.2
+    grain: float = 1.5
     vignette: float = 0.16
 
 
@@ -75,7 +77,7 @@ GRADES = {
     "gentle" + FINISH_SUFFIX: Grade(contrast=0.9, lift=12.0, warmth=11.0, saturation=0.82,
                                     bloom=0.4),
 }
-FINISHES = {"natural" + FINISH_SUFFIX: Finish(), "gentle" + FINISH_SUFFIX: Finish(grain=1.8)}
+FINISHES = {"natural" + FINISH_SUFFIX: Finish(), "gentle" + FINISH_SUFFIX: Finish(grain=1.2)}
 
 
 def grade_named(name: str) -> Grade:
@@ -120,12 +122,15 @@ def apply_grade(image: np.ndarray, grade: Grade) -> np.ndarray:
 
 def add_bloom(image: np.ndarray, strength: float) -> np.ndarray:
     """``image`` (uint8 RGB) with a warm glow (:data:`BLOOM_TINT`) spread from its highlights
-    (luma over :data:`BLOOM_THRESHOLD`), worked out at 1/:data:`BLOOM_DOWNSCALE` size."""
+    (luma over :data:`BLOOM_THRESHOLD`), worked out at 1/:data:`BLOOM_DOWNSCALE` size. A
+    bright picture (fog, snow: more than :data:`BLOOM_AREA` of it is highlight) glows
+    proportionally less, so it is never washed out."""
     h, w = image.shape[:2]
     small = cv2.resize(image, (max(1, w // BLOOM_DOWNSCALE), max(1, h // BLOOM_DOWNSCALE)),
                        interpolation=cv2.INTER_AREA)
     luma = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
     bright = np.clip((luma - BLOOM_THRESHOLD) / (255.0 - BLOOM_THRESHOLD), 0.0, 1.0)
+    strength *= min(1.0, BLOOM_AREA / max(1e-6, float(bright.mean())))
     sigma = max(1.0, BLOOM_SIGMA * max(small.shape[:2]))
     glow = cv2.GaussianBlur(bright, (0, 0), sigma) * (255.0 * strength)
     tinted = np.dstack([glow * t for t in BLOOM_TINT])
@@ -173,17 +178,34 @@ class FrameTexture:
         self.width, self.height = width, height
         self.gain, self.lift = _vignette(width, height, finish.vignette)
         self.positive, self.negative = _grain_field(width, height, finish.grain)
+        self.edges = _darkened_strips(self.gain)
 
     def apply(self, frame: np.ndarray, index: int) -> np.ndarray:
         """Film frame ``index`` (I420) with the texture, as a new array (``frame`` is not
         written to)."""
-        out = np.empty_like(frame)
+        out = frame.copy()
         luma, dst = yuv.luma_rows(frame), yuv.luma_rows(out)
-        cv2.multiply(luma, self.gain, dst=dst, scale=1.0 / 255.0)
-        cv2.add(dst, self.lift, dst=dst)
+        for strip in self.edges:  # the vignette, where it darkens at all
+            cv2.multiply(luma[strip], self.gain[strip], dst=dst[strip], scale=1.0 / 255.0)
+            cv2.add(dst[strip], self.lift[strip], dst=dst[strip])
         x, y = grain_offset(index)
         window = (slice(y, y + self.height), slice(x, x + self.width))
         cv2.add(dst, self.positive[window], dst=dst)
         cv2.subtract(dst, self.negative[window], dst=dst)
-        yuv.chroma_rows(out)[:] = yuv.chroma_rows(frame)
         return out
+
+
+def _darkened_strips(gain: np.ndarray) -> tuple[tuple[slice, slice], ...]:
+    """Strips (row and column slices: top, bottom, left, right) holding every pixel the
+    vignette darkens, around the centre rectangle it leaves untouched (the rectangle inscribed
+    in its untouched ellipse: the middle :data:`VIGNETTE_START` of each axis)."""
+    height, width = gain.shape
+    x0 = math.ceil(width * (1 - VIGNETTE_START) / 2) + 1
+    y0 = math.ceil(height * (1 - VIGNETTE_START) / 2) + 1
+    x1, y1 = width - x0, height - y0
+    everything = ((slice(0, height), slice(0, width)),)
+    if x1 <= x0 or y1 <= y0 or not (gain[y0:y1, x0:x1] == 255).all():
+        return everything
+    cols = slice(0, width)
+    return ((slice(0, y0), cols), (slice(y1, height), cols),
+            (slice(y0, y1), slice(0, x0)), (slice(y0, y1), slice(x1, width)))

@@ -118,3 +118,7 @@ def test_only_finished_grades_have_a_texture_and_a_warm_glow_around_highlights()
     assert (glowing[near][..., 0] - plain[near][..., 0]).mean() > 3  # the glow spreads
     assert (glowing[near][..., 0] - glowing[near][..., 2]).mean() > 1  # and it is warm
     assert np.abs(glowing[far] - plain[far]).max() <= 1
+    fog = np.full((240, 320, 3), 215, np.uint8)  # a bright picture glows far less: no wash-out
+    lifted = apply_grade(fog, grade_named(finished("natural"))).astype(int) - apply_grade(
+        fog, Grade(contrast=1.06, lift=4.0, warmth=5.0, saturation=1.05)).astype(int)
+    assert lifted.mean() < 5
