@@ -76,7 +76,7 @@ FILL_LONG_EDGE = 640  # pixels: the background fill (push-pull) is computed this
 FILL_BLUR = 0.004  # the fill's final blur sigma, as a share of its long edge
 CLEAN_ALPHA = 250  # alpha (0..255) from which a foreground pixel is pure subject colour
 BACKGROUND_RATE = 0.35  # the background moves this share of the subject's move
-MAX_SHIFT = 0.025  # largest subject-over-background shift (share of the frame width) of a
+MAX_SHIFT = 0.015  # largest subject-over-background shift (share of the frame width) of a
 # perfect matte; a matte scoring q gets q times this
 QUALITY_MIN = 0.5  # a matte scoring less is doubtful: no parallax (the roll push instead)
 COLOUR_BINS = 8  # per channel: colour histograms of the subject and its surroundings
