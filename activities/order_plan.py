@@ -19,6 +19,7 @@ from media.cards import wording
 from media.cards.spec import CardSpec
 from media.cards.text import undrawn_notes
 from media.cards.wording import OccasionWords
+from media.frames.grade import finished
 from media.intake.clip_analysis import analyse_clip, frame_scores
 from media.look.arc import photo_traits
 from media.look.dedupe import picture_hashes
@@ -58,8 +59,8 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
              motion_shots: int, premium: bool = False,
              near_duplicates: list[tuple[str, str]] | None = None) -> Timeline:
     """The film's timeline as data, cut on the song's beats and following its sections
-    (``premium``: parallax moves; ``near_duplicates``: pairs of ids showing the same picture,
-    dropped or kept apart)."""
+    (``premium``: parallax moves and the finished grade; ``near_duplicates``: pairs of ids
+    showing the same picture, dropped or kept apart)."""
     opening, closing = cards_for(order)
     timeline = plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
@@ -68,6 +69,8 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
         premium=premium, sections=song_meta.get("sections", ()),
         near_duplicates=near_duplicates or (),
     )
+    if premium:  # the signature tier's finished look (see media.frames.grade)
+        timeline = replace(timeline, grade=finished(timeline.grade))
     # Text a card cannot draw is never lost silently: the plan says what was left out.
     undrawn = undrawn_notes(opening) + undrawn_notes(closing)
     return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline

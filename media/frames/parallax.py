@@ -1,27 +1,31 @@
 """Premium motion: 2.5D parallax. The subject is lifted onto its own layer and moves faster
-than the background behind it, as if the camera dollied past a real scene.
+than the background behind it, as if the camera dollied past a real scene; where the subject
+does not come off cleanly, the roll push (:class:`RollPushLayer`) instead.
 
 :func:`separate_subject` runs GrabCut on a copy of the photo :data:`SEG_LONG_EDGE` pixels long,
 initialized from the faces (each face box grown to head and shoulders, the body continuing to
 the photo's bottom edge) or, without faces, from the saliency map around the focus box. It
-measures the separation (:class:`Separation`): foreground share of the photo, agreement of the
-mask's outline with image edges, how much of the foreground is one compact piece, how much of
-each face it covers, and whether GrabCut converged. A poor separation returns ``layers=None``
-and the caller keeps the standard Ken Burns move.
+measures the separation (:class:`Separation`): foreground share, convergence, and the matte's
+score (:func:`matte_quality`, the weakest of: colour separation of the subject from its
+surroundings, outline on image edges above chance, solidity, compactness, face cover, and for
+subjects without faces how much of the photo's sides it touches). A failed check or a score
+under :data:`QUALITY_MIN` (a doubtful matte) returns ``layers=None``.
 
 GrabCut runs one iteration at a time within :data:`GRABCUT_BUDGET_S` (its cost depends on the
 content: a low-contrast gray photo can take ten times longer than a portrait).
 
-:class:`ParallaxLayers` holds the full-resolution foreground (RGBA; the low-resolution mask is
-upsampled and snapped to the photo's own edges by a guided filter, then barely feathered) and
-a background whose subject region is filled (Telea inpainting at low resolution, blurred,
-blended in softly), so what the moving subject reveals is plausible.
+:class:`ParallaxLayers` holds the foreground (RGBA; the low-resolution mask is upsampled,
+snapped to the photo's own edges by a guided filter and feathered by :data:`FEATHER`; the
+feathered edge is recoloured from the subject's own pixels, so it carries no background along)
+and a background in which everything the foreground covers is filled once per photo from around
+it (:func:`filled_background`), so what the moving subject reveals is never its ghost.
 
 :class:`ParallaxLayer` renders a shot: the foreground follows the planned Ken Burns move
 (:func:`media.look.framing.plan_ken_burns`, so faces stay in frame and the path stays smooth), the
-background the same eased path scaled by :data:`BACKGROUND_RATE` about its midpoint; both are
-float affine warps (sub-pixel), the foreground warped only over its bounding box and blended by
-its alpha.
+background the same eased path scaled about its midpoint by a rate chosen so that the subject
+slides over the background by at most its matte's score times :data:`MAX_SHIFT` of the frame
+(:func:`bounded_rate`); both are float affine warps (sub-pixel), the foreground warped only over
+its bounding box and blended by its alpha.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from media.frames.compose import (
     render_crop_i420,
     viewport_matrix,
 )
-from media.look.framing import Motion, Rect
+from media.look.framing import Motion, Rect, ease
 from media.look.subjects import Box, Subject, saliency_map
 
 SEG_LONG_EDGE = 320  # pixels: GrabCut runs on a copy this large
@@ -60,7 +64,7 @@ SOLIDITY_MIN = 0.45  # foreground area over its convex hull's
 FACE_COVER_MIN = 0.85  # share of each face core inside the foreground
 CLOSE_GAP = 0.15  # notches narrower than this share of the face (or focus) width are closed
 SALIENCY_FG = 0.45  # saliency (0..1) above which a pixel is probably the subject
-FEATHER = 0.0006  # alpha feather sigma after edge snapping, as a share of the long edge
+FEATHER = 0.0009  # alpha feather sigma after edge snapping, as a share of the long edge
 GUIDE_RADIUS = 1.5  # guided-filter radius, in low-resolution mask pixels
 GUIDE_EPS = 1e-3  # guided-filter regularization (intensity^2): lower follows edges harder
 LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame shows a 12 MP photo
@@ -68,14 +72,36 @@ LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame show
 REFINE_LONG_EDGE = 2048  # pixels: the guided filter's working size (float32 planes at 12 MP
 # would hold ~0.5 GB at once; at 2048 px, under 1080p crops, the edge looks the same)
 FILL_DILATE = 0.015  # the background fill reaches this far past the subject (share of long edge)
+FILL_LONG_EDGE = 640  # pixels: the background fill (push-pull) is computed this large, once
+FILL_BLUR = 0.004  # the fill's final blur sigma, as a share of its long edge
+CLEAN_ALPHA = 250  # alpha (0..255) from which a foreground pixel is pure subject colour
 BACKGROUND_RATE = 0.35  # the background moves this share of the subject's move
+MAX_SHIFT = 0.015  # largest subject-over-background shift (share of the frame width) of a
+# perfect matte; a matte scoring q gets q times this
+QUALITY_MIN = 0.5  # a matte scoring less is doubtful: no parallax (the roll push instead)
+COLOUR_BINS = 8  # per channel: colour histograms of the subject and its surroundings
+RING = 0.05  # the surroundings compared with the subject: this share of the long edge around it
+ROLL_DEGREES = 1.5  # the fallback move's roll over the shot
+ROLL_PUSH = 0.06  # and its push, on top of the planned move
+ROLL_SAFETY = 1.01  # extra zoom: bilinear samples at the turned corners stay inside too
+BORDER_TOUCH_MAX = 0.1  # a subject without faces may touch the photo's sides and top this much
+# Ramps (doubtful, good) that map each measure of a separation onto 0..1 (see matte_quality).
+QUALITY_RAMPS = {
+    "separation": (0.3, 0.45),  # 1 - colour overlap of subject and surroundings
+    "edge_lift": (0.5, 0.8),  # outline on image edges, above what chance gives
+    "solidity": (SOLIDITY_MIN, 0.8),
+    "compactness": (COMPACTNESS_MIN, 0.98),
+    "face_cover": (FACE_COVER_MIN, 0.95),
+    "border": (BORDER_TOUCH_MAX, 0.0),  # falling: less touching is better
+}
 PREMULTIPLY_ROWS = 256  # rows of the foreground premultiplied at a time
 
 
 @dataclass(frozen=True)
 class Separation:
     """How well the subject came off the background; ``ok`` says whether to use parallax and
-    ``reason`` why not. Shares are 0..1."""
+    ``reason`` why not. Shares are 0..1; ``quality`` is the matte's score (see
+    :func:`matte_quality`), which also bounds how far the subject moves over the background."""
 
     ok: bool
     reason: str
@@ -86,6 +112,10 @@ class Separation:
     face_cover: float = 1.0
     iterations: int = 0
     last_change: float = 1.0
+    edge_lift: float = 0.0
+    separation: float = 0.0
+    border: float = 0.0
+    quality: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -184,8 +214,10 @@ def _grabcut(image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int, floa
     return fg, iterations, change
 
 
-def _edge_agreement(gray: np.ndarray, fg: np.ndarray) -> float:
-    """Share of the mask's outline (away from the photo border) within 2 px of a Canny edge."""
+def _edge_agreement(gray: np.ndarray, fg: np.ndarray) -> tuple[float, float]:
+    """Share of the mask's outline (away from the photo border) within 2 px of a Canny edge,
+    and the same above chance (0 when the outline lies on edges no more often than any pixel of
+    a busy photo does, 1 when all of it does)."""
     median = float(np.median(gray))
     edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.0), 0.4 * median + 10, 0.9 * median + 30)
     near = cv2.dilate(edges, np.ones((5, 5), np.uint8)) > 0
@@ -194,7 +226,51 @@ def _edge_agreement(gray: np.ndarray, fg: np.ndarray) -> float:
     outline[:2, :] = outline[-2:, :] = False
     outline[:, :2] = outline[:, -2:] = False
     total = int(np.count_nonzero(outline))
-    return float(np.count_nonzero(outline & near)) / total if total else 0.0
+    if not total:
+        return 0.0, 0.0
+    agreement = float(np.count_nonzero(outline & near)) / total
+    chance = float(near.mean())
+    return agreement, max(0.0, (agreement - chance) / max(1e-6, 1.0 - chance))
+
+
+def _colour_separation(image: np.ndarray, piece: np.ndarray) -> float:
+    """1 minus the overlap (Bhattacharyya coefficient) of the colour histograms of the
+    subject and of a ring of :data:`RING` around it: how cleanly its colours set it apart (a
+    boat among boats, a rock face among rocks score low)."""
+    u8 = piece.astype(np.uint8)
+    grow = max(3, round(RING * max(piece.shape)) | 1)
+    ring = cv2.dilate(u8, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow))) > u8
+    if not ring.any() or not piece.any():
+        return 0.0
+    step = 256 // COLOUR_BINS
+
+    def histogram(pixels: np.ndarray) -> np.ndarray:
+        q = (pixels // step).astype(np.int32)
+        index = (q[:, 0] * COLOUR_BINS + q[:, 1]) * COLOUR_BINS + q[:, 2]
+        counts = np.bincount(index, minlength=COLOUR_BINS ** 3).astype(np.float64)
+        return counts / counts.sum()
+
+    overlap = float(np.sqrt(histogram(image[piece]) * histogram(image[ring])).sum())
+    return max(0.0, 1.0 - overlap)
+
+
+def _border_touch(piece: np.ndarray) -> float:
+    """The largest share of the photo's left, right or top edge the subject covers (a body
+    running off the bottom is normal; a region cut by the sides is scenery, not a subject)."""
+    return float(max(piece[:, :2].mean(), piece[:, -2:].mean(), piece[:2].mean()))
+
+
+def _ramp(value: float, doubtful: float, good: float) -> float:
+    """0 at ``doubtful``, 1 at ``good``, linear between (either may be the larger)."""
+    if good == doubtful:
+        return 1.0 if value >= good else 0.0
+    return min(1.0, max(0.0, (value - doubtful) / (good - doubtful)))
+
+
+def matte_quality(measures: dict[str, float]) -> float:
+    """The matte's score (0..1): its weakest measure, each mapped through
+    :data:`QUALITY_RAMPS`. Under :data:`QUALITY_MIN` the matte is doubtful."""
+    return min(_ramp(measures[name], *QUALITY_RAMPS[name]) for name in QUALITY_RAMPS)
 
 
 def _largest_piece(fg: np.ndarray) -> tuple[np.ndarray, float]:
@@ -248,29 +324,35 @@ def _face_cover(piece: np.ndarray, faces: tuple[Box, ...]) -> float:
     return cover
 
 
-def judge(fg: np.ndarray, gray: np.ndarray, subject: Subject, iterations: int,
+def judge(fg: np.ndarray, image: np.ndarray, subject: Subject, iterations: int,
           change: float) -> tuple[Separation, np.ndarray]:
-    """Measure a GrabCut foreground; returns the verdict and the cleaned mask (largest piece,
-    holes filled)."""
+    """Measure a GrabCut foreground of the RGB ``image`` it was cut from; returns the verdict
+    (the hard checks, then the matte's score, see :func:`matte_quality`) and the cleaned mask
+    (largest piece, holes filled)."""
     piece, compactness = _largest_piece(fg)
     piece = _close_gaps(piece, subject)
     area = float(piece.mean())
-    agreement = _edge_agreement(gray, piece)
+    agreement, lift = _edge_agreement(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), piece)
     solidity = _solidity(piece) if area > 0 else 0.0
     cover = _face_cover(piece, subject.faces)
+    measures = {"separation": _colour_separation(image, piece), "edge_lift": lift,
+                "solidity": solidity, "compactness": compactness, "face_cover": cover,
+                "border": 0.0 if subject.faces else _border_touch(piece)}
+    quality = matte_quality(measures)
     checks = (
         (AREA_MIN <= area <= AREA_MAX, f"foreground share {area:.2f} outside "
                                        f"{AREA_MIN}..{AREA_MAX}"),
         (change < CONVERGED_CHANGE, f"GrabCut did not converge ({change:.3f} still changing)"),
         (agreement >= EDGE_AGREEMENT_MIN, f"outline off the image edges ({agreement:.2f})"),
-        (compactness >= COMPACTNESS_MIN, f"foreground in pieces ({compactness:.2f})"),
-        (solidity >= SOLIDITY_MIN, f"foreground stringy (solidity {solidity:.2f})"),
-        (cover >= FACE_COVER_MIN, f"a face cut by the mask ({cover:.2f})"),
+        (quality >= QUALITY_MIN, "doubtful matte (score {:.2f}: {})".format(
+            quality, ", ".join(f"{k} {v:.2f}" for k, v in measures.items()))),
     )
     failed = [reason for ok, reason in checks if not ok]
     verdict = Separation(not failed, "; ".join(failed), round(area, 4), round(agreement, 4),
                          round(compactness, 4), round(solidity, 4), round(cover, 4),
-                         iterations, round(change, 4))
+                         iterations, round(change, 4), round(lift, 4),
+                         round(measures["separation"], 4), round(measures["border"], 4),
+                         round(quality, 4))
     return verdict, piece
 
 
@@ -288,8 +370,7 @@ def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxL
     if not np.isin(seed, (cv2.GC_FGD, cv2.GC_PR_FGD)).any():
         return None, Separation(False, "nothing salient to seed the subject")
     fg, iterations, change = _grabcut(small, seed)
-    verdict, piece = judge(fg, cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), subject, iterations,
-                           change)
+    verdict, piece = judge(fg, small, subject, iterations, change)
     if not verdict.ok:
         return None, verdict
     h, w = image_rgb.shape[:2]
@@ -304,12 +385,13 @@ def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxL
 
 def build_layers(image_rgb: np.ndarray, piece: np.ndarray, separation: Separation,
                  scale: float = 1.0) -> ParallaxLayers:
-    """Full-resolution foreground (RGBA, feathered) and filled background from a low-resolution
-    foreground mask ``piece`` (bool, same ratio as the photo)."""
+    """Full-resolution foreground (RGBA, feathered, its edge in the subject's own colours) and
+    filled background from a low-resolution foreground mask ``piece`` (bool, same ratio as the
+    photo)."""
     mask_u8 = piece.astype(np.uint8) * 255
     alpha = refine_alpha(image_rgb, mask_u8)
-    foreground = np.dstack([image_rgb, alpha])
-    background = _filled_background(image_rgb, mask_u8)
+    foreground = np.dstack([decontaminate(image_rgb, alpha), alpha])
+    background = filled_background(image_rgb, alpha)
     ys, xs = np.nonzero(alpha)
     bbox = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1) if xs.size \
         else (0, 0, 0, 0)
@@ -317,6 +399,28 @@ def build_layers(image_rgb: np.ndarray, piece: np.ndarray, separation: Separatio
         bbox = (math.floor(bbox[0] / scale), math.floor(bbox[1] / scale),
                 math.ceil(bbox[2] / scale), math.ceil(bbox[3] / scale))
     return ParallaxLayers(foreground, background, bbox, separation, scale)
+
+
+def decontaminate(image_rgb: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """The photo with the foreground's soft edge (alpha under :data:`CLEAN_ALPHA`) recoloured
+    from the pure subject pixels nearby (normalized convolution): the feathered edge then
+    carries no background colour along when the subject moves (no halo, no smear)."""
+    out = image_rgb.copy()
+    ys, xs = np.nonzero(alpha)
+    if not xs.size:
+        return out
+    pad = max(4, round(4 * FEATHER * max(alpha.shape)))
+    y0, y1 = max(0, ys.min() - pad), min(alpha.shape[0], ys.max() + 1 + pad)
+    x0, x1 = max(0, xs.min() - pad), min(alpha.shape[1], xs.max() + 1 + pad)
+    a = alpha[y0:y1, x0:x1]
+    core = (a >= CLEAN_ALPHA).astype(np.float32)
+    sigma = max(1.0, 3 * FEATHER * max(alpha.shape))
+    weight = cv2.GaussianBlur(core, (0, 0), sigma)
+    colour = cv2.GaussianBlur(image_rgb[y0:y1, x0:x1].astype(np.float32) * core[..., None],
+                              (0, 0), sigma) / np.maximum(weight, 1e-4)[..., None]
+    edge = (a > 0) & (a < CLEAN_ALPHA) & (weight > 1e-3)
+    out[y0:y1, x0:x1][edge] = np.clip(colour[edge] + 0.5, 0, 255).astype(np.uint8)
+    return out
 
 
 def refine_alpha(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
@@ -368,20 +472,47 @@ def guided_filter(guide: np.ndarray, src: np.ndarray, radius: int, eps: float) -
     return out
 
 
-def _filled_background(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
-    """The photo with the subject region (grown by :data:`FILL_DILATE`) replaced by a blurred
-    inpainting, blended in through a soft edge."""
+def push_pull_fill(image: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """``image`` (float32 H x W x 3) with its unknown pixels (``known`` 0) filled smoothly from
+    the known ones around them: known colours are averaged down an image pyramid and the
+    coarser levels fill in what each finer level lacks (no streaks along isophotes, unlike
+    Telea's method on a tall hole)."""
+    weights = [known.astype(np.float32)]
+    sums = [image * weights[0][..., None]]
+    while min(weights[-1].shape) > 4:
+        weights.append(cv2.pyrDown(weights[-1]))
+        sums.append(cv2.pyrDown(sums[-1]))
+    colour = sums[-1] / np.maximum(weights[-1], 1e-6)[..., None]
+    for total, weight in zip(reversed(sums[:-1]), reversed(weights[:-1]), strict=True):
+        up = cv2.pyrUp(colour, dstsize=(weight.shape[1], weight.shape[0]))
+        trust = np.clip(weight * 4.0, 0.0, 1.0)[..., None]  # a few known pixels suffice
+        colour = trust * (total / np.maximum(weight, 1e-6)[..., None]) + (1.0 - trust) * up
+    return colour
+
+
+def filled_background(image_rgb: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """The photo with everything the foreground covers (alpha above 0, grown by
+    :data:`FILL_DILATE`) replaced by a smooth fill from around it (:func:`push_pull_fill` at
+    :data:`FILL_LONG_EDGE`, computed once per photo), blended in through a soft edge that is
+    fully the fill wherever the foreground has any alpha: what the moving subject reveals is
+    never the subject's ghost."""
     h, w = image_rgb.shape[:2]
-    small_h, small_w = mask_u8.shape
-    grow = max(3, round(FILL_DILATE * max(small_h, small_w)))
-    hole = cv2.dilate(mask_u8, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
-    small = cv2.resize(image_rgb, (small_w, small_h), interpolation=cv2.INTER_AREA)
-    fill = cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA)
-    fill = cv2.GaussianBlur(fill, (0, 0), max(1.0, 0.006 * max(small_h, small_w)))
-    soft = cv2.GaussianBlur(hole, (0, 0), max(1.0, grow / 4)).astype(np.float32) / 255.0
-    weight = cv2.resize(soft, (w, h), interpolation=cv2.INTER_LINEAR)
-    fill_up = cv2.resize(fill, (w, h), interpolation=cv2.INTER_LINEAR)
-    return cv2.blendLinear(fill_up, image_rgb, weight, 1.0 - weight)
+    k = min(1.0, FILL_LONG_EDGE / max(h, w))
+    size = (max(1, round(w * k)), max(1, round(h * k)))
+    small = cv2.resize(image_rgb, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    cover = cv2.resize((alpha > 0).astype(np.uint8) * 255, size, interpolation=cv2.INTER_AREA)
+    grow = max(3, round(FILL_DILATE * max(size)) | 1)
+    hole = cv2.dilate((cover > 0).astype(np.uint8),
+                      cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
+    fill = push_pull_fill(small, 1 - hole)
+    fill = cv2.GaussianBlur(fill, (0, 0), max(1.0, FILL_BLUR * max(size)))
+    soft = cv2.GaussianBlur(hole.astype(np.float32), (0, 0), max(1.0, grow / 4))
+    weight = np.maximum(np.clip(2.0 * soft, 0.0, 1.0), hole)  # 1 over the whole hole
+    weight_up = cv2.resize(weight, (w, h), interpolation=cv2.INTER_LINEAR)
+    weight_up[alpha > 0] = 1.0
+    fill_up = cv2.resize(np.clip(fill + 0.5, 0, 255).astype(np.uint8), (w, h),
+                         interpolation=cv2.INTER_LINEAR)
+    return cv2.blendLinear(fill_up, image_rgb, weight_up, 1.0 - weight_up)
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -408,6 +539,7 @@ class ScaledLayers:
     transparency: PrescaledI420  # 255 - alpha: y at luma size, u and v (equal) at chroma size
     background: PrescaledI420
     bbox: tuple[float, float, float, float]  # foreground extent, original photo pixels
+    quality: float = 1.0  # the matte's score (see matte_quality)
 
 
 def _premultiplied_planes(foreground: np.ndarray) -> list[np.ndarray]:
@@ -445,18 +577,52 @@ def scale_layers(layers: ParallaxLayers, factor: float) -> ScaledLayers:
         PrescaledI420(scaled(premultiplied[0], False), scaled(premultiplied[1], True),
                       scaled(premultiplied[2], True)),
         PrescaledI420(scaled(clear, False), *(2 * (scaled(clear, True),))),
-        background, tuple(float(v) for v in layers.bbox))
+        background, tuple(float(v) for v in layers.bbox), layers.separation.quality)
+
+
+def relative_shift(motion: Motion, back: Motion, bbox: tuple[float, float, float, float],
+                   out_w: int) -> float:
+    """The largest distance (output pixels) between where the foreground and the background
+    draw one photo point of ``bbox`` (its corners and centre), at the shot's ends and middle:
+    how far the subject slides over what is behind it."""
+    x0, y0, x1, y1 = bbox
+    points = ((x0, y0), (x1, y0), (x0, y1), (x1, y1), ((x0 + x1) / 2, (y0 + y1) / 2))
+    worst = 0.0
+    for index in (0, motion.frames // 2, motion.frames - 1):
+        fore, rear = motion.rect_at(index), back.rect_at(index)
+        kf, kb = out_w / fore.w, out_w / rear.w
+        for px, py in points:
+            dx = (px - fore.x) * kf - (px - rear.x) * kb
+            dy = (py - fore.y) * kf - (py - rear.y) * kb
+            worst = max(worst, math.hypot(dx, dy))
+    return worst
+
+
+def bounded_rate(motion: Motion, bbox: tuple[float, float, float, float], out_w: int,
+                 quality: float, rate: float = BACKGROUND_RATE) -> float:
+    """The background's rate (see :func:`background_motion`) for a matte scoring ``quality``:
+    ``rate`` unless the subject would then slide more than ``quality`` times
+    :data:`MAX_SHIFT` of the frame over the background; then the background follows the
+    subject more closely, so the sliver the subject uncovers stays thin (the relative shift is
+    about proportional to ``1 - rate``)."""
+    allowed = max(0.0, quality) * MAX_SHIFT * out_w
+    shift = relative_shift(motion, background_motion(motion, rate), bbox, out_w)
+    if shift <= allowed or shift <= 0.0:
+        return rate
+    return 1.0 - (1.0 - rate) * allowed / shift
 
 
 class ParallaxLayer:
     """One parallax shot in one aspect: the foreground on ``motion``, the background on
-    :func:`background_motion`, composited with the feathered alpha."""
+    :func:`background_motion` at a rate bounded by the matte's quality (see
+    :func:`bounded_rate`), composited with the feathered alpha."""
 
     def __init__(self, layers: ScaledLayers, motion: Motion, out_w: int, out_h: int,
                  rate: float = BACKGROUND_RATE) -> None:
         self.layers = layers
         self.motion = motion
-        self.back_motion = background_motion(motion, rate)
+        self.rate = bounded_rate(motion, layers.bbox, out_w, layers.quality, rate)
+        self.back_motion = background_motion(motion, self.rate)
         self.out_w, self.out_h = out_w, out_h
 
     def _roi(self, index: int) -> tuple[int, int, int, int]:
@@ -501,3 +667,61 @@ class ParallaxLayer:
         return cv2.warpAffine(src.image, matrix, size, flags=cv2.INTER_LINEAR
                               | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
                               borderValue=outside)
+
+
+# --- the fallback premium move ----------------------------------------------------------------
+
+
+def roll_zoom(angle: float, out_w: int, out_h: int) -> float:
+    """The zoom (>= 1) at which a frame ``out_w`` x ``out_h`` turned by ``angle`` radians shows
+    only what the unturned frame showed: no corner ever leaves the planned viewport."""
+    ratio = max(out_w / out_h, out_h / out_w)
+    return math.cos(abs(angle)) + ratio * math.sin(abs(angle))
+
+
+class RollPushLayer:
+    """The premium move when the matte is doubtful (see :func:`matte_quality`): the planned
+    move, plus an eased roll of up to :data:`ROLL_DEGREES` and a push of :data:`ROLL_PUSH`
+    more, about the frame's centre; the frame always stays inside the planned viewport (see
+    :func:`roll_zoom`), so the photo's edges never show. The roll turns the way the move pans.
+    One float affine warp per plane per frame."""
+
+    def __init__(self, src: PrescaledI420, motion: Motion, out_w: int, out_h: int) -> None:
+        self.src = src
+        self.motion = motion
+        self.out_w, self.out_h = out_w, out_h
+        self.direction = 1.0 if motion.end.cx >= motion.start.cx else -1.0
+        self.base_zoom = roll_zoom(math.radians(ROLL_DEGREES), out_w, out_h) * ROLL_SAFETY
+
+    def turn_at(self, index: int) -> tuple[float, float]:
+        """(angle in radians, zoom) added to the planned viewport at frame ``index``."""
+        u = min(max(index / max(1, self.motion.frames - 1), 0.0), 1.0)
+        eased = ease(u)
+        angle = self.direction * math.radians(ROLL_DEGREES) * eased
+        return angle, self.base_zoom * (1.0 + ROLL_PUSH * eased)
+
+    def frame(self, index: int) -> np.ndarray:
+        """Frame ``index`` (0-based within the shot) as a new I420 frame."""
+        rect = self.motion.rect_at(index)
+        angle, zoom = self.turn_at(index)
+        out = np.empty(yuv.frame_shape(self.out_w, self.out_h), np.uint8)
+        for src, dst in zip(self.src.planes, yuv.planes(out), strict=True):
+            rows, cols = dst.shape
+            view = viewport_matrix(rect, src, cols, rows)
+            matrix = _compose_affine(view, _turn_matrix(angle, zoom, cols, rows))
+            cv2.warpAffine(src.image, matrix, (cols, rows), dst=dst, flags=cv2.INTER_LINEAR
+                           | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        return out
+
+
+def _turn_matrix(angle: float, zoom: float, width: int, height: int) -> np.ndarray:
+    """Inverse affine (output pixel -> unturned output pixel) of a turn by ``angle`` and a zoom
+    by ``zoom`` about the centre of a ``width`` x ``height`` plane."""
+    cx, cy = width / 2 - 0.5, height / 2 - 0.5
+    c, s = math.cos(angle) / zoom, math.sin(angle) / zoom
+    return np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy]], np.float64)
+
+
+def _compose_affine(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """The 2x3 affine ``outer(inner(p))``."""
+    return np.hstack([outer[:, :2] @ inner[:, :2], outer[:, :2] @ inner[:, 2:] + outer[:, 2:]])

@@ -40,6 +40,7 @@ from media.frames.grade import Grade, apply_grade, grade_named
 from media.frames.parallax import (
     ParallaxLayer,
     ParallaxLayers,
+    RollPushLayer,
     ScaledLayers,
     scale_layers,
     separate_subject,
@@ -50,6 +51,7 @@ from media.look.subjects import Subject, find_subject, keep_whole
 from media.plan.moves import FRAMING_MOVE
 from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 
+ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer  # one photo shot in one aspect
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
 
 
@@ -92,9 +94,10 @@ class PreparedCard(Prepared):
 
 
 class PreparedPhoto(Prepared):
-    """A photo shot: one :class:`PhotoLayer` (or :class:`ParallaxLayer`) per aspect."""
+    """A photo shot: one :class:`PhotoLayer` (or a premium :class:`ParallaxLayer` or
+    :class:`RollPushLayer`) per aspect."""
 
-    def __init__(self, layers: dict[str, PhotoLayer | ParallaxLayer]) -> None:
+    def __init__(self, layers: dict[str, ShotLayer]) -> None:
         self.layers = layers
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
@@ -303,7 +306,7 @@ class SourcePreparer:
             subject = keep_whole(photo.subject)
             texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
                        if showing else None)
-            layers: dict[str, PhotoLayer | ParallaxLayer] = {}
+            layers: dict[str, ShotLayer] = {}
             for aspect in self.aspects:
                 frame = (showing_frame(subject, texture, (width, height), aspect, showing)
                          if texture is not None else ShowingFrame(subject))
@@ -327,14 +330,16 @@ class SourcePreparer:
         return photo_id == self.timeline.subject_photo_id or bool(subject.faces)
 
     def _photo_layer(self, photo: _Photo, photo_id: str, shot: Shot, motion: Motion,
-                     factor: float, aspect: spec.Aspect) -> PhotoLayer | ParallaxLayer:
+                     factor: float, aspect: spec.Aspect) -> ShotLayer:
         """A parallax layer for a premium shot whose subject separates well and whose move is a
-        crop; otherwise (the fallback) the standard Ken Burns layer."""
+        crop; a premium crop whose matte is doubtful gets the roll push instead; otherwise the
+        standard Ken Burns layer."""
         if shot.motion == PARALLAX and motion.mode == "crop":
             scaled = photo.parallax(factor)
             if scaled is not None:
                 return ParallaxLayer(scaled, motion, aspect.width, aspect.height)
-            self._note(f"parallax fell back to Ken Burns for {photo_id}: {photo.separated}")
+            self._note(f"parallax fell back to the roll push for {photo_id}: {photo.separated}")
+            return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
         elif shot.motion == PARALLAX:
             self._note(f"parallax fell back to Ken Burns for {photo_id} in {aspect.name}: "
                        "the photo is fitted, not cropped")

@@ -10,7 +10,17 @@ from skimage import data
 
 from media.base import spec, yuv
 from media.cards.spec import CardSpec
-from media.frames.grade import GRADES, apply_grade, grade_named
+from media.frames.grade import (
+    GRADES,
+    GRAIN_HOLD,
+    Finish,
+    FrameTexture,
+    Grade,
+    apply_grade,
+    finish_named,
+    finished,
+    grade_named,
+)
 from media.frames.sources import SourcePreparer
 from media.look.arc import look
 from media.plan.inputs import PhotoSource
@@ -59,3 +69,56 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
                                   deadline=1e12)
         frames[gentle] = yuv.i420_to_rgb(preparer.prepare(index).frame(spec.LANDSCAPE, 0))
     assert look(frames[True])[2] < 0.9 * look(frames[False])[2]
+
+
+# --- the signature finish ----------------------------------------------------------------------
+
+
+def _grey_frame(width: int = 320, height: int = 180, level: int = 120) -> np.ndarray:
+    frame = yuv.black(width, height)
+    yuv.luma_rows(frame)[:] = level
+    return frame
+
+
+def test_the_frame_texture_is_a_pure_function_of_the_frame_index() -> None:
+    texture = FrameTexture(Finish(), 320, 180)
+    frame = _grey_frame()
+    before = frame.copy()
+    first = texture.apply(frame, 10)
+    np.testing.assert_array_equal(frame, before)  # the input is not written to
+    np.testing.assert_array_equal(first, FrameTexture(Finish(), 320, 180).apply(frame, 10))
+    held = 10 - 10 % GRAIN_HOLD
+    np.testing.assert_array_equal(texture.apply(frame, held),
+                                  texture.apply(frame, held + GRAIN_HOLD - 1))
+    assert not np.array_equal(texture.apply(frame, held), texture.apply(frame, held + GRAIN_HOLD))
+
+
+def test_the_grain_is_gentle_and_the_vignette_darkens_only_the_corners() -> None:
+    finish = Finish(grain=2.2, vignette=0.16)
+    frame = _grey_frame(level=120)
+    out = yuv.luma_rows(FrameTexture(finish, 320, 180).apply(frame, 3)).astype(np.float32)
+    centre, corner = out[60:120, 110:210], out[:20, :30]
+    assert abs(float(centre.mean()) - 120) < 0.5
+    assert 1.4 < float(centre.std()) < 3.0 and float(np.abs(centre - 120).max()) <= 12
+    assert float(corner.mean()) < 120 - 0.5 * finish.vignette * (120 - 16)
+    np.testing.assert_array_equal(yuv.chroma_rows(FrameTexture(finish, 320, 180).apply(frame, 3)),
+                                  yuv.chroma_rows(frame))
+
+
+def test_only_finished_grades_have_a_texture_and_a_warm_glow_around_highlights() -> None:
+    assert finish_named("natural") is None and finish_named("gentle") is None
+    assert finish_named(finished("natural")) is not None
+    assert finished(finished("gentle")) == finished("gentle")
+    image = np.full((240, 320, 3), 40, np.uint8)
+    image[100:140, 140:180] = 255  # a bright window
+    glowing = apply_grade(image, grade_named(finished("natural"))).astype(int)
+    plain = apply_grade(image, Grade(contrast=1.06, lift=4.0, warmth=5.0,
+                                     saturation=1.05)).astype(int)
+    near, far = (slice(90, 100), slice(150, 170)), (slice(0, 10), slice(0, 10))
+    assert (glowing[near][..., 0] - plain[near][..., 0]).mean() > 3  # the glow spreads
+    assert (glowing[near][..., 0] - glowing[near][..., 2]).mean() > 1  # and it is warm
+    assert np.abs(glowing[far] - plain[far]).max() <= 1
+    fog = np.full((240, 320, 3), 215, np.uint8)  # a bright picture glows far less: no wash-out
+    lifted = apply_grade(fog, grade_named(finished("natural"))).astype(int) - apply_grade(
+        fog, Grade(contrast=1.06, lift=4.0, warmth=5.0, saturation=1.05)).astype(int)
+    assert lifted.mean() < 5

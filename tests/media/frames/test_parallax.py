@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from pathlib import Path
 
 import cv2
@@ -16,22 +17,37 @@ from skimage import data
 from media.base import yuv
 from media.base.spec import ASPECTS, Aspect
 from media.cards.spec import CardSpec
-from media.frames.compose import PhotoLayer, prescale, prescale_factor, render_crop, viewport_matrix
+from media.frames.compose import (
+    prescale,
+    prescale_factor,
+    prescale_i420,
+    render_crop,
+    render_crop_i420,
+    viewport_matrix,
+)
 from media.frames.parallax import (
     AREA_MAX,
     AREA_MIN,
     BACKGROUND_RATE,
+    MAX_SHIFT,
     PREMULTIPLY_ROWS,
+    QUALITY_MIN,
     ParallaxLayer,
     ParallaxLayers,
+    RollPushLayer,
     Separation,
     background_motion,
+    bounded_rate,
+    build_layers,
+    judge,
+    relative_shift,
+    roll_zoom,
     scale_layers,
     separate_subject,
 )
 from media.frames.sources import SourcePreparer
-from media.look.framing import plan_ken_burns
-from media.look.subjects import find_subject
+from media.look.framing import Motion, Rect, plan_ken_burns
+from media.look.subjects import Box, Subject, find_subject
 from media.plan.timeline import (
     KEN_BURNS,
     PARALLAX,
@@ -108,11 +124,12 @@ def _match_shift(first: np.ndarray, last: np.ndarray, box: tuple[int, int, int, 
     return px + (0.5 * (left - right) / denom if denom else 0.0) - x0
 
 
-def _rgb_parallax_frame(layers: object, motion: object, index: int) -> np.ndarray:
+def _rgb_parallax_frame(layers: object, motion: object, index: int,
+                        rate: float) -> np.ndarray:
     """A parallax frame composed in RGB at full resolution (the warp of both layers, then
     "over"), as renders did before frames were I420."""
     fg = layers.foreground  # type: ignore[attr-defined]
-    rect, back_rect = motion.rect_at(index), background_motion(motion).rect_at(index)  # type: ignore[attr-defined]
+    rect, back_rect = motion.rect_at(index), background_motion(motion, rate).rect_at(index)  # type: ignore[attr-defined, arg-type]
     out = render_crop(prescale(layers.background, 1.0), back_rect, SMALL.width,  # type: ignore[attr-defined]
                       SMALL.height).astype(np.float32)
     src = prescale(fg, 1.0, margin=False)
@@ -131,12 +148,12 @@ def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
     layer = ParallaxLayer(scale_layers(layers, 1.0), motion, SMALL.width, SMALL.height)
     for index in (0, 31, 59):
         planar = layer.frame(index)
-        expected = yuv.rgb_to_i420(_rgb_parallax_frame(layers, motion, index))
+        expected = yuv.rgb_to_i420(_rgb_parallax_frame(layers, motion, index, layer.rate))
         for a, b in zip(yuv.planes(planar), yuv.planes(expected), strict=True):
             assert yuv.psnr(a, b) >= 40
 
 
-def test_background_and_subject_move_at_different_rates() -> None:
+def test_background_and_subject_move_at_different_rates_within_the_matte_bound() -> None:
     subject = find_subject(astronaut())
     motion = plan_ken_burns((512, 512), subject, SMALL, 90, choice=2)  # a pan
     assert motion.move == "pan" and motion.start.w == pytest.approx(motion.end.w)
@@ -152,8 +169,10 @@ def test_background_and_subject_move_at_different_rates() -> None:
     bg_shift = _match_shift(first, last, (8, 8, 60, 100))  # the flag, top left
     assert abs(planned) > 15
     assert fg_shift == pytest.approx(planned, abs=1.5)
-    assert bg_shift == pytest.approx(BACKGROUND_RATE * planned, abs=1.5)
-    assert abs(fg_shift - bg_shift) > 0.5 * abs(planned)
+    assert bg_shift == pytest.approx(layer.rate * planned, abs=1.5)
+    allowed = layer.layers.quality * MAX_SHIFT * SMALL.width  # at either end of the shot
+    assert layer.rate > BACKGROUND_RATE  # the astronaut's matte is good, not perfect
+    assert abs(fg_shift - bg_shift) == pytest.approx(2 * allowed, abs=2.0)
 
 
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
@@ -201,7 +220,7 @@ def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
     assert share <= PARALLAX_MAX_SHARE + 0.05  # nominal lengths, then snapped to beats
 
 
-def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> None:
+def test_renderer_uses_parallax_and_falls_back_to_the_roll_push(tmp_path: Path) -> None:
     photos = [photo_source(tmp_path, "face", astronaut()),
               photo_source(tmp_path, "flat", gradient())]
     timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
@@ -216,7 +235,7 @@ def test_renderer_uses_parallax_and_falls_back_to_ken_burns(tmp_path: Path) -> N
             layer = preparer.prepare(index).layers[SMALL.name]
             kinds[shot.source_id] = type(layer)
             assert layer.frame(0).shape == yuv.frame_shape(SMALL.width, SMALL.height)
-    assert kinds == {"face": ParallaxLayer, "flat": PhotoLayer}
+    assert kinds == {"face": ParallaxLayer, "flat": RollPushLayer}
     assert any("flat" in note and "fell back" in note for note in preparer.notes)
 
 
@@ -231,3 +250,95 @@ def test_foreground_premultiplied_in_strips_equals_it_premultiplied_whole() -> N
              for plane in np.moveaxis(yuv.rgb_to_yuv444(foreground), 2, 0)]
     scaled = scale_layers(layers, 1.0).premultiplied
     np.testing.assert_array_equal(scaled.y.image, whole[0])
+
+
+# --- the matte's quality, the fill, the bound, the fallback ------------------------------------
+
+
+def _discs(colours: list[tuple[int, int, int]], background: tuple[int, int, int],
+           size: tuple[int, int] = (360, 640)) -> np.ndarray:
+    """A textured photo with discs of ``colours`` in a row over ``background``."""
+    rng = np.random.default_rng(7)
+    image = np.clip(np.array(background, np.float32)
+                    + rng.normal(0, 14, (*size, 3)).astype(np.float32), 0, 255).astype(np.uint8)
+    for k, colour in enumerate(colours):
+        cx = round(size[1] * (k + 1) / (len(colours) + 1))
+        cv2.circle(image, (cx, size[0] // 2), size[0] // 6, colour, -1, cv2.LINE_AA)
+    return image
+
+
+def _judged(image: np.ndarray, disc: int, count: int) -> Separation:
+    """The verdict on a mask that is exactly disc ``disc`` of ``count`` (see :func:`_discs`)."""
+    h, w = image.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    cv2.circle(mask, (round(w * (disc + 1) / (count + 1)), h // 2), h // 6, 1, -1)
+    focus = Box(0.3, 0.3, 0.7, 0.7)
+    verdict, _ = judge(mask > 0, image, Subject((), focus, "saliency"), 2, 0.0)
+    return verdict
+
+
+def test_a_doubtful_matte_gets_no_parallax() -> None:
+    alike = _discs([(200, 120, 60)] * 5, (200, 120, 60))  # a boat among boats: same colours
+    clean = _discs([(245, 205, 40)], (90, 110, 140))  # a yellow fruit on a blue-grey table
+    doubtful, good = _judged(alike, 2, 5), _judged(clean, 0, 1)
+    assert doubtful.quality < QUALITY_MIN and not doubtful.ok
+    assert "doubtful matte" in doubtful.reason
+    assert good.quality >= 0.9 and good.ok, good.reason
+
+
+def test_the_subjects_slide_over_the_background_is_bounded_by_the_matte_quality() -> None:
+    motion = Motion("crop", Rect(0, 0, 1200, 675), Rect(400, 0, 1200, 675), 90, "pan")
+    bbox = (500.0, 200.0, 900.0, 600.0)
+    for quality in (1.0, 0.6):
+        rate = bounded_rate(motion, bbox, 640, quality)
+        shift = relative_shift(motion, background_motion(motion, rate), bbox, 640)
+        assert shift <= quality * MAX_SHIFT * 640 + 1e-6
+        assert shift >= 0.9 * quality * MAX_SHIFT * 640  # bounded, not removed
+    assert bounded_rate(motion, bbox, 640, 0.5) < bounded_rate(motion, bbox, 640, 0.3)
+
+
+def test_what_the_moving_subject_uncovers_is_the_filled_background_never_its_ghost() -> None:
+    image = _discs([(230, 30, 30)], (60, 140, 90), (540, 960))  # a sharp red disc, textured
+    h, w = image.shape[:2]
+    piece = np.zeros((h // 3, w // 3), np.uint8)
+    cv2.circle(piece, (w // 6, h // 6), h // 18, 1, -1)
+    layers = build_layers(image, piece > 0, Separation(True, "", quality=1.0))
+    assert float(layers.background[..., 0][layers.foreground[..., 3] > 0].max()) < 170
+    motion = Motion("crop", Rect(0, 0, 640, 360), Rect(320, 180, 640, 360), 30, "pan")
+    layer = ParallaxLayer(scale_layers(layers, 1.0), motion, SMALL.width, SMALL.height)
+    last = yuv.i420_to_rgb(layer.frame(29)).astype(np.float32)
+    back = yuv.i420_to_rgb(render_crop_i420(scale_layers(layers, 1.0).background,
+                                            layer.back_motion.rect_at(29), SMALL.width,
+                                            SMALL.height)).astype(np.float32)
+    radius = h // 6
+    where_bg = _disc_mask(layer.back_motion.rect_at(29), (w // 2, h // 2), radius + 4)
+    where_fg = _disc_mask(motion.rect_at(29), (w // 2, h // 2), radius + 6)
+    uncovered = where_bg & ~where_fg
+    assert uncovered.sum() > 300  # the subject did move off part of where it stood
+    assert float(np.abs(last[uncovered] - back[uncovered]).mean()) < 3
+    assert float(last[uncovered][:, 0].mean()) < 150  # not the subject's red
+
+
+def _disc_mask(rect: Rect, centre: tuple[int, int], radius: int) -> np.ndarray:
+    """Output pixels of ``SMALL`` showing the photo disc at ``centre`` through ``rect``."""
+    mask = np.zeros((SMALL.height, SMALL.width), np.uint8)
+    k = SMALL.width / rect.w
+    cv2.circle(mask, (round((centre[0] - rect.x) * k), round((centre[1] - rect.y) * k)),
+               round(radius * k), 1, -1)
+    return mask > 0
+
+
+def test_the_roll_push_turns_and_pushes_without_showing_beyond_the_planned_viewport() -> None:
+    image = np.zeros((540, 960, 3), np.uint8)
+    image[:] = (255, 0, 255)  # magenta wherever the plan never looks
+    start, end = Rect(100, 60, 640, 360), Rect(220, 120, 640, 360)
+    rng = np.random.default_rng(3)
+    image[60:480, 100:860] = rng.integers(40, 200, (420, 760, 3), dtype=np.uint8)
+    motion = Motion("crop", start, end, 45, "pan")
+    layer = RollPushLayer(prescale_i420(image, 1.0), motion, SMALL.width, SMALL.height)
+    assert layer.turn_at(0)[0] == 0 and abs(layer.turn_at(44)[0]) > 0.02
+    for index in (0, 22, 44):
+        rgb = yuv.i420_to_rgb(layer.frame(index)).astype(int)
+        magenta = (rgb[..., 0] > 220) & (rgb[..., 1] < 40) & (rgb[..., 2] > 220)
+        assert not magenta.any()
+    assert layer.turn_at(44)[1] > layer.turn_at(0)[1] >= roll_zoom(math.radians(1.0), 640, 360)
