@@ -8,8 +8,9 @@ pipeline as ``filmworker render`` (into ``OUT_DIR/{occasion_slug}/``) and writes
                                   "occasion_slug", "duration_sec", "note"?}]}
 
 Each demo folder holds its own ``order.json``, ``photos/`` (freely licensed photographs from
-Debian packages, at least one at phone resolution) and ``SOURCES.md`` (origin, author, licence and
-changes of every file); none has clips. The caption and notes are verbatim public text: the
+Debian packages: people in the birthday and anniversary demos, a dog in the pet tribute's),
+``clips/`` where it has any (the birthday demo's one short clip) and ``SOURCES.md`` (origin,
+author, licence and changes of every file). The caption and notes are verbatim public text: the
 caption discloses that every sample is a team-made demo, and a note names each paid-provider step
 that the demo replaced with a local one.
 """
@@ -34,8 +35,8 @@ CATALOG_NAME = "samples.json"
 VIDEO_NAME = f"{LANDSCAPE.name}.mp4"
 POSTER_NAME = "poster.jpg"
 
-CAPTION = ("Every film shown here is a demo our team made from freely licensed stock photos. "
-           "None of them is a customer's film.")
+CAPTION = ("Every film shown here is a demo our team made from freely licensed photos and "
+           "clips. None of them is a customer's film.")
 
 LOCAL_STEPS = {
     "song": "the song was composed by our local composer",
@@ -59,13 +60,13 @@ class DemoOccasion:
 
 BUILT_IN: tuple[DemoOccasion, ...] = (
     DemoOccasion("birthday", "birthday",
-                 "Birthday demo: a {seconds}-second film for Marta's sixtieth from her hiking "
-                 "club, made from {photos} photos of the trails and peaks she walks, set to an "
-                 "original upbeat song."),
+                 "Birthday demo: a {seconds}-second film for Mads's fortieth from his friends, "
+                 "made from {photos} photos, most of them of him across the years, and a short "
+                 "clip, set to an original upbeat song."),
     DemoOccasion("anniversary", "anniversary",
-                 "Anniversary demo: a {seconds}-second film for a couple, Ana & Tomás, from "
-                 "their children, made from {photos} photos of the lake where they met and the "
-                 "home they share, set to a warm original song."),
+                 "Anniversary demo: a {seconds}-second film for a couple, Lene & Mads, from "
+                 "their friends, made from {photos} photos of the two of them and the sea they "
+                 "love, set to a warm original song."),
     DemoOccasion("pet-tribute", "pet-tribute",
                  "Pet tribute demo: a quiet {seconds}-second film in memory of Honey the cocker "
                  "spaniel, made from {photos} photos of her and her walks, set to a gentle "
@@ -76,15 +77,15 @@ BUILT_IN: tuple[DemoOccasion, ...] = (
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
                 "ten", "eleven", "twelve")
 SOURCES_NAME = "SOURCES.md"
-_CREDIT_ROW = re.compile(r"^\|\s*photos/[^|]+\|[^|]*\|[^|]*\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|",
-                         re.MULTILINE)
+_CREDIT_ROW = re.compile(r"^\|\s*(?:photos|clips)/[^|]+\|[^|]*\|[^|]*"
+                         r"\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|", re.MULTILINE)
 
 
 def photo_credits(folder: Path) -> list[str]:
-    """The photo credits of a demo folder, from its ``SOURCES.md`` table (columns file, size,
-    package, author, licence, ...): ``"Author (LICENCE)"`` once per author and licence, in
-    table order. Attribution licences (CC BY, CC BY-SA) ask for this wherever the film is
-    shown."""
+    """The photo (and clip) credits of a demo folder, from its ``SOURCES.md`` table (columns
+    file, size, package, author, licence, ...): ``"Author (LICENCE)"`` once per author and
+    licence, in table order. Attribution licences (CC BY, CC BY-SA) ask for this wherever the
+    film is shown."""
     credits: list[str] = []
     for author, licence in _CREDIT_ROW.findall((folder / SOURCES_NAME).read_text("utf-8")):
         name = re.sub(r",\s*\d{4}", "", author).replace(";", " and").strip()  # drop years

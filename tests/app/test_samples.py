@@ -49,11 +49,10 @@ def test_catalog_has_the_spec_shape_with_absolute_urls_and_honest_wording() -> N
     assert birthday == {
         "video_url": "https://cdn.example.test/samples/birthday/16x9.mp4",
         "poster_url": "https://cdn.example.test/samples/birthday/poster.jpg",
-        "description": "Birthday demo: a 30-second film for Marta's sixtieth from her hiking "
-                       "club, made from seven photos of the trails and peaks she walks, set to an "
-                       "original upbeat song. Photos: Aitzol Berasategi (CC-BY-4.0); Lukas "
-                       "Baubkus (CC-BY-SA-3.0); Marco Cogoni and Hylke Bons (GPL-2+); Risto "
-                       "Saukonpää (LGPL-3); Dmitri Popov (LGPL-3).",
+        "description": "Birthday demo: a 30-second film for Mads's fortieth from his friends, "
+                       "made from seven photos, most of them of him across the years, and a "
+                       "short clip, set to an original upbeat song. Photos: Jesper K. Pedersen "
+                       "(GPL-2+); Aitzol Berasategi (CC-BY-4.0).",
         "occasion_slug": "birthday",
         "duration_sec": 30.02,
         "note": "This demo skips paid-provider steps: the song was composed by our local "

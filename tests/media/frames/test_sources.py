@@ -168,9 +168,10 @@ def test_the_closing_card_sits_over_the_subjects_photo_not_the_last_shot() -> No
 
 
 def _scenery_film(tmp_path: Path) -> tuple[Timeline, dict[str, Path]]:
-    """A 14 s film of one landscape photo (the birthday sample's trail), shown several times."""
+    """A 14 s film of one landscape photo (the pet tribute sample's stream), shown several
+    times."""
     with Image.open(Path(__file__).resolve().parents[3]
-                    / "samples/birthday/photos/01-picos-trail.jpg") as image:
+                    / "samples/pet-tribute/photos/04-stream.jpg") as image:
         trail = np.asarray(image.convert("RGB").resize((1200, 900)))
     photo = photo_source(tmp_path, "trail", trail)
     timeline = plan_timeline([photo], [], [], 14.0, CardSpec("opening", ("Happy", "Ana")),
