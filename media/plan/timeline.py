@@ -70,6 +70,7 @@ GENTLE_MAX_HOLD_S = 7.0
 SOCIAL_MAX_HOLD_S = 3.0  # social films cut fast: a photo comes back (framed anew) sooner
 SUBJECT_RETURN_MIN_S = 3.0  # the subject returns mid-film when shots can still last this long
 READING_RULES_FROM_S = 30.0  # the shortest film sold (the contract's LENGTH_MIN_SEC)
+RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
 
 
 @dataclass(frozen=True)
@@ -307,6 +308,12 @@ def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: in
     return result
 
 
+def _scaled_motion_shots(motion_shots: int, length_sec: float) -> int:
+    """The tier's ``motion_shots`` are per :data:`RECIPE_FILM_S` of film: a 180 s film gets six
+    times as many full moves as a 30 s one."""
+    return round(motion_shots * max(1.0, length_sec / RECIPE_FILM_S))
+
+
 def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
     """A transition of ``kind`` lasting about ``seconds``, at most ``room`` frames (even)."""
     if kind == CUT or seconds <= 0:
@@ -328,13 +335,15 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     long as reading its words needs (:mod:`media.cards.reading`). Cuts land on ``beat_times``
     (seconds; card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars
     count)
-    where the grid allows; the subject photo comes first; clips are spread through the film;
-    photos repeat (with other moves) when there are too few, and when there are too many each
+    where the grid allows; the subject photo comes first (see
+    :func:`media.plan.shot_order.showing_order`); clips are spread through the film; photos
+    hold up to the pacing's ``hold_s`` and then repeat (framed anew by the render, see
+    :mod:`media.look.detail`) when there are too few, and when there are too many each
     still lasts at least the style's minimum (about 2 s) and the rest are listed in
-    ``dropped_photo_ids``. ``motion_shots`` photo shots (the subject's first) get full Ken Burns
-    moves, the others a push that still reads; with ``premium`` some of them (faces first, at most
-    :data:`PARALLAX_MAX_SHARE` of the film) get parallax instead, the subject moving on its own
-    layer. Each photo shot's ``move`` and each transition follow the photo and the song's
+    ``dropped_photo_ids``. ``motion_shots`` photo shots per :data:`RECIPE_FILM_S` of film (the
+    subject's first) get full Ken Burns moves, the others a push that still reads; with
+    ``premium`` some of them (faces first, at most :data:`PARALLAX_MAX_SHARE` of the film) get
+    parallax instead, the subject moving on its own layer. Each photo shot's ``move`` and each transition follow the photo and the song's
     ``sections`` (``(name, start_s, end_s)``; see :mod:`media.plan.moves`); without sections every
     transition is the style's. ``near_duplicates`` (pairs of photo and clip ids showing the
     same picture, see :mod:`media.look.dedupe`) are dropped or kept apart (see
@@ -365,7 +374,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                                         downbeat_grid(beats, bars, parts)),
                 close_start, total]
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
-                         motion_shots, PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
+                         _scaled_motion_shots(motion_shots, length_sec),
+                         PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
                          parts, gentle, subject_photo_id)
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None

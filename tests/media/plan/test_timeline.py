@@ -139,7 +139,7 @@ def test_few_photos_repeat_with_other_moves() -> None:
 
 
 def test_motion_shots_get_ken_burns_the_subject_first_and_the_rest_push() -> None:
-    tl = plan(n_photos=8, n_clips=1, length=40.0, motion_shots=3)
+    tl = plan(n_photos=8, n_clips=1, length=30.0, motion_shots=3)
     stills = [s for s in tl.shots if s.kind == "photo"]
     assert sum(s.motion == KEN_BURNS for s in stills) == 3
     assert all(s.motion in (KEN_BURNS, PUSH) for s in stills)
