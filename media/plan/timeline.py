@@ -331,22 +331,22 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   near_duplicates: Sequence[tuple[str, str]] = ()) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
-    Opening card, photo and clip shots, closing card (over the subject photo), each card as
-    long as reading its words needs (:mod:`media.cards.reading`). Cuts land on ``beat_times``
-    (seconds; card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only bars
-    count)
-    where the grid allows; the subject photo comes first (see
-    :func:`media.plan.shot_order.showing_order`); clips are spread through the film; photos
-    hold up to the pacing's ``hold_s`` and then repeat (framed anew by the render, see
-    :mod:`media.look.detail`) when there are too few, and when there are too many each
-    still lasts at least the style's minimum (about 2 s) and the rest are listed in
+    Opening card, photo and clip shots, closing card (over the subject photo), each card as long
+    as reading its words needs (:mod:`media.cards.reading`). Cuts land on ``beat_times``
+    (seconds; card boundaries prefer ``bar_times``, and inside a chorus of ``sections`` only
+    bars count) where the grid allows; the subject photo comes first (see
+    :func:`media.plan.shot_order.showing_order`); clips are spread through the film; photos hold
+    up to the pacing's ``hold_s`` and then repeat (framed anew by the render, see
+    :mod:`media.look.detail`) when there are too few, and when there are too many each still
+    lasts at least the style's minimum (about 2 s) and the rest are listed in
     ``dropped_photo_ids``. ``motion_shots`` photo shots per :data:`RECIPE_FILM_S` of film (the
     subject's first) get full Ken Burns moves, the others a push that still reads; with
     ``premium`` some of them (faces first, at most :data:`PARALLAX_MAX_SHARE` of the film) get
-    parallax instead, the subject moving on its own layer. Each photo shot's ``move`` and each transition follow the photo and the song's
-    ``sections`` (``(name, start_s, end_s)``; see :mod:`media.plan.moves`); without sections every
-    transition is the style's. ``near_duplicates`` (pairs of photo and clip ids showing the
-    same picture, see :mod:`media.look.dedupe`) are dropped or kept apart (see
+    parallax instead, the subject moving on its own layer. Each photo shot's ``move`` and each
+    transition follow the photo and the song's ``sections`` (``(name, start_s, end_s)``; see
+    :mod:`media.plan.moves`); without sections every transition is the style's.
+    ``near_duplicates`` (pairs of photo and clip ids showing the same picture, see
+    :mod:`media.look.dedupe`) are dropped or kept apart (see
     :func:`media.plan.shot_order.drop_twins`, :func:`media.plan.shot_order.separate`).
     """
     if length_sec < MIN_FILM_S:
