@@ -1,0 +1,93 @@
+"""Where the gift page's play button and control bar go over a poster's reported layout
+(media.deliver.layout)."""
+
+from __future__ import annotations
+
+import pytest
+
+from media.deliver.layout import (
+    CLEARANCE,
+    PosterLayout,
+    clear_rectangles,
+    controls_edge,
+    layout_from_dict,
+    place_button,
+)
+from media.look.subjects import Box
+
+PILL, ROUND = (0.34, 0.15), (0.11, 0.18)
+LAYOUTS = {
+    "pet-close-up": PosterLayout(text=Box(0.2, 0.66, 0.8, 0.84), subject=Box(0.3, 0.15, 0.7, 0.62)),
+    "name-at-the-top": PosterLayout(text=Box(0.1, 0.05, 0.9, 0.3),
+                                    subject=Box(0.05, 0.45, 0.5, 0.95)),
+    "name-beside-a-face": PosterLayout(text=Box(0.55, 0.4, 0.95, 0.6),
+                                       subject=Box(0.1, 0.2, 0.45, 0.7)),
+    "no-words": PosterLayout(text=None, subject=Box(0.3, 0.3, 0.7, 0.7)),
+}
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _button_at(spot: Box, size: tuple[float, float]) -> Box:
+    (x, y), (w, h) = spot.center, size
+    return Box(x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_the_button_covers_neither_the_words_nor_the_subject(name: str) -> None:
+    layout = LAYOUTS[name]
+    spot = place_button(layout, (PILL, ROUND))
+    button = _button_at(spot.box, (PILL, ROUND)[spot.size])
+    assert spot.clear
+    assert button.x0 >= 0 and button.x1 <= 1 and button.y0 >= 0 and button.y1 <= 1
+    assert not any(_overlap(button, box) for box in layout.kept())
+
+
+def test_the_button_takes_the_largest_clear_spot() -> None:
+    layout = LAYOUTS["pet-close-up"]
+    spot = place_button(layout, (PILL,))
+    rects = [r for r in clear_rectangles(tuple(layout.kept()))
+             if r.x1 - r.x0 >= PILL[0] and r.y1 - r.y0 >= PILL[1]]
+    area = (spot.box.x1 - spot.box.x0) * (spot.box.y1 - spot.box.y0)
+    assert area >= max((r.x1 - r.x0) * (r.y1 - r.y0) for r in rects) - 0.05
+
+
+def test_a_smaller_round_button_is_used_where_the_labelled_one_fits_nowhere() -> None:
+    tight = PosterLayout(text=Box(0.15, 0.7, 0.85, 0.9), subject=Box(0.25, 0.05, 0.75, 0.68))
+    spot = place_button(tight, (PILL, ROUND))
+    assert spot.size == 1 and spot.clear
+    assert not any(_overlap(_button_at(spot.box, ROUND), box) for box in tight.kept())
+
+
+def test_with_no_room_beside_the_subject_the_button_still_keeps_off_the_words() -> None:
+    crowded = PosterLayout(text=Box(0.1, 0.75, 0.9, 0.9), subject=Box(0.0, 0.0, 1.0, 0.72))
+    spot = place_button(crowded, (PILL, ROUND))
+    assert not spot.clear
+    assert crowded.text is not None
+    assert not _overlap(_button_at(spot.box, (PILL, ROUND)[spot.size]), crowded.text)
+
+
+def test_the_button_keeps_a_clearance_from_what_it_avoids() -> None:
+    layout = LAYOUTS["name-beside-a-face"]
+    spot = place_button(layout, (PILL,))
+    button = _button_at(spot.box, PILL)
+    grown = [Box(b.x0 - CLEARANCE, b.y0 - CLEARANCE, b.x1 + CLEARANCE, b.y1 + CLEARANCE)
+             for b in layout.kept()]
+    assert not any(_overlap(button, box) for box in grown)
+
+
+@pytest.mark.parametrize(("text", "edge"), [
+    (Box(0.1, 0.6, 0.9, 0.8), "bottom"),  # the lower third: the bar goes below it
+    (Box(0.1, 0.8, 0.9, 0.95), "top"),  # words at the foot: the bar goes to the top
+    (None, "bottom"),
+])
+def test_the_control_bar_goes_along_the_edge_that_keeps_off_the_words(
+        text: Box | None, edge: str) -> None:
+    assert controls_edge(PosterLayout(text=text, subject=Box(0.3, 0.2, 0.7, 0.5)), 0.16) == edge
+
+
+def test_a_layout_survives_its_json_form() -> None:
+    for layout in LAYOUTS.values():
+        assert layout_from_dict(layout.to_dict()) == layout
