@@ -130,13 +130,18 @@ LANDSCAPE_PHONE_HEADER_PX = 56
 about this height and the film takes the rest of the screen: all of it above the fold."""
 
 
-BUTTON_SHARES = {LANDSCAPE.name: ((0.34, 0.15), (0.11, 0.18)),
-                 PORTRAIT.name: ((0.6, 0.1), (0.17, 0.1))}
+PHONE_SHARES = {LANDSCAPE.name: ((0.34, 0.15), (0.11, 0.18)),
+                PORTRAIT.name: ((0.6, 0.1), (0.17, 0.1))}
 """The play button's sizes (width, height; the labelled pill, then the round icon) as shares
 of the film on the smallest stage it shows on (a 844x390 landscape phone's 16:9 film, a
 390x844 phone's 9:16 film), with a margin."""
+LARGE_SHARES = {LANDSCAPE.name: ((0.23, 0.12), (0.07, 0.11)),
+                PORTRAIT.name: ((0.5, 0.09), (0.14, 0.08))}
+"""The same on a large screen (:data:`LARGE_SCREEN`: a 16:9 film at least about 946x532 px, a
+9:16 one about 437x778), where the labelled button fits where a phone needs the round one."""
+LARGE_SCREEN = "(min-width:1024px) and (min-height:700px)"
 BAR_SHARE = {LANDSCAPE.name: 0.16, PORTRAIT.name: 0.08}
-"""The control bar's height (48 px) as a share of the film's, on those same stages."""
+"""The control bar's height (48 px) as a share of the film's, on the phones' stages."""
 STAGE_ASPECTS = {"landscape": LANDSCAPE.name, "portrait": PORTRAIT.name}
 """The stage's ``data-aspect`` values and the aspect (poster, film) each shows."""
 _ROUND = ("{{width:52px;height:52px;padding:0;justify-content:center}}\n"
@@ -144,23 +149,32 @@ _ROUND = ("{{width:52px;height:52px;padding:0;justify-content:center}}\n"
           "clip-path:inset(50%)}}")
 
 
-def placement_css(layouts: dict[str, PosterLayout]) -> str:
-    """Rules placing the play button centred in the largest spot of each poster clear of its
-    words and subject (see :func:`~media.deliver.layout.place_button`; round, its label left to
-    screen readers, where the labelled one fits nowhere) and the control bar along the edge
-    that keeps off its words, per stage aspect; ``layouts`` by aspect name (a missing one: the
-    default)."""
+def _button_rules(layouts: dict[str, PosterLayout],
+                  shares: dict[str, tuple[tuple[float, float], ...]]) -> str:
+    """Each stage aspect's play button centred in its poster's clear spot for ``shares``."""
     rules = []
     for stage_aspect, aspect in STAGE_ASPECTS.items():
-        layout = layouts.get(aspect, DEFAULT_LAYOUT)
-        spot = place_button(layout, BUTTON_SHARES[aspect])
+        spot = place_button(layouts.get(aspect, DEFAULT_LAYOUT), shares[aspect])
         x, y = spot.box.center
         selector = f'.stage[data-aspect="{stage_aspect}"]'
         rules.append(f"{selector} .play{{left:{100 * x:.2f}%;top:{100 * y:.2f}%}}")
         if spot.size > 0:
             rules.append(f"{selector} .play" + _ROUND.format(selector=selector))
-        rules.append(f"{selector} .bar{{{controls_edge(layout, BAR_SHARE[aspect])}:0}}")
     return "\n".join(rules)
+
+
+def placement_css(layouts: dict[str, PosterLayout]) -> str:
+    """Rules placing the play button centred in the largest spot of each poster clear of its
+    words and subject (see :func:`~media.deliver.layout.place_button`; round, its label left to
+    screen readers, where the labelled one fits nowhere on a phone or on a large screen) and the
+    control bar along the edge that keeps off its words, per stage aspect; ``layouts`` by
+    aspect name (a missing one: the default)."""
+    bars = [f'.stage[data-aspect="{stage_aspect}"] .bar{{'
+            f"{controls_edge(layouts.get(aspect, DEFAULT_LAYOUT), BAR_SHARE[aspect])}:0}}"
+            for stage_aspect, aspect in STAGE_ASPECTS.items()]
+    return (f"@media not all and {LARGE_SCREEN}{{\n{_button_rules(layouts, PHONE_SHARES)}}}\n"
+            f"@media {LARGE_SCREEN}{{\n{_button_rules(layouts, LARGE_SHARES)}}}\n"
+            + "\n".join(bars))
 
 
 def _stylesheet(palette: Palette, layouts: dict[str, PosterLayout]) -> str:
@@ -195,7 +209,7 @@ video{{display:block;width:100%;height:100%;background:#000;object-fit:contain}}
 .play{{position:absolute;transform:translate(-50%,-50%);width:max-content;height:max-content;
 display:flex;align-items:center;gap:.6em;padding:.85em 1.4em;border:0;border-radius:999px;
 background:var(--accent);color:var(--on-accent);font:inherit;font-weight:650;font-size:1.05rem;
-cursor:pointer;box-shadow:0 6px 24px rgba(0,0,0,.35)}}
+cursor:pointer;box-shadow:0 0 0 2px rgba(255,255,255,.75),0 6px 24px rgba(0,0,0,.35)}}
 .play[hidden]{{display:none}}
 .play svg{{width:1.1em;height:1.1em;fill:currentColor}}
 .play:focus-visible{{outline:3px solid #fff;outline-offset:3px}}

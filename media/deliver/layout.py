@@ -22,6 +22,10 @@ CENTRE_SUBJECT = Box(0.3, 0.3, 0.7, 0.7)
 DEFAULT_LAYOUTS_TEXT = Box(0.08, 0.58, 0.92, 0.84)
 """The words' box of a poster that reported no layout: the lower third, wide."""
 CLEARANCE = 0.025  # the button keeps this far (share of the poster's side) from a kept box
+SUBJECT_REACH = (0.35, 0.15)
+"""How far past its detected box a subject reaches, as shares of the box's width and height on
+each side: a face box or a pet's salient head leaves out the hair and the ears (the pet
+sample's spaniel: its ears hung a third of the box's width outside it)."""
 
 
 @dataclass(frozen=True)
@@ -100,13 +104,22 @@ def _largest_fitting(kept: tuple[Box, ...], button: tuple[float, float]) -> Box 
     return max(fitting, key=_area) if fitting else None
 
 
+def reach(subject: Box) -> Box:
+    """``subject`` with the :data:`SUBJECT_REACH` around it (on the poster)."""
+    dx = SUBJECT_REACH[0] * (subject.x1 - subject.x0)
+    dy = SUBJECT_REACH[1] * (subject.y1 - subject.y0)
+    return Box(max(0.0, subject.x0 - dx), max(0.0, subject.y0 - dy), min(1.0, subject.x1 + dx),
+               min(1.0, subject.y1 + dy))
+
+
 def place_button(layout: PosterLayout, sizes: tuple[tuple[float, float], ...]) -> Spot:
-    """The largest rectangle of the poster clear of its words and subject (each kept
-    :data:`CLEARANCE` away) that fits the button at the first of ``sizes`` (width, height,
-    shares of the poster; largest first) that fits anywhere; when none does, the largest that
-    keeps off the words only, and the poster's top band as a last resort."""
+    """The largest rectangle of the poster clear of its words and subject (the subject with its
+    :func:`reach`; each kept :data:`CLEARANCE` away) that fits the button at the first of
+    ``sizes`` (width, height, shares of the poster; largest first) that fits anywhere; when
+    none does, the largest that keeps off the words only, and the poster's top band as a last
+    resort."""
     text = () if layout.text is None else (_grown(layout.text, CLEARANCE),)
-    both = text + (() if layout.subject is None else (_grown(layout.subject, CLEARANCE),))
+    both = text + (() if layout.subject is None else (_grown(reach(layout.subject), CLEARANCE),))
     for kept, clear in ((both, True), (text, False)):
         for index, size in enumerate(sizes):
             box = _largest_fitting(kept, size)

@@ -4,8 +4,9 @@ Each poster starts from a frame of the film of its own aspect (so the 9:16 poste
 film's framing of the subject, never a centre crop of the landscape one), keeps the photo sharp,
 darkens its lower part with a soft scrim and sets the opening card's words (occasion and name,
 any script, with their shadows) in the lower third, or beside the subject (a face, a pet's head)
-where the lower third would cover it. The 16:9 poster is the page's link preview
-(``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
+where the lower third would cover it, and reports where both sit (:class:`Poster`'s layout:
+the gift page places its play button and controls from it). The 16:9 poster is the page's link
+preview (``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
 """
 
 from __future__ import annotations

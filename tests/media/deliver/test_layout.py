@@ -12,6 +12,7 @@ from media.deliver.layout import (
     controls_edge,
     layout_from_dict,
     place_button,
+    reach,
 )
 from media.look.subjects import Box
 
@@ -91,3 +92,15 @@ def test_the_control_bar_goes_along_the_edge_that_keeps_off_the_words(
 def test_a_layout_survives_its_json_form() -> None:
     for layout in LAYOUTS.values():
         assert layout_from_dict(layout.to_dict()) == layout
+
+
+def test_the_button_keeps_off_the_ears_and_hair_a_subject_box_leaves_out() -> None:
+    """The pet sample's spaniel: its salient box held the face; the ears hung outside it, where
+    the button went when it kept off the box alone."""
+    spaniel = PosterLayout(text=Box(0.1, 0.6, 0.4, 0.85), subject=Box(0.43, 0.17, 0.66, 0.83))
+    spot = place_button(spaniel, (PILL, ROUND))
+    button = _button_at(spot.box, (PILL, ROUND)[spot.size])
+    assert spaniel.subject is not None
+    head = reach(spaniel.subject)
+    assert head.x0 < 0.36 and head.x1 > 0.73  # the ears, roughly
+    assert spot.clear and not _overlap(button, head)
