@@ -22,6 +22,7 @@ CENTRE_SUBJECT = Box(0.3, 0.3, 0.7, 0.7)
 DEFAULT_LAYOUTS_TEXT = Box(0.08, 0.58, 0.92, 0.84)
 """The words' box of a poster that reported no layout: the lower third, wide."""
 CLEARANCE = 0.025  # the button keeps this far (share of the poster's side) from a kept box
+EDGE_INSET = 0.03  # a button pushed to the poster's edge keeps this far inside it
 SUBJECT_REACH = (0.35, 0.15)
 """How far past its detected box a subject reaches, as shares of the box's width and height on
 each side: a face box or a pet's salient head leaves out the hair and the ears (the pet
@@ -115,17 +116,54 @@ def reach(subject: Box) -> Box:
 def place_button(layout: PosterLayout, sizes: tuple[tuple[float, float], ...]) -> Spot:
     """The largest rectangle of the poster clear of its words and subject (the subject with its
     :func:`reach`; each kept :data:`CLEARANCE` away) that fits the button at the first of
-    ``sizes`` (width, height, shares of the poster; largest first) that fits anywhere; when
-    none does, the largest that keeps off the words only, and the poster's top band as a last
-    resort."""
+    ``sizes`` (width, height, shares of the poster; largest first) that fits anywhere. When
+    none does, the button keeps off the words and covers as little of the subject as it can
+    (:func:`_least_covering`); the poster's top band is the last resort."""
     text = () if layout.text is None else (_grown(layout.text, CLEARANCE),)
     both = text + (() if layout.subject is None else (_grown(reach(layout.subject), CLEARANCE),))
-    for kept, clear in ((both, True), (text, False)):
-        for index, size in enumerate(sizes):
-            box = _largest_fitting(kept, size)
-            if box is not None:
-                return Spot(box, index, clear)
+    for index, size in enumerate(sizes):
+        box = _largest_fitting(both, size)
+        if box is not None:
+            return Spot(box, index, True)
+    for index, size in enumerate(sizes):
+        box = _least_covering(text, layout.subject, size)
+        if box is not None:
+            return Spot(box, index, False)
     return Spot(Box(0.0, 0.0, 1.0, sizes[-1][1]), len(sizes) - 1, False)
+
+
+def _least_covering(text: tuple[Box, ...], subject: Box | None,
+                    button: tuple[float, float]) -> Box | None:
+    """The button's own box (``button`` in size) in a rectangle clear of ``text`` (kept
+    :data:`EDGE_INSET` inside the poster), at one of the rectangle's corners, edge middles or
+    centre, where it covers the least of ``subject``
+    and of its reach (the larger rectangle when equal); None when it fits nowhere."""
+    width, height = button
+    best: tuple[float, float, float, Box] | None = None
+    for clear in clear_rectangles(text):
+        rect = Box(max(clear.x0, EDGE_INSET), max(clear.y0, EDGE_INSET),
+                   min(clear.x1, 1 - EDGE_INSET), min(clear.y1, 1 - EDGE_INSET))
+        if rect.x1 - rect.x0 < width or rect.y1 - rect.y0 < height:
+            continue
+        for fx in (0.5, 0.0, 1.0):  # the middle first: it wins a tie
+            for fy in (0.5, 0.0, 1.0):
+                x0 = rect.x0 + fx * (rect.x1 - rect.x0 - width)
+                y0 = rect.y0 + fy * (rect.y1 - rect.y0 - height)
+                spot = Box(x0, y0, x0 + width, y0 + height)
+                score = (round(_covered(spot, subject), 6),  # rounded: a float tie is a tie
+                         round(_covered(spot, subject and reach(subject)), 6),
+                         -round(_area(rect), 6), spot)
+                if best is None or score[:3] < best[:3]:
+                    best = score
+    return None if best is None else best[3]
+
+
+def _covered(spot: Box, box: Box | None) -> float:
+    """The area of ``box`` that ``spot`` covers (0 without a box)."""
+    if box is None:
+        return 0.0
+    return (max(0.0, min(spot.x1, box.x1) - max(spot.x0, box.x0))
+            * max(0.0, min(spot.y1, box.y1) - max(spot.y0, box.y0)))
 
 
 def controls_edge(layout: PosterLayout, bar_share: float) -> str:

@@ -8,7 +8,6 @@ import pytest
 from media.deliver.layout import (
     CLEARANCE,
     PosterLayout,
-    clear_rectangles,
     controls_edge,
     layout_from_dict,
     place_button,
@@ -47,12 +46,13 @@ def test_the_button_covers_neither_the_words_nor_the_subject(name: str) -> None:
 
 
 def test_the_button_takes_the_largest_clear_spot() -> None:
-    layout = LAYOUTS["pet-close-up"]
+    """A small face on the left, the name at the top: of the band under the name and the
+    wide spot right of the face, the button takes the larger, the spot right of the face."""
+    layout = PosterLayout(text=Box(0.1, 0.05, 0.9, 0.25), subject=Box(0.05, 0.4, 0.25, 0.7))
     spot = place_button(layout, (PILL,))
-    rects = [r for r in clear_rectangles(tuple(layout.kept()))
-             if r.x1 - r.x0 >= PILL[0] and r.y1 - r.y0 >= PILL[1]]
-    area = (spot.box.x1 - spot.box.x0) * (spot.box.y1 - spot.box.y0)
-    assert area >= max((r.x1 - r.x0) * (r.y1 - r.y0) for r in rects) - 0.05
+    assert spot.clear
+    assert spot.box.x0 == pytest.approx(0.25 + 0.35 * 0.2 + CLEARANCE)
+    assert (spot.box.y0, spot.box.x1, spot.box.y1) == pytest.approx((0.25 + CLEARANCE, 1, 1))
 
 
 def test_a_smaller_round_button_is_used_where_the_labelled_one_fits_nowhere() -> None:
@@ -104,3 +104,20 @@ def test_the_button_keeps_off_the_ears_and_hair_a_subject_box_leaves_out() -> No
     head = reach(spaniel.subject)
     assert head.x0 < 0.36 and head.x1 > 0.73  # the ears, roughly
     assert spot.clear and not _overlap(button, head)
+
+
+def _covered_area(button: Box, box: Box) -> float:
+    return (max(0.0, min(button.x1, box.x1) - max(button.x0, box.x0))
+            * max(0.0, min(button.y1, box.y1) - max(button.y0, box.y0)))
+
+
+def test_with_no_clear_room_the_button_covers_as_little_of_the_subject_as_it_can() -> None:
+    """A sunset whose salient sky and boats fill the poster above and around the words: the
+    button goes where it covers least of them, not over the middle of the largest free band."""
+    crowded = PosterLayout(text=Box(0.15, 0.49, 0.85, 0.8), subject=Box(0.0, 0.0, 1.0, 0.85))
+    spot = place_button(crowded, (PILL, ROUND))
+    button = _button_at(spot.box, (PILL, ROUND)[spot.size])
+    assert not spot.clear and crowded.subject is not None and crowded.text is not None
+    assert not _overlap(button, crowded.text)
+    centred = _button_at(Box(0.0, 0.0, 1.0, 0.49 - CLEARANCE), PILL)  # the band above the words
+    assert _covered_area(button, crowded.subject) < _covered_area(centred, crowded.subject)
