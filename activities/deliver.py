@@ -10,6 +10,7 @@ from activities.order_plan import occasion_words
 from media.base.spec import LANDSCAPE
 from media.cards import wording
 from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
+from media.deliver.layout import layout_from_dict
 from services.storage.base import Storage, file_sha256
 from workflows.contract import FilmOrder
 from workflows.keys import (
@@ -35,8 +36,11 @@ def page_links(storage: Storage, order: FilmOrder) -> PageLinks:
 
 
 def gift_page_for(order: FilmOrder, lyrics: list[str], *, lyrics_sung: bool = False,
-                  links: PageLinks | None = None, has_logo: bool = False) -> GiftPage:
-    """What the gift page of ``order`` shows: nothing keyed by more than the share slug."""
+                  links: PageLinks | None = None, has_logo: bool = False,
+                  poster_layouts: dict[str, dict[str, list[float] | None]] | None = None
+                  ) -> GiftPage:
+    """What the gift page of ``order`` shows: nothing keyed by more than the share slug; the
+    play button and controls placed from the posters' layouts (by aspect name) when given."""
     return GiftPage(
         recipient_name=order.recipient_name,
         occasion_name=wording.kicker(occasion_words(order)),
@@ -44,6 +48,8 @@ def gift_page_for(order: FilmOrder, lyrics: list[str], *, lyrics_sung: bool = Fa
         accent_hex=order.brand.color if order.brand else None,
         logo_src=LOGO_NAME if has_logo else None, links=links,
         poster_src=POSTER_NAME, portrait_poster_src=PORTRAIT_POSTER_NAME,
+        poster_layouts={name: layout_from_dict(data)
+                        for name, data in (poster_layouts or {}).items()},
     )
 
 
@@ -58,7 +64,8 @@ def run_deliver(ctx: StageContext, deliver_input: DeliverInput) -> DeliverResult
     page_model = gift_page_for(order, deliver_input.assets.lyrics,
                                lyrics_sung=deliver_input.assets.lyrics_sung,
                                links=page_links(ctx.storage, order),
-                               has_logo=LOGO_NAME in sources)
+                               has_logo=LOGO_NAME in sources,
+                               poster_layouts=rendered.poster_layouts)
     with ctx.scratch("deliver") as scratch, Heartbeater("deliver") as heartbeat:
         page = scratch / PAGE_NAME
         page.write_text(render_gift_page(page_model), encoding="utf-8")

@@ -29,7 +29,7 @@ from activities.order_plan import (
 )
 from activities.resume import StoredSet, fingerprint, finished, forget
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
-from media.deliver.poster import PostersFromFrames, make_posters
+from media.deliver.poster import Poster, PostersFromFrames, make_posters
 from media.frames.encode import FilmSound
 from media.frames.render import render_films
 from media.frames.segments import count_video_frames, join_limits, join_segments
@@ -147,7 +147,7 @@ def _poster_paths(scratch: Path) -> dict[str, Path]:
 
 
 def _posters_of_films(order: FilmOrder, timeline: Timeline, films: dict[str, Path],
-                      scratch: Path) -> dict[str, Path]:
+                      scratch: Path) -> dict[str, Poster]:
     """A poster from each finished film (its picture with the opening card's words), by aspect
     name: for joined films, whose frames no one render composed."""
     paths = _poster_paths(scratch)
@@ -157,21 +157,22 @@ def _posters_of_films(order: FilmOrder, timeline: Timeline, films: dict[str, Pat
 
 
 def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
-                 films: dict[str, Path], posters: dict[str, Path],
+                 films: dict[str, Path], posters: dict[str, Poster],
                  signals: dict[str, FrameSignal], timeline_key: str,
                  inputs: str) -> RenderResult:
     """Store films, posters (by aspect name) and the films' frame signals (for verify), then
-    the render's manifest (last)."""
+    the render's manifest (last); the posters' layouts ride in the result, for the page."""
     stored = StoredSet(ctx.storage)
     poster_keys = {LANDSCAPE.name: order.run_keys.poster,
                    PORTRAIT.name: order.run_keys.portrait_poster}
     film_keys = {name: order.run_keys.film(name) for name in films}
     for name, path in films.items():
         stored.put_file(film_keys[name], path, content_type="video/mp4")
-    for name, path in posters.items():
-        stored.put_file(poster_keys[name], path, content_type="image/jpeg")
+    for name, poster in posters.items():
+        stored.put_file(poster_keys[name], poster.path, content_type="image/jpeg")
     result = RenderResult(film_keys=film_keys, poster_key=poster_keys[LANDSCAPE.name],
                           timeline_key=timeline_key,
+                          poster_layouts={n: p.layout.to_dict() for n, p in posters.items()},
                           duration_sec=timeline.total_frames / timeline.fps,
                           signal_keys=_store_signals(stored, signals,
                                                      order.run_keys.frame_signal))

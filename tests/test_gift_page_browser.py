@@ -12,11 +12,12 @@ installs both where it can.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import shutil
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,8 +28,11 @@ import pytest
 
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.base.spec import LANDSCAPE, PORTRAIT
+from media.cards.spec import CardSpec
 from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
-from media.deliver.poster import extract_poster
+from media.deliver.layout import PosterLayout, layout_from_dict
+from media.deliver.poster import make_posters
+from media.look.subjects import Box
 
 LANDSCAPE_SEC, PORTRAIT_SEC = 3.0, 3.5  # different on purpose: the duration names the film
 PHONE = {"width": 390, "height": 844}
@@ -44,6 +48,25 @@ BROWSER_ARGS = [
     "--proxy-server=http://127.0.0.1:9",  # a closed port: nothing off loopback gets through
 ]
 HOSTILE = '<script>alert(1)</script> "Bob" </title> "><img src=x onerror=alert(1)> {{x}}'
+CRAFTED = {
+    # the name at the top, a face low on the left (16:9); a pet filling the middle, the name
+    # under it (9:16)
+    "name-top": {LANDSCAPE.name: PosterLayout(text=Box(0.1, 0.05, 0.9, 0.3),
+                                              subject=Box(0.05, 0.42, 0.5, 0.97)),
+                 PORTRAIT.name: PosterLayout(text=Box(0.1, 0.68, 0.9, 0.84),
+                                             subject=Box(0.15, 0.2, 0.85, 0.64))},
+    # the name at the foot beside a subject on the right (16:9); a face at the top, the name
+    # at the foot (9:16)
+    "name-foot": {LANDSCAPE.name: PosterLayout(text=Box(0.08, 0.8, 0.6, 0.96),
+                                               subject=Box(0.6, 0.1, 0.95, 0.75)),
+                  PORTRAIT.name: PosterLayout(text=Box(0.1, 0.86, 0.9, 0.96),
+                                              subject=Box(0.25, 0.05, 0.75, 0.4))},
+}
+"""Pages whose posters report these layouts (by aspect name): the button and the bar must
+find the clear room wherever it is."""
+CROWDED = {aspect: PosterLayout(text=Box(0.15, 0.49, 0.85, 0.8), subject=Box(0.0, 0.0, 1.0, 0.85))
+           for aspect in (LANDSCAPE.name, PORTRAIT.name)}
+"""A page whose subject fills the poster around the words: no room is clear of both."""
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".mp4": "video/mp4", ".jpg": "image/jpeg",
                  ".png": "image/png", ".json": "application/json"}
 
@@ -69,15 +92,22 @@ def deliver_folder(folder: Path, base_url: str) -> Path:
               LANDSCAPE_SEC, "testsrc2")
     make_film(folder / f"{PORTRAIT.name}.mp4", PORTRAIT.width, PORTRAIT.height, PORTRAIT_SEC,
               "testsrc")
-    extract_poster(folder / f"{LANDSCAPE.name}.mp4", 1.0, folder / "poster.jpg")
-    extract_poster(folder / f"{PORTRAIT.name}.mp4", 1.0, folder / "poster-9x16.jpg")
+    posters = make_posters([(folder / f"{LANDSCAPE.name}.mp4", folder / "poster.jpg"),
+                            (folder / f"{PORTRAIT.name}.mp4", folder / "poster-9x16.jpg")],
+                           1.0, CardSpec("opening", ("Happy Birthday", "Eileen")))
+    layouts = {LANDSCAPE.name: posters[0].layout, PORTRAIT.name: posters[1].layout}
+    (folder / "layouts.json").write_text(json.dumps(
+        {name: layout.to_dict() for name, layout in layouts.items()}), encoding="utf-8")
     links = PageLinks(page_url=f"{base_url}/index.html", poster_url=f"{base_url}/poster.jpg",
                       video_url=f"{base_url}/{LANDSCAPE.name}.mp4")
     lyrics = ["Happy birthday, Eileen!", "Remember the night we watched the launch?",
               "Proud and grateful, that's what you bring", "Here's to another year of you"]
     page = GiftPage(recipient_name="Eileen", occasion_name="Birthday", gentle=False,
-                    lyrics=lyrics, links=links)
+                    lyrics=lyrics, links=links, poster_layouts=layouts)
     (folder / "index.html").write_text(render_gift_page(page), encoding="utf-8")
+    for name, crafted in {**CRAFTED, "crowded": CROWDED}.items():
+        (folder / f"{name}.html").write_text(render_gift_page(
+            replace(page, poster_layouts=crafted)), encoding="utf-8")
     hostile = GiftPage(recipient_name=HOSTILE, occasion_name=HOSTILE, gentle=True,
                        lyrics=[f"Remember {HOSTILE}?"], links=links)
     (folder / "hostile.html").write_text(render_gift_page(hostile), encoding="utf-8")
@@ -399,25 +429,113 @@ def test_the_whole_film_and_the_name_are_above_the_fold(
         watched.assert_clean()
 
 
-@pytest.mark.parametrize("viewport", [PHONE, PHONE_ROTATED, DESKTOP],
-                         ids=["phone", "phone-landscape", "desktop"])
-def test_before_play_nothing_covers_the_middle_or_the_lower_third_of_the_poster(
-        browser: Any, server: FolderServer, viewport: dict[str, int]) -> None:
-    """The posters put the subject in the middle and the name in the lower third (or beside
-    the subject): the play button sits in the top-left corner, the native controls only come
-    once the film plays."""
+VIEWPORTS = pytest.mark.parametrize("viewport", [PHONE, PHONE_ROTATED, DESKTOP],
+                                    ids=["phone", "phone-landscape", "desktop"])
+
+
+def layouts_of(server: FolderServer, name: str) -> dict[str, PosterLayout]:
+    """The poster layouts (by aspect name) the page ``name`` was made from."""
+    if name == "index":
+        folder = server.root / "films" / SHARE_SLUG
+        data = json.loads((folder / "layouts.json").read_text(encoding="utf-8"))
+        return {aspect: layout_from_dict(layout) for aspect, layout in data.items()}
+    return CRAFTED[name]
+
+
+def rect_of(page: Any, element_id: str) -> Box:
+    """The on-screen box of an element, in CSS pixels of the viewport."""
+    r = page.evaluate("""(id) => { const r = document.getElementById(id).getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom]; }""", element_id)
+    return Box(*r)
+
+
+def on_stage(stage: Box, box: Box) -> Box:
+    """``box`` (normalized, of the poster) where it shows on screen: the film fills its stage
+    exactly in either aspect (a 16:9 stage for the 16:9 film, a 9:16 one for the 9:16 film)."""
+    width, height = stage.x1 - stage.x0, stage.y1 - stage.y0
+    return Box(stage.x0 + box.x0 * width, stage.y0 + box.y0 * height,
+               stage.x0 + box.x1 * width, stage.y0 + box.y1 * height)
+
+
+def overlaps(a: Box, b: Box) -> bool:
+    """Whether two on-screen boxes share any area."""
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def shown_layout(page: Any, server: FolderServer, name: str) -> tuple[Box, PosterLayout]:
+    """The stage's box and the layout of the poster it shows (by its aspect)."""
+    aspect = page.evaluate("() => document.getElementById('stage').dataset.aspect")
+    layout = layouts_of(server, name)[LANDSCAPE.name if aspect == "landscape" else PORTRAIT.name]
+    return rect_of(page, "stage"), layout
+
+
+@VIEWPORTS
+@pytest.mark.parametrize("name", ["index", *CRAFTED])
+def test_the_play_button_covers_neither_the_name_nor_the_subject_on_screen(
+        browser: Any, server: FolderServer, viewport: dict[str, int], name: str) -> None:
     with watched_page(browser, viewport, has_touch=viewport is not DESKTOP) as watched:
         page = watched.page
-        page.goto(page_url(server))
+        page.goto(page_url(server, f"{name}.html"))
         page.wait_for_load_state("networkidle")
-        boxes = page.evaluate("""() => Object.fromEntries(['stage', 'play'].map((id) => {
-            const r = document.getElementById(id).getBoundingClientRect();
-            return [id, {left: r.left, top: r.top, right: r.right, bottom: r.bottom}]; }))""")
-        stage, button = boxes["stage"], boxes["play"]
-        height, width = stage["bottom"] - stage["top"], stage["right"] - stage["left"]
-        assert button["bottom"] <= stage["top"] + 0.3 * height, boxes
-        assert button["right"] <= stage["left"] + 0.75 * width, boxes
+        stage, layout = shown_layout(page, server, name)
+        button = rect_of(page, "play")
+        assert button.x1 - button.x0 > 40 and button.y1 - button.y0 > 40, button
+        assert stage.x0 <= button.x0 and button.x1 <= stage.x1, (stage, button)
+        assert stage.y0 <= button.y0 and button.y1 <= stage.y1, (stage, button)
+        for kept in layout.kept():
+            assert not overlaps(button, on_stage(stage, kept)), (kept, button, stage)
+        watched.assert_clean()
+
+
+@VIEWPORTS
+@pytest.mark.parametrize("name", ["index", *CRAFTED])
+def test_the_controls_appear_only_after_play_and_keep_off_the_name(
+        browser: Any, server: FolderServer, viewport: dict[str, int], name: str) -> None:
+    with watched_page(browser, viewport, has_touch=viewport is not DESKTOP) as watched:
+        page = watched.page
+        page.goto(page_url(server, f"{name}.html"))
+        page.wait_for_load_state("networkidle")
         assert page.evaluate("() => document.getElementById('film').controls") is False
+        assert not page.locator("#bar").is_visible()
         page.click("#play")
-        page.wait_for_function("() => document.getElementById('film').controls === true")
+        page.wait_for_function("() => !document.getElementById('film').paused")
+        assert page.locator("#bar").is_visible()
+        assert page.evaluate("() => document.getElementById('film').controls") is False
+        stage, layout = shown_layout(page, server, name)
+        bar = rect_of(page, "bar")
+        assert layout.text is not None
+        assert not overlaps(bar, on_stage(stage, layout.text)), (layout.text, bar, stage)
+        # The bar's toggle flips playback (a short film may already have ended: then it plays).
+        was_paused = page.evaluate("() => document.getElementById('film').paused")
+        page.click("#toggle")
+        page.wait_for_function("(was) => document.getElementById('film').paused !== was",
+                               arg=was_paused)
+        page.get_by_role("button", name="Mute").click()
+        assert page.evaluate("() => document.getElementById('film').muted") is True
+        watched.assert_clean()
+
+
+@pytest.mark.parametrize("name", ["index", *CRAFTED])
+def test_on_a_landscape_phone_the_film_starts_above_the_fold(
+        browser: Any, server: FolderServer, name: str) -> None:
+    with watched_page(browser, PHONE_ROTATED, has_touch=True) as watched:
+        page = watched.page
+        page.goto(page_url(server, f"{name}.html"))
+        page.wait_for_load_state("networkidle")
+        stage = rect_of(page, "stage")
+        assert 0 <= stage.y0 < PHONE_ROTATED["height"] and stage.y1 <= PHONE_ROTATED["height"]
+        watched.assert_clean()
+
+
+@VIEWPORTS
+def test_with_no_room_clear_of_the_subject_the_button_still_keeps_off_the_name(
+        browser: Any, server: FolderServer, viewport: dict[str, int]) -> None:
+    with watched_page(browser, viewport, has_touch=viewport is not DESKTOP) as watched:
+        page = watched.page
+        page.goto(page_url(server, "crowded.html"))
+        page.wait_for_load_state("networkidle")
+        stage, button = rect_of(page, "stage"), rect_of(page, "play")
+        text = CROWDED[LANDSCAPE.name].text
+        assert text is not None and not overlaps(button, on_stage(stage, text)), (button, stage)
+        assert stage.y0 <= button.y0 and button.y1 <= stage.y1, (stage, button)
         watched.assert_clean()

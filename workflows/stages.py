@@ -260,6 +260,10 @@ class RenderResult(_Model):
     timeline_key: str
     duration_sec: float
     signal_keys: dict[str, str] = Field(default_factory=dict)
+    poster_layouts: dict[str, dict[str, list[float] | None]] = Field(default_factory=dict)
+    """Each aspect's poster layout by aspect name (where its words and subject sit, normalized
+    ``[x0, y0, x1, y1]`` boxes, see :class:`media.deliver.layout.PosterLayout`): the gift page
+    places its play button and controls from it. Empty from renders before it was kept."""
 
 
 class RenderPlan(_Model):

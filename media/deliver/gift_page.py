@@ -8,8 +8,11 @@ attributes alike.
 
 Playback: the page chooses the 9:16 film on a portrait screen and the 16:9 film otherwise, and
 switches on rotation at the same position. Nothing autoplays (mobile browsers forbid sound
-without a gesture): a tap-to-play button starts the film with sound. Without JavaScript the page
-is a plain 16:9 video with native controls.
+without a gesture): a tap-to-play button starts the film with sound, and the page's own control
+bar shows once it plays. Both are placed from the posters' layouts (:mod:`media.deliver.layout`):
+the button in the largest spot clear of the poster's words and subject, the bar along the edge
+that keeps off the words. Without JavaScript the page is a plain 16:9 video with native
+controls.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from html import escape
 from urllib.parse import urlsplit
 
 from media.base.spec import LANDSCAPE, PORTRAIT
+from media.deliver.layout import DEFAULT_LAYOUT, PosterLayout, controls_edge, place_button
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,10 @@ class GiftPage:
     """The 16:9 poster: the landscape player's, and the link preview's (``og:image``)."""
     portrait_poster_src: str = "poster-9x16.jpg"
     """The 9:16 poster, shown by the portrait player before play."""
+    poster_layouts: dict[str, PosterLayout] = field(default_factory=dict)
+    """Each poster's layout by aspect name (where its words and subject sit): the play button
+    and the control bar keep off both. An aspect without one gets
+    :data:`~media.deliver.layout.DEFAULT_LAYOUT`."""
 
 
 @dataclass(frozen=True)
@@ -122,10 +130,58 @@ LANDSCAPE_PHONE_HEADER_PX = 56
 about this height and the film takes the rest of the screen: all of it above the fold."""
 
 
-def _stylesheet(palette: Palette) -> str:
+PHONE_SHARES = {LANDSCAPE.name: ((0.34, 0.15), (0.11, 0.18)),
+                PORTRAIT.name: ((0.6, 0.1), (0.17, 0.1))}
+"""The play button's sizes (width, height; the labelled pill, then the round icon) as shares
+of the film on the smallest stage it shows on (a 844x390 landscape phone's 16:9 film, a
+390x844 phone's 9:16 film), with a margin."""
+LARGE_SHARES = {LANDSCAPE.name: ((0.23, 0.12), (0.07, 0.11)),
+                PORTRAIT.name: ((0.5, 0.09), (0.14, 0.08))}
+"""The same on a large screen (:data:`LARGE_SCREEN`: a 16:9 film at least about 946x532 px, a
+9:16 one about 437x778), where the labelled button fits where a phone needs the round one."""
+LARGE_SCREEN = "(min-width:1024px) and (min-height:700px)"
+BAR_SHARE = {LANDSCAPE.name: 0.16, PORTRAIT.name: 0.08}
+"""The control bar's height (48 px) as a share of the film's, on the phones' stages."""
+STAGE_ASPECTS = {"landscape": LANDSCAPE.name, "portrait": PORTRAIT.name}
+"""The stage's ``data-aspect`` values and the aspect (poster, film) each shows."""
+_ROUND = ("{{width:52px;height:52px;padding:0;justify-content:center}}\n"
+          "{selector} .play .label{{position:absolute;width:1px;height:1px;overflow:hidden;"
+          "clip-path:inset(50%)}}")
+
+
+def _button_rules(layouts: dict[str, PosterLayout],
+                  shares: dict[str, tuple[tuple[float, float], ...]]) -> str:
+    """Each stage aspect's play button centred in its poster's clear spot for ``shares``."""
+    rules = []
+    for stage_aspect, aspect in STAGE_ASPECTS.items():
+        spot = place_button(layouts.get(aspect, DEFAULT_LAYOUT), shares[aspect])
+        x, y = spot.box.center
+        selector = f'.stage[data-aspect="{stage_aspect}"]'
+        rules.append(f"{selector} .play{{left:{100 * x:.2f}%;top:{100 * y:.2f}%}}")
+        if spot.size > 0:
+            rules.append(f"{selector} .play" + _ROUND.format(selector=selector))
+    return "\n".join(rules)
+
+
+def placement_css(layouts: dict[str, PosterLayout]) -> str:
+    """Rules placing the play button centred in the largest spot of each poster clear of its
+    words and subject (see :func:`~media.deliver.layout.place_button`; round, its label left to
+    screen readers, where the labelled one fits nowhere on a phone or on a large screen) and the
+    control bar along the edge that keeps off its words, per stage aspect; ``layouts`` by
+    aspect name (a missing one: the default)."""
+    bars = [f'.stage[data-aspect="{stage_aspect}"] .bar{{'
+            f"{controls_edge(layouts.get(aspect, DEFAULT_LAYOUT), BAR_SHARE[aspect])}:0}}"
+            for stage_aspect, aspect in STAGE_ASPECTS.items()]
+    return (f"@media not all and {LARGE_SCREEN}{{\n{_button_rules(layouts, PHONE_SHARES)}}}\n"
+            f"@media {LARGE_SCREEN}{{\n{_button_rules(layouts, LARGE_SHARES)}}}\n"
+            + "\n".join(bars))
+
+
+def _stylesheet(palette: Palette, layouts: dict[str, PosterLayout]) -> str:
     """The page's one style block. In portrait the 9:16 film fills its 9:16 box exactly, so
     ``object-fit: cover`` only crops a poster whose shape differs, instead of
-    letterboxing it. On a landscape phone the header is one line and the film fits below it."""
+    letterboxing it. On a landscape phone the header is one line and the film fits below it.
+    The play button and the control bar are placed from the posters' ``layouts``."""
     return f"""
 :root{{--bg:{palette.background};--text:{palette.text};--muted:{palette.muted};\
 --accent:{palette.accent};--on-accent:{text_on(palette.accent)};color-scheme:{palette.scheme}}}
@@ -150,13 +206,25 @@ box-shadow:0 12px 40px rgba(0,0,0,.28)}}
 .stage[data-aspect="portrait"]{{aspect-ratio:9/16;width:min(100%,calc(76vh * 9 / 16))}}
 video{{display:block;width:100%;height:100%;background:#000;object-fit:contain}}
 .stage[data-aspect="portrait"] video{{object-fit:cover}}
-.play{{position:absolute;top:12px;left:12px;width:max-content;height:max-content;
+.play{{position:absolute;transform:translate(-50%,-50%);width:max-content;height:max-content;
 display:flex;align-items:center;gap:.6em;padding:.85em 1.4em;border:0;border-radius:999px;
 background:var(--accent);color:var(--on-accent);font:inherit;font-weight:650;font-size:1.05rem;
-cursor:pointer;box-shadow:0 6px 24px rgba(0,0,0,.35)}}
+cursor:pointer;box-shadow:0 0 0 2px rgba(255,255,255,.75),0 6px 24px rgba(0,0,0,.35)}}
 .play[hidden]{{display:none}}
 .play svg{{width:1.1em;height:1.1em;fill:currentColor}}
 .play:focus-visible{{outline:3px solid #fff;outline-offset:3px}}
+.bar{{position:absolute;left:0;right:0;display:flex;align-items:center;gap:6px;height:48px;
+padding:6px 10px;background:rgba(0,0,0,.55);color:#fff}}
+.bar[hidden]{{display:none}}
+.bar button{{display:grid;place-items:center;width:36px;height:36px;padding:0;border:0;
+border-radius:50%;background:transparent;color:inherit;cursor:pointer;flex:none}}
+.bar button:focus-visible{{outline:2px solid #fff}}
+.bar svg{{width:22px;height:22px;fill:currentColor}}
+.bar svg[hidden]{{display:none}}
+.bar input{{flex:1;min-width:0;accent-color:var(--accent)}}
+.clock{{font-size:.85rem;font-variant-numeric:tabular-nums;flex:none}}
+.stage:fullscreen{{border-radius:0}}
+{placement_css(layouts)}
 .lyrics{{max-width:36rem;text-align:center}}
 .lyrics h2{{margin:0 0 .6em;color:var(--muted);font-size:.8rem;font-weight:600;
 letter-spacing:.18em;text-transform:uppercase}}
@@ -172,18 +240,25 @@ main{{padding:8px 12px 24px;gap:8px}}
 header{{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:center;gap:0 .6em}}
 .logo,.rule{{display:none}}
 h1{{margin:0;font-size:1.35rem}}
+.play{{font-size:.95rem;padding:.6em 1.1em}}
 .stage{{width:min(100%,calc((100vh - {LANDSCAPE_PHONE_HEADER_PX}px) * 16 / 9));border-radius:8px}}}}
 """
 
 
 # The page's one script: choose the film by orientation, switch on rotation at the same
-# position, and start playback with sound on a tap (the native controls wait for the film to
-# play: before it they sit over the poster's name). It reads only the page's own elements.
+# position, start playback with sound on a tap, and run the page's own control bar (shown once
+# the film plays, along the edge of the film the poster's words keep clear; the native controls
+# would sit over them). It reads only the page's own elements.
 _SCRIPT = """
 (function () {
   var stage = document.getElementById("stage");
   var video = document.getElementById("film");
   var play = document.getElementById("play");
+  var bar = document.getElementById("bar");
+  var seek = document.getElementById("seek");
+  var clock = document.getElementById("clock");
+  var toggle = document.getElementById("toggle");
+  var mute = document.getElementById("mute");
   var portrait = window.matchMedia("(orientation: portrait)");
   var sources = {landscape: stage.dataset.landscape, portrait: stage.dataset.portrait};
   var posters = {landscape: stage.dataset.landscapePoster, portrait: stage.dataset.portraitPoster};
@@ -201,22 +276,72 @@ _SCRIPT = """
       }, {once: true});
     }
   }
+  function start() { video.play().catch(function () { play.hidden = false; }); }
+  function mark(button, on, labels) {
+    button.setAttribute("aria-label", labels[on ? 1 : 0]);
+    button.children[0].hidden = on;
+    button.children[1].hidden = !on;
+  }
+  function time(s) {
+    s = Math.floor(s || 0);
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
   choose();
   portrait.addEventListener("change", choose);
   play.hidden = false;
   video.controls = false;
-  play.addEventListener("click", function () {
-    video.muted = false;
-    play.hidden = true;
-    video.play().catch(function () { play.hidden = false; });
-  });
-  video.addEventListener("play", function () { play.hidden = true; video.controls = true; });
+  play.addEventListener("click", function () { video.muted = false; play.hidden = true; start(); });
+  video.addEventListener("play", function () { play.hidden = true; bar.hidden = false; });
   video.addEventListener("ended", function () { play.hidden = false; });
+  video.addEventListener("play", function () { mark(toggle, true, ["Play", "Pause"]); });
+  video.addEventListener("pause", function () { mark(toggle, false, ["Play", "Pause"]); });
+  video.addEventListener("volumechange", function () {
+    mark(mute, video.muted, ["Mute", "Unmute"]);
+  });
+  video.addEventListener("timeupdate", function () {
+    if (video.duration) { seek.value = String(Math.round(1000 * video.currentTime
+                                                          / video.duration)); }
+    clock.textContent = time(video.currentTime) + " / " + time(video.duration);
+  });
+  seek.addEventListener("input", function () {
+    if (video.duration) { video.currentTime = video.duration * Number(seek.value) / 1000; }
+  });
+  toggle.addEventListener("click", function () {
+    if (video.paused) { start(); } else { video.pause(); }
+  });
+  mute.addEventListener("click", function () { video.muted = !video.muted; });
+  document.getElementById("full").addEventListener("click", function () {
+    if (document.fullscreenElement) { document.exitFullscreen(); }
+    else if (stage.requestFullscreen) { stage.requestFullscreen(); }
+    else if (video.webkitEnterFullscreen) { video.webkitEnterFullscreen(); }
+  });
 })();
 """
 
 _PLAY_ICON = ('<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">'
               '<path d="M7 4.5v15l12.5-7.5z"/></svg>')
+
+
+_PAUSE_ICON = ('<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" hidden>'
+               '<path d="M6 4.5h4v15H6zm8 0h4v15h-4z"/></svg>')
+_SOUND_ICON = ('<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">'
+               '<path d="M4 9v6h4l5 4.5v-15L8 9zm12.5 3a4.5 4.5 0 0 0-2.5-4v8a4.5 4.5 0 0 0 '
+               '2.5-4z"/></svg>')
+_MUTED_ICON = ('<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false" hidden>'
+               '<path d="M4 9v6h4l5 4.5v-15L8 9zm11.6.2 1.4-1.4 2.2 2.2 2.2-2.2 1.4 1.4-2.2 '
+               '2.2 2.2 2.2-1.4 1.4-2.2-2.2-2.2 2.2-1.4-1.4 2.2-2.2z"/></svg>')
+_FULL_ICON = ('<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">'
+              '<path d="M4 4h6v2H6v4H4zm10 0h6v6h-2V6h-4zM4 14h2v4h4v2H4zm14 0h2v6h-6v-2h4z"/>'
+              '</svg>')
+_CONTROL_BAR = f"""<div class="bar" id="bar" hidden>
+<button id="toggle" type="button" aria-label="Play">{_PLAY_ICON}{_PAUSE_ICON}</button>
+<input id="seek" type="range" min="0" max="1000" value="0" aria-label="Position in the film">
+<span class="clock" id="clock">0:00</span>
+<button id="mute" type="button" aria-label="Mute">{_SOUND_ICON}{_MUTED_ICON}</button>
+<button id="full" type="button" aria-label="Full screen">{_FULL_ICON}</button>
+</div>"""
+"""The page's own controls (the script shows them once the film plays): play and pause, the
+position, the time, sound, full screen."""
 
 
 def _attr(value: str) -> str:
@@ -292,7 +417,9 @@ def _player(page: GiftPage) -> str:
 <p>Your browser cannot play this film here. <a href="{_attr(page.landscape_src)}">Download
 the film</a>.</p>
 </video>
-<button class="play" id="play" type="button" hidden>{_PLAY_ICON}Play with sound</button>
+<button class="play" id="play" type="button" hidden>{_PLAY_ICON}<span class="label">Play with
+sound</span></button>
+{_CONTROL_BAR}
 </div>"""
 
 
@@ -309,7 +436,7 @@ def _lyrics(page: GiftPage) -> str:
 
 def render_gift_page(page: GiftPage) -> str:
     """The page's HTML (UTF-8): self-contained, strict CSP, every customer string escaped."""
-    style = _stylesheet(palette_for(page))
+    style = _stylesheet(palette_for(page), page.poster_layouts)
     csp = content_security_policy(style, _SCRIPT)
     body_class = ' class="quiet"' if page.gentle else ""
     return f"""<!doctype html>

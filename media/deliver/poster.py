@@ -4,8 +4,9 @@ Each poster starts from a frame of the film of its own aspect (so the 9:16 poste
 film's framing of the subject, never a centre crop of the landscape one), keeps the photo sharp,
 darkens its lower part with a soft scrim and sets the opening card's words (occasion and name,
 any script, with their shadows) in the lower third, or beside the subject (a face, a pet's head)
-where the lower third would cover it. The 16:9 poster is the page's link preview
-(``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
+where the lower third would cover it, and reports where both sit (:class:`Poster`'s layout:
+the gift page places its play button and controls from it). The 16:9 poster is the page's link
+preview (``og:image``) and the landscape player's poster; the 9:16 one the portrait player's.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -24,6 +26,7 @@ from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.draw import Sprite, composite_sprite, render_card_image
 from media.cards.motion import Placement, placed_sprite
 from media.cards.spec import CardSpec
+from media.deliver.layout import CENTRE_SUBJECT, PosterLayout
 from media.look.subjects import Box, find_subject, union
 
 POSTER_TIMEOUT_S = 60.0
@@ -176,11 +179,20 @@ def design_poster(picture: np.ndarray, card: CardSpec, subject: Box | None = Non
     or beside the picture when the frame shows it inside a blurred fill, and never over
     ``subject`` (normalized box, see :func:`poster_subject`) where a band beside it fits them,
     smaller if need be."""
+    return design_poster_with_layout(picture, card, subject)[0]
+
+
+def design_poster_with_layout(picture: np.ndarray, card: CardSpec, subject: Box | None
+                              ) -> tuple[np.ndarray, Box | None]:
+    """:func:`design_poster`'s poster and where its words' glyphs landed (normalized box; None
+    without words)."""
     height, width = picture.shape[:2]
     image = render_card_image(card, width, height, picture)
     if not image.sprites:
-        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8)
+        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8), None
     left, top, right, bottom = _inked_box(image.sprites)
+    if right <= left:
+        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8), None
     ref_x, ref_y = (left + right) / 2, (top + bottom) / 2  # the inked block's centre
     shadowed_h = (max(s.y0 + s.alpha.shape[0] for s in image.sprites)
                   - min(s.y0 for s in image.sprites))
@@ -192,11 +204,15 @@ def design_poster(picture: np.ndarray, card: CardSpec, subject: Box | None = Non
     poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
     for shade in (True, False):
         for sprite in image.sprites:
-            left, top, arrays = placed_sprite(sprite, Placement(
+            x, y, arrays = placed_sprite(sprite, Placement(
                 0, 1.0, text_x + (sprite.x0 - ref_x) * scale,
                 text_y + (sprite.y0 - ref_y) * scale, scale))
-            composite_sprite(poster, sprite, left, top, 1.0, shade=shade, scaled=arrays)
-    return poster
+            composite_sprite(poster, sprite, x, y, 1.0, shade=shade, scaled=arrays)
+    words = Box(max(0.0, (text_x + (left - ref_x) * scale) / width),
+                max(0.0, (text_y + (top - ref_y) * scale) / height),
+                min(1.0, (text_x + (right - ref_x) * scale) / width),
+                min(1.0, (text_y + (bottom - ref_y) * scale) / height))
+    return poster, words
 
 
 def grab_picture(video: Path, at_s: float) -> np.ndarray | None:
@@ -216,13 +232,14 @@ def grab_picture(video: Path, at_s: float) -> np.ndarray | None:
         return np.asarray(image.convert("RGB"))
 
 
-def make_poster(video: Path, at_s: float, card: CardSpec, out_jpeg: Path) -> Path:
+def make_poster(video: Path, at_s: float, card: CardSpec, out_jpeg: Path) -> Poster:
     """Write the designed poster of ``video`` (its frame at ``at_s`` seconds, its own size) as a
-    JPEG; a plain frame when the grab finds no picture there."""
+    JPEG, with its layout; a plain frame when the grab finds no picture there."""
     return _finish_poster(grab_picture(video, at_s), video, at_s, card, out_jpeg)
 
 
-def make_posters(films: Sequence[tuple[Path, Path]], at_s: float, card: CardSpec) -> list[Path]:
+def make_posters(films: Sequence[tuple[Path, Path]], at_s: float, card: CardSpec
+                 ) -> list[Poster]:
     """:func:`make_poster` for each (video, out_jpeg) of ``films``, same posters; all frames are
     grabbed at once, so ffmpeg seeks and decodes the next while the first is designed."""
     with ThreadPoolExecutor(max_workers=max(1, len(films))) as pool:
@@ -232,20 +249,32 @@ def make_posters(films: Sequence[tuple[Path, Path]], at_s: float, card: CardSpec
 
 
 def _finish_poster(frame: np.ndarray | None, video: Path, at_s: float, card: CardSpec,
-                   out_jpeg: Path) -> Path:
+                   out_jpeg: Path) -> Poster:
     """Design ``frame`` (``video``'s at ``at_s`` s) into the poster and write it as a JPEG;
-    a plain frame grab when there is no frame."""
+    a plain frame grab (no words; the subject assumed in the middle) when there is no frame."""
     if frame is None:
-        return extract_poster(video, at_s, out_jpeg)
+        return Poster(extract_poster(video, at_s, out_jpeg), PosterLayout(None, CENTRE_SUBJECT))
     return write_poster(frame, card, out_jpeg)
 
 
-def write_poster(picture: np.ndarray, card: CardSpec, out_jpeg: Path) -> Path:
-    """Design ``picture`` (uint8 RGB, a film frame) into the poster and write it as a JPEG."""
-    poster = design_poster(picture, card, poster_subject(picture))
+@dataclass(frozen=True)
+class Poster:
+    """A written poster: its JPEG and its layout (where its words and subject sit), which the
+    gift page places its play button and controls from."""
+
+    path: Path
+    layout: PosterLayout
+
+
+def write_poster(picture: np.ndarray, card: CardSpec, out_jpeg: Path) -> Poster:
+    """Design ``picture`` (uint8 RGB, a film frame) into the poster, write it as a JPEG, and
+    report its layout: its words' box and its subject (:func:`poster_subject`, or
+    :data:`~media.deliver.layout.CENTRE_SUBJECT` when nothing stands out)."""
+    subject = poster_subject(picture)
+    poster, words = design_poster_with_layout(picture, card, subject)
     Image.fromarray(poster).save(out_jpeg, "JPEG", quality=POSTER_JPEG_QUALITY, optimize=True,
                                  progressive=True)
-    return out_jpeg
+    return Poster(out_jpeg, PosterLayout(text=words, subject=subject or CENTRE_SUBJECT))
 
 
 class PostersFromFrames:
@@ -261,7 +290,7 @@ class PostersFromFrames:
         self.card = card
         self.outputs = outputs
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="poster")
-        self._made: dict[str, Future[Path]] = {}
+        self._made: dict[str, Future[Poster]] = {}
 
     def __call__(self, index: int, aspect: str, i420: np.ndarray) -> None:
         """A composed I420 frame of the film (the render never writes to it again)."""
@@ -269,7 +298,7 @@ class PostersFromFrames:
             self._made[aspect] = self._pool.submit(
                 lambda: write_poster(yuv.i420_to_rgb(i420), self.card, self.outputs[aspect]))
 
-    def result(self, timeout_s: float = POSTER_TIMEOUT_S) -> dict[str, Path]:
+    def result(self, timeout_s: float = POSTER_TIMEOUT_S) -> dict[str, Poster]:
         """Every aspect's poster, by aspect name (waits up to ``timeout_s`` for each); raises
         what designing one raised, or ValueError if the render never reached the frame."""
         missing = sorted(set(self.outputs) - set(self._made))

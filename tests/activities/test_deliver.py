@@ -8,6 +8,9 @@ from pathlib import Path
 
 from activities.context import StageContext
 from activities.deliver import run_deliver
+from media.deliver.gift_page import placement_css
+from media.deliver.layout import PosterLayout
+from media.look.subjects import Box
 from services.settings import Settings
 from workflows.contract import FilmOrder
 from workflows.keys import RunKeys, photo_key
@@ -34,10 +37,14 @@ def brand_order() -> FilmOrder:
     })
 
 
-def staged_run(ctx: StageContext, order: FilmOrder, lyrics: list[str]) -> DeliverInput:
-    """The deliver stage's input with stand-in films, poster and logo in storage."""
+def staged_run(ctx: StageContext, order: FilmOrder, lyrics: list[str],
+               poster_layouts: dict[str, PosterLayout] | None = None) -> DeliverInput:
+    """The deliver stage's input with stand-in films, poster and logo in storage, and the
+    posters' ``poster_layouts`` (by aspect name) as the render reported them."""
     render = RenderResult(film_keys={"16x9": RUN.film("16x9"), "9x16": RUN.film("9x16")},
-                          poster_key=RUN.poster, timeline_key=RUN.timeline, duration_sec=30.0)
+                          poster_key=RUN.poster, timeline_key=RUN.timeline, duration_sec=30.0,
+                          poster_layouts={name: layout.to_dict()
+                                          for name, layout in (poster_layouts or {}).items()})
     assets = AssetsResult(song_key=RUN.song, song_meta_key=RUN.song_meta,
                           framing_key=RUN.framing, photo_keys={},
                           lyrics=lyrics, notes=["internal note"], logo_key=RUN.logo)
@@ -73,3 +80,19 @@ def test_brand_delivery_has_the_logo_and_a_page_that_reveals_only_what_the_slug_
     assert result.poster_url == f"{CDN}/{prefix}/poster.jpg"
     assert f'content="{CDN}/{prefix}/16x9.mp4"' in page
     assert set(json.loads(manifest)) == {"files"}
+
+
+def test_the_page_places_its_button_from_the_posters_layouts_the_render_reported(
+        tmp_path: Path) -> None:
+    settings = Settings(FILM_STORAGE_URL=f"file://{tmp_path / 'storage'}",
+                        FILM_PUBLIC_BASE_URL=CDN, FILM_WORK_DIR=tmp_path / "work")
+    ctx = StageContext.from_settings(settings)
+    layouts = {"16x9": PosterLayout(text=Box(0.1, 0.05, 0.9, 0.3),
+                                    subject=Box(0.05, 0.42, 0.5, 0.97)),
+               "9x16": PosterLayout(text=Box(0.1, 0.86, 0.9, 0.96),
+                                    subject=Box(0.25, 0.05, 0.75, 0.4))}
+    order = brand_order()
+    run_deliver(ctx, staged_run(ctx, order, [], layouts))
+    page = ctx.storage.get_bytes(f"{order.delivery_prefix}/index.html", 1 << 20).decode()
+    assert placement_css(layouts) in page
+    assert placement_css({}) not in page

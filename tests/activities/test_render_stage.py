@@ -21,6 +21,7 @@ from activities.verify import load_signal
 from app.order_folder import load_order_folder
 from media.base.runner import Limits
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
+from media.deliver.layout import layout_from_dict
 from media.deliver.poster import grab_picture
 from media.deliver.verify import verify_film
 from media.frames.segments import count_video_frames
@@ -83,7 +84,8 @@ def test_a_film_planned_as_one_segment_is_rendered_whole_into_films_that_pass_ve
 def assert_films_open_on_their_title_and_have_a_poster_each(
         storage: Storage, result: RenderResult, order: FilmOrder, scratch: Path) -> None:
     """Frame 0 of each film is the title over the picture (not black), and each aspect has
-    its own poster at its own size: ``poster.jpg`` 16:9, ``poster-9x16.jpg`` 9:16."""
+    its own poster at its own size: ``poster.jpg`` 16:9, ``poster-9x16.jpg`` 9:16, whose layout
+    (its words and subject) the result reports for the page."""
     scratch.mkdir(parents=True, exist_ok=True)
     for aspect in ASPECTS:
         film = storage.get_file(result.film_keys[aspect.name], scratch / f"{aspect.name}.mp4")
@@ -93,6 +95,10 @@ def assert_films_open_on_their_title_and_have_a_poster_each(
     for aspect, key in posters.items():
         with Image.open(storage.get_file(key, scratch / f"poster-{aspect.name}.jpg")) as image:
             assert image.format == "JPEG" and image.size == (aspect.width, aspect.height)
+        layout = layout_from_dict(result.poster_layouts[aspect.name])
+        assert layout.text is not None and layout.subject is not None
+        text = layout.text
+        assert 0 <= text.x0 < text.x1 <= 1 and 0 <= text.y0 < text.y1 <= 1
 
 
 def test_a_missing_or_unreadable_frame_signal_leaves_verify_to_decode_the_film(

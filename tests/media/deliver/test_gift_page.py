@@ -17,9 +17,12 @@ from media.deliver.gift_page import (
     contrast_ratio,
     csp_hash,
     palette_for,
+    placement_css,
     render_gift_page,
     text_on,
 )
+from media.deliver.layout import PosterLayout
+from media.look.subjects import Box
 from media.song.compose import SongBrief, write_lyrics
 
 HOSTILE = [
@@ -202,9 +205,11 @@ def test_page_plays_the_landscape_film_with_controls_and_never_autoplays() -> No
     assert "controls" in video and "playsinline" in video and "autoplay" not in video
     [stage] = [attrs for attrs in parsed.all("div") if attrs.get("id") == "stage"]
     assert (stage["data-landscape"], stage["data-portrait"]) == ("16x9.mp4", "9x16.mp4")
-    [button] = parsed.all("button")
+    [button] = [attrs for attrs in parsed.all("button") if attrs.get("id") == "play"]
     assert "hidden" in button, "the tap-to-play button appears only with JavaScript"
-    assert parsed.text("button") == "Play with sound"
+    assert " ".join(parsed.text("span").split()).startswith("Play with sound")
+    [bar] = [attrs for attrs in parsed.all("div") if attrs.get("id") == "bar"]
+    assert "hidden" in bar, "the page's own controls appear only with JavaScript, on play"
 
 
 def test_page_is_accessible_in_structure() -> None:
@@ -263,3 +268,42 @@ def test_each_player_shows_the_poster_of_its_own_aspect() -> None:
     assert stage["data-landscape-poster"] == "poster.jpg"
     assert stage["data-portrait-poster"] == "poster-9x16.jpg"
     assert "video.poster = posters[want]" in html
+
+
+def _rule(css: str, aspect: str, what: str) -> str:
+    """The body of the placement rule for ``what`` (``.play``, ``.bar``) on the stage of
+    ``aspect`` (``landscape``, ``portrait``)."""
+    found = re.search(rf'\.stage\[data-aspect="{aspect}"\] {re.escape(what)}\{{([^}}]*)\}}', css)
+    assert found is not None, (aspect, what)
+    return found[1]
+
+
+def test_the_play_button_is_placed_from_each_posters_layout() -> None:
+    """Subject on the left, words on the right in the 16:9 poster: the button goes to the
+    clear band; the 9:16 poster's words at its top: the button goes below them."""
+    layouts = {"16x9": PosterLayout(text=Box(0.55, 0.35, 0.95, 0.6),
+                                    subject=Box(0.05, 0.1, 0.45, 0.9)),
+               "9x16": PosterLayout(text=Box(0.1, 0.05, 0.9, 0.25),
+                                    subject=Box(0.2, 0.3, 0.8, 0.6))}
+    css = placement_css(layouts)
+    landscape = _rule(css, "landscape", ".play")
+    left, top = (float(v) for v in re.findall(r"([\d.]+)%", landscape))
+    assert left > 50 and not 35 <= top <= 60, landscape  # right, above or below the words
+    portrait = _rule(css, "portrait", ".play")
+    _, top = (float(v) for v in re.findall(r"([\d.]+)%", portrait))
+    assert top > 60, portrait  # below the subject, away from the words at the top
+    assert css in render_gift_page(page_with(poster_layouts=layouts))
+
+
+def test_the_control_bar_goes_to_the_top_when_the_words_sit_at_the_foot() -> None:
+    low = PosterLayout(text=Box(0.1, 0.82, 0.9, 0.97), subject=Box(0.3, 0.2, 0.7, 0.6))
+    css = placement_css({"16x9": low})
+    assert _rule(css, "landscape", ".bar") == "top:0"
+    assert _rule(css, "portrait", ".bar") == "bottom:0"  # the default layout: lower third
+
+
+def test_a_page_without_layouts_places_the_button_off_the_middle_and_the_lower_third() -> None:
+    css = placement_css({})
+    for aspect in ("landscape", "portrait"):
+        _, top = (float(v) for v in re.findall(r"([\d.]+)%", _rule(css, aspect, ".play")))
+        assert top < 30, (aspect, top)

@@ -13,9 +13,11 @@ from PIL import Image
 from media.base import yuv
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.spec import CardSpec
+from media.deliver.layout import CENTRE_SUBJECT
 from media.deliver.poster import (
     PostersFromFrames,
     design_poster,
+    design_poster_with_layout,
     extract_poster,
     grab_picture,
     make_poster,
@@ -91,7 +93,7 @@ def _coloured_film(path: Path, width: int, height: int) -> Path:
 def test_poster_of_a_film_is_its_own_size_and_not_black(tmp_path: Path, width: int,
                                                         height: int) -> None:
     film = _coloured_film(tmp_path / "film.mp4", width, height)
-    poster = make_poster(film, 0.5, TITLE, tmp_path / "poster.jpg")
+    poster = make_poster(film, 0.5, TITLE, tmp_path / "poster.jpg").path
     plain = extract_poster(film, 0.5, tmp_path / "plain.jpg")
     with Image.open(poster) as image, Image.open(plain) as frame:
         assert image.format == "JPEG" and image.size == (width, height)
@@ -119,8 +121,9 @@ def test_posters_made_together_are_the_posters_made_one_by_one(tmp_path: Path) -
                             TITLE)
     for film, made in zip(films, together, strict=True):
         alone = make_poster(film, 0.5, TITLE, tmp_path / f"{film.stem}-b.jpg")
-        assert made == tmp_path / f"{film.stem}-a.jpg"
-        assert made.read_bytes() == alone.read_bytes()
+        assert made.path == tmp_path / f"{film.stem}-a.jpg"
+        assert made.path.read_bytes() == alone.path.read_bytes()
+        assert made.layout == alone.layout
 
 
 def test_a_picture_inside_a_blurred_fill_keeps_the_name_off_the_picture() -> None:
@@ -184,11 +187,12 @@ def test_posters_from_frames_are_designed_from_the_composed_frame_at_the_poster_
                 shown = picture if index == 7 else np.zeros_like(picture)  # others: black
                 posters(index, name, yuv.rgb_to_i420(shown))
         made = posters.result()
-    assert made == outputs
+    assert {name: poster.path for name, poster in made.items()} == outputs
     for name, picture in pictures.items():
         expected = write_poster(yuv.i420_to_rgb(yuv.rgb_to_i420(picture)), TITLE,
                                 tmp_path / f"{name}-expected.jpg")
-        assert made[name].read_bytes() == expected.read_bytes()
+        assert made[name].path.read_bytes() == expected.path.read_bytes()
+        assert made[name].layout == expected.layout
 
 
 def test_posters_from_frames_say_so_when_the_render_never_reached_the_poster_frame(
@@ -197,3 +201,36 @@ def test_posters_from_frames_say_so_when_the_render_never_reached_the_poster_fra
         posters(3, "16x9", yuv.rgb_to_i420(_picture(320, 180)))
         with pytest.raises(ValueError, match="no frame 50"):
             posters.result()
+
+
+@pytest.mark.parametrize(("width", "height", "subject"), [
+    (1920, 1080, None), (1080, 1920, None),
+    (1920, 1080, Box(0.4, 0.45, 0.6, 0.95)), (1080, 1920, Box(0.25, 0.45, 0.75, 0.65)),
+], ids=["16x9", "9x16", "16x9-beside-subject", "9x16-below-subject"])
+def test_the_poster_reports_where_its_words_landed(width: int, height: int,
+                                                   subject: Box | None) -> None:
+    picture = _picture(width, height)
+    words = _words(picture, TITLE, subject)
+    _, box = design_poster_with_layout(picture, TITLE, subject)
+    assert box is not None
+    x0, y0, x1, y1 = box.to_pixels(width, height)
+    rows, cols = np.flatnonzero(words.any(axis=1)), np.flatnonzero(words.any(axis=0))
+    slack = 0.01 * max(width, height)  # the brightened mask and the glyphs' alpha edge
+    assert abs(rows[0] - y0) <= slack and abs(rows[-1] + 1 - y1) <= slack
+    assert abs(cols[0] - x0) <= slack and abs(cols[-1] + 1 - x1) <= slack
+
+
+def test_a_poster_without_words_reports_no_words_box() -> None:
+    _, box = design_poster_with_layout(_picture(320, 180), CardSpec("opening", ("", "")), None)
+    assert box is None
+
+
+def test_the_written_poster_reports_its_subject_or_the_middle_when_nothing_stands_out(
+        tmp_path: Path) -> None:
+    flat = np.full((180, 320, 3), 120, np.uint8)
+    poster = write_poster(flat, TITLE, tmp_path / "flat.jpg")
+    assert poster.layout.subject == CENTRE_SUBJECT and poster.layout.text is not None
+    spot = np.full((180, 320, 3), 40, np.uint8)
+    cv2.circle(spot, (250, 50), 22, (250, 200, 40), -1)  # a bright, compact subject
+    found = write_poster(spot, TITLE, tmp_path / "spot.jpg").layout.subject
+    assert found is not None and found.x0 < 250 / 320 < found.x1 and found.y0 < 50 / 180 < found.y1
