@@ -33,6 +33,9 @@ LOOK_DIR = Path(__file__).resolve().parent / "looks"
 LOOK_FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts" / "looks"  # their faces
 DEFAULT_LOOK = "celebration"  # a card that names no look and is not gentle
 GENTLE_LOOK = "memorial"  # a gentle card that names no look
+# How much wider a settling line may start than at rest: a line filling the text measure (the
+# frame less 8 % margins each side, media.cards.text) still starts inside the frame.
+SETTLE_GROWTH_MAX = 1.19
 
 
 class _Data(BaseModel):
@@ -142,6 +145,13 @@ class Entrance(_Data):
     scale_from: float = Field(default=1.0, ge=0.8, le=1.3)
     tracking_from: float = Field(default=0.0, ge=0.0, le=0.4)
     rule: Literal["draw_line", "fade"] = "fade"
+
+    @model_validator(mode="after")
+    def _settles_inside_the_frame(self) -> Entrance:
+        if self.scale_from * (1.0 + self.tracking_from) > SETTLE_GROWTH_MAX:
+            raise ValueError(f"scale_from x (1 + tracking_from) must be at most "
+                             f"{SETTLE_GROWTH_MAX}: a full-width line would leave the frame")
+        return self
 
 
 class Motion(_Data):

@@ -167,3 +167,20 @@ def test_draw_line_draws_the_rule_out_from_its_centre() -> None:
     reveals = [next(p.reveal for p in card_motion(image, t, 4.0).placements if p.index == rule)
                for t in (0.05, 0.3, TITLE_IN_S)]
     assert reveals[0] < reveals[1] < reveals[2] == 1.0
+
+
+@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("style", STYLES)
+def test_a_name_filling_the_line_starts_its_entrance_inside_the_frame(name: str,
+                                                                      style: str) -> None:
+    card = CardSpec("opening", ("Happy Birthday", "Maximilianus"), None, False, style,
+                    look=name)
+    image = render_card_image(card, 1080, 1920)
+    for seconds in (0.0, 0.2, TITLE_IN_S):
+        for place in card_motion(image, seconds, 4.0).placements:
+            inked = np.flatnonzero(image.sprites[place.index].alpha.max(axis=0) > 0.1)
+            if not len(inked):
+                continue  # a strip of the name's shadow margin only
+            left = place.left + inked[0] * place.scale
+            right = place.left + (inked[-1] + 1) * place.scale
+            assert left >= 0 and right <= 1080, (seconds, place)
