@@ -15,7 +15,7 @@ import numpy as np
 from PIL import Image
 
 from media.base.spec import FPS
-from media.cards import wording
+from media.cards import design, wording
 from media.cards.spec import CardSpec
 from media.cards.text import undrawn_notes
 from media.cards.wording import OccasionWords
@@ -45,11 +45,14 @@ def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
     greeting with the name, the customer's own line when the film leaves time to read it, and
     who it is from (:mod:`media.cards.wording`)."""
     accent = order.brand.color if order.brand else None
-    common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value}
+    words = occasion_words(order)
+    look = design.look_name_for(wording.family_of(words))
+    common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value,
+              "look": look}
     opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
                        **common)
-    budget = closing_budget_s(order.length_sec, order.style.value, order.occasion.gentle)
-    closing = CardSpec(kind="closing", lines=wording.closing(occasion_words(order), budget).lines,
+    budget = closing_budget_s(order.length_sec, order.style.value, order.occasion.gentle, look)
+    closing = CardSpec(kind="closing", lines=wording.closing(words, budget).lines,
                        **common)
     return opening, closing
 

@@ -172,9 +172,26 @@ def watch(film: Path, photos: Sequence[Path], fps: float) -> list[View]:
     return views
 
 
+JUMP_SCALE = 0.15  # log scale change between two samples that no smooth move makes: a cut
+JUMP_SHIFT = 0.25  # ... or a jump of the frame's centre, in frame widths
+
+
+def _jumped(a: View, b: View) -> bool:
+    """True when ``b`` shows its photo framed far from ``a`` (a cut to another framing of the
+    same photo, as a one-photo film makes)."""
+    if not a.corners or not b.corners:
+        return False
+    pa, pb = np.array(a.corners), np.array(b.corners)
+    wa, wb = np.linalg.norm(pa[1] - pa[0]), np.linalg.norm(pb[1] - pb[0])
+    if wa <= 0 or wb <= 0:
+        return False
+    shift = np.linalg.norm(pa.mean(axis=0) - pb.mean(axis=0)) / ((wa + wb) / 2)
+    return abs(math.log(wb / wa)) > JUMP_SCALE or shift > JUMP_SHIFT
+
+
 def group_showings(views: Sequence[View], max_gap: int = 1) -> list[Showing]:
     """Runs of views on the same photo; up to ``max_gap`` unregistered views (a dissolve, a
-    card's edge) do not break a run."""
+    card's edge) do not break a run, a jump to another framing of the photo does."""
     showings: list[Showing] = []
     gap = 0
     for view in views:
@@ -182,7 +199,8 @@ def group_showings(views: Sequence[View], max_gap: int = 1) -> list[Showing]:
             gap += 1
             continue
         last = showings[-1] if showings else None
-        if last is not None and last.photo == view.photo and gap <= max_gap:
+        if (last is not None and last.photo == view.photo and gap <= max_gap
+                and not _jumped(last.views[-1], view)):
             last.views.append(view)
         else:
             showings.append(Showing(view.photo, [view]))

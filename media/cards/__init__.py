@@ -5,4 +5,4 @@ cards move, and the logo overlay.
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["draw", "fonts", "motion", "overlay", "reading", "spec", "text", "wording"]
+__all__ = ["design", "draw", "fonts", "motion", "overlay", "reading", "spec", "text", "wording"]

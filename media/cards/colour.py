@@ -1,11 +1,12 @@
-"""A title card's colours: the palette from its accent, ``gentle`` and ``style``, and WCAG
+"""A title card's colours: the palette from its look and brand colour, and WCAG
 contrast (pure Python: colours are sRGB 0-255 channel tuples)."""
 
 from __future__ import annotations
 
 import colorsys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from media.cards import design
 from media.cards.spec import RGB, CardSpec, parse_hex
 
 
@@ -57,71 +58,39 @@ def lift_contrast(colour: RGB, against: tuple[float, float, float], ratio: float
     return (255, 255, 255)
 
 
-_GOLD: RGB = (233, 196, 112)
-_CHAMPAGNE: RGB = (206, 190, 160)
-
-
 def palette(card: CardSpec) -> Palette:
-    """The card's colours, from its accent, ``gentle`` and ``style``."""
-    accent = parse_hex(card.accent_hex) if card.accent_hex else None
-    if accent is not None and contrast_ratio(accent, (255, 255, 255)) >= 7.0:
-        # A dark brand colour (navy, forest, black) is the backdrop itself: a slightly deeper
-        # top fading into the exact brand colour, with light type and a lifted-accent heading.
-        h, lightness, s = colorsys.rgb_to_hls(*(c / 255.0 for c in accent))
-        bottom = accent
-        if card.gentle:
-            # Quieter: the brand hue, but dimmer and greyer (the rule then shows it lifted).
-            bottom = _hls(h, min(lightness, 0.16), min(s, 0.28))
-            lightness, s = min(lightness, 0.16), min(s, 0.28)
-        return Palette(top=_hls(h, lightness * 0.55, s), bottom=bottom, glow=bottom,
-                       glow_strength=0.0, vignette=0.22 if card.gentle else 0.30,
-                       text=(240, 236, 229) if card.gentle else (255, 252, 247),
-                       secondary=(214, 214, 214), heading=lift_contrast(accent, bottom, 4.5),
-                       accent=accent, shadow_alpha=0.38 if card.gentle else 0.5)
-    if card.gentle:
-        # Dusk slate: low saturation, low contrast glow, warm off-white type.
-        base = Palette(top=(24, 31, 39), bottom=(52, 63, 73), glow=(150, 162, 172),
-                       glow_strength=0.16, vignette=0.30, text=(240, 236, 229),
-                       secondary=(204, 203, 198), heading=_CHAMPAGNE,
-                       accent=accent or _CHAMPAGNE, shadow_alpha=0.38)
-        if accent:
-            h, _, s = colorsys.rgb_to_hls(*(c / 255.0 for c in accent))
-            # Keep the quiet slate but let the brand hue breathe into it a little.
-            base = Palette(top=_hls(h, 0.09, min(s, 0.22)), bottom=_hls(h, 0.22, min(s, 0.16)),
-                           glow=_hls(h, 0.60, min(s, 0.18)), glow_strength=0.14,
-                           vignette=0.30, text=base.text, secondary=base.secondary,
-                           heading=lift_contrast(accent, (40, 48, 56), 4.5), accent=accent,
-                           shadow_alpha=0.38)
-        return base
-    social = card.style == "social"
-    if accent is not None:
-        # A deep, quiet version of the brand hue, so the brand colour itself pops against it.
-        h, _lightness, s = colorsys.rgb_to_hls(*(c / 255.0 for c in accent))
-        sat = min(s, 0.45 if social else 0.32)
-        if 0.09 <= h <= 0.22:
-            sat *= 0.45  # dark yellows turn olive: keep those backdrops nearly neutral
-        top = _hls(h + 0.02, 0.07, sat * 0.8)
-        bottom = _hls(h - 0.02, 0.19 if social else 0.16, sat)
-        glow = _hls(h, 0.55, min(1.0, sat * 1.3))
-        return Palette(top=top, bottom=bottom, glow=glow, glow_strength=0.30 if social else 0.22,
-                       vignette=0.38, text=(255, 252, 247), secondary=(232, 228, 222),
-                       heading=lift_contrast(accent, bottom, 4.5), accent=accent, shadow_alpha=0.55)
-    if card.style == "brand":
-        # Neutral charcoal that sits under any product's look.
-        return Palette(top=(17, 19, 24), bottom=(44, 48, 57), glow=(120, 130, 150),
-                       glow_strength=0.18, vignette=0.35, text=(250, 250, 250),
-                       secondary=(214, 218, 226), heading=_GOLD, accent=_GOLD,
-                       shadow_alpha=0.5)
-    if social:
-        # Deep violet to magenta, a touch more saturated for feeds.
-        return Palette(top=(33, 17, 64), bottom=(128, 38, 86), glow=(236, 116, 128),
-                       glow_strength=0.34, vignette=0.38, text=(255, 251, 246),
-                       secondary=(244, 226, 232), heading=(250, 206, 120),
-                       accent=(250, 206, 120), shadow_alpha=0.58)
-    # Gift: midnight plum to wine with a warm rose glow, gold accents.
-    return Palette(top=(27, 22, 48), bottom=(88, 34, 60), glow=(206, 118, 124),
-                   glow_strength=0.26, vignette=0.36, text=(255, 248, 240),
-                   secondary=(236, 222, 212), heading=_GOLD, accent=_GOLD, shadow_alpha=0.55)
+    """The card's colours: its look's (:mod:`media.cards.design`, in the card's style); a brand
+    colour (``accent_hex``) becomes the accent and the backdrop's hue."""
+    colours = design.card_look(card).colours
+    rgb = colours.rgb
+    house = Palette(top=rgb("top"), bottom=rgb("bottom"), glow=rgb("glow"),
+                    glow_strength=colours.glow_strength, vignette=colours.vignette,
+                    text=rgb("text"), secondary=rgb("secondary"), heading=rgb("heading"),
+                    accent=rgb("accent"), shadow_alpha=colours.shadow)
+    if not card.accent_hex:
+        return house
+    return _branded(house, parse_hex(card.accent_hex), colours.brand_saturation)
+
+
+def _branded(house: Palette, accent: RGB, saturation: float) -> Palette:
+    """``house`` with a brand colour: a dark one (navy, forest, black) is the backdrop itself
+    (a slightly deeper top fading into it); a lighter one pops against a deep, quiet backdrop
+    of its hue, at most ``saturation`` saturated. The heading is the brand colour lifted to
+    read, the rule the brand colour itself."""
+    h, lightness, s = colorsys.rgb_to_hls(*(c / 255.0 for c in accent))
+    if contrast_ratio(accent, (255, 255, 255)) >= 7.0:
+        return replace(house, top=_hls(h, lightness * 0.55, s), bottom=accent, glow=accent,
+                       glow_strength=0.0, heading=lift_contrast(accent, accent, 4.5),
+                       accent=accent)
+    sat = min(s, saturation)
+    if 0.09 <= h <= 0.22:
+        sat *= 0.45  # dark yellows turn olive: keep those backdrops nearly neutral
+    top = _hls(h + 0.02, 0.07, sat * 0.8)
+    bottom = _hls(h - 0.02, 0.16 + 0.1 * max(0.0, saturation - 0.32), sat)
+    glow = _hls(h, 0.55, min(1.0, sat * 1.3))
+    return replace(house, top=top, bottom=bottom, glow=glow,
+                   glow_strength=max(house.glow_strength, 0.14),
+                   heading=lift_contrast(accent, bottom, 4.5), accent=accent)
 
 
 def accent_rgb(card: CardSpec) -> RGB:

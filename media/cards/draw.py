@@ -22,16 +22,22 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from media.base import yuv
-from media.cards import fonts
+from media.cards import design, fonts
 from media.cards.colour import Palette, contrast_ratio, lift_contrast, luminance, palette
 from media.cards.overlay import blend_logo, check_logo, scale_logo
+from media.cards.shaping import clusters
 from media.cards.spec import CardSpec
-from media.cards.text import CardLayout, draw_text, layout_card, line_pieces, logo_reserve
+from media.cards.text import (
+    CardLayout,
+    LaidLine,
+    draw_text,
+    layout_card,
+    line_pieces,
+    logo_reserve,
+)
 
 DUOTONE_MAX = 0.85  # share of the palette duotone in the backdrop of a grey photo
 DUOTONE_CHROMA = 0.14  # mean chroma (0..1) from which a photo keeps all its own colours
-ENTRANCE_RISE = 0.022  # how far a word rises as it comes in, in units of the short side
-GENTLE_DRIFT = 0.7  # memorial and pet tribute cards move this much of the house motion
 
 
 # --- backdrops --------------------------------------------------------------------------------
@@ -228,15 +234,16 @@ class CardI420:
 class CardImage:
     """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
     with the logo), the text as ``sprites`` that :mod:`media.cards.motion` moves, the centre of
-    the text block (``centre``, pixels), how far (pixels) words rise as they come in and how
-    much of the house motion it makes (``drift``)."""
+    the text block (``centre``, pixels), how far (pixels) words rise as they come in, how
+    much of the house motion it makes (``drift``) and its look's ``entrance``."""
 
     final: np.ndarray
     base: np.ndarray
     sprites: tuple[Sprite, ...]
     centre: tuple[float, float]
     rise_px: float
-    drift: float = 1.0  # how much of the house motion the card makes (gentle cards: less)
+    drift: float  # how much of the house motion the card makes (its look's)
+    entrance: design.Entrance
 
     @functools.cached_property
     def i420(self) -> CardI420:
@@ -266,6 +273,8 @@ def render_card_image(card: CardSpec, width: int, height: int,
     with fonts.LOCK:
         lay = layout_card(card, width, height, reserve)
     pal = palette(card)
+    look = design.card_look(card)
+    entrance = look.motion.opening if card.kind == "opening" else look.motion.closing
     if lay.lines:
         focus = (min(b.box[1] for b in lay.lines) + max(b.box[3] for b in lay.lines)) / 2
     else:
@@ -275,7 +284,8 @@ def render_card_image(card: CardSpec, width: int, height: int,
     else:
         base = _photo_backdrop(background, pal, width, height, focus / height)
     base += _dither(width, height)[:, :, None]  # the same luma noise on R, G and B
-    sprites = _sprites(base, lay, pal, card.gentle) if lay.lines else []
+    letters = entrance.text == "settle" and entrance.tracking_from > 0.0
+    sprites = _sprites(base, lay, pal, look.shadow_blur, letters) if lay.lines else []
     plain = _to_uint8(base)
     boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
     if rgba_logo is not None:
@@ -290,9 +300,8 @@ def render_card_image(card: CardSpec, width: int, height: int,
     centre = ((min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2,
               (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2) if boxes else \
         (width / 2, height / 2)
-    rise = ENTRANCE_RISE * min(width, height) * (0.6 if card.gentle else 1.0)
-    drift = GENTLE_DRIFT if card.gentle else 1.0
-    return CardImage(final, plain, tuple(sprites), centre, rise, drift)
+    rise = entrance.rise * min(width, height)
+    return CardImage(final, plain, tuple(sprites), centre, rise, look.motion.drift, entrance)
 
 
 def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacity: float, *,
@@ -387,11 +396,14 @@ def _units(lay: CardLayout) -> list[tuple[int, int]]:
     return units
 
 
-def _sprites(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: bool) -> list[Sprite]:
-    """Every word and the rule of ``lay`` as a :class:`Sprite` with its soft shadow."""
+def _sprites(base: np.ndarray, lay: CardLayout, pal: Palette, blur: float,
+             letters: bool) -> list[Sprite]:
+    """Every word and the rule of ``lay`` as a :class:`Sprite` with its soft shadow (blurred
+    by ``blur`` of the short side); with ``letters`` the title's words are cut into one sprite
+    per letter, which a ``settle`` entrance tracks (:func:`_letters`)."""
     height, width = base.shape[:2]
     unit = min(width, height)
-    sigma = unit * (0.010 if gentle else 0.008)
+    sigma = unit * blur
     pad = math.ceil(sigma * 4 + unit * 0.01)
     boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
     x0 = max(0, min(b[0] for b in boxes) - pad)
@@ -417,8 +429,42 @@ def _sprites(base: np.ndarray, lay: CardLayout, pal: Palette, gentle: bool) -> l
         alpha = rgba[..., 3].astype(np.float32) * (1.0 / 255.0)
         shade = _shadow(alpha, sigma, unit) * pal.shadow_alpha
         ink = rgba[..., :3].astype(np.float32) * alpha[..., None]
-        sprites.append(Sprite(x0 + cx0, y0 + cy0, shade, alpha, ink, line_index, order))
+        sprite = Sprite(x0 + cx0, y0 + cy0, shade, alpha, ink, line_index, order)
+        if letters and line_index >= 0 and lay.lines[line_index].role.name == "title":
+            sprites.extend(_letters(sprite, lay, lay.lines[line_index], word))
+        else:
+            sprites.append(sprite)
     return sprites
+
+
+def _letters(sprite: Sprite, lay: CardLayout, line: LaidLine, word: int) -> list[Sprite]:
+    """``sprite`` (word ``word`` of ``line``) cut into vertical strips, one per letter, at the
+    letters' pen positions: at rest they tile the word exactly. Only where letters may be
+    spaced apart (:func:`media.cards.fonts.trackable`, untracked lines, no emoji); else the
+    word whole."""
+    cuts: list[int] = []
+    with fonts.LOCK:
+        for piece in line_pieces(lay, line).items:
+            if piece.word != word:
+                continue
+            if (fonts.is_colour(piece.font) or not fonts.trackable(piece.text)
+                    or piece.direction != "ltr" or line.role.tracking):
+                return [sprite]
+            start = line.x + piece.x - sprite.x0
+            letters = clusters(piece.text)
+            for k in range(len(letters)):
+                cuts.append(round(start + piece.font.getlength("".join(letters[:k]))))
+    width = sprite.alpha.shape[1]
+    edges = sorted({c for c in cuts if 0 < c < width})
+    if not edges:
+        return [sprite]
+    out = []
+    for a, b in zip([0, *edges], [*edges, width], strict=True):
+        window = (slice(None), slice(a, b))
+        out.append(Sprite(sprite.x0 + a, sprite.y0, np.ascontiguousarray(sprite.shade[window]),
+                          np.ascontiguousarray(sprite.alpha[window]),
+                          np.ascontiguousarray(sprite.ink[window]), sprite.line, sprite.order))
+    return out
 
 
 def _draw_rule(layer: Image.Image, base: np.ndarray, lay: CardLayout, pal: Palette,

@@ -34,6 +34,7 @@ from typing import BinaryIO
 from PIL import ImageFont
 
 from media.cards.bidi import neutralise
+from media.cards.spec import BOLD, REGULAR, split_typeface
 
 FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts"
 LATIN_BOLD_PATH = FONT_DIR / "NotoSans-Bold.ttf"
@@ -50,8 +51,6 @@ _BOLD_ONLY = ("Ethiopic", "Khmer", "Lao", "Sinhala", "Myanmar")
 # cards on several worker threads).
 LOCK = threading.RLock()
 
-BOLD = "bold"
-REGULAR = "regular"
 
 FACE_JA = 0
 FACE_KO = 1
@@ -117,10 +116,13 @@ SCRIPT_FONTS: tuple[ScriptFont, ...] = (
 def chain(weight: str = BOLD, face: int = FACE_JA,
           colour: bool = False) -> tuple[tuple[Path, int], ...]:
     """The fallback chain, as (font file, face index) pairs, first choice first; with
-    ``colour`` the emoji font ends it."""
+    ``colour`` the emoji font ends it. ``weight`` may be a typeface key
+    (:func:`media.cards.spec.typeface`): its font leads the chain."""
+    lead, weight = split_typeface(weight)  # a look's face first, when the key names one
     latin = LATIN_REGULAR_PATH if weight == REGULAR else LATIN_BOLD_PATH
     scripts = tuple((f.path(weight), 0) for f in SCRIPT_FONTS)
-    return ((latin, 0), *scripts, (CJK_PATH, face), *(((EMOJI_PATH, 0),) if colour else ()))
+    return (*(((lead, 0),) if lead is not None else ()), (latin, 0), *scripts, (CJK_PATH, face),
+            *(((EMOJI_PATH, 0),) if colour else ()))
 
 
 def all_font_files() -> list[Path]:

@@ -4,13 +4,24 @@ drew.
 Nothing on a card holds still. Over the card's whole length the backdrop pushes in slowly
 (:data:`BACKDROP_DRIFT`), the text block grows gently about its centre (:data:`TEXT_DRIFT`) and
 floats up (:data:`FLOAT`), and the words of a line drift apart a little (:data:`SPREAD`, a
-tracking move). A card with an
-entrance (the closing card) brings its words in one after another in reading order: each fades
-in while it rises :attr:`CardImage.rise_px` into place (:data:`~media.cards.reading.ENTRANCE_S`,
-:data:`STAGGER_S`, all started within :data:`~media.cards.reading.ALL_IN_S`). The opening card's
-words fade out before the picture under them changes (``exit_at``).
-The opening card has none: its first frame is the finished title, so the film never starts on
-an empty or black frame and a messenger's thumbnail shows the name.
+tracking move).
+
+Every card comes in with its look's entrance (:attr:`CardImage.entrance`, named in
+:mod:`media.cards.design`, implemented here once), eased out (cubic) to rest by the end of it:
+
+* ``settle``: the words start :attr:`~media.cards.design.Entrance.scale_from` times larger and,
+  cut into letters (:func:`media.cards.draw.render_card_image`), ``tracking_from`` further apart;
+  scale and tracking settle to rest together.
+* ``rise``: the words come in one after another in reading order, each rising
+  :attr:`CardImage.rise_px` into place (and fading in, on the closing).
+* ``fade``: the words fade in one after another in place.
+* the accent rule either draws out from its centre (``draw_line``) or fades in with its turn.
+
+The closing's words start coming in at ``entrance_at`` and fade in; all are in place within
+:data:`~media.cards.reading.WORDS_IN_S`. The opening's words are all on screen from its first
+frame (the film never starts on an empty frame and a messenger's thumbnail shows the name):
+they settle or rise into place by :data:`~media.cards.reading.TITLE_IN_S`, and fade out before
+the picture under them changes (``exit_at``).
 
 The motion is worked out once per frame (:func:`card_motion`) and drawn two ways:
 :func:`card_frame` makes the film's I420 frame natively (the card's I420 parts,
@@ -32,10 +43,8 @@ import numpy as np
 
 from media.base import yuv
 from media.cards.draw import LAYER_MARGIN, CardImage, Layer, Sprite, SpriteI420, composite_sprite
-from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
+from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
 
-STAGGER_S = 0.1  # seconds between the entrances of consecutive words, closer together when
-# needed so the last one starts by ALL_IN_S (media.cards.reading: the reading rules count on it)
 TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
 BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
 SPREAD = 0.06  # words move apart by this share of their distance from the block's centre
@@ -55,13 +64,14 @@ class Placement:
     """Where one sprite is in a frame: its index in :attr:`CardImage.sprites`, its
     ``opacity`` (0-1) and its top-left (``left``, ``top``, sub-pixel frame pixels) once scaled
     by ``scale`` (the sprite's own pixel ``(i, j)`` lands at ``(left + scale * i, top + scale *
-    j)``)."""
+    j)``); ``reveal``: the share of its width shown, about its centre (a rule drawing out)."""
 
     index: int
     opacity: float
     left: float
     top: float
     scale: float
+    reveal: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -77,8 +87,9 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
                 entrance_at: float | None = None, exit_at: float | None = None) -> Motion:
     """Where everything on the card is ``seconds`` into its ``length_s`` seconds on screen.
 
-    ``entrance_at``: when (seconds) its words start coming in; None: everything is in place
-    from the first frame (the opening card). Words not yet in are left out. ``exit_at``: when
+    ``entrance_at``: when (seconds) its words start coming in, fading in (words not yet in are
+    left out); None: they are all on screen from the first frame and come to rest by
+    :data:`~media.cards.reading.TITLE_IN_S` (the opening card). ``exit_at``: when
     (seconds) the picture under the words starts to change; the words fade out over the
     :data:`~media.cards.reading.TEXT_EXIT_S` before it, so no word is left over a dissolve.
     """
@@ -87,17 +98,30 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
     spread = SPREAD * progress
     height, width = image.base.shape[:2]
     rise = FLOAT * min(width, height) * progress
-    stagger = min(STAGGER_S, ALL_IN_S / max(1, len(image.sprites) - 1))
+    entrance = image.entrance
+    fades = entrance_at is not None
+    window = WORDS_IN_S if fades else TITLE_IN_S
+    last = max((sprite.order for sprite in image.sprites), default=0)
+    stagger = min(entrance.stagger_s, max(0.0, window - entrance.seconds) / max(1, last))
     cx, cy = image.centre
     placements = []
     for index, sprite in enumerate(image.sprites):
-        opacity, lift = 1.0, 0.0
-        if entrance_at is not None:
-            u = (seconds - entrance_at - sprite.order * stagger) / ENTRANCE_S
-            if u <= 0.0:
-                continue
-            opacity = _ease_out(u)
-            lift = image.rise_px * (1.0 - opacity)
+        u = (seconds - (entrance_at or 0.0) - sprite.order * stagger) / entrance.seconds
+        if fades and u <= 0.0:
+            continue
+        eased = _ease_out(u)
+        opacity = eased if fades else 1.0
+        grow, apart, lift, reveal = 0.0, 0.0, 0.0, 1.0
+        if sprite.line < 0:
+            if entrance.rule == "draw_line":
+                reveal, opacity = eased, 1.0
+        elif entrance.text == "settle":
+            grow = (entrance.scale_from - 1.0) * (1.0 - eased)
+            apart = entrance.tracking_from * (1.0 - eased)
+        elif entrance.text == "rise":
+            lift = image.rise_px * (1.0 - eased)
+        if reveal <= 0.0:
+            continue
         if exit_at is not None:
             gone = (seconds - (exit_at - TEXT_EXIT_S)) / TEXT_EXIT_S
             if gone >= 1.0:
@@ -105,10 +129,11 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
             opacity *= 1.0 - _ease_out(gone) if gone > 0.0 else 1.0
         h, w = sprite.alpha.shape
         mid_x, mid_y = sprite.x0 + w / 2, sprite.y0 + h / 2
-        new_x = cx + (mid_x - cx) * (scale + spread)
-        new_y = cy + (mid_y - cy) * scale + lift - rise
-        placements.append(Placement(index, opacity, new_x - w * scale / 2,
-                                    new_y - h * scale / 2, scale))
+        size = scale * (1.0 + grow)
+        new_x = cx + (mid_x - cx) * (size + spread + apart)
+        new_y = cy + (mid_y - cy) * size + lift - rise
+        placements.append(Placement(index, opacity, new_x - w * size / 2,
+                                    new_y - h * size / 2, size, reveal))
     return Motion(1.0 + BACKDROP_DRIFT * progress, tuple(placements))
 
 
@@ -140,8 +165,18 @@ def placed_sprite(sprite: Sprite, place: Placement
                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     shade = cv2.warpAffine(sprite.shade, matrix, size, flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return left, top, (shade, np.ascontiguousarray(moved[..., 3]),
-                       np.ascontiguousarray(moved[..., :3]))
+    cut = _revealed(size[0], place.reveal)
+    return left + cut.start, top, (np.ascontiguousarray(shade[:, cut]),
+                                   np.ascontiguousarray(moved[:, cut, 3]),
+                                   np.ascontiguousarray(moved[:, cut, :3]))
+
+
+def _revealed(width: int, reveal: float) -> slice:
+    """The columns of a ``width``-wide moved sprite shown at ``reveal`` (a centred share)."""
+    if reveal >= 1.0:
+        return slice(0, width)
+    hidden = round(width * (1.0 - reveal) / 2)
+    return slice(hidden, max(hidden + 1, width - hidden))
 
 
 def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
@@ -271,6 +306,9 @@ def _moved(layer: Layer, place: Placement, chroma: bool, fill: tuple[float, ...]
     size = (math.ceil(w * scale + 2), math.ceil(h * scale + 2))
     moved = _resampled(layer.array, scale, (left_f - left, top_f - top), size,
                        cv2.BORDER_CONSTANT, fill, LAYER_MARGIN)
+    if place.reveal < 1.0:
+        cut = _revealed(moved.shape[1], place.reveal)
+        moved, left = moved[:, cut], left + cut.start
     return place.opacity, left, top, moved
 
 

@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 TITLE_HOLD_S = 2.5
+TITLE_IN_S = 0.8  # the title's entrance (a look's settle or rise) is over by this: then it holds
 ENTRANCE_S = 0.5  # seconds over which one word of the closing fades and rises in
 ALL_IN_S = 0.4  # the last word starts coming in by this time after the first
 WORDS_IN_S = ALL_IN_S + ENTRANCE_S  # the closing's words are all in place this long after its cut

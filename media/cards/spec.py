@@ -5,10 +5,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 RGB = tuple[int, int, int]
 
 KINDS = ("opening", "closing")
+BOLD = "bold"  # the Noto fallback chain's weights (media.cards.fonts)
+REGULAR = "regular"
+_LEAD = "|"  # between a typeface key's lead font file and its fallback weight
 STYLES = ("gift", "brand", "social")
 
 
@@ -22,7 +26,8 @@ class CardSpec:
     ``#RRGGBB`` (or ``#RGB``) brand colour, or None for the house palette. ``gentle``: memorial
     or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``
     (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks
-    regional CJK glyph forms (``ja``, ``ko``, ``zh-Hans``, ``zh-Hant``, ``zh-HK``).
+    regional CJK glyph forms (``ja``, ``ko``, ``zh-Hans``, ``zh-Hant``, ``zh-HK``). ``look``:
+    the name of the look it is drawn in (:mod:`media.cards.design`); "" picks it by ``gentle``.
     """
 
     kind: str
@@ -31,6 +36,7 @@ class CardSpec:
     gentle: bool = False
     style: str = "gift"
     lang: str | None = None
+    look: str = ""
 
     def __post_init__(self) -> None:
         # Accept any sequence (e.g. a list from JSON) and None entries; keep the spec hashable.
@@ -78,3 +84,20 @@ def parse_hex(value: str) -> RGB:
     if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
         raise ValueError(f"not a hex colour: {value!r}")
     return (int(digits[0:2], 16), int(digits[2:4], 16), int(digits[4:6], 16))
+
+
+def typeface(path: Path, weight: str) -> str:
+    """A typeface key: the font file at ``path`` first, then the Noto chain of ``weight``
+    (:data:`BOLD` or :data:`REGULAR`) for whatever it does not draw. The text engine takes
+    such a key wherever it takes a weight (:func:`media.cards.fonts.chain`)."""
+    if weight not in (BOLD, REGULAR):
+        raise ValueError(f"weight must be {BOLD!r} or {REGULAR!r}, not {weight!r}")
+    return f"{path}{_LEAD}{weight}"
+
+
+def split_typeface(key: str) -> tuple[Path | None, str]:
+    """(the lead font file or None, the Noto weight) of a weight or :func:`typeface` key."""
+    if _LEAD not in key:
+        return None, key
+    path, _, weight = key.rpartition(_LEAD)
+    return Path(path), weight

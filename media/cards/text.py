@@ -7,9 +7,12 @@ shaped by :mod:`media.cards.shaping` (any bundled script, right-to-left runs, co
 bundled font can draw is never silently lost: :func:`drawn_text` leaves the line out (a letter)
 or drops the symbol, and the layout's ``notes`` say so.
 
-Layout: lines are centred in a safe area (8% side margins; for ``social`` the top 12% and bottom
-20% of the frame stay clear), wrap into balanced lines (at most 2-3) and shrink until every line
-fits, so text never clips. :func:`text_layout` returns the ink boxes of the drawn lines and
+Layout: lines are set as the card's look says (:mod:`media.cards.design`: face, size as a share
+of the frame's height per aspect, tracking, caps, pitch), centred in a safe area (8% side
+margins; for a look's ``social_safe`` variant the top 12% and bottom 20% of the frame stay
+clear), wrap into balanced lines (at most 2-3; a ``keep_phrase`` role keeps the words before its
+first comma together) and shrink until every line fits, so text never clips.
+:func:`text_layout` returns the ink boxes of the drawn lines and
 :func:`text_mask` the glyph coverage, for tests and verifiers; :func:`layout_card` is the layout
 :mod:`media.cards.draw` draws.
 """
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
-from media.cards import bidi, fonts
+from media.cards import bidi, design, fonts
 from media.cards.overlay import card_logo_size
 from media.cards.shaping import ShapedLine, clusters, draw_emoji, shape_line
 from media.cards.spec import CardSpec, TextBox
@@ -38,10 +41,9 @@ SOCIAL_BOTTOM_CLEAR = 0.20
 # Widest line, in units of the frame's short side (keeps 16:9 lines from running edge to edge).
 MAX_MEASURE_U = 1.36
 LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
-# 9:16 is width-limited: its type is this much larger (in units of its short side, the width),
-# so a name reads as large on a phone as on a TV; the closing card's longer lines grow less.
-PORTRAIT_BOOST = {("opening", "heading"): 1.6, ("opening", "title"): 1.3,
-                  ("closing", "title"): 1.12, ("closing", "sub"): 1.1, ("closing", "sign"): 1.1}
+# Each card's lines, in order: (the engine's role name, the look's role).
+CARD_ROLES = {"opening": (("heading", "occasion"), ("title", "name")),
+              "closing": (("title", "greeting"), ("sub", "message"), ("sign", "sign"))}
 
 
 # --- text shaping helpers ---------------------------------------------------------------------
@@ -109,16 +111,31 @@ def _tokens(text: str, hard: bool) -> list[tuple[str, bool]]:
 
 @dataclass(frozen=True)
 class TextRole:
-    """How one kind of line is set: sizes in units of the frame's short side, spacing in em."""
+    """How one kind of line is set (from the look's role, :class:`media.cards.design.Role`):
+    sizes as shares of the frame's height, spacing in em."""
 
     name: str        # heading | title | sub | sign
-    size: float      # largest size, in units of the frame's short side
+    landscape: float  # largest size in a landscape (or square) frame, share of its height
+    portrait: float  # largest size in a portrait frame, share of its height
     max_lines: int
     tracking: float  # letter spacing in em
     caps: bool
-    weight: str
+    weight: str      # typeface key (media.cards.fonts.typeface)
     colour: str      # palette attribute
     pitch: float     # line pitch in em
+    keep_phrase: bool = False  # the words before the first comma stay on one line
+    display: bool = False  # set in the look's display face
+
+    def size_px(self, width: int, height: int) -> float:
+        """The largest size in pixels in a ``width`` x ``height`` frame."""
+        return (self.portrait if height > width else self.landscape) * height
+
+    @classmethod
+    def of(cls, name: str, role: design.Role, look: design.Look) -> TextRole:
+        """The engine's role ``name`` set as the look's ``role``."""
+        return cls(name, role.size.landscape, role.size.portrait, role.max_lines, role.tracking,
+                   role.caps, look.face(role), role.colour, role.pitch, role.keep_phrase,
+                   role.face == "display")
 
 
 def drawn_text(text: str, face: int) -> tuple[str, str | None]:
@@ -148,24 +165,10 @@ def undrawn_notes(card: CardSpec) -> tuple[str, ...]:
 def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[str]]:
     """The card's non-empty lines with the typographic role of each, and notes on any text
     that could not be drawn (see :func:`drawn_text`)."""
-    social = card.style == "social"
-    gentle = card.gentle
-    regular_if_gentle = fonts.REGULAR if gentle else fonts.BOLD
+    look = design.card_look(card)
     raw = [*card.lines, "", "", ""]
-    if card.kind == "opening":
-        roles = (
-            TextRole("heading", 0.064 if social else (0.046 if gentle else 0.050), 2,
-                     0.22 if gentle else 0.18, True, regular_if_gentle, "heading", 1.45),
-            TextRole("title", 0.19 if social else (0.135 if gentle else 0.155), 3, 0.0,
-                     False, regular_if_gentle, "text", 1.14))
-    else:  # sized to be read on a phone: a 16:9 frame shown 844 px wide
-        roles = (
-            TextRole("title", 0.10 if social else (0.080 if gentle else 0.088), 3, 0.0,
-                     False, regular_if_gentle, "text", 1.24),
-            TextRole("sub", 0.07 if social else (0.058 if gentle else 0.062), 4, 0.0,
-                     False, fonts.REGULAR, "secondary", 1.32),
-            TextRole("sign", 0.062 if social else (0.054 if gentle else 0.056), 2, 0.03,
-                     False, fonts.REGULAR, "secondary", 1.3))
+    roles = tuple(TextRole.of(name, getattr(look.roles, key), look)
+                  for name, key in CARD_ROLES[card.kind])
     face = fonts.face_for(" ".join(card.lines), card.lang)
     out = []
     notes = []
@@ -231,6 +234,18 @@ def _balanced(widths: list[float], spaces: list[bool], space_w: float,
 _REF = 100
 
 
+def _phrase_kept(tokens: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """``tokens`` with those up to and including the first one ending in a comma joined into
+    one unbreakable piece, when there is text after it ("Happy birthday," / "Marta")."""
+    end = next((i for i, (piece, _) in enumerate(tokens) if piece.endswith((",", "，", "、"))),
+               None)
+    if end is None or end == 0 or end == len(tokens) - 1:
+        return tokens
+    phrase = "".join((" " if space and i else "") + piece
+                     for i, (piece, space) in enumerate(tokens[:end + 1]))
+    return [(phrase, tokens[0][1]), *tokens[end + 1:]]
+
+
 def _wrap(text: str, role: TextRole, max_px: float, measure: float, weight: str,
           face: int) -> tuple[int, list[str]]:
     """Largest size (<= ``max_px``) and balanced lines (<= ``role.max_lines``) that fit."""
@@ -239,6 +254,8 @@ def _wrap(text: str, role: TextRole, max_px: float, measure: float, weight: str,
     best: tuple[float, int, list[str]] | None = None  # score, size, lines
     for hard in (False, True):
         tokens = _tokens(text, hard)
+        if role.keep_phrase and not hard:
+            tokens = _phrase_kept(tokens)
         widths = [shape_line(t, _REF, weight, face, tracking_ref).advance + tracking_ref
                   for t, _ in tokens]
         spaces = [s for _, s in tokens]
@@ -289,7 +306,7 @@ class CardLayout:
 def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, int]:
     """(left, top, right, bottom) pixel box all text stays inside."""
     side = round(width * SIDE_MARGIN)
-    if card.style == "social":
+    if design.card_look(card).social_safe:
         top = math.ceil(height * SOCIAL_TOP_CLEAR) + round(height * 0.01)
         bottom = math.floor(height * (1 - SOCIAL_BOTTOM_CLEAR)) - round(height * 0.01)
     else:
@@ -309,15 +326,14 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
     measure = min(safe[2] - safe[0], MAX_MEASURE_U * unit)
     roles, notes = _roles_and_notes(card)
     face = fonts.face_for(" ".join(card.lines), card.lang)
-    social = card.style == "social"
-    rule_len = round(unit * (0.11 if social else (0.06 if card.gentle else 0.08)))
-    rule_thick = max(2, round(unit * (0.0058 if social else (0.003 if card.gentle else 0.0045))))
+    look = design.card_look(card)
+    social = look.social_safe
+    rule_len = round(unit * look.rule.length)
+    rule_thick = max(2, round(unit * look.rule.thickness))
     gap = unit * 0.034
-    portrait = height > width
 
-    wrapped = [(role, *_wrap(text, role, role.size * unit * (
-        PORTRAIT_BOOST.get((card.kind, role.name), 1.0) if portrait else 1.0),
-        measure, role.weight, face)) for text, role in roles]
+    wrapped = [(role, *_wrap(text, role, role.size_px(width, height), measure, role.weight,
+                             face)) for text, role in roles]
     levels = {role.name: bidi.base_level(text) for text, role in roles}
     if not wrapped:
         return CardLayout((), None, safe, face, tuple(notes))
@@ -333,12 +349,15 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
             px = max(4, int(px * 0.97))
         return px
 
+    rule_after = 0 if look.rule.after == "first" else next(
+        (i for i, (role, _, _) in enumerate(wrapped) if role.display), 0)
+
     def place(scale: float) -> tuple[list[LaidLine], tuple[int, int, int, int] | None]:
         stack: list[tuple[TextRole | None, str, int]] = []  # (role or None for the rule, text, px)
         for index, (role, size, lines) in enumerate(wrapped):
             px = fitted(role, lines, max(1, int(size * scale)))
             stack.extend((role, line, px) for line in lines)
-            if index == 0:
+            if index == rule_after:
                 stack.append((None, "", 0))  # the accent rule: between the blocks, or below one
         heights = [rule_thick + 2 * gap * scale if role is None else role.pitch * px
                    for role, _, px in stack]

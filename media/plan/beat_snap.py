@@ -14,13 +14,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S
+from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
 
-CARD_SHARE_MAX = 0.27
-"""The share of the film the two cards' words may take: reading needs about a quarter of a 30 s
-film (the title held 2.5 s, a short closing line 3 s, their entrances and exits); the closing's
-wording keeps its words within what is left (:func:`closing_hold_budget_s`). Putting the cards'
-boundaries on the beat may lengthen each by up to a beat more (:func:`card_bounds`)."""
+CARD_SHARE_MAX = 0.45
+"""The share of the film the two cards' words may take: reading wins. The title needs about 4 s
+(its entrance, 2.5 s held, its exit); a closing with the greeting, the customer's line of 12-15
+words as they wrote it and a signature needs 6-8 s held (``1 + W / 3``) plus its entrance and
+the fade: together about 13 s of a 30 s film. The closing's wording keeps its words within what
+is left (:func:`closing_hold_budget_s`); a line too long for that is left out. Putting the
+cards' boundaries on the beat may lengthen each by up to a beat more (:func:`card_bounds`)."""
 CLOSING_HOLD_MAX_S = 9.0  # the longest the closing words need to hold, whatever the film
 SNAP_MIN_SLACK = 0.75  # shots may shrink to this share of their minimum to keep every cut on a beat
 CARD_SNAP_REACH_S = 0.6  # a card boundary may move this much later (earlier) onto a bar or beat
@@ -97,11 +99,12 @@ def card_lengths(title_hold_s: float, closing_hold_s: float, transition_s: float
                  fade_s: float) -> tuple[float, float]:
     """Shortest opening and closing cards (seconds) whose words can be read.
 
-    Opening: the title held ``title_hold_s``, then its words fade out (:data:`TEXT_EXIT_S`)
-    before the dissolve into the first picture (half of ``transition_s`` before the cut).
+    Opening: the title comes to rest (:data:`TITLE_IN_S`), is held ``title_hold_s``, then its
+    words fade out (:data:`TEXT_EXIT_S`) before the dissolve into the first picture (half of
+    ``transition_s`` before the cut).
     Closing, from its cut: the dissolve into it ends (half of ``transition_s``), the words come
     in (:data:`WORDS_IN_S`), hold ``closing_hold_s``, then the film fades out over ``fade_s``."""
-    return (title_hold_s + TEXT_EXIT_S + transition_s / 2,
+    return (TITLE_IN_S + title_hold_s + TEXT_EXIT_S + transition_s / 2,
             transition_s / 2 + WORDS_IN_S + closing_hold_s + fade_s)
 
 

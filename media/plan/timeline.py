@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from media.cards import design
 from media.cards.reading import MESSAGE_MIN_HOLD_S, TITLE_HOLD_S, message_hold_s
 from media.cards.spec import CardSpec
 from media.look.clip_window import best_window
@@ -36,6 +37,7 @@ from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.moves import (
     PhotoLook,
     Section,
+    TransitionStyle,
     choose_moves,
     downbeat_grid,
     section_at,
@@ -65,9 +67,6 @@ PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own l
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
 MIN_FILM_S = 3.0
-MAX_HOLD_S = 6.0  # a photo holds up to this long before any photo is shown a second time
-GENTLE_MAX_HOLD_S = 7.0
-SOCIAL_MAX_HOLD_S = 3.0  # social films cut fast: a photo comes back (framed anew) sooner
 SUBJECT_RETURN_MIN_S = 3.0  # the subject returns mid-film when shots can still last this long
 READING_RULES_FROM_S = 30.0  # the shortest film sold (the contract's LENGTH_MIN_SEC)
 RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
@@ -154,7 +153,8 @@ class Timeline:
 
 @dataclass(frozen=True)
 class Pacing:
-    """Pacing of a style: shot lengths and transitions in seconds."""
+    """Pacing of a look in a style: shot lengths and transitions in seconds, and the look's
+    transition set by section of the song."""
 
     shot_s: float
     min_shot_s: float
@@ -162,32 +162,29 @@ class Pacing:
     transition: str
     transition_s: float
     fade_s: float
-    hold_s: float = MAX_HOLD_S
+    hold_s: float
     """The longest a photo holds before any photo is shown a second time."""
+    transitions: TransitionStyle = field(default_factory=TransitionStyle)
 
 
-PACING: dict[str, Pacing] = {
-    "gift": Pacing(3.2, 2.0, 4.0, CROSSFADE, 0.5, 0.5),
-    "brand": Pacing(2.8, 2.0, 3.5, CROSSFADE, 0.5, 0.5),
-    "social": Pacing(1.8, 1.4, 2.4, CUT, 0.0, 0.3, SOCIAL_MAX_HOLD_S),
-}
-# memorials: slower, long dissolves (a dip through black looked heavy between two photos)
-GENTLE = Pacing(5.0, 3.5, 5.0, CROSSFADE, 1.2, 1.0, GENTLE_MAX_HOLD_S)
+def film_look(style: str, gentle: bool, look: str = "") -> design.Look:
+    """The look a film is made in (:mod:`media.cards.design`): the one named ``look``, else
+    the memorial look when ``gentle``, else the celebration look, in ``style``."""
+    return design.look(look or (design.GENTLE_LOOK if gentle else design.DEFAULT_LOOK), style)
 
 
-def pacing_for(style: str, gentle: bool) -> Pacing:
-    """The pacing of ``style`` (gift, brand, social); ``gentle`` overrides it."""
-    if gentle:
-        return GENTLE
-    if style not in PACING:
-        raise ValueError(f"unknown style {style!r}")
-    return PACING[style]
+def pacing_for(style: str, gentle: bool, look: str = "") -> Pacing:
+    """The pacing of the film's look (see :func:`film_look`) in ``style`` (gift, brand,
+    social): its shot lengths, transitions and transition set."""
+    chosen = film_look(style, gentle, look)
+    return Pacing(**chosen.pacing.model_dump(),
+                  transitions=TransitionStyle(**chosen.transitions.model_dump()))
 
 
-def closing_budget_s(length_sec: float, style: str, gentle: bool) -> float:
+def closing_budget_s(length_sec: float, style: str, gentle: bool, look: str = "") -> float:
     """The longest the closing's words may hold in this film (seconds): what the wording of
     the closing must fit (:func:`media.cards.wording.closing`)."""
-    return _closing_budget(length_sec, pacing_for(style, gentle))
+    return _closing_budget(length_sec, pacing_for(style, gentle, look))
 
 
 def card_seconds(length_sec: float, closing: CardSpec, style: str,
@@ -352,7 +349,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     if length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {length_sec}s")
     total = round(length_sec * fps)
-    pacing = pacing_for(style, gentle)
+    pacing = pacing_for(style, gentle, opening.look)
     beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
     parts = section_frames(sections, fps, total)
     open_end, close_start = card_bounds(*_card_seconds(length_sec, closing, pacing), fps, total,
@@ -383,7 +380,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     # messenger's thumbnail of frame 0 is never black.
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     0, _even(pacing.fade_s * fps), beats,
-                    tuple(dropped), notes, subject, "gentle" if gentle else "natural")
+                    tuple(dropped), notes, subject, film_look(style, gentle, opening.look).grade)
 
 
 def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
@@ -393,7 +390,7 @@ def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
     lengths; social films cut hard everywhere."""
     lengths = [b - a for a, b in pairwise(cuts)]
     if sections and style != "social":
-        planned = transition_kinds(cuts[:-1], kinds, sections, gentle)
+        planned = transition_kinds(cuts[:-1], kinds, sections, gentle, pacing.transitions)
     else:
         planned = [(pacing.transition, pacing.transition_s)] * (len(kinds) - 1)
     out = [Transition(CUT, 0)]
@@ -442,8 +439,9 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
 
 
 def pacing_style(pacing: Pacing) -> str:
-    """``social`` for the social pacing (hard cuts everywhere), else ``""``."""
-    return "social" if pacing is PACING["social"] else ""
+    """``social`` for a pacing that cuts hard (a look's social variant: hard cuts
+    everywhere), else ``""``."""
+    return "social" if pacing.transition == CUT else ""
 
 
 def _visible_in(transition: Transition, cut: int) -> int:

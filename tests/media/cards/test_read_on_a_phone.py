@@ -1,6 +1,7 @@
-"""The cards read on a phone: OCR (Debian's tesseract-ocr) of each sample's title and closing,
-mid-hold, downscaled to the size a phone shows them (a 9:16 frame 390 px wide, a 16:9 frame
-844 px wide), reads back the name and at least 90 % of the message's words."""
+"""The cards read on a phone: OCR (Debian's tesseract-ocr) of each sample's title and closing
+(one sample per look: celebration, romance, memorial; gift and social), mid-hold, downscaled
+to the size a phone shows them (a 9:16 frame 390 px wide, a 16:9 frame 844 px wide), reads
+back the name and at least 90 % of the message's words."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from media.frames.sources import load_photo
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = ("birthday", "anniversary", "pet-tribute")
 PHONE_WIDTH = {spec.LANDSCAPE.name: 844, spec.PORTRAIT.name: 390}
-LENGTHS = (30.0, 90.0)
+FILMS = ((30.0, "gift"), (90.0, "gift"), (30.0, "social"))  # (length, style)
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
                                 reason="tesseract-ocr not installed (make test installs it)")
@@ -56,22 +57,23 @@ def _ocr(rgb: np.ndarray, width: int) -> list[str]:
     return read
 
 
-def _cards(sample: str, length: float, tmp_path: Path):
+def _cards(sample: str, length: float, style: str, tmp_path: Path):
     folder = tmp_path / sample
     shutil.copytree(REPO / "samples" / sample, folder)
     fields = json.loads((folder / "order.json").read_text(encoding="utf-8"))
     fields["length_sec"] = length
+    fields["style"] = style
     (folder / "order.json").write_text(json.dumps(fields), encoding="utf-8")
     order, _ = read_order_folder(folder)
     backdrop = load_photo(sorted((folder / "photos").iterdir())[0])
     return cards_for(order), backdrop
 
 
-@pytest.mark.parametrize("length", LENGTHS)
+@pytest.mark.parametrize(("length", "style"), FILMS)
 @pytest.mark.parametrize("sample", SAMPLES)
-def test_the_title_and_closing_read_back_at_phone_size(sample: str, length: float,
+def test_the_title_and_closing_read_back_at_phone_size(sample: str, length: float, style: str,
                                                        tmp_path: Path) -> None:
-    (opening, closing), backdrop = _cards(sample, length, tmp_path)
+    (opening, closing), backdrop = _cards(sample, length, style, tmp_path)
     for aspect in spec.ASPECTS:
         back = cover_frame(backdrop, aspect.width, aspect.height)
         for card, entrance in ((opening, None), (closing, 0.0)):

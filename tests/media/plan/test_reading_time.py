@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from media.cards.reading import TEXT_EXIT_S, TITLE_HOLD_S, WORDS_IN_S, message_hold_s
+from media.cards.reading import (
+    TEXT_EXIT_S,
+    TITLE_HOLD_S,
+    TITLE_IN_S,
+    WORDS_IN_S,
+    message_hold_s,
+)
 from media.cards.spec import CardSpec
 from media.cards.wording import OccasionWords, closing
 from media.plan.timeline import closing_budget_s, plan_timeline
@@ -34,7 +40,8 @@ def test_the_title_holds_its_reading_time_and_leaves_before_the_picture_changes(
     tl, _ = _film(length, style, gentle)
     first_photo = tl.shots[1]
     dissolve_starts = first_photo.transition_in.start(first_photo.cut_in)
-    fully_visible_s = (dissolve_starts / tl.fps) - TEXT_EXIT_S
+    # at rest once its entrance is over (TITLE_IN_S), until its words start to fade out
+    fully_visible_s = (dissolve_starts / tl.fps) - TEXT_EXIT_S - TITLE_IN_S
     assert fully_visible_s >= TITLE_HOLD_S - 1 / tl.fps
 
 
@@ -56,6 +63,17 @@ def test_a_long_film_closes_with_the_customers_own_line_verbatim() -> None:
     assert words.message == ANNIVERSARY.lines[0]
 
 
-def test_a_30_second_film_keeps_the_greeting_and_leaves_a_line_it_cannot_give_time_to() -> None:
-    _, words = _film(30.0, "gift", False)
+@pytest.mark.parametrize(("style", "gentle"), [("gift", False), ("social", False),
+                                               ("brand", False), ("gift", True)])
+def test_a_30_second_film_closes_with_the_customers_own_line_when_it_can_be_read(
+        style: str, gentle: bool) -> None:
+    _, words = _film(30.0, style, gentle)
+    assert words.greeting == "Happy Anniversary, Ana & Tomás"
+    assert words.message == ANNIVERSARY.lines[0]
+
+
+def test_a_line_too_long_to_read_in_a_30_second_film_is_left_out_not_cut() -> None:
+    long_line = " ".join(["and the summer by the lake"] * 6)
+    words = closing(OccasionWords(**{**ANNIVERSARY.__dict__, "lines": (long_line,)}),
+                    closing_budget_s(30.0, "gift", False))
     assert words.greeting == "Happy Anniversary, Ana & Tomás" and words.message == ""

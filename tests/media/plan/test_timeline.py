@@ -93,7 +93,7 @@ def test_cuts_land_on_beats(length: float, jitter: float) -> None:
 def test_cards_frame_the_film() -> None:
     tl = plan(length=60.0)
     opening, closing = tl.shots[0], tl.shots[-1]
-    assert 3.15 - 0.05 <= opening.cut_out / 30 <= 3.15 + 0.65  # 2.5 s held, then out
+    assert 3.95 - 0.05 <= opening.cut_out / 30 <= 3.95 + 0.65  # in, 2.5 s held, then out
     assert 4.65 - 0.05 <= (tl.total_frames - closing.cut_in) / 30 <= 4.65 + 0.65  # 3 s read
     assert opening.card == OPENING and closing.card == CLOSING
 

@@ -1,0 +1,279 @@
+"""Looks as data: one declarative TOML file per look (``looks/*.toml``) holds the design of a
+film (its typography pair, type sizes as shares of the frame, colours, how the type comes in,
+the transition set, the pacing and the grade); the engine (:mod:`media.cards.text`,
+:mod:`media.cards.draw`, :mod:`media.cards.motion`, :mod:`media.plan.timeline`) renders any
+look. Adding a look is adding one file.
+
+A file is the look's ``gift`` design with ``[variants.brand]`` and ``[variants.social]`` tables
+that override any part of it (merged key by key): :func:`look` resolves a name and a style to
+one validated :class:`Look`. ``families`` name the occasion families it dresses
+(:data:`media.cards.wording.FAMILY_BY_SLUG`); :func:`look_name_for` picks the look of a family.
+
+The type animations are named here and implemented once in :mod:`media.cards.motion`:
+``settle`` (the words arrive larger and tracked out, and scale and tracking settle to rest),
+``rise`` (words fade in one after another while rising into place), ``fade`` (words fade in
+one after another in place); the accent rule either ``draw_line`` (draws out from its centre)
+or ``fade``. Every entrance is over within the window the reading rules leave it
+(:data:`media.cards.reading.TITLE_IN_S`, :data:`media.cards.reading.WORDS_IN_S`).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from media.cards.reading import TITLE_IN_S, WORDS_IN_S
+from media.cards.spec import RGB, STYLES, CardSpec, parse_hex, typeface
+
+LOOK_DIR = Path(__file__).resolve().parent / "looks"
+LOOK_FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts" / "looks"  # their faces
+DEFAULT_LOOK = "celebration"  # a card that names no look and is not gentle
+GENTLE_LOOK = "memorial"  # a gentle card that names no look
+# How much wider a settling line may start than at rest: a line filling the text measure (the
+# frame less 8 % margins each side, media.cards.text) still starts inside the frame.
+SETTLE_GROWTH_MAX = 1.19
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Face(_Data):
+    """One face of the pair: a font ``file`` under ``assets/fonts/looks`` and the ``weight`` of
+    the Noto fallback that draws what it cannot (other scripts, emoji)."""
+
+    file: str
+    fallback: Literal["bold", "regular"] = "bold"
+
+    @field_validator("file")
+    @classmethod
+    def _exists(cls, file: str) -> str:
+        if not (LOOK_FONT_DIR / file).is_file():
+            raise ValueError(f"no font file {file!r} in {LOOK_FONT_DIR}")
+        return file
+
+    @property
+    def key(self) -> str:
+        """The typeface key the text engine draws with (:func:`media.cards.spec.typeface`)."""
+        return typeface(LOOK_FONT_DIR / self.file, self.fallback)
+
+
+class Typography(_Data):
+    """The pair: a ``display`` face (names, greetings) and a ``text`` face (the rest)."""
+
+    display: Face
+    text: Face
+
+
+class Size(_Data):
+    """A type size as a share of the frame's height, per aspect."""
+
+    landscape: float = Field(gt=0.0, lt=0.5)
+    portrait: float = Field(gt=0.0, lt=0.5)
+
+
+class Role(_Data):
+    """How one kind of line is set: its ``face``, largest ``size``, at most ``max_lines``,
+    letter ``tracking`` (em), all ``caps``, its palette ``colour``, line ``pitch`` (em), and
+    with ``keep_phrase`` the words before its first comma stay on one line ("Happy birthday,"
+    / "Marta", never "Happy" / "Birthday, Marta")."""
+
+    face: Literal["display", "text"]
+    size: Size
+    max_lines: int = Field(ge=1, le=4)
+    tracking: float = 0.0
+    caps: bool = False
+    colour: Literal["text", "secondary", "heading", "accent"] = "text"
+    pitch: float = Field(default=1.2, ge=0.9, le=2.0)
+    keep_phrase: bool = False
+
+
+class Roles(_Data):
+    """The lines of the two cards: the opening's ``occasion`` and ``name``; the closing's
+    ``greeting`` (with the name), the customer's ``message`` and the ``sign`` (who from)."""
+
+    occasion: Role
+    name: Role
+    greeting: Role
+    message: Role
+    sign: Role
+
+
+class Colours(_Data):
+    """The card's colours (``#RRGGBB``): backdrop gradient ``top`` to ``bottom`` with a
+    ``glow`` (its strength 0-1) and ``vignette``, the type (``text``, ``secondary``,
+    ``heading``), the ``accent`` (the rule), the soft shadow's strength ``shadow``; a brand
+    colour makes the backdrop at most ``brand_saturation`` saturated."""
+
+    top: str
+    bottom: str
+    glow: str
+    glow_strength: float = Field(ge=0.0, le=1.0)
+    vignette: float = Field(ge=0.0, le=1.0)
+    text: str
+    secondary: str
+    heading: str
+    accent: str
+    shadow: float = Field(ge=0.0, le=1.0)
+    brand_saturation: float = Field(default=0.32, ge=0.0, le=1.0)
+
+    @field_validator("top", "bottom", "glow", "text", "secondary", "heading", "accent")
+    @classmethod
+    def _hex(cls, value: str) -> str:
+        parse_hex(value)
+        return value
+
+    def rgb(self, name: str) -> RGB:
+        """The colour ``name`` as an RGB tuple."""
+        return parse_hex(getattr(self, name))
+
+
+class Entrance(_Data):
+    """How a card's words come in (see the module's list of animations): each word over
+    ``seconds``, the next ``stagger_s`` later; ``rise`` (share of the frame's short side) they
+    travel up; ``settle`` starts at ``scale_from`` and with the letters ``tracking_from`` (share
+    of their distance from the line's centre) further apart; the accent ``rule``'s entrance."""
+
+    text: Literal["settle", "rise", "fade"]
+    seconds: float = Field(gt=0.0, le=WORDS_IN_S)
+    stagger_s: float = Field(default=0.0, ge=0.0, le=0.5)
+    rise: float = Field(default=0.0, ge=0.0, le=0.1)
+    scale_from: float = Field(default=1.0, ge=0.8, le=1.3)
+    tracking_from: float = Field(default=0.0, ge=0.0, le=0.4)
+    rule: Literal["draw_line", "fade"] = "fade"
+
+    @model_validator(mode="after")
+    def _settles_inside_the_frame(self) -> Entrance:
+        if self.scale_from * (1.0 + self.tracking_from) > SETTLE_GROWTH_MAX:
+            raise ValueError(f"scale_from x (1 + tracking_from) must be at most "
+                             f"{SETTLE_GROWTH_MAX}: a full-width line would leave the frame")
+        return self
+
+
+class Motion(_Data):
+    """The cards' type animation: the ``opening``'s and the ``closing``'s entrance, and
+    ``drift``: how much of the engine's slow hold motion (push-in, growth, float) they make."""
+
+    opening: Entrance
+    closing: Entrance
+    drift: float = Field(default=1.0, ge=0.0, le=1.5)
+
+    @model_validator(mode="after")
+    def _within_reading_windows(self) -> Motion:
+        if self.opening.seconds > TITLE_IN_S:
+            raise ValueError(f"the opening's entrance must be over by {TITLE_IN_S} s")
+        return self
+
+
+class Rule(_Data):
+    """The accent rule: ``length`` and ``thickness`` as shares of the frame's short side, set
+    ``after`` the card's first block of lines (between its first two) or under the lines set
+    in the display face (the name, the greeting)."""
+
+    length: float = Field(ge=0.0, le=0.5)
+    thickness: float = Field(gt=0.0, le=0.02)
+    after: Literal["first", "display"] = "first"
+
+
+class Pacing(_Data):
+    """Shot lengths and transitions in seconds (see :class:`media.plan.timeline.Pacing`)."""
+
+    shot_s: float = Field(gt=0.5)
+    min_shot_s: float = Field(gt=0.5)
+    clip_s: float = Field(gt=0.5)
+    transition: Literal["cut", "crossfade", "fade_black"]
+    transition_s: float = Field(ge=0.0, le=2.0)
+    fade_s: float = Field(ge=0.0, le=2.0)
+    hold_s: float = Field(default=6.0, ge=2.0, le=7.0)
+    """The longest a photo holds before any photo is shown a second time: 6 s, 7 s for a
+    gentle look, shorter for a social cut."""
+
+
+class Transitions(_Data):
+    """The transition set by section of the song (see
+    :class:`media.plan.moves.TransitionStyle`)."""
+
+    chorus: Literal["cut", "crossfade"] = "cut"
+    dissolve_s: float = Field(default=0.6, ge=0.0, le=2.0)
+    bridge_s: float = Field(default=0.9, ge=0.0, le=2.0)
+    gentle_change_s: float = Field(default=1.6, ge=0.0, le=3.0)
+
+
+class Look(_Data):
+    """One look in one style (``gift``, ``brand`` or ``social``), validated."""
+
+    name: str
+    style: str
+    families: tuple[str, ...]
+    typography: Typography
+    roles: Roles
+    colours: Colours
+    motion: Motion
+    rule: Rule
+    shadow_blur: float = Field(default=0.008, gt=0.0, le=0.05)  # share of the short side
+    social_safe: bool = False  # text keeps out of a feed's top and bottom bands (9:16 UI)
+    pacing: Pacing
+    transitions: Transitions = Transitions()
+    grade: Literal["natural", "gentle"] = "natural"
+
+    def face(self, role: Role) -> str:
+        """The typeface key of ``role``'s face."""
+        return getattr(self.typography, role.face).key
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``over``'s keys laid on it, table by table."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_look(path: Path, style: str) -> Look:
+    """The look in ``path`` (a TOML file) resolved for ``style``: its gift design with the
+    style's variant table laid over it; ValueError (pydantic's) when it does not validate."""
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {STYLES}, not {style!r}")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    variants = data.pop("variants", {})
+    unknown = set(variants) - set(STYLES)
+    if unknown:
+        raise ValueError(f"{path.name}: unknown variants {sorted(unknown)}")
+    return Look.model_validate({**_merged(data, variants.get(style, {})), "name": path.stem,
+                                "style": style})
+
+
+def look_names(directory: Path = LOOK_DIR) -> tuple[str, ...]:
+    """Every look in ``directory``: one per ``*.toml`` file, by file name."""
+    return tuple(sorted(p.stem for p in directory.glob("*.toml")))
+
+
+@functools.lru_cache(maxsize=64)
+def look(name: str, style: str = "gift", directory: Path = LOOK_DIR) -> Look:
+    """The look called ``name`` in ``style`` (cached); ValueError when there is none."""
+    path = directory / f"{name}.toml"
+    if not path.is_file():
+        raise ValueError(f"no look {name!r} in {directory}")
+    return read_look(path, style)
+
+
+def look_name_for(family: str, directory: Path = LOOK_DIR) -> str:
+    """The look that dresses the occasion ``family`` (the first by name that lists it), else
+    :data:`DEFAULT_LOOK`."""
+    for name in look_names(directory):
+        if family in look(name, "gift", directory).families:
+            return name
+    return DEFAULT_LOOK
+
+
+def card_look(card: CardSpec) -> Look:
+    """The look ``card`` is drawn in: the one it names, else by its ``gentle`` flag, in its
+    style."""
+    return look(card.look or (GENTLE_LOOK if card.gentle else DEFAULT_LOOK), card.style)
