@@ -192,7 +192,7 @@ def card_seconds(length_sec: float, closing: CardSpec, style: str,
     """How long the opening and closing cards of this film need (seconds, before their
     boundaries are snapped onto the song's bars): what the song's form is built around
     (:class:`media.song.plan.SongBrief`), composed before the timeline is planned."""
-    return _card_seconds(length_sec, closing, pacing_for(style, gentle))
+    return _card_seconds(length_sec, closing, pacing_for(style, gentle, closing.look))
 
 
 def _closing_budget(length_sec: float, pacing: Pacing) -> float:
