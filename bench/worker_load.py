@@ -20,13 +20,14 @@ server is away and its completion is lost (at 75 % on the shared 2-core machine 
 still ~50 s from its end when the server came back, and that attempt was cancelled).
 
 Prints one JSON document: idle RSS before, peak tree RSS (with who held it) and PSS and peak
-worker RSS under load, idle RSS after (MiB), wall seconds, the outcomes' states, the callbacks the receiver recorded per workflow and
-the ones it refused, the activity retries (attempts past the first, by activity type, from the
-runs' histories, with the failure that caused them), the outage's times, and the renders: those
-that finished while the server was away, those whose retry returned the finished films
-(``reused`` in the worker's log) and those rendered again. Exits 1 when the tree peaked over
-``--peak-budget-mib`` (1024), the idle worker is over ``--idle-budget-mib`` (300) afterwards,
-an order did not succeed or a workflow did not get exactly one accepted callback.
+worker RSS under load, idle RSS after (MiB), wall seconds, the outcomes' states, the callbacks
+the receiver recorded per workflow and the ones it refused, the activity retries (attempts past
+the first, by activity type, from the runs' histories, with the failure that caused them), the
+outage's times, and the renders: those that finished while the server was away, those whose
+retry returned the finished films (``reused`` in the worker's log) and those rendered again.
+Exits 1 when the tree peaked over ``--peak-budget-mib`` (1024), the idle worker is over
+``--idle-budget-mib`` (300) afterwards, an order did not succeed or a workflow did not get
+exactly one accepted callback.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import signal
 import sys
@@ -49,6 +51,13 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 from temporalio.service import RPCError
 
 from app.order_folder import read_order_folder, upload_media
@@ -199,6 +208,17 @@ class LoadResult:
                 and set(self.callbacks_accepted.values()) == {1})
 
 
+def client_runtime() -> Runtime:
+    """The bench client's Temporal runtime: the SDK core's errors go to the Python logger
+    ``bench.worker_load.core`` (stderr) and its retry warnings while the server is away are
+    dropped; by default the core writes them, ANSI-coloured, to stdout, which carries only the
+    JSON document."""
+    logs = LoggingConfig(filter=TelemetryFilter(core_level="ERROR", other_level="ERROR"),
+                         forwarding=LogForwardingConfig(
+                             logger=logging.getLogger("bench.worker_load.core")))
+    return Runtime(telemetry=TelemetryConfig(logging=logs))
+
+
 async def outcome_of(handle: Handle, deadline: float) -> FilmOutcome:
     """The run's outcome, waiting through a server outage (the long poll fails while the
     server is away; it is asked again every second until ``deadline``)."""
@@ -325,7 +345,7 @@ async def run_load(orders: int, media_concurrency: int, work: Path,
                 **(extra_env or {})})
     worker = WorkerProcess(env, work / "worker.log").start()
     try:
-        client = await Client.connect(server.address,
+        client = await Client.connect(server.address, runtime=client_runtime(),
                                       data_converter=film_data_converter(codec_from_env()))
         worker.wait_started(120)
         await asyncio.sleep(5)
