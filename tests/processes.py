@@ -60,11 +60,14 @@ def wait_for_port(port: int, timeout_s: float) -> None:
 
 
 class ServerProcess:
-    """``filmworker server --port P --no-ui`` in the foreground of a child process."""
+    """``filmworker server --port P --no-ui`` in the foreground of a child process; with
+    ``db_file`` it keeps its runs in that SQLite file, so it can be stopped and started again
+    on the same port with the same runs (an outage drill)."""
 
-    def __init__(self, log_path: Path) -> None:
+    def __init__(self, log_path: Path, db_file: Path | None = None) -> None:
         self.port = free_port()
         self.log_path = log_path
+        self.db_file = db_file
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -74,9 +77,10 @@ class ServerProcess:
 
     def start(self, timeout_s: float = 60) -> ServerProcess:
         """Start the server and wait until ``filmworker healthcheck --server-only`` passes."""
+        db = ["--db", str(self.db_file)] if self.db_file is not None else []
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                filmworker_argv("server", "--port", str(self.port), "--no-ui"), cwd=REPO,
+                filmworker_argv("server", "--port", str(self.port), "--no-ui", *db), cwd=REPO,
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout_s
         wait_for_port(self.port, timeout_s)
@@ -87,10 +91,13 @@ class ServerProcess:
             time.sleep(0.5)
         return self
 
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it lingers."""
+    def stop(self, *, harsh: bool = False) -> None:
+        """SIGTERM, then SIGKILL if it lingers (``harsh``: SIGKILL at once, as a crashed host)."""
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+            if harsh:
+                self.process.kill()
+            else:
+                self.process.terminate()
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
