@@ -97,18 +97,21 @@ def picture_rows(frame: np.ndarray) -> tuple[int, int] | None:
     return top * step, bottom * step
 
 
-def _text_centre_y(picture: np.ndarray, block_h: float) -> float:
-    """Where (pixel row) the words' block is centred: in the lower third; or, when the frame
-    is a picture inside a blurred fill, in the larger free band above or below the picture."""
+def _text_centre_y(picture: np.ndarray, block_h: float) -> tuple[float, float]:
+    """Where (pixel row) the words' block is centred, and at what scale: in the lower third at
+    full size; or, when the frame is a picture inside a blurred fill, in the larger free band
+    above or below the picture, made smaller (down to the last of :data:`WORD_SCALES`) when
+    the band needs it."""
     height, width = picture.shape[:2]
     rows = picture_rows(picture)
-    default = TEXT_CENTRE[height > width] * height
+    default = (TEXT_CENTRE[height > width] * height, 1.0)
     if rows is None:
         return default
     above, below = (0.04 * height, rows[0]), (rows[1], 0.96 * height)
     # Below (over the scrim) unless the band above is clearly the roomier one.
     band = above if above[1] - above[0] > below[1] - below[0] + 0.05 * height else below
-    return (band[0] + band[1]) / 2 if band[1] - band[0] >= 0.8 * block_h else default
+    scale = min(1.0, (band[1] - band[0]) / max(1.0, block_h))
+    return ((band[0] + band[1]) / 2, scale) if scale >= WORD_SCALES[-1] else default
 
 
 def poster_subject(picture: np.ndarray) -> Box | None:
@@ -196,9 +199,11 @@ def design_poster_with_layout(picture: np.ndarray, card: CardSpec, subject: Box 
     ref_x, ref_y = (left + right) / 2, (top + bottom) / 2  # the inked block's centre
     shadowed_h = (max(s.y0 + s.alpha.shape[0] for s in image.sprites)
                   - min(s.y0 for s in image.sprites))
-    wanted = (ref_x, _text_centre_y(picture, shadowed_h))
-    text_x, text_y, scale = _clear_of_subject(wanted, (right - left, bottom - top), subject,
-                                              (width, height))
+    wanted_y, fit = _text_centre_y(picture, shadowed_h)
+    text_x, text_y, scale = _clear_of_subject((ref_x, wanted_y),
+                                              ((right - left) * fit, (bottom - top) * fit),
+                                              subject, (width, height))
+    scale *= fit
     text_y = min(text_y, 0.95 * height - (bottom - ref_y) * scale)  # on the poster
     shaded = _scrim(picture, text_y, text_x)
     poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
