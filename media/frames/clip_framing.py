@@ -64,8 +64,9 @@ def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *
     the frame's width around them (see :func:`media.look.framing.fill_width`); otherwise the fitted
     treatment."""
     width, height = size
+    # a clip's subject moves: no narrower crop on where it was in one frame
     motion = plan_ken_burns(size, keep_whole(subject), aspect, 1, full=False,
-                            keep_min=keep_min)
+                            keep_min=keep_min, subject_keep_min=keep_min)
     rect = motion.start
     if motion.mode == "fill":
         k = aspect.width / rect.w  # output px per clip px

@@ -91,19 +91,31 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
                   aspect: Aspect, showing: int) -> ShowingFrame:
     """How showing ``showing`` (0: the first) of a photo is framed in ``aspect``: the first
     and every third the whole photo; the others :data:`DETAIL_SCALES` closer (as resolution
-    allows) on the subject, then on the photo's most textured regions in turn."""
+    allows) on the subject, then on the photo's most textured regions in turn (those away from
+    the focus the first showing ended on first)."""
     if showing % 3 == 0:
         return ShowingFrame(subject)
     scale = min(DETAIL_SCALES[showing % 3 - 1], max_detail_scale(photo_size, aspect))
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     width, height = photo_size
     size = (crop_w / scale / width, crop_h / scale / height)
-    targets = [*_face_targets(subject), *detail_regions(texture, size)]
+    away = sorted(detail_regions(texture, size), key=lambda r: _near(r, subject.focus))
+    targets = [*_face_targets(subject), *away]
     if not targets:
         return ShowingFrame(subject)
     target = targets[(showing - 1 - showing // 3) % len(targets)]
     faces = _faces_in(subject, target)
     return ShowingFrame(replace(subject, faces=faces, focus=target), scale)
+
+
+ANOTHER_PART = 0.25  # a region whose centre is this far (share of the photo) from the focus
+
+
+def _near(region: Box, focus: Box) -> bool:
+    """True when ``region`` is centred within :data:`ANOTHER_PART` of ``focus``: a detail
+    there would show again what the first showing ended on."""
+    (rx, ry), (fx, fy) = region.center, focus.center
+    return max(abs(rx - fx), abs(ry - fy)) < ANOTHER_PART
 
 
 def _face_targets(subject: Subject) -> list[Box]:

@@ -143,7 +143,7 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
 
 
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
-              keep_min: float = KEEP_MIN) -> bool:
+              keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN) -> bool:
     """True when a crop would cut a face, or keep less than ``keep_min`` of the photo (down to
     :data:`SUBJECT_KEEP_MIN` when the subject's focus fits a crop magnified at most
     :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a wide frame is then cropped full width
@@ -158,7 +158,7 @@ def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
     fx0, fy0, fx1, fy1 = subject.focus.to_pixels(width, height)
     focus_fits = fx1 - fx0 <= cw + 1e-6 and fy1 - fy0 <= ch + 1e-6
     sharp = aspect.width / cw <= SUBJECT_CROP_MAX_UPSCALE
-    return not (focus_fits and sharp and keep >= min(keep_min, SUBJECT_KEEP_MIN))
+    return not (focus_fits and sharp and keep >= min(keep_min, subject_keep_min))
 
 
 def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -> tuple[float,
@@ -345,7 +345,7 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                    *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
                    move: str | None = None, frame_scale: float = 1.0,
-                   strong: bool = False) -> Motion:
+                   strong: bool = False, subject_keep_min: float = SUBJECT_KEEP_MIN) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``.
 
@@ -361,7 +361,8 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
     cannot travel :data:`MIN_TRAVEL` (a face filling the frame), another move is used, failing
     all the one that travels farthest, or the fitted treatment if that barely moves.
-    ``keep_min`` is the smallest fraction of the photo a
+    ``subject_keep_min`` is how little of it a crop on a fitting subject may keep (see
+    :func:`needs_fit`). ``keep_min`` is the smallest fraction of the photo a
     crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
     """
     width, height = photo_size
@@ -373,7 +374,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     frame_scale = min(frame_scale, holding_scale(photo_size, subject, aspect))
     if frame_scale > 1.0 + 1e-6:
         return _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit, frame_scale)
-    if not needs_fit(width, height, subject, aspect, keep_min):
+    if not needs_fit(width, height, subject, aspect, keep_min, subject_keep_min):
         planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
         planned = _plan_fill(photo_size, subject, aspect, frames) or _plan_crop(
@@ -384,7 +385,8 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
         # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
         # photo into a fitted card: plan again around the focus alone
         return plan_ken_burns(photo_size, replace(subject, faces=()), aspect,
-                              frames, choice=choice, full=full, keep_min=keep_min, move=move)
+                              frames, choice=choice, full=full, keep_min=keep_min, move=move,
+                              strong=strong, subject_keep_min=subject_keep_min)
     return planned
 
 

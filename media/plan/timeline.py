@@ -223,15 +223,15 @@ def _clip_slots(clips: list[ClipSource], count: int, pacing: Pacing) -> list[Slo
     return slots
 
 
-def _photo_count(photos: int, photo_s: float, hold_s: float, min_s: float,
+def _photo_count(photos: int, photo_s: float, hold_s: float, most: int,
                  subject_returns: bool) -> int:
     """How many photo shots fill ``photo_s`` seconds: every photo once, held up to ``hold_s``
     before any is shown again, plus the subject's return in the middle when each shot can
-    still last :data:`SUBJECT_RETURN_MIN_S`; never shots under ``min_s``."""
+    still last :data:`SUBJECT_RETURN_MIN_S`; never more than ``most``."""
     count = max(photos, math.ceil(photo_s / hold_s - 1e-9))
     if subject_returns and count == photos and photo_s / (count + 1) >= SUBJECT_RETURN_MIN_S:
         count += 1
-    return max(1, min(count, math.floor(photo_s / min_s)))
+    return max(1, min(count, most))
 
 
 def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
@@ -246,7 +246,8 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
     photo_slot_list: list[Slot] = []
     if kept:
         photo_s = max(0.0, middle_s - clip_total)
-        count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, min_s,
+        most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
+        count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, most,
                              subject_id in {p.id for p in kept})
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
@@ -266,21 +267,21 @@ def _even(frames: float) -> int:
 
 
 def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, PhotoSource],
-                    budget_s: float) -> set[int]:
+                    budget_s: float, lengths_s: list[float]) -> set[int]:
     """The motion slots that get parallax: photos with faces first (then the others), each in
-    film order, while their nominal seconds fit in ``budget_s``."""
+    film order, while their seconds on screen (``lengths_s``) fit in ``budget_s``."""
     ranked = sorted(chosen, key=lambda i: (photos[slots[i].source_id].face_fraction <= 0, i))
     picked, used = set(), 0.0
     for i in ranked:
-        if used + slots[i].nominal_s <= budget_s:
+        if used + lengths_s[i] <= budget_s:
             picked.add(i)
-            used += slots[i].nominal_s
+            used += lengths_s[i]
     return picked
 
 
 def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
-             order: dict[str, int], subject_id: str | None,
-             parallax_s: float = 0.0) -> list[tuple[str, int]]:
+             order: dict[str, int], subject_id: str | None, parallax_s: float,
+             lengths_s: list[float]) -> list[tuple[str, int]]:
     """(motion, choice) per slot: ``motion_shots`` photo shots get full Ken Burns moves (the
     subject's and faces' shots first, the others spread evenly; a low-res photo only pushes),
     of which up to ``parallax_s`` seconds get parallax (see :func:`_parallax_slots`); the other
@@ -293,7 +294,7 @@ def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: in
     room = max(0, motion_shots - len(heroes))
     chosen = set(heroes[:motion_shots]) | {others[j] for j in
                                            even_pick(min(room, len(others)), len(others))}
-    parallax = _parallax_slots(slots, chosen, photos, parallax_s)
+    parallax = _parallax_slots(slots, chosen, photos, parallax_s, lengths_s)
     result = []
     for i, s in enumerate(slots):
         if s.kind != "photo":
@@ -424,7 +425,8 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
     by_id = {p.id: p for p in photos}
     order = {p.id: i for i, p in enumerate(photos)}
     motions = [(STILL, 0),
-               *_motions(slots, by_id, motion_shots, order, subject_id, parallax_s),
+               *_motions(slots, by_id, motion_shots, order, subject_id, parallax_s,
+                         [(cuts[k + 2] - cuts[k + 1]) / fps for k in range(len(slots))]),
                (STILL, 0)]
     middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
     moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,

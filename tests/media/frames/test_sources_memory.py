@@ -32,7 +32,7 @@ def _film(tmp: Path) -> tuple[Timeline, dict[str, Path]]:
     photos = [photo_source(tmp, "face", data.astronaut()), photo_source(tmp, "flat", flat)]
     timeline = plan_timeline(photos, [], [], 16.0, CardSpec("opening", ("Hello",)),
                              CardSpec("closing", ("Love",)), motion_shots=6, gentle=False,
-                             style="gift", subject_photo_id="face")
+                             style="social", subject_photo_id="face")  # social: photos repeat
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
