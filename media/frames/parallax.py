@@ -200,6 +200,7 @@ def _grabcut(image: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int, floa
     started = time.thread_time()
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+    cv2.setRNGSeed(0)  # GrabCut's k-means seeds from the thread's RNG: the same matte every run
     cv2.grabCut(bgr, mask, None, bgd, fgd, 1, cv2.GC_INIT_WITH_MASK)
     fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD))
     change, iterations = 1.0, 1

@@ -39,11 +39,11 @@ FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
-FIT_ZOOM = 1.07  # a fitted photo's push (the backdrop stays in view): 6.8 %, it reads
+FIT_ZOOM = 1.07  # a fitted photo's push (the backdrop stays in view)
 FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
 FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full move
 STRONG_ZOOM = 1.3  # ... of a shot of the film's subject: its moves are the strongest
-PUSH_ZOOM = 1.07  # zoom ratio of a gentle push (a low-res photo's): 6.8 % reads on a phone
+PUSH_ZOOM = 1.07  # zoom ratio of a push (6.8 %): any larger crops the tall subjects of 9:16 frames
 MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
 MAX_ACCEL_PX = 0.12  # output pixels per frame^2: peak acceleration of any image point
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
@@ -206,11 +206,16 @@ def _vertical_guard(guard: tuple[float, ...] | None, horizon: float | None, heig
 
 
 def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspect,
-                guard: tuple[float, ...] | None, zoom: float) -> float:
-    """The zoom ratio (>= 1) allowed by faces and by the photo's resolution."""
+                guard: tuple[float, ...] | None, zoom: float,
+                focus: tuple[float, float] | None = None) -> float:
+    """The zoom ratio (>= 1) allowed by faces, by the subject's ``focus`` (width, height in
+    source pixels: a push never crops into a subject the wide frame holds) and by the photo's
+    resolution."""
     if guard is not None:
         zoom = min(zoom, wide[0] / max(1.0, guard[2] - guard[0]),
                    wide[1] / max(1.0, guard[3] - guard[1]))
+    if focus is not None and focus[0] <= wide[0] and focus[1] <= wide[1]:
+        zoom = min(zoom, wide[0] / max(1.0, focus[0]), wide[1] / max(1.0, focus[1]))
     return max(1.0, min(zoom, max(PUSH_ZOOM, wide[0] * MAX_UPSCALE / aspect.width)))
 
 
@@ -225,7 +230,9 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
     horizon = subject.horizon * height if subject.horizon is not None else None
     fx, fy = subject.focus.center
     focus = (fx * width, fy * height)
-    z = _tight_zoom(photo, wide, aspect, guard, zoom)
+    box = subject.focus
+    z = _tight_zoom(photo, wide, aspect, guard, zoom,
+                    ((box.x1 - box.x0) * width, (box.y1 - box.y0) * height))
     tight = (wide[0] / z, wide[1] / z)
     if move in ("pan", "tilt"):
         return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt", horizon=horizon)
