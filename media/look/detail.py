@@ -26,6 +26,7 @@ DETAIL_SCALES = (1.6, 2.1)  # showings 1, 2 look this much closer; showing 3 is 
 MAX_DETAIL_UPSCALE = 2.0  # a closer frame never magnifies more (output px per source px)
 TEXTURE_LONG_EDGE = 96  # the texture map's size: regions, not pixels, matter
 MIN_DETAIL_TEXTURE = 0.35  # a region this much less textured than the photo's best is empty
+MIN_TEXTURED_SHARE = 0.3  # ... and so is one with fewer textured cells (a kite's sky, a glare)
 REGIONS = 4
 TEXTURED_GRADIENT = 24.0  # Sobel magnitude (grey levels) of a textured cell of the small copy
 
@@ -56,7 +57,9 @@ def detail_regions(texture: np.ndarray, size: tuple[float, float],
                    count: int = REGIONS) -> list[Box]:
     """Up to ``count`` boxes of ``size`` (normalized width, height) with the most texture, each
     centred away from the others (no two overlap by more than a quarter), best first; regions
-    much emptier than the best (:data:`MIN_DETAIL_TEXTURE`) are left out."""
+    much emptier than the best (:data:`MIN_DETAIL_TEXTURE`) or with under
+    :data:`MIN_TEXTURED_SHARE` of their cells textured are left out (a photo of sky has none:
+    its repeats show the whole photo with another move)."""
     h, w = texture.shape
     kw, kh = max(1, round(size[0] * w)), max(1, round(size[1] * h))
     if kw >= w and kh >= h:
@@ -71,7 +74,7 @@ def detail_regions(texture: np.ndarray, size: tuple[float, float],
     best = float(scores.max())
     for _ in range(count):
         y, x = np.unravel_index(int(np.argmax(scores)), scores.shape)
-        if scores[y, x] < MIN_DETAIL_TEXTURE * best or scores[y, x] <= 0:
+        if scores[y, x] < max(MIN_DETAIL_TEXTURE * best, MIN_TEXTURED_SHARE):
             break
         x0, y0 = (x - half_w) / w, (y - half_h) / h
         regions.append(Box(x0, y0, x0 + kw / w, y0 + kh / h))

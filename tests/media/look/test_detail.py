@@ -142,3 +142,12 @@ def test_the_subject_gets_the_strongest_move() -> None:
     plain = plan_ken_burns((4000, 3000), SCENERY, aspect, 150, move="zoom_in")
     strong = plan_ken_burns((4000, 3000), SCENERY, aspect, 150, move="zoom_in", strong=True)
     assert travel(strong) > travel(plain) * 1.4
+
+
+def test_a_photo_of_plain_sky_has_no_detail_to_look_closer_at() -> None:
+    rng = np.random.default_rng(9)
+    sky = np.full((2000, 3000), 150, np.uint8)
+    sky[900:940, 1400:1440] = rng.integers(0, 255, (40, 40), dtype=np.uint8)  # a small kite
+    assert detail_regions(texture_map(sky), (0.4, 0.4)) == []
+    frame = showing_frame(SCENERY, texture_map(sky), (3000, 2000), _aspect("16x9"), 1)
+    assert frame == ShowingFrame(SCENERY)
