@@ -25,6 +25,15 @@ DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
 FACE_MIN_FRACTION = 0.05  # smallest face side, as a fraction of the detection copy's short edge
 FACE_MIN_NEIGHBORS = 5
 FACE_SCALE_STEP = 1.15  # ratio between the cascade's search scales
+# A companion: a face beside a found one that the strict pass missed (turned, squinting, in
+# shade). A finer, looser pass of two cascades must agree on it, at the found face's height and
+# size; people photographed together stand together.
+COMPANION_CASCADES = (("haarcascade_frontalface_default.xml", 3),
+                      ("haarcascade_frontalface_alt.xml", 2))
+COMPANION_SCALE_STEP = 1.05
+COMPANION_AGREE_IOU = 0.4
+COMPANION_SIZE = (0.6, 1.6)  # its side over the found face's
+COMPANION_BAND = 1.5  # its centre at most this many face heights above or below the found one
 SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
 # A compact subject (see salient_mass_is_compact), measured on the saliency map and the photo:
 COMPACT_LIFT = 2.0  # saliency mass share in the core over the core's area share: at least this
@@ -110,14 +119,59 @@ def detect_faces(image_rgb: np.ndarray, cascade: str = FACE_CASCADE,
     (or gray) uint8 image, as normalized boxes, largest first."""
     gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
     gray = cv2.equalizeHist(gray)
+    return _largest_first(_cascade_boxes(gray, cascade, min_neighbors, FACE_SCALE_STEP))
+
+
+def _cascade_boxes(gray: np.ndarray, cascade: str, min_neighbors: int,
+                   scale_step: float) -> list[Box]:
     h, w = gray.shape
     side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
-    found = _face_detector(cascade).detectMultiScale(gray, scaleFactor=FACE_SCALE_STEP,
+    found = _face_detector(cascade).detectMultiScale(gray, scaleFactor=scale_step,
                                                      minNeighbors=min_neighbors,
                                                      minSize=(side, side))
-    boxes = [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
-             for x, y, fw, fh in found]
+    return [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
+            for x, y, fw, fh in found]
+
+
+def _largest_first(boxes: list[Box]) -> tuple[Box, ...]:
     return tuple(sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)))
+
+
+def _iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+    iy = max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    inter = ix * iy
+    union_area = (a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter
+    return inter / union_area if union_area > 0 else 0.0
+
+
+def _beside(candidate: Box, face: Box) -> bool:
+    """``candidate`` is another face standing beside ``face``: at its height, of its size, not
+    overlapping it."""
+    side = (candidate.x1 - candidate.x0) / max(1e-9, face.x1 - face.x0)
+    height = face.y1 - face.y0
+    (cx, cy), (fx, fy) = candidate.center, face.center
+    return (COMPANION_SIZE[0] <= side <= COMPANION_SIZE[1]
+            and abs(cy - fy) <= COMPANION_BAND * height and abs(cx - fx) > face.x1 - face.x0)
+
+
+def companion_faces(image_rgb: np.ndarray, faces: tuple[Box, ...]) -> tuple[Box, ...]:
+    """Faces beside ``faces`` (found by :func:`detect_faces`) that the strict pass missed: two
+    looser cascades (:data:`COMPANION_CASCADES`) agree on each, beside a found face (see
+    :func:`_beside`). Empty without ``faces``."""
+    if not faces:
+        return ()
+    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
+    gray = cv2.equalizeHist(gray)
+    first, second = (_cascade_boxes(gray, cascade, neighbours, COMPANION_SCALE_STEP)
+                     for cascade, neighbours in COMPANION_CASCADES)
+    found: list[Box] = []
+    for box in first:
+        agreed = any(_iou(box, other) >= COMPANION_AGREE_IOU for other in second)
+        new = all(_iou(box, known) < COMPANION_AGREE_IOU for known in (*faces, *found))
+        if agreed and new and any(_beside(box, face) for face in faces):
+            found.append(box)
+    return tuple(found)
 
 
 def saliency_map(image_rgb: np.ndarray, width: int = 64) -> np.ndarray:
@@ -326,6 +380,7 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
     horizon = find_horizon(gray)
     faces = detect_faces(image_rgb)
     if faces:
+        faces = _largest_first([*faces, *companion_faces(image_rgb, faces)])
         return Subject(faces, union(faces), "faces", horizon=horizon)
     if float(gray.std()) >= 4.0:
         mass = salient_mass(image_rgb)

@@ -32,7 +32,7 @@ from media.look.framing import (
 from media.look.subjects import Box, Subject, find_subject, keep_whole
 
 CHOICES = range(4)
-JITTER_BOUND = 0.13  # output px / frame^2 (MAX_ACCEL_PX, 0.12, and rounding)
+JITTER_BOUND = MAX_ACCEL_PX + 0.01  # output px / frame^2 (the budget, and rounding)
 
 
 @functools.cache

@@ -28,6 +28,8 @@ from media.look.framing import travel as travel_share
 from media.look.subjects import (
     Box,
     Subject,
+    companion_faces,
+    detect_faces,
     find_subject,
     keep_whole,
     salient_mass,
@@ -337,3 +339,30 @@ def test_every_9x16_shot_of_a_sample_photo_ends_on_its_subject(key: str) -> None
         end = motion.rect_at(FRAMES - 1)
         assert _ends_on(end.x, end.x + end.w, x0, x1, 0.03 * width), (motion.move, end)
         assert _ends_on(end.y, end.y + end.h, y0, y1, 0.03 * height), (motion.move, end)
+
+
+def test_a_face_beside_a_found_one_is_kept_in_every_9x16_frame() -> None:
+    # the anniversary's Grand Canyon couple: the strict cascade found only him, and every
+    # 9:16 move ended on him with her face cut at the frame's edge
+    image = sample_photo(SAMPLES / "anniversary" / "photos" / "02-grand-canyon.jpg")
+    subject = find_subject(image)
+    width, height = _size(image)
+    assert len(detect_faces(image)) == 1 and len(subject.faces) == 2
+    for motion in _plans(image, subject, PORTRAIT):
+        for rect in (motion.start, motion.end):
+            for face in subject.faces:
+                x0, _, x1, _ = face.to_pixels(width, height)
+                assert rect.x <= x0 and x1 <= rect.x + rect.w, (motion.move, rect, face)
+        assert travel_share(motion) >= MIN_TRAVEL, motion
+
+
+def test_companions_are_added_only_where_two_loose_cascades_agree_beside_a_face() -> None:
+    # the stream's ripples and the window's cat give the loose cascades a dozen "faces": none
+    # is beside a found face, so no sample photo but the canyon couple gains one
+    gained = {}
+    for path in sorted(SAMPLES.glob("*/photos/*.jpg")):
+        image = sample_photo(path)
+        extra = companion_faces(image, detect_faces(image))
+        if extra:
+            gained[path.name] = len(extra)
+    assert gained == {"02-grand-canyon.jpg": 1}
