@@ -9,9 +9,12 @@ photo on screen and the region of it the frame shows. From that:
 - the **repeated-run share**: of the runs of three consecutive showings, the share whose photos
   (in order) already ran earlier in the film;
 - the **mostly-same share**: of the showings of a photo already shown, the share whose frames lie
-  mostly (median > 80 % of the frame's area) inside what earlier showings of it showed;
+  mostly (median > 80 % of the frame's area) inside what earlier showings of it showed, at about
+  the same scale (a showing 1.5x closer or wider than every earlier one is a new framing: issue
+  30 counts a scale change of 1.5x as visibly different);
 - the **near-empty share**: frames with almost no detail (under 20 % of 16 px tiles textured:
-  plain sky, blur);
+  plain sky, blur), between the first and the last frame on a photo (the title and closing
+  cards left out: their plain grounds are designed, not empty crops);
 - each showing's **travel**: the camera's scale change or pan distance between its first and last
   steady frames, as a share of the frame (what issue 30 asks to be at least 6 %, 4 % gentle);
 - the **subject share**: frames on the subject photos.
@@ -44,6 +47,7 @@ FRAME_LONG_EDGE = 640
 MIN_INLIERS = 18
 RATIO_TEST = 0.75
 MOSTLY_SAME = 0.8
+NEW_SCALE = 1.5  # a repeat this much closer or wider than every earlier showing is new
 TILE = 16
 TEXTURED_TILE_STD = 6.0  # grey levels: a tile with less spread is flat (sky, blur)
 NEAR_EMPTY_TEXTURED = 0.2
@@ -225,20 +229,42 @@ def _mask(corners: Sequence[tuple[float, float]]) -> np.ndarray:
     return mask.astype(bool)
 
 
-def new_shares(showings: Sequence[Showing]) -> list[tuple[int, float]]:
+def _width(corners: Sequence[tuple[float, float]]) -> float:
+    """The frame's width on its photo (normalized)."""
+    (x0, y0), (x1, y1) = corners[0], corners[1]
+    return math.hypot(x1 - x0, y1 - y0)
+
+
+def _median_width(showing: Showing) -> float:
+    return float(np.median([_width(v.corners) for v in showing.views if v.corners]))
+
+
+def new_shares(showings: Sequence[Showing]) -> list[tuple[int, float, bool]]:
     """For every showing of a photo shown before: (index, the median share of its frames, on
-    the photo, that earlier showings of it had not shown)."""
+    the photo, that earlier showings of it had not shown, whether its scale is
+    :data:`NEW_SCALE` away from every earlier showing's)."""
     shown: dict[str, np.ndarray] = {}
+    widths: dict[str, list[float]] = {}
     out = []
     for i, showing in enumerate(showings):
         masks = [_mask(v.corners) for v in showing.views if v.corners]
         before = shown.get(showing.photo)
+        width = _median_width(showing)
         if before is not None:
             fresh = [float((m & ~before).sum() / max(1, m.sum())) for m in masks if m.sum()]
-            out.append((i, float(np.median(fresh)) if fresh else 0.0))
+            rescaled = all(abs(math.log(width / w)) >= math.log(NEW_SCALE)
+                           for w in widths[showing.photo] if w > 0 and width > 0)
+            out.append((i, float(np.median(fresh)) if fresh else 0.0, rescaled))
         union = np.logical_or.reduce(masks) if masks else np.zeros((MASK, MASK), bool)
         shown[showing.photo] = union if before is None else before | union
+        widths.setdefault(showing.photo, []).append(width)
     return out
+
+
+def _between_cards(views: Sequence[View]) -> Sequence[View]:
+    """The views from the first to the last one on a photo."""
+    on_photo = [i for i, v in enumerate(views) if v.photo]
+    return views[on_photo[0]:on_photo[-1] + 1] if on_photo else views
 
 
 def travel(showing: Showing) -> float | None:
@@ -268,6 +294,7 @@ def summarize(views: Sequence[View], subjects: Sequence[str] = ()) -> dict[str, 
             spacings.append(round(s.start - seen[s.photo], 1))
         seen[s.photo] = s.end
     registered = [v for v in views if v.photo]
+    middle = _between_cards(views)
     return {
         "frames": len(views),
         "registered_share": round(len(registered) / max(1, len(views)), 3),
@@ -275,13 +302,15 @@ def summarize(views: Sequence[View], subjects: Sequence[str] = ()) -> dict[str, 
         "order": order,
         "repeats": len(fresh),
         "repeated_run_share": round(repeated_run_share(order), 3),
-        "mostly_same_share": round(sum(f < 1 - MOSTLY_SAME for _, f in fresh)
-                                   / max(1, len(fresh)), 3),
-        "repeat_new_share_median": round(float(np.median([f for _, f in fresh])), 3)
+        "mostly_same_share": round(sum(f < 1 - MOSTLY_SAME and not rescaled
+                                       for _, f, rescaled in fresh) / max(1, len(fresh)), 3),
+        "mostly_same_area_only_share": round(sum(f < 1 - MOSTLY_SAME for _, f, _ in fresh)
+                                             / max(1, len(fresh)), 3),
+        "repeat_new_share_median": round(float(np.median([f for _, f, _ in fresh])), 3)
         if fresh else None,
         "repeat_spacing_s_min": min(spacings) if spacings else None,
-        "near_empty_share": round(sum(v.textured < NEAR_EMPTY_TEXTURED for v in views)
-                                  / max(1, len(views)), 3),
+        "near_empty_share": round(sum(v.textured < NEAR_EMPTY_TEXTURED for v in middle)
+                                  / max(1, len(middle)), 3),
         "travel_pct": _quantiles([100 * t for t in travels]),
         "travel_under_6pct": sum(t < 0.06 for t in travels),
         "subject_share": round(sum(v.photo in subjects for v in views) / max(1, len(views)), 3)

@@ -1,0 +1,37 @@
+"""The viewer's figures of ``bench.showings`` on hand-made views (no film decoded)."""
+
+from __future__ import annotations
+
+from bench.showings import View, group_showings, summarize
+
+
+def _view(t: float, photo: str | None, x: float = 0.0, w: float = 0.5,
+          textured: float = 0.5) -> View:
+    corners = ((x, 0.0), (x + w, 0.0), (x + w, w), (x, w)) if photo else None
+    return View(t, photo, corners, textured)
+
+
+def _showing(t0: float, photo: str, x: float, w: float) -> list[View]:
+    return [_view(t0 + k * 0.2, photo, x, w) for k in range(5)]
+
+
+def test_a_repeat_framed_1_5x_closer_is_a_new_framing_not_the_same_picture() -> None:
+    views = [*_showing(0, "a", 0.0, 0.8), *_showing(2, "b", 0.0, 0.8),
+             *_showing(4, "a", 0.2, 0.4),  # inside the first showing, half as wide
+             *_showing(6, "a", 0.1, 0.7)]  # inside it again, at about its scale
+    figures = summarize(views)
+    assert figures["repeats"] == 2
+    assert figures["mostly_same_area_only_share"] == 1.0
+    assert figures["mostly_same_share"] == 0.5
+
+
+def test_near_empty_frames_are_counted_between_the_cards_only() -> None:
+    card = [_view(k * 0.2, None, textured=0.0) for k in range(5)]
+    middle = [*_showing(1, "a", 0.0, 0.8), _view(2, "a", textured=0.1)]
+    figures = summarize([*card, *middle, *card])
+    assert figures["near_empty_share"] == round(1 / 6, 3)
+
+
+def test_a_jump_to_another_framing_of_the_same_photo_starts_a_new_showing() -> None:
+    views = [*_showing(0, "a", 0.0, 0.8), *_showing(1, "a", 0.5, 0.3)]
+    assert len(group_showings(views)) == 2
