@@ -9,7 +9,7 @@ from pathlib import Path
 
 RGB = tuple[int, int, int]
 
-KINDS = ("opening", "closing")
+KINDS = ("opening", "closing", "interlude")
 BOLD = "bold"  # the Noto fallback chain's weights (media.cards.fonts)
 REGULAR = "regular"
 _LEAD = "|"  # between a typeface key's lead font file and its fallback weight
@@ -21,8 +21,9 @@ class CardSpec:
     """What a title card says and how it should feel.
 
     ``lines``: opening: (occasion short name, recipient name); closing: (greeting with the
-    name, the customer's line, the signature; see :mod:`media.cards.wording`). Missing or blank
-    lines are left out. ``accent_hex``:
+    name, the customer's line, the signature; see :mod:`media.cards.wording`); interlude: (one
+    of the customer's lines, or a line of their song, :func:`media.cards.wording.interlude_lines`).
+    Missing or blank lines are left out. ``accent_hex``:
     ``#RRGGBB`` (or ``#RGB``) brand colour, or None for the house palette. ``gentle``: memorial
     or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``
     (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks

@@ -43,7 +43,8 @@ MAX_MEASURE_U = 1.36
 LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
 # Each card's lines, in order: (the engine's role name, the look's role).
 CARD_ROLES = {"opening": (("heading", "occasion"), ("title", "name")),
-              "closing": (("title", "greeting"), ("sub", "message"), ("sign", "sign"))}
+              "closing": (("title", "greeting"), ("sub", "message"), ("sign", "sign")),
+              "interlude": (("sub", "interlude_line"),)}
 
 
 # --- text shaping helpers ---------------------------------------------------------------------

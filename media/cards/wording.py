@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from media.cards.reading import message_hold_s
+from media.song.lyrics import clauses
 
 
 @dataclass(frozen=True)
@@ -111,3 +112,49 @@ def closing(words: OccasionWords, hold_budget_s: float) -> Closing:
                 return candidate
     return Closing(greeting, "", sign)
 
+
+
+FEELING_WORDS_MAX = 4  # an interlude of feeling words names at most this many
+FEELING_WORD_MAX_WORDS = 3  # a feeling "word" longer than this is a sentence, not a feeling
+FEELING_SEPARATOR = " \u00b7 "  # "grateful · warm · tender"
+
+
+def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
+                    song_lines: Sequence[str], feeling_words: Sequence[str],
+                    hold_max_s: float) -> tuple[str, ...]:
+    """The lines a long film's interludes may carry, best first, each readable within
+    ``hold_max_s`` and none already ``shown`` (the closing's message): the customer's own lines
+    verbatim (whitespace collapsed, never cut); then the song's lines that quote a whole clause
+    of them not already on screen (the song names what the customer named: "Remember the
+    July morning in Skagen", never a stock line); then the feeling words as one short line."""
+    on_screen = [" ".join(text.split()) for text in shown if text.strip()]
+    out: list[str] = []
+    for line in (" ".join(text.split()) for text in customer_lines):
+        if line and line not in on_screen and line not in out \
+                and message_hold_s(line) <= hold_max_s:
+            out.append(line)
+    quoted = _customer_clauses(customer_lines)
+    for line in (" ".join(text.split()) for text in song_lines):
+        clause = next((c for c in quoted if c in line.lower()), None)
+        seen = [*on_screen, *out]
+        if clause and not any(clause in text.lower() for text in seen) \
+                and message_hold_s(line) <= hold_max_s:
+            out.append(line)
+    feelings = feeling_line(feeling_words)
+    if feelings and feelings not in out and message_hold_s(feelings) <= hold_max_s:
+        out.append(feelings)
+    return tuple(out)
+
+
+def _customer_clauses(customer_lines: Sequence[str]) -> list[str]:
+    """The whole clauses (three words or more, lower-cased) of the customer's lines: what a song
+    line must quote to count as naming something of theirs."""
+    return [c.lower() for text in customer_lines for c in clauses(text) if len(c.split()) >= 3]
+
+
+def feeling_line(feeling_words: Sequence[str]) -> str:
+    """The customer's feeling words as one line ("grateful · warm · tender"), as they typed
+    them; "" without any."""
+    words = [" ".join(w.split()) for w in feeling_words]
+    kept = [w for w in words if w and len(w.split()) <= FEELING_WORD_MAX_WORDS]
+    return FEELING_SEPARATOR.join(dict.fromkeys(kept[:FEELING_WORDS_MAX]))
