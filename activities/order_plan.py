@@ -67,7 +67,7 @@ def interlude_cards(order: FilmOrder, closing: CardSpec,
     hold_max = design.card_look(closing).interlude.hold_max_s
     lines = wording.interlude_lines((order.story_note, order.memory), (closing.lines[1],),
                                     song_lines, order.feeling_words, hold_max)
-    return tuple(replace(closing, kind="interlude", lines=(line,)) for line in lines)
+    return tuple(replace(closing, kind="interlude", lines=line.lines) for line in lines)
 
 
 def plan_for(order: FilmOrder, photos: list[PhotoSource],

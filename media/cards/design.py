@@ -226,9 +226,10 @@ class Interlude(_Data):
     (opening, interlude, closing) has at least ``pictures_between_s`` of pictures between it and
     the next, the interludes together take at most ``share_max`` of the film between the
     opening and the closing, and the photo behind one is not shown in a picture shot within
-    ``photo_apart_s`` of it. Its photo is softened by ``blur`` (share of the short side;
-    sharper than the closing's backdrop: the picture still reads) and dimmed to at most
-    ``brightness`` (mean luma, 0-255) so the words read over it."""
+    ``photo_apart_s`` of it. Its words sit ``text_y`` down the text's safe area (low: the
+    faces, usually high in a photo, stay clear); its photo is softened by ``blur`` (share of
+    the short side; sharper than the closing's backdrop: the picture still reads), dimmed to
+    at most ``brightness`` (mean luma, 0-255) and shaded more where the words sit."""
 
     from_s: tuple[float, ...] = (60.0, 120.0)
     hold_max_s: float = Field(default=9.0, gt=0.0, le=15.0)
@@ -237,6 +238,7 @@ class Interlude(_Data):
     photo_apart_s: float = Field(default=10.0, ge=0.0)
     blur: float = Field(default=0.004, ge=0.0, le=0.05)
     brightness: float = Field(default=78.0, ge=20.0, le=160.0)
+    text_y: float = Field(default=0.72, ge=0.0, le=1.0)
 
 
 class Look(_Data):

@@ -122,10 +122,11 @@ def _duotone(small: np.ndarray, pal: Palette) -> np.ndarray:
 
 
 def _interlude_backdrop(background: np.ndarray, pal: Palette, rules: design.Interlude,
-                        width: int, height: int) -> np.ndarray:
+                        width: int, height: int, text_y: float) -> np.ndarray:
     """The photo behind an interlude's words: still a picture (only softened by the look's
     ``blur``), dimmed to the look's ``brightness`` with its highlights squeezed, a little of
-    the palette in it, and a band of shade where the words sit (the frame's middle)."""
+    the palette in it, and a band of shade where the words sit (``text_y``: their centre, a
+    share of the frame's height)."""
     image = _fit_background(background, width, height).astype(np.float32)
     if rules.blur > 0.0:
         image = cv2.GaussianBlur(image, (0, 0), sigmaX=max(0.5, rules.blur * min(width, height)))
@@ -141,7 +142,7 @@ def _interlude_backdrop(background: np.ndarray, pal: Palette, rules: design.Inte
     tint = np.asarray(pal.top, np.float32) * 0.55 + np.asarray(pal.bottom, np.float32) * 0.45
     image = image * 0.88 + tint * 0.12
     yy, xx, _, _ = _grid(width, height, 8)
-    band = 1.0 - 0.34 * np.exp(-((yy - 0.5) ** 2) / (2 * 0.2**2))
+    band = 1.0 - 0.55 * np.exp(-((yy - text_y) ** 2) / (2 * 0.15**2))
     r2 = ((xx - 0.5) * 2) ** 2 + ((yy - 0.5) * 2) ** 2
     shade = band * (1.0 - 0.3 * np.clip(r2 / 2.0, 0.0, 1.0) ** 1.4)
     shade = cv2.resize(shade.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
@@ -309,7 +310,8 @@ def render_card_image(card: CardSpec, width: int, height: int,
     if background is None:
         base = _gradient(pal, width, height)
     elif card.kind == "interlude":
-        base = _interlude_backdrop(background, pal, look.interlude, width, height)
+        base = _interlude_backdrop(background, pal, look.interlude, width, height,
+                                   focus / height)
     else:
         base = _photo_backdrop(background, pal, width, height, focus / height)
     base += _dither(width, height)[:, :, None]  # the same luma noise on R, G and B

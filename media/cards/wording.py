@@ -114,6 +114,21 @@ def closing(words: OccasionWords, hold_budget_s: float) -> Closing:
 
 
 
+@dataclass(frozen=True)
+class InterludeLine:
+    """One interlude's words: ``text``, set as a quotation when ``quoted`` (the customer's own
+    sentence), else plainly (a song line, the feeling words)."""
+
+    text: str
+    quoted: bool
+
+    @property
+    def lines(self) -> tuple[str, str]:
+        """As :attr:`media.cards.spec.CardSpec.lines` of an interlude card: (a quotation, a
+        plain line), one of them empty."""
+        return (self.text, "") if self.quoted else ("", self.text)
+
+
 FEELING_WORDS_MAX = 4  # an interlude of feeling words names at most this many
 FEELING_WORD_MAX_WORDS = 3  # a feeling "word" longer than this is a sentence, not a feeling
 FEELING_SEPARATOR = " \u00b7 "  # "grateful · warm · tender"
@@ -121,7 +136,7 @@ FEELING_SEPARATOR = " \u00b7 "  # "grateful · warm · tender"
 
 def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
                     song_lines: Sequence[str], feeling_words: Sequence[str],
-                    hold_max_s: float) -> tuple[str, ...]:
+                    hold_max_s: float) -> tuple[InterludeLine, ...]:
     """The lines a long film's interludes may carry, best first, each readable within
     ``hold_max_s`` and none already ``shown`` (the closing's message): the customer's own lines
     verbatim (whitespace collapsed, never cut); then the song's lines that quote a whole clause
@@ -133,6 +148,7 @@ def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
         if line and line not in on_screen and line not in out \
                 and message_hold_s(line) <= hold_max_s:
             out.append(line)
+    quotes = len(out)
     quoted = _customer_clauses(customer_lines)
     for line in (" ".join(text.split()) for text in song_lines):
         clause = next((c for c in quoted if c in line.lower()), None)
@@ -143,7 +159,7 @@ def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
     feelings = feeling_line(feeling_words)
     if feelings and feelings not in out and message_hold_s(feelings) <= hold_max_s:
         out.append(feelings)
-    return tuple(out)
+    return tuple(InterludeLine(text, i < quotes) for i, text in enumerate(out))
 
 
 def _customer_clauses(customer_lines: Sequence[str]) -> list[str]:

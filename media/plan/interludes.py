@@ -18,8 +18,10 @@ runs of pictures. The rules are the look's data (:class:`media.cards.design.Inte
   (:data:`media.cards.reading.WORDS_IN_S`), the reading time of the line
   (:func:`media.cards.reading.message_hold_s`, at least its minimum) and the words' exit.
 * **Over which photo.** A photo with content: the film's subject, else one with a face, else
-  the most colourful, not a low-resolution one when another will do, and not one shown in a
-  picture shot (or behind another card) within ``photo_apart_s`` of the interlude.
+  the most colourful; not a close-up of a face (the words would cross it) nor a
+  low-resolution one when another will do, not one another interlude sits over, and not one
+  shown in a picture shot (or behind another card) within ``photo_apart_s`` of the
+  interlude.
 
 Everything here is frames and ids: nothing touches pixels.
 """
@@ -192,9 +194,10 @@ def interlude_photo(span: tuple[int, int], showings: Sequence[tuple[str, int, in
         return any(pid == photo_id and start < span[1] + apart_frames
                    and end > span[0] - apart_frames for pid, start, end in showings)
 
-    def rank(item: tuple[int, PhotoSource]) -> tuple[bool, bool, bool, bool, float, int]:
+    def rank(item: tuple[int, PhotoSource]) -> tuple[bool, bool, bool, bool, bool, float, int]:
         order, photo = item
-        return (near(photo.id), photo.id in taken, photo.low_res, photo.id != subject_id,
+        return (near(photo.id), photo.id in taken, photo.low_res, photo.close,
+                photo.id != subject_id,
                 -(photo.face_fraction + 0.2 * photo.saturation), order)
 
     return min(enumerate(photos), key=rank)[1].id
