@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from activities.order_plan import cards_for, interlude_cards
@@ -15,6 +16,7 @@ from app.order_folder import read_order_folder
 from media.base import spec, yuv
 from media.cards.draw import render_card_image
 from media.cards.motion import card_frame
+from media.cards.spec import CardSpec
 from media.frames.compose import subject_cover
 from media.frames.sources import load_photo
 from media.look.subjects import find_subject
@@ -27,7 +29,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
                                 reason="tesseract-ocr not installed (make test installs it)")
 
 
-def _interludes(sample: str, tmp_path: Path):
+def _interludes(sample: str, tmp_path: Path) -> tuple[tuple[CardSpec, ...], np.ndarray]:
     folder = tmp_path / sample
     shutil.copytree(REPO / "samples" / sample, folder)
     fields = json.loads((folder / "order.json").read_text(encoding="utf-8"))
@@ -36,13 +38,13 @@ def _interludes(sample: str, tmp_path: Path):
     order, _ = read_order_folder(folder)
     _, closing = cards_for(order)
     photo = load_photo(sorted((folder / "photos").iterdir())[0])
-    return order, closing, interlude_cards(order, closing), photo
+    return interlude_cards(order, closing), photo
 
 
 @pytest.mark.parametrize("sample", ["birthday", "anniversary", "pet-tribute"])
 def test_an_interlude_reads_back_the_customers_words_at_phone_size(sample: str,
                                                                   tmp_path: Path) -> None:
-    order, closing, cards, photo = _interludes(sample, tmp_path)
+    cards, photo = _interludes(sample, tmp_path)
     assert cards, "a 120 s film of this sample carries words between its pictures"
     subject = find_subject(photo)
     for card in cards[:2]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,7 @@ def test_interludes_sit_between_runs_of_pictures_on_the_songs_bars(length: float
         assert tl.shots[i - 1].kind == "photo" and tl.shots[i + 1].kind == "photo"
         assert shot.cut_in in bar_frames, "an interlude starts on a bar"
         assert shot.cut_out in beat_frames, "and ends on the beat (a bar where in reach)"
-    for a, b in zip(cards, cards[1:], strict=False):
+    for a, b in pairwise(cards):
         assert tl.shots[b].cut_in - tl.shots[a].cut_out >= between, (a, b)
 
 
@@ -141,7 +142,7 @@ def test_the_frame_count_stays_exact_with_interludes(length: float) -> None:
     tl = _film(length)
     assert tl.total_frames == round(length * FPS)
     assert tl.shots[0].cut_in == 0 and tl.shots[-1].cut_out == tl.total_frames
-    assert all(a.cut_out == b.cut_in for a, b in zip(tl.shots, tl.shots[1:], strict=False))
+    assert all(a.cut_out == b.cut_in for a, b in pairwise(tl.shots))
 
 
 def test_a_film_from_one_photo_still_gets_its_interludes() -> None:
@@ -194,3 +195,14 @@ def test_every_look_sets_its_interlude_words_and_rules() -> None:
             assert look.roles.interlude is not None, name
             assert look.motion.interlude is not None, name
             assert math.isclose(look.interlude.from_s[0], 60.0)
+
+
+@pytest.mark.parametrize("length", [30.0 + 5.0 * k for k in range(31)]
+                         + [59.99, 60.01, 119.99, 120.01, 179.99])
+def test_every_length_sold_keeps_its_frames_and_its_rules(length: float) -> None:
+    tl = _film(length)
+    assert tl.total_frames == round(length * FPS)
+    assert all(a.cut_out == b.cut_in and b.cut_out > b.cut_in for a, b in pairwise(tl.shots))
+    assert len(_interludes(tl)) == interlude_count(length, RULES)
+    for i in _interludes(tl):
+        assert tl.shots[i - 1].kind == tl.shots[i + 1].kind == "photo"
