@@ -27,6 +27,7 @@ from media.look.dedupe import picture_hashes
 from media.look.subjects import Subject
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
+from media.song import lyrics
 from workflows.contract import FilmOrder
 from workflows.stages import PrepResult
 
@@ -65,8 +66,10 @@ def interlude_cards(order: FilmOrder, closing: CardSpec,
     did not use, then a line of their song that quotes them, then their feeling words
     (:func:`media.cards.wording.interlude_lines`), each in the closing's look."""
     hold_max = design.card_look(closing).interlude.hold_max_s
-    lines = wording.interlude_lines((order.story_note, order.memory), (closing.lines[1],),
-                                    song_lines, order.feeling_words, hold_max)
+    customer = (order.story_note, order.memory)
+    lines = wording.interlude_lines(customer, (closing.lines[1],), song_lines,
+                                    order.feeling_words, hold_max,
+                                    [c for text in customer for c in lyrics.clauses(text)])
     return tuple(replace(closing, kind="interlude", lines=line.lines) for line in lines)
 
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from media.cards.reading import message_hold_s
-from media.song.lyrics import clauses
 
 
 @dataclass(frozen=True)
@@ -129,6 +128,7 @@ class InterludeLine:
         return (self.text, "") if self.quoted else ("", self.text)
 
 
+CLAUSE_MIN_WORDS = 3  # a song line quoting fewer of the customer's words names nothing of theirs
 FEELING_WORDS_MAX = 4  # an interlude of feeling words names at most this many
 FEELING_WORD_MAX_WORDS = 3  # a feeling "word" longer than this is a sentence, not a feeling
 FEELING_SEPARATOR = " \u00b7 "  # "grateful · warm · tender"
@@ -136,12 +136,15 @@ FEELING_SEPARATOR = " \u00b7 "  # "grateful · warm · tender"
 
 def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
                     song_lines: Sequence[str], feeling_words: Sequence[str],
-                    hold_max_s: float) -> tuple[InterludeLine, ...]:
+                    hold_max_s: float,
+                    customer_clauses: Sequence[str] = ()) -> tuple[InterludeLine, ...]:
     """The lines a long film's interludes may carry, best first, each readable within
     ``hold_max_s`` and none already ``shown`` (the closing's message): the customer's own lines
-    verbatim (whitespace collapsed, never cut); then the song's lines that quote a whole clause
-    of them not already on screen (the song names what the customer named: "Remember the
-    July morning in Skagen", never a stock line); then the feeling words as one short line."""
+    verbatim (whitespace collapsed, never cut); then the song's lines that quote one of the
+    ``customer_clauses`` (the whole clauses of their lines, as the lyric writer splits them,
+    :func:`media.song.lyrics.clauses`) not already on screen (the song names what the customer
+    named: "Remember the July morning in Skagen", never a stock line); then the feeling words
+    as one short line."""
     on_screen = [" ".join(text.split()) for text in shown if text.strip()]
     out: list[str] = []
     for line in (" ".join(text.split()) for text in customer_lines):
@@ -149,7 +152,7 @@ def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
                 and message_hold_s(line) <= hold_max_s:
             out.append(line)
     quotes = len(out)
-    quoted = _customer_clauses(customer_lines)
+    quoted = [c.lower() for c in customer_clauses if len(c.split()) >= CLAUSE_MIN_WORDS]
     for line in (" ".join(text.split()) for text in song_lines):
         clause = next((c for c in quoted if c in line.lower()), None)
         seen = [*on_screen, *out]
@@ -160,12 +163,6 @@ def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
     if feelings and feelings not in out and message_hold_s(feelings) <= hold_max_s:
         out.append(feelings)
     return tuple(InterludeLine(text, i < quotes) for i, text in enumerate(out))
-
-
-def _customer_clauses(customer_lines: Sequence[str]) -> list[str]:
-    """The whole clauses (three words or more, lower-cased) of the customer's lines: what a song
-    line must quote to count as naming something of theirs."""
-    return [c.lower() for text in customer_lines for c in clauses(text) if len(c.split()) >= 3]
 
 
 def feeling_line(feeling_words: Sequence[str]) -> str:

@@ -18,6 +18,7 @@ from media.plan.inputs import PhotoSource
 from media.plan.interludes import interlude_count
 from media.plan.timeline import Timeline, card_seconds, plan_timeline, timeline_from_dict
 from media.song.compose import SongBrief, beat_grid, plan_song
+from media.song.lyrics import clauses
 
 LOOK = "romance"
 OPENING = CardSpec("opening", ("Happy Anniversary", "Lene & Mads"), look=LOOK)
@@ -161,15 +162,18 @@ def test_a_plan_with_interludes_reads_back_from_json() -> None:
 def test_interlude_lines_are_the_customers_unused_line_then_song_then_feelings() -> None:
     song = ["Happy anniversary, Lene & Mads", "Remember? ten years of trips",
             "Still choosing you, year after year"]
+    said = [*clauses(STORY), *clauses(MEMORY)]
     # the story is on the closing: the memory comes first, the song's quote of the story
     # is already on screen, stock song lines never come, feeling words last
-    assert interlude_lines((STORY, MEMORY), (STORY,), song, ["grateful", "warm"], 9.0) == \
+    assert interlude_lines((STORY, MEMORY), (STORY,), song, ["grateful", "warm"], 9.0,
+                           said) == \
         (InterludeLine(MEMORY, True), InterludeLine("grateful · warm", False))
-    assert interlude_lines((STORY, ""), ("",), song, [], 9.0) == (InterludeLine(STORY, True),)
+    assert interlude_lines((STORY, ""), ("",), song, [], 9.0, said) == \
+        (InterludeLine(STORY, True),)
     assert interlude_lines(("", ""), ("",), song, [], 9.0) == ()
     # the story is too long to read: the song's line quoting a clause of it may carry it
-    sung = interlude_lines(("A " + "very " * 30 + "long day, ten years of trips", ""), ("",),
-                           song, [], 9.0)
+    long_story = "A " + "very " * 30 + "long day, ten years of trips"
+    sung = interlude_lines((long_story, ""), ("",), song, [], 9.0, clauses(long_story))
     assert sung == (InterludeLine("Remember? ten years of trips", False),)
     assert sung[0].lines == ("", "Remember? ten years of trips")
 
