@@ -7,6 +7,7 @@ rules that turn a :class:`~workflows.contract.FilmOrder` into the media layer's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from media.look.dedupe import picture_hashes
 from media.look.subjects import Subject
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
+from media.song import lyrics
 from workflows.contract import FilmOrder
 from workflows.stages import PrepResult
 
@@ -57,6 +59,20 @@ def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
     return opening, closing
 
 
+def interlude_cards(order: FilmOrder, closing: CardSpec,
+                    song_lines: Sequence[str] = ()) -> tuple[CardSpec, ...]:
+    """The interludes a long film may carry, best first (the planner decides how many and
+    where, :mod:`media.plan.interludes`): the customer's story line or memory that the closing
+    did not use, then a line of their song that quotes them, then their feeling words
+    (:func:`media.cards.wording.interlude_lines`), each in the closing's look."""
+    hold_max = design.card_look(closing).interlude.hold_max_s
+    customer = (order.story_note, order.memory)
+    lines = wording.interlude_lines(customer, (closing.lines[1],), song_lines,
+                                    order.feeling_words, hold_max,
+                                    [c for text in customer for c in lyrics.clauses(text)])
+    return tuple(replace(closing, kind="interlude", lines=line.lines) for line in lines)
+
+
 def plan_for(order: FilmOrder, photos: list[PhotoSource],
              clips: list[ClipSource], song_meta: dict[str, Any],
              motion_shots: int, premium: bool = False,
@@ -65,17 +81,19 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
     (``premium``: parallax moves and the finished grade; ``near_duplicates``: pairs of ids
     showing the same picture, dropped or kept apart)."""
     opening, closing = cards_for(order)
+    interludes = interlude_cards(order, closing, song_meta.get("lyrics") or ())
     timeline = plan_timeline(
         photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
         motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
         subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
         premium=premium, sections=song_meta.get("sections", ()),
-        near_duplicates=near_duplicates or (),
+        near_duplicates=near_duplicates or (), interludes=interludes,
     )
     if premium:  # the signature tier's finished look (see media.frames.grade)
         timeline = replace(timeline, grade=finished(timeline.grade))
     # Text a card cannot draw is never lost silently: the plan says what was left out.
-    undrawn = undrawn_notes(opening) + undrawn_notes(closing)
+    shown = [shot.card for shot in timeline.shots[1:-1] if shot.card is not None]
+    undrawn = sum((undrawn_notes(card) for card in (opening, closing, *shown)), ())
     return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
 
 

@@ -93,14 +93,21 @@ class Role(_Data):
 
 
 class Roles(_Data):
-    """The lines of the two cards: the opening's ``occasion`` and ``name``; the closing's
-    ``greeting`` (with the name), the customer's ``message`` and the ``sign`` (who from)."""
+    """The lines of the cards: the opening's ``occasion`` and ``name``; the closing's
+    ``greeting`` (with the name), the customer's ``message`` and the ``sign`` (who from); an
+    interlude's one line (``interlude``; a look without one sets it as its ``message``)."""
 
     occasion: Role
     name: Role
     greeting: Role
     message: Role
     sign: Role
+    interlude: Role | None = None
+
+    @property
+    def interlude_line(self) -> Role:
+        """How an interlude's line is set: the look's ``interlude`` role, else its message."""
+        return self.interlude or self.message
 
 
 class Colours(_Data):
@@ -155,12 +162,20 @@ class Entrance(_Data):
 
 
 class Motion(_Data):
-    """The cards' type animation: the ``opening``'s and the ``closing``'s entrance, and
-    ``drift``: how much of the engine's slow hold motion (push-in, growth, float) they make."""
+    """The cards' type animation: the ``opening``'s, the ``closing``'s and an
+    ``interlude``'s entrance (the closing's when the look names none), and ``drift``: how much
+    of the engine's slow hold motion (push-in, growth, float) they make."""
 
     opening: Entrance
     closing: Entrance
+    interlude: Entrance | None = None
     drift: float = Field(default=1.0, ge=0.0, le=1.5)
+
+    def entrance(self, kind: str) -> Entrance:
+        """The entrance of a card of ``kind`` (:data:`media.cards.spec.KINDS`)."""
+        if kind == "opening":
+            return self.opening
+        return self.interlude if kind == "interlude" and self.interlude else self.closing
 
     @model_validator(mode="after")
     def _within_reading_windows(self) -> Motion:
@@ -203,6 +218,29 @@ class Transitions(_Data):
     gentle_change_s: float = Field(default=1.6, ge=0.0, le=3.0)
 
 
+class Interlude(_Data):
+    """The customer's words through a long film (see :mod:`media.plan.interludes`).
+
+    A film gets one interlude for each of ``from_s`` it reaches (seconds; none below the
+    first), each holding one line whose words need at most ``hold_max_s`` to read; every card
+    (opening, interlude, closing) has at least ``pictures_between_s`` of pictures between it and
+    the next, the interludes together take at most ``share_max`` of the film between the
+    opening and the closing, and the photo behind one is not shown in a picture shot within
+    ``photo_apart_s`` of it. Its words sit ``text_y`` down the text's safe area (low: the
+    faces, usually high in a photo, stay clear); its photo is softened by ``blur`` (share of
+    the short side; sharper than the closing's backdrop: the picture still reads), dimmed to
+    at most ``brightness`` (mean luma, 0-255) and shaded more where the words sit."""
+
+    from_s: tuple[float, ...] = (60.0, 120.0)
+    hold_max_s: float = Field(default=9.0, gt=0.0, le=15.0)
+    pictures_between_s: float = Field(default=12.0, ge=2.0)
+    share_max: float = Field(default=0.25, ge=0.0, le=0.5)
+    photo_apart_s: float = Field(default=10.0, ge=0.0)
+    blur: float = Field(default=0.004, ge=0.0, le=0.05)
+    brightness: float = Field(default=78.0, ge=20.0, le=160.0)
+    text_y: float = Field(default=0.72, ge=0.0, le=1.0)
+
+
 class Look(_Data):
     """One look in one style (``gift``, ``brand`` or ``social``), validated."""
 
@@ -219,6 +257,7 @@ class Look(_Data):
     pacing: Pacing
     transitions: Transitions = Transitions()
     grade: Literal["natural", "gentle"] = "natural"
+    interlude: Interlude = Interlude()
 
     def face(self, role: Role) -> str:
         """The typeface key of ``role``'s face."""

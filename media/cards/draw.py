@@ -121,6 +121,34 @@ def _duotone(small: np.ndarray, pal: Palette) -> np.ndarray:
     return small * (1.0 - weight) + duo * weight
 
 
+def _interlude_backdrop(background: np.ndarray, pal: Palette, rules: design.Interlude,
+                        width: int, height: int, text_y: float) -> np.ndarray:
+    """The photo behind an interlude's words: still a picture (only softened by the look's
+    ``blur``), dimmed to the look's ``brightness`` with its highlights squeezed, a little of
+    the palette in it, and a band of shade where the words sit (``text_y``: their centre, a
+    share of the frame's height)."""
+    image = _fit_background(background, width, height).astype(np.float32)
+    if rules.blur > 0.0:
+        image = cv2.GaussianBlur(image, (0, 0), sigmaX=max(0.5, rules.blur * min(width, height)))
+    weights = np.asarray([0.2126, 0.7152, 0.0722], np.float32)
+    small = cv2.resize(image, (max(2, width // 8), max(2, height // 8)),
+                       interpolation=cv2.INTER_AREA)
+    mean = float((small @ weights).mean())
+    image *= float(np.clip(rules.brightness / max(mean, 1.0), 0.2, 1.0))
+    luma = image @ weights
+    knee = 1.4 * rules.brightness
+    squeeze = np.where(luma > knee, (knee + (luma - knee) * 0.35) / np.maximum(luma, 1e-3), 1.0)
+    image *= squeeze[..., None]
+    tint = np.asarray(pal.top, np.float32) * 0.55 + np.asarray(pal.bottom, np.float32) * 0.45
+    image = image * 0.88 + tint * 0.12
+    yy, xx, _, _ = _grid(width, height, 8)
+    band = 1.0 - 0.55 * np.exp(-((yy - text_y) ** 2) / (2 * 0.15**2))
+    r2 = ((xx - 0.5) * 2) ** 2 + ((yy - 0.5) * 2) ** 2
+    shade = band * (1.0 - 0.3 * np.clip(r2 / 2.0, 0.0, 1.0) ** 1.4)
+    shade = cv2.resize(shade.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
+    return image * shade[..., None]
+
+
 def _photo_backdrop(background: np.ndarray, pal: Palette, width: int, height: int,
                     focus_y: float) -> np.ndarray:
     """A darkened, softly blurred, palette-tinted copy of a frame, calm behind the text."""
@@ -274,13 +302,16 @@ def render_card_image(card: CardSpec, width: int, height: int,
         lay = layout_card(card, width, height, reserve)
     pal = palette(card)
     look = design.card_look(card)
-    entrance = look.motion.opening if card.kind == "opening" else look.motion.closing
+    entrance = look.motion.entrance(card.kind)
     if lay.lines:
         focus = (min(b.box[1] for b in lay.lines) + max(b.box[3] for b in lay.lines)) / 2
     else:
         focus = height / 2
     if background is None:
         base = _gradient(pal, width, height)
+    elif card.kind == "interlude":
+        base = _interlude_backdrop(background, pal, look.interlude, width, height,
+                                   focus / height)
     else:
         base = _photo_backdrop(background, pal, width, height, focus / height)
     base += _dither(width, height)[:, :, None]  # the same luma noise on R, G and B

@@ -9,7 +9,7 @@ from pathlib import Path
 
 RGB = tuple[int, int, int]
 
-KINDS = ("opening", "closing")
+KINDS = ("opening", "closing", "interlude")
 BOLD = "bold"  # the Noto fallback chain's weights (media.cards.fonts)
 REGULAR = "regular"
 _LEAD = "|"  # between a typeface key's lead font file and its fallback weight
@@ -21,8 +21,10 @@ class CardSpec:
     """What a title card says and how it should feel.
 
     ``lines``: opening: (occasion short name, recipient name); closing: (greeting with the
-    name, the customer's line, the signature; see :mod:`media.cards.wording`). Missing or blank
-    lines are left out. ``accent_hex``:
+    name, the customer's line, the signature; see :mod:`media.cards.wording`); interlude: (one
+    of the customer's lines, set as a quotation, or "" and a line set plainly: a line of their
+    song, their feeling words; :func:`media.cards.wording.interlude_lines`).
+    Missing or blank lines are left out. ``accent_hex``:
     ``#RRGGBB`` (or ``#RGB``) brand colour, or None for the house palette. ``gentle``: memorial
     or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``
     (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks
@@ -54,7 +56,8 @@ class CardSpec:
 class TextBox:
     """Where one drawn line's ink sits, in frame pixels (right and bottom exclusive).
 
-    ``role`` is ``heading``, ``title``, ``sub`` or ``rule`` (the accent rule, ``text`` empty).
+    ``role`` is ``heading``, ``title``, ``sub``, ``sign``, ``words`` (an interlude's plain line) or
+    ``rule`` (the accent rule, ``text`` empty).
     """
 
     role: str

@@ -43,7 +43,8 @@ MAX_MEASURE_U = 1.36
 LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
 # Each card's lines, in order: (the engine's role name, the look's role).
 CARD_ROLES = {"opening": (("heading", "occasion"), ("title", "name")),
-              "closing": (("title", "greeting"), ("sub", "message"), ("sign", "sign"))}
+              "closing": (("title", "greeting"), ("sub", "message"), ("sign", "sign")),
+              "interlude": (("sub", "interlude_line"), ("words", "interlude_line"))}
 
 
 # --- text shaping helpers ---------------------------------------------------------------------
@@ -114,7 +115,7 @@ class TextRole:
     """How one kind of line is set (from the look's role, :class:`media.cards.design.Role`):
     sizes as shares of the frame's height, spacing in em."""
 
-    name: str        # heading | title | sub | sign
+    name: str        # heading | title | sub | sign | words
     landscape: float  # largest size in a landscape (or square) frame, share of its height
     portrait: float  # largest size in a portrait frame, share of its height
     max_lines: int
@@ -362,6 +363,9 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
         heights = [rule_thick + 2 * gap * scale if role is None else role.pitch * px
                    for role, _, px in stack]
         centre_y = (safe[1] + safe[3]) / 2 - (0.0 if social else height * 0.012)
+        if card.kind == "interlude":  # low in the frame, off the faces, inside the safe area
+            centre_y = min(safe[1] + (safe[3] - safe[1]) * look.interlude.text_y,
+                           safe[3] - sum(heights) / 2)
         y = centre_y - sum(heights) / 2
         lines_out: list[LaidLine] = []
         rule_box = None

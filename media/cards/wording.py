@@ -111,3 +111,63 @@ def closing(words: OccasionWords, hold_budget_s: float) -> Closing:
                 return candidate
     return Closing(greeting, "", sign)
 
+
+
+@dataclass(frozen=True)
+class InterludeLine:
+    """One interlude's words: ``text``, set as a quotation when ``quoted`` (the customer's own
+    sentence), else plainly (a song line, the feeling words)."""
+
+    text: str
+    quoted: bool
+
+    @property
+    def lines(self) -> tuple[str, str]:
+        """As :attr:`media.cards.spec.CardSpec.lines` of an interlude card: (a quotation, a
+        plain line), one of them empty."""
+        return (self.text, "") if self.quoted else ("", self.text)
+
+
+CLAUSE_MIN_WORDS = 3  # a song line quoting fewer of the customer's words names nothing of theirs
+FEELING_WORDS_MAX = 4  # an interlude of feeling words names at most this many
+FEELING_WORD_MAX_WORDS = 3  # a feeling "word" longer than this is a sentence, not a feeling
+FEELING_SEPARATOR = " \u00b7 "  # "grateful · warm · tender"
+
+
+def interlude_lines(customer_lines: Sequence[str], shown: Sequence[str],
+                    song_lines: Sequence[str], feeling_words: Sequence[str],
+                    hold_max_s: float,
+                    customer_clauses: Sequence[str] = ()) -> tuple[InterludeLine, ...]:
+    """The lines a long film's interludes may carry, best first, each readable within
+    ``hold_max_s`` and none already ``shown`` (the closing's message): the customer's own lines
+    verbatim (whitespace collapsed, never cut); then the song's lines that quote one of the
+    ``customer_clauses`` (the whole clauses of their lines, as the lyric writer splits them,
+    :func:`media.song.lyrics.clauses`) not already on screen (the song names what the customer
+    named: "Remember the July morning in Skagen", never a stock line); then the feeling words
+    as one short line."""
+    on_screen = [" ".join(text.split()) for text in shown if text.strip()]
+    out: list[str] = []
+    for line in (" ".join(text.split()) for text in customer_lines):
+        if line and line not in on_screen and line not in out \
+                and message_hold_s(line) <= hold_max_s:
+            out.append(line)
+    quotes = len(out)
+    quoted = [c.lower() for c in customer_clauses if len(c.split()) >= CLAUSE_MIN_WORDS]
+    for line in (" ".join(text.split()) for text in song_lines):
+        clause = next((c for c in quoted if c in line.lower()), None)
+        seen = [*on_screen, *out]
+        if clause and not any(clause in text.lower() for text in seen) \
+                and message_hold_s(line) <= hold_max_s:
+            out.append(line)
+    feelings = feeling_line(feeling_words)
+    if feelings and feelings not in out and message_hold_s(feelings) <= hold_max_s:
+        out.append(feelings)
+    return tuple(InterludeLine(text, i < quotes) for i, text in enumerate(out))
+
+
+def feeling_line(feeling_words: Sequence[str]) -> str:
+    """The customer's feeling words as one line ("grateful · warm · tender"), as they typed
+    them; "" without any."""
+    words = [" ".join(w.split()) for w in feeling_words]
+    kept = [w for w in words if w and len(w.split()) <= FEELING_WORD_MAX_WORDS]
+    return FEELING_SEPARATOR.join(dict.fromkeys(kept[:FEELING_WORDS_MAX]))

@@ -34,6 +34,13 @@ from media.plan.beat_snap import (
     snap_cuts,
 )
 from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.interludes import (
+    InterludeSpan,
+    group_by_runs,
+    interlude_photos,
+    place_interludes,
+    rules_for,
+)
 from media.plan.moves import (
     PhotoLook,
     Section,
@@ -326,7 +333,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                   style: str, subject_photo_id: str | None,
                   bar_times: Sequence[float] = (), premium: bool = False,
                   sections: Sequence[Sequence[Any]] = (),
-                  near_duplicates: Sequence[tuple[str, str]] = ()) -> Timeline:
+                  near_duplicates: Sequence[tuple[str, str]] = (),
+                  interludes: Sequence[CardSpec] = ()) -> Timeline:
     """Lay out a film of ``length_sec`` seconds (``round(length_sec * fps)`` frames exactly).
 
     Opening card, photo and clip shots, closing card (over the subject photo), each card as long
@@ -346,6 +354,8 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     ``near_duplicates`` (pairs of photo and clip ids showing the same picture, see
     :mod:`media.look.dedupe`) are dropped or kept apart (see
     :func:`media.plan.shot_order.drop_twins`, :func:`media.plan.shot_order.separate`).
+    ``interludes`` (interlude cards, best first) carry the customer's words through a long
+    film, between runs of pictures (see :mod:`media.plan.interludes`).
     """
     if length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {length_sec}s")
@@ -355,7 +365,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     parts = section_frames(sections, fps, total)
     open_end, close_start = card_bounds(*_card_seconds(length_sec, closing, pacing), fps, total,
                                         beats, bars)
-    middle_s = (close_start - open_end) / fps
+    spans = place_interludes(interludes, length_sec, open_end, close_start, fps,
+                             _card_dissolve_s(pacing, gentle), beats, bars, parts)
+    middle_s = (close_start - open_end - sum(span.frames for span in spans)) / fps
     min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
     subject_photo_id = pick_subject(photos, subject_photo_id)
     ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
@@ -364,17 +376,17 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s, subject_photo_id)
     slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
+    middle_cards: dict[int, CardSpec] = {}
     if slots:
-        lengths = fit_lengths(slots, middle_s, min_s)
-        targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
-        mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
-        cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins,
-                                        downbeat_grid(beats, bars, parts)),
-                close_start, total]
+        grid = downbeat_grid(beats, bars, parts)
+        middle_cuts, slots, middle_cards = _cuts_around(slots, spans, open_end, close_start,
+                                                        min_s, fps, grid)
+        cuts = [0, open_end, *middle_cuts, close_start, total]
+        slots = _interlude_backdrops(slots, cuts, middle_cards, ordered, subject_photo_id, fps)
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          _scaled_motion_shots(motion_shots, length_sec),
                          PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
-                         parts, gentle, subject_photo_id)
+                         parts, gentle, subject_photo_id, middle_cards)
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
@@ -382,6 +394,70 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     0, _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes, subject, film_look(style, gentle, opening.look).grade)
+
+
+def _card_dissolve_s(pacing: Pacing, gentle: bool) -> float:
+    """The longest dissolve into or out of a card (see :func:`_transitions`): what an
+    interlude's length allows for either side of its words."""
+    style = pacing.transitions
+    return max(pacing.transition_s, style.dissolve_s, style.gentle_change_s if gentle else 0.0)
+
+
+def _run_cuts(slots: list[Slot], start: int, end: int, min_s: float, fps: int,
+              grid: tuple[int, ...]) -> list[int]:
+    """The cuts between ``slots`` filling the frames ``start..end``, on the beat grid where it
+    allows (see :func:`media.plan.beat_snap.snap_cuts`)."""
+    lengths = fit_lengths(slots, (end - start) / fps, min_s)
+    targets = [start + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
+    mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
+    return snap_cuts(targets, start, end, mins, grid)
+
+
+def _cuts_around(slots: list[Slot], spans: list[InterludeSpan], open_end: int,
+                 close_start: int, min_s: float, fps: int, grid: tuple[int, ...]
+                 ) -> tuple[list[int], list[Slot], dict[int, CardSpec]]:
+    """The middle's cuts, its shots in order (``slots`` in runs of pictures with an
+    interlude's slot between two runs) and the interludes' cards by index into them. The
+    interludes keep the frames they were placed on; an interlude whose runs would have no
+    shot is left out (the last first)."""
+    while spans:
+        bounds = [open_end, *(f for span in spans for f in (span.start, span.end)), close_start]
+        runs = list(zip(bounds[::2], bounds[1::2], strict=True))
+        counts = group_by_runs(fit_lengths(slots, sum(b - a for a, b in runs) / fps, min_s),
+                               [(b - a) / fps for a, b in runs])
+        if counts is not None:
+            break
+        spans = spans[:-1]
+    else:
+        return _run_cuts(slots, open_end, close_start, min_s, fps, grid), slots, {}
+    cuts: list[int] = []
+    items: list[Slot] = []
+    cards: dict[int, CardSpec] = {}
+    taken = 0
+    for k, (start, end) in enumerate(runs):
+        run = slots[taken:taken + counts[k]]
+        taken += counts[k]
+        cuts += _run_cuts(run, start, end, min_s, fps, grid)
+        items += run
+        if k < len(spans):
+            cards[len(items)] = spans[k].card
+            items.append(Slot("card", "", spans[k].frames / fps))
+            cuts += [spans[k].start, spans[k].end]
+    return cuts, items, cards
+
+
+def _interlude_backdrops(slots: list[Slot], cuts: list[int], cards: dict[int, CardSpec],
+                         photos: list[PhotoSource], subject_id: str | None,
+                         fps: int) -> list[Slot]:
+    """``slots`` with each interlude's slot naming the photo behind it (see
+    :func:`media.plan.interludes.interlude_photos`)."""
+    if not cards:
+        return slots
+    apart = round(rules_for(next(iter(cards.values()))).photo_apart_s * fps)
+    chosen = interlude_photos([(s.kind, s.source_id) for s in slots], cuts, sorted(cards),
+                              photos, subject_id, apart)
+    return [Slot(s.kind, chosen.get(i, ""), s.nominal_s) if i in cards else s
+            for i, s in enumerate(slots)]
 
 
 def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
@@ -414,11 +490,14 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
                  fps: int, motion_shots: int, parallax_s: float = 0.0,
                  sections: tuple[Section, ...] = (), gentle: bool = False,
-                 subject_id: str | None = None) -> list[Shot]:
-    """Shots from the cut frames: cards around the slots, transitions, moves and visible
+                 subject_id: str | None = None,
+                 middle_cards: dict[int, CardSpec] | None = None) -> list[Shot]:
+    """Shots from the cut frames: cards around the slots (and the interludes' cards,
+    ``middle_cards`` by slot index, over their photos), transitions, moves and visible
     ranges."""
+    inside = middle_cards or {}
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
-    kinds += [(s.kind, s.source_id, None) for s in slots]
+    kinds += [(s.kind, s.source_id or None, inside.get(i)) for i, s in enumerate(slots)]
     kinds.append(("card", None, closing))
     transitions = _transitions([k[0] for k in kinds], cuts, pacing, fps, sections, gentle,
                                pacing_style(pacing))

@@ -5,4 +5,4 @@ song imported; audio decode and loudness; the film"s soundtrack mixed with the c
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["audio", "compose", "imported", "score", "soundtrack"]
+__all__ = ["audio", "compose", "imported", "lyrics", "score", "soundtrack"]

@@ -1,0 +1,243 @@
+"""The customer's words through a long film: where its interludes sit and over which photo.
+
+An interlude is a card (:class:`media.cards.spec.CardSpec` of kind ``interlude``) holding one
+of the customer's lines (:func:`media.cards.wording.interlude_lines`) over a photo, between
+runs of pictures. The rules are the look's data (:class:`media.cards.design.Interlude`):
+
+* **How many.** One for each of the look's ``from_s`` the film reaches: by default none under
+  60 s (the opening and the closing already take about a third of a short film, and its middle
+  is a single run of pictures), one from 60 s (its middle, about 45 s, splits into two runs of
+  about 20 s, each a verse or more of the song), two from 120 s (three runs of 30 s or more).
+  Never more than there are lines to carry; none for a film whose words are empty.
+* **Where.** Evenly through the middle, each starting where a song section starts (a verse or
+  the bridge first: a breath in the music, never the lift into the last chorus), else on a bar,
+  else on a beat, and ending on a bar where one is within reach; at least ``pictures_between_s``
+  of pictures before and after every interlude, so none is next to the opening, the closing or
+  another interlude; together at most ``share_max`` of the middle (the middle stays pictures).
+* **How long.** The dissolves in and out, the words' entrance
+  (:data:`media.cards.reading.WORDS_IN_S`), the reading time of the line
+  (:func:`media.cards.reading.message_hold_s`, at least its minimum) and the words' exit.
+* **Over which photo.** A photo with content: the film's subject, else one with a face, else
+  the most colourful; not a close-up of a face (the words would cross it) nor a
+  low-resolution one when another will do, not one another interlude sits over, and not one
+  shown in a picture shot (or behind another card) within ``photo_apart_s`` of the
+  interlude.
+
+Everything here is frames and ids: nothing touches pixels.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from media.cards import design
+from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
+from media.cards.spec import CardSpec
+from media.plan.beat_snap import CARD_SNAP_REACH_S
+from media.plan.inputs import PhotoSource
+from media.plan.moves import BRIDGE, Section
+
+QUIET_SECTIONS = ("verse", BRIDGE)  # where words come best: a breath in the song
+# Seconds a start is held as far from its ideal place as these are (a verse's start first).
+SECTION_PENALTY_S = 2.0
+BAR_PENALTY_S = 6.0
+BEAT_PENALTY_S = 9.0
+OFF_GRID_PENALTY_S = 12.0
+
+
+@dataclass(frozen=True)
+class InterludeSpan:
+    """An interlude's place: its card on screen from ``start`` to ``end`` (film frames, the
+    cuts either side)."""
+
+    start: int
+    end: int
+    card: CardSpec
+
+    @property
+    def frames(self) -> int:
+        """Frames between its cuts."""
+        return self.end - self.start
+
+
+def rules_for(card: CardSpec) -> design.Interlude:
+    """The interlude rules of the look ``card`` is drawn in."""
+    return design.card_look(card).interlude
+
+
+def interlude_count(length_sec: float, rules: design.Interlude) -> int:
+    """How many interludes a film of ``length_sec`` seconds gets: one per ``from_s`` reached."""
+    return sum(1 for start in rules.from_s if length_sec >= start - 1e-9)
+
+
+def interlude_seconds(card: CardSpec, dissolve_s: float) -> float:
+    """How long an interlude must be, cut to cut: half a dissolve in, the words' entrance,
+    their reading time, their exit, half a dissolve out."""
+    text = " ".join(line for line in card.lines if line.strip())
+    return dissolve_s + WORDS_IN_S + message_hold_s(text) + TEXT_EXIT_S
+
+
+def place_interludes(cards: Sequence[CardSpec], length_sec: float, open_end: int,
+                     close_start: int, fps: int, dissolve_s: float, beats: Sequence[int],
+                     bars: Sequence[int], sections: Sequence[Section]) -> list[InterludeSpan]:
+    """Where the interludes of ``cards`` (best first) sit between the opening's end and the
+    closing's start (frames): as many as the film's length earns and the rules allow (see the
+    module), fewer when they do not fit."""
+    if not cards:
+        return []
+    rules = rules_for(cards[0])
+    for count in range(min(interlude_count(length_sec, rules), len(cards)), 0, -1):
+        chosen = _fitting(cards, count, rules.share_max * (close_start - open_end) / fps,
+                          dissolve_s)
+        spans = _spans(chosen, rules, open_end, close_start, fps, dissolve_s, beats, bars,
+                       sections)
+        if spans:
+            return spans
+    return []
+
+
+def _fitting(cards: Sequence[CardSpec], count: int, budget_s: float,
+             dissolve_s: float) -> list[CardSpec]:
+    """Up to ``count`` of ``cards``, best first, whose lengths together fit ``budget_s``
+    (a long line that does not fit gives way to a shorter one after it)."""
+    chosen: list[CardSpec] = []
+    used = 0.0
+    for card in cards:
+        seconds = interlude_seconds(card, dissolve_s)
+        if len(chosen) < count and used + seconds <= budget_s:
+            chosen.append(card)
+            used += seconds
+    return chosen
+
+
+def _spans(cards: Sequence[CardSpec], rules: design.Interlude, open_end: int, close_start: int,
+           fps: int, dissolve_s: float, beats: Sequence[int], bars: Sequence[int],
+           sections: Sequence[Section]) -> list[InterludeSpan]:
+    """``cards`` placed in order (see :func:`place_interludes`), or [] when they do not fit."""
+    middle = close_start - open_end
+    if not cards:
+        return []
+    lengths = [math.ceil(interlude_seconds(card, dissolve_s) * fps) for card in cards]
+    gap = math.ceil(rules.pictures_between_s * fps)
+    if sum(lengths) > rules.share_max * middle or sum(lengths) + gap * (len(cards) + 1) > middle:
+        return []
+    starts = _start_grid(beats, bars, sections, fps)
+    reach = max(round(CARD_SNAP_REACH_S * fps), _beat_frames(beats))
+    spans: list[InterludeSpan] = []
+    earliest = open_end + gap
+    for k, (card, length) in enumerate(zip(cards, lengths, strict=True)):
+        later = sum(lengths[k + 1:]) + gap * (len(cards) - k)
+        latest = close_start - later - length - reach
+        ideal = open_end + middle * (k + 1) / (len(cards) + 1) - length / 2
+        start = _best_start(starts, earliest, latest, ideal, fps)
+        if start is None:
+            return []
+        end = _end_on_bar(start + length, start + length + reach, bars, beats)
+        spans.append(InterludeSpan(start, end, card))
+        earliest = end + gap
+    return spans
+
+
+def _beat_frames(beats: Sequence[int]) -> int:
+    """The typical beat length in frames (0 without a grid)."""
+    gaps = sorted(b - a for a, b in pairwise(beats))
+    return gaps[len(gaps) // 2] if len(gaps) > 1 else 0
+
+
+def _start_grid(beats: Sequence[int], bars: Sequence[int], sections: Sequence[Section],
+                fps: int) -> dict[int, float]:
+    """Every frame an interlude may start on, with its penalty in frames (see the module)."""
+    grid = {b: BEAT_PENALTY_S * fps for b in beats}
+    grid.update({b: BAR_PENALTY_S * fps for b in bars})
+    for section in sections[1:]:  # the first section's start is the film's
+        quiet = section.name in QUIET_SECTIONS
+        grid[section.start] = 0.0 if quiet else SECTION_PENALTY_S * fps
+    return grid
+
+
+def _best_start(grid: dict[int, float], earliest: int, latest: int, ideal: float,
+                fps: int) -> int | None:
+    """The start in ``earliest..latest`` nearest ``ideal`` counting its penalty; off the grid
+    (the ideal frame itself, clamped) when no grid frame fits; None when the range is empty."""
+    if latest < earliest:
+        return None
+    clamped = min(max(round(ideal), earliest), latest)
+    options = [(abs(f - ideal) + penalty, f) for f, penalty in grid.items()
+               if earliest <= f <= latest]
+    options.append((abs(clamped - ideal) + OFF_GRID_PENALTY_S * fps, clamped))
+    return min(options)[1]
+
+
+def _end_on_bar(lo: int, hi: int, bars: Sequence[int], beats: Sequence[int]) -> int:
+    """The first bar in ``lo..hi``, else the first beat, else ``lo``."""
+    for grid in (bars, beats):
+        i = bisect.bisect_left(grid, lo)
+        if i < len(grid) and grid[i] <= hi:
+            return grid[i]
+    return lo
+
+
+def interlude_photo(span: tuple[int, int], showings: Sequence[tuple[str, int, int]],
+                    photos: Sequence[PhotoSource], subject_id: str | None,
+                    apart_frames: int, taken: Collection[str] = ()) -> str | None:
+    """The photo behind the interlude on screen over the frames ``span`` (start, end; see the
+    module): ``showings`` are (photo id, first frame, end frame) of every picture shot and card
+    backdrop so far; a photo ``taken`` by another interlude comes after the others."""
+    if not photos:
+        return None
+
+    def near(photo_id: str) -> bool:
+        return any(pid == photo_id and start < span[1] + apart_frames
+                   and end > span[0] - apart_frames for pid, start, end in showings)
+
+    def rank(item: tuple[int, PhotoSource]) -> tuple[bool, bool, bool, bool, bool, float, int]:
+        order, photo = item
+        return (near(photo.id), photo.id in taken, photo.low_res, photo.close,
+                photo.id != subject_id,
+                -(photo.face_fraction + 0.2 * photo.saturation), order)
+
+    return min(enumerate(photos), key=rank)[1].id
+
+
+def group_by_runs(lengths_s: Sequence[float], runs_s: Sequence[float]) -> list[int] | None:
+    """How many of the middle's shots (their ``lengths_s``, in order) fall in each run of
+    pictures (``runs_s`` seconds each, in order): a shot goes to the run its middle falls in.
+    None when a run would get no shot."""
+    edges, total = [], 0.0
+    for run in runs_s:
+        total += run
+        edges.append(total * sum(lengths_s) / max(sum(runs_s), 1e-9))
+    counts = [0] * len(runs_s)
+    start = 0.0
+    for length in lengths_s:
+        counts[min(bisect.bisect_right(edges, start + length / 2), len(runs_s) - 1)] += 1
+        start += length
+    return counts if all(counts) else None
+
+
+def interlude_photos(items: Sequence[tuple[str, str]], cuts: Sequence[int],
+                     interludes: Sequence[int], photos: Sequence[PhotoSource],
+                     subject_id: str | None, apart_frames: int) -> dict[int, str]:
+    """The photo behind each interlude (by index into the middle's ``items``: (kind, source
+    id) of each shot, ``cuts`` the film's cut frames, the opening card's first), chosen in film
+    order with :func:`interlude_photo`; the opening's and closing's backdrops count as
+    showings."""
+    picture_ids = [source for kind, source in items if kind == "photo"]
+    showings = [(source, cuts[i + 1], cuts[i + 2]) for i, (kind, source) in enumerate(items)
+                if kind == "photo"]
+    if picture_ids:
+        showings.append((picture_ids[0], cuts[0], cuts[1]))
+        showings.append((subject_id or picture_ids[-1], cuts[-2], cuts[-1]))
+    chosen: dict[int, str] = {}
+    for i in interludes:
+        span = (cuts[i + 1], cuts[i + 2])
+        photo = interlude_photo(span, showings, photos, subject_id, apart_frames,
+                                set(chosen.values()))
+        if photo is not None:
+            chosen[i] = photo
+            showings.append((photo, *span))
+    return chosen
