@@ -9,15 +9,33 @@ of that without touching the media code:
 - :func:`limit_arenas`: at most :data:`MALLOC_ARENAS` arenas (glibc's default is 8 per core),
   set once at start, before the worker's threads allocate;
 - :func:`media.base.heap.trim` (``malloc_trim(0)``): return every free page of every arena to
-  the system; :class:`MemoryReleaser` calls it after each activity attempt.
+  the system; :class:`MemoryReleaser` calls it after each activity attempt, after emptying the
+  activity caches and collecting cycles (:func:`media.base.heap.release`).
 
-Both are no-ops where the C library is not glibc.
+Both are no-ops where the C library is not glibc. That still left the idle worker ~100-130 MiB
+above where it started after a film (370 MiB, issue 31's target 300). Measured in process on the
+fixture order, that was ~30 MiB of caches (a frame-size dither, the face detector, shaped card
+lines), 15-35 MiB held by the pooled executor threads, ~40 MiB of library code the film paged in
+(OpenCV's alone ~25 MiB: clean file pages, counted in RSS) and ~15 MiB of Python heap. So, after
+each activity attempt, :class:`MemoryReleaser` also empties the activity caches and collects
+cycles (:func:`media.base.heap.release`) and, on the media worker, asks the kernel to reclaim
+the clean file pages (:func:`page_out_files`); and a media activity runs in a thread of its own
+(:class:`ThreadPerActivity`), so what the thread keeps until it ends goes with it. A child process
+per media activity (not built) would add its own ~240 MiB of imports to the tree while the render
+peaks at ~0.9-1 GiB with its two encoders, past the 1 GiB budget.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import ctypes
+import itertools
 import logging
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from temporalio.worker import (
@@ -32,6 +50,8 @@ log = logging.getLogger("filmworker.memory")
 
 MALLOC_ARENAS = 2
 M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+MADV_PAGEOUT = 21  # madvise advice (linux/mman.h, Linux 5.4+)
+_MAPPING = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) (\S{4}) \S+ \S+ \d+\s+(/\S.*)$")
 
 
 def limit_arenas(arenas: int = MALLOC_ARENAS) -> bool:
@@ -40,17 +60,135 @@ def limit_arenas(arenas: int = MALLOC_ARENAS) -> bool:
     return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas) == 1)
 
 
+def read_only_file_ranges(maps: str) -> list[tuple[int, int]]:
+    """The (start, end) addresses of the file-backed mappings in ``maps`` (the text of
+    ``/proc/<pid>/maps``) that the process cannot write: libraries' code and constants, fonts."""
+    ranges = []
+    for line in maps.splitlines():
+        found = _MAPPING.match(line)
+        if found and "w" not in found.group(3) and not found.group(4).endswith(" (deleted)"):
+            ranges.append((int(found.group(1), 16), int(found.group(2), 16)))
+    return ranges
+
+
+def page_out_files() -> int:
+    """Ask the kernel to reclaim now this process's clean file pages (``MADV_PAGEOUT``): the
+    library code a film paged in (OpenCV's alone ~25 MiB) that the idle worker does not run;
+    what it does run faults back in. Pages another process maps stay. The number of mappings
+    advised (0 off Linux or before 5.4)."""
+    libc = heap.glibc()
+    try:
+        maps = Path("/proc/self/maps").read_text(encoding="utf-8")
+    except OSError:
+        return 0
+    if libc is None:
+        return 0
+    libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    return sum(libc.madvise(start, end - start, MADV_PAGEOUT) == 0
+               for start, end in read_only_file_ranges(maps))
+
+
+def release_memory(page_out: bool) -> None:
+    """After an activity: :func:`media.base.heap.release` (activity caches emptied, cycles
+    collected, heap trimmed), then with ``page_out`` :func:`page_out_files`."""
+    heap.release()
+    if page_out:
+        page_out_files()
+
+
 class _ReleaseAfter(ActivityInboundInterceptor):
+    def __init__(self, next: ActivityInboundInterceptor, page_out: bool) -> None:
+        super().__init__(next)
+        self.page_out = page_out
+
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         try:
             return await self.next.execute_activity(input)
         finally:
-            await asyncio.to_thread(heap.trim)
+            await asyncio.to_thread(release_memory, self.page_out)
 
 
 class MemoryReleaser(Interceptor):
-    """Worker interceptor: :func:`media.base.heap.trim` after every activity attempt."""
+    """Worker interceptor: :func:`release_memory` after every activity attempt; ``page_out``
+    for the media worker, whose activities page in the heavy libraries."""
+
+    def __init__(self, page_out: bool = False) -> None:
+        self.page_out = page_out
 
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
         """Wrap activity execution."""
-        return _ReleaseAfter(next)
+        return _ReleaseAfter(next, self.page_out)
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+          future: concurrent.futures.Future[Any]) -> None:
+    try:
+        result = fn(*args, **kwargs)
+    except BaseException as exc:  # the activity's own failure, cancellation included
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
+
+
+class ThreadPerActivity(concurrent.futures.ThreadPoolExecutor):
+    """An activity executor that runs every task in a new thread, ended before its future
+    resolves, so the memory the thread held is back (and trimmed) by the time
+    :class:`MemoryReleaser` runs. A ThreadPoolExecutor by type: Temporal passes a sync
+    activity's context, heartbeats and cancellation in-process only to those."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str = "activity") -> None:
+        super().__init__(max_workers, thread_name_prefix=thread_name_prefix)
+        self._prefix = thread_name_prefix
+        self._numbers = itertools.count(1)
+        self._guard = threading.Lock()
+        self._closed = False
+        self._running: set[threading.Thread] = set()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any,
+               **kwargs: Any) -> concurrent.futures.Future[Any]:
+        """Start ``fn(*args, **kwargs)`` in a thread of its own."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._guard:
+            if self._closed:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            name = f"{self._prefix}_{next(self._numbers)}"
+            runner = threading.Thread(target=self._run, args=(name, fn, args, kwargs, future),
+                                      name=f"{name}_wait")
+            self._running.add(runner)
+        runner.start()
+        return future
+
+    def _run(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...],
+             kwargs: dict[str, Any], future: concurrent.futures.Future[Any]) -> None:
+        try:
+            if not future.set_running_or_notify_cancel():
+                return
+            # The future is settled here, after the worker thread is gone: not from inside it.
+            settled: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            worker = threading.Thread(target=_call, args=(fn, args, kwargs, settled), name=name)
+            worker.start()
+            worker.join()
+            if settled.done() and settled.exception() is not None:
+                future.set_exception(settled.exception())
+            elif settled.done():
+                future.set_result(settled.result())
+            else:
+                future.set_exception(RuntimeError(f"{name} ended without a result"))
+        finally:
+            with self._guard:
+                self._running.discard(threading.current_thread())
+
+    def running(self) -> int:
+        """How many tasks are running now."""
+        with self._guard:
+            return len(self._running)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Refuse new tasks; with ``wait``, block until the running ones end."""
+        with self._guard:
+            self._closed = True
+            running = list(self._running)
+        if wait:
+            for runner in running:
+                runner.join()
+        super().shutdown(wait, cancel_futures=cancel_futures)

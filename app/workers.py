@@ -11,7 +11,6 @@ import logging
 import signal
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -19,7 +18,7 @@ from temporalio.worker import Worker
 from activities.context import ProgressSink, StageContext, use_progress_sink
 from activities.observe import StageObserver
 from app.client import connect, target_address
-from app.memory import MemoryReleaser, limit_arenas
+from app.memory import MemoryReleaser, ThreadPerActivity, limit_arenas
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.cleanup import FilmRunCleanup
@@ -56,16 +55,17 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
     client = worker_client(client)
     use_progress_sink(ProgressSink(client, asyncio.get_running_loop()))
     activities = FilmActivities(StageContext.from_settings(settings))
-    common: dict[str, Any] = {
-        "graceful_shutdown_timeout": timedelta(seconds=settings.graceful_shutdown_s),
-        "interceptors": [StageObserver(), MemoryReleaser()],
-    }
+    shutdown = timedelta(seconds=settings.graceful_shutdown_s)
     main = Worker(client, task_queue=settings.task_queue, workflows=[FilmRender, FilmRunCleanup],
                   activities=activities.main_queue(), activity_executor=main_pool,
-                  max_concurrent_activities=settings.max_concurrent_activities, **common)
+                  max_concurrent_activities=settings.max_concurrent_activities,
+                  interceptors=[StageObserver(), MemoryReleaser()],
+                  graceful_shutdown_timeout=shutdown)
     media = Worker(client, task_queue=media_task_queue(settings.task_queue),
                    activities=activities.media_queue(), activity_executor=media_pool,
-                   max_concurrent_activities=settings.media_concurrency, **common)
+                   max_concurrent_activities=settings.media_concurrency,
+                   interceptors=[StageObserver(), MemoryReleaser(page_out=True)],
+                   graceful_shutdown_timeout=shutdown)
     return main, media
 
 
@@ -76,7 +76,7 @@ async def running_worker(client: Client, settings: Settings) -> AsyncIterator[Wo
     cancelled (which kills their ffmpeg process groups)."""
     with (
         concurrent.futures.ThreadPoolExecutor(settings.max_concurrent_activities + 1) as main_pool,
-        concurrent.futures.ThreadPoolExecutor(settings.media_concurrency + 1) as media_pool,
+        ThreadPerActivity(settings.media_concurrency + 1, "media") as media_pool,
     ):
         main, media = create_workers(client, settings, main_pool, media_pool)
         async with main, media:

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from media.base import yuv
+from media.base import heap, yuv
 from media.cards import design, fonts
 from media.cards.colour import Palette, contrast_ratio, lift_contrast, luminance, palette
 from media.cards.overlay import blend_logo, check_logo, scale_logo
@@ -43,7 +43,7 @@ DUOTONE_CHROMA = 0.14  # mean chroma (0..1) from which a photo keeps all its own
 # --- backdrops --------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4)
+@heap.activity_cache(maxsize=4)
 def _dither(width: int, height: int) -> np.ndarray:
     """Fixed, tiled +-1.5 LSB luma noise (height, width): keeps gradients from banding once
     encoded to 8-bit 4:2:0."""

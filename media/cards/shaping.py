@@ -7,12 +7,12 @@ Pure Pillow, no layout decisions: :mod:`media.cards.text` wraps and places the l
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
+from media.base import heap
 from media.cards import bidi, fonts
 
 
@@ -76,7 +76,7 @@ def line_segments(text: str, size: int, weight: str, face: int, level: int | Non
     return out
 
 
-@functools.lru_cache(maxsize=4096)
+@heap.activity_cache(maxsize=4096)
 def shape_line(text: str, size: int, weight: str, face: int, tracking: float,
                level: int | None = None) -> ShapedLine:
     """``text`` shaped and placed on one line: bidi runs in display order, each drawn by RAQM

@@ -19,7 +19,6 @@ first comma together) and shrink until every line fits, so text never clips.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import unicodedata
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
+from media.base import heap
 from media.cards import bidi, design, fonts
 from media.cards.overlay import card_logo_size
 from media.cards.shaping import ShapedLine, clusters, draw_emoji, shape_line
@@ -315,7 +315,7 @@ def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, i
     return side, top, width - side, bottom
 
 
-@functools.lru_cache(maxsize=64)
+@heap.activity_cache(maxsize=64)
 def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -> CardLayout:
     """Lines placed inside the safe area, whose top ``reserve_top`` pixels are left free (for
     a logo above the text)."""

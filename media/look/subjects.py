@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 import cv2
 import numpy as np
 from scipy import ndimage
+
+from media.base import heap
 
 FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
 DETECT_LONG_EDGE = 640  # pixels: faces are searched on a gray copy this large
@@ -93,7 +94,7 @@ class Subject:
 # --- subject detection -----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=2)
+@heap.activity_cache(maxsize=2)
 def _face_detector(cascade: str = FACE_CASCADE) -> cv2.CascadeClassifier:
     detector = cv2.CascadeClassifier(cv2.data.haarcascades + cascade)
     if detector.empty():
