@@ -203,6 +203,19 @@ class Transitions(_Data):
     gentle_change_s: float = Field(default=1.6, ge=0.0, le=3.0)
 
 
+class Layouts(_Data):
+    """How the look shows two photos at once (see :mod:`media.plan.layouts`): the share of
+    repeat showings that ``split`` (``split_share``), whether tall photos pair in 16:9
+    (``portrait_pairs``), and the ``gutter`` between the halves: its width as a share of the
+    frame's short side and its palette colour (``gutter_colour``)."""
+
+    split_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    portrait_pairs: bool = True
+    gutter: float = Field(default=0.008, ge=0.0, le=0.03)
+    gutter_colour: Literal["top", "bottom", "glow", "text", "secondary", "heading",
+                           "accent"] = "top"
+
+
 class Look(_Data):
     """One look in one style (``gift``, ``brand`` or ``social``), validated."""
 
@@ -218,6 +231,7 @@ class Look(_Data):
     social_safe: bool = False  # text keeps out of a feed's top and bottom bands (9:16 UI)
     pacing: Pacing
     transitions: Transitions = Transitions()
+    layouts: Layouts = Layouts()
     grade: Literal["natural", "gentle"] = "natural"
 
     def face(self, role: Role) -> str:

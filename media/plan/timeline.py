@@ -34,6 +34,7 @@ from media.plan.beat_snap import (
     snap_cuts,
 )
 from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.layouts import Layout, plan_layouts
 from media.plan.moves import (
     PhotoLook,
     Section,
@@ -91,7 +92,8 @@ class Shot:
     ``motion`` is ken_burns, parallax, push or none (how much the camera moves); ``move`` is
     the camera move of a photo shot (:data:`media.plan.moves.MOVE_VOCABULARY`: push_in, pull_out,
     pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
-    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
+    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``. A photo
+    shot with a ``layout`` (:mod:`media.plan.layouts`) shows ``partner_id``'s photo beside its own.
     """
 
     kind: str
@@ -106,6 +108,8 @@ class Shot:
     clip_start_s: float = 0.0
     card: CardSpec | None = None
     move: str = ""
+    layout: str = ""
+    partner_id: str | None = None
 
     @property
     def frames(self) -> int:
@@ -145,6 +149,7 @@ class Timeline:
         for i, s in enumerate(self.shots):
             beat = "beat" if s.cut_in in self.beat_frames else "    "
             what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
+            what += f" + {s.partner_id}" if s.partner_id else ""
             lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
                          f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
                          f"/{s.transition_in.frames} {s.motion}#{s.motion_choice} {s.move}")
@@ -364,8 +369,11 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s, subject_photo_id)
     slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
+    layouts: list[Layout] = []
     if slots:
         lengths = fit_lengths(slots, middle_s, min_s)
+        layouts = _layouts(slots, ordered, lengths, film_look(style, gentle, opening.look),
+                           subject_photo_id, near_duplicates)
         targets = [open_end + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
         mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
         cuts = [0, open_end, *snap_cuts(targets, open_end, close_start, mins,
@@ -374,7 +382,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          _scaled_motion_shots(motion_shots, length_sec),
                          PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
-                         parts, gentle, subject_photo_id)
+                         parts, gentle, subject_photo_id, layouts)
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
@@ -382,6 +390,18 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     0, _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes, subject, film_look(style, gentle, opening.look).grade)
+
+
+def _layouts(slots: list[Slot], photos: list[PhotoSource], lengths: list[float],
+             look: design.Look, subject_id: str | None,
+             twins: Sequence[tuple[str, str]]) -> list[Layout]:
+    """The slots' layouts (:func:`media.plan.layouts.plan_layouts`) in the film's look, partners
+    drawn from the photos the film shows."""
+    shown = {s.source_id for s in slots if s.kind == "photo"}
+    return plan_layouts(slots, {p.id: p for p in photos if p.id in shown}, lengths,
+                        split_share=look.layouts.split_share,
+                        portrait_pairs=look.layouts.portrait_pairs, subject_id=subject_id,
+                        twins=twins)
 
 
 def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
@@ -414,9 +434,10 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  clips: list[ClipSource], opening: CardSpec, closing: CardSpec, pacing: Pacing,
                  fps: int, motion_shots: int, parallax_s: float = 0.0,
                  sections: tuple[Section, ...] = (), gentle: bool = False,
-                 subject_id: str | None = None) -> list[Shot]:
-    """Shots from the cut frames: cards around the slots, transitions, moves and visible
-    ranges."""
+                 subject_id: str | None = None,
+                 layouts: Sequence[Layout] = ()) -> list[Shot]:
+    """Shots from the cut frames: cards around the slots, transitions, moves, visible
+    ranges and the slots' ``layouts`` (none: all single)."""
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
     kinds += [(s.kind, s.source_id, None) for s in slots]
     kinds.append(("card", None, closing))
@@ -429,6 +450,7 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                          [(cuts[k + 2] - cuts[k + 1]) / fps for k in range(len(slots))]),
                (STILL, 0)]
     middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
+    shown = [Layout(), *(layouts or [Layout()] * len(slots)), Layout()]
     moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
                                [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]
     shots = []
@@ -436,7 +458,8 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
         vis_in = _visible_in(transitions[i], cuts[i])
         vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
         shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
-                          motions[i][0], motions[i][1], 0.0, card, moves[i]))
+                          motions[i][0], motions[i][1], 0.0, card, moves[i],
+                          shown[i].kind, shown[i].partner_id))
     return _place_clip_segments(shots, clips, fps)
 
 
