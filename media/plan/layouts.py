@@ -13,7 +13,8 @@ own half with its own gentle move (drawn by :mod:`media.frames.split`). Two layo
 
 Rules: a split shot is never followed by another one (a single photo always comes between);
 the first and last photo shots (the subject opens, the warmest photo closes) and the subject's
-mid-film return never become a ``split``; a partner is never the photo itself, its twin, or
+mid-film return never become a ``split``; both photos fill their halves with crops that hold
+their faces (:func:`crops_whole`); a partner is never the photo itself, its twin, or
 the photo of a neighbouring shot; the same two photos never pair twice; and a partner keeps the
 repeat spacing of :func:`media.plan.shot_order.showing_order` to every other showing of it
 (:data:`media.plan.shot_order.REPEAT_SPACING_S`, plus :data:`SNAP_SLACK_S`), or the shot stays
@@ -27,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from media.base.spec import LANDSCAPE, PORTRAIT
 from media.plan.inputs import PhotoSource
 from media.plan.shot_order import REPEAT_SPACING_S, Slot
 
@@ -36,6 +38,8 @@ LAYOUTS = (SINGLE, SPLIT, PORTRAIT_PAIR)
 # crop (4:5, 3:4, 2:3 and phone portraits): it pairs instead.
 TALL_RATIO = 1.25
 SNAP_SLACK_S = 1.0  # cuts move onto beats after layouts are planned: a partner keeps this more
+HALF_RATIO = {False: LANDSCAPE.width / 2 / LANDSCAPE.height,  # 16:9 halves, side by side
+              True: PORTRAIT.width / (PORTRAIT.height / 2)}  # 9:16 halves, stacked
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,22 @@ def is_tall(photo: PhotoSource) -> bool:
     return photo.height >= TALL_RATIO * photo.width
 
 
+def crops_whole(photo: PhotoSource, layout: str) -> bool:
+    """True when every half ``layout`` puts ``photo`` in (see :func:`splits_in`) can be filled
+    by a crop of it that holds its faces (``hold_w``, ``hold_h``): never a small print over a
+    blurred copy inside a half."""
+    for portrait in (False, True):
+        if splits_in(layout, portrait):
+            ratio = HALF_RATIO[portrait]
+            if photo.width / photo.height > ratio:
+                crop_w, crop_h = photo.height * ratio, float(photo.height)
+            else:
+                crop_w, crop_h = float(photo.width), photo.width / ratio
+            if photo.hold_w * photo.width > crop_w or photo.hold_h * photo.height > crop_h:
+                return False
+    return True
+
+
 def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
                  lengths_s: Sequence[float], *, split_share: float, portrait_pairs: bool,
                  subject_id: str | None,
@@ -78,6 +98,8 @@ def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
             if made >= split_share * repeats - 1e-9:
                 continue
         if not kind or (i > 0 and layouts[i - 1].kind):
+            continue
+        if not crops_whole(photos[slot.source_id], kind):
             continue
         partner = _partner(i, slots, layouts, photos, starts, pairs, twin_pairs, kind)
         if partner is not None:
@@ -121,7 +143,7 @@ def _partner(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
     spacing = REPEAT_SPACING_S + SNAP_SLACK_S
 
     def allowed(photo_id: str) -> bool:
-        return (photo_id != primary and photo_id not in near
+        return (photo_id != primary and photo_id not in near and crops_whole(photos[photo_id], kind)
                 and frozenset((primary, photo_id)) not in pairs
                 and not any(frozenset((photo_id, other)) in twins for other in {primary, *near})
                 and all(abs(starts[i] - t) >= spacing for t in showings.get(photo_id, [])))

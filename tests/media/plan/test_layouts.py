@@ -156,3 +156,13 @@ def test_a_split_film_round_trips_through_json_and_old_plans_still_load() -> Non
         del shot["layout"], shot["partner_id"]
     old = timeline_from_dict(data)
     assert all(s.layout == SINGLE and s.partner_id is None for s in old.shots)
+
+
+def test_a_photo_whose_faces_no_half_holds_never_shares_the_frame() -> None:
+    slots = _slots("abcdeabcdeabcde")
+    group = dataclasses.replace(_sources("c")["c"], hold_w=0.9, hold_h=0.4)  # a wide group
+    layouts = plan_layouts(slots, {**_sources("abde"), "c": group}, [6.0] * len(slots),
+                           split_share=1.0, portrait_pairs=True, subject_id="a")
+    assert any(layout.partner_id for layout in layouts)
+    for slot, layout in zip(slots, layouts, strict=True):
+        assert "c" not in {slot.source_id, layout.partner_id} or not layout.partner_id
