@@ -1,8 +1,9 @@
 """Looks as data: one declarative TOML file per look (``looks/*.toml``) holds the design of a
 film (its typography pair, type sizes as shares of the frame, colours, how the type comes in,
-the transition set, the pacing and the grade); the engine (:mod:`media.cards.text`,
-:mod:`media.cards.draw`, :mod:`media.cards.motion`, :mod:`media.plan.timeline`) renders any
-look. Adding a look is adding one file.
+the transition set, the pacing, the layouts that show two photos at once and the grade); the
+engine (:mod:`media.cards.text`, :mod:`media.cards.draw`, :mod:`media.cards.motion`,
+:mod:`media.plan.timeline`, :mod:`media.plan.layouts`) renders any look. Adding a look is
+adding one file.
 
 A file is the look's ``gift`` design with ``[variants.brand]`` and ``[variants.social]`` tables
 that override any part of it (merged key by key): :func:`look` resolves a name and a style to

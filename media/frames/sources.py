@@ -5,7 +5,8 @@ pre-scaled copies shared by the shots and aspects that show it, and freed after 
 every picture gets the film's colour grade (:mod:`media.frames.grade`) once, as it is decoded (in
 RGB), and is converted once to the film's I420 planes (:mod:`media.base.yuv`): every shot's frames
 are I420, as the encoders take them;
-a card is drawn over its photo; a clip shot gets its decoder
+a split shot shows two photos, each in its half (:mod:`media.frames.split`); a card is drawn
+over its photo; a clip shot gets its decoder
 (:class:`media.frames.encode.ClipReader`)
 and is framed like a photo (:mod:`media.frames.clip_framing`, planned from one sample frame).
 :class:`SourcePreparer` builds these :class:`Prepared` shots on a helper thread.
