@@ -52,6 +52,7 @@ from media.frames.split import (
     colour_yuv,
     gutter_width,
     half_aspect,
+    half_move,
     partner_move,
     split_boxes,
     stagger_frames,
@@ -305,7 +306,7 @@ class SourcePreparer:
         shot = self.timeline.shots[index]
         try:
             if shot.kind == "photo" and shot.partner_id:
-                return self._prepare_split(shot, self._showing(index))
+                return self._prepare_split(shot, self._showing(index), self._in_halves(index))
             if shot.kind == "photo":
                 return self._prepare_photo(shot, self._showing(index))
             if shot.kind == "clip":
@@ -320,6 +321,15 @@ class SourcePreparer:
         photo_id = self.timeline.shots[index].source_id
         return sum(1 for shot in self.timeline.shots[:index]
                    if shot.kind == "photo" and shot.source_id == photo_id)
+
+    def _in_halves(self, index: int) -> tuple[int, int]:
+        """How many split shots before shot ``index`` showed each of its two photos in a half,
+        over the whole film (as :meth:`_showing`)."""
+        shot = self.timeline.shots[index]
+        first, second = (sum(1 for s in self.timeline.shots[:index]
+                             if s.partner_id and photo_id in (s.source_id, s.partner_id))
+                         for photo_id in (shot.source_id, shot.partner_id))
+        return first, second
 
     def _prepare_photo(self, shot: Shot, showing: int = 0) -> PreparedPhoto:
         """The shot's layers; a showing after the first looks closer at another part of the
@@ -356,9 +366,11 @@ class SourcePreparer:
                                                     aspect)
         return layers
 
-    def _prepare_split(self, shot: Shot, showing: int) -> PreparedSplit:
+    def _prepare_split(self, shot: Shot, showing: int,
+                       in_halves: tuple[int, int] = (0, 0)) -> PreparedSplit:
         """Both photos of a split shot, each in its half where the layout splits (see
-        :mod:`media.frames.split`), the shot's photo alone elsewhere."""
+        :mod:`media.frames.split`; ``in_halves``: how many halves showed each before), the
+        shot's photo alone elsewhere."""
         ids = (shot.source_id or "", shot.partner_id or "")
         photos = tuple(self._acquire(photo_id) for photo_id in ids)
         try:
@@ -366,23 +378,26 @@ class SourcePreparer:
             layers = self._photo_layers(photos[0], ids[0], shot, showing, alone)
             for aspect in self.aspects:
                 if aspect not in alone:
-                    layers[aspect.name] = self._split_layer(photos, shot, aspect)
+                    layers[aspect.name] = self._split_layer(photos, shot, aspect, in_halves)
             return PreparedSplit(layers)
         finally:
             for photo_id in ids:
                 self._release(photo_id)
 
-    def _split_layer(self, photos: tuple[_Photo, ...], shot: Shot,
-                     aspect: spec.Aspect) -> SplitLayer:
+    def _split_layer(self, photos: tuple[_Photo, ...], shot: Shot, aspect: spec.Aspect,
+                     in_halves: tuple[int, int]) -> SplitLayer:
         """Two half layers over the look's gutter; the second planned :data:`STAGGER_S`
-        longer at both ends (and sampled that far ahead), with the opposite push."""
+        longer at both ends (and sampled that far ahead), with the opposite push; a photo
+        shown in a half before moves otherwise (:func:`media.frames.split.half_move`)."""
         look = self._look()
         boxes = split_boxes(aspect, gutter_width(aspect, look.layouts.gutter))
         lead = stagger_frames()
         first = FRAMING_MOVE.get(shot.move)
-        halves = (self._half_layer(photos[0], half_aspect(aspect, boxes[0]), shot.frames, first),
+        moves = (half_move(first, in_halves[0]), half_move(partner_move(first), in_halves[1]))
+        halves = (self._half_layer(photos[0], half_aspect(aspect, boxes[0]), shot.frames,
+                                   moves[0]),
                   self._half_layer(photos[1], half_aspect(aspect, boxes[1]),
-                                   shot.frames + 2 * lead, partner_move(first)))
+                                   shot.frames + 2 * lead, moves[1]))
         gutter = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
         return SplitLayer(halves, boxes, aspect, gutter, lead)
 

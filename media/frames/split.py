@@ -5,7 +5,7 @@ stacked in 9:16); each half is an ordinary photo layer (:class:`media.frames.com
 planned for the half's size, so faces stay whole and the camera moves as on a full frame. A
 frame costs about one full photo frame: two half-size crops and one copy of each into place.
 The second half's move is :data:`STAGGER_S` out of phase with the first at both ends, so the
-halves never start or settle in lockstep.
+halves never start or settle in lockstep; a photo shown in a half again pans (:func:`half_move`).
 """
 
 from __future__ import annotations
@@ -131,3 +131,10 @@ def partner_move(move: str | None) -> str:
     """The second half's move (a :func:`media.look.framing.plan_ken_burns` move): the opposite
     push of the first half's, so one comes closer while the other opens up."""
     return "zoom_out" if move == "zoom_in" else "zoom_in"
+
+
+def half_move(move: str | None, earlier: int) -> str | None:
+    """The move of a photo in a half after ``earlier`` halves showed it: every other time a
+    pan (across its longer side), so a photo paired again shows another part of itself, not
+    the same half frame."""
+    return "pan" if earlier % 2 else move

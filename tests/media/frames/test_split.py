@@ -134,3 +134,20 @@ def test_a_split_shot_reads_both_photos(tmp_path: Path) -> None:
              Shot("photo", "red", 2, 40, 2, 40, Transition(), layout=SPLIT, partner_id="blue"))
     timeline = Timeline(spec.FPS, 40, 40 / spec.FPS, "gift", False, shots, 0, 0)
     assert sources_for(timeline) == ({"red", "blue"}, set())
+
+
+def test_a_photo_shown_in_a_half_again_shows_another_part_of_itself(tmp_path: Path) -> None:
+    paths = {"red": _photo(tmp_path / "red.png", RED, (1600, 900)),
+             "blue": _photo(tmp_path / "blue.png", BLUE, (1600, 900)),
+             "green": _photo(tmp_path / "green.png", (40, 180, 60), (1600, 900))}
+    card = CardSpec("opening", ("Hello",))
+    shots = (Shot("card", None, 0, 2, 0, 2, Transition(), card=card),
+             Shot("photo", "red", 2, 47, 2, 47, Transition(), move="push_in", layout=SPLIT,
+                  partner_id="blue"),
+             Shot("photo", "green", 47, 92, 47, 92, Transition(), move="push_in", layout=SPLIT,
+                  partner_id="blue"))
+    timeline = Timeline(spec.FPS, 92, 92 / spec.FPS, "gift", False, shots, 0, 0)
+    preparer = SourcePreparer(timeline, (spec.LANDSCAPE,), paths, {}, time.monotonic() + 60)
+    first, again = (preparer.prepare(i).layers[spec.LANDSCAPE.name] for i in (1, 2))
+    assert isinstance(first, SplitLayer) and isinstance(again, SplitLayer)
+    assert first.halves[1].motion.move != "pan" and again.halves[1].motion.move == "pan"
