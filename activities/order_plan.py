@@ -24,7 +24,8 @@ from media.frames.grade import finished
 from media.intake.clip_analysis import analyse_clip, frame_scores
 from media.look.arc import photo_traits
 from media.look.dedupe import picture_hashes
-from media.look.subjects import Subject
+from media.look.framing import face_guard
+from media.look.subjects import Subject, keep_whole
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
 from media.song import lyrics
@@ -102,8 +103,19 @@ def photo_sources(prep: PrepResult, paths: dict[str, Path],
     """The prepared photos with the traits the timeline orders them by (see media.look.arc)."""
     return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
                         **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
-                        **_focus(subjects.get(p.id)))
+                        **_focus(subjects.get(p.id)), **_hold(subjects.get(p.id), p.width,
+                                                              p.height))
             for p in prep.photos]
+
+
+def _hold(subject: Subject | None, width: int, height: int) -> dict[str, float]:
+    """What every crop of the photo must hold (``hold_w``, ``hold_h``: shares of its width and
+    height): its faces, or a compact subject's core, with their margin; nothing without."""
+    guard = face_guard(keep_whole(subject), width, height) if subject is not None else None
+    if guard is None:
+        return {}
+    x0, y0, x1, y1 = guard
+    return {"hold_w": round((x1 - x0) / width, 4), "hold_h": round((y1 - y0) / height, 4)}
 
 
 def _focus(subject: Subject | None) -> dict[str, float]:

@@ -1,8 +1,9 @@
 """Looks as data: one declarative TOML file per look (``looks/*.toml``) holds the design of a
 film (its typography pair, type sizes as shares of the frame, colours, how the type comes in,
-the transition set, the pacing and the grade); the engine (:mod:`media.cards.text`,
-:mod:`media.cards.draw`, :mod:`media.cards.motion`, :mod:`media.plan.timeline`) renders any
-look. Adding a look is adding one file.
+the transition set, the pacing, the layouts that show two photos at once and the grade); the
+engine (:mod:`media.cards.text`, :mod:`media.cards.draw`, :mod:`media.cards.motion`,
+:mod:`media.plan.timeline`, :mod:`media.plan.layouts`) renders any look. Adding a look is
+adding one file.
 
 A file is the look's ``gift`` design with ``[variants.brand]`` and ``[variants.social]`` tables
 that override any part of it (merged key by key): :func:`look` resolves a name and a style to
@@ -241,6 +242,19 @@ class Interlude(_Data):
     text_y: float = Field(default=0.72, ge=0.0, le=1.0)
 
 
+class Layouts(_Data):
+    """How the look shows two photos at once (see :mod:`media.plan.layouts`): the share of
+    repeat showings that ``split`` (``split_share``), whether tall photos pair in 16:9
+    (``portrait_pairs``), and the ``gutter`` between the halves: its width as a share of the
+    frame's short side and its palette colour (``gutter_colour``)."""
+
+    split_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    portrait_pairs: bool = True
+    gutter: float = Field(default=0.008, ge=0.0, le=0.03)
+    gutter_colour: Literal["top", "bottom", "glow", "text", "secondary", "heading",
+                           "accent"] = "top"
+
+
 class Look(_Data):
     """One look in one style (``gift``, ``brand`` or ``social``), validated."""
 
@@ -256,6 +270,7 @@ class Look(_Data):
     social_safe: bool = False  # text keeps out of a feed's top and bottom bands (9:16 UI)
     pacing: Pacing
     transitions: Transitions = Transitions()
+    layouts: Layouts = Layouts()
     grade: Literal["natural", "gentle"] = "natural"
     interlude: Interlude = Interlude()
 

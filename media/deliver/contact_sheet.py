@@ -256,11 +256,12 @@ def storyboard(videos: dict[str, Path], out_png: Path, times: list[float] | None
 
 def shot_times(timeline: Timeline) -> tuple[list[float], list[str]]:
     """One time per shot of ``timeline`` (seconds: the middle of the shot, cards included) and
-    a caption for it (``card``, or the photo or clip id)."""
+    a caption for it (``card``, or the photo or clip id; a split shot's two photos)."""
     times, captions = [], []
     for shot in timeline.shots:
         times.append(round((shot.cut_in + shot.cut_out) / 2 / timeline.fps, 3))
-        captions.append(shot.source_id or shot.kind)
+        partner = f"+{shot.partner_id}" if shot.partner_id else ""
+        captions.append(f"{shot.source_id}{partner}" if shot.source_id else shot.kind)
     return times, captions
 
 

@@ -269,10 +269,16 @@ def render_crop_i420(src: PrescaledI420, rect: Rect, out_w: int, out_h: int) -> 
     """:func:`render_crop` of every plane of ``src``: the viewport ``rect`` (source pixels) as a
     new ``out_w`` x ``out_h`` I420 frame."""
     frame = np.empty(yuv.frame_shape(out_w, out_h), np.uint8)
-    for plane, dst in zip(src.planes, yuv.planes(frame), strict=True):
+    draw_crop_i420(src, rect, yuv.planes(frame))
+    return frame
+
+
+def draw_crop_i420(src: PrescaledI420, rect: Rect, planes: Sequence[np.ndarray]) -> None:
+    """:func:`render_crop_i420` written into ``planes`` (Y, U, V, each of its own size: views
+    into a larger frame, e.g. one half of a split frame)."""
+    for plane, dst in zip(src.planes, planes, strict=True):
         rows, cols = dst.shape
         dst[:] = render_crop(plane, rect, cols, rows)
-    return frame
 
 
 def cover_box(src_w: int, src_h: int, out_w: int, out_h: int) -> tuple[int, int, int, int]:
@@ -465,6 +471,15 @@ class PhotoLayer:
             frame = render_crop_i420(self.src, rect, self.out_w, self.out_h)
         self._last = (rect, frame)
         return frame
+
+    def draw(self, index: int, planes: Sequence[np.ndarray]) -> None:
+        """Frame ``index`` written into ``planes`` (Y, U, V of the layer's size, views into a
+        larger frame): a crop straight into them, no frame of its own in between."""
+        if self.back is not None:
+            for src, dst in zip(yuv.planes(self.frame(index)), planes, strict=True):
+                dst[:] = src
+            return
+        draw_crop_i420(self.src, self.motion.rect_at(index), planes)
 
 
 # --- transitions -----------------------------------------------------------------------------

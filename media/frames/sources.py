@@ -5,7 +5,8 @@ pre-scaled copies shared by the shots and aspects that show it, and freed after 
 every picture gets the film's colour grade (:mod:`media.frames.grade`) once, as it is decoded (in
 RGB), and is converted once to the film's I420 planes (:mod:`media.base.yuv`): every shot's frames
 are I420, as the encoders take them;
-a card is drawn over its photo; a clip shot gets its decoder
+a split shot shows two photos, each in its half (:mod:`media.frames.split`); a card is drawn
+over its photo; a clip shot gets its decoder
 (:class:`media.frames.encode.ClipReader`)
 and is framed like a photo (:mod:`media.frames.clip_framing`, planned from one sample frame).
 :class:`SourcePreparer` builds these :class:`Prepared` shots on a helper thread.
@@ -25,6 +26,7 @@ from PIL import Image
 
 from media.base import heap, spec, yuv
 from media.base.runner import Limits, ToolError
+from media.cards import design
 from media.cards.draw import CardImage, render_card_image
 from media.cards.motion import card_frame
 from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
@@ -45,13 +47,24 @@ from media.frames.parallax import (
     scale_layers,
     separate_subject,
 )
+from media.frames.split import (
+    SplitLayer,
+    colour_yuv,
+    gutter_width,
+    half_aspect,
+    half_move,
+    partner_move,
+    split_boxes,
+    stagger_frames,
+)
 from media.look.detail import ShowingFrame, showing_frame, texture_map
 from media.look.framing import KEEP_MIN, Motion, plan_ken_burns
 from media.look.subjects import Subject, find_subject, keep_whole
+from media.plan.layouts import splits_in
 from media.plan.moves import FRAMING_MOVE
 from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
 
-ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer  # one photo shot in one aspect
+ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer | SplitLayer  # a photo shot, one aspect
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
 
 
@@ -102,6 +115,12 @@ class PreparedPhoto(Prepared):
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         return self.layers[aspect.name].frame(index)
+
+
+class PreparedSplit(PreparedPhoto):
+    """A split shot (:mod:`media.plan.layouts`): a :class:`media.frames.split.SplitLayer` (two
+    photos, each in its own half) in each aspect the layout splits, the shot's own photo alone
+    in the others."""
 
 
 class PreparedClip(Prepared):
@@ -205,12 +224,18 @@ def shots_in(timeline: Timeline, frames: tuple[int, int]) -> range:
     return range(visible[0], visible[-1] + 1) if visible else range(0)
 
 
+def shot_photos(timeline: Timeline, index: int) -> tuple[str, ...]:
+    """Every photo shot ``index`` shows: :func:`shot_photo`, and a split's partner."""
+    photos = (shot_photo(timeline, index), timeline.shots[index].partner_id)
+    return tuple(p for p in photos if p is not None)
+
+
 def sources_for(timeline: Timeline,
                 frames: tuple[int, int] | None = None) -> tuple[set[str], set[str]]:
     """Ids of the photos and the clips that rendering ``frames`` (default: the whole film)
     reads: what a worker rendering one segment must fetch."""
     shots = shots_in(timeline, frames or (0, timeline.total_frames))
-    photos = {p for i in shots if (p := shot_photo(timeline, i)) is not None}
+    photos = {p for i in shots for p in shot_photos(timeline, i)}
     clips = {timeline.shots[i].source_id or "" for i in shots
              if timeline.shots[i].kind == "clip"}
     return photos, clips
@@ -246,8 +271,7 @@ class SourcePreparer:
         """Uses of each photo by the shots rendered (a photo is freed after its last one)."""
         uses: dict[str, int] = {}
         for i in self.shots:
-            photo = shot_photo(self.timeline, i)
-            if photo is not None:
+            for photo in shot_photos(self.timeline, i):
                 uses[photo] = uses.get(photo, 0) + 1
         return uses
 
@@ -284,6 +308,8 @@ class SourcePreparer:
         """Everything shot ``index`` needs to produce its frames."""
         shot = self.timeline.shots[index]
         try:
+            if shot.kind == "photo" and shot.partner_id:
+                return self._prepare_split(shot, self._showing(index), self._in_halves(index))
             if shot.kind == "photo":
                 return self._prepare_photo(shot, self._showing(index))
             if shot.kind == "clip":
@@ -299,34 +325,100 @@ class SourcePreparer:
         return sum(1 for shot in self.timeline.shots[:index]
                    if shot.kind == "photo" and shot.source_id == photo_id)
 
+    def _in_halves(self, index: int) -> tuple[int, int]:
+        """How many split shots before shot ``index`` showed each of its two photos in a half,
+        over the whole film (as :meth:`_showing`)."""
+        shot = self.timeline.shots[index]
+        first, second = (sum(1 for s in self.timeline.shots[:index]
+                             if s.partner_id and photo_id in (s.source_id, s.partner_id))
+                         for photo_id in (shot.source_id, shot.partner_id))
+        return first, second
+
     def _prepare_photo(self, shot: Shot, showing: int = 0) -> PreparedPhoto:
         """The shot's layers; a showing after the first looks closer at another part of the
         photo (:func:`media.look.detail.showing_frame`)."""
         photo_id = shot.source_id or ""
         photo = self._acquire(photo_id)
         try:
-            height, width = photo.image.shape[:2]
-            subject = keep_whole(photo.subject)
-            texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
-                       if showing else None)
-            layers: dict[str, ShotLayer] = {}
-            for aspect in self.aspects:
-                frame = (showing_frame(subject, texture, (width, height), aspect, showing)
-                         if texture is not None else ShowingFrame(subject))
-                motion = plan_ken_burns((width, height), frame.subject, aspect,
-                                        shot.frames,
-                                        choice=shot.motion_choice,
-                                        full=shot.motion in (KEN_BURNS, PARALLAX),
-                                        keep_min=self._keep_min(aspect),
-                                        move=FRAMING_MOVE.get(shot.move),
-                                        frame_scale=frame.frame_scale,
-                                        strong=self._shows_subject(photo_id, photo.subject))
-                factor = round(prescale_factor(motion, aspect.width), 4)
-                layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
-                                                        aspect)
-            return PreparedPhoto(layers)
+            return PreparedPhoto(self._photo_layers(photo, photo_id, shot, showing,
+                                                    self.aspects))
         finally:
             self._release(photo_id)
+
+    def _photo_layers(self, photo: _Photo, photo_id: str, shot: Shot, showing: int,
+                      aspects: tuple[spec.Aspect, ...]) -> dict[str, ShotLayer]:
+        """The photo's layer alone in each of ``aspects`` (see :meth:`_prepare_photo`)."""
+        height, width = photo.image.shape[:2]
+        subject = keep_whole(photo.subject)
+        texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
+                   if showing and aspects else None)
+        layers: dict[str, ShotLayer] = {}
+        for aspect in aspects:
+            frame = (showing_frame(subject, texture, (width, height), aspect, showing)
+                     if texture is not None else ShowingFrame(subject))
+            motion = plan_ken_burns((width, height), frame.subject, aspect,
+                                    shot.frames,
+                                    choice=shot.motion_choice,
+                                    full=shot.motion in (KEN_BURNS, PARALLAX),
+                                    keep_min=self._keep_min(aspect),
+                                    move=FRAMING_MOVE.get(shot.move),
+                                    frame_scale=frame.frame_scale,
+                                    strong=self._shows_subject(photo_id, photo.subject))
+            factor = round(prescale_factor(motion, aspect.width), 4)
+            layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
+                                                    aspect)
+        return layers
+
+    def _prepare_split(self, shot: Shot, showing: int,
+                       in_halves: tuple[int, int] = (0, 0)) -> PreparedSplit:
+        """Both photos of a split shot, each in its half where the layout splits (see
+        :mod:`media.frames.split`; ``in_halves``: how many halves showed each before), the
+        shot's photo alone elsewhere."""
+        ids = (shot.source_id or "", shot.partner_id or "")
+        photos = tuple(self._acquire(photo_id) for photo_id in ids)
+        try:
+            alone = tuple(a for a in self.aspects if not splits_in(shot.layout, a.is_portrait))
+            layers = self._photo_layers(photos[0], ids[0], shot, showing, alone)
+            for aspect in self.aspects:
+                if aspect not in alone:
+                    layers[aspect.name] = self._split_layer(photos, shot, aspect, in_halves)
+            return PreparedSplit(layers)
+        finally:
+            for photo_id in ids:
+                self._release(photo_id)
+
+    def _split_layer(self, photos: tuple[_Photo, ...], shot: Shot, aspect: spec.Aspect,
+                     in_halves: tuple[int, int]) -> SplitLayer:
+        """Two half layers over the look's gutter; the second planned :data:`STAGGER_S`
+        longer at both ends (and sampled that far ahead), with the opposite push; a photo
+        shown in a half before moves otherwise (:func:`media.frames.split.half_move`)."""
+        look = self._look()
+        boxes = split_boxes(aspect, gutter_width(aspect, look.layouts.gutter))
+        lead = stagger_frames()
+        first = FRAMING_MOVE.get(shot.move)
+        moves = (half_move(first, in_halves[0]), half_move(partner_move(first), in_halves[1]))
+        halves = (self._half_layer(photos[0], half_aspect(aspect, boxes[0]), shot.frames,
+                                   moves[0]),
+                  self._half_layer(photos[1], half_aspect(aspect, boxes[1]),
+                                   shot.frames + 2 * lead, moves[1]))
+        gutter = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
+        return SplitLayer(halves, boxes, aspect, gutter, lead)
+
+    def _half_layer(self, photo: _Photo, half: spec.Aspect, frames: int,
+                    move: str | None) -> PhotoLayer:
+        """One photo in a half of the frame: a gentle move planned for the half's size, faces
+        kept whole (:func:`media.look.framing.plan_ken_burns`)."""
+        height, width = photo.image.shape[:2]
+        motion = plan_ken_burns((width, height), keep_whole(photo.subject), half, frames,
+                                full=False, move=move)
+        factor = round(prescale_factor(motion, half.width), 4)
+        return PhotoLayer(photo.prescaled(factor), motion, half.width, half.height)
+
+    def _look(self) -> design.Look:
+        """The film's look: the one its opening card is drawn in."""
+        card = self.timeline.shots[0].card if self.timeline.shots else None
+        return design.card_look(card) if card is not None else design.look(
+            design.DEFAULT_LOOK, self.timeline.style)
 
     def _shows_subject(self, photo_id: str, subject: Subject) -> bool:
         """The film's subject photo, or a photo with faces: its moves are the strongest."""

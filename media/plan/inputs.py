@@ -27,6 +27,11 @@ class PhotoSource:
     """Centre of the photo's subject (faces, else the salient region), 0..1 of its width."""
     focus_y: float = 0.5
     """Centre of the photo's subject, 0..1 of its height."""
+    hold_w: float = 0.0
+    """Share of the photo's width every crop must hold: its faces with their margin (see
+    :func:`media.look.framing.face_guard`); 0 without faces."""
+    hold_h: float = 0.0
+    """Share of the photo's height every crop must hold (as :attr:`hold_w`)."""
 
     @property
     def close(self) -> bool:

@@ -41,6 +41,7 @@ from media.plan.interludes import (
     place_interludes,
     rules_for,
 )
+from media.plan.layouts import Layout, plan_layouts
 from media.plan.moves import (
     PhotoLook,
     Section,
@@ -98,7 +99,8 @@ class Shot:
     ``motion`` is ken_burns, parallax, push or none (how much the camera moves); ``move`` is
     the camera move of a photo shot (:data:`media.plan.moves.MOVE_VOCABULARY`: push_in, pull_out,
     pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
-    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``.
+    ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``. A photo
+    shot with a ``layout`` (:mod:`media.plan.layouts`) shows ``partner_id``'s photo beside its own.
     """
 
     kind: str
@@ -113,6 +115,8 @@ class Shot:
     clip_start_s: float = 0.0
     card: CardSpec | None = None
     move: str = ""
+    layout: str = ""
+    partner_id: str | None = None
 
     @property
     def frames(self) -> int:
@@ -152,6 +156,7 @@ class Timeline:
         for i, s in enumerate(self.shots):
             beat = "beat" if s.cut_in in self.beat_frames else "    "
             what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
+            what += f" + {s.partner_id}" if s.partner_id else ""
             lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
                          f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
                          f"/{s.transition_in.frames} {s.motion}#{s.motion_choice} {s.move}")
@@ -383,10 +388,12 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                                                         min_s, fps, grid)
         cuts = [0, open_end, *middle_cuts, close_start, total]
         slots = _interlude_backdrops(slots, cuts, middle_cards, ordered, subject_photo_id, fps)
+    layouts = _layouts(slots, ordered, [(b - a) / fps for a, b in pairwise(cuts[1:-1])],
+                       film_look(style, gentle, opening.look), subject_photo_id, near_duplicates)
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          _scaled_motion_shots(motion_shots, length_sec),
                          PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
-                         parts, gentle, subject_photo_id, middle_cards)
+                         parts, gentle, subject_photo_id, middle_cards, layouts)
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
@@ -460,6 +467,18 @@ def _interlude_backdrops(slots: list[Slot], cuts: list[int], cards: dict[int, Ca
             for i, s in enumerate(slots)]
 
 
+def _layouts(slots: list[Slot], photos: list[PhotoSource], lengths: list[float],
+             look: design.Look, subject_id: str | None,
+             twins: Sequence[tuple[str, str]]) -> list[Layout]:
+    """The slots' layouts (:func:`media.plan.layouts.plan_layouts`) in the film's look, partners
+    drawn from the photos the film shows."""
+    shown = {s.source_id for s in slots if s.kind == "photo"}
+    return plan_layouts(slots, {p.id: p for p in photos if p.id in shown}, lengths,
+                        split_share=look.layouts.split_share,
+                        portrait_pairs=look.layouts.portrait_pairs, subject_id=subject_id,
+                        twins=twins)
+
+
 def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
                  sections: tuple[Section, ...], gentle: bool, style: str) -> list[Transition]:
     """The transition into every shot (the first: none): from the song's sections (see
@@ -491,10 +510,11 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  fps: int, motion_shots: int, parallax_s: float = 0.0,
                  sections: tuple[Section, ...] = (), gentle: bool = False,
                  subject_id: str | None = None,
-                 middle_cards: dict[int, CardSpec] | None = None) -> list[Shot]:
+                 middle_cards: dict[int, CardSpec] | None = None,
+                 layouts: Sequence[Layout] = ()) -> list[Shot]:
     """Shots from the cut frames: cards around the slots (and the interludes' cards,
-    ``middle_cards`` by slot index, over their photos), transitions, moves and visible
-    ranges."""
+    ``middle_cards`` by slot index, over their photos), transitions, moves, visible ranges and
+    the slots' ``layouts`` (none: all single)."""
     inside = middle_cards or {}
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
     kinds += [(s.kind, s.source_id or None, inside.get(i)) for i, s in enumerate(slots)]
@@ -508,6 +528,7 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                          [(cuts[k + 2] - cuts[k + 1]) / fps for k in range(len(slots))]),
                (STILL, 0)]
     middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
+    shown = [Layout(), *(layouts or [Layout()] * len(slots)), Layout()]
     moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
                                [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]
     shots = []
@@ -515,7 +536,8 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
         vis_in = _visible_in(transitions[i], cuts[i])
         vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
         shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
-                          motions[i][0], motions[i][1], 0.0, card, moves[i]))
+                          motions[i][0], motions[i][1], 0.0, card, moves[i],
+                          shown[i].kind, shown[i].partner_id))
     return _place_clip_segments(shots, clips, fps)
 
 

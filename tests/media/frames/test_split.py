@@ -1,0 +1,153 @@
+"""A split shot's frames: both photos in their own halves over the look's gutter, faces whole,
+and 9:16 stacking or showing a tall photo alone (media.frames.split, media.frames.sources)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from media.base import spec, yuv
+from media.cards import design
+from media.cards.spec import CardSpec
+from media.frames.sources import PreparedSplit, SourcePreparer, sources_for
+from media.frames.split import (
+    SplitLayer,
+    colour_yuv,
+    gutter_width,
+    split_boxes,
+    stagger_frames,
+)
+from media.look.framing import face_guard
+from media.look.subjects import Box, Subject
+from media.plan.layouts import PORTRAIT_PAIR, SPLIT
+from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
+
+FRAMES = 45
+RED, BLUE = (200, 40, 40), (40, 60, 200)
+FACE = Subject(faces=(Box(0.42, 0.3, 0.58, 0.55),), focus=Box(0.42, 0.3, 0.58, 0.55),
+               source="faces")
+
+
+def _photo(path: Path, colour: tuple[int, int, int], size: tuple[int, int]) -> Path:
+    """A flat colour with a little texture (so the crops have something to resample)."""
+    rng = np.random.default_rng(len(path.name))
+    noise = rng.integers(-12, 13, (size[1], size[0], 1))
+    Image.fromarray(np.clip(np.array(colour) + noise, 0, 255).astype(np.uint8)).save(path)
+    return path
+
+
+def _prepared(tmp_path: Path, layout: str, tall: bool = False) -> SplitLayer | PreparedSplit:
+    size = (900, 1200) if tall else (1200, 900)
+    paths = {"red": _photo(tmp_path / "red.png", RED, size),
+             "blue": _photo(tmp_path / "blue.png", BLUE, (1200, 900))}
+    card = CardSpec("opening", ("Hello",))
+    shots = (Shot("card", None, 0, 2, 0, 2, Transition(), card=card),
+             Shot("photo", "red", 2, 2 + FRAMES, 2, 2 + FRAMES, Transition(), KEN_BURNS,
+                  move="push_in", layout=layout, partner_id="blue"))
+    timeline = Timeline(spec.FPS, 2 + FRAMES, (2 + FRAMES) / spec.FPS, "gift", False, shots, 0, 0)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 60,
+                              subjects={"red": FACE, "blue": FACE})
+    prepared = preparer.prepare(1)
+    assert isinstance(prepared, PreparedSplit)
+    return prepared
+
+
+def _mean_chroma(frame: np.ndarray, box: tuple[int, int, int, int]) -> tuple[float, float]:
+    _, u, v = yuv.planes(frame)
+    x, y, w, h = (c // 2 for c in box)
+    return float(u[y:y + h, x:x + w].mean()), float(v[y:y + h, x:x + w].mean())
+
+
+def _reddish(chroma: tuple[float, float]) -> bool:
+    return chroma[1] > 150 > 128 > chroma[0]
+
+
+def _bluish(chroma: tuple[float, float]) -> bool:
+    return chroma[0] > 150 and chroma[1] < 128
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_both_photos_show_each_in_its_half_over_the_looks_gutter(tmp_path: Path,
+                                                                 aspect: spec.Aspect) -> None:
+    prepared = _prepared(tmp_path, SPLIT)
+    look = design.look(design.DEFAULT_LOOK)
+    gutter = gutter_width(aspect, look.layouts.gutter)
+    first, second = split_boxes(aspect, gutter)
+    colour = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
+    for index in (0, FRAMES // 2, FRAMES - 1):
+        frame = prepared.frame(aspect, index)
+        assert frame.shape == yuv.frame_shape(aspect.width, aspect.height)
+        assert _reddish(_mean_chroma(frame, first)) and _bluish(_mean_chroma(frame, second))
+        y = yuv.planes(frame)[0]
+        strip = (y[:, first.w:second.x] if not aspect.is_portrait
+                 else y[first.h:second.y, :])
+        assert strip.size and (strip == colour[0]).all()
+
+
+def test_halves_are_equal_and_even_and_the_gutter_is_thin() -> None:
+    for aspect in spec.ASPECTS:
+        for share in (0.008, 0.011):
+            gutter = gutter_width(aspect, share)
+            first, second = split_boxes(aspect, gutter)
+            assert (first.w, first.h) == (second.w, second.h)
+            assert all(v % 2 == 0 for v in (*first, *second))
+            assert 4 <= gutter <= 16
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_no_face_is_cut_in_either_half(tmp_path: Path, aspect: spec.Aspect) -> None:
+    layer = _prepared(tmp_path, SPLIT).layers[aspect.name]
+    assert isinstance(layer, SplitLayer)
+    for half, size, lead in zip(layer.halves, ((1200, 900), (1200, 900)),
+                                (0, layer.lead), strict=True):
+        guard = face_guard(FACE, *size)
+        assert guard is not None
+        for index in range(FRAMES):
+            assert half.motion.rect_at(index + lead).contains(guard, tol=1e-3)
+
+
+def test_the_halves_move_out_of_step(tmp_path: Path) -> None:
+    layer = _prepared(tmp_path, SPLIT).layers[spec.LANDSCAPE.name]
+    assert isinstance(layer, SplitLayer) and layer.lead == stagger_frames() > 0
+    first, second = layer.halves
+    assert first.motion.frames == FRAMES and second.motion.frames == FRAMES + 2 * layer.lead
+    widths = [(first.motion.rect_at(i).w, second.motion.rect_at(i + layer.lead).w)
+              for i in (0, FRAMES - 1)]
+    assert widths[1][0] < widths[0][0] and widths[1][1] > widths[0][1]  # in, and out
+
+
+def test_a_tall_photo_pairs_in_16x9_and_fills_9x16_alone(tmp_path: Path) -> None:
+    prepared = _prepared(tmp_path, PORTRAIT_PAIR, tall=True)
+    assert isinstance(prepared.layers[spec.LANDSCAPE.name], SplitLayer)
+    assert not isinstance(prepared.layers[spec.PORTRAIT.name], SplitLayer)
+    portrait = prepared.frame(spec.PORTRAIT, FRAMES // 2)
+    assert _reddish(_mean_chroma(portrait, (0, 0, spec.PORTRAIT.width, spec.PORTRAIT.height)))
+
+
+def test_a_split_shot_reads_both_photos(tmp_path: Path) -> None:
+    card = CardSpec("opening", ("Hello",))
+    shots = (Shot("card", None, 0, 2, 0, 2, Transition(), card=card),
+             Shot("photo", "red", 2, 40, 2, 40, Transition(), layout=SPLIT, partner_id="blue"))
+    timeline = Timeline(spec.FPS, 40, 40 / spec.FPS, "gift", False, shots, 0, 0)
+    assert sources_for(timeline) == ({"red", "blue"}, set())
+
+
+def test_a_photo_shown_in_a_half_again_shows_another_part_of_itself(tmp_path: Path) -> None:
+    paths = {"red": _photo(tmp_path / "red.png", RED, (1600, 900)),
+             "blue": _photo(tmp_path / "blue.png", BLUE, (1600, 900)),
+             "green": _photo(tmp_path / "green.png", (40, 180, 60), (1600, 900))}
+    card = CardSpec("opening", ("Hello",))
+    shots = (Shot("card", None, 0, 2, 0, 2, Transition(), card=card),
+             Shot("photo", "red", 2, 47, 2, 47, Transition(), move="push_in", layout=SPLIT,
+                  partner_id="blue"),
+             Shot("photo", "green", 47, 92, 47, 92, Transition(), move="push_in", layout=SPLIT,
+                  partner_id="blue"))
+    timeline = Timeline(spec.FPS, 92, 92 / spec.FPS, "gift", False, shots, 0, 0)
+    preparer = SourcePreparer(timeline, (spec.LANDSCAPE,), paths, {}, time.monotonic() + 60)
+    first, again = (preparer.prepare(i).layers[spec.LANDSCAPE.name] for i in (1, 2))
+    assert isinstance(first, SplitLayer) and isinstance(again, SplitLayer)
+    assert first.halves[1].motion.move != "pan" and again.halves[1].motion.move == "pan"
