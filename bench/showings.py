@@ -17,7 +17,10 @@ photo on screen and the region of it the frame shows. From that:
   cards left out: their plain grounds are designed, not empty crops);
 - each showing's **travel**: the camera's scale change or pan distance between its first and last
   steady frames, as a share of the frame (what issue 30 asks to be at least 6 %, 4 % gentle);
-- the **subject share**: frames on the subject photos.
+- the **subject share**: frames on the subject photos;
+- the **splits**: frames whose two halves (side by side in 16:9, stacked in 9:16) show two
+  different photos are a split showing ``A|B``; a split is its own picture, so it is neither a
+  repeat of A nor of B (its halves are not measured for travel or for what is new).
 
 Usage::
 
@@ -163,16 +166,36 @@ def textured_share(gray: np.ndarray) -> float:
     return float((tiles.std(axis=(1, 3)) > TEXTURED_TILE_STD).mean())
 
 
+def _halves(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two halves a split shot shows its photos in: left and right of a landscape frame,
+    top and bottom of a portrait one."""
+    h, w = gray.shape
+    if w >= h:
+        return gray[:, : w // 2], gray[:, w // 2:]
+    return gray[: h // 2], gray[h // 2:]
+
+
+def _split(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
+           matcher: cv2.BFMatcher) -> str | None:
+    """``A|B`` when the frame's halves show two different photos, else None."""
+    names = [found[0] if (found := register(half, photos, orb, matcher)) else None
+             for half in _halves(gray)]
+    if None in names or names[0] == names[1]:
+        return None
+    return "|".join(sorted(names))  # type: ignore[arg-type]
+
+
 def watch(film: Path, photos: Sequence[Path], fps: float) -> list[View]:
-    """Every sampled frame of ``film`` registered to ``photos``."""
+    """Every sampled frame of ``film`` registered to ``photos`` (a split frame as ``A|B``)."""
     orb = cv2.ORB_create(nfeatures=1500)
     matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
     features = photo_features(photos, orb)
     views = []
     for t, gray in decode_gray(film, fps):
-        found = register(gray, features, orb, matcher)
-        views.append(View(t, found[0] if found else None, found[1] if found else None,
-                          textured_share(gray)))
+        split = _split(gray, features, orb, matcher)
+        found = None if split else register(gray, features, orb, matcher)
+        views.append(View(t, split or (found[0] if found else None),
+                          found[1] if found else None, textured_share(gray)))
     return views
 
 
@@ -247,6 +270,8 @@ def new_shares(showings: Sequence[Showing]) -> list[tuple[int, float, bool]]:
     widths: dict[str, list[float]] = {}
     out = []
     for i, showing in enumerate(showings):
+        if is_split(showing.photo):
+            continue
         masks = [_mask(v.corners) for v in showing.views if v.corners]
         before = shown.get(showing.photo)
         width = _median_width(showing)
@@ -259,6 +284,11 @@ def new_shares(showings: Sequence[Showing]) -> list[tuple[int, float, bool]]:
         shown[showing.photo] = union if before is None else before | union
         widths.setdefault(showing.photo, []).append(width)
     return out
+
+
+def is_split(photo: str | None) -> bool:
+    """True for a split showing's name (``A|B``)."""
+    return photo is not None and "|" in photo
 
 
 def _between_cards(views: Sequence[View]) -> Sequence[View]:
@@ -313,8 +343,12 @@ def summarize(views: Sequence[View], subjects: Sequence[str] = ()) -> dict[str, 
                                   / max(1, len(middle)), 3),
         "travel_pct": _quantiles([100 * t for t in travels]),
         "travel_under_6pct": sum(t < 0.06 for t in travels),
-        "subject_share": round(sum(v.photo in subjects for v in views) / max(1, len(views)), 3)
-        if subjects else None,
+        "subject_share": round(sum(v.photo in subjects or (is_split(v.photo) and any(
+            part in subjects for part in v.photo.split("|"))) for v in views)
+            / max(1, len(views)), 3) if subjects else None,
+        "splits": sum(is_split(s.photo) for s in showings),
+        "split_frames_share": round(sum(is_split(v.photo) for v in views) / max(1, len(views)),
+                                    3),
         "shots": [(s.photo, round(s.start, 1), round(s.end - s.start, 1),
                    None if travel(s) is None else round(100 * travel(s), 1)) for s in showings],
     }

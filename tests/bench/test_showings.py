@@ -35,3 +35,13 @@ def test_near_empty_frames_are_counted_between_the_cards_only() -> None:
 def test_a_jump_to_another_framing_of_the_same_photo_starts_a_new_showing() -> None:
     views = [*_showing(0, "a", 0.0, 0.8), *_showing(1, "a", 0.5, 0.3)]
     assert len(group_showings(views)) == 2
+
+
+def test_a_split_showing_is_its_own_picture_not_a_repeat_of_its_photos() -> None:
+    views = [*_showing(0, "a", 0.0, 0.8), *_showing(2, "b", 0.0, 0.8),
+             *[_view(4 + k * 0.2, None) for k in range(1)],
+             *[View(5 + k * 0.2, "a|b", None, 0.5) for k in range(5)]]
+    figures = summarize(views, subjects=("a",))
+    assert figures["repeats"] == 0 and figures["splits"] == 1
+    assert figures["order"] == ["a", "b", "a|b"]
+    assert figures["subject_share"] == round(10 / 16, 3)
