@@ -94,15 +94,18 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
                   aspect: Aspect, showing: int) -> ShowingFrame:
     """How showing ``showing`` (0: the first) of a photo is framed in ``aspect``: the first
     and every third the whole photo; the others :data:`DETAIL_SCALES` closer (as resolution
-    allows) on the subject, then on the photo's most textured regions in turn (those away from
-    the focus the first showing ended on first)."""
+    allows) on the faces (all of them, kept whole); a photo without faces on its most textured
+    regions in turn (those away from the focus the first showing ended on first)."""
     if showing % 3 == 0:
         return ShowingFrame(subject)
     scale = min(DETAIL_SCALES[showing % 3 - 1], max_detail_scale(photo_size, aspect))
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     width, height = photo_size
     size = (crop_w / scale / width, crop_h / scale / height)
-    away = sorted(detail_regions(texture, size), key=lambda r: _near(r, subject.focus))
+    # A close frame on a textured part of a photo of people cut faces in half (a mouth and a
+    # collar, legs at a pool table): people's photos look closer at the faces only.
+    away = [] if subject.faces else sorted(detail_regions(texture, size),
+                                           key=lambda r: _near(r, subject.focus))
     targets = [*_face_targets(subject), *away]
     if not targets:
         return ShowingFrame(subject)

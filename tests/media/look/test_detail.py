@@ -75,6 +75,21 @@ def test_a_second_showing_looks_closer_at_the_faces_and_keeps_them_whole(
         assert rect.w <= crop_w / 1.5 + 1e-6  # visibly closer than the first showing
 
 
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+def test_a_photo_of_people_is_never_looked_at_closer_away_from_its_faces(
+        aspect_name: str) -> None:
+    # the 180 s birthday's third showing of the portrait framed his mouth and collar, and the
+    # pool table's its players' legs: a textured region beside the faces, the faces cut
+    aspect, size = _aspect(aspect_name), (4000, 3000)
+    texture = texture_map(_sky_over_meadow())
+    guard = face_guard(FACE, *size)
+    for showing in range(1, 9):
+        frame = showing_frame(FACE, texture, size, aspect, showing)
+        assert frame.subject.faces == FACE.faces, showing
+        motion = plan_ken_burns(size, frame.subject, aspect, 90, frame_scale=frame.frame_scale)
+        assert all(motion.rect_at(i).contains(guard, tol=1e-3) for i in range(0, 90, 9))
+
+
 def test_a_repeat_of_scenery_looks_at_a_textured_region_not_the_sky() -> None:
     frame = showing_frame(SCENERY, texture_map(_sky_over_meadow()), (4000, 3000),
                           _aspect("16x9"), 1)
