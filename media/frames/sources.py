@@ -58,11 +58,17 @@ from media.frames.split import (
     stagger_frames,
 )
 from media.look.detail import ShowingFrame, showing_frame, texture_map
-from media.look.framing import KEEP_MIN, Motion, plan_ken_burns
+from media.look.framing import (
+    KEEP_MIN,
+    STEADY_SHARE,
+    Motion,
+    plan_ken_burns,
+    steady_share,
+)
 from media.look.subjects import Subject, find_subject, keep_whole
 from media.plan.layouts import splits_in
 from media.plan.moves import FRAMING_MOVE
-from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline
+from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline, transition_frames
 
 ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer | SplitLayer  # a photo shot, one aspect
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
@@ -318,6 +324,14 @@ class SourcePreparer:
         finally:
             heap.trim()
 
+    def _steady(self, shot: Shot) -> float:
+        """The share of ``shot``'s move seen clear of its transitions
+        (:func:`media.look.framing.steady_share`)."""
+        for i, planned in enumerate(self.timeline.shots):
+            if planned == shot:
+                return steady_share(shot.frames, *transition_frames(self.timeline, i))
+        return STEADY_SHARE
+
     def _showing(self, index: int) -> int:
         """Which showing of its photo shot ``index`` is (0: the first), over the whole film, so
         every segment of a split render agrees."""
@@ -363,7 +377,8 @@ class SourcePreparer:
                                     keep_min=self._keep_min(aspect),
                                     move=FRAMING_MOVE.get(shot.move),
                                     frame_scale=frame.frame_scale,
-                                    strong=self._shows_subject(photo_id, photo.subject))
+                                    strong=self._shows_subject(photo_id, photo.subject),
+                                    steady=self._steady(shot))
             factor = round(prescale_factor(motion, aspect.width), 4)
             layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                     aspect)

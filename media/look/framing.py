@@ -49,8 +49,11 @@ MAX_ACCEL_PX = 0.16  # output pixels per frame^2: peak acceleration of any image
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
 SEEN_TRAVEL = 0.06  # a move's scale change or pan a viewer sees, as a share of the frame
 # The ends of a shot play under its transitions (and the ease is slow there): on the rendered
-# films a move's steady middle showed 0.8 of its planned travel, so a move plans this much.
-MIN_TRAVEL = SEEN_TRAVEL / 0.8
+# films a move's steady middle showed about 0.8 of its planned travel. A move plans
+# SEEN_TRAVEL over its shot's steady share (see steady_share), this share when it is not known.
+STEADY_SHARE = 0.8
+MIN_TRAVEL = SEEN_TRAVEL / STEADY_SHARE
+MAX_PUSH_ZOOM = 1.16  # a push (or a fit's) on a short shot zooms up to this to be seen
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
 FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
 FILL_PUSH_ZOOM = 1.08  # a filled photo with no room to pan pushes in from this much wider
@@ -110,6 +113,17 @@ class Motion:
             return self.start
         u = min(max(frame / (self.frames - 1), 0.0), 1.0)
         return self.start.lerp(self.end, ease(u))
+
+
+def steady_share(frames: int, lead: int, tail: int) -> float:
+    """The share of a ``frames``-long move's travel that plays after its first ``lead`` and
+    before its last ``tail`` frames (under the shot's transitions), with the move's ease; at
+    least 0.3 (a shot all transition still moves)."""
+    if frames <= 2:
+        return STEADY_SHARE
+    u0 = min(1.0, max(0.0, lead / (frames - 1)))
+    u1 = max(u0, 1.0 - max(0.0, tail / (frames - 1)))
+    return max(0.3, ease(u1) - ease(u0))
 
 
 def ease(u: float) -> float:
@@ -355,7 +369,8 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                    *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
                    move: str | None = None, frame_scale: float = 1.0,
-                   strong: bool = False, subject_keep_min: float = SUBJECT_KEEP_MIN) -> Motion:
+                   strong: bool = False, subject_keep_min: float = SUBJECT_KEEP_MIN,
+                   steady: float = STEADY_SHARE) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``.
 
@@ -371,24 +386,31 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
     cannot travel :data:`MIN_TRAVEL` (a face filling the frame), another move is used, failing
     all the one that travels farthest, or the fitted treatment if that barely moves.
+    ``steady`` is the share of the move's travel a viewer sees clear of the shot's transitions
+    (:func:`steady_share`): the move plans :data:`SEEN_TRAVEL` over it (pushes and fits zoom
+    up to :data:`MAX_PUSH_ZOOM` for it).
     ``subject_keep_min`` is how little of it a crop on a fitting subject may keep (see
     :func:`needs_fit`). ``keep_min`` is the smallest fraction of the photo a
     crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
     """
     width, height = photo_size
     frames = max(1, int(frames))
-    zoom = (STRONG_ZOOM if strong else FULL_ZOOM) if full else PUSH_ZOOM
+    min_travel = SEEN_TRAVEL / max(0.3, min(1.0, steady))
+    seen_zoom = min(MAX_PUSH_ZOOM, math.exp(min_travel))
+    zoom = (STRONG_ZOOM if strong else FULL_ZOOM) if full else max(PUSH_ZOOM, seen_zoom)
     moves = _move_order(choice, full, move)
     subject = _yield_core_margin(photo_size, subject, aspect)
-    fit = _plan_fit(photo_size, aspect, frames, moves[0], zoom)
+    fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))
     frame_scale = min(frame_scale, holding_scale(photo_size, subject, aspect))
     if frame_scale > 1.0 + 1e-6:
-        return _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit, frame_scale)
+        return _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit, frame_scale,
+                          min_travel)
     if not needs_fit(width, height, subject, aspect, keep_min, subject_keep_min):
-        planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit)
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit,
+                             min_travel=min_travel)
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
-        planned = _plan_fill(photo_size, subject, aspect, frames) or _plan_crop(
-            photo_size, subject, aspect, frames, moves, zoom, fit)
+        planned = _plan_fill(photo_size, subject, aspect, frames, min_travel) or _plan_crop(
+            photo_size, subject, aspect, frames, moves, zoom, fit, min_travel=min_travel)
     else:
         planned = fit
     if planned.mode == "fit" and subject.faces and subject.source == "saliency":
@@ -396,7 +418,8 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
         # photo into a fitted card: plan again around the focus alone
         return plan_ken_burns(photo_size, replace(subject, faces=()), aspect,
                               frames, choice=choice, full=full, keep_min=keep_min, move=move,
-                              strong=strong, subject_keep_min=subject_keep_min)
+                              strong=strong, subject_keep_min=subject_keep_min,
+                              steady=steady)
     return planned
 
 
@@ -439,7 +462,8 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-               moves: list[str], zoom: float, fit: Motion, frame_scale: float = 1.0) -> Motion:
+               moves: list[str], zoom: float, fit: Motion, frame_scale: float = 1.0,
+               min_travel: float = MIN_TRAVEL) -> Motion:
     """The first of ``moves`` that keeps the faces in and moves enough, as a crop
     ``frame_scale`` times closer than the largest; ``fit`` when none does."""
     width, height = photo_size
@@ -450,7 +474,7 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
         motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
         if not _crop_ok(motion, photo_size, guard):
             continue
-        if travel(motion) >= MIN_TRAVEL or frames < 3:
+        if travel(motion) >= min_travel or frames < 3:
             return motion
         if best is None or travel(motion) > travel(best):
             best = motion
@@ -474,7 +498,7 @@ def fill_width(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) ->
 
 
 def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
-               frames: int) -> Motion | None:
+               frames: int, min_travel: float = MIN_TRAVEL) -> Motion | None:
     """A photo wider than the frame filling its width: None when a full crop holds the faces
     (the caller then crops); else a ``fill`` viewport (:func:`fill_width` wide, centred on
     the photo's height) panning across toward the subject, faces always inside."""
@@ -490,9 +514,10 @@ def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
     start_x = lo if abs(end_x - hi) < abs(end_x - lo) else hi
     y = height / 2 - view_h / 2
     start, end = Rect(start_x, y, view_w, view_h), Rect(end_x, y, view_w, view_h)
-    if abs(start_x - end_x) / view_w < MIN_TRAVEL:  # no room to pan far enough: push in
-        wider = Rect(end.cx - view_w * FILL_PUSH_ZOOM / 2, end.cy - view_h * FILL_PUSH_ZOOM / 2,
-                     view_w * FILL_PUSH_ZOOM, view_h * FILL_PUSH_ZOOM)
+    if abs(start_x - end_x) / view_w < min_travel:  # no room to pan far enough: push in
+        zoom = max(FILL_PUSH_ZOOM, min(MAX_PUSH_ZOOM, math.exp(min_travel)))
+        wider = Rect(end.cx - view_w * zoom / 2, end.cy - view_h * zoom / 2,
+                     view_w * zoom, view_h * zoom)
         return _within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)
     return _within_budget(Motion("fill", start, end, frames, "pan"), aspect.width)
 
@@ -500,7 +525,7 @@ def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
 def _plan_fit(photo_size: tuple[int, int], aspect: Aspect, frames: int, move: str,
               zoom: float) -> Motion:
     """The fitted treatment: the whole photo over its backdrop, gently pushing in or out."""
-    start, end = _fit_rects(photo_size, aspect, move != "zoom_out", min(zoom, FIT_ZOOM))
+    start, end = _fit_rects(photo_size, aspect, move != "zoom_out", zoom)
     return _within_budget(Motion("fit", start, end, frames, move), aspect.width)
 
 

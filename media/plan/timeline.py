@@ -547,6 +547,21 @@ def pacing_style(pacing: Pacing) -> str:
     return "social" if pacing.transition == CUT else ""
 
 
+def transition_frames(timeline: Timeline, index: int) -> tuple[int, int]:
+    """How many of shot ``index``'s first and last visible frames play under a transition
+    (a crossfade's whole length, a fade from or to black's half; a cut's none)."""
+    shots = timeline.shots
+
+    def under(transition: Transition) -> int:
+        if transition.kind == CROSSFADE:
+            return transition.frames
+        return transition.frames // 2 if transition.kind == FADE_BLACK else 0
+
+    lead = under(shots[index].transition_in)
+    tail = under(shots[index + 1].transition_in) if index + 1 < len(shots) else 0
+    return lead, tail
+
+
 def _visible_in(transition: Transition, cut: int) -> int:
     return transition.start(cut) if transition.kind == CROSSFADE else cut
 
