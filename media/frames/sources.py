@@ -315,22 +315,21 @@ class SourcePreparer:
         shot = self.timeline.shots[index]
         try:
             if shot.kind == "photo" and shot.partner_id:
-                return self._prepare_split(shot, self._showing(index), self._in_halves(index))
+                return self._prepare_split(shot, self._showing(index), self._in_halves(index),
+                                           self._steady(index))
             if shot.kind == "photo":
-                return self._prepare_photo(shot, self._showing(index))
+                return self._prepare_photo(shot, self._showing(index), self._steady(index))
             if shot.kind == "clip":
                 return self._prepare_clip(shot)
             return self._prepare_card(shot, index)
         finally:
             heap.trim()
 
-    def _steady(self, shot: Shot) -> float:
-        """The share of ``shot``'s move seen clear of its transitions
+    def _steady(self, index: int) -> float:
+        """The share of shot ``index``'s move seen clear of its transitions
         (:func:`media.look.framing.steady_share`)."""
-        for i, planned in enumerate(self.timeline.shots):
-            if planned == shot:
-                return steady_share(shot.frames, *transition_frames(self.timeline, i))
-        return STEADY_SHARE
+        shot = self.timeline.shots[index]
+        return steady_share(shot.frames, *transition_frames(self.timeline, index))
 
     def _showing(self, index: int) -> int:
         """Which showing of its photo shot ``index`` is (0: the first), over the whole film, so
@@ -348,20 +347,23 @@ class SourcePreparer:
                          for photo_id in (shot.source_id, shot.partner_id))
         return first, second
 
-    def _prepare_photo(self, shot: Shot, showing: int = 0) -> PreparedPhoto:
+    def _prepare_photo(self, shot: Shot, showing: int = 0,
+                       steady: float = STEADY_SHARE) -> PreparedPhoto:
         """The shot's layers; a showing after the first looks closer at another part of the
         photo (:func:`media.look.detail.showing_frame`)."""
         photo_id = shot.source_id or ""
         photo = self._acquire(photo_id)
         try:
             return PreparedPhoto(self._photo_layers(photo, photo_id, shot, showing,
-                                                    self.aspects))
+                                                    self.aspects, steady))
         finally:
             self._release(photo_id)
 
     def _photo_layers(self, photo: _Photo, photo_id: str, shot: Shot, showing: int,
-                      aspects: tuple[spec.Aspect, ...]) -> dict[str, ShotLayer]:
-        """The photo's layer alone in each of ``aspects`` (see :meth:`_prepare_photo`)."""
+                      aspects: tuple[spec.Aspect, ...],
+                      steady: float = STEADY_SHARE) -> dict[str, ShotLayer]:
+        """The photo's layer alone in each of ``aspects`` (see :meth:`_prepare_photo`;
+        ``steady``: see :meth:`_steady`)."""
         height, width = photo.image.shape[:2]
         subject = keep_whole(photo.subject)
         texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
@@ -378,14 +380,14 @@ class SourcePreparer:
                                     move=FRAMING_MOVE.get(shot.move),
                                     frame_scale=frame.frame_scale,
                                     strong=self._shows_subject(photo_id, photo.subject),
-                                    steady=self._steady(shot))
+                                    steady=steady)
             factor = round(prescale_factor(motion, aspect.width), 4)
             layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                     aspect)
         return layers
 
-    def _prepare_split(self, shot: Shot, showing: int,
-                       in_halves: tuple[int, int] = (0, 0)) -> PreparedSplit:
+    def _prepare_split(self, shot: Shot, showing: int, in_halves: tuple[int, int] = (0, 0),
+                       steady: float = STEADY_SHARE) -> PreparedSplit:
         """Both photos of a split shot, each in its half where the layout splits (see
         :mod:`media.frames.split`; ``in_halves``: how many halves showed each before), the
         shot's photo alone elsewhere."""
@@ -393,7 +395,7 @@ class SourcePreparer:
         photos = tuple(self._acquire(photo_id) for photo_id in ids)
         try:
             alone = tuple(a for a in self.aspects if not splits_in(shot.layout, a.is_portrait))
-            layers = self._photo_layers(photos[0], ids[0], shot, showing, alone)
+            layers = self._photo_layers(photos[0], ids[0], shot, showing, alone, steady)
             for aspect in self.aspects:
                 if aspect not in alone:
                     layers[aspect.name] = self._split_layer(photos, shot, aspect, in_halves)

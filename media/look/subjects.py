@@ -118,9 +118,19 @@ def detect_faces(image_rgb: np.ndarray, cascade: str = FACE_CASCADE,
                  min_neighbors: int = FACE_MIN_NEIGHBORS) -> tuple[Box, ...]:
     """Frontal faces (``cascade``: an OpenCV Haar cascade file, people by default) in an RGB
     (or gray) uint8 image, as normalized boxes, largest first."""
-    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
-    gray = cv2.equalizeHist(gray)
+    return _faces_on(_detection_gray(image_rgb), cascade, min_neighbors)
+
+
+def _faces_on(gray: np.ndarray, cascade: str = FACE_CASCADE,
+              min_neighbors: int = FACE_MIN_NEIGHBORS) -> tuple[Box, ...]:
+    """:func:`detect_faces` on the detection copy ``gray`` (:func:`_detection_gray`)."""
     return _largest_first(_cascade_boxes(gray, cascade, min_neighbors, FACE_SCALE_STEP))
+
+
+def _detection_gray(image_rgb: np.ndarray) -> np.ndarray:
+    """The equalized gray copy faces are searched on (:data:`DETECT_LONG_EDGE`)."""
+    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
+    return cv2.equalizeHist(gray)
 
 
 def _cascade_boxes(gray: np.ndarray, cascade: str, min_neighbors: int,
@@ -162,8 +172,11 @@ def companion_faces(image_rgb: np.ndarray, faces: tuple[Box, ...]) -> tuple[Box,
     :func:`_beside`). Empty without ``faces``."""
     if not faces:
         return ()
-    gray, _ = _gray_copy(image_rgb, DETECT_LONG_EDGE)
-    gray = cv2.equalizeHist(gray)
+    return _companions(_detection_gray(image_rgb), faces)
+
+
+def _companions(gray: np.ndarray, faces: tuple[Box, ...]) -> tuple[Box, ...]:
+    """:func:`companion_faces` on the detection copy ``gray`` (:func:`_detection_gray`)."""
     first, second = (_cascade_boxes(gray, cascade, neighbours, COMPANION_SCALE_STEP)
                      for cascade, neighbours in COMPANION_CASCADES)
     found: list[Box] = []
@@ -379,9 +392,10 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
     """
     gray, _ = _gray_copy(image_rgb, 256)
     horizon = find_horizon(gray)
-    faces = detect_faces(image_rgb)
+    detection = _detection_gray(image_rgb)
+    faces = _faces_on(detection)
     if faces:
-        faces = _largest_first([*faces, *companion_faces(image_rgb, faces)])
+        faces = _largest_first([*faces, *_companions(detection, faces)])
         return Subject(faces, union(faces), "faces", horizon=horizon)
     if float(gray.std()) >= 4.0:
         mass = salient_mass(image_rgb)

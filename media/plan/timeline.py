@@ -388,8 +388,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                                                         min_s, fps, grid)
         cuts = [0, open_end, *middle_cuts, close_start, total]
         slots = _interlude_backdrops(slots, cuts, middle_cards, ordered, subject_photo_id, fps)
+    look = film_look(style, gentle, opening.look)
     layouts = _layouts(slots, ordered, [(b - a) / fps for a, b in pairwise(cuts[1:-1])],
-                       film_look(style, gentle, opening.look), subject_photo_id, near_duplicates)
+                       look, subject_photo_id, near_duplicates)
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          _scaled_motion_shots(motion_shots, length_sec),
                          PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
@@ -400,7 +401,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     # messenger's thumbnail of frame 0 is never black.
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     0, _even(pacing.fade_s * fps), beats,
-                    tuple(dropped), notes, subject, film_look(style, gentle, opening.look).grade)
+                    tuple(dropped), notes, subject, look.grade)
 
 
 def _card_dissolve_s(pacing: Pacing, gentle: bool) -> float:
