@@ -5,4 +5,4 @@ and what each frame looked like recorded for verify (signal).
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["compose", "encode", "grade", "render", "segments", "signal", "sources"]
+__all__ = ["compose", "encode", "grade", "parallax", "render", "segments", "signal", "sources"]

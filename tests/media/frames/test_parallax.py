@@ -40,6 +40,7 @@ from media.frames.parallax import (
     bounded_rate,
     build_layers,
     judge,
+    matte_score,
     relative_shift,
     roll_zoom,
     scale_layers,
@@ -204,10 +205,12 @@ def _cards() -> tuple[CardSpec, CardSpec]:
     return CardSpec("opening", ("Happy Birthday", "Eileen")), CardSpec("closing", ("Love",))
 
 
-def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
+def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
         tmp_path: Path) -> None:
-    photos = [photo_source(tmp_path, "flat", gradient()),
-              photo_source(tmp_path, "face", astronaut())]
+    photos = [dataclasses.replace(photo_source(tmp_path, name, image),
+                                  matte=matte_score(image, find_subject(image)))
+              for name, image in (("flat", gradient()), ("face", astronaut()))]
+    assert photos[0].matte == 0.0 and photos[1].matte >= QUALITY_MIN
     kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
     plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
     premium = plan_timeline(photos, [], [], 30.0, *_cards(), premium=True, **kwargs)
