@@ -426,7 +426,7 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     if premium and slots:  # the signature chorus: a montage on the beat (media.plan.montage)
         montage = chorus_montage(slots, cuts, layouts, middle_cards, parts, beats,
                                  {p.id: p for p in ordered}, subject_photo_id,
-                                 look.montage.beats, max(round(min_s * fps * 0.8), 4), fps)
+                                 look.montage.beats, fps)
         slots, cuts, layouts = montage.slots, montage.cuts, montage.layouts
         middle_cards, downbeats = montage.cards, montage.downbeats
     light = look.montage if look.montage.light_s > 0 and look.montage.light_strength > 0 \
@@ -436,10 +436,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                          PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
                          parts, gentle, subject_photo_id, middle_cards, layouts,
                          downbeats if light else (), light.light_s if light else 0.0)
-    lit = [s for s in shots if light and s.cut_in in downbeats and s.transition_in.frames]
-    leaks = tuple(light_leak(s.cut_in, s.transition_in.frames, parse_hex(light.light_colour),
-                             light.light_strength, k)
-                  for k, s in enumerate(lit)) if light else ()
+    leaks = tuple(light_leak(frame, _lit_frames(shots, frame, light.light_s, fps),
+                             parse_hex(light.light_colour), light.light_strength, k)
+                  for k, frame in enumerate(downbeats)) if light else ()
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
@@ -448,6 +447,13 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
                     0, _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes, subject, look.grade, leaks,
                     tuple(p.id for p in ordered if p.with_subject and p.id != subject))
+
+
+def _lit_frames(shots: Sequence[Shot], frame: int, light_s: float, fps: int) -> int:
+    """How long the light over the montage's downbeat ``frame`` lasts: the dissolve under it
+    where a shot cuts in there, else the light's own ``light_s`` (a flare over the shot)."""
+    dissolve = next((s.transition_in.frames for s in shots if s.cut_in == frame), 0)
+    return dissolve or _even(light_s * fps)
 
 
 def _card_dissolve_s(pacing: Pacing, gentle: bool) -> float:
