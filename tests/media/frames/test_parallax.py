@@ -54,6 +54,7 @@ from media.plan.timeline import (
     PARALLAX,
     PARALLAX_MAX_SHARE,
     PUSH,
+    ROLL,
     plan_timeline,
 )
 from tests.media.photo_sources import photo_source
@@ -345,3 +346,18 @@ def test_the_roll_push_turns_and_pushes_without_showing_beyond_the_planned_viewp
         magenta = (rgb[..., 0] > 220) & (rgb[..., 1] < 40) & (rgb[..., 2] > 220)
         assert not magenta.any()
     assert layer.turn_at(44)[1] > layer.turn_at(0)[1] >= roll_zoom(math.radians(1.0), 640, 360)
+
+
+def test_a_roll_shot_gets_the_roll_push_without_separating_its_subject(tmp_path: Path) -> None:
+    photos = [photo_source(tmp_path, "face", astronaut()),
+              photo_source(tmp_path, "flat", gradient())]
+    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
+                             style="gift", subject_photo_id="face")
+    timeline = dataclasses.replace(timeline, shots=tuple(
+        dataclasses.replace(s, motion=ROLL) if s.kind == "photo" else s
+        for s in timeline.shots))
+    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12)
+    for index, shot in enumerate(timeline.shots):
+        if shot.kind == "photo":
+            assert isinstance(preparer.prepare(index).layers[SMALL.name], RollPushLayer)
+    assert preparer._layered == set() and not preparer.notes  # no GrabCut, no fallback
