@@ -21,10 +21,13 @@ from media.cards.spec import CardSpec
 from media.cards.text import undrawn_notes
 from media.cards.wording import OccasionWords
 from media.frames.grade import finished
+from media.frames.parallax import matte_score
+from media.frames.sources import load_photo
 from media.intake.clip_analysis import analyse_clip, frame_scores
 from media.look.arc import photo_traits
 from media.look.dedupe import picture_hashes
 from media.look.framing import face_guard
+from media.look.likeness import animal_region, shows_same_subject, subject_query
 from media.look.subjects import Subject, keep_whole
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
@@ -98,14 +101,44 @@ def plan_for(order: FilmOrder, photos: list[PhotoSource],
     return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
 
 
-def photo_sources(prep: PrepResult, paths: dict[str, Path],
-                  subjects: dict[str, Subject]) -> list[PhotoSource]:
-    """The prepared photos with the traits the timeline orders them by (see media.look.arc)."""
+def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, Subject], *,
+                  premium: bool = False, subject_id: str | None = None) -> list[PhotoSource]:
+    """The prepared photos with the traits the timeline orders them by (see media.look.arc),
+    their matte scores when the film is ``premium`` (which photos may get parallax) and which
+    show the same animal as the subject photo ``subject_id`` (:func:`_picture_facts`)."""
+    facts = _picture_facts(prep, paths, subjects, premium, subject_id)
     return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
                         **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
                         **_focus(subjects.get(p.id)), **_hold(subjects.get(p.id), p.width,
-                                                              p.height))
+                                                              p.height), **facts[p.id])
             for p in prep.photos]
+
+
+def _picture_facts(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, Subject],
+                   premium: bool, subject_id: str | None) -> dict[str, dict[str, Any]]:
+    """What the planner reads from the pixels, each photo decoded once (only when needed):
+    ``matte``, how cleanly its subject separates (:func:`media.frames.parallax.matte_score`,
+    premium films only, photos large enough for a full move), and ``with_subject``, whether it
+    shows the same animal as the subject photo (:mod:`media.look.likeness`; only when the
+    subject photo's subject is an animal, not faces). The plan is made once per film, so the
+    segments all render what it says."""
+    facts: dict[str, dict[str, Any]] = {p.id: {} for p in prep.photos}
+    subject = subjects.get(subject_id) if subject_id in paths else None
+    query = (subject_query(load_photo(paths[subject_id]), subject)
+             if subject_id is not None and subject is not None
+             and animal_region(subject) is not None else None)
+    for photo in prep.photos:
+        matte = premium and not photo.low_res and photo.id in subjects
+        match = query is not None and photo.id != subject_id
+        if not (matte or match):
+            continue
+        image = load_photo(paths[photo.id])
+        if matte:
+            facts[photo.id]["matte"] = round(matte_score(image, subjects[photo.id]), 4)
+        if match and query is not None:
+            facts[photo.id]["with_subject"] = shows_same_subject(query, image)
+        del image
+    return facts
 
 
 def _hold(subject: Subject | None, width: int, height: int) -> dict[str, float]:

@@ -94,10 +94,11 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
     order, prep, assets = render_input.order, render_input.prep, render_input.assets
     song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
     song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
-    photos = photo_sources(prep, sources.photo_paths, sources.subjects)
+    recipe = ctx.settings.recipe(order.tier)
+    photos = photo_sources(prep, sources.photo_paths, sources.subjects,
+                           premium=recipe.motion == "premium", subject_id=order.subject_photo_id)
     clips, clip_hashes = clip_sources(prep, sources.clip_paths)
     twins = near_duplicates(photo_hashes({p.id: p.path for p in photos}), clip_hashes)
-    recipe = ctx.settings.recipe(order.tier)
     timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
                         premium=recipe.motion == "premium", near_duplicates=twins)
     soundtrack = build_soundtrack(timeline, song, sources.clip_paths,

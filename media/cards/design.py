@@ -1,9 +1,9 @@
 """Looks as data: one declarative TOML file per look (``looks/*.toml``) holds the design of a
 film (its typography pair, type sizes as shares of the frame, colours, how the type comes in,
-the transition set, the pacing, the layouts that show two photos at once and the grade); the
-engine (:mod:`media.cards.text`, :mod:`media.cards.draw`, :mod:`media.cards.motion`,
-:mod:`media.plan.timeline`, :mod:`media.plan.layouts`) renders any look. Adding a look is
-adding one file.
+the transition set, the signature chorus montage, the pacing, the layouts that show two photos
+at once and the grade); the engine (:mod:`media.cards.text`, :mod:`media.cards.draw`,
+:mod:`media.cards.motion`, :mod:`media.plan.timeline`, :mod:`media.plan.layouts`,
+:mod:`media.plan.montage`) renders any look. Adding a look is adding one file.
 
 A file is the look's ``gift`` design with ``[variants.brand]`` and ``[variants.social]`` tables
 that override any part of it (merged key by key): :func:`look` resolves a name and a style to
@@ -219,6 +219,25 @@ class Transitions(_Data):
     gentle_change_s: float = Field(default=1.6, ge=0.0, le=3.0)
 
 
+class Montage(_Data):
+    """What a signature film does with the song's chorus in this look (see
+    :mod:`media.plan.montage`): cuts every ``beats`` beats (0: no montage), entered on its
+    downbeat through a dissolve of ``light_s`` seconds under a warm light (0: none) of
+    ``light_colour`` (``#RRGGBB``) whose core goes ``light_strength`` of the way to that
+    colour's full brightness at the cut."""
+
+    beats: int = Field(default=0, ge=0, le=8)
+    light_s: float = Field(default=0.0, ge=0.0, le=2.0)
+    light_colour: str = "#FFB36B"
+    light_strength: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @field_validator("light_colour")
+    @classmethod
+    def _hex(cls, value: str) -> str:
+        parse_hex(value)
+        return value
+
+
 class Interlude(_Data):
     """The customer's words through a long film (see :mod:`media.plan.interludes`).
 
@@ -270,6 +289,7 @@ class Look(_Data):
     social_safe: bool = False  # text keeps out of a feed's top and bottom bands (9:16 UI)
     pacing: Pacing
     transitions: Transitions = Transitions()
+    montage: Montage = Montage()
     layouts: Layouts = Layouts()
     grade: Literal["natural", "gentle"] = "natural"
     interlude: Interlude = Interlude()

@@ -48,6 +48,7 @@ from media.frames.compose import (
 )
 from media.look.framing import Motion, Rect, ease
 from media.look.subjects import Box, Subject, saliency_map
+from media.plan.inputs import PARALLAX_MATTE_MIN
 
 SEG_LONG_EDGE = 320  # pixels: GrabCut runs on a copy this large
 GRABCUT_MAX_ITERATIONS = 6
@@ -78,7 +79,8 @@ CLEAN_ALPHA = 250  # alpha (0..255) from which a foreground pixel is pure subjec
 BACKGROUND_RATE = 0.35  # the background moves this share of the subject's move
 MAX_SHIFT = 0.015  # largest subject-over-background shift (share of the frame width) of a
 # perfect matte; a matte scoring q gets q times this
-QUALITY_MIN = 0.5  # a matte scoring less is doubtful: no parallax (the roll push instead)
+QUALITY_MIN = PARALLAX_MATTE_MIN  # a matte scoring less is doubtful: no parallax (the planner
+# gives such a photo no parallax shot; the render falls back to the roll push if it disagrees)
 COLOUR_BINS = 8  # per channel: colour histograms of the subject and its surroundings
 RING = 0.05  # the surroundings compared with the subject: this share of the long edge around it
 ROLL_DEGREES = 1.5  # the fallback move's roll over the shot
@@ -357,13 +359,13 @@ def judge(fg: np.ndarray, image: np.ndarray, subject: Subject, iterations: int,
     return verdict, piece
 
 
-def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxLayers | None,
-                                                                       Separation]:
-    """Lift the subject of an RGB uint8 photo onto its own layer (see module doc).
-
-    Returns the layers at the photo's resolution, or None with the reason when there is no
-    subject to separate or the separation measures poorly.
-    """
+def cut_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[np.ndarray | None,
+                                                                  Separation]:
+    """The subject's low-resolution foreground mask (bool, :data:`SEG_LONG_EDGE` pixels on its
+    long edge) cut from an RGB uint8 photo and its verdict (see :func:`judge`); None with the
+    reason when there is no subject to separate or the separation measures poorly. What the
+    planner reads (:func:`matte_score`) and what the render lifts layers from
+    (:func:`layers_from_cut`): both cut the same ungraded photo, so they agree."""
     if subject.source == "centre":
         return None, Separation(False, "no subject found")
     small, _ = _small(image_rgb)
@@ -372,13 +374,39 @@ def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxL
         return None, Separation(False, "nothing salient to seed the subject")
     fg, iterations, change = _grabcut(small, seed)
     verdict, piece = judge(fg, small, subject, iterations, change)
-    if not verdict.ok:
-        return None, verdict
+    return (piece if verdict.ok else None), verdict
+
+
+def matte_score(image_rgb: np.ndarray, subject: Subject) -> float:
+    """The photo's usable matte score (0..1, see :func:`matte_quality`) for the planner: the
+    score of its subject's cut when every check passes, else 0 (no parallax)."""
+    _, verdict = cut_subject(image_rgb, subject)
+    return verdict.quality if verdict.ok else 0.0
+
+
+def layers_from_cut(image_rgb: np.ndarray, piece: np.ndarray,
+                    verdict: Separation) -> ParallaxLayers:
+    """The two layers of an RGB uint8 photo (the graded picture the film shows) from its cut
+    ``piece`` (:func:`cut_subject`), built at most :data:`LAYER_LONG_EDGE` pixels long."""
     h, w = image_rgb.shape[:2]
     k = min(1.0, LAYER_LONG_EDGE / max(h, w))
     work = image_rgb if k >= 1.0 else cv2.resize(
         image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
-    return build_layers(work, piece, verdict, scale=k), verdict
+    return build_layers(work, piece, verdict, scale=k)
+
+
+def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxLayers | None,
+                                                                       Separation]:
+    """Lift the subject of an RGB uint8 photo onto its own layer (see module doc): its cut
+    (:func:`cut_subject`) and the layers from it (:func:`layers_from_cut`).
+
+    Returns the layers at the photo's resolution, or None with the reason when there is no
+    subject to separate or the separation measures poorly.
+    """
+    piece, verdict = cut_subject(image_rgb, subject)
+    if piece is None:
+        return None, verdict
+    return layers_from_cut(image_rgb, piece, verdict), verdict
 
 
 # --- layers ----------------------------------------------------------------------------------

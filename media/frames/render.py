@@ -32,6 +32,7 @@ from media.cards.overlay import LogoOverlay
 from media.frames.compose import layer_weights, mix
 from media.frames.encode import POLL_S, EncoderFactory, FilmSound, open_encoders
 from media.frames.grade import FrameTexture, finish_named
+from media.frames.leak import LightOverlay
 from media.frames.signal import FrameSignal, SignalRecorder
 from media.frames.sources import Prepared, SourcePreparer, shots_in, sources_for
 from media.look.subjects import Subject
@@ -204,9 +205,11 @@ _Held = dict[str, tuple[np.ndarray, float, np.ndarray]]
 def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
              frame: int, layers: list[tuple[int, float]],
              logo: LogoOverlay | None = None, held: _Held | None = None,
-             texture: FrameTexture | None = None) -> np.ndarray:
+             texture: FrameTexture | None = None,
+             light: LightOverlay | None = None) -> np.ndarray:
     """The film frame ``frame`` for ``aspect`` (I420): the visible shots blended by their
-    weights, the finished film's ``texture`` (see :mod:`media.frames.grade`), and the corner
+    weights, the chorus's warm ``light`` (see :mod:`media.frames.leak`), the finished film's
+    ``texture`` (see :mod:`media.frames.grade`), and the corner
     logo over the part that is shots rather than cards. With ``held`` (updated here), a mix
     that is the last frame's array again (one shot holding still) reuses the last frame's logo
     too."""
@@ -215,6 +218,8 @@ def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
         shot = timeline.shots[index]
         images.append((pipeline.get(index).frame(aspect, frame - shot.visible_in), weight))
     composed = mix(images, aspect.width, aspect.height)
+    if light is not None:
+        composed = light.apply(composed, frame)
     if texture is not None:
         composed = texture.apply(composed, frame)
     if logo is not None:
@@ -275,6 +280,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     finish = finish_named(timeline.grade)
     textures = {a.name: FrameTexture(finish, a.width, a.height) if finish else None
                 for a in aspects}
+    lights = {a.name: LightOverlay(timeline.light_leaks, a.width, a.height)
+              if timeline.light_leaks else None for a in aspects}
     pipeline = _ShotPipeline(timeline, preparer,
                              ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare"),
                              deadline, shots)
@@ -292,7 +299,8 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
                 pipeline.advance(frame)
                 layers = layer_weights(timeline, frame)
                 composed = {a.name: _compose(timeline, pipeline, a, frame, layers, overlay,
-                                             held, textures[a.name]) for a in aspects}
+                                             held, textures[a.name], lights[a.name])
+                            for a in aspects}
                 compose_s += time.monotonic() - t0
                 for name, image in composed.items():
                     recorders[name].add(image)

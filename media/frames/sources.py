@@ -44,8 +44,10 @@ from media.frames.parallax import (
     ParallaxLayers,
     RollPushLayer,
     ScaledLayers,
+    Separation,
+    cut_subject,
+    layers_from_cut,
     scale_layers,
-    separate_subject,
 )
 from media.frames.split import (
     SplitLayer,
@@ -68,7 +70,14 @@ from media.look.framing import (
 from media.look.subjects import Subject, find_subject, keep_whole
 from media.plan.layouts import splits_in
 from media.plan.moves import FRAMING_MOVE
-from media.plan.timeline import KEN_BURNS, PARALLAX, Shot, Timeline, transition_frames
+from media.plan.timeline import (
+    FULL_MOTIONS,
+    PARALLAX,
+    ROLL,
+    Shot,
+    Timeline,
+    transition_frames,
+)
 
 ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer | SplitLayer  # a photo shot, one aspect
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
@@ -180,6 +189,8 @@ class _Photo:
     layers: ParallaxLayers | None = None
     separated: str | None = None  # None: not tried yet; "" ok; else why parallax fell back
     scaled_layers: dict[float, ScaledLayers] = field(default_factory=dict)
+    cut: np.ndarray | None = None  # the subject's cut (parallax.cut_subject), until layered
+    verdict: Separation | None = None
 
     def prescaled(self, factor: float) -> PrescaledI420:
         """The photo pre-scaled by ``factor`` as I420 planes (computed once, then shared)."""
@@ -188,16 +199,22 @@ class _Photo:
         return self.scaled[factor]
 
     def parallax(self, factor: float) -> ScaledLayers | None:
-        """The photo's parallax layers pre-scaled by ``factor`` (subject separated once per
-        photo), or None when the separation was poor (see :attr:`separated`)."""
-        if self.separated is None:
-            self.layers, verdict = separate_subject(self.image, self.subject)
-            self.separated = verdict.reason if self.layers is None else ""
+        """The photo's parallax layers pre-scaled by ``factor`` (built once per photo from the
+        subject's cut, :attr:`cut`, on the graded picture), or None when the separation was
+        poor (see :attr:`separated`)."""
+        if self.layers is None and self.cut is not None and self.verdict is not None:
+            self.layers = layers_from_cut(self.image, self.cut, self.verdict)
+            self.cut = None
         if self.layers is None:
             return None
         if factor not in self.scaled_layers:
             self.scaled_layers[factor] = scale_layers(self.layers, factor)
         return self.scaled_layers[factor]
+
+
+_Separated = tuple[ParallaxLayers | None, str | None, np.ndarray | None, Separation | None]
+"""A photo's parallax kept between its shots: its layers, why it has none ("" when it has
+them), and its subject's cut and verdict until the layers are built from them."""
 
 
 def card_photo(timeline: Timeline, index: int) -> str | None:
@@ -263,7 +280,9 @@ class SourcePreparer:
         self.clip_paths = clip_paths
         self.deadline = deadline
         self._photos: dict[str, _Photo] = {}
-        self._separations: dict[str, tuple[ParallaxLayers | None, str]] = {}
+        self._separations: dict[str, _Separated] = {}
+        self._layered = {s.source_id for i in self.shots
+                         if (s := timeline.shots[i]).motion == PARALLAX and s.source_id}
         self.notes: list[str] = []  # what a reader of the render should know (fallbacks)
         self._uses = self._count_uses()
         self._lock = threading.Lock()
@@ -290,9 +309,15 @@ class SourcePreparer:
             if photo is None:
                 image = load_photo(self.photo_paths[photo_id])
                 subject = self.subjects.get(photo_id) or find_subject(image)
+                layers, separated, cut, verdict = self._separations.get(
+                    photo_id, (None, None, None, None))
+                if separated is None and photo_id in self._layered:
+                    # cut from the ungraded photo, as the planner measured it (matte_score)
+                    cut, verdict = cut_subject(image, subject)
+                    separated = verdict.reason if cut is None else ""
                 image = apply_grade(image, self.grade)
-                photo = _Photo(image, subject, self._uses.get(photo_id, 1))
-                photo.layers, photo.separated = self._separations.get(photo_id, (None, None))
+                photo = _Photo(image, subject, self._uses.get(photo_id, 1), layers=layers,
+                               separated=separated, cut=cut, verdict=verdict)
                 self._photos[photo_id] = photo
             return photo
 
@@ -306,7 +331,8 @@ class SourcePreparer:
             if photo is not None:
                 self._uses[photo_id] = photo.uses - 1
                 if photo.uses > 1 and photo.separated is not None:
-                    self._separations[photo_id] = (photo.layers, photo.separated)
+                    self._separations[photo_id] = (photo.layers, photo.separated, photo.cut,
+                                                   photo.verdict)
                 else:
                     self._separations.pop(photo_id, None)
 
@@ -375,7 +401,7 @@ class SourcePreparer:
             motion = plan_ken_burns((width, height), frame.subject, aspect,
                                     shot.frames,
                                     choice=shot.motion_choice,
-                                    full=shot.motion in (KEN_BURNS, PARALLAX),
+                                    full=shot.motion in FULL_MOTIONS,
                                     keep_min=self._keep_min(aspect),
                                     move=FRAMING_MOVE.get(shot.move),
                                     frame_scale=frame.frame_scale,
@@ -438,14 +464,18 @@ class SourcePreparer:
             design.DEFAULT_LOOK, self.timeline.style)
 
     def _shows_subject(self, photo_id: str, subject: Subject) -> bool:
-        """The film's subject photo, or a photo with faces: its moves are the strongest."""
-        return photo_id == self.timeline.subject_photo_id or bool(subject.faces)
+        """The film's subject photo, a photo with faces, or one that shows the same animal
+        (:attr:`media.plan.timeline.Timeline.with_subject`): its moves are the strongest."""
+        return (photo_id == self.timeline.subject_photo_id or bool(subject.faces)
+                or photo_id in self.timeline.with_subject)
 
     def _photo_layer(self, photo: _Photo, photo_id: str, shot: Shot, motion: Motion,
                      factor: float, aspect: spec.Aspect) -> ShotLayer:
         """A parallax layer for a premium shot whose subject separates well and whose move is a
-        crop; a premium crop whose matte is doubtful gets the roll push instead; otherwise the
-        standard Ken Burns layer."""
+        crop; the roll push for a roll shot's crop, and for a parallax crop whose matte the
+        render finds doubtful; otherwise the standard Ken Burns layer."""
+        if shot.motion == ROLL and motion.mode == "crop":
+            return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
         if shot.motion == PARALLAX and motion.mode == "crop":
             scaled = photo.parallax(factor)
             if scaled is not None:

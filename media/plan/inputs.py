@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CLOSE_FACE_FRACTION = 0.22  # a face this tall (fraction of the photo's height) is a close shot
+PARALLAX_MATTE_MIN = 0.5
+"""A photo whose subject's matte scores less (:func:`media.frames.parallax.matte_quality`) is
+doubtful: it never gets a parallax shot. The one threshold the planner and the render share."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,12 @@ class PhotoSource:
     :func:`media.look.framing.face_guard`); 0 without faces."""
     hold_h: float = 0.0
     """Share of the photo's height every crop must hold (as :attr:`hold_w`)."""
+    matte: float = 0.0
+    """How cleanly its subject comes off the background for parallax (0..1, the usable score of
+    :func:`media.frames.parallax.matte_score`; 0 when unmeasured or doubtful)."""
+    with_subject: bool = False
+    """Shows the film's subject though it is not the subject photo: the same animal, found by
+    feature match (:mod:`media.look.likeness`); faces count through :attr:`face_fraction`."""
 
     @property
     def close(self) -> bool:

@@ -86,8 +86,9 @@ SUBJECT_HOLD = 1.3  # a shot of the subject (or of a face) is this much longer t
 
 
 def shows_subject(photo: PhotoSource, subject_id: str | None) -> bool:
-    """True for the subject photo and for any photo with a face in it."""
-    return photo.id == subject_id or photo.face_fraction > 0
+    """True for the subject photo, for any photo with a face in it, and for a photo that shows
+    the same animal as the subject photo (:attr:`PhotoSource.with_subject`)."""
+    return photo.id == subject_id or photo.face_fraction > 0 or photo.with_subject
 
 
 def pick_subject(photos: Sequence[PhotoSource], subject_id: str | None) -> str | None:

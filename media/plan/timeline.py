@@ -24,7 +24,7 @@ from typing import Any
 
 from media.cards import design
 from media.cards.reading import MESSAGE_MIN_HOLD_S, TITLE_HOLD_S, message_hold_s
-from media.cards.spec import CardSpec
+from media.cards.spec import CardSpec, parse_hex
 from media.look.clip_window import best_window
 from media.plan.beat_snap import (
     card_bounds,
@@ -33,7 +33,7 @@ from media.plan.beat_snap import (
     frame_grid,
     snap_cuts,
 )
-from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.inputs import PARALLAX_MATTE_MIN, ClipSource, PhotoSource
 from media.plan.interludes import (
     InterludeSpan,
     group_by_runs,
@@ -42,6 +42,7 @@ from media.plan.interludes import (
     rules_for,
 )
 from media.plan.layouts import Layout, plan_layouts
+from media.plan.montage import LightLeak, chorus_montage, light_leak
 from media.plan.moves import (
     PhotoLook,
     Section,
@@ -71,6 +72,10 @@ from media.plan.shot_order import (
 CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
 KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
 PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own layer (2.5D)
+ROLL = "roll"  # premium: a Ken Burns move with a turn and a push (media.frames.parallax's roll
+# push), for a subject's shot whose photo does not separate cleanly enough for parallax
+FULL_MOTIONS = (KEN_BURNS, PARALLAX, ROLL)  # the motions that make a full camera move
+PARALLAX_MIN_S = 2.0  # a parallax shot lasts at least this long: its layers' slide must read
 # A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
@@ -144,6 +149,12 @@ class Timeline:
     notes: tuple[str, ...] = field(default_factory=tuple)
     subject_photo_id: str | None = None
     grade: str = "natural"
+    light_leaks: tuple[LightLeak, ...] = ()
+    """Warm lights over the picture around cuts (signature: into each chorus montage, see
+    :mod:`media.plan.montage`), drawn by :mod:`media.frames.leak`."""
+    with_subject: tuple[str, ...] = ()
+    """Photos besides the subject photo that show the subject (the same animal, see
+    :attr:`media.plan.inputs.PhotoSource.with_subject`): their moves are the strongest too."""
 
     def to_json(self, indent: int | None = 2) -> str:
         """The timeline as JSON (paths are not part of it: sources are referenced by id)."""
@@ -278,11 +289,24 @@ def _even(frames: float) -> int:
     return 2 * round(frames / 2)
 
 
-def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, PhotoSource],
-                    budget_s: float, lengths_s: list[float]) -> set[int]:
-    """The motion slots that get parallax: photos with faces first (then the others), each in
-    film order, while their seconds on screen (``lengths_s``) fit in ``budget_s``."""
-    ranked = sorted(chosen, key=lambda i: (photos[slots[i].source_id].face_fraction <= 0, i))
+def _parallax_slots(slots: list[Slot], eligible: list[int], photos: dict[str, PhotoSource],
+                    budget_s: float, lengths_s: list[float], paired: set[int]) -> set[int]:
+    """The photo slots that get parallax: only photos whose subject separates cleanly (a
+    matte scoring at least :data:`PARALLAX_MATTE_MIN`), in shots at least
+    :data:`PARALLAX_MIN_S` long; a photo's first showing before its repeats, a shot showing it
+    alone in both films before one that shares a frame with a second photo in one (``paired``,
+    where parallax shows in the other film only), then the best matte first and film order;
+    while their seconds on screen (``lengths_s``) fit in ``budget_s``."""
+    ranked = sorted((i for i in eligible
+                     if photos[slots[i].source_id].matte >= PARALLAX_MATTE_MIN
+                     and lengths_s[i] >= PARALLAX_MIN_S),
+                    key=lambda i: (slots[i].occurrence, i in paired,
+                                   -photos[slots[i].source_id].matte, i))
+    return _within(ranked, budget_s, lengths_s)
+
+
+def _within(ranked: list[int], budget_s: float, lengths_s: list[float]) -> set[int]:
+    """The slots of ``ranked`` taken in order while their seconds fit in ``budget_s``."""
     picked, used = set(), 0.0
     for i in ranked:
         if used + lengths_s[i] <= budget_s:
@@ -293,27 +317,34 @@ def _parallax_slots(slots: list[Slot], chosen: set[int], photos: dict[str, Photo
 
 def _motions(slots: list[Slot], photos: dict[str, PhotoSource], motion_shots: int,
              order: dict[str, int], subject_id: str | None, parallax_s: float,
-             lengths_s: list[float]) -> list[tuple[str, int]]:
-    """(motion, choice) per slot: ``motion_shots`` photo shots get full Ken Burns moves (the
-    subject's and faces' shots first, the others spread evenly; a low-res photo only pushes),
-    of which up to ``parallax_s`` seconds get parallax (see :func:`_parallax_slots`); the other
-    photo shots push (still a move that reads, see :data:`media.look.framing.PUSH_ZOOM`);
-    repeats of a photo get a different move."""
+             lengths_s: list[float], paired: set[int] | None = None) -> list[tuple[str, int]]:
+    """(motion, choice) per slot: ``motion_shots`` photo shots get full moves: the parallax
+    shots (up to ``parallax_s`` seconds on the best mattes, see :func:`_parallax_slots`), then
+    the subject's and faces' shots, then the others spread evenly (a low-res photo only
+    pushes). With ``parallax_s`` (premium), the subject's full-move shots that got no parallax
+    get the roll push within what the parallax left of it; the other photo shots push (still a
+    move that reads, see :data:`media.look.framing.PUSH_ZOOM`); repeats of a photo get a
+    different move."""
     eligible = [i for i, s in enumerate(slots)
                 if s.kind == "photo" and not photos[s.source_id].low_res]
-    heroes = [i for i in eligible if shows_subject(photos[slots[i].source_id], subject_id)]
-    others = [i for i in eligible if i not in heroes]
-    room = max(0, motion_shots - len(heroes))
-    chosen = set(heroes[:motion_shots]) | {others[j] for j in
-                                           even_pick(min(room, len(others)), len(others))}
-    parallax = _parallax_slots(slots, chosen, photos, parallax_s, lengths_s)
+    parallax = _parallax_slots(slots, eligible, photos, parallax_s, lengths_s, paired or set())
+    heroes = [i for i in eligible if i not in parallax
+              and shows_subject(photos[slots[i].source_id], subject_id)]
+    others = [i for i in eligible if i not in parallax and i not in heroes]
+    room = max(0, motion_shots - len(parallax))
+    rest = max(0, room - len(heroes))
+    chosen = parallax | set(heroes[:room]) | {others[j] for j in
+                                              even_pick(min(rest, len(others)), len(others))}
+    left_s = parallax_s - sum(lengths_s[i] for i in parallax)
+    roll = _within([i for i in heroes if i in chosen], left_s, lengths_s) if parallax_s else set()
     result = []
     for i, s in enumerate(slots):
         if s.kind != "photo":
             result.append((STILL, 0))
             continue
         choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
-        motion = PARALLAX if i in parallax else KEN_BURNS if i in chosen else PUSH
+        motion = (PARALLAX if i in parallax else ROLL if i in roll
+                  else KEN_BURNS if i in chosen else PUSH)
         result.append((motion, choice))
     return result
 
@@ -391,17 +422,38 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     look = film_look(style, gentle, opening.look)
     layouts = _layouts(slots, ordered, [(b - a) / fps for a, b in pairwise(cuts[1:-1])],
                        look, subject_photo_id, near_duplicates)
+    downbeats: tuple[int, ...] = ()
+    if premium and slots:  # the signature chorus: a montage on the beat (media.plan.montage)
+        montage = chorus_montage(slots, cuts, layouts, middle_cards, parts, beats,
+                                 {p.id: p for p in ordered}, subject_photo_id,
+                                 look.montage.beats, fps)
+        slots, cuts, layouts = montage.slots, montage.cuts, montage.layouts
+        middle_cards, downbeats = montage.cards, montage.downbeats
+    light = look.montage if look.montage.light_s > 0 and look.montage.light_strength > 0 \
+        else None
     shots = _build_shots(slots, cuts, ordered, list(clips), opening, closing, pacing, fps,
                          _scaled_motion_shots(motion_shots, length_sec),
                          PARALLAX_MAX_SHARE * length_sec if premium else 0.0,
-                         parts, gentle, subject_photo_id, middle_cards, layouts)
+                         parts, gentle, subject_photo_id, middle_cards, layouts,
+                         downbeats if light else (), light.light_s if light else 0.0)
+    leaks = tuple(light_leak(frame, _lit_frames(shots, frame, light.light_s, fps),
+                             parse_hex(light.light_colour), light.light_strength, k)
+                  for k, frame in enumerate(downbeats)) if light else ()
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
     # messenger's thumbnail of frame 0 is never black.
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     0, _even(pacing.fade_s * fps), beats,
-                    tuple(dropped), notes, subject, look.grade)
+                    tuple(dropped), notes, subject, look.grade, leaks,
+                    tuple(p.id for p in ordered if p.with_subject and p.id != subject))
+
+
+def _lit_frames(shots: Sequence[Shot], frame: int, light_s: float, fps: int) -> int:
+    """How long the light over the montage's downbeat ``frame`` lasts: the dissolve under it
+    where a shot cuts in there, else the light's own ``light_s`` (a flare over the shot)."""
+    dissolve = next((s.transition_in.frames for s in shots if s.cut_in == frame), 0)
+    return dissolve or _even(light_s * fps)
 
 
 def _card_dissolve_s(pacing: Pacing, gentle: bool) -> float:
@@ -512,26 +564,33 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
                  sections: tuple[Section, ...] = (), gentle: bool = False,
                  subject_id: str | None = None,
                  middle_cards: dict[int, CardSpec] | None = None,
-                 layouts: Sequence[Layout] = ()) -> list[Shot]:
+                 layouts: Sequence[Layout] = (), lit_cuts: Sequence[int] = (),
+                 light_s: float = 0.0) -> list[Shot]:
     """Shots from the cut frames: cards around the slots (and the interludes' cards,
     ``middle_cards`` by slot index, over their photos), transitions, moves, visible ranges and
-    the slots' ``layouts`` (none: all single)."""
+    the slots' ``layouts`` (none: all single); the shots cut in at ``lit_cuts`` dissolve in
+    over ``light_s`` seconds (under a light, see :mod:`media.plan.montage`)."""
     inside = middle_cards or {}
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, opening)]
     kinds += [(s.kind, s.source_id or None, inside.get(i)) for i, s in enumerate(slots)]
     kinds.append(("card", None, closing))
     transitions = _transitions([k[0] for k in kinds], cuts, pacing, fps, sections, gentle,
                                pacing_style(pacing))
+    for i in range(1, len(kinds)):
+        if cuts[i] in lit_cuts:
+            transitions[i] = _transition(CROSSFADE, light_s, fps,
+                                         min(cuts[i] - cuts[i - 1], cuts[i + 1] - cuts[i]))
     by_id = {p.id: p for p in photos}
     order = {p.id: i for i, p in enumerate(photos)}
     motions = [(STILL, 0),
                *_motions(slots, by_id, motion_shots, order, subject_id, parallax_s,
-                         [(cuts[k + 2] - cuts[k + 1]) / fps for k in range(len(slots))]),
+                         [(cuts[k + 2] - cuts[k + 1]) / fps for k in range(len(slots))],
+                         {k for k, layout in enumerate(layouts) if layout.kind}),
                (STILL, 0)]
     middle = [section_at(sections, (cuts[k + 1] + cuts[k + 2]) // 2) for k in range(len(slots))]
     shown = [Layout(), *(layouts or [Layout()] * len(slots)), Layout()]
     moves = ["", *choose_moves(_looks(slots, by_id), middle, gentle,
-                               [m in (KEN_BURNS, PARALLAX) for m, _ in motions[1:-1]]), ""]
+                               [m in FULL_MOTIONS for m, _ in motions[1:-1]]), ""]
     shots = []
     for i, (kind, source, card) in enumerate(kinds):
         vis_in = _visible_in(transitions[i], cuts[i])
@@ -627,4 +686,7 @@ def timeline_from_dict(data: dict[str, Any]) -> Timeline:
     return Timeline(**{**data, "shots": tuple(shots),
                        "beat_frames": tuple(data.get("beat_frames", ())),
                        "dropped_photo_ids": tuple(data.get("dropped_photo_ids", ())),
-                       "notes": tuple(data.get("notes", ()))})
+                       "notes": tuple(data.get("notes", ())),
+                       "light_leaks": tuple(LightLeak(**{**leak, "colour": tuple(leak["colour"])})
+                                            for leak in data.get("light_leaks", ())),
+                       "with_subject": tuple(data.get("with_subject", ()))})

@@ -40,6 +40,7 @@ from media.frames.parallax import (
     bounded_rate,
     build_layers,
     judge,
+    matte_score,
     relative_shift,
     roll_zoom,
     scale_layers,
@@ -53,6 +54,7 @@ from media.plan.timeline import (
     PARALLAX,
     PARALLAX_MAX_SHARE,
     PUSH,
+    ROLL,
     plan_timeline,
 )
 from tests.media.photo_sources import photo_source
@@ -204,10 +206,12 @@ def _cards() -> tuple[CardSpec, CardSpec]:
     return CardSpec("opening", ("Happy Birthday", "Eileen")), CardSpec("closing", ("Love",))
 
 
-def test_premium_gives_parallax_to_faces_first_within_its_share_of_the_film(
+def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
         tmp_path: Path) -> None:
-    photos = [photo_source(tmp_path, "flat", gradient()),
-              photo_source(tmp_path, "face", astronaut())]
+    photos = [dataclasses.replace(photo_source(tmp_path, name, image),
+                                  matte=matte_score(image, find_subject(image)))
+              for name, image in (("flat", gradient()), ("face", astronaut()))]
+    assert photos[0].matte == 0.0 and photos[1].matte >= QUALITY_MIN
     kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
     plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
     premium = plan_timeline(photos, [], [], 30.0, *_cards(), premium=True, **kwargs)
@@ -342,3 +346,18 @@ def test_the_roll_push_turns_and_pushes_without_showing_beyond_the_planned_viewp
         magenta = (rgb[..., 0] > 220) & (rgb[..., 1] < 40) & (rgb[..., 2] > 220)
         assert not magenta.any()
     assert layer.turn_at(44)[1] > layer.turn_at(0)[1] >= roll_zoom(math.radians(1.0), 640, 360)
+
+
+def test_a_roll_shot_gets_the_roll_push_without_separating_its_subject(tmp_path: Path) -> None:
+    photos = [photo_source(tmp_path, "face", astronaut()),
+              photo_source(tmp_path, "flat", gradient())]
+    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
+                             style="gift", subject_photo_id="face")
+    timeline = dataclasses.replace(timeline, shots=tuple(
+        dataclasses.replace(s, motion=ROLL) if s.kind == "photo" else s
+        for s in timeline.shots))
+    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12)
+    for index, shot in enumerate(timeline.shots):
+        if shot.kind == "photo":
+            assert isinstance(preparer.prepare(index).layers[SMALL.name], RollPushLayer)
+    assert preparer._layered == set() and not preparer.notes  # no GrabCut, no fallback

@@ -45,14 +45,14 @@ def test_no_decoded_photo_is_held_between_shots_and_frames_do_not_change(
     uses = Counter(shot_photo(timeline, i) for i in range(len(timeline.shots)))
     assert uses["face"] >= 3 and uses["flat"] >= 2
     separations: Counter[str] = Counter()
-    separate = media.frames.sources.separate_subject
+    cut = media.frames.sources.cut_subject
 
     def counting(image: np.ndarray, subject: object) -> object:
         separations[str(image.shape)] += 1
         cv2.setRNGSeed(7)  # GrabCut draws from OpenCV's global generator
-        return separate(image, subject)  # type: ignore[arg-type]
+        return cut(image, subject)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(media.frames.sources, "separate_subject", counting)
+    monkeypatch.setattr(media.frames.sources, "cut_subject", counting)
     preparer = SourcePreparer(timeline, (SMALL,), paths, {}, 1e12)
     frames = []
     for index in range(len(timeline.shots)):

@@ -1,0 +1,265 @@
+"""The signature chorus: a montage cut on the beat, entered through a warm light (pure).
+
+In a signature film each chorus of the song (:class:`media.plan.moves.Section`) becomes a
+montage: from the chorus's downbeat to the first planned cut at or after its end, a cut every
+``beats`` beats of the look (:class:`media.cards.design.Montage`; every 4 where 2 beats would
+last under :data:`MONTAGE_MIN_S`). The photos planned there keep their showing, each in one
+piece of the montage (the last piece the longest, running to the planned cut), and the pieces
+before them are *flashes*: closer showings of photos the film has shown, the subject's first
+(its photo, faces, the same animal), the longest ago first. Where fewer photos are ready to
+flash than pieces fit, a planned photo *punches in*: on the next beat the same photo, closer.
+The verses keep their cuts.
+
+A flash is a photo shown again while the film's shots could still be longer, which the edit's
+rule forbids elsewhere (:func:`media.plan.shot_order.showing_order`: photos hold before any
+repeats). The montage is the one designed exception, kept inside that rule's other limits: it
+lives only in a chorus, where the song's rhythm sets the shots' length (two beats, about a
+second, is what a montage is; no shot there could be held longer without leaving the beat); a
+flash is at least :data:`media.plan.shot_order.REPEAT_SPACING_S` after its photo's last
+showing began; it is framed anew (the render looks closer, :mod:`media.look.detail`: 1.6x on
+the faces or the animal on a second showing); no photo flashes twice in one montage; and no
+planned photo loses its showing. A punch-in repeats nothing: its photo never leaves the
+screen, the cut only moves the camera closer on the beat.
+
+The downbeat where a montage starts is entered through a dissolve under a warm light
+(:class:`LightLeak`, drawn by :mod:`media.frames.leak`): the look's ``light_s``,
+``light_colour`` and ``light_strength``. Frames are film frame indices throughout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from media.cards.spec import CardSpec
+from media.plan.inputs import PhotoSource
+from media.plan.layouts import Layout
+from media.plan.moves import CHORUS, Section
+from media.plan.shot_order import REPEAT_SPACING_S, Slot, shows_subject
+
+MONTAGE_MIN_S = 0.75  # a montage piece lasts at least this long (fast songs cut every 4 beats)
+LIGHT_DECAY = 1.5  # the light fades out this many times as long as it took to come up
+OWN, FLASH, PUNCH = "own", "flash", "punch"  # a montage piece: a planned photo, an earlier
+# photo shown again closer, the planned photo again closer on the next beat
+
+
+@dataclass(frozen=True)
+class LightLeak:
+    """A warm light over the picture around a cut: it comes up from frame ``start``, is
+    brightest at ``peak`` (the cut) and is gone at ``end``; ``colour`` is its RGB (0..255),
+    ``strength`` how far toward that colour's full brightness its core goes at the peak
+    (0..1), ``side`` where it enters from (1: the left, -1: the right)."""
+
+    start: int
+    peak: int
+    end: int
+    colour: tuple[int, int, int]
+    strength: float
+    side: int = 1
+
+    def level(self, frame: int) -> float:
+        """The light's brightness (0..1 of ``strength``) at film frame ``frame``: a smooth
+        rise to the peak and a slower fall."""
+        if not self.start <= frame < self.end:
+            return 0.0
+        if frame < self.peak:
+            u = (frame - self.start + 0.5) / max(1, self.peak - self.start)
+        else:
+            u = 1.0 - (frame - self.peak + 0.5) / max(1, self.end - self.peak)
+        u = min(max(u, 0.0), 1.0)
+        return u * u * (3.0 - 2.0 * u)
+
+
+@dataclass(frozen=True)
+class MontagePlan:
+    """The middle of a film after its choruses became montages: ``slots``, the full ``cuts``
+    (opening card first, as :func:`media.plan.timeline.plan_timeline` lays them: slot ``k``
+    spans ``cuts[k + 1]..cuts[k + 2]``), the slots' ``layouts``, the interludes' ``cards`` by
+    slot index, and the frames where a montage starts (``downbeats``)."""
+
+    slots: list[Slot]
+    cuts: list[int]
+    layouts: list[Layout]
+    cards: dict[int, CardSpec]
+    downbeats: tuple[int, ...] = ()
+
+
+def light_leak(cut: int, frames: int, colour: tuple[int, int, int], strength: float,
+               index: int) -> LightLeak:
+    """The light over a dissolve of ``frames`` frames centred on ``cut``: up over its first
+    half, down over :data:`LIGHT_DECAY` times that; the ``index``-th light of the film enters
+    from the left, the next from the right."""
+    rise = max(1, frames // 2)
+    return LightLeak(cut - rise, cut, cut + round(LIGHT_DECAY * rise), colour, strength,
+                     1 if index % 2 == 0 else -1)
+
+
+def piece_beats(beats: int, beat_frames: float, fps: int) -> int:
+    """Beats per montage piece: ``beats``, or the first multiple of it lasting at least
+    :data:`MONTAGE_MIN_S` at a beat of ``beat_frames`` frames."""
+    step = max(1, beats)
+    count = step
+    while count * beat_frames < MONTAGE_MIN_S * fps:
+        count += step
+    return count
+
+
+def chorus_montage(slots: Sequence[Slot], cuts: Sequence[int], layouts: Sequence[Layout],
+                   cards: Mapping[int, CardSpec], sections: Sequence[Section],
+                   beats: Sequence[int], photos: Mapping[str, PhotoSource],
+                   subject_id: str | None, beats_per_piece: int, fps: int) -> MontagePlan:
+    """Every chorus of ``sections`` as a montage (see the module doc), one after another, cut
+    on ``beats`` (the song's beat frames) every ``beats_per_piece`` beats. Unchanged without
+    choruses, beats or ``beats_per_piece``."""
+    plan = MontagePlan(list(slots), list(cuts), list(layouts), dict(cards))
+    if beats_per_piece <= 0 or len(beats) < 3:
+        return plan
+    for section in sections:
+        if section.name == CHORUS:
+            plan = _one_montage(plan, section, beats, photos, subject_id, beats_per_piece,
+                                fps)
+    return plan
+
+
+def _span(plan: MontagePlan, section: Section, fps: int) -> tuple[int, int, int] | None:
+    """(first, stop, downbeat): a montage over ``section`` re-cuts the photo shots
+    ``plan.slots[first:stop]``: the one holding the chorus's downbeat, then those starting
+    inside the chorus (up to the first planned cut at or after its end); it starts at
+    ``downbeat``: the chorus's, or the shot's own start when that is under
+    :data:`MONTAGE_MIN_S` before it. None when the chorus lies outside the pictures or a clip
+    or a card holds its downbeat."""
+    starts = plan.cuts[1:-2]
+    first = next((k for k, s in enumerate(starts) if s <= section.start < plan.cuts[k + 2]),
+                 None)
+    if first is None or plan.slots[first].kind != "photo" or first in plan.cards:
+        return None
+    downbeat = section.start
+    if section.start - starts[first] < MONTAGE_MIN_S * fps:
+        downbeat = starts[first]
+    stop = first + 1
+    while (stop < len(plan.slots) and starts[stop] < section.end
+           and plan.slots[stop].kind == "photo" and stop not in plan.cards):
+        stop += 1
+    return first, stop, downbeat
+
+
+def _one_montage(plan: MontagePlan, section: Section, beats: Sequence[int],
+                 photos: Mapping[str, PhotoSource], subject_id: str | None, per_piece: int,
+                 fps: int) -> MontagePlan:
+    """``plan`` with the chorus ``section`` as a montage (see :func:`chorus_montage`): every
+    planned shot from the downbeat on is cut every ``per_piece`` beats (or more, see
+    :func:`piece_beats`): its own photo on its planned cut, then flashes and a punch-in
+    (:func:`_piece`) on its last beats, as many as there is something ready to show: its
+    own photo holds the longest."""
+    span = _span(plan, section, fps)
+    if span is None:
+        return plan
+    first, stop, downbeat = span
+    grid = sorted(b for b in beats if b < section.end)
+    if len(grid) < 2:
+        return plan
+    step = piece_beats(per_piece, (grid[-1] - grid[0]) / (len(grid) - 1), fps)
+    ready = _flash_photos(plan, first, stop, photos, subject_id, fps)
+    single = {k for k in range(first, stop) if not plan.layouts[k].kind}
+    used: set[str] = set()
+    punched: set[int] = set()
+    pieces: list[tuple[int, str, int | str]] = []  # (first frame, kind, slot or photo id)
+    for k in range(first, stop):
+        begin, finish = plan.cuts[k + 1], plan.cuts[k + 2]
+        pieces.append((begin, OWN, k))
+        after = max(begin, downbeat)
+        times = [b for b in grid if after <= b < finish] if after < section.end else []
+        if after > begin and (not times or times[0] != after):
+            times.insert(0, after)  # the downbeat, inside the shot that holds it
+        times = [t for t in times[::step] if t > begin and finish - t >= 0.9 * MONTAGE_MIN_S
+                 * fps and t - begin >= 0.9 * MONTAGE_MIN_S * fps]
+        trial = (set(used), set(punched), pieces[-1][1])
+        fed = 0
+        for time in times:  # how many of its beats the shot can feed
+            kind, _ = _piece(k, time, trial[2], ready, trial[0], trial[1], single)
+            fed, trial = (fed + 1, (*trial[:2], kind)) if kind else (fed, trial)
+        # the shot holding the downbeat cuts on it; the others' own photo holds first
+        for time in times[:fed] if begin < downbeat else times[len(times) - fed:]:
+            kind, what = _piece(k, time, pieces[-1][1], ready, used, punched, single)
+            if kind:
+                pieces.append((time, kind, what))
+    if len(pieces) == stop - first:
+        return plan
+    out_slots: list[Slot] = []
+    shown: list[Layout] = []
+    bounds = [at for at, _, _ in pieces] + [plan.cuts[stop + 1]]
+    for j, (_, kind, what) in enumerate(pieces):
+        if kind == OWN:
+            out_slots.append(plan.slots[int(what)])
+            shown.append(plan.layouts[int(what)])
+        else:
+            photo_id = plan.slots[int(what)].source_id if kind == PUNCH else str(what)
+            out_slots.append(Slot("photo", photo_id, (bounds[j + 1] - bounds[j]) / fps))
+            shown.append(Layout())
+    slots = [*plan.slots[:first], *out_slots, *plan.slots[stop:]]
+    cuts = [*plan.cuts[:first + 1], *bounds[:-1], *plan.cuts[stop + 1:]]
+    layouts = [*plan.layouts[:first], *shown, *plan.layouts[stop:]]
+    added = len(pieces) - (stop - first)
+    cards = {(k + added if k >= stop else k): card for k, card in plan.cards.items()}
+    return MontagePlan(_renumbered(slots), cuts, layouts, cards, (*plan.downbeats, downbeat))
+
+
+def _piece(slot: int, time: int, before: str, ready: list[tuple[str, int, int]],
+           used: set[str], punched: set[int], single: set[int]) -> tuple[str, int | str]:
+    """What the piece of planned shot ``slot`` starting at frame ``time`` shows, after a piece
+    of kind ``before``: a flash (the best photo of ``ready`` that may flash then, not ``used``)
+    unless the piece before was one, else a punch-in on the shot's photo (right after it,
+    once, and only when it shows one photo alone, ``single``), else a flash after all;
+    ``("", "")`` when nothing is left (updates ``used`` and ``punched``)."""
+    flash = next((p for p, at, until in ready if p not in used and at <= time < until), None)
+    if flash is not None and before != FLASH:
+        used.add(flash)
+        return FLASH, flash
+    if before == OWN and slot in single and slot not in punched:
+        punched.add(slot)
+        return PUNCH, slot
+    if flash is not None:
+        used.add(flash)
+        return FLASH, flash
+    return "", ""
+
+
+def _flash_photos(plan: MontagePlan, first: int, stop: int,
+                  photos: Mapping[str, PhotoSource], subject_id: str | None,
+                  fps: int) -> list[tuple[str, int, int]]:
+    """The photos a montage over ``plan.slots[first:stop]`` may flash back to, best first,
+    each with the frames from and until which it may: :data:`REPEAT_SPACING_S` after its last
+    showing (alone or in a split) began, and as long before its next one. None of the
+    montage's own photos, nor the one shown next; the subject's photos first, then the one
+    shown longest ago."""
+    last: dict[str, int] = {}
+    for k, slot in enumerate(plan.slots[:first]):
+        if slot.kind == "photo":
+            for photo_id in (slot.source_id, plan.layouts[k].partner_id):
+                if photo_id:
+                    last[photo_id] = plan.cuts[k + 1]
+    near = {s for k in (*range(first, stop), stop) if k < len(plan.slots)
+            for s in (plan.slots[k].source_id, plan.layouts[k].partner_id) if s}
+    spacing = round(REPEAT_SPACING_S * fps)
+    upcoming: dict[str, int] = {}
+    for k in range(len(plan.slots) - 1, stop - 1, -1):
+        for photo_id in (plan.slots[k].source_id, plan.layouts[k].partner_id):
+            if photo_id and plan.slots[k].kind == "photo":
+                upcoming[photo_id] = plan.cuts[k + 1]
+    ready = sorted((p for p in last if p not in near and p in photos),
+                   key=lambda p: (not shows_subject(photos[p], subject_id), last[p], p))
+    return [(p, last[p] + spacing, upcoming.get(p, plan.cuts[-1] + spacing) - spacing)
+            for p in ready]
+
+
+def _renumbered(slots: list[Slot]) -> list[Slot]:
+    """``slots`` with every photo slot's ``occurrence`` counted again (its earlier showings)."""
+    seen: dict[str, int] = {}
+    out = []
+    for slot in slots:
+        if slot.kind == "photo":
+            out.append(replace(slot, occurrence=seen.get(slot.source_id, 0)))
+            seen[slot.source_id] = seen.get(slot.source_id, 0) + 1
+        else:
+            out.append(slot)
+    return out

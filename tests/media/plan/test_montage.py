@@ -1,0 +1,240 @@
+"""What the signature tier adds to the plan: parallax on the photos that separate cleanly, the
+chorus as a montage cut on the beat entered through a warm light, and the same animal counting
+as the subject (media.plan.montage, media.plan.timeline)."""
+
+from __future__ import annotations
+
+import dataclasses
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from media.cards import design
+from media.cards.spec import CardSpec
+from media.plan.inputs import PARALLAX_MATTE_MIN, PhotoSource
+from media.plan.montage import MONTAGE_MIN_S, LightLeak, piece_beats
+from media.plan.moves import CHORUS, Section, section_frames
+from media.plan.shot_order import REPEAT_SPACING_S, SUBJECT_HOLD, Slot, photo_slots
+from media.plan.timeline import (
+    CROSSFADE,
+    PARALLAX,
+    PARALLAX_MIN_S,
+    ROLL,
+    Timeline,
+    _parallax_slots,
+    plan_timeline,
+    timeline_from_dict,
+)
+from media.song.compose import SongBrief, beat_grid, plan_song
+from media.song.compose import _sections as song_sections
+from tests.media.plan.test_timeline import check_structure
+from workflows.contract import LENGTH_MAX_SEC, LENGTH_MIN_SEC
+
+OPENING = CardSpec("opening", ("Happy Birthday", "Eileen"))
+CLOSING = CardSpec("closing", ("From all of us", "Forty years young"))
+GENTLE_OPENING = CardSpec("opening", ("In Loving Memory", "Honey"), gentle=True)
+GENTLE_CLOSING = CardSpec("closing", ("Forever in our hearts",), gentle=True)
+
+
+def _photos(n: int, mattes: dict[int, float] | None = None,
+            faces: frozenset[int] = frozenset({0, 3})) -> list[PhotoSource]:
+    sizes = [(4000, 3000), (3000, 4000), (4000, 4000), (4032, 2268)]
+    return [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), *sizes[i % 4], False,
+                        face_fraction=0.25 if i in faces else 0.0,
+                        matte=(mattes or {}).get(i, 0.0)) for i in range(n)]
+
+
+def _song(length: float, gentle: bool = False, seed: int = 7) -> tuple[list, list, list]:
+    slug, tone = ("pet-tribute", "tender") if gentle else ("birthday", "joyful")
+    brief = SongBrief(slug, tone, gentle, "Eileen", "your family", "the roof", "", ("bright",),
+                      "gift", length)
+    song = plan_song(brief, seed)
+    beats, bars = beat_grid(song)
+    return beats, bars, song_sections(song)
+
+
+def _film(length: float = 30.0, *, premium: bool = True, gentle: bool = False, n: int = 7,
+          photos: list[PhotoSource] | None = None, subject: str | None = "p0",
+          seed: int = 7) -> Timeline:
+    beats, bars, sections = _song(length, gentle, seed)
+    cards = (GENTLE_OPENING, GENTLE_CLOSING) if gentle else (OPENING, CLOSING)
+    return plan_timeline(photos or _photos(n), [], beats, length, *cards, motion_shots=6,
+                         gentle=gentle, style="gift", subject_photo_id=subject,
+                         bar_times=bars, premium=premium, sections=sections)
+
+
+def _chorus(tl: Timeline, length: float, gentle: bool = False, seed: int = 7
+            ) -> list[Section]:
+    return [s for s in section_frames(_song(length, gentle, seed)[2], tl.fps, tl.total_frames)
+            if s.name == CHORUS]
+
+
+# --- parallax on the best mattes ------------------------------------------------------------
+
+
+def test_parallax_goes_to_the_best_matte_above_the_threshold_and_never_below() -> None:
+    mattes = {1: 0.95, 2: PARALLAX_MATTE_MIN - 0.01, 3: 0.6, 4: 0.8}
+    tl = _film(photos=_photos(7, mattes))
+    layered = {s.source_id for s in tl.shots if s.motion == PARALLAX}
+    assert layered and layered <= {"p1", "p3", "p4"}  # never p2, just under the threshold
+    assert "p1" in layered  # the best matte always
+
+
+def test_the_best_matte_is_first_when_the_budget_holds_one_shot() -> None:
+    slots = [Slot("photo", f"p{i}", 3.0) for i in range(4)]
+    photos = {p.id: p for p in _photos(4, {0: 0.55, 1: 0.9, 2: 0.7, 3: 0.3})}
+    lengths = [3.0, 3.0, 3.0, 3.0]
+    assert _parallax_slots(slots, [0, 1, 2, 3], photos, 3.0, lengths, set()) == {1}
+    assert _parallax_slots(slots, [0, 1, 2, 3], photos, 6.0, lengths, set()) == {1, 2}
+    assert _parallax_slots(slots, [0, 1, 2, 3], photos, 99.0, lengths, set()) == {0, 1, 2}
+    short = [3.0, PARALLAX_MIN_S - 0.1, 3.0, 3.0]  # a shot too short for the slide to read
+    assert _parallax_slots(slots, [0, 1, 2, 3], photos, 99.0, short, set()) == {0, 2}
+    # a shot that shares the frame with a second photo in one film comes after the others
+    assert _parallax_slots(slots, [0, 1, 2, 3], photos, 3.0, lengths, {1}) == {2}
+
+
+def test_no_photo_separating_means_no_parallax_and_the_subject_rolls_instead() -> None:
+    tl = _film()
+    motions = [s.motion for s in tl.shots if s.kind == "photo"]
+    assert PARALLAX not in motions
+    assert ROLL in motions
+    assert {s.source_id for s in tl.shots if s.motion == ROLL} <= {"p0", "p3"}  # faces, subject
+    standard = _film(premium=False, photos=_photos(7, {1: 0.95}))
+    assert not {PARALLAX, ROLL} & {s.motion for s in standard.shots}
+
+
+# --- the chorus montage ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("length", "gentle", "seed"),
+                         [(30.0, False, 7), (30.0, True, 7), (35.0, True, 3), (60.0, False, 5),
+                          (90.0, False, 11), (180.0, True, 7)])
+def test_signature_cuts_the_chorus_on_the_beat_and_keeps_every_planned_cut(
+        length: float, gentle: bool, seed: int) -> None:
+    signature = _film(length, gentle=gentle, n=7, seed=seed)
+    standard = _film(length, premium=False, gentle=gentle, n=7, seed=seed)
+    beats = sorted(set(signature.beat_frames))
+    choruses = _chorus(signature, length, gentle, seed)
+    planned = {s.cut_in for s in standard.shots}
+    cuts = {s.cut_in for s in signature.shots}
+    assert planned <= cuts  # every planned cut stays: a verse keeps its shots
+    added = sorted(cuts - planned)
+    assert added, "the montage adds cuts"
+    assert all(any(c.start <= cut < c.end for c in choruses) for cut in added)
+    assert all(cut in beats for cut in added)  # on the beat
+    look = design.look("memorial" if gentle else "celebration").montage
+    step = piece_beats(look.beats, beats[1] - beats[0], signature.fps)
+    ordered = sorted(cuts)
+    gaps = [beats.index(b) - beats.index(a) for a, b in pairwise(ordered)
+            if a in beats and b in beats and any(c.start <= a < c.end for c in choruses)]
+    assert step in gaps  # the montage's rhythm: cuts every ``step`` beats
+    assert {leak.peak for leak in signature.light_leaks} <= {c.start for c in choruses} | \
+        {s.cut_in for s in signature.shots}
+    for shot in signature.shots:
+        assert shot.cut_out - shot.cut_in >= 0.9 * MONTAGE_MIN_S * signature.fps
+
+
+@pytest.mark.parametrize(("length", "gentle"), [(30.0, False), (60.0, False), (35.0, True)])
+def test_standard_keeps_todays_chorus(length: float, gentle: bool) -> None:
+    tl = _film(length, premium=False, gentle=gentle)
+    assert tl.light_leaks == ()
+    _, bars, _ = _song(length, gentle)
+    bar_frames = {round(b * tl.fps) for b in bars}
+    for shot in tl.shots[1:-1]:
+        if any(c.start <= shot.cut_in < c.end for c in _chorus(tl, length, gentle)):
+            assert shot.cut_in in bar_frames  # only downbeats, as before
+
+
+@pytest.mark.parametrize(("length", "seed"), [(30.0, 7), (30.0, 5), (60.0, 7), (180.0, 7)])
+def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
+        length: float, seed: int) -> None:
+    signature, standard = _film(length, seed=seed), _film(length, premium=False, seed=seed)
+    choruses = _chorus(signature, length, seed=seed)
+    count: dict[str, int] = {}
+    for shot in standard.shots:
+        if shot.kind == "photo":
+            count[shot.source_id or ""] = count.get(shot.source_id or "", 0) + 1
+    for photo_id, shown in count.items():
+        assert sum(1 for s in signature.shots if s.source_id == photo_id) >= shown
+    last: dict[str, int] = {}
+    photo_shots = [s for s in signature.shots if s.kind == "photo"]
+    previous = None
+    for shot in photo_shots:
+        inside = any(c.start <= shot.cut_in < c.end for c in choruses)
+        punch_in = previous is not None and previous.source_id == shot.source_id
+        assert not punch_in or inside  # the same photo twice in a row: only a punch-in
+        if not punch_in:
+            for photo_id in (shot.source_id, shot.partner_id):
+                if photo_id in last and inside:  # a flash: 10 s after its last showing
+                    assert shot.cut_in - last[photo_id] >= REPEAT_SPACING_S * signature.fps
+        for photo_id in (shot.source_id, shot.partner_id):
+            if photo_id:
+                last[photo_id] = shot.cut_in
+        previous = shot
+    assert len(photo_shots) > sum(count.values())
+
+
+def test_the_chorus_downbeat_dissolves_under_a_warm_light() -> None:
+    tl = _film(30.0)
+    look = design.look("celebration").montage
+    (leak,) = tl.light_leaks
+    shot = next(s for s in tl.shots if s.cut_in == leak.peak)
+    assert any(c.start == leak.peak for c in _chorus(tl, 30.0))  # on the chorus's downbeat
+    assert shot.transition_in.kind == CROSSFADE
+    assert shot.transition_in.frames == round(look.light_s * tl.fps / 2) * 2
+    assert leak.start == leak.peak - shot.transition_in.frames // 2 < leak.peak < leak.end
+    assert leak.level(leak.start - 1) == leak.level(leak.end) == 0.0
+    assert leak.level(leak.peak) > 0.9
+    assert leak.colour == (0xFF, 0x9A, 0x4A) and leak.strength == look.light_strength
+    again = timeline_from_dict(dataclasses.asdict(tl))
+    assert again == tl  # the lights travel with the plan to every segment
+
+
+def test_a_montage_flashes_the_subjects_photos_first() -> None:
+    tl = _film(30.0)
+    (leak,) = tl.light_leaks
+    montage = [s for s in tl.shots if s.kind == "photo" and s.cut_in >= leak.peak]
+    first_seen = {}
+    for shot in tl.shots:
+        first_seen.setdefault(shot.source_id, shot.cut_in)
+    flashes = [s.source_id for s in montage if first_seen[s.source_id] < leak.peak]
+    assert flashes and flashes[0] in {"p0", "p3"}  # the subject or the other face first
+
+
+LENGTHS = [LENGTH_MIN_SEC + k for k in range(int(LENGTH_MAX_SEC - LENGTH_MIN_SEC) + 1)]
+
+
+@pytest.mark.parametrize("gentle", [False, True])
+def test_signature_plans_have_exactly_their_frames_at_every_length(gentle: bool) -> None:
+    for length in [*LENGTHS, 30.01, 33.3, 45.55, 90.016, 100.1, 119.99, 179.99]:
+        tl = _film(length, gentle=gentle, n=7, seed=int(length * 7) % 13)
+        assert tl.total_frames == round(length * 30), length
+        check_structure(tl)
+
+
+# --- the same animal --------------------------------------------------------------------------
+
+
+def test_a_photo_showing_the_same_animal_holds_longer_and_moves_most() -> None:
+    pets = [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 3000, 2000, False) for i in range(6)]
+    pets[3] = dataclasses.replace(pets[3], with_subject=True)
+    slots = photo_slots(pets, 6, 3.0, subject_id="p0")
+    by_id = {s.source_id: s.nominal_s for s in slots}
+    assert by_id["p3"] == by_id["p0"] == 3.0 * SUBJECT_HOLD
+    assert by_id["p1"] == 3.0
+    tl = plan_timeline(pets, [], [], 30.0, GENTLE_OPENING, GENTLE_CLOSING, motion_shots=2,
+                       gentle=True, style="gift", subject_photo_id="p0")
+    full = {s.source_id for s in tl.shots if s.motion == "ken_burns"}
+    assert full == {"p0", "p3"}  # the tier's two full moves go to the dog's photos
+    assert tl.with_subject == ("p3",)
+    assert timeline_from_dict(dataclasses.asdict(tl)).with_subject == ("p3",)
+
+
+def test_light_leak_level_is_a_smooth_bell_around_its_cut() -> None:
+    leak = LightLeak(10, 20, 35, (255, 154, 74), 0.8)
+    levels = [leak.level(f) for f in range(8, 37)]
+    peak = levels.index(max(levels))
+    assert 8 + peak in (19, 20)
+    assert all(a <= b for a, b in pairwise(levels[:peak + 1]))
+    assert all(a >= b for a, b in pairwise(levels[peak:]))
