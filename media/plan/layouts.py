@@ -102,10 +102,10 @@ def cell_ratio(layout: str, portrait_aspect: bool) -> float:
     return aspect.width / count / aspect.height
 
 
-def inset_ratio(photo: PhotoSource) -> float:
-    """Width over height of the print an inset shows ``photo`` in: its own, within
-    :data:`INSET_RATIOS`."""
-    return min(max(photo.width / photo.height, INSET_RATIOS[0]), INSET_RATIOS[1])
+def inset_ratio(width: int, height: int) -> float:
+    """Width over height of the print an inset shows a ``width`` x ``height`` photo in: its
+    own, within :data:`INSET_RATIOS`."""
+    return min(max(width / height, INSET_RATIOS[0]), INSET_RATIOS[1])
 
 
 def fills(photo: PhotoSource, ratio: float) -> bool:
@@ -122,7 +122,7 @@ def crops_whole(photo: PhotoSource, layout: str) -> bool:
     """True when every cell ``layout`` puts ``photo`` in as its own photo (see
     :func:`splits_in`; an inset's print) can be filled by a crop of it that holds its faces."""
     if layout == INSET:
-        return fills(photo, inset_ratio(photo))
+        return fills(photo, inset_ratio(photo.width, photo.height))
     return all(fills(photo, cell_ratio(layout, portrait))
                for portrait in (False, True) if splits_in(layout, portrait))
 
