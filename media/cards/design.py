@@ -261,7 +261,7 @@ class Layouts(_Data):
     gutter: float = Field(default=0.008, ge=0.0, le=0.03)
     gutter_colour: Literal["top", "bottom", "glow", "text", "secondary", "heading",
                            "accent"] = "top"
-    inset_area: float = Field(default=0.3, ge=0.15, le=0.45)
+    inset_area: float = Field(default=0.24, ge=0.15, le=0.45)
     inset_border: float = Field(default=0.012, ge=0.004, le=0.03)
     hold_max_s: float = Field(default=10.0, ge=4.0, le=12.0)
     hold_per_photo: float = Field(default=0.3, ge=0.0, le=1.0)

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 import cv2
@@ -50,11 +51,13 @@ from media.frames.parallax import (
 from media.frames.split import (
     Box,
     SplitLayer,
+    between,
+    clear_of,
     colour_yuv,
+    focus_on_frame,
     gutter_width,
     half_aspect,
     half_move,
-    inset_box,
     partner_move,
     ring,
     split_boxes,
@@ -434,32 +437,30 @@ class SourcePreparer:
         for shown in in_cells[:len(photos)]:
             moves.append(half_move(base, shown))
             base = partner_move(base)
-        order = list(range(len(photos)))
-        gutters: list[Box] | None = None
+        colour = colour_yuv(look.colours.rgb(layouts.gutter_colour))
+        if shot.layout == INSET:  # the backdrop first (the partner), the print over it
+            full = Box(0, 0, aspect.width, aspect.height)
+            back = self._half_layer(photos[1], half_aspect(aspect, full), shot.frames, moves[1])
+            height, width = photos[0].image.shape[:2]
+            back_h, back_w = photos[1].image.shape[:2]
+            border = max(2, round(layouts.inset_border * min(aspect.width, aspect.height)))
+            print_box = clear_of(aspect, inset_ratio(width, height), layouts.inset_area, border,
+                                 focus_on_frame(back.motion, photos[1].subject.focus,
+                                                (back_w, back_h), aspect.width))
+            card = self._half_layer(photos[0], half_aspect(aspect, print_box),
+                                    shot.frames + 2 * lead, moves[0])
+            return SplitLayer((back, card), (full, print_box), aspect, colour, lead,
+                              ring(print_box, border, aspect))
+        boxes = list(split_boxes(aspect, gutter))
+        gutters = None
         if shot.layout == TRIPTYCH:
             boxes = list(triptych_boxes(aspect, gutter))
-            order = [1, 0, 2]  # the shot's photo in the middle
-        elif shot.layout == INSET:
-            back = photos[1]
-            height, width = photos[0].image.shape[:2]
-            focus = back.subject.focus.center[1 if aspect.is_portrait else 0]
-            border = max(2, round(layouts.inset_border * min(aspect.width, aspect.height)))
-            print_box = inset_box(aspect, inset_ratio(width, height), layouts.inset_area,
-                                  border, at_end=focus < 0.5)
-            boxes = [print_box, Box(0, 0, aspect.width, aspect.height)]
-            order = [1, 0]  # the backdrop first, the print over it
-            gutters = list(ring(print_box, border, aspect))
-        else:
-            boxes = list(split_boxes(aspect, gutter))
-        cells = []
-        drawn_boxes = []
-        for k, which in enumerate(order):
-            box = boxes[which]
-            cells.append(self._half_layer(photos[which], half_aspect(aspect, box),
-                                          shot.frames + 2 * k * lead, moves[which]))
-            drawn_boxes.append(box)
-        colour = colour_yuv(look.colours.rgb(layouts.gutter_colour))
-        return SplitLayer(cells, drawn_boxes, aspect, colour, lead, gutters)
+            gutters = [between(a, b) for a, b in pairwise(boxes)]
+            boxes = [boxes[1], boxes[0], boxes[2]]  # the shot's photo in the middle
+        cells = [self._half_layer(photo, half_aspect(aspect, box), shot.frames + 2 * k * lead,
+                                  move)
+                 for k, (photo, box, move) in enumerate(zip(photos, boxes, moves, strict=False))]
+        return SplitLayer(cells, boxes[:len(cells)], aspect, colour, lead, gutters)
 
     def _half_layer(self, photo: _Photo, half: spec.Aspect, frames: int,
                     move: str | None) -> PhotoLayer:

@@ -23,6 +23,7 @@ import numpy as np
 from media.base import spec, yuv
 from media.cards.spec import RGB
 from media.look.framing import Motion, Rect, face_guard, largest_crop
+from media.look.subjects import Box as FocusBox
 from media.look.subjects import Subject
 
 STAGGER_S = 0.4  # each cell's move runs this far ahead of the one before
@@ -80,10 +81,10 @@ def triptych_boxes(aspect: spec.Aspect, gutter: int) -> tuple[Box, ...]:
 
 
 def inset_box(aspect: spec.Aspect, ratio: float, area: float, border: int,
-              at_end: bool) -> Box:
+              at_end: bool, across: float = 0.5) -> Box:
     """Where an inset print of ``ratio`` (width over height) covering about ``area`` of the
-    frame sits in a frame of ``aspect``: in 16:9 at the right (``at_end``) or the left,
-    vertically centred; in 9:16 at the bottom or the top, horizontally centred; clear of the
+    frame sits in a frame of ``aspect``: in 16:9 at the right (``at_end``) or the left, in 9:16
+    at the bottom or the top, ``across`` (0..1) the other way (0.5: centred); clear of the
     frame's edges by its ``border`` (pixels) twice and :data:`INSET_MARGIN`."""
     h = math.sqrt(area * aspect.width * aspect.height / ratio)
     w = ratio * h
@@ -92,12 +93,38 @@ def inset_box(aspect: spec.Aspect, ratio: float, area: float, border: int,
     h = min(h, aspect.height - 2 * margin, w / ratio)
     w, h = _even(min(w, ratio * h)), _even(h)
     if aspect.is_portrait:
-        x = _even((aspect.width - w) / 2)
+        x = margin + across * (aspect.width - 2 * margin - w)
         y = aspect.height - margin - h if at_end else margin
     else:
-        y = _even((aspect.height - h) / 2)
+        y = margin + across * (aspect.height - 2 * margin - h)
         x = aspect.width - margin - w if at_end else margin
     return Box(_even(x), _even(y), w, h)
+
+
+def clear_of(aspect: spec.Aspect, ratio: float, area: float, border: int,
+             focus: tuple[float, float, float, float]) -> Box:
+    """The :func:`inset_box` (on either side, centred or in a corner) that covers the least of
+    ``focus`` (the backdrop's subject on the frame, output pixels x0, y0, x1, y1), the end
+    side centred on a tie."""
+    def covered(box: Box) -> float:
+        w = min(box.x + box.w + border, focus[2]) - max(box.x - border, focus[0])
+        h = min(box.y + box.h + border, focus[3]) - max(box.y - border, focus[1])
+        return max(0.0, w) * max(0.0, h)
+
+    boxes = [inset_box(aspect, ratio, area, border, at_end, across)
+             for across in (0.5, 1.0, 0.0) for at_end in (True, False)]
+    return min(boxes, key=covered)
+
+
+def focus_on_frame(motion: Motion, focus: FocusBox, photo_size: tuple[int, int],
+                   out_width: int) -> tuple[float, float, float, float]:
+    """Where a ``photo_size`` photo's ``focus`` (a normalized box of it) lies on the frame
+    (output pixels x0, y0, x1, y1) halfway through ``motion``."""
+    rect = motion.rect_at(motion.frames // 2)
+    k = out_width / rect.w
+    width, height = photo_size
+    return ((focus.x0 * width - rect.x) * k, (focus.y0 * height - rect.y) * k,
+            (focus.x1 * width - rect.x) * k, (focus.y1 * height - rect.y) * k)
 
 
 def ring(box: Box, border: int, aspect: spec.Aspect) -> tuple[Box, ...]:
@@ -147,7 +174,7 @@ class SplitLayer:
         self.lead = lead
         self.gutter = gutter
         self._gutters = tuple(gutters) if gutters is not None else tuple(
-            _between(a, b) for a, b in zip(self.boxes, self.boxes[1:], strict=False))
+            between(a, b) for a, b in zip(self.boxes, self.boxes[1:], strict=False))
         self._last: tuple[tuple[Rect, ...], np.ndarray] | None = None
 
     def frame(self, index: int) -> np.ndarray:
@@ -167,8 +194,8 @@ class SplitLayer:
         return out
 
 
-def _between(first: Box, second: Box) -> Box:
-    """The gutter: the strip between two halves (side by side, or stacked)."""
+def between(first: Box, second: Box) -> Box:
+    """The gutter: the strip between two neighbouring cells (side by side, or stacked)."""
     if first.y == second.y:
         return Box(first.x + first.w, 0, second.x - first.x - first.w, first.h)
     return Box(0, first.y + first.h, first.w, second.y - first.y - first.h)
