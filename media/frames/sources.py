@@ -65,7 +65,7 @@ from media.frames.split import (
     still_crop,
     triptych_boxes,
 )
-from media.look.detail import ShowingFrame, showing_frame, texture_map
+from media.look.detail import ShowingFrame, showing_frame, texture_map, whole_motion
 from media.look.framing import (
     KEEP_MIN,
     STEADY_SHARE,
@@ -385,8 +385,15 @@ class SourcePreparer:
         layers: dict[str, ShotLayer] = {}
         for aspect in aspects:
             again = showing.get(aspect.name, 0)
-            frame = (showing_frame(subject, texture, (width, height), aspect, again)
+            frame = (showing_frame(subject, texture, (width, height), aspect, again,
+                                   whole=self._one_photo())
                      if texture is not None and again else ShowingFrame(subject))
+            if frame.frame_scale < 1.0:  # a one-photo film shows its photo whole
+                motion = whole_motion((width, height), aspect, shot.frames)
+                factor = round(prescale_factor(motion, aspect.width), 4)
+                layers[aspect.name] = PhotoLayer(photo.prescaled(factor), motion, aspect.width,
+                                                 aspect.height)
+                continue
             motion = plan_ken_burns((width, height), frame.subject, aspect,
                                     shot.frames,
                                     choice=shot.motion_choice,
@@ -400,6 +407,10 @@ class SourcePreparer:
             layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                     aspect)
         return layers
+
+    def _one_photo(self) -> bool:
+        """True when the film shows one photo (it then also shows it whole)."""
+        return len({s.source_id for s in self.timeline.shots if s.kind == "photo"}) == 1
 
     def _prepare_split(self, shot: Shot, showing: Mapping[str, int],
                        in_cells: tuple[int, ...] = (0, 0, 0),

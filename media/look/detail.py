@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from media.base.spec import Aspect
-from media.look.framing import face_guard, largest_crop
+from media.look.framing import FIT_MARGIN, FIT_ZOOM, Motion, Rect, face_guard, largest_crop
 from media.look.scales import detail_scales
 from media.look.subjects import Box, Subject, union
 
@@ -36,7 +36,8 @@ TEXTURED_GRADIENT = 24.0  # Sobel magnitude (grey levels) of a textured cell of 
 @dataclass(frozen=True)
 class ShowingFrame:
     """How one showing frames its photo: the subject the move keeps and ends on, and how much
-    closer than the whole photo's largest crop it looks (1.0: the whole photo)."""
+    closer than the whole photo's largest crop it looks (1.0: the largest crop; under 1: the
+    whole photo fitted, :func:`whole_motion`)."""
 
     subject: Subject
     frame_scale: float = 1.0
@@ -86,20 +87,21 @@ def detail_regions(texture: np.ndarray, size: tuple[float, float],
 
 
 def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, int],
-                  aspect: Aspect, showing: int) -> ShowingFrame:
+                  aspect: Aspect, showing: int, whole: bool = False) -> ShowingFrame:
     """How showing ``showing`` (0: the first) of a photo alone is framed in ``aspect``: the
     first the whole photo; the next ones at the closer :func:`detail_scales` in turn (as the
     resolution and the faces allow), on the faces (all of them, kept whole) or a pet's head
     (``subject`` after :func:`media.look.subjects.keep_whole`); a photo without either on its
     most textured regions in turn (those away from the focus the first showing ended on first).
-    A showing past the last scale starts over (the planner keeps such repeats beside other
-    photos instead)."""
+    With ``whole`` (a one-photo film) the second shows the whole photo fitted (a
+    ``frame_scale`` under 1, see :func:`whole_motion`). A showing past the last scale starts
+    over (the planner keeps such repeats beside other photos instead)."""
     guard = face_guard(subject, *photo_size)
     scales = detail_scales(photo_size, aspect,
-                           (guard[2] - guard[0], guard[3] - guard[1]) if guard else None)
+                           (guard[2] - guard[0], guard[3] - guard[1]) if guard else None, whole)
     level = showing % len(scales)
-    if level == 0:
-        return ShowingFrame(subject)
+    if level == 0 or scales[level] < 1.0:
+        return ShowingFrame(subject, scales[level])
     scale = scales[level]
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     width, height = photo_size
@@ -111,9 +113,24 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
     targets = [*_face_targets(subject), *away]
     if not targets:
         return ShowingFrame(subject)
-    target = targets[(showing // len(scales)) % len(targets)]
+    target = targets[(showing // len(scales)) % len(targets)]  # a next round: another region
     faces = _faces_in(subject, target)
     return ShowingFrame(replace(subject, faces=faces, focus=target), scale)
+
+
+def whole_motion(photo_size: tuple[int, int], aspect: Aspect, frames: int,
+                 zoom: float = FIT_ZOOM) -> Motion:
+    """The whole photo fitted in ``aspect`` with its margin over its backdrop, pushing gently
+    in by ``zoom`` over ``frames`` (a one-photo film's wide showing, see
+    :func:`showing_frame`)."""
+    width, height = photo_size
+    margin = FIT_MARGIN * min(aspect.width, aspect.height)
+    k_end = min((aspect.width - 2 * margin) / width, (aspect.height - 2 * margin) / height)
+    rects = []
+    for k in (k_end / zoom, k_end):
+        w, h = aspect.width / k, aspect.height / k
+        rects.append(Rect(width / 2 - w / 2, height / 2 - h / 2, w, h))
+    return Motion("fit", rects[0], rects[1], max(1, frames), "zoom_in")
 
 
 ANOTHER_PART = 0.25  # a region whose centre is this far (share of the photo) from the focus

@@ -19,6 +19,10 @@ from media.base.spec import Aspect
 DETAIL_STEP = 1.6  # each closer showing alone looks this much closer than the one before
 DETAIL_LEVELS = 3  # the whole photo and at most two closer looks (1.6x, 2.56x)
 MAX_DETAIL_UPSCALE = 2.0  # a closer frame never magnifies more (output px per source px)
+# A one-photo film also shows its photo whole (fitted over its backdrop) when that frame is at
+# least this much wider than the largest crop: a new scale, the way issue 30 counts one.
+WHOLE_STEP = 1.5
+FIT_MARGIN = 0.06  # a fitted photo's margin (share of the frame's short side, as framing's)
 
 
 def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]:
@@ -37,26 +41,42 @@ def max_detail_scale(photo_size: tuple[int, int], aspect: Aspect) -> float:
     return max(1.0, MAX_DETAIL_UPSCALE * crop_w / aspect.width)
 
 
+def whole_scale(photo_size: tuple[int, int], aspect: Aspect) -> float:
+    """The scale (relative to the largest crop, under 1: wider) of the frame that shows the
+    whole photo fitted with its margin."""
+    width, height = photo_size
+    margin = FIT_MARGIN * min(aspect.width, aspect.height)
+    k = min((aspect.width - 2 * margin) / width, (aspect.height - 2 * margin) / height)
+    crop_w, _ = largest_crop(width, height, aspect)
+    return crop_w / (aspect.width / k)
+
+
 def detail_scales(photo_size: tuple[int, int], aspect: Aspect,
-                  hold: tuple[float, float] | None = None) -> tuple[float, ...]:
+                  hold: tuple[float, float] | None = None,
+                  whole: bool = False) -> tuple[float, ...]:
     """The frame scales a photo's showings alone use in ``aspect``, each relative to its
-    largest crop: 1.0 (the whole photo), then :data:`DETAIL_STEP` times closer each, while the
-    resolution (:func:`max_detail_scale`) and ``hold`` (the width and height in source pixels a
-    frame must hold: its faces or a pet's head with their margin) allow, at most
-    :data:`DETAIL_LEVELS`."""
+    largest crop: 1.0 (the largest crop), with ``whole`` (a one-photo film) the whole photo
+    fitted when :data:`WHOLE_STEP` wider (:func:`whole_scale`), then :data:`DETAIL_STEP` times
+    closer each, while the resolution (:func:`max_detail_scale`) and ``hold`` (the width and
+    height in source pixels a frame must hold: its faces or a pet's head with their margin)
+    allow, at most :data:`DETAIL_LEVELS` closer or whole."""
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     most = max_detail_scale(photo_size, aspect)
     if hold is not None:
         most = min(most, crop_w / max(1.0, hold[0]), crop_h / max(1.0, hold[1]))
     scales = [1.0]
-    while len(scales) < DETAIL_LEVELS and scales[-1] * DETAIL_STEP <= most + 1e-6:
-        scales.append(scales[-1] * DETAIL_STEP)
+    if whole and whole_scale(photo_size, aspect) * WHOLE_STEP <= 1.0 + 1e-6:
+        scales.append(whole_scale(photo_size, aspect))
+    closer = 1.0
+    while len(scales) < DETAIL_LEVELS + whole and closer * DETAIL_STEP <= most + 1e-6:
+        closer *= DETAIL_STEP
+        scales.append(closer)
     return tuple(scales)
 
 
 def fresh_showings(photo_size: tuple[int, int], aspects: Sequence[Aspect],
-                   hold: tuple[float, float] | None = None) -> int:
+                   hold: tuple[float, float] | None = None, whole: bool = False) -> int:
     """How many showings of a photo alone each show a new picture in every one of
-    ``aspects`` (see :func:`detail_scales`; ``hold`` as there): 1 when the photo cannot be
-    looked at closer (a small photo, faces that fill it)."""
-    return min(len(detail_scales(photo_size, aspect, hold)) for aspect in aspects)
+    ``aspects`` (see :func:`detail_scales`; ``hold`` and ``whole`` as there): 1 when the photo
+    cannot be looked at closer (a small photo, faces that fill it)."""
+    return min(len(detail_scales(photo_size, aspect, hold, whole)) for aspect in aspects)

@@ -140,12 +140,13 @@ def fits_as_partner(photo: PhotoSource, layout: str) -> bool:
     return backs_an_inset(photo) if layout == INSET else crops_whole(photo, layout)
 
 
-def fresh_alone(photo: PhotoSource) -> int:
+def fresh_alone(photo: PhotoSource, only: bool = False) -> int:
     """How many showings of ``photo`` alone can each show a new picture in both films
-    (:func:`media.look.scales.fresh_showings`, its faces held)."""
+    (:func:`media.look.scales.fresh_showings`, its faces held; ``only``: the film's one photo,
+    also shown whole)."""
     hold = ((photo.hold_w * photo.width, photo.hold_h * photo.height)
             if photo.hold_w > 0 and photo.hold_h > 0 else None)
-    return fresh_showings((photo.width, photo.height), ASPECTS, hold)
+    return fresh_showings((photo.width, photo.height), ASPECTS, hold, whole=only)
 
 
 def _kept_single(i: int, slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
@@ -157,7 +158,7 @@ def _kept_single(i: int, slots: Sequence[Slot], photos: Mapping[str, PhotoSource
     slot = slots[i]
     return (not photo_slots or i in (photo_slots[0], photo_slots[-1])
             or (slot.source_id == subject_id and slot.occurrence == 1
-                and fresh_alone(photos[slot.source_id]) >= 2))
+                and fresh_alone(photos[slot.source_id], len(photos) == 1) >= 2))
 
 
 def _reserved(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
@@ -206,7 +207,8 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
     repeats = made = 0
 
     def must_share(photo: PhotoSource) -> bool:
-        return alone.get(photo.id, 0) + reserved.get(photo.id, 0) >= fresh_alone(photo)
+        return (alone.get(photo.id, 0) + reserved.get(photo.id, 0)
+                >= fresh_alone(photo, len(photos) == 1))
 
     for i, slot in enumerate(slots):
         photo = photos.get(slot.source_id) if slot.kind == "photo" else None
@@ -303,7 +305,7 @@ def orphans(slots: Sequence[Slot], layouts: Sequence[Layout],
         if (photo is None or layout.kind not in (SINGLE, PORTRAIT_PAIR)
                 or _kept_single(i, slots, photos, subject_id)):
             continue
-        if alone.get(photo.id, 0) >= fresh_alone(photo):
+        if alone.get(photo.id, 0) >= fresh_alone(photo, len(photos) == 1):
             out.append(i)
         alone[photo.id] = alone.get(photo.id, 0) + 1
     return out

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from media.base.spec import ASPECTS, Aspect
-from media.look.detail import ShowingFrame, detail_regions, showing_frame, texture_map
+from media.look.detail import (
+    ShowingFrame,
+    detail_regions,
+    showing_frame,
+    texture_map,
+    whole_motion,
+)
 from media.look.framing import (
     MIN_TRAVEL,
     SEEN_TRAVEL,
@@ -19,7 +25,7 @@ from media.look.framing import (
 )
 from media.look.scales import DETAIL_STEP, detail_scales, fresh_showings, max_detail_scale
 from media.look.scales import largest_crop as plain_largest_crop
-from media.look.subjects import Box, Subject, find_subject
+from media.look.subjects import Box, Subject, find_subject, keep_whole
 
 FACE = Subject((Box(0.55, 0.3, 0.62, 0.42),), Box(0.55, 0.3, 0.62, 0.42), "faces")
 SCENERY = Subject((), Box(0.3, 0.4, 0.7, 0.8), "saliency", compact=False)
@@ -210,3 +216,31 @@ def test_a_short_shot_under_long_transitions_moves_far_enough_in_its_steady_part
 def test_a_move_clear_of_transitions_is_seen_whole() -> None:
     assert steady_share(90, 0, 0) == 1.0
     assert steady_share(90, 12, 12) < steady_share(90, 6, 6) < 1.0
+
+
+HONEY = Subject((), Box(0.17, 0.10, 0.76, 0.81), "saliency", compact=True)  # a dog at a window
+
+
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+def test_a_one_photo_film_shows_its_photo_whole_and_a_pets_head_whole_in_every_showing(
+        aspect_name: str) -> None:
+    # honey90: a repeat framed curtain and wood, and cut her head at a frame edge at 48 s
+    aspect, size = _aspect(aspect_name), (1300, 1300)
+    pet = keep_whole(HONEY)
+    guard = face_guard(pet, *size)
+    assert guard is not None
+    hold = (guard[2] - guard[0], guard[3] - guard[1])
+    scales = detail_scales(size, aspect, hold, whole=True)
+    assert scales[0] == 1.0 and scales[1] * 1.5 <= 1.0  # the whole photo: a new scale
+    assert detail_scales(size, aspect, hold) == (1.0,)  # among others, shown once alone
+    texture = texture_map(_sky_over_meadow(*size))
+    for showing in range(4):
+        frame = showing_frame(pet, texture, size, aspect, showing, whole=True)
+        if frame.frame_scale < 1.0:
+            motion = whole_motion(size, aspect, 90)
+            assert motion.mode == "fit" and motion.end.w >= size[0] and motion.end.h >= size[1]
+            continue
+        assert frame.subject.faces == pet.faces  # the head counts like a face
+        motion = plan_ken_burns(size, frame.subject, aspect, 90, frame_scale=frame.frame_scale)
+        core = pet.faces[0].to_pixels(*size)
+        assert all(motion.rect_at(i).contains(core, tol=1e-3) for i in range(0, 90, 5))
