@@ -135,9 +135,18 @@ def register(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
              matcher: cv2.BFMatcher) -> tuple[str, tuple[tuple[float, float], ...]] | None:
     """The photo ``gray`` shows and the frame's corners in it (normalized), or None."""
     kp, des = orb.detectAndCompute(gray, None)
-    if des is None or len(kp) < MIN_INLIERS:
+    if des is None:
         return None
-    frame_pts = np.float32([p.pt for p in kp])
+    return register_features(np.float32([p.pt for p in kp]), des, gray.shape, photos, matcher)
+
+
+def register_features(frame_pts: np.ndarray, des: np.ndarray, shape: tuple[int, ...],
+                      photos: Sequence[PhotoFeatures], matcher: cv2.BFMatcher
+                      ) -> tuple[str, tuple[tuple[float, float], ...]] | None:
+    """:func:`register` from a frame's (or a cell's) keypoints ``frame_pts`` (pixels of a
+    ``shape`` image) and their descriptors."""
+    if len(frame_pts) < MIN_INLIERS:
+        return None
     best: tuple[int, str, np.ndarray, tuple[int, int]] | None = None
     for photo in photos:
         pairs = matcher.knnMatch(des, photo.descriptors, k=2)
@@ -154,7 +163,7 @@ def register(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
     if best is None:
         return None
     _, name, model, (pw, ph) = best
-    h, w = gray.shape
+    h, w = shape[:2]
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     mapped = corners @ model[:, :2].T + model[:, 2]
     return name, tuple((float(x / pw), float(y / ph)) for x, y in mapped)
@@ -168,22 +177,22 @@ def textured_share(gray: np.ndarray) -> float:
     return float((tiles.std(axis=(1, 3)) > TEXTURED_TILE_STD).mean())
 
 
-def _halves(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two halves a split shot shows its photos in: left and right of a landscape frame,
-    top and bottom of a portrait one."""
-    h, w = gray.shape
+def _halves(shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int], ...]:
+    """The two halves (x, y, w, h) a split shot shows its photos in: left and right of a
+    landscape frame, top and bottom of a portrait one."""
+    h, w = shape[:2]
     if w >= h:
-        return gray[:, : w // 2], gray[:, w // 2:]
-    return gray[: h // 2], gray[h // 2:]
+        return (0, 0, w // 2, h), (w // 2, 0, w - w // 2, h)
+    return (0, 0, w, h // 2), (0, h // 2, w, h - h // 2)
 
 
-def _thirds(gray: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The three cells a triptych shows its photos in: columns of a landscape frame, rows of
-    a portrait one."""
-    h, w = gray.shape
+def _thirds(shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int], ...]:
+    """The three cells (x, y, w, h) a triptych shows its photos in: columns of a landscape
+    frame, rows of a portrait one."""
+    h, w = shape[:2]
     if w >= h:
-        return tuple(gray[:, k * w // 3:(k + 1) * w // 3] for k in range(3))
-    return tuple(gray[k * h // 3:(k + 1) * h // 3] for k in range(3))
+        return tuple((k * w // 3, 0, w // 3, h) for k in range(3))
+    return tuple((0, k * h // 3, w, h // 3) for k in range(3))
 
 
 INSET_PROBE = (0.26, 0.3)  # a probe this share of the frame (long side, short side) ...
@@ -212,27 +221,48 @@ def _inset_probes(gray: np.ndarray) -> list[np.ndarray]:
     return probes
 
 
-def _names(cells: Sequence[np.ndarray], photos: Sequence[PhotoFeatures], orb: cv2.ORB,
-           matcher: cv2.BFMatcher) -> list[str | None]:
-    return [found[0] if (found := register(cell, photos, orb, matcher)) else None
-            for cell in cells]
+Features = tuple[np.ndarray, np.ndarray]  # a frame's keypoints (pixels) and descriptors
+
+
+def _cell_names(features: Features, shape: tuple[int, ...],
+                cells: Sequence[tuple[int, int, int, int]], photos: Sequence[PhotoFeatures],
+                matcher: cv2.BFMatcher) -> list[str | None]:
+    """The photo each cell (x, y, w, h) of a frame registers to, from the frame's own
+    keypoints inside it (no detection again)."""
+    points, des = features
+    names: list[str | None] = []
+    for x, y, w, h in cells:
+        inside = ((points[:, 0] >= x) & (points[:, 0] < x + w)
+                  & (points[:, 1] >= y) & (points[:, 1] < y + h))
+        found = register_features(points[inside] - np.float32([x, y]), des[inside],
+                                  (h, w), photos, matcher) if inside.any() else None
+        names.append(found[0] if found else None)
+    return names
 
 
 def _split(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
-           matcher: cv2.BFMatcher, whole: str | None = None) -> str | None:
+           matcher: cv2.BFMatcher, whole: str | None = None,
+           features: Features | None = None) -> str | None:
     """The frame's name when its cells show different photos (``A|B`` for a split or an
     inset, ``A|B|C`` for a triptych; each sorted), else None. ``whole``: the photo the whole
-    frame registers to (an inset's backdrop), if any."""
-    thirds = _names(_thirds(gray), photos, orb, matcher)
+    frame registers to (an inset's backdrop), if any; ``features``: the frame's keypoints and
+    descriptors, when already found."""
+    if features is None:
+        kp, des = orb.detectAndCompute(gray, None)
+        if des is None:
+            return None
+        features = (np.float32([p.pt for p in kp]), des)
+    thirds = _cell_names(features, gray.shape, _thirds(gray.shape), photos, matcher)
     if None not in thirds and len(set(thirds)) == 3:
         return "|".join(sorted(thirds))  # type: ignore[arg-type]
-    names = _names(_halves(gray), photos, orb, matcher)
+    names = _cell_names(features, gray.shape, _halves(gray.shape), photos, matcher)
     if None not in names and names[0] != names[1]:
         return "|".join(sorted(names))  # type: ignore[arg-type]
     if whole is not None:
-        for name in _names(_inset_probes(gray), photos, orb, matcher):
-            if name is not None and name != whole:
-                return "|".join(sorted((whole, name)))
+        for probe in _inset_probes(gray):
+            found = register(probe, photos, orb, matcher)
+            if found is not None and found[0] != whole:
+                return "|".join(sorted((whole, found[0])))
     return None
 
 
@@ -243,8 +273,12 @@ def watch(film: Path, photos: Sequence[Path], fps: float) -> list[View]:
     features = photo_features(photos, orb)
     views = []
     for t, gray in decode_gray(film, fps):
-        found = register(gray, features, orb, matcher)
-        split = _split(gray, features, orb, matcher, found[0] if found else None)
+        kp, des = orb.detectAndCompute(gray, None)
+        points = np.float32([p.pt for p in kp]) if des is not None else None
+        found = (register_features(points, des, gray.shape, features, matcher)
+                 if points is not None else None)
+        split = (_split(gray, features, orb, matcher, found[0] if found else None,
+                        (points, des)) if points is not None else None)
         views.append(View(t, split or (found[0] if found else None),
                           None if split or not found else found[1], textured_share(gray)))
     return views
