@@ -55,22 +55,20 @@ def detail_scales(photo_size: tuple[int, int], aspect: Aspect,
                   hold: tuple[float, float] | None = None,
                   whole: bool = False) -> tuple[float, ...]:
     """The frame scales a photo's showings alone use in ``aspect``, each relative to its
-    largest crop: 1.0 (the largest crop), with ``whole`` (a one-photo film) the whole photo
-    fitted when :data:`WHOLE_STEP` wider (:func:`whole_scale`), then :data:`DETAIL_STEP` times
-    closer each, while the resolution (:func:`max_detail_scale`) and ``hold`` (the width and
-    height in source pixels a frame must hold: its faces or a pet's head with their margin)
-    allow, at most :data:`DETAIL_LEVELS` closer or whole."""
+    largest crop: 1.0 (the largest crop), then :data:`DETAIL_STEP` times closer each, while the
+    resolution (:func:`max_detail_scale`) and ``hold`` (the width and height in source pixels
+    a frame must hold: its faces or a pet's head with their margin) allow, at most
+    :data:`DETAIL_LEVELS`; with ``whole`` (a one-photo film) last the whole photo fitted, when
+    it is :data:`WHOLE_STEP` wider (:func:`whole_scale`)."""
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     most = max_detail_scale(photo_size, aspect)
     if hold is not None:
         most = min(most, crop_w / max(1.0, hold[0]), crop_h / max(1.0, hold[1]))
     scales = [1.0]
+    while len(scales) < DETAIL_LEVELS and scales[-1] * DETAIL_STEP <= most + 1e-6:
+        scales.append(scales[-1] * DETAIL_STEP)
     if whole and whole_scale(photo_size, aspect) * WHOLE_STEP <= 1.0 + 1e-6:
         scales.append(whole_scale(photo_size, aspect))
-    closer = 1.0
-    while len(scales) < DETAIL_LEVELS + whole and closer * DETAIL_STEP <= most + 1e-6:
-        closer *= DETAIL_STEP
-        scales.append(closer)
     return tuple(scales)
 
 

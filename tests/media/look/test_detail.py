@@ -231,7 +231,7 @@ def test_a_one_photo_film_shows_its_photo_whole_and_a_pets_head_whole_in_every_s
     assert guard is not None
     hold = (guard[2] - guard[0], guard[3] - guard[1])
     scales = detail_scales(size, aspect, hold, whole=True)
-    assert scales[0] == 1.0 and scales[1] * 1.5 <= 1.0  # the whole photo: a new scale
+    assert scales[0] == 1.0 and scales[-1] * 1.5 <= 1.0  # the whole photo: a new scale
     assert detail_scales(size, aspect, hold) == (1.0,)  # among others, shown once alone
     texture = texture_map(_sky_over_meadow(*size))
     for showing in range(4):
