@@ -94,8 +94,8 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
     (``subject`` after :func:`media.look.subjects.keep_whole`); a photo without either on its
     most textured regions in turn (those away from the focus the first showing ended on first).
     With ``whole`` (a one-photo film) the showing after the closest shows the whole photo
-    fitted (a ``frame_scale`` under 1, see :func:`whole_motion`). A showing past the last scale starts
-    over (the planner keeps such repeats beside other photos instead)."""
+    fitted (a ``frame_scale`` under 1, see :func:`whole_motion`). A showing past the last
+    scale starts over (the planner keeps such repeats beside other photos instead)."""
     guard = face_guard(subject, *photo_size)
     scales = detail_scales(photo_size, aspect,
                            (guard[2] - guard[0], guard[3] - guard[1]) if guard else None, whole)
