@@ -18,9 +18,11 @@ photo on screen and the region of it the frame shows. From that:
 - each showing's **travel**: the camera's scale change or pan distance between its first and last
   steady frames, as a share of the frame (what issue 30 asks to be at least 6 %, 4 % gentle);
 - the **subject share**: frames on the subject photos;
-- the **splits**: frames whose two halves (side by side in 16:9, stacked in 9:16) show two
-  different photos are a split showing ``A|B``; a split is its own picture, so it is neither a
-  repeat of A nor of B (its halves are not measured for travel or for what is new).
+- the **layouts** (``splits`` in the figures): frames whose cells show different photos are
+  their own picture: two halves (side by side in 16:9, stacked in 9:16) a split ``A|B``, three
+  columns or rows a triptych ``A|B|C``, a print over a photo filling the frame an inset
+  ``A|B``; a layout is neither a repeat of its photos nor measured for travel or for what is
+  new (``layout_cells`` counts the layouts' frames by how many photos they show).
 
 Usage::
 
@@ -133,9 +135,18 @@ def register(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
              matcher: cv2.BFMatcher) -> tuple[str, tuple[tuple[float, float], ...]] | None:
     """The photo ``gray`` shows and the frame's corners in it (normalized), or None."""
     kp, des = orb.detectAndCompute(gray, None)
-    if des is None or len(kp) < MIN_INLIERS:
+    if des is None:
         return None
-    frame_pts = np.float32([p.pt for p in kp])
+    return register_features(np.float32([p.pt for p in kp]), des, gray.shape, photos, matcher)
+
+
+def register_features(frame_pts: np.ndarray, des: np.ndarray, shape: tuple[int, ...],
+                      photos: Sequence[PhotoFeatures], matcher: cv2.BFMatcher
+                      ) -> tuple[str, tuple[tuple[float, float], ...]] | None:
+    """:func:`register` from a frame's (or a cell's) keypoints ``frame_pts`` (pixels of a
+    ``shape`` image) and their descriptors."""
+    if len(frame_pts) < MIN_INLIERS:
+        return None
     best: tuple[int, str, np.ndarray, tuple[int, int]] | None = None
     for photo in photos:
         pairs = matcher.knnMatch(des, photo.descriptors, k=2)
@@ -152,7 +163,7 @@ def register(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
     if best is None:
         return None
     _, name, model, (pw, ph) = best
-    h, w = gray.shape
+    h, w = shape[:2]
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     mapped = corners @ model[:, :2].T + model[:, 2]
     return name, tuple((float(x / pw), float(y / ph)) for x, y in mapped)
@@ -166,23 +177,93 @@ def textured_share(gray: np.ndarray) -> float:
     return float((tiles.std(axis=(1, 3)) > TEXTURED_TILE_STD).mean())
 
 
-def _halves(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two halves a split shot shows its photos in: left and right of a landscape frame,
-    top and bottom of a portrait one."""
-    h, w = gray.shape
+def _halves(shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int], ...]:
+    """The two halves (x, y, w, h) a split shot shows its photos in: left and right of a
+    landscape frame, top and bottom of a portrait one."""
+    h, w = shape[:2]
     if w >= h:
-        return gray[:, : w // 2], gray[:, w // 2:]
-    return gray[: h // 2], gray[h // 2:]
+        return (0, 0, w // 2, h), (w // 2, 0, w - w // 2, h)
+    return (0, 0, w, h // 2), (0, h // 2, w, h - h // 2)
+
+
+def _thirds(shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int], ...]:
+    """The three cells (x, y, w, h) a triptych shows its photos in: columns of a landscape
+    frame, rows of a portrait one."""
+    h, w = shape[:2]
+    if w >= h:
+        return tuple((k * w // 3, 0, w // 3, h) for k in range(3))
+    return tuple((0, k * h // 3, w, h // 3) for k in range(3))
+
+
+INSET_PROBE = (0.26, 0.3)  # a probe this share of the frame (long side, short side) ...
+INSET_CENTRES = (0.27, 0.73)  # ... centred this far along the long side (a print's side)
+INSET_ZOOM = 2.0
+
+
+def _inset_probes(gray: np.ndarray) -> list[np.ndarray]:
+    """Where an inset print may sit (:func:`media.frames.split.clear_of`: either side of the
+    long axis, centred or in a corner across it): the middle of each such place, small enough
+    to lie inside a print of any ratio."""
+    h, w = gray.shape
+    landscape = w >= h
+    long_side, short_side = (w, h) if landscape else (h, w)
+    pl, ps = round(INSET_PROBE[0] * long_side), round(INSET_PROBE[1] * short_side)
+    probes = []
+    for along in INSET_CENTRES:
+        for across in (0.5, 0.3, 0.7):
+            c_long, c_short = round(along * long_side), round(across * short_side)
+            l0, s0 = max(0, c_long - pl // 2), max(0, c_short - ps // 2)
+            probe = gray[s0:s0 + ps, l0:l0 + pl] if landscape else gray[l0:l0 + pl, s0:s0 + ps]
+            # a print is a quarter of the frame: looked at twice as large, its features fall
+            # within the scales ORB matches against the photo's
+            probes.append(cv2.resize(probe, None, fx=INSET_ZOOM, fy=INSET_ZOOM,
+                                     interpolation=cv2.INTER_LINEAR))
+    return probes
+
+
+Features = tuple[np.ndarray, np.ndarray]  # a frame's keypoints (pixels) and descriptors
+
+
+def _cell_names(features: Features, shape: tuple[int, ...],
+                cells: Sequence[tuple[int, int, int, int]], photos: Sequence[PhotoFeatures],
+                matcher: cv2.BFMatcher) -> list[str | None]:
+    """The photo each cell (x, y, w, h) of a frame registers to, from the frame's own
+    keypoints inside it (no detection again)."""
+    points, des = features
+    names: list[str | None] = []
+    for x, y, w, h in cells:
+        inside = ((points[:, 0] >= x) & (points[:, 0] < x + w)
+                  & (points[:, 1] >= y) & (points[:, 1] < y + h))
+        found = register_features(points[inside] - np.float32([x, y]), des[inside],
+                                  (h, w), photos, matcher) if inside.any() else None
+        names.append(found[0] if found else None)
+    return names
 
 
 def _split(gray: np.ndarray, photos: Sequence[PhotoFeatures], orb: cv2.ORB,
-           matcher: cv2.BFMatcher) -> str | None:
-    """``A|B`` when the frame's halves show two different photos, else None."""
-    names = [found[0] if (found := register(half, photos, orb, matcher)) else None
-             for half in _halves(gray)]
-    if None in names or names[0] == names[1]:
-        return None
-    return "|".join(sorted(names))  # type: ignore[arg-type]
+           matcher: cv2.BFMatcher, whole: str | None = None,
+           features: Features | None = None) -> str | None:
+    """The frame's name when its cells show different photos (``A|B`` for a split or an
+    inset, ``A|B|C`` for a triptych; each sorted), else None. ``whole``: the photo the whole
+    frame registers to (an inset's backdrop), if any; ``features``: the frame's keypoints and
+    descriptors, when already found."""
+    if features is None:
+        kp, des = orb.detectAndCompute(gray, None)
+        if des is None:
+            return None
+        features = (np.float32([p.pt for p in kp]), des)
+    thirds = _cell_names(features, gray.shape, _thirds(gray.shape), photos, matcher)
+    if None not in thirds and len(set(thirds)) == 3:
+        return "|".join(sorted(thirds))  # type: ignore[arg-type]
+    names = _cell_names(features, gray.shape, _halves(gray.shape), photos, matcher)
+    if None not in names and names[0] != names[1]:
+        return "|".join(sorted(names))  # type: ignore[arg-type]
+    if whole is not None:
+        for probe in _inset_probes(gray):
+            found = register(probe, photos, orb, matcher)
+            if found is not None and found[0] != whole:
+                return "|".join(sorted((whole, found[0])))
+    return None
 
 
 def watch(film: Path, photos: Sequence[Path], fps: float) -> list[View]:
@@ -192,10 +273,14 @@ def watch(film: Path, photos: Sequence[Path], fps: float) -> list[View]:
     features = photo_features(photos, orb)
     views = []
     for t, gray in decode_gray(film, fps):
-        split = _split(gray, features, orb, matcher)
-        found = None if split else register(gray, features, orb, matcher)
+        kp, des = orb.detectAndCompute(gray, None)
+        points = np.float32([p.pt for p in kp]) if des is not None else None
+        found = (register_features(points, des, gray.shape, features, matcher)
+                 if points is not None else None)
+        split = (_split(gray, features, orb, matcher, found[0] if found else None,
+                        (points, des)) if points is not None else None)
         views.append(View(t, split or (found[0] if found else None),
-                          found[1] if found else None, textured_share(gray)))
+                          None if split or not found else found[1], textured_share(gray)))
     return views
 
 
@@ -214,6 +299,18 @@ def _jumped(a: View, b: View) -> bool:
         return False
     shift = np.linalg.norm(pa.mean(axis=0) - pb.mean(axis=0)) / ((wa + wb) / 2)
     return abs(math.log(wb / wa)) > JUMP_SCALE or shift > JUMP_SHIFT
+
+
+def lone_layouts_dropped(views: Sequence[View]) -> list[View]:
+    """``views`` with a layout frame whose neighbours are not that layout left unregistered:
+    a dissolve's blend of two photos reads as two cells for a frame, a layout holds for
+    seconds."""
+    out = list(views)
+    for i, view in enumerate(views):
+        if is_split(view.photo) and not any(
+                0 <= j < len(views) and views[j].photo == view.photo for j in (i - 1, i + 1)):
+            out[i] = View(view.t, None, None, view.textured)
+    return out
 
 
 def group_showings(views: Sequence[View], max_gap: int = 1) -> list[Showing]:
@@ -313,6 +410,7 @@ def travel(showing: Showing) -> float | None:
 
 def summarize(views: Sequence[View], subjects: Sequence[str] = ()) -> dict[str, object]:
     """The figures of one film (see the module docstring)."""
+    views = lone_layouts_dropped(views)
     showings = group_showings(views)
     order = [s.photo for s in showings]
     fresh = new_shares(showings)
@@ -349,6 +447,8 @@ def summarize(views: Sequence[View], subjects: Sequence[str] = ()) -> dict[str, 
         "splits": sum(is_split(s.photo) for s in showings),
         "split_frames_share": round(sum(is_split(v.photo) for v in views) / max(1, len(views)),
                                     3),
+        "layout_cells": {str(n): sum(v.photo is not None and v.photo.count("|") + 1 == n
+                                     for v in views) for n in (2, 3)},
         "shots": [(s.photo, round(s.start, 1), round(s.end - s.start, 1),
                    None if travel(s) is None else round(100 * travel(s), 1)) for s in showings],
     }

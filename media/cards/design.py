@@ -252,7 +252,7 @@ class Interlude(_Data):
     at most ``brightness`` (mean luma, 0-255) and shaded more where the words sit."""
 
     from_s: tuple[float, ...] = (60.0, 120.0)
-    hold_max_s: float = Field(default=9.0, gt=0.0, le=15.0)
+    hold_max_s: float = Field(default=10.0, gt=0.0, le=15.0)
     pictures_between_s: float = Field(default=12.0, ge=2.0)
     share_max: float = Field(default=0.25, ge=0.0, le=0.5)
     photo_apart_s: float = Field(default=10.0, ge=0.0)
@@ -262,16 +262,28 @@ class Interlude(_Data):
 
 
 class Layouts(_Data):
-    """How the look shows two photos at once (see :mod:`media.plan.layouts`): the share of
-    repeat showings that ``split`` (``split_share``), whether tall photos pair in 16:9
-    (``portrait_pairs``), and the ``gutter`` between the halves: its width as a share of the
-    frame's short side and its palette colour (``gutter_colour``)."""
+    """How the look shows two or three photos at once (see :mod:`media.plan.layouts`): the
+    share of repeat showings that share the frame though they could show something new alone
+    (``split_share``), the layouts a repeat may become, most wanted first (``kinds``: a
+    repeat takes the least used that fits), whether tall photos pair in 16:9
+    (``portrait_pairs``), the ``gutter`` between cells (its width as a share of the frame's
+    short side) in the palette colour ``gutter_colour``, an inset print's share of the frame's
+    area (``inset_area``) and its frame (``inset_border``, a share of the short side, in the
+    gutter's colour), the longest a photo shot may hold on average when the film leaves out
+    repeats that would show the same picture again (``hold_max_s``, seconds), and how much
+    longer a shot holds for each photo beside its own (``hold_per_photo``: a split 1.3x a
+    single shot's nominal length, a triptych 1.6x)."""
 
     split_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    kinds: tuple[Literal["triptych", "split", "inset"], ...] = ("triptych", "split", "inset")
     portrait_pairs: bool = True
     gutter: float = Field(default=0.008, ge=0.0, le=0.03)
     gutter_colour: Literal["top", "bottom", "glow", "text", "secondary", "heading",
                            "accent"] = "top"
+    inset_area: float = Field(default=0.24, ge=0.15, le=0.45)
+    inset_border: float = Field(default=0.012, ge=0.004, le=0.03)
+    hold_max_s: float = Field(default=10.0, ge=4.0, le=12.0)
+    hold_per_photo: float = Field(default=0.3, ge=0.0, le=1.0)
 
 
 class Look(_Data):

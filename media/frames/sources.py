@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 import cv2
@@ -50,16 +51,23 @@ from media.frames.parallax import (
     scale_layers,
 )
 from media.frames.split import (
+    Box,
     SplitLayer,
+    between,
+    clear_of,
     colour_yuv,
+    focus_on_frame,
     gutter_width,
     half_aspect,
     half_move,
     partner_move,
+    ring,
     split_boxes,
     stagger_frames,
+    still_crop,
+    triptych_boxes,
 )
-from media.look.detail import ShowingFrame, showing_frame, texture_map
+from media.look.detail import ShowingFrame, showing_frame, texture_map, whole_motion
 from media.look.framing import (
     KEEP_MIN,
     STEADY_SHARE,
@@ -68,7 +76,7 @@ from media.look.framing import (
     steady_share,
 )
 from media.look.subjects import Subject, find_subject, keep_whole
-from media.plan.layouts import splits_in
+from media.plan.layouts import INSET, TRIPTYCH, inset_ratio, splits_in
 from media.plan.moves import FRAMING_MOVE
 from media.plan.timeline import (
     FULL_MOTIONS,
@@ -248,8 +256,9 @@ def shots_in(timeline: Timeline, frames: tuple[int, int]) -> range:
 
 
 def shot_photos(timeline: Timeline, index: int) -> tuple[str, ...]:
-    """Every photo shot ``index`` shows: :func:`shot_photo`, and a split's partner."""
-    photos = (shot_photo(timeline, index), timeline.shots[index].partner_id)
+    """Every photo shot ``index`` shows: :func:`shot_photo`, and a layout's partners."""
+    shot = timeline.shots[index]
+    photos = (shot_photo(timeline, index), shot.partner_id, shot.second_partner_id)
     return tuple(p for p in photos if p is not None)
 
 
@@ -341,7 +350,7 @@ class SourcePreparer:
         shot = self.timeline.shots[index]
         try:
             if shot.kind == "photo" and shot.partner_id:
-                return self._prepare_split(shot, self._showing(index), self._in_halves(index),
+                return self._prepare_split(shot, self._showing(index), self._in_cells(index),
                                            self._steady(index))
             if shot.kind == "photo":
                 return self._prepare_photo(shot, self._showing(index), self._steady(index))
@@ -357,47 +366,60 @@ class SourcePreparer:
         shot = self.timeline.shots[index]
         return steady_share(shot.frames, *transition_frames(self.timeline, index))
 
-    def _showing(self, index: int) -> int:
-        """Which showing of its photo shot ``index`` is (0: the first), over the whole film, so
-        every segment of a split render agrees."""
+    def _showing(self, index: int) -> dict[str, int]:
+        """Which showing alone of its photo shot ``index`` is in each aspect (0: the first;
+        a layout shows it beside others, a portrait pair alone in 9:16), over the whole film,
+        so every segment of a split render agrees."""
         photo_id = self.timeline.shots[index].source_id
-        return sum(1 for shot in self.timeline.shots[:index]
-                   if shot.kind == "photo" and shot.source_id == photo_id)
+        earlier = [s for s in self.timeline.shots[:index]
+                   if s.kind == "photo" and s.source_id == photo_id]
+        return {a.name: sum(not splits_in(s.layout, a.is_portrait) for s in earlier)
+                for a in self.aspects}
 
-    def _in_halves(self, index: int) -> tuple[int, int]:
-        """How many split shots before shot ``index`` showed each of its two photos in a half,
+    def _in_cells(self, index: int) -> tuple[int, ...]:
+        """How many layout shots before shot ``index`` showed each of its photos in a cell,
         over the whole film (as :meth:`_showing`)."""
         shot = self.timeline.shots[index]
-        first, second = (sum(1 for s in self.timeline.shots[:index]
-                             if s.partner_id and photo_id in (s.source_id, s.partner_id))
-                         for photo_id in (shot.source_id, shot.partner_id))
-        return first, second
+        ids = [p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p]
+        return tuple(sum(1 for s in self.timeline.shots[:index]
+                         if s.partner_id and photo_id in (s.source_id, s.partner_id,
+                                                          s.second_partner_id))
+                     for photo_id in ids)
 
-    def _prepare_photo(self, shot: Shot, showing: int = 0,
+    def _prepare_photo(self, shot: Shot, showing: Mapping[str, int] | None = None,
                        steady: float = STEADY_SHARE) -> PreparedPhoto:
         """The shot's layers; a showing after the first looks closer at another part of the
         photo (:func:`media.look.detail.showing_frame`)."""
         photo_id = shot.source_id or ""
         photo = self._acquire(photo_id)
         try:
-            return PreparedPhoto(self._photo_layers(photo, photo_id, shot, showing,
+            return PreparedPhoto(self._photo_layers(photo, photo_id, shot, showing or {},
                                                     self.aspects, steady))
         finally:
             self._release(photo_id)
 
-    def _photo_layers(self, photo: _Photo, photo_id: str, shot: Shot, showing: int,
-                      aspects: tuple[spec.Aspect, ...],
+    def _photo_layers(self, photo: _Photo, photo_id: str, shot: Shot,
+                      showing: Mapping[str, int], aspects: tuple[spec.Aspect, ...],
                       steady: float = STEADY_SHARE) -> dict[str, ShotLayer]:
         """The photo's layer alone in each of ``aspects`` (see :meth:`_prepare_photo`;
-        ``steady``: see :meth:`_steady`)."""
+        ``showing``: which showing alone it is in each aspect, by name; ``steady``: see
+        :meth:`_steady`)."""
         height, width = photo.image.shape[:2]
         subject = keep_whole(photo.subject)
         texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
-                   if showing and aspects else None)
+                   if any(showing.get(a.name, 0) for a in aspects) else None)
         layers: dict[str, ShotLayer] = {}
         for aspect in aspects:
-            frame = (showing_frame(subject, texture, (width, height), aspect, showing)
-                     if texture is not None else ShowingFrame(subject))
+            again = showing.get(aspect.name, 0)
+            frame = (showing_frame(subject, texture, (width, height), aspect, again,
+                                   whole=self._one_photo())
+                     if texture is not None and again else ShowingFrame(subject))
+            if frame.frame_scale < 1.0:  # a one-photo film shows its photo whole
+                motion = whole_motion((width, height), aspect, shot.frames)
+                factor = round(prescale_factor(motion, aspect.width), 4)
+                layers[aspect.name] = PhotoLayer(photo.prescaled(factor), motion, aspect.width,
+                                                 aspect.height)
+                continue
             motion = plan_ken_burns((width, height), frame.subject, aspect,
                                     shot.frames,
                                     choice=shot.motion_choice,
@@ -412,48 +434,82 @@ class SourcePreparer:
                                                     aspect)
         return layers
 
-    def _prepare_split(self, shot: Shot, showing: int, in_halves: tuple[int, int] = (0, 0),
+    def _one_photo(self) -> bool:
+        """True when the film shows one photo (it then also shows it whole)."""
+        return len({s.source_id for s in self.timeline.shots if s.kind == "photo"}) == 1
+
+    def _prepare_split(self, shot: Shot, showing: Mapping[str, int],
+                       in_cells: tuple[int, ...] = (0, 0, 0),
                        steady: float = STEADY_SHARE) -> PreparedSplit:
-        """Both photos of a split shot, each in its half where the layout splits (see
-        :mod:`media.frames.split`; ``in_halves``: how many halves showed each before), the
+        """Every photo of a layout shot, each in its cell where the layout shares the frame
+        (see :mod:`media.frames.split`; ``in_cells``: how many cells showed each before), the
         shot's photo alone elsewhere."""
-        ids = (shot.source_id or "", shot.partner_id or "")
+        ids = tuple(p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p)
         photos = tuple(self._acquire(photo_id) for photo_id in ids)
         try:
             alone = tuple(a for a in self.aspects if not splits_in(shot.layout, a.is_portrait))
             layers = self._photo_layers(photos[0], ids[0], shot, showing, alone, steady)
             for aspect in self.aspects:
                 if aspect not in alone:
-                    layers[aspect.name] = self._split_layer(photos, shot, aspect, in_halves)
+                    layers[aspect.name] = self._split_layer(photos, shot, aspect, in_cells)
             return PreparedSplit(layers)
         finally:
             for photo_id in ids:
                 self._release(photo_id)
 
     def _split_layer(self, photos: tuple[_Photo, ...], shot: Shot, aspect: spec.Aspect,
-                     in_halves: tuple[int, int]) -> SplitLayer:
-        """Two half layers over the look's gutter; the second planned :data:`STAGGER_S`
-        longer at both ends (and sampled that far ahead), with the opposite push; a photo
-        shown in a half before moves otherwise (:func:`media.frames.split.half_move`)."""
+                     in_cells: tuple[int, ...]) -> SplitLayer:
+        """The layout's cell layers over the look's gutter (:mod:`media.frames.split`): each
+        next cell planned :data:`STAGGER_S` longer at both ends (and sampled that far ahead),
+        with the opposite push of the one before; a photo shown in a cell before moves
+        otherwise (:func:`media.frames.split.half_move`). A triptych shows the shot's photo in
+        the middle; an inset its photo as a print over the partner, on the side away from the
+        partner's subject."""
         look = self._look()
-        boxes = split_boxes(aspect, gutter_width(aspect, look.layouts.gutter))
+        layouts = look.layouts
         lead = stagger_frames()
-        first = FRAMING_MOVE.get(shot.move)
-        moves = (half_move(first, in_halves[0]), half_move(partner_move(first), in_halves[1]))
-        halves = (self._half_layer(photos[0], half_aspect(aspect, boxes[0]), shot.frames,
-                                   moves[0]),
-                  self._half_layer(photos[1], half_aspect(aspect, boxes[1]),
-                                   shot.frames + 2 * lead, moves[1]))
-        gutter = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
-        return SplitLayer(halves, boxes, aspect, gutter, lead)
+        gutter = gutter_width(aspect, layouts.gutter)
+        base = FRAMING_MOVE.get(shot.move)
+        moves = []
+        for shown in in_cells[:len(photos)]:
+            moves.append(half_move(base, shown))
+            base = partner_move(base)
+        colour = colour_yuv(look.colours.rgb(layouts.gutter_colour))
+        if shot.layout == INSET:  # the backdrop first (the partner), the print over it
+            full = Box(0, 0, aspect.width, aspect.height)
+            back = self._half_layer(photos[1], half_aspect(aspect, full), shot.frames, moves[1])
+            height, width = photos[0].image.shape[:2]
+            back_h, back_w = photos[1].image.shape[:2]
+            border = max(2, round(layouts.inset_border * min(aspect.width, aspect.height)))
+            print_box = clear_of(aspect, inset_ratio(width, height), layouts.inset_area, border,
+                                 focus_on_frame(back.motion, photos[1].subject.focus,
+                                                (back_w, back_h), aspect.width))
+            card = self._half_layer(photos[0], half_aspect(aspect, print_box),
+                                    shot.frames + 2 * lead, moves[0])
+            return SplitLayer((back, card), (full, print_box), aspect, colour, lead,
+                              ring(print_box, border, aspect))
+        boxes = list(split_boxes(aspect, gutter))
+        gutters = None
+        if shot.layout == TRIPTYCH:
+            boxes = list(triptych_boxes(aspect, gutter))
+            gutters = [between(a, b) for a, b in pairwise(boxes)]
+            boxes = [boxes[1], boxes[0], boxes[2]]  # the shot's photo in the middle
+        cells = [self._half_layer(photo, half_aspect(aspect, box), shot.frames + 2 * k * lead,
+                                  move)
+                 for k, (photo, box, move) in enumerate(zip(photos, boxes, moves, strict=False))]
+        return SplitLayer(cells, boxes[:len(cells)], aspect, colour, lead, gutters)
 
     def _half_layer(self, photo: _Photo, half: spec.Aspect, frames: int,
                     move: str | None) -> PhotoLayer:
-        """One photo in a half of the frame: a gentle move planned for the half's size, faces
-        kept whole (:func:`media.look.framing.plan_ken_burns`)."""
+        """One photo in a cell of the frame: a gentle move planned for the cell's size, faces
+        kept whole (:func:`media.look.framing.plan_ken_burns`); the largest crop held still
+        on its faces when no move keeps them whole (the plan's cells fit every face,
+        :func:`media.plan.layouts.fills`)."""
         height, width = photo.image.shape[:2]
         motion = plan_ken_burns((width, height), keep_whole(photo.subject), half, frames,
                                 full=False, move=move)
+        if motion.mode != "crop":  # never a print over its own blur inside a cell: the
+            motion = still_crop((width, height), keep_whole(photo.subject), half, frames)
         factor = round(prescale_factor(motion, half.width), 4)
         return PhotoLayer(photo.prescaled(factor), motion, half.width, half.height)
 

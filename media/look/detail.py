@@ -1,12 +1,15 @@
 """How a photo is framed when the film shows it again: closer, on a part with content.
 
 A film with few photos shows each of them several times. A repeat that shows the same picture
-again reads as a loop, so every showing after the first looks closer (:data:`DETAIL_SCALES`,
-1.6x and 2.1x, then the whole photo again with another move) at a part worth looking at: the
-subject (faces, a pet) first, then the most textured parts of the photo (a detail, never plain
-sky or blur), apart from each other. What resolution allows bounds how close a showing may go
-(:data:`MAX_DETAIL_UPSCALE`); the faces in the region stay whole (the framing then comes no
-closer than they allow, see :func:`media.look.framing.plan_ken_burns`).
+again reads as a loop, so every showing of a photo alone after the first looks closer, each
+:data:`DETAIL_STEP` closer than the one before (:func:`detail_scales`: 1.6x, then 2.56x, so
+every showing is at least 1.5x from every other, issue 30's visibly different), at a part worth
+looking at: the faces (all of them, kept whole) or a pet's head, else the most textured parts of
+the photo (a detail, never plain sky or blur), apart from each other. What resolution allows
+bounds how close a showing may go, and so do the faces (a close frame holds them all with their
+margin): a photo allows as many new showings alone as it has scales
+(:mod:`media.look.scales`); the planner shows its other repeats beside other photos
+(:mod:`media.plan.layouts`).
 
 Pure: a small grey copy of the photo in, normalized boxes and scales out.
 """
@@ -19,11 +22,10 @@ import cv2
 import numpy as np
 
 from media.base.spec import Aspect
-from media.look.framing import largest_crop
+from media.look.framing import FIT_MARGIN, FIT_ZOOM, Motion, Rect, face_guard, largest_crop
+from media.look.scales import detail_scales
 from media.look.subjects import Box, Subject, union
 
-DETAIL_SCALES = (1.6, 2.1)  # showings 1, 2 look this much closer; showing 3 is whole again
-MAX_DETAIL_UPSCALE = 2.0  # a closer frame never magnifies more (output px per source px)
 TEXTURE_LONG_EDGE = 96  # the texture map's size: regions, not pixels, matter
 MIN_DETAIL_TEXTURE = 0.35  # a region this much less textured than the photo's best is empty
 MIN_TEXTURED_SHARE = 0.3  # ... and so is one with fewer textured cells (a kite's sky, a glare)
@@ -34,7 +36,8 @@ TEXTURED_GRADIENT = 24.0  # Sobel magnitude (grey levels) of a textured cell of 
 @dataclass(frozen=True)
 class ShowingFrame:
     """How one showing frames its photo: the subject the move keeps and ends on, and how much
-    closer than the whole photo's largest crop it looks (1.0: the whole photo)."""
+    closer than the whole photo's largest crop it looks (1.0: the largest crop; under 1: the
+    whole photo fitted, :func:`whole_motion`)."""
 
     subject: Subject
     frame_scale: float = 1.0
@@ -83,22 +86,23 @@ def detail_regions(texture: np.ndarray, size: tuple[float, float],
     return regions
 
 
-def max_detail_scale(photo_size: tuple[int, int], aspect: Aspect) -> float:
-    """How much closer than the largest crop a frame may look before it magnifies the photo
-    more than :data:`MAX_DETAIL_UPSCALE`."""
-    crop_w, _ = largest_crop(*photo_size, aspect)
-    return max(1.0, MAX_DETAIL_UPSCALE * crop_w / aspect.width)
-
-
 def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, int],
-                  aspect: Aspect, showing: int) -> ShowingFrame:
-    """How showing ``showing`` (0: the first) of a photo is framed in ``aspect``: the first
-    and every third the whole photo; the others :data:`DETAIL_SCALES` closer (as resolution
-    allows) on the faces (all of them, kept whole); a photo without faces on its most textured
-    regions in turn (those away from the focus the first showing ended on first)."""
-    if showing % 3 == 0:
-        return ShowingFrame(subject)
-    scale = min(DETAIL_SCALES[showing % 3 - 1], max_detail_scale(photo_size, aspect))
+                  aspect: Aspect, showing: int, whole: bool = False) -> ShowingFrame:
+    """How showing ``showing`` (0: the first) of a photo alone is framed in ``aspect``: the
+    first the whole photo; the next ones at the closer :func:`detail_scales` in turn (as the
+    resolution and the faces allow), on the faces (all of them, kept whole) or a pet's head
+    (``subject`` after :func:`media.look.subjects.keep_whole`); a photo without either on its
+    most textured regions in turn (those away from the focus the first showing ended on first).
+    With ``whole`` (a one-photo film) the showing after the closest shows the whole photo
+    fitted (a ``frame_scale`` under 1, see :func:`whole_motion`). A showing past the last
+    scale starts over (the planner keeps such repeats beside other photos instead)."""
+    guard = face_guard(subject, *photo_size)
+    scales = detail_scales(photo_size, aspect,
+                           (guard[2] - guard[0], guard[3] - guard[1]) if guard else None, whole)
+    level = showing % len(scales)
+    if level == 0 or scales[level] < 1.0:
+        return ShowingFrame(subject, scales[level])
+    scale = scales[level]
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     width, height = photo_size
     size = (crop_w / scale / width, crop_h / scale / height)
@@ -109,9 +113,24 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
     targets = [*_face_targets(subject), *away]
     if not targets:
         return ShowingFrame(subject)
-    target = targets[(showing - 1 - showing // 3) % len(targets)]
+    target = targets[(showing // len(scales)) % len(targets)]  # a next round: another region
     faces = _faces_in(subject, target)
     return ShowingFrame(replace(subject, faces=faces, focus=target), scale)
+
+
+def whole_motion(photo_size: tuple[int, int], aspect: Aspect, frames: int,
+                 zoom: float = FIT_ZOOM) -> Motion:
+    """The whole photo fitted in ``aspect`` with its margin over its backdrop, pushing gently
+    in by ``zoom`` over ``frames`` (a one-photo film's wide showing, see
+    :func:`showing_frame`)."""
+    width, height = photo_size
+    margin = FIT_MARGIN * min(aspect.width, aspect.height)
+    k_end = min((aspect.width - 2 * margin) / width, (aspect.height - 2 * margin) / height)
+    rects = []
+    for k in (k_end / zoom, k_end):
+        w, h = aspect.width / k, aspect.height / k
+        rects.append(Rect(width / 2 - w / 2, height / 2 - h / 2, w, h))
+    return Motion("fit", rects[0], rects[1], max(1, frames), "zoom_in")
 
 
 ANOTHER_PART = 0.25  # a region whose centre is this far (share of the photo) from the focus

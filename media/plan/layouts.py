@@ -1,60 +1,90 @@
-"""Layouts that show two photos at once, as plan rules (pure: photos are read as data).
+"""Layouts that show two or three photos at once, as plan rules (pure: photos are read as data).
 
-A photo shot with a ``partner_id`` shows its photo and the partner in one frame, each in its
-own half with its own gentle move (drawn by :mod:`media.frames.split`). Two layouts:
+A photo shot with a ``partner_id`` (and a ``second_id``) shows its photo and its partners in
+one frame, each in its own cell with its own gentle move (drawn by :mod:`media.frames.split`).
+The layouts:
 
-* ``split``: when a film is long for its photos (photos must repeat), some repeat showings
-  share the frame with a second photo instead of showing the same picture again alone: the
-  halves side by side in 16:9, stacked top and bottom in 9:16 (both films show the same photos
-  at the same time).
+* ``split``: two photos, side by side in 16:9, stacked top and bottom in 9:16 (both films show
+  the same photos at the same time).
+* ``triptych``: three photos, three columns in 16:9 and three rows in 9:16, the shot's own photo
+  in the middle.
+* ``inset``: the shot's photo whole, as a framed print over a second photo that fills the frame
+  (never over its own blur): how a group photo too wide for any cell comes back.
 * ``portrait_pair``: a tall photo (:data:`TALL_RATIO`) in 16:9 sits beside a second photo and
   fills the frame, instead of a full-width strip of it or a small print over its blurred copy;
   9:16 shows the tall photo alone and full frame, as it fits there.
 
-Rules: a split shot is never followed by another one (a single photo always comes between);
-the first and last photo shots (the subject opens, the warmest photo closes) and the subject's
-mid-film return never become a ``split``; both photos fill their halves with crops that hold
-their faces (:func:`crops_whole`); a partner is never the photo itself, its twin, or
-the photo of a neighbouring shot; the same two photos never pair twice; and a partner keeps the
-repeat spacing of :func:`media.plan.shot_order.showing_order` to every other showing of it
+When a film is long for its photos (photos must repeat), a repeat of a photo alone must show a
+new picture: closer by 1.5x or more than every earlier showing alone
+(:func:`media.look.scales.fresh_showings`, as many as the photo's resolution and faces allow).
+A repeat past that budget is shown as a layout with other photos (the look's ``kinds``, the
+least used first), and other repeats as well while at most ``split_share`` of them have; one
+that finds no partners is an orphan (:func:`orphans`): the planner leaves it out and holds the
+other shots longer (:mod:`media.plan.timeline`).
+
+Rules: the first and last photo shots (the subject opens, the warmest photo closes) and the
+subject's mid-film return are never layouts; two layouts in a row are never of the same kind,
+and few follow each other (:data:`MOST_IN_A_ROW`); every photo fills its cell with a crop
+that holds its faces (:func:`fills`); a
+partner is never the photo itself, its twin, or the photo of a neighbouring shot; the same set
+of photos never shows together twice; and a partner keeps the repeat spacing of
+:func:`media.plan.shot_order.showing_order` to every other showing of it
 (:data:`media.plan.shot_order.REPEAT_SPACING_S`, plus :data:`SNAP_SLACK_S`), or the shot stays
-single. How many repeats split is the look's ``layouts.split_share``
-(:class:`media.cards.design.Layouts`).
+single. The look's ``[layouts]`` say how many optional repeats share the frame, which kinds
+it uses (:class:`media.cards.design.Layouts`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, combinations
 
-from media.base.spec import LANDSCAPE, PORTRAIT
+from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
+from media.look.scales import fresh_showings
 from media.plan.inputs import PhotoSource
 from media.plan.shot_order import REPEAT_SPACING_S, Slot
 
-SINGLE, SPLIT, PORTRAIT_PAIR = "", "split", "portrait_pair"
-LAYOUTS = (SINGLE, SPLIT, PORTRAIT_PAIR)
+SINGLE, SPLIT, PORTRAIT_PAIR, TRIPTYCH, INSET = "", "split", "portrait_pair", "triptych", "inset"
+LAYOUTS = (SINGLE, SPLIT, PORTRAIT_PAIR, TRIPTYCH, INSET)
+REPEAT_LAYOUTS = (TRIPTYCH, SPLIT, INSET)  # what a repeat may become (a look picks among them)
+PARTNERS = {SPLIT: 1, PORTRAIT_PAIR: 1, TRIPTYCH: 2, INSET: 1}
 # A photo at least this much taller than wide keeps under 45 % of itself in a full-width 16:9
 # crop (4:5, 3:4, 2:3 and phone portraits): it pairs instead.
 TALL_RATIO = 1.25
 SNAP_SLACK_S = 1.0  # cuts move onto beats after layouts are planned: a partner keeps this more
-HALF_RATIO = {False: LANDSCAPE.width / 2 / LANDSCAPE.height,  # 16:9 halves, side by side
-              True: PORTRAIT.width / (PORTRAIT.height / 2)}  # 9:16 halves, stacked
+INSET_RATIOS = (0.75, 1.5)  # an inset print keeps its photo's own ratio within these
+# Layouts in a row at most (each of another kind than the one before): a long film from few
+# photos spends its second half mostly on them, between the photos that still look new alone.
+MOST_IN_A_ROW = 6
 
 
 @dataclass(frozen=True)
 class Layout:
-    """How one middle shot shows its photo: ``kind`` (one of :data:`LAYOUTS`) and the second
-    photo of a split (``partner_id``, None when single)."""
+    """How one middle shot shows its photo: ``kind`` (one of :data:`LAYOUTS`), its partner
+    (``partner_id``: the second photo of a split or pair, the backdrop of an inset; None when
+    single) and a triptych's third photo (``second_id``)."""
 
     kind: str = SINGLE
     partner_id: str | None = None
+    second_id: str | None = None
+
+    @property
+    def partners(self) -> tuple[str, ...]:
+        """The photos shown beside the shot's own."""
+        return tuple(p for p in (self.partner_id, self.second_id) if p)
 
 
 def splits_in(layout: str, portrait_aspect: bool) -> bool:
-    """True when a shot of ``layout`` shows two photos in an aspect (``portrait_aspect``: the
-    9:16 film): a ``split`` in both, a ``portrait_pair`` in 16:9 only."""
-    return layout == SPLIT or (layout == PORTRAIT_PAIR and not portrait_aspect)
+    """True when a shot of ``layout`` shows several photos in an aspect (``portrait_aspect``:
+    the 9:16 film): every layout in both, a ``portrait_pair`` in 16:9 only."""
+    return layout in (SPLIT, TRIPTYCH, INSET) or (layout == PORTRAIT_PAIR
+                                                  and not portrait_aspect)
+
+
+def cells_of(layout: str) -> int:
+    """How many photos a shot of ``layout`` shows at once (1 when single)."""
+    return 1 + PARTNERS.get(layout, 0)
 
 
 def is_tall(photo: PhotoSource) -> bool:
@@ -62,78 +92,245 @@ def is_tall(photo: PhotoSource) -> bool:
     return photo.height >= TALL_RATIO * photo.width
 
 
+def cell_ratio(layout: str, portrait_aspect: bool) -> float:
+    """Width over height of a cell of ``layout`` (its photos' cells; an inset's backdrop fills
+    the frame) in the 16:9 or the 9:16 film, gutters left out."""
+    aspect = PORTRAIT if portrait_aspect else LANDSCAPE
+    count = {SPLIT: 2, PORTRAIT_PAIR: 2, TRIPTYCH: 3}.get(layout, 1)
+    if portrait_aspect:
+        return aspect.width / (aspect.height / count)
+    return aspect.width / count / aspect.height
+
+
+def inset_ratio(width: int, height: int) -> float:
+    """Width over height of the print an inset shows a ``width`` x ``height`` photo in: its
+    own, within :data:`INSET_RATIOS`."""
+    return min(max(width / height, INSET_RATIOS[0]), INSET_RATIOS[1])
+
+
+def fills(photo: PhotoSource, ratio: float) -> bool:
+    """True when a crop of ``photo`` of ``ratio`` (width over height) holds its faces
+    (``hold_w``, ``hold_h``): never a small print over a blurred copy inside a cell."""
+    if photo.width / photo.height > ratio:
+        crop_w, crop_h = photo.height * ratio, float(photo.height)
+    else:
+        crop_w, crop_h = float(photo.width), photo.width / ratio
+    return photo.hold_w * photo.width <= crop_w and photo.hold_h * photo.height <= crop_h
+
+
 def crops_whole(photo: PhotoSource, layout: str) -> bool:
-    """True when every half ``layout`` puts ``photo`` in (see :func:`splits_in`) can be filled
-    by a crop of it that holds its faces (``hold_w``, ``hold_h``): never a small print over a
-    blurred copy inside a half."""
-    for portrait in (False, True):
-        if splits_in(layout, portrait):
-            ratio = HALF_RATIO[portrait]
-            if photo.width / photo.height > ratio:
-                crop_w, crop_h = photo.height * ratio, float(photo.height)
-            else:
-                crop_w, crop_h = float(photo.width), photo.width / ratio
-            if photo.hold_w * photo.width > crop_w or photo.hold_h * photo.height > crop_h:
-                return False
-    return True
+    """True when every cell ``layout`` puts ``photo`` in as its own photo (see
+    :func:`splits_in`; an inset's print) can be filled by a crop of it that holds its faces."""
+    if layout == INSET:
+        return fills(photo, inset_ratio(photo.width, photo.height))
+    return all(fills(photo, cell_ratio(layout, portrait))
+               for portrait in (False, True) if splits_in(layout, portrait))
+
+
+def backs_an_inset(photo: PhotoSource) -> bool:
+    """True when ``photo`` can fill the frame behind an inset print in both films: no faces or
+    pet's head for the print to cover, and not tall (a tall photo would be fitted over its own
+    blur in 16:9)."""
+    return photo.hold_w <= 0 and photo.hold_h <= 0 and not is_tall(photo)
+
+
+def fits_as_partner(photo: PhotoSource, layout: str) -> bool:
+    """True when ``photo`` can be a partner in ``layout``: a cell of a split, pair or
+    triptych (:func:`crops_whole`), or the backdrop of an inset (:func:`backs_an_inset`)."""
+    return backs_an_inset(photo) if layout == INSET else crops_whole(photo, layout)
+
+
+def fresh_alone(photo: PhotoSource, only: bool = False) -> int:
+    """How many showings of ``photo`` alone can each show a new picture in both films
+    (:func:`media.look.scales.fresh_showings`, its faces held; ``only``: the film's one photo,
+    also shown whole)."""
+    hold = ((photo.hold_w * photo.width, photo.hold_h * photo.height)
+            if photo.hold_w > 0 and photo.hold_h > 0 else None)
+    return fresh_showings((photo.width, photo.height), ASPECTS, hold, whole=only)
+
+
+def _kept_single(i: int, slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
+                 subject_id: str | None) -> bool:
+    """True for the slots never shown as a layout: the first and last photo shots, and the
+    subject's return (its second showing) when its photo has a new picture for it (else the
+    subject comes back beside other photos, the first of them)."""
+    photo_slots = [k for k, s in enumerate(slots) if s.kind == "photo"]
+    slot = slots[i]
+    return (not photo_slots or i in (photo_slots[0], photo_slots[-1])
+            or (slot.source_id == subject_id and slot.occurrence == 1
+                and fresh_alone(photos[slot.source_id], len(photos) == 1) >= 2))
+
+
+def _reserved(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
+              subject_id: str | None) -> dict[str, int]:
+    """How many showings alone each photo's kept single slots (:func:`_kept_single`) take."""
+    out: dict[str, int] = {}
+    for i, slot in enumerate(slots):
+        if slot.kind == "photo" and slot.source_id in photos and _kept_single(i, slots, photos,
+                                                                              subject_id):
+            out[slot.source_id] = out.get(slot.source_id, 0) + 1
+    return out
 
 
 def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
                  lengths_s: Sequence[float], *, split_share: float, portrait_pairs: bool,
-                 subject_id: str | None,
-                 twins: Sequence[tuple[str, str]] = ()) -> list[Layout]:
-    """One :class:`Layout` per slot (the module's rules): repeat showings split while at most
-    ``split_share`` of the eligible repeats have; with ``portrait_pairs`` every tall photo's
-    showing pairs in 16:9. ``lengths_s`` are the slots' lengths (seconds), ``twins`` pairs of
-    ids showing the same picture."""
+                 subject_id: str | None, twins: Sequence[tuple[str, str]] = (),
+                 kinds: Sequence[str] = (SPLIT,)) -> list[Layout]:
+    """One :class:`Layout` per slot of ``slots`` (see :func:`arrange`; no slot gives its place
+    to another photo)."""
+    return arrange(slots, photos, lengths_s, split_share=split_share,
+                   portrait_pairs=portrait_pairs, subject_id=subject_id, twins=twins,
+                   kinds=kinds, substitute=False)[1]
+
+
+def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
+            lengths_s: Sequence[float], *, split_share: float, portrait_pairs: bool,
+            subject_id: str | None, twins: Sequence[tuple[str, str]] = (),
+            kinds: Sequence[str] = (SPLIT,),
+            substitute: bool = True) -> tuple[list[Slot], list[Layout]]:
+    """The slots and one :class:`Layout` per slot (the module's rules): a showing past its
+    photo's fresh showings alone (:func:`fresh_alone`, the kept single slots' counted first) is
+    a layout of one of ``kinds`` where partners allow, else a layout around another photo
+    there (the least shown that makes one: the slot then shows that photo); other repeats are
+    layouts while at most ``split_share`` of them are (none when ``kinds`` is empty); with
+    ``portrait_pairs`` a tall photo's showing pairs in 16:9. ``lengths_s`` are the slots'
+    lengths (seconds), ``twins`` pairs of ids showing the same picture; without
+    ``substitute`` no slot gives its place to another photo."""
     starts = [0.0, *accumulate(lengths_s)][:len(slots)]
+    slots = list(slots)
     layouts = [Layout()] * len(slots)
-    pairs: set[frozenset[str]] = set()
+    sets: set[frozenset[str]] = set()
     twin_pairs = {frozenset(t) for t in twins}
+    alone: dict[str, int] = {}
+    used: dict[str, int] = {}
+    reserved = _reserved(slots, photos, subject_id)
     repeats = made = 0
+
+    def must_share(photo: PhotoSource) -> bool:
+        return (alone.get(photo.id, 0) + reserved.get(photo.id, 0)
+                >= fresh_alone(photo, len(photos) == 1))
+
     for i, slot in enumerate(slots):
-        kind = _wanted(i, slots, photos, subject_id, portrait_pairs)
-        if kind == SPLIT:
-            repeats += 1
-            if made >= split_share * repeats - 1e-9:
+        photo = photos.get(slot.source_id) if slot.kind == "photo" else None
+        if photo is None or _kept_single(i, slots, photos, subject_id):
+            continue
+        must = must_share(photo)
+        # a repeat that could show something new alone shares the frame only when the next
+        # two shots need no layout (layouts in a row are few): those that must come first
+        optional = not must and slot.occurrence > 0 and not any(
+            slots[j].kind == "photo" and slots[j].source_id in photos
+            and not _kept_single(j, slots, photos, subject_id)
+            and must_share(photos[slots[j].source_id]) for j in (i + 1, i + 2)
+            if j < len(slots))
+        repeats += optional
+        heroes = [photo]
+        if must and kinds and substitute:  # another photo may take the slot (see above)
+            heroes += sorted((p for p in photos.values() if p.id != photo.id),
+                             key=lambda p: (sum(p.id in _shown_at(slots, layouts, j)
+                                                for j in range(len(slots))), p.id))
+        for hero in heroes:
+            if hero is not photo and not _hero_fits(i, hero.id, slots, layouts, starts,
+                                                    twin_pairs):
                 continue
-        if not kind or (i > 0 and layouts[i - 1].kind):
-            continue
-        if not crops_whole(photos[slot.source_id], kind):
-            continue
-        partner = _partner(i, slots, layouts, photos, starts, pairs, twin_pairs, kind)
-        if partner is not None:
-            layouts[i] = Layout(kind, partner)
-            pairs.add(frozenset((slot.source_id, partner)))
-            made += kind == SPLIT
-    return layouts
+            wanted = [k for k in kinds if k in REPEAT_LAYOUTS] if (
+                must or (optional and made < split_share * repeats - 1e-9)) else []
+            wanted.sort(key=lambda k: (used.get(k, 0), list(kinds).index(k)))
+            if portrait_pairs and is_tall(hero) and not must:  # alone in 9:16
+                wanted.append(PORTRAIT_PAIR)
+            if hero is not photo:
+                slots[i] = Slot(slot.kind, hero.id, slot.nominal_s, slot.max_s, 1)
+            layout = _first_layout(i, slots, layouts, photos, starts, sets, twin_pairs, wanted)
+            if layout is not None:
+                layouts[i] = layout
+                sets.add(frozenset((hero.id, *layout.partners)))
+                used[layout.kind] = used.get(layout.kind, 0) + 1
+                made += optional and layout.kind != PORTRAIT_PAIR
+                break
+            slots[i] = slot
+        if layouts[i].kind in (SINGLE, PORTRAIT_PAIR):  # 9:16 shows a pair's photo alone
+            alone[photo.id] = alone.get(photo.id, 0) + 1
+    return renumbered(slots), layouts
 
 
-def _wanted(i: int, slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
-            subject_id: str | None, portrait_pairs: bool) -> str:
-    """The layout slot ``i`` asks for before a partner is found (:data:`SINGLE` for none)."""
-    slot = slots[i]
-    photo = photos.get(slot.source_id) if slot.kind == "photo" else None
-    if photo is None or i == len(slots) - 1:
-        return SINGLE
-    if portrait_pairs and is_tall(photo):
-        return PORTRAIT_PAIR
-    if i > 0 and slot.occurrence > 0 and slot.source_id != subject_id:
-        return SPLIT
-    return SINGLE
+def _first_layout(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
+                  photos: Mapping[str, PhotoSource], starts: Sequence[float],
+                  sets: set[frozenset[str]], twins: set[frozenset[str]],
+                  wanted: Sequence[str]) -> Layout | None:
+    """The first of the ``wanted`` layouts slot ``i``'s photo can take with partners."""
+    photo = photos[slots[i].source_id]
+    for kind in wanted:
+        if not _may_follow(layouts, i, kind) or not crops_whole(photo, kind):
+            continue
+        partners = _partners(i, slots, layouts, photos, starts, sets, twins, kind)
+        if partners is not None:
+            return Layout(kind, *partners)
+    return None
+
+
+def _hero_fits(i: int, photo_id: str, slots: Sequence[Slot], layouts: Sequence[Layout],
+               starts: Sequence[float], twins: set[frozenset[str]]) -> bool:
+    """True when ``photo_id`` may take slot ``i``'s place: not shown by a neighbouring slot
+    (nor its twin), and kept the repeat spacing from its other showings."""
+    near = {p for j in (i - 1, i + 1) if 0 <= j < len(slots) for p in _shown_at(slots, layouts, j)}
+    if photo_id in near or any(frozenset((photo_id, p)) in twins for p in near):
+        return False
+    spacing = REPEAT_SPACING_S + SNAP_SLACK_S
+    return all(abs(starts[i] - starts[j]) >= spacing for j in range(len(slots))
+               if j != i and photo_id in _shown_at(slots, layouts, j))
+
+
+def renumbered(slots: Sequence[Slot]) -> list[Slot]:
+    """``slots`` with each photo's ``occurrence`` counted again in order."""
+    seen: dict[str, int] = {}
+    out = []
+    for slot in slots:
+        if slot.kind == "photo" and slot.occurrence != seen.get(slot.source_id, 0):
+            slot = Slot(slot.kind, slot.source_id, slot.nominal_s, slot.max_s,
+                        seen.get(slot.source_id, 0))
+        out.append(slot)
+        if slot.kind == "photo":
+            seen[slot.source_id] = seen.get(slot.source_id, 0) + 1
+    return out
+
+
+def orphans(slots: Sequence[Slot], layouts: Sequence[Layout],
+            photos: Mapping[str, PhotoSource], subject_id: str | None) -> list[int]:
+    """The slots that show their photo alone once more than it has new pictures for
+    (:func:`fresh_alone`, the first and last shots' and the subject's return's counted first)
+    though they could have been layouts: the planner leaves them out where it can."""
+    alone = _reserved(slots, photos, subject_id)
+    out = []
+    for i, (slot, layout) in enumerate(zip(slots, layouts, strict=True)):
+        photo = photos.get(slot.source_id) if slot.kind == "photo" else None
+        if (photo is None or layout.kind not in (SINGLE, PORTRAIT_PAIR)
+                or _kept_single(i, slots, photos, subject_id)):
+            continue
+        if alone.get(photo.id, 0) >= fresh_alone(photo, len(photos) == 1):
+            out.append(i)
+        alone[photo.id] = alone.get(photo.id, 0) + 1
+    return out
+
+
+def _may_follow(layouts: Sequence[Layout], i: int, kind: str) -> bool:
+    """True when slot ``i`` may be a ``kind``: never right after a layout of the same kind,
+    never more than :data:`MOST_IN_A_ROW` layouts in a row."""
+    before = [layouts[j].kind for j in range(max(0, i - MOST_IN_A_ROW), i)]
+    if before and before[-1] == kind:
+        return False
+    return len(before) < MOST_IN_A_ROW or not all(before)
 
 
 def _shown_at(slots: Sequence[Slot], layouts: Sequence[Layout], j: int) -> set[str]:
-    """The photos slot ``j`` shows (its own, and its partner's)."""
-    partner = layouts[j].partner_id
-    return {slots[j].source_id, *([partner] if partner else [])}
+    """The photos slot ``j`` shows (its own, and its partners)."""
+    return {slots[j].source_id, *layouts[j].partners}
 
 
-def _partner(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
-             photos: Mapping[str, PhotoSource], starts: Sequence[float],
-             pairs: set[frozenset[str]], twins: set[frozenset[str]], kind: str) -> str | None:
-    """The second photo for slot ``i``, or None when none keeps the rules: among those that
-    do, a tall one beside a tall photo, then the least shown, then the longest unseen."""
+def _partners(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
+              photos: Mapping[str, PhotoSource], starts: Sequence[float],
+              sets: set[frozenset[str]], twins: set[frozenset[str]],
+              kind: str) -> tuple[str, ...] | None:
+    """The partners for slot ``i`` as ``kind``, or None when none keep the rules: among those
+    that do, a tall one beside a tall photo, then the least shown, then the longest unseen."""
     primary = slots[i].source_id
     near = {p for j in (i - 1, i + 1) if 0 <= j < len(slots) for p in _shown_at(slots, layouts, j)}
     showings: dict[str, list[float]] = {}
@@ -142,10 +339,13 @@ def _partner(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
             showings.setdefault(photo_id, []).append(starts[j])
     spacing = REPEAT_SPACING_S + SNAP_SLACK_S
 
+    def twinned(a: str, b: str) -> bool:
+        return frozenset((a, b)) in twins
+
     def allowed(photo_id: str) -> bool:
-        return (photo_id != primary and photo_id not in near and crops_whole(photos[photo_id], kind)
-                and frozenset((primary, photo_id)) not in pairs
-                and not any(frozenset((photo_id, other)) in twins for other in {primary, *near})
+        return (photo_id != primary and photo_id not in near
+                and fits_as_partner(photos[photo_id], kind)
+                and not any(twinned(photo_id, other) for other in {primary, *near})
                 and all(abs(starts[i] - t) >= spacing for t in showings.get(photo_id, [])))
 
     def cost(photo_id: str) -> tuple[bool, int, float]:
@@ -155,4 +355,9 @@ def _partner(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
         return untall, len(seen), -unseen_s
 
     candidates = sorted((p for p in photos if allowed(p)), key=lambda p: (cost(p), p))
-    return candidates[0] if candidates else None
+    for group in combinations(candidates, PARTNERS[kind]):
+        if frozenset((primary, *group)) in sets or any(twinned(a, b) for a, b in
+                                                       combinations(group, 2)):
+            continue
+        return group
+    return None

@@ -29,11 +29,11 @@ The downbeat where a montage starts is entered through a dissolve under a warm l
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
-from media.plan.layouts import Layout
+from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
 from media.plan.shot_order import REPEAT_SPACING_S, Slot, shows_subject
 
@@ -201,7 +201,7 @@ def _one_montage(plan: MontagePlan, section: Section, beats: Sequence[int],
     layouts = [*plan.layouts[:first], *shown, *plan.layouts[stop:]]
     added = len(pieces) - (stop - first)
     cards = {(k + added if k >= stop else k): card for k, card in plan.cards.items()}
-    return MontagePlan(_renumbered(slots), cuts, layouts, cards, (*plan.downbeats, downbeat))
+    return MontagePlan(renumbered(slots), cuts, layouts, cards, (*plan.downbeats, downbeat))
 
 
 def _piece(slot: int, time: int, before: str, ready: list[tuple[str, int, int]],
@@ -235,31 +235,18 @@ def _flash_photos(plan: MontagePlan, first: int, stop: int,
     last: dict[str, int] = {}
     for k, slot in enumerate(plan.slots[:first]):
         if slot.kind == "photo":
-            for photo_id in (slot.source_id, plan.layouts[k].partner_id):
+            for photo_id in (slot.source_id, *plan.layouts[k].partners):
                 if photo_id:
                     last[photo_id] = plan.cuts[k + 1]
     near = {s for k in (*range(first, stop), stop) if k < len(plan.slots)
-            for s in (plan.slots[k].source_id, plan.layouts[k].partner_id) if s}
+            for s in (plan.slots[k].source_id, *plan.layouts[k].partners) if s}
     spacing = round(REPEAT_SPACING_S * fps)
     upcoming: dict[str, int] = {}
     for k in range(len(plan.slots) - 1, stop - 1, -1):
-        for photo_id in (plan.slots[k].source_id, plan.layouts[k].partner_id):
+        for photo_id in (plan.slots[k].source_id, *plan.layouts[k].partners):
             if photo_id and plan.slots[k].kind == "photo":
                 upcoming[photo_id] = plan.cuts[k + 1]
     ready = sorted((p for p in last if p not in near and p in photos),
                    key=lambda p: (not shows_subject(photos[p], subject_id), last[p], p))
     return [(p, last[p] + spacing, upcoming.get(p, plan.cuts[-1] + spacing) - spacing)
             for p in ready]
-
-
-def _renumbered(slots: list[Slot]) -> list[Slot]:
-    """``slots`` with every photo slot's ``occurrence`` counted again (its earlier showings)."""
-    seen: dict[str, int] = {}
-    out = []
-    for slot in slots:
-        if slot.kind == "photo":
-            out.append(replace(slot, occurrence=seen.get(slot.source_id, 0)))
-            seen[slot.source_id] = seen.get(slot.source_id, 0) + 1
-        else:
-            out.append(slot)
-    return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -41,7 +41,7 @@ from media.plan.interludes import (
     place_interludes,
     rules_for,
 )
-from media.plan.layouts import Layout, plan_layouts
+from media.plan.layouts import Layout, arrange, orphans, renumbered
 from media.plan.montage import LightLeak, chorus_montage, light_leak
 from media.plan.moves import (
     PhotoLook,
@@ -83,6 +83,7 @@ MIN_FILM_S = 3.0
 SUBJECT_RETURN_MIN_S = 3.0  # the subject returns mid-film when shots can still last this long
 READING_RULES_FROM_S = 30.0  # the shortest film sold (the contract's LENGTH_MIN_SEC)
 RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
+LAYOUT_PASSES = 8  # plans of a long film's layouts, each on the last one's shot lengths
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ class Shot:
     the camera move of a photo shot (:data:`media.plan.moves.MOVE_VOCABULARY`: push_in, pull_out,
     pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
     ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``. A photo
-    shot with a ``layout`` (:mod:`media.plan.layouts`) shows ``partner_id``'s photo beside its own.
+    shot with a ``layout`` (:mod:`media.plan.layouts`) shows ``partner_id``'s photo beside its own
+    (and a triptych ``second_partner_id``'s).
     """
 
     kind: str
@@ -122,6 +124,7 @@ class Shot:
     move: str = ""
     layout: str = ""
     partner_id: str | None = None
+    second_partner_id: str | None = None
 
     @property
     def frames(self) -> int:
@@ -167,7 +170,7 @@ class Timeline:
         for i, s in enumerate(self.shots):
             beat = "beat" if s.cut_in in self.beat_frames else "    "
             what = s.source_id or (" / ".join(s.card.lines) if s.card else "")
-            what += f" + {s.partner_id}" if s.partner_id else ""
+            what += "".join(f" + {p}" for p in (s.partner_id, s.second_partner_id) if p)
             lines.append(f"#{i:02d} {s.kind:5s} {what[:28]:28s} cut {s.cut_in:5d}-{s.cut_out:5d} "
                          f"({s.cut_in / self.fps:6.2f}s) {beat} in={s.transition_in.kind}"
                          f"/{s.transition_in.frames} {s.motion}#{s.motion_choice} {s.move}")
@@ -413,15 +416,34 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     middle_cards: dict[int, CardSpec] = {}
+    look = film_look(style, gentle, opening.look)
+    layouts: list[Layout] = []
     if slots:
         grid = downbeat_grid(beats, bars, parts)
-        middle_cuts, slots, middle_cards = _cuts_around(slots, spans, open_end, close_start,
-                                                        min_s, fps, grid)
-        cuts = [0, open_end, *middle_cuts, close_start, total]
-        slots = _interlude_backdrops(slots, cuts, middle_cards, ordered, subject_photo_id, fps)
-    look = film_look(style, gentle, opening.look)
-    layouts = _layouts(slots, ordered, [(b - a) / fps for a, b in pairwise(cuts[1:-1])],
-                       look, subject_photo_id, near_duplicates)
+        fewest = math.ceil(middle_s / look.layouts.hold_max_s - 1e-9)
+        weights = [1.0] * len(slots)
+        for _ in range(LAYOUT_PASSES):  # repeats that would show the same picture again alone
+            # are left out, and shots of several photos hold longer, until the plan settles
+            weighted = [replace(s, nominal_s=s.nominal_s * w) for s, w in zip(slots, weights,
+                                                                              strict=True)]
+            middle_cuts, placed, middle_cards = _cuts_around(weighted, spans, open_end,
+                                                             close_start, min_s, fps, grid)
+            cuts = [0, open_end, *middle_cuts, close_start, total]
+            placed = _interlude_backdrops(placed, cuts, middle_cards, ordered,
+                                          subject_photo_id, fps)
+            arranged, layouts = _layouts(placed, ordered,
+                                         [(b - a) / fps for a, b in pairwise(cuts[1:-1])],
+                                         look, subject_photo_id, near_duplicates)
+            at = [k for k, slot in enumerate(placed) if slot.kind != "card"]
+            held = [1.0 + look.layouts.hold_per_photo * len(layouts[k].partners) for k in at]
+            gone = _orphans_to_drop(slots, [at.index(k) for k in orphans(
+                arranged, layouts, {p.id: p for p in ordered}, subject_photo_id)],
+                near_duplicates, fewest)
+            if not gone and held == weights:
+                break
+            slots = renumbered([s for k, s in enumerate(slots) if k not in gone])
+            weights = [w for k, w in enumerate(held) if k not in gone]
+        slots = arranged
     downbeats: tuple[int, ...] = ()
     if premium and slots:  # the signature chorus: a montage on the beat (media.plan.montage)
         montage = chorus_montage(slots, cuts, layouts, middle_cards, parts, beats,
@@ -522,14 +544,33 @@ def _interlude_backdrops(slots: list[Slot], cuts: list[int], cards: dict[int, Ca
 
 def _layouts(slots: list[Slot], photos: list[PhotoSource], lengths: list[float],
              look: design.Look, subject_id: str | None,
-             twins: Sequence[tuple[str, str]]) -> list[Layout]:
-    """The slots' layouts (:func:`media.plan.layouts.plan_layouts`) in the film's look, partners
-    drawn from the photos the film shows."""
+             twins: Sequence[tuple[str, str]]) -> tuple[list[Slot], list[Layout]]:
+    """The slots and their layouts (:func:`media.plan.layouts.arrange`) in the film's look,
+    partners drawn from the photos the film shows."""
     shown = {s.source_id for s in slots if s.kind == "photo"}
-    return plan_layouts(slots, {p.id: p for p in photos if p.id in shown}, lengths,
-                        split_share=look.layouts.split_share,
-                        portrait_pairs=look.layouts.portrait_pairs, subject_id=subject_id,
-                        twins=twins)
+    return arrange(slots, {p.id: p for p in photos if p.id in shown}, lengths,
+                   split_share=look.layouts.split_share,
+                   portrait_pairs=look.layouts.portrait_pairs, subject_id=subject_id,
+                   twins=twins, kinds=look.layouts.kinds)
+
+
+def _orphans_to_drop(slots: list[Slot], found: list[int], twins: Sequence[tuple[str, str]],
+                     fewest: int) -> set[int]:
+    """Which of the ``found`` slots (indices into ``slots``: repeats that would show their
+    photo alone again, see :func:`media.plan.layouts.orphans`) to leave out: each while at
+    least ``fewest`` slots remain and its neighbours then differ (nor are ``twins``)."""
+    pairs = {frozenset(t) for t in twins}
+    gone: set[int] = set()
+    for k in found:
+        kept = [j for j in range(len(slots)) if j not in gone and j != k]
+        if len(kept) < fewest or k in (0, len(slots) - 1):
+            continue
+        before = max(j for j in kept if j < k)
+        after = min(j for j in kept if j > k)
+        a, b = slots[before].source_id, slots[after].source_id
+        if a != b and frozenset((a, b)) not in pairs:
+            gone.add(k)
+    return gone
 
 
 def _transitions(kinds: list[str], cuts: list[int], pacing: Pacing, fps: int,
@@ -597,7 +638,7 @@ def _build_shots(slots: list[Slot], cuts: list[int], photos: list[PhotoSource],
         vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
         shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
                           motions[i][0], motions[i][1], 0.0, card, moves[i],
-                          shown[i].kind, shown[i].partner_id))
+                          shown[i].kind, shown[i].partner_id, shown[i].second_id))
     return _place_clip_segments(shots, clips, fps)
 
 

@@ -1,5 +1,6 @@
-"""A split shot's frames: both photos in their own halves over the look's gutter, faces whole,
-and 9:16 stacking or showing a tall photo alone (media.frames.split, media.frames.sources)."""
+"""A layout shot's frames: a split's two photos in their halves, a triptych's three in columns or
+rows, an inset's print over a photo filling the frame, over the look's gutter, faces whole, and
+9:16 stacking or showing a tall photo alone (media.frames.split, media.frames.sources)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ from media.cards.spec import CardSpec
 from media.frames.sources import PreparedSplit, SourcePreparer, sources_for
 from media.frames.split import (
     SplitLayer,
+    between,
     colour_yuv,
     gutter_width,
+    ring,
     split_boxes,
     stagger_frames,
+    triptych_boxes,
 )
 from media.look.framing import face_guard
 from media.look.subjects import Box, Subject
-from media.plan.layouts import PORTRAIT_PAIR, SPLIT
+from media.plan.layouts import INSET, PORTRAIT_PAIR, SPLIT, TRIPTYCH
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
 FRAMES = 45
@@ -151,3 +155,100 @@ def test_a_photo_shown_in_a_half_again_shows_another_part_of_itself(tmp_path: Pa
     first, again = (preparer.prepare(i).layers[spec.LANDSCAPE.name] for i in (1, 2))
     assert isinstance(first, SplitLayer) and isinstance(again, SplitLayer)
     assert first.halves[1].motion.move != "pan" and again.halves[1].motion.move == "pan"
+
+
+GREEN = (40, 180, 60)
+
+
+def _layout(tmp_path: Path, layout: str, *, third: bool) -> PreparedSplit:
+    """A layout shot of red (the shot's photo) with blue (and green) partners, faces on all."""
+    paths = {"red": _photo(tmp_path / "red.png", RED, (1200, 900)),
+             "blue": _photo(tmp_path / "blue.png", BLUE, (1200, 900)),
+             "green": _photo(tmp_path / "green.png", GREEN, (1200, 900))}
+    card = CardSpec("opening", ("Hello",))
+    shots = (Shot("card", None, 0, 2, 0, 2, Transition(), card=card),
+             Shot("photo", "red", 2, 2 + FRAMES, 2, 2 + FRAMES, Transition(), KEN_BURNS,
+                  move="push_in", layout=layout, partner_id="blue",
+                  second_partner_id="green" if third else None))
+    timeline = Timeline(spec.FPS, 2 + FRAMES, (2 + FRAMES) / spec.FPS, "gift", False, shots, 0, 0)
+    scenery = Subject((), Box(0.1, 0.1, 0.3, 0.3), "saliency", compact=False)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 60,
+                              subjects={"red": FACE, "green": FACE,
+                                        "blue": FACE if third else scenery})
+    prepared = preparer.prepare(1)
+    assert isinstance(prepared, PreparedSplit)
+    return prepared
+
+
+def _greenish(chroma: tuple[float, float]) -> bool:
+    return chroma[0] < 128 and chroma[1] < 128
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_a_triptych_shows_its_photo_in_the_middle_cell_over_the_looks_gutter(
+        tmp_path: Path, aspect: spec.Aspect) -> None:
+    prepared = _layout(tmp_path, TRIPTYCH, third=True)
+    look = design.look(design.DEFAULT_LOOK)
+    first, middle, last = triptych_boxes(aspect, gutter_width(aspect, look.layouts.gutter))
+    colour = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
+    for index in (0, FRAMES // 2, FRAMES - 1):
+        frame = prepared.frame(aspect, index)
+        assert _bluish(_mean_chroma(frame, first))
+        assert _reddish(_mean_chroma(frame, middle))
+        assert _greenish(_mean_chroma(frame, last))
+        for a, b in ((first, middle), (middle, last)):
+            for plane, value, k in zip(yuv.planes(frame), colour, (1, 2, 2), strict=True):
+                gap = between(a, b)
+                strip = plane[gap.y // k:(gap.y + gap.h) // k, gap.x // k:(gap.x + gap.w) // k]
+                assert strip.size and (strip == value).all()
+
+
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_an_inset_is_a_framed_print_of_its_photo_over_a_photo_filling_the_frame(
+        tmp_path: Path, aspect: spec.Aspect) -> None:
+    layer = _layout(tmp_path, INSET, third=False).layers[aspect.name]
+    assert isinstance(layer, SplitLayer)
+    look = design.look(design.DEFAULT_LOOK)
+    colour = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
+    full, print_box = layer.boxes
+    assert (full.w, full.h) == (aspect.width, aspect.height)
+    assert print_box.w * print_box.h == pytest.approx(
+        look.layouts.inset_area * aspect.width * aspect.height, rel=0.1)
+    border = max(2, round(look.layouts.inset_border * min(aspect.width, aspect.height)))
+    for index in (0, FRAMES // 2, FRAMES - 1):
+        frame = layer.frame(index)
+        assert _reddish(_mean_chroma(frame, print_box))
+        clear = (0, 0, aspect.width, 16) if print_box.y > 64 else (
+            0, aspect.height - 16, aspect.width, 16)
+        assert _bluish(_mean_chroma(frame, clear))
+        for strip_box in ring(print_box, border, aspect):
+            for plane, value, k in zip(yuv.planes(frame), colour, (1, 2, 2), strict=True):
+                strip = plane[strip_box.y // k:(strip_box.y + strip_box.h) // k,
+                              strip_box.x // k:(strip_box.x + strip_box.w) // k]
+                assert strip.size and (strip == value).all()
+
+
+@pytest.mark.parametrize("layout", [TRIPTYCH, INSET])
+@pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
+def test_no_face_is_cut_in_any_cell_on_any_frame(tmp_path: Path, layout: str,
+                                                 aspect: spec.Aspect) -> None:
+    layer = _layout(tmp_path, layout, third=layout == TRIPTYCH).layers[aspect.name]
+    assert isinstance(layer, SplitLayer)
+    guard = face_guard(FACE, 1200, 900)
+    assert guard is not None
+    faced = layer.halves if layout == TRIPTYCH else layer.halves[1:]  # the backdrop: scenery
+    for k, cell in enumerate(layer.halves):
+        if cell not in faced:
+            continue
+        for index in range(FRAMES):
+            assert cell.motion.rect_at(index + k * layer.lead).contains(guard, tol=1e-3)
+            assert cell.motion.mode == "crop"  # a cell is never a print over its own blur
+
+
+def test_a_layout_shot_reads_all_its_photos() -> None:
+    card = CardSpec("opening", ("Hello",))
+    shots = (Shot("card", None, 0, 2, 0, 2, Transition(), card=card),
+             Shot("photo", "red", 2, 40, 2, 40, Transition(), layout=TRIPTYCH,
+                  partner_id="blue", second_partner_id="green"))
+    timeline = Timeline(spec.FPS, 40, 40 / spec.FPS, "gift", False, shots, 0, 0)
+    assert sources_for(timeline) == ({"red", "blue", "green"}, set())

@@ -8,12 +8,11 @@ import pytest
 
 from media.base.spec import ASPECTS, Aspect
 from media.look.detail import (
-    DETAIL_SCALES,
     ShowingFrame,
     detail_regions,
-    max_detail_scale,
     showing_frame,
     texture_map,
+    whole_motion,
 )
 from media.look.framing import (
     MIN_TRAVEL,
@@ -24,7 +23,9 @@ from media.look.framing import (
     steady_share,
     travel,
 )
-from media.look.subjects import Box, Subject, find_subject
+from media.look.scales import DETAIL_STEP, detail_scales, fresh_showings, max_detail_scale
+from media.look.scales import largest_crop as plain_largest_crop
+from media.look.subjects import Box, Subject, find_subject, keep_whole
 
 FACE = Subject((Box(0.55, 0.3, 0.62, 0.42),), Box(0.55, 0.3, 0.62, 0.42), "faces")
 SCENERY = Subject((), Box(0.3, 0.4, 0.7, 0.8), "saliency", compact=False)
@@ -51,11 +52,34 @@ def test_detail_regions_never_pick_plain_sky() -> None:
     assert all(r.y0 >= 0.45 for r in regions), regions
 
 
-def test_the_first_and_every_third_showing_frame_the_whole_photo() -> None:
+def test_the_first_showing_frames_the_whole_photo_and_each_next_one_is_1_5x_from_all_others(
+        ) -> None:
     texture = texture_map(_sky_over_meadow())
-    for showing in (0, 3, 6):
-        assert showing_frame(FACE, texture, (4000, 3000), _aspect("16x9"), showing) == \
-            ShowingFrame(FACE)
+    for aspect in ASPECTS:
+        assert showing_frame(FACE, texture, (4000, 3000), aspect, 0) == ShowingFrame(FACE)
+        count = fresh_showings((4000, 3000), (aspect,))
+        assert count >= 2
+        scales = [showing_frame(SCENERY, texture, (4000, 3000), aspect, k).frame_scale
+                  for k in range(count)]
+        for i, a in enumerate(scales):
+            assert all(max(a, b) / min(a, b) >= 1.5 for b in scales[:i]), scales
+
+
+def test_the_planners_largest_crop_is_the_framings() -> None:
+    for size in ((4000, 3000), (549, 800), (1300, 1300), (6000, 2000)):
+        for aspect in ASPECTS:
+            assert plain_largest_crop(*size, aspect) == largest_crop(*size, aspect)
+
+
+def test_faces_bound_how_many_closer_showings_a_photo_allows() -> None:
+    size = (4000, 3000)
+    aspect = _aspect("16x9")
+    wide_group = face_guard(Subject((Box(0.1, 0.2, 0.9, 0.6),), Box(0.1, 0.2, 0.9, 0.6),
+                                    "faces"), *size)
+    assert wide_group is not None
+    hold = (wide_group[2] - wide_group[0], wide_group[3] - wide_group[1])
+    assert detail_scales(size, aspect, hold) == (1.0,)  # the group fills the frame already
+    assert detail_scales(size, aspect) == pytest.approx((1.0, DETAIL_STEP, DETAIL_STEP ** 2))
 
 
 @pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
@@ -65,8 +89,8 @@ def test_a_second_showing_looks_closer_at_the_faces_and_keeps_them_whole(
     size = (4000, 3000)
     frame = showing_frame(FACE, texture_map(_sky_over_meadow()), size, aspect, 1)
     assert frame.subject.faces == FACE.faces
-    assert frame.frame_scale == pytest.approx(min(DETAIL_SCALES[0],
-                                                  max_detail_scale(size, aspect)))
+    assert frame.frame_scale == pytest.approx(DETAIL_STEP)
+    assert max_detail_scale(size, aspect) >= DETAIL_STEP
     motion = plan_ken_burns(size, frame.subject, aspect, 120, frame_scale=frame.frame_scale)
     guard = face_guard(FACE, *size)
     crop_w, _ = largest_crop(*size, aspect)
@@ -99,10 +123,14 @@ def test_a_repeat_of_scenery_looks_at_a_textured_region_not_the_sky() -> None:
 
 
 def test_a_low_resolution_photo_looks_only_as_close_as_its_pixels_allow() -> None:
-    size = (1000, 750)
-    aspect = _aspect("16x9")
-    frame = showing_frame(SCENERY, texture_map(_sky_over_meadow(*size)), size, aspect, 1)
-    assert frame.frame_scale == pytest.approx(max(1.0, 2.0 * 1000 / 1920))
+    # an 800 px photo fills a 1080p frame only magnified 2.4x: a closer look would be a blur,
+    # so it allows one showing alone, and its repeats share the frame (media.plan.layouts)
+    for size in ((1000, 750), (800, 532)):
+        aspect = _aspect("16x9")
+        frame = showing_frame(SCENERY, texture_map(_sky_over_meadow(*size)), size, aspect, 1)
+        assert frame.frame_scale == 1.0
+        assert fresh_showings(size, ASPECTS) == 1
+    assert fresh_showings((3200, 2133), ASPECTS) == 2  # the 9:16 crop is 1200 px wide
 
 
 @pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
@@ -188,3 +216,31 @@ def test_a_short_shot_under_long_transitions_moves_far_enough_in_its_steady_part
 def test_a_move_clear_of_transitions_is_seen_whole() -> None:
     assert steady_share(90, 0, 0) == 1.0
     assert steady_share(90, 12, 12) < steady_share(90, 6, 6) < 1.0
+
+
+HONEY = Subject((), Box(0.17, 0.10, 0.76, 0.81), "saliency", compact=True)  # a dog at a window
+
+
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+def test_a_one_photo_film_shows_its_photo_whole_and_a_pets_head_whole_in_every_showing(
+        aspect_name: str) -> None:
+    # honey90: a repeat framed curtain and wood, and cut her head at a frame edge at 48 s
+    aspect, size = _aspect(aspect_name), (1300, 1300)
+    pet = keep_whole(HONEY)
+    guard = face_guard(pet, *size)
+    assert guard is not None
+    hold = (guard[2] - guard[0], guard[3] - guard[1])
+    scales = detail_scales(size, aspect, hold, whole=True)
+    assert scales[0] == 1.0 and scales[-1] * 1.5 <= 1.0  # the whole photo: a new scale
+    assert detail_scales(size, aspect, hold) == (1.0,)  # among others, shown once alone
+    texture = texture_map(_sky_over_meadow(*size))
+    for showing in range(4):
+        frame = showing_frame(pet, texture, size, aspect, showing, whole=True)
+        if frame.frame_scale < 1.0:
+            motion = whole_motion(size, aspect, 90)
+            assert motion.mode == "fit" and motion.end.w >= size[0] and motion.end.h >= size[1]
+            continue
+        assert frame.subject.faces == pet.faces  # the head counts like a face
+        motion = plan_ken_burns(size, frame.subject, aspect, 90, frame_scale=frame.frame_scale)
+        core = pet.faces[0].to_pixels(*size)
+        assert all(motion.rect_at(i).contains(core, tol=1e-3) for i in range(0, 90, 5))

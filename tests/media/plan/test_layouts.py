@@ -1,5 +1,5 @@
-"""Layouts that show two photos at once: when a shot splits, with which partner, and how each
-aspect shows it (media.plan.layouts)."""
+"""Layouts that show two or three photos at once: when a shot shares the frame, with which
+partners, and how each aspect shows it (media.plan.layouts)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,23 @@ import pytest
 
 from media.plan.inputs import PhotoSource
 from media.plan.layouts import (
+    INSET,
     PORTRAIT_PAIR,
     SINGLE,
     SPLIT,
+    TRIPTYCH,
     Layout,
+    arrange,
+    cell_ratio,
+    fills,
+    fresh_alone,
+    orphans,
     plan_layouts,
     splits_in,
 )
 from media.plan.shot_order import Slot
 from media.plan.timeline import Shot, Timeline, plan_timeline, timeline_from_dict
+from tests.media.plan.test_interludes import INTERLUDES, _song
 from tests.media.plan.test_timeline import CLOSING, OPENING, beat_grid, photos
 
 
@@ -37,33 +45,43 @@ def _photo_shots(tl: Timeline) -> list[Shot]:
 
 
 def _showings(shot: Shot) -> set[str]:
-    return {shot.source_id or "", *([shot.partner_id] if shot.partner_id else [])}
+    return {shot.source_id or "", *(p for p in (shot.partner_id, shot.second_partner_id) if p)}
 
 
 @pytest.mark.parametrize(("n_photos", "length"), [(5, 120.0), (7, 120.0), (7, 180.0)])
-def test_a_long_film_from_few_photos_shows_some_repeats_as_splits(n_photos: int,
+def test_a_long_film_from_few_photos_shows_some_repeats_as_layouts(n_photos: int,
                                                                    length: float) -> None:
     shots = _photo_shots(_film(n_photos, length))
-    splits = [s for s in shots if s.layout == SPLIT]
-    assert len(splits) >= 2
+    layouts = [s for s in shots if s.layout in (SPLIT, TRIPTYCH, INSET)]
+    assert len(layouts) >= 2
     assert shots[0].layout == shots[-1].layout == SINGLE  # the subject opens, the closer ends
     seen: set[str] = set()
     for shot in shots:
-        if shot.layout == SPLIT:
-            assert shot.source_id in seen  # only a repeat splits
+        if shot.layout in (SPLIT, TRIPTYCH, INSET):
+            assert shot.source_id in seen  # only a repeat shares the frame
         seen |= _showings(shot)
 
 
 @pytest.mark.parametrize(("n_photos", "length"), [(5, 120.0), (7, 180.0), (4, 180.0)])
-def test_a_split_pairs_two_photos_never_beside_themselves_nor_the_same_pair_again(
+def test_the_same_set_of_photos_never_shows_together_twice_nor_beside_itself(
         n_photos: int, length: float) -> None:
     shots = _photo_shots(_film(n_photos, length))
-    pairs = [frozenset(_showings(s)) for s in shots if s.partner_id]
-    assert all(len(p) == 2 for p in pairs)
-    assert len(pairs) == len(set(pairs))
+    sets = [frozenset(_showings(s)) for s in shots if s.partner_id]
+    assert all(len(p) == (3 if s.layout == TRIPTYCH else 2)
+               for p, s in zip(sets, [s for s in shots if s.partner_id], strict=True))
+    assert len(sets) == len(set(sets))
     for a, b in pairwise(shots):
-        assert not (a.partner_id and b.partner_id)  # a single photo always comes between
         assert not _showings(a) & _showings(b)
+
+
+@pytest.mark.parametrize(("n_photos", "length"), [(5, 120.0), (7, 180.0), (4, 180.0)])
+def test_two_layouts_in_a_row_are_never_of_a_kind_and_never_five(n_photos: int,
+                                                                 length: float) -> None:
+    kinds = [s.layout for s in _photo_shots(_film(n_photos, length))]
+    for a, b in pairwise(kinds):
+        assert not (a and a == b)
+    for run in zip(kinds, kinds[1:], kinds[2:], kinds[3:], kinds[4:], strict=False):
+        assert not all(run)
 
 
 @pytest.mark.parametrize(("n_photos", "length"), [(5, 120.0), (7, 180.0)])
@@ -74,19 +92,20 @@ def test_a_partner_keeps_the_ten_second_repeat_spacing(n_photos: int, length: fl
         for photo_id in _showings(shot):
             starts.setdefault(photo_id, []).append(shot.cut_in)
     for shot in _photo_shots(tl):
-        if shot.partner_id:
-            others = [t for t in starts[shot.partner_id] if t != shot.cut_in]
-            assert min(abs(t - shot.cut_in) for t in others) >= 10 * tl.fps
+        for partner in (shot.partner_id, shot.second_partner_id):
+            if partner:
+                others = [t for t in starts[partner] if t != shot.cut_in]
+                assert min(abs(t - shot.cut_in) for t in others) >= 10 * tl.fps
 
 
 def test_a_film_whose_photos_need_no_repeat_has_no_splits() -> None:
     assert all(s.layout == SINGLE and s.partner_id is None for s in _film(7, 30.0).shots)
 
 
-def test_a_gentle_look_splits_fewer_repeats() -> None:
+def test_a_gentle_look_shares_the_frame_for_fewer_repeats() -> None:
     def split_share(gentle: bool) -> float:
         shots = _photo_shots(_film(7, 180.0, gentle=gentle))
-        return sum(s.layout == SPLIT for s in shots) / len(shots)
+        return sum(bool(s.partner_id) for s in shots) / len(shots)
 
     assert 0 < split_share(True) < split_share(False)
 
@@ -103,8 +122,9 @@ def test_a_tall_photo_pairs_in_16x9_preferring_another_tall_photo() -> None:
     assert layouts[5].kind == PORTRAIT_PAIR and layouts[5].partner_id != "b"  # no pair twice
 
 
-def test_16x9_splits_both_layouts_and_9x16_only_the_split() -> None:
-    assert splits_in(SPLIT, portrait_aspect=False) and splits_in(SPLIT, portrait_aspect=True)
+def test_16x9_shows_every_layout_and_9x16_all_but_the_portrait_pair() -> None:
+    for kind in (SPLIT, TRIPTYCH, INSET):
+        assert splits_in(kind, portrait_aspect=False) and splits_in(kind, portrait_aspect=True)
     assert splits_in(PORTRAIT_PAIR, portrait_aspect=False)
     assert not splits_in(PORTRAIT_PAIR, portrait_aspect=True)  # the tall photo fits 9:16 alone
     assert not splits_in(SINGLE, portrait_aspect=False)
@@ -166,3 +186,100 @@ def test_a_photo_whose_faces_no_half_holds_never_shares_the_frame() -> None:
     assert any(layout.partner_id for layout in layouts)
     for slot, layout in zip(slots, layouts, strict=True):
         assert "c" not in {slot.source_id, layout.partner_id} or not layout.partner_id
+
+
+def _birthday_like() -> list[PhotoSource]:
+    """Seven photos as the 180 s birthday sample's: 800 px prints (a portrait, faces, a tall
+    one, a wide group, scenery) and one 3200 px landscape."""
+    def photo(i: int, w: int, h: int, hold: tuple[float, float] = (0.0, 0.0),
+              face: float = 0.0) -> PhotoSource:
+        return PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), w, h, max(w, h) < 1000, face,
+                           hold_w=hold[0], hold_h=hold[1])
+
+    return [photo(1, 800, 532, (0.56, 0.84), 0.6), photo(2, 800, 549, (0.49, 0.72), 0.5),
+            photo(3, 549, 800, (0.33, 0.23), 0.16), photo(4, 800, 542, (0.78, 0.98), 0.4),
+            photo(5, 800, 600), photo(6, 800, 600), photo(7, 3200, 2133)]
+
+
+def _birthday_film(length: float = 180.0) -> Timeline:
+    """The birthday-like photos over a song's bars and sections, with the words' interludes."""
+    beats, bars, sections = _song(length)
+    return plan_timeline(_birthday_like(), [], beats, length, OPENING, CLOSING,
+                         motion_shots=3, gentle=False, style="gift", subject_photo_id="p1",
+                         bar_times=bars, sections=sections, interludes=INTERLUDES)
+
+
+def _alone(tl: Timeline) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for shot in _photo_shots(tl):
+        if shot.layout in (SINGLE, PORTRAIT_PAIR):  # 9:16 shows a pair's photo alone
+            counts[shot.source_id or ""] = counts.get(shot.source_id or "", 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("length", [90.0, 120.0, 180.0])
+def test_no_photo_is_shown_alone_more_often_than_it_has_new_pictures(length: float) -> None:
+    photos = {p.id: p for p in _birthday_like()}
+    assert [fresh_alone(p) for p in photos.values()] == [1, 1, 1, 1, 1, 1, 2]
+    for photo_id, count in _alone(_birthday_film(length)).items():
+        assert count <= fresh_alone(photos[photo_id]), photo_id
+
+
+def test_a_film_holds_its_shots_longer_rather_than_repeat_the_same_picture() -> None:
+    from media.cards import design  # the look's hold_max_s bounds how long
+
+    tl = _birthday_film()
+    middle = [s for s in tl.shots[1:-1] if s.kind != "card"]
+    mean_s = sum(s.cut_out - s.cut_in for s in middle) / len(middle) / tl.fps
+    look = design.look(design.DEFAULT_LOOK)
+    assert look.pacing.hold_s < mean_s <= look.layouts.hold_max_s + 0.5
+
+
+def test_a_group_photo_too_wide_for_any_cell_comes_back_as_an_inset_print() -> None:
+    group = _birthday_like()[3]
+    assert not fills(group, cell_ratio(SPLIT, False)) and not fills(group, cell_ratio(TRIPTYCH,
+                                                                                     True))
+    shots = [s for s in _photo_shots(_birthday_film()) if "p4" in _showings(s)]
+    assert len(shots) >= 2
+    for shot in shots[1:]:
+        assert shot.layout == INSET and shot.source_id == "p4"
+        assert shot.partner_id in {"p5", "p6", "p7"}  # a backdrop without faces to cover
+
+
+@pytest.mark.parametrize("length", [120.0, 180.0])
+def test_every_photo_of_a_layout_fills_its_cell_with_its_faces_whole(length: float) -> None:
+    photos = {p.id: p for p in _birthday_like()}
+    kinds = set()
+    for shot in _photo_shots(_birthday_film(length)):
+        kinds.add(shot.layout)
+        if shot.layout in (SPLIT, TRIPTYCH):
+            for photo_id in _showings(shot):
+                for portrait in (False, True):
+                    assert fills(photos[photo_id], cell_ratio(shot.layout, portrait))
+    assert INSET in kinds and (TRIPTYCH in kinds or length < 180)
+
+
+def test_the_subject_comes_back_beside_others_when_its_photo_has_no_new_picture() -> None:
+    tl = _birthday_film()
+    assert _alone(tl)["p1"] == 1
+    later = [s for s in _photo_shots(tl)[1:] if "p1" in _showings(s)]
+    assert later and all(s.partner_id for s in later)
+
+
+def test_a_showing_alone_past_its_photos_new_pictures_is_an_orphan() -> None:
+    slots = _slots("abcab")
+    small = {i: PhotoSource(i, Path(f"/in/{i}.jpg"), 800, 600, True) for i in "abc"}
+    singles = [Layout()] * len(slots)
+    # the opener's and the closer's showings alone come first: b's middle one, a's return
+    assert orphans(slots, singles, small, subject_id="a") == [1, 3]
+    assert orphans(slots, singles, _sources("abc"), subject_id="a") == []  # big photos: closer
+
+
+def test_a_repeat_without_partners_gives_its_place_to_a_photo_that_has_some() -> None:
+    slots = _slots("abcdab")
+    small = {i: PhotoSource(i, Path(f"/in/{i}.jpg"), 800, 600, True) for i in "abcd"}
+    arranged, layouts = arrange(slots, small, [12.0] * len(slots), split_share=0.0,
+                                portrait_pairs=False, subject_id="a", kinds=(SPLIT,))
+    assert layouts[4].kind == SPLIT
+    assert {arranged[4].source_id, layouts[4].partner_id}.isdisjoint(
+        {arranged[3].source_id, arranged[5].source_id})
