@@ -157,6 +157,7 @@ def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
             count[shot.source_id or ""] = count.get(shot.source_id or "", 0) + 1
     for photo_id, shown in count.items():
         assert sum(1 for s in signature.shots if s.source_id == photo_id) >= shown
+    planned = {s.cut_in for s in standard.shots}
     last: dict[str, int] = {}
     photo_shots = [s for s in signature.shots if s.kind == "photo"]
     previous = None
@@ -164,11 +165,12 @@ def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
         inside = any(c.start <= shot.cut_in < c.end for c in choruses)
         punch_in = previous is not None and previous.source_id == shot.source_id
         assert not punch_in or inside  # the same photo twice in a row: only a punch-in
-        if not punch_in:
-            for photo_id in (shot.source_id, shot.partner_id):
-                if photo_id in last and inside:  # a flash: 10 s after its last showing
+        if not punch_in and shot.cut_in not in planned:
+            assert inside  # a flash: only in a chorus, 10 s after its photo's last showing
+            for photo_id in (shot.source_id, shot.partner_id, shot.second_partner_id):
+                if photo_id in last:
                     assert shot.cut_in - last[photo_id] >= REPEAT_SPACING_S * signature.fps
-        for photo_id in (shot.source_id, shot.partner_id):
+        for photo_id in (shot.source_id, shot.partner_id, shot.second_partner_id):
             if photo_id:
                 last[photo_id] = shot.cut_in
         previous = shot
