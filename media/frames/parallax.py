@@ -2,23 +2,33 @@
 than the background behind it, as if the camera dollied past a real scene; where the subject
 does not come off cleanly, the roll push (:class:`RollPushLayer`) instead.
 
-:func:`separate_subject` runs GrabCut on a copy of the photo :data:`SEG_LONG_EDGE` pixels long,
+:func:`matte_cut` runs GrabCut on a copy of the photo :data:`SEG_LONG_EDGE` pixels long,
 initialized from the faces (each face box grown to head and shoulders, the body continuing to
 the photo's bottom edge) or, without faces, from the saliency map around the focus box. It
 measures the separation (:class:`Separation`): foreground share, convergence, and the matte's
 score (:func:`matte_quality`, the weakest of: colour separation of the subject from its
 surroundings, outline on image edges above chance, solidity, compactness, face cover, and for
 subjects without faces how much of the photo's sides it touches). A failed check or a score
-under :data:`QUALITY_MIN` (a doubtful matte) returns ``layers=None``.
+under :data:`QUALITY_MIN` (a doubtful matte) returns no cut.
+
+:func:`cut_subject` then scores what the fill will expose (:func:`exposure_score`): the
+background's fine detail in the strips beside the subject that a slide of :data:`MAX_SHIFT`
+uncovers, in every direction (a smooth fill is invisible beside a wall or the sky, a smear
+beside rock, foliage or stray hair the matte left behind). The parallax score is the lower of
+the two; under :data:`QUALITY_MIN` there is no parallax (the planner gives the photo the roll
+push), above it the score bounds the slide (:func:`bounded_rate`). The planner
+(:func:`matte_score`) and the render both cut the same ungraded photo with the same seeded,
+deterministic steps, so they agree.
 
 GrabCut runs one iteration at a time within :data:`GRABCUT_BUDGET_S` (its cost depends on the
 content: a low-contrast gray photo can take ten times longer than a portrait).
 
-:class:`ParallaxLayers` holds the foreground (RGBA; the low-resolution mask is upsampled,
-snapped to the photo's own edges by a guided filter and feathered by :data:`FEATHER`; the
-feathered edge is recoloured from the subject's own pixels, so it carries no background along)
-and a background in which everything the foreground covers is filled once per photo from around
-it (:func:`filled_background`), so what the moving subject reveals is never its ghost.
+:class:`ParallaxLayers` holds the foreground (RGBA: the soft matte of :func:`soft_matte`, in
+which the strands at the cut's edge, hair against the sky, are lifted with the subject by a
+two-colour mixing model, their colour estimated without the background behind them) and a
+background filled behind everything the foreground holds and a hair's breadth more
+(:func:`filled_background`), the photo's own beyond: what the moving subject reveals is never
+its ghost, and nothing beside it is blurred before it moves.
 
 :class:`ParallaxLayer` renders a shot: the foreground follows the planned Ken Burns move
 (:func:`media.look.framing.plan_ken_burns`, so faces stay in frame and the path stays smooth), the
@@ -32,7 +42,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -72,7 +82,25 @@ LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame show
 # at about half size; full-size layers of one photo held ~1 GB at once)
 REFINE_LONG_EDGE = 2048  # pixels: the guided filter's working size (float32 planes at 12 MP
 # would hold ~0.5 GB at once; at 2048 px, under 1080p crops, the edge looks the same)
-FILL_DILATE = 0.015  # the background fill reaches this far past the subject (share of long edge)
+FILL_ALPHA = 0.04  # the background is filled wherever the soft matte is above this alpha
+FILL_MARGIN = 0.003  # and a hair's breadth around it (share of the long edge), no more: beyond
+# it the background is the photo's own (a wider fill showed as a blurred band beside the subject)
+MATTE_REACH = 0.035  # the soft matte looks this far outside the cut for hair (share of long
+# edge)
+MATTE_INSIDE = 0.002  # and this far inside it (the subject's colour is read just inside that)
+MATTE_NOISE = 8.0  # colour units added to the spread of the colours (the two-colour model's noise)
+MATTE_TRUST = (1.5, 3.0)  # subject-to-background contrast over that spread: no trust .. full
+MATTE_MISS_MAX = 0.5  # a pixel this far off the two colours' line (share of their contrast)
+# is not a mix of them: the cut's alpha stays there
+MATTE_SPECK = 0.15  # alpha above which a lifted pixel outside the cut must hang from the subject
+MATTE_STRAND = 0.004  # and be part of a strand thinner than this (share of the long edge): a
+# solid region the colours lift outside the cut (a door frame as bright as a face) stays behind
+EXPOSE_LONG_EDGE = 768  # pixels: the uncovered background's detail is measured this large
+DETAIL_SCALE = 0.005  # detail is what varies within this share of the long edge (about 10 px of
+# a 1080p frame): what the smooth fill lacks
+DETAIL_SHARE = 0.8  # the strip beside the subject is judged by this quantile of its detail
+DETAIL_PLAIN, DETAIL_BUSY = 3.0, 9.0  # detail (luminance RMS, 0..255) where a fill stays
+# invisible at the largest slide .. shows even at half of it
 FILL_LONG_EDGE = 640  # pixels: the background fill (push-pull) is computed this large, once
 FILL_BLUR = 0.004  # the fill's final blur sigma, as a share of its long edge
 CLEAN_ALPHA = 250  # alpha (0..255) from which a foreground pixel is pure subject colour
@@ -102,8 +130,11 @@ PREMULTIPLY_ROWS = 256  # rows of the foreground premultiplied at a time
 @dataclass(frozen=True)
 class Separation:
     """How well the subject came off the background; ``ok`` says whether to use parallax and
-    ``reason`` why not. Shares are 0..1; ``quality`` is the matte's score (see
-    :func:`matte_quality`), which also bounds how far the subject moves over the background."""
+    ``reason`` why not. Shares are 0..1; ``matte`` is the matte's score (see
+    :func:`matte_quality`), ``detail`` the background's beside the subject (luminance RMS,
+    see :func:`exposure_score`), ``quality`` the parallax score (the matte's, lowered by what
+    the fill would expose), which also bounds how far the subject moves over the
+    background."""
 
     ok: bool
     reason: str
@@ -118,6 +149,8 @@ class Separation:
     separation: float = 0.0
     border: float = 0.0
     quality: float = 0.0
+    matte: float = 0.0
+    detail: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -355,17 +388,16 @@ def judge(fg: np.ndarray, image: np.ndarray, subject: Subject, iterations: int,
                          round(compactness, 4), round(solidity, 4), round(cover, 4),
                          iterations, round(change, 4), round(lift, 4),
                          round(measures["separation"], 4), round(measures["border"], 4),
-                         round(quality, 4))
+                         round(quality, 4), round(quality, 4))
     return verdict, piece
 
 
-def cut_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[np.ndarray | None,
-                                                                  Separation]:
+def matte_cut(image_rgb: np.ndarray, subject: Subject) -> tuple[np.ndarray | None, Separation]:
     """The subject's low-resolution foreground mask (bool, :data:`SEG_LONG_EDGE` pixels on its
-    long edge) cut from an RGB uint8 photo and its verdict (see :func:`judge`); None with the
-    reason when there is no subject to separate or the separation measures poorly. What the
-    planner reads (:func:`matte_score`) and what the render lifts layers from
-    (:func:`layers_from_cut`): both cut the same ungraded photo, so they agree."""
+    long edge) cut from an RGB uint8 photo by GrabCut and the matte's verdict (see
+    :func:`judge`); None with the reason when there is no subject to separate or the
+    separation measures poorly. Says nothing yet of what the background shows once the
+    subject moves (:func:`cut_subject`)."""
     if subject.source == "centre":
         return None, Separation(False, "no subject found")
     small, _ = _small(image_rgb)
@@ -375,6 +407,27 @@ def cut_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[np.ndarray | N
     fg, iterations, change = _grabcut(small, seed)
     verdict, piece = judge(fg, small, subject, iterations, change)
     return (piece if verdict.ok else None), verdict
+
+
+def cut_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[np.ndarray | None,
+                                                                  Separation]:
+    """The subject's cut (:func:`matte_cut`) and the parallax verdict: its ``quality`` is the
+    lower of the matte's score (``matte``) and what the fill will expose
+    (:func:`exposure_score`, by the background's ``detail`` beside the subject), the score
+    that bounds the slide; None with the reason when either is under :data:`QUALITY_MIN`.
+    What the planner reads (:func:`matte_score`) and what the render lifts layers from
+    (:func:`layers_from_cut`): both cut the same ungraded photo, so they agree."""
+    piece, verdict = matte_cut(image_rgb, subject)
+    if piece is None:
+        return None, verdict
+    exposure, detail = exposure_score(image_rgb, piece)
+    quality = min(verdict.quality, exposure)
+    verdict = replace(verdict, detail=round(detail, 2), quality=round(quality, 4))
+    if quality < QUALITY_MIN:
+        return None, replace(verdict, ok=False, reason=(
+            f"busy background beside the subject: the fill would show (detail {detail:.1f} "
+            f"over {DETAIL_PLAIN:g}..{DETAIL_BUSY:g}, score {quality:.2f})"))
+    return piece, verdict
 
 
 def matte_score(image_rgb: np.ndarray, subject: Subject) -> float:
@@ -409,17 +462,205 @@ def separate_subject(image_rgb: np.ndarray, subject: Subject) -> tuple[ParallaxL
     return layers_from_cut(image_rgb, piece, verdict), verdict
 
 
+# --- the soft matte: what hangs from the subject goes with it -----------------------------------
+
+
+def _ramps(values: np.ndarray, doubtful: float, good: float) -> np.ndarray:
+    """:func:`_ramp` on an array (float32)."""
+    return np.clip((values - doubtful) / (good - doubtful), 0.0, 1.0).astype(np.float32)
+
+
+def prior_alpha(work: np.ndarray, piece: np.ndarray) -> np.ndarray:
+    """The cut ``piece`` (bool, low resolution) as an alpha of the RGB ``work`` copy (float32
+    0..1): upsampled, snapped to the photo's own edges by a guided filter (He et al. 2010;
+    luminance guide, radius a little over one mask pixel) and lightly feathered
+    (:data:`FEATHER`)."""
+    wh, ww = work.shape[:2]
+    scale = ww / piece.shape[1]
+    prior = cv2.resize(piece.astype(np.uint8) * 255, (ww, wh),
+                       interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
+    guide = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255
+    alpha = guided_filter(guide, prior, max(2, round(GUIDE_RADIUS * scale)), GUIDE_EPS)
+    del prior, guide
+    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.7, FEATHER * max(wh, ww)))
+    return np.clip(alpha, 0.0, 1.0, out=alpha)
+
+
+def _local_spread(image: np.ndarray, known: np.ndarray, sigma: float) -> np.ndarray:
+    """How much the ``known`` colours of ``image`` (float32 RGB) vary around each pixel: the RMS
+    distance (colour units) to their Gaussian-weighted mean within ``sigma`` pixels, carried
+    over the unknown pixels nearby; worked at a quarter of the size (a smooth field)."""
+    h, w = known.shape
+    small = (max(1, w // 4), max(1, h // 4))
+    weight = known.astype(np.float32)
+    colour = cv2.resize(image * weight[..., None], small, interpolation=cv2.INTER_AREA)
+    power = cv2.resize(np.einsum("ijk,ijk->ij", image, image) * weight, small,
+                       interpolation=cv2.INTER_AREA)
+    share = cv2.resize(weight, small, interpolation=cv2.INTER_AREA)
+    s = max(1.0, sigma / 4)
+    total = cv2.GaussianBlur(share, (0, 0), s) + 1e-6
+    mean = cv2.GaussianBlur(colour, (0, 0), s) / total[..., None]
+    variance = cv2.GaussianBlur(power, (0, 0), s) / total - np.einsum("ijk,ijk->ij", mean, mean)
+    spread = np.sqrt(np.maximum(variance, 0.0))
+    return cv2.resize(spread, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+@dataclass(frozen=True)
+class SoftMatte:
+    """A subject's alpha at a working size with its own colours at the soft edge: ``alpha``
+    (float32 0..1, the whole picture) and, over ``roi`` (x0, y0, x1, y1), ``colour`` (float32
+    RGB: the subject's colour where the alpha is partial, estimated without the background
+    behind it); ``colour`` is None when the cut had no edge to refine."""
+
+    alpha: np.ndarray
+    colour: np.ndarray | None
+    roi: tuple[int, int, int, int]
+
+
+def soft_matte(work: np.ndarray, piece: np.ndarray) -> SoftMatte:
+    """The subject's soft matte on the RGB uint8 ``work`` copy from its cut ``piece``.
+
+    The guided-filter alpha (:func:`prior_alpha`) is hard at the scale of the cut, so fine
+    structures beyond it (hair, fur, a strand against the sky) would stay in the background
+    and show as a ghost once the subject moves. In a band around the cut (:data:`MATTE_REACH`
+    outside, :data:`MATTE_INSIDE` inside) each pixel is explained as a mix of the subject's
+    colour and the background's there (both carried in from the pixels beyond the band by
+    :func:`push_pull_fill`): its alpha is its position on the line between the two (Bayesian
+    matting with one sample each, Chuang et al. 2001). That alpha is trusted as far as the two
+    colours stand apart against how much each varies around there (:func:`_local_spread`) and
+    the pixel lies on that line; elsewhere the guided-filter alpha stays. What the model lifts
+    outside the cut stays only where it is a strand (thinner than :data:`MATTE_STRAND`) hanging
+    from the subject (a speck of the same colour in the background, or a bright door frame
+    beside a face, stays behind). Deterministic: filters only."""
+    prior = prior_alpha(work, piece)
+    wh, ww = prior.shape
+    long = max(wh, ww)
+    reach, inside = max(2.0, MATTE_REACH * long), max(1.0, MATTE_INSIDE * long)
+    hard = (prior >= 0.5).astype(np.uint8)
+    band = (cv2.distanceTransform(1 - hard, cv2.DIST_L2, 3) <= reach) \
+        & (cv2.distanceTransform(hard, cv2.DIST_L2, 3) <= inside)
+    ys, xs = np.nonzero(band)
+    if not xs.size:
+        return SoftMatte(prior, None, (0, 0, 0, 0))
+    pad = int(2 * reach) + 2
+    x0, y0 = max(0, int(xs.min()) - pad), max(0, int(ys.min()) - pad)
+    x1, y1 = min(ww, int(xs.max()) + 1 + pad), min(wh, int(ys.max()) + 1 + pad)
+    del ys, xs
+    image = work[y0:y1, x0:x1].astype(np.float32)
+    unsure, subject = band[y0:y1, x0:x1], hard[y0:y1, x0:x1] > 0
+    known_fore, known_back = subject & ~unsure, ~subject & ~unsure
+    local = prior[y0:y1, x0:x1]
+    if not known_fore.any() or not known_back.any():
+        return SoftMatte(prior, None, (0, 0, 0, 0))
+    fore, back = push_pull_fill(image, known_fore), push_pull_fill(image, known_back)
+    spread = _local_spread(image, known_back, reach)
+    step = fore - back
+    contrast2 = np.einsum("ijk,ijk->ij", step, step)
+    mix = np.einsum("ijk,ijk->ij", image - back, step) / (contrast2 + 1.0)
+    np.clip(mix, 0.0, 1.0, out=mix)
+    off = image - back - mix[..., None] * step
+    miss = np.sqrt(np.einsum("ijk,ijk->ij", off, off))
+    del off
+    contrast = np.sqrt(contrast2)
+    trust = _ramps(contrast / (spread + MATTE_NOISE), *MATTE_TRUST) \
+        * _ramps(miss / (contrast + 1.0), MATTE_MISS_MAX, MATTE_MISS_MAX / 2)
+    alpha = np.where(unsure, trust * mix + (1.0 - trust) * local, local).astype(np.float32)
+    outside = unsure & ~subject
+    lifted = ((alpha > MATTE_SPECK) & outside).astype(np.uint8)
+    thick = max(3, round(2 * MATTE_STRAND * long) | 1)
+    solid = cv2.morphologyEx(lifted, cv2.MORPH_OPEN, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (thick, thick))) > 0  # a region, not a strand: the cut's call
+    _, labels = cv2.connectedComponents(((lifted > 0) & ~solid | subject).astype(np.uint8),
+                                        connectivity=8)
+    loose = outside & (solid | ~np.isin(labels, np.unique(labels[subject])))
+    alpha[loose] = np.minimum(alpha[loose], local[loose])
+    full = prior
+    full[y0:y1, x0:x1] = alpha
+    # The subject's own colour at its soft edge: the mix solved for it where the alpha is high
+    # enough to trust the division, its colour carried in from inside elsewhere.
+    exact = (image - (1.0 - alpha[..., None]) * back) / np.maximum(alpha, 0.05)[..., None]
+    weight = _ramps(alpha, 0.3, 0.8)[..., None]
+    colour = np.clip(weight * exact + (1.0 - weight) * fore, 0.0, 255.0)
+    return SoftMatte(full, colour.astype(np.float32), (x0, y0, x1, y1))
+
+
+# --- what the moving subject uncovers ----------------------------------------------------------
+
+
+def covered(present: np.ndarray) -> np.ndarray:
+    """What the background fill replaces (bool): every pixel where the soft matte gives any
+    subject (``present``: alpha over :data:`FILL_ALPHA`), grown by :data:`FILL_MARGIN` of the
+    long edge."""
+    grow = max(3, round(2 * FILL_MARGIN * max(present.shape)) | 1)
+    return cv2.dilate(present.astype(np.uint8),
+                      cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow))) > 0
+
+
+def background_detail(image_rgb: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """The background's fine detail around each pixel not ``hidden`` (float32, luminance units
+    0..255; 0 where hidden): the RMS of its luminance less its local mean over
+    :data:`DETAIL_SCALE` of the long edge, both taken over the visible pixels only (the
+    subject's own edge does not count). A smooth fill is invisible where this is low (sky, a
+    plain wall, a blurred background) and shows as a smear where it is high (rock, foliage,
+    a crowd, stray hair)."""
+    gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    seen = (~hidden).astype(np.float32)
+    sigma = max(1.0, DETAIL_SCALE * max(gray.shape))
+
+    def mean(values: np.ndarray) -> np.ndarray:
+        return cv2.GaussianBlur(values * seen, (0, 0), sigma) / np.maximum(
+            cv2.GaussianBlur(seen, (0, 0), sigma), 1e-3)
+
+    fine = (gray - mean(gray)) * seen
+    return np.sqrt(mean(fine * fine)) * seen
+
+
+def uncovered_detail(detail: np.ndarray, hidden: np.ndarray, band: float) -> float:
+    """The worst detail beside what the subject uncovers: for each of eight directions the
+    background strip ``band`` pixels wide next to ``hidden`` on that side (where the fill will
+    show once the subject slides the other way by that much: a pan uncovers both sides, one at
+    each end of the shot, a push all round), its :data:`DETAIL_SHARE` quantile; the largest."""
+    h, w = hidden.shape
+    mask = hidden.astype(np.uint8)
+    worst = 0.0
+    for k in range(8):
+        angle = math.tau * k / 8
+        shift = np.float32([[1, 0, -band * math.cos(angle)], [0, 1, -band * math.sin(angle)]])
+        moved = cv2.warpAffine(mask, shift, (w, h), flags=cv2.INTER_NEAREST) > 0
+        strip = moved & ~hidden
+        if np.count_nonzero(strip) >= 8:
+            worst = max(worst, float(np.quantile(detail[strip], DETAIL_SHARE)))
+    return worst
+
+
+def exposure_score(image_rgb: np.ndarray, piece: np.ndarray) -> tuple[float, float]:
+    """How clean the fill stays where the subject slides off it (0..1) and the detail it is
+    judged by (see :func:`uncovered_detail`), measured on a copy :data:`EXPOSE_LONG_EDGE`
+    pixels long with the soft matte the layers use (:func:`soft_matte`): 1 up to
+    :data:`DETAIL_PLAIN`, 0 from :data:`DETAIL_BUSY`. The band is the largest slide
+    (:data:`MAX_SHIFT` of the long edge); the score then bounds the slide
+    (:func:`bounded_rate`), so a busy background gets a small one or none."""
+    h, w = image_rgb.shape[:2]
+    k = min(1.0, EXPOSE_LONG_EDGE / max(h, w))
+    work = image_rgb if k >= 1.0 else cv2.resize(
+        image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+    hidden = covered(soft_matte(work, piece).alpha > FILL_ALPHA)
+    detail = uncovered_detail(background_detail(work, hidden), hidden,
+                              max(2.0, MAX_SHIFT * max(work.shape[:2])))
+    return _ramp(detail, DETAIL_BUSY, DETAIL_PLAIN), detail
+
+
 # --- layers ----------------------------------------------------------------------------------
 
 
 def build_layers(image_rgb: np.ndarray, piece: np.ndarray, separation: Separation,
                  scale: float = 1.0) -> ParallaxLayers:
-    """Full-resolution foreground (RGBA, feathered, its edge in the subject's own colours) and
-    filled background from a low-resolution foreground mask ``piece`` (bool, same ratio as the
-    photo)."""
-    mask_u8 = piece.astype(np.uint8) * 255
-    alpha = refine_alpha(image_rgb, mask_u8)
-    foreground = np.dstack([decontaminate(image_rgb, alpha), alpha])
+    """Full-resolution foreground (RGBA: the soft matte, its edge in the subject's own colours)
+    and filled background from a low-resolution foreground mask ``piece`` (bool, same ratio
+    as the photo)."""
+    alpha, colour = layer_matte(image_rgb, piece)
+    foreground = np.dstack([colour, alpha])
+    del colour
     background = filled_background(image_rgb, alpha)
     ys, xs = np.nonzero(alpha)
     bbox = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1) if xs.size \
@@ -430,49 +671,33 @@ def build_layers(image_rgb: np.ndarray, piece: np.ndarray, separation: Separatio
     return ParallaxLayers(foreground, background, bbox, separation, scale)
 
 
-def decontaminate(image_rgb: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """The photo with the foreground's soft edge (alpha under :data:`CLEAN_ALPHA`) recoloured
-    from the pure subject pixels nearby (normalized convolution): the feathered edge then
-    carries no background colour along when the subject moves (no halo, no smear)."""
-    out = image_rgb.copy()
-    ys, xs = np.nonzero(alpha)
-    if not xs.size:
-        return out
-    pad = max(4, round(4 * FEATHER * max(alpha.shape)))
-    y0, y1 = max(0, ys.min() - pad), min(alpha.shape[0], ys.max() + 1 + pad)
-    x0, x1 = max(0, xs.min() - pad), min(alpha.shape[1], xs.max() + 1 + pad)
-    a = alpha[y0:y1, x0:x1]
-    core = (a >= CLEAN_ALPHA).astype(np.float32)
-    sigma = max(1.0, 3 * FEATHER * max(alpha.shape))
-    weight = cv2.GaussianBlur(core, (0, 0), sigma)
-    colour = cv2.GaussianBlur(image_rgb[y0:y1, x0:x1].astype(np.float32) * core[..., None],
-                              (0, 0), sigma) / np.maximum(weight, 1e-4)[..., None]
-    edge = (a > 0) & (a < CLEAN_ALPHA) & (weight > 1e-3)
-    out[y0:y1, x0:x1][edge] = np.clip(colour[edge] + 0.5, 0, 255).astype(np.uint8)
-    return out
-
-
-def refine_alpha(image_rgb: np.ndarray, mask_u8: np.ndarray) -> np.ndarray:
-    """Full-resolution alpha (uint8) from a low-resolution mask: upsampled, then snapped to the
-    photo's own edges by a guided filter (He et al. 2010; luminance guide, radius a little
-    over one mask pixel) and lightly feathered (:data:`FEATHER`). The filter works on a copy
-    at most :data:`REFINE_LONG_EDGE` pixels long; its alpha is then scaled to the photo."""
+def layer_matte(image_rgb: np.ndarray, piece: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The foreground's alpha (uint8) and colours (RGB uint8) at the photo's size: the soft
+    matte (:func:`soft_matte`) worked on a copy at most :data:`REFINE_LONG_EDGE` pixels long,
+    its alpha scaled to the photo; where the alpha is under :data:`CLEAN_ALPHA` the colour is
+    the subject's own (the matte's estimate), so the edge carries no background along when the
+    subject moves (no halo, no smear)."""
     h, w = image_rgb.shape[:2]
     k = min(1.0, REFINE_LONG_EDGE / max(h, w))
     work = image_rgb if k >= 1.0 else cv2.resize(
         image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
-    wh, ww = work.shape[:2]
-    scale = ww / mask_u8.shape[1]
-    prior = cv2.resize(mask_u8, (ww, wh), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255
-    guide = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255
-    radius = max(2, round(GUIDE_RADIUS * scale))
-    alpha = guided_filter(guide, prior, radius, GUIDE_EPS)
-    del prior, guide
-    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.7, FEATHER * max(wh, ww)))
-    alpha_u8 = np.clip(alpha * 255 + 0.5, 0, 255).astype(np.uint8)
-    if (wh, ww) == (h, w):
-        return alpha_u8
-    return cv2.resize(alpha_u8, (w, h), interpolation=cv2.INTER_LINEAR)
+    matte = soft_matte(work, piece)
+    del work
+    alpha_u8 = np.clip(matte.alpha * 255 + 0.5, 0, 255).astype(np.uint8)
+    if alpha_u8.shape != (h, w):
+        alpha_u8 = cv2.resize(alpha_u8, (w, h), interpolation=cv2.INTER_LINEAR)
+    colour = image_rgb.copy()
+    if matte.colour is None:
+        return alpha_u8, colour
+    x0, y0, x1, y1 = matte.roi
+    sx, sy = w / matte.alpha.shape[1], h / matte.alpha.shape[0]
+    fx0, fy0 = math.floor(x0 * sx), math.floor(y0 * sy)
+    fx1, fy1 = min(w, math.ceil(x1 * sx)), min(h, math.ceil(y1 * sy))
+    estimate = cv2.resize(np.clip(matte.colour + 0.5, 0, 255).astype(np.uint8),
+                          (fx1 - fx0, fy1 - fy0), interpolation=cv2.INTER_LINEAR)
+    edge = (alpha_u8[fy0:fy1, fx0:fx1] > 0) & (alpha_u8[fy0:fy1, fx0:fx1] < CLEAN_ALPHA)
+    colour[fy0:fy1, fx0:fx1][edge] = estimate[edge]
+    return alpha_u8, colour
 
 
 def guided_filter(guide: np.ndarray, src: np.ndarray, radius: int, eps: float) -> np.ndarray:
@@ -520,28 +745,31 @@ def push_pull_fill(image: np.ndarray, known: np.ndarray) -> np.ndarray:
 
 
 def filled_background(image_rgb: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """The photo with everything the foreground covers (alpha above 0, grown by
-    :data:`FILL_DILATE`) replaced by a smooth fill from around it (:func:`push_pull_fill` at
-    :data:`FILL_LONG_EDGE`, computed once per photo), blended in through a soft edge that is
-    fully the fill wherever the foreground has any alpha: what the moving subject reveals is
-    never the subject's ghost."""
+    """The photo with everything the foreground covers (:func:`covered`: any alpha over
+    :data:`FILL_ALPHA`, grown by a hair's breadth) replaced by a smooth fill from around it
+    (:func:`push_pull_fill` at :data:`FILL_LONG_EDGE`, computed once per photo), blended in
+    through a soft edge outside it: what the moving subject reveals is never the subject's
+    ghost, and beyond the subject the background is the photo's own (no blurred band beside
+    it even before it moves)."""
     h, w = image_rgb.shape[:2]
     k = min(1.0, FILL_LONG_EDGE / max(h, w))
     size = (max(1, round(w * k)), max(1, round(h * k)))
     small = cv2.resize(image_rgb, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    cover = cv2.resize((alpha > 0).astype(np.uint8) * 255, size, interpolation=cv2.INTER_AREA)
-    grow = max(3, round(FILL_DILATE * max(size)) | 1)
-    hole = cv2.dilate((cover > 0).astype(np.uint8),
-                      cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
-    fill = push_pull_fill(small, 1 - hole)
+    hole = covered(alpha > round(FILL_ALPHA * 255))
+    hole_small = cv2.dilate((cv2.resize(hole.astype(np.uint8), size,
+                                        interpolation=cv2.INTER_AREA) > 0).astype(np.uint8),
+                            np.ones((3, 3), np.uint8))  # no pixel of the subject feeds the fill
+    fill = push_pull_fill(small, 1 - hole_small)
     fill = cv2.GaussianBlur(fill, (0, 0), max(1.0, FILL_BLUR * max(size)))
-    soft = cv2.GaussianBlur(hole.astype(np.float32), (0, 0), max(1.0, grow / 4))
-    weight = np.maximum(np.clip(2.0 * soft, 0.0, 1.0), hole)  # 1 over the whole hole
-    weight_up = cv2.resize(weight, (w, h), interpolation=cv2.INTER_LINEAR)
-    weight_up[alpha > 0] = 1.0
     fill_up = cv2.resize(np.clip(fill + 0.5, 0, 255).astype(np.uint8), (w, h),
                          interpolation=cv2.INTER_LINEAR)
-    return cv2.blendLinear(fill_up, image_rgb, weight_up, 1.0 - weight_up)
+    del fill, small
+    weight = hole.astype(np.float32)
+    del hole
+    soft = cv2.GaussianBlur(weight, (0, 0), max(1.0, FILL_MARGIN * max(h, w) / 2))
+    np.maximum(weight, soft, out=weight)
+    del soft
+    return cv2.blendLinear(fill_up, image_rgb, weight, 1.0 - weight)
 
 
 # --- rendering -------------------------------------------------------------------------------

@@ -39,14 +39,18 @@ from media.frames.parallax import (
     background_motion,
     bounded_rate,
     build_layers,
+    cut_subject,
+    exposure_score,
     judge,
+    layers_from_cut,
+    matte_cut,
     matte_score,
     relative_shift,
     roll_zoom,
     scale_layers,
     separate_subject,
 )
-from media.frames.sources import SourcePreparer
+from media.frames.sources import SourcePreparer, load_photo
 from media.look.framing import MAX_ACCEL_PX, Motion, Rect, plan_ken_burns
 from media.look.subjects import Box, Subject, find_subject
 from media.plan.timeline import (
@@ -59,6 +63,7 @@ from media.plan.timeline import (
 )
 from tests.media.photo_sources import photo_source
 
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 SMALL = Aspect("small16x9", 640, 360)  # a small frame keeps the rendering tests quick
 JITTER_BOUND = MAX_ACCEL_PX + 0.01  # output px / frame^2 (the framing budget, and rounding)
 
@@ -70,9 +75,55 @@ def astronaut() -> np.ndarray:
 
 @functools.cache
 def astronaut_layers() -> object:
-    layers, separation = separate_subject(astronaut(), find_subject(astronaut()))
-    assert layers is not None, separation
-    return layers
+    """The astronaut's layers from her cut (the matte is good; her flag and shuttle are too busy
+    for the fill to hide a slide, so the render would not give her parallax: these layers test
+    the mechanics)."""
+    piece, separation = matte_cut(astronaut(), find_subject(astronaut()))
+    assert piece is not None, separation
+    return layers_from_cut(astronaut(), piece, separation)
+
+
+def portrait(busy: float = 0.0, size: tuple[int, int] = (720, 1280)
+             ) -> tuple[np.ndarray, np.ndarray, Subject]:
+    """A synthetic head and shoulders over a smooth backdrop, fine strands of hair (one pixel
+    wide, drawn partly transparent) standing off the head by up to 3 % of the width; ``busy``
+    adds a fine texture of that RMS (0..255) to the backdrop. Returns the photo, where the
+    strands are, and its subject (the face)."""
+    h, w = size
+    rng = np.random.default_rng(5)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    back = np.dstack([150 + 40 * xx / w, 170 + 20 * yy / h, 200 - 30 * xx / w])
+    if busy:
+        grain = cv2.GaussianBlur(np.random.default_rng(99).normal(0, 1, (h, w)).astype(
+            np.float32), (0, 0), 2.0)
+        back += busy * grain[..., None] / grain.std()
+    image = np.clip(back, 0, 255).astype(np.uint8)
+    cx, cy, rx, ry = w // 2, int(h * 0.42), int(w * 0.075), int(h * 0.16)
+    hair = (150, 105, 40)
+    cv2.ellipse(image, (cx, int(h * 1.02)), (int(w * 0.2), int(h * 0.4)), 0, 0, 360,
+                (40, 60, 120), -1, cv2.LINE_AA)
+    cv2.rectangle(image, (cx - int(rx * 0.45), cy), (cx + int(rx * 0.45), int(h * 0.7)),
+                  (205, 160, 130), -1)
+    cv2.ellipse(image, (cx, cy - int(ry * 0.15)), (int(rx * 1.12), int(ry * 1.1)), 0, 0, 360,
+                hair, -1, cv2.LINE_AA)
+    cv2.ellipse(image, (cx, cy + int(ry * 0.1)), (rx, ry), 0, 0, 360, (225, 180, 150), -1,
+                cv2.LINE_AA)
+    strands = np.zeros((h, w), np.uint8)
+    for _ in range(70):
+        angle = rng.uniform(-2.6, -0.5)
+        points = [(cx + rx * 1.05 * np.cos(angle), cy - ry * 0.15 + ry * np.sin(angle))]
+        length = rng.uniform(0.015, 0.03) * w
+        for _ in range(12):
+            angle += rng.normal(0, 0.08)
+            points.append((points[-1][0] + np.cos(angle) * length / 12,
+                           points[-1][1] + np.sin(angle) * length / 12))
+        cv2.polylines(strands, [np.round(np.array(points) * 4).astype(np.int32)], False, 255,
+                      1, cv2.LINE_AA, shift=2)
+    cover = strands.astype(np.float32)[..., None] / 255 * 0.85
+    image = np.clip(image * (1 - cover) + np.array(hair, np.float32) * cover, 0, 255)
+    face = Box((cx - rx * 0.8) / w, (cy - ry * 0.55) / h, (cx + rx * 0.8) / w,
+               (cy + ry * 0.9) / h)
+    return image.astype(np.uint8), strands > 60, Subject((face,), face, "faces")
 
 
 def gradient() -> np.ndarray:
@@ -84,8 +135,9 @@ def gradient() -> np.ndarray:
 
 
 def test_astronaut_separates_into_one_compact_subject_covering_her_face() -> None:
-    layers, separation = separate_subject(astronaut(), find_subject(astronaut()))
-    assert separation.ok and layers is not None, separation.reason
+    piece, separation = matte_cut(astronaut(), find_subject(astronaut()))
+    assert separation.ok and piece is not None, separation.reason
+    layers = layers_from_cut(astronaut(), piece, separation)
     assert AREA_MIN <= separation.area <= AREA_MAX
     assert separation.face_cover >= 0.95 and separation.compactness >= 0.95
     assert separation.edge_agreement >= 0.6
@@ -208,9 +260,11 @@ def _cards() -> tuple[CardSpec, CardSpec]:
 
 def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
         tmp_path: Path) -> None:
-    photos = [dataclasses.replace(photo_source(tmp_path, name, image),
-                                  matte=matte_score(image, find_subject(image)))
-              for name, image in (("flat", gradient()), ("face", astronaut()))]
+    face, _, subject = portrait()
+    photos = [dataclasses.replace(photo_source(tmp_path, "flat", gradient()),
+                                  matte=matte_score(gradient(), find_subject(gradient()))),
+              dataclasses.replace(photo_source(tmp_path, "face", face),
+                                  matte=matte_score(face, subject))]
     assert photos[0].matte == 0.0 and photos[1].matte >= QUALITY_MIN
     kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
     plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
@@ -225,14 +279,16 @@ def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
 
 
 def test_renderer_uses_parallax_and_falls_back_to_the_roll_push(tmp_path: Path) -> None:
-    photos = [photo_source(tmp_path, "face", astronaut()),
+    face, _, subject = portrait()
+    photos = [photo_source(tmp_path, "face", face),
               photo_source(tmp_path, "flat", gradient())]
     timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
                              style="gift", subject_photo_id="face")
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12)
+    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12,
+                              subjects={"face": subject})
     kinds = {}
     for index, shot in enumerate(timeline.shots):
         if shot.kind == "photo":
@@ -361,3 +417,76 @@ def test_a_roll_shot_gets_the_roll_push_without_separating_its_subject(tmp_path:
         if shot.kind == "photo":
             assert isinstance(preparer.prepare(index).layers[SMALL.name], RollPushLayer)
     assert preparer._layered == set() and not preparer.notes  # no GrabCut, no fallback
+
+
+# --- clean or absent: what the fill exposes, hair with the subject -----------------------------
+
+
+def test_a_busy_background_beside_the_subject_bounds_the_slide_or_refuses_parallax() -> None:
+    plain, _, subject = portrait()
+    piece, verdict = matte_cut(plain, subject)
+    assert piece is not None and verdict.quality >= 0.9, verdict.reason
+    scores = {busy: exposure_score(portrait(busy)[0], piece)[0] for busy in (0, 3, 6, 10, 20)}
+    assert scores[0] == scores[3] == 1.0  # a smooth backdrop: the full slide
+    assert QUALITY_MIN <= scores[6] < 0.9  # some texture: a shorter slide
+    assert scores[10] == scores[20] == 0.0  # busy: the fill would show
+    motion = Motion("crop", Rect(0, 0, 960, 540), Rect(320, 0, 960, 540), 90, "pan")
+    bbox = tuple(float(v) for v in (560, 150, 720, 720))
+    shifts = [relative_shift(motion, background_motion(motion, bounded_rate(
+        motion, bbox, 640, min(verdict.quality, scores[busy]))), bbox, 640) for busy in (0, 6)]
+    assert shifts[1] <= scores[6] * MAX_SHIFT * 640 + 1e-6 < shifts[0]
+    _, busy_verdict = cut_subject(portrait(20)[0], subject)
+    assert not busy_verdict.ok and "busy background" in busy_verdict.reason
+    assert busy_verdict.detail > 9 and busy_verdict.quality < QUALITY_MIN
+
+
+def test_hair_strands_beyond_the_cut_go_with_the_subject_and_leave_no_ghost() -> None:
+    image, strands, subject = portrait()
+    piece, verdict = cut_subject(image, subject)
+    assert piece is not None and verdict.ok, verdict.reason
+    layers = build_layers(image, piece, verdict)
+    h, w = image.shape[:2]
+    cut = cv2.resize(piece.astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    beyond = strands & (cv2.dilate(cut, np.ones((5, 5), np.uint8)) == 0)
+    assert beyond.sum() > 500  # GrabCut's cut left most of them out
+    alpha = layers.foreground[..., 3][beyond]
+    assert float((alpha >= 0.3 * 255).mean()) >= 0.85  # they go with the subject
+    hair = np.array((150, 105, 40), np.float32)
+    colour = layers.foreground[..., :3][beyond].astype(np.float32)
+    heavy = alpha >= 0.5 * 255  # their colour is the hair's, not the backdrop's
+    assert float(np.abs(colour[heavy] - hair).mean()) < 25
+    ys, xs = np.nonzero(beyond)  # and nothing of them stays behind: the backdrop is whole
+    backdrop = np.stack([150 + 40 * xs / w, 170 + 20 * ys / h, 200 - 30 * xs / w], axis=1)
+    behind = layers.background[beyond].astype(np.float32)
+    assert float(np.abs(behind - backdrop).mean()) < 6
+    assert float(np.abs(behind - hair).sum(axis=1).min()) > 80
+
+
+def test_the_anniversary_canyon_gets_no_parallax() -> None:
+    canyon = load_photo(SAMPLES / "anniversary" / "photos" / "02-grand-canyon.jpg")
+    subject = find_subject(canyon)
+    piece, verdict = cut_subject(canyon, subject)
+    assert piece is None and not verdict.ok
+    assert matte_score(canyon, subject) == 0.0
+    if verdict.matte >= QUALITY_MIN:  # cut cleanly: the rock beside her refuses it
+        assert "busy background" in verdict.reason and verdict.detail > 9
+
+
+def test_the_render_slides_the_subject_by_the_score_the_planner_read(tmp_path: Path) -> None:
+    face, _, subject = portrait(busy=6)
+    photos = [photo_source(tmp_path, "face", face)]
+    score = matte_score(face, subject)
+    assert QUALITY_MIN <= score < 0.9  # bounded, not full
+    timeline = plan_timeline(photos, [], [], 8.0, *_cards(), motion_shots=6, gentle=False,
+                             style="gift", subject_photo_id="face")
+    timeline = dataclasses.replace(timeline, shots=tuple(
+        dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
+        for s in timeline.shots))
+    preparer = SourcePreparer(timeline, (SMALL,), {"face": photos[0].path}, {}, 1e12,
+                              subjects={"face": subject})
+    index = next(i for i, s in enumerate(timeline.shots) if s.kind == "photo")
+    layer = preparer.prepare(index).layers[SMALL.name]
+    assert isinstance(layer, ParallaxLayer)
+    assert layer.layers.quality == score
+    shift = relative_shift(layer.motion, layer.back_motion, layer.layers.bbox, SMALL.width)
+    assert shift <= score * MAX_SHIFT * SMALL.width + 1e-6
