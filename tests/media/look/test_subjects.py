@@ -30,6 +30,7 @@ from media.look.subjects import (
     Subject,
     companion_faces,
     detect_faces,
+    drop_bodies,
     find_subject,
     keep_whole,
     salient_mass,
@@ -366,3 +367,23 @@ def test_companions_are_added_only_where_two_loose_cascades_agree_beside_a_face(
         if extra:
             gained[path.name] = len(extra)
     assert gained == {"02-grand-canyon.jpg": 1}
+
+
+def test_an_arm_under_a_face_is_not_taken_for_a_face() -> None:
+    # the three friends' middle arm (its tattoo) was found as the largest "face", under his
+    # chin: its margin made the group too tall for a 16:9 crop, and the photo was fitted small
+    image = sample_photo(SAMPLES / "birthday" / "photos" / "04-three-friends.jpg")
+    subject = find_subject(image)
+    assert len(subject.faces) == 3
+    assert all(face.y1 < 0.5 for face in subject.faces)  # the three heads, none on an arm
+    motion = plan_ken_burns(_size(image), subject, LANDSCAPE, FRAMES, strong=True)
+    assert motion.mode == "crop"
+
+
+def test_a_box_under_a_chin_goes_but_a_child_held_there_and_a_friend_beside_stay() -> None:
+    face = Box(0.40, 0.10, 0.50, 0.25)
+    arm = Box(0.38, 0.28, 0.54, 0.50)  # under the chin, larger: an arm, a print
+    child = Box(0.42, 0.27, 0.49, 0.37)  # held at the chin: smaller
+    friend = Box(0.60, 0.12, 0.70, 0.27)
+    assert drop_bodies((face, arm, friend)) == (face, friend)
+    assert drop_bodies((face, child, friend)) == (face, child, friend)
