@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.showings import View, group_showings, summarize
+import pytest
+
+from bench.showings import View, group_showings, summarize, travel
 
 
 def _view(t: float, photo: str | None, x: float = 0.0, w: float = 0.5,
@@ -45,3 +47,20 @@ def test_a_split_showing_is_its_own_picture_not_a_repeat_of_its_photos() -> None
     assert figures["repeats"] == 0 and figures["splits"] == 1
     assert figures["order"] == ["a", "b", "a|b"]
     assert figures["subject_share"] == round(10 / 16, 3)
+
+
+def test_a_tilt_is_measured_in_frame_widths_whatever_the_photo_shape() -> None:
+    # corners are normalized per axis: a tilt over a 2:3 photo read 2/3 of its travel (the
+    # anniversary's beach: planned 21 %, measured 8 %), over a 3:2 one 3/2 of it
+    def tilt(tall: float) -> float | None:
+        views = []
+        for k in range(6):
+            y = 0.1 + 0.02 * k  # the frame's top edge, in photo heights
+            w = 0.5  # the frame's width, in photo widths
+            h = w * 9 / 16 / tall  # its height, in photo heights
+            views.append(View(k * 0.2, "a", ((0.2, y), (0.7, y), (0.7, y + h), (0.2, y + h)),
+                              0.5, tall))
+        return travel(group_showings(views)[0])
+    moved = 0.02 * 3  # between the first and the last steady views
+    assert tilt(1.5) == pytest.approx(moved * 1.5 / 0.5)
+    assert tilt(2 / 3) == pytest.approx(moved * (2 / 3) / 0.5)
