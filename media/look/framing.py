@@ -433,7 +433,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     frames = max(1, int(frames))
     min_travel = SEEN_TRAVEL * TRAVEL_HEADROOM / max(0.3, min(1.0, steady))
     seen_zoom = min(MAX_PUSH_ZOOM, _seen_zoom(min_travel))
-    zoom = max(STRONG_ZOOM if strong else FULL_ZOOM if full else PUSH_ZOOM, seen_zoom)
+    zoom = max((STRONG_ZOOM if strong else FULL_ZOOM) if full else PUSH_ZOOM, seen_zoom)
     moves = _move_order(choice, full, move)
     subject = _yield_core_margin(photo_size, subject, aspect)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))

@@ -222,3 +222,10 @@ def test_a_short_shot_between_transitions_reaches_its_seen_travel_smoothly(
                                             full=full, steady=steady)
                     assert travel(motion) * steady >= SEEN_TRAVEL, (size, move, full, motion)
                     assert peak_acceleration(motion, aspect.width) <= MAX_ACCEL_PX + 1e-9
+
+
+def test_a_push_on_the_subject_stays_a_push() -> None:
+    # strong (the subject, a face) makes a full move zoom 1.3; a push on the subject pushes
+    push = plan_ken_burns((4000, 3000), FACE, _aspect("16x9"), 120, move="zoom_in",
+                          full=False, strong=True)
+    assert travel(push) < 1.5 * MIN_TRAVEL
