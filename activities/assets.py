@@ -108,7 +108,7 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
             save_jpeg(restored, out)
         keys[photo.id] = run.restored_photo(photo.id)
         ctx.storage.put_file(keys[photo.id], out, content_type="image/jpeg")
-        framing[photo.id] = asdict(find_subject(restored, rgb))
+        framing[photo.id] = asdict(find_subject(restored))
         reports[photo.id] = report.to_dict()
     ctx.storage.put_bytes(run.restore_report, json.dumps(reports).encode(),
                           "application/json")

@@ -405,29 +405,18 @@ def focus_blob(image_rgb: np.ndarray, grow: float | None = None) -> Box | None:
     return Box(cols.start / w, rows.start / h, cols.stop / w, rows.stop / h)
 
 
-def _people(detection: np.ndarray) -> list[Box]:
-    """The faces on a detection copy (:func:`_detection_gray`) and their companions."""
-    faces = _faces_on(detection)
-    return [*faces, *_companions(detection, faces)] if faces else []
-
-
-def find_subject(image_rgb: np.ndarray, original: np.ndarray | None = None) -> Subject:
+def find_subject(image_rgb: np.ndarray) -> Subject:
     """Faces and focus box of an RGB uint8 image (H, W, 3); all boxes normalized 0..1.
 
-    ``original`` is the photo as the customer gave it, when ``image_rgb`` is its restored copy:
-    faces are searched on both (the restore's upscale, levels and sharpening lost the Grand
-    Canyon couple to the cascade; a face either finds is kept). Without faces the focus is
-    :func:`focus_blob`; whether it is a compact subject is read on the photo's whole salient
-    mass (:func:`salient_mass_is_compact`).
+    Without faces the focus is :func:`focus_blob`; whether it is a compact subject is read on
+    the photo's whole salient mass (:func:`salient_mass_is_compact`).
     """
     gray, _ = _gray_copy(image_rgb, 256)
     horizon = find_horizon(gray)
-    found = _people(_detection_gray(image_rgb))
-    if original is not None:
-        found += [box for box in _people(_detection_gray(original))
-                  if all(_iou(box, known) < COMPANION_AGREE_IOU for known in found)]
-    if found:
-        faces = drop_bodies(_largest_first(found))
+    detection = _detection_gray(image_rgb)
+    faces = _faces_on(detection)
+    if faces:
+        faces = drop_bodies(_largest_first([*faces, *_companions(detection, faces)]))
         return Subject(faces, union(faces), "faces", horizon=horizon)
     if float(gray.std()) >= 4.0:
         mass = salient_mass(image_rgb)
