@@ -30,7 +30,12 @@ from media.frames.compose import (
 from media.look.framing import FIT_MARGIN, KEEP_MIN, Rect, plan_ken_burns
 from media.look.subjects import Subject, keep_whole
 
-MAX_CLIP_UPSCALE = 4.0  # a crop is never magnified more than this (output px per clip px)
+MAX_CLIP_UPSCALE = 4.0  # a crop is magnified at most this (output px per clip px), or ...
+# ... at most this much more than the clip would be fitted: a tiny clip (a 160x120 webcam
+# clip) is as soft fitted as filled, and fitted it is a print over its blur where a 4:3 clip
+# fills a 16:9 frame at 1.5x its fitted magnification (9:16 would need 2.7x: it stays fitted,
+# the way phones letterbox a landscape video held upright)
+CLIP_FILL_OVER_FIT = 1.6
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,8 @@ def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *
     subject (its faces; without faces the core of its salient region, e.g. a pet, is kept
     whole like a face: :func:`media.look.subjects.keep_whole`) when it keeps at least ``keep_min``
     of the picture with every face inside and
-    needs at most :data:`MAX_CLIP_UPSCALE`; a wide clip whose faces a crop would cut fills
+    needs at most :data:`MAX_CLIP_UPSCALE` (or :data:`CLIP_FILL_OVER_FIT` times the fitted
+    clip's magnification); a wide clip whose faces a crop would cut fills
     the frame's width around them (see :func:`media.look.framing.fill_width`); otherwise the fitted
     treatment."""
     width, height = size
@@ -73,7 +79,9 @@ def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *
         w, h = max(2, round(width * k)), max(2, round(height * k))
         return ClipFraming("fit", (round(-rect.x * k), (aspect.height - h) // 2, w, h),
                            aspect.width, aspect.height)
-    if motion.mode == "crop" and aspect.width / rect.w <= MAX_CLIP_UPSCALE:
+    fitted = fit_box(width, height, aspect.width, aspect.height)[2] / width  # output px/px
+    if motion.mode == "crop" and aspect.width / rect.w <= max(MAX_CLIP_UPSCALE,
+                                                              CLIP_FILL_OVER_FIT * fitted):
         x0, y0 = max(0, math.floor(rect.x)), max(0, math.floor(rect.y))
         x1 = min(width, max(x0 + 1, round(rect.x + rect.w)))
         y1 = min(height, max(y0 + 1, round(rect.y + rect.h)))

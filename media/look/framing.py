@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from media.base.spec import Aspect
+from media.base.spec import FPS, Aspect
 from media.look.subjects import (
     Box,
     Subject,
@@ -36,6 +36,17 @@ from media.look.subjects import (
 )
 
 FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
+# ... which a move may yield, down to this, when the full margin leaves it no room to travel (a
+# face filling most of the frame's height): a close face framed full and moving reads better
+# than the whole photo as a small print over its blurred copy
+FACE_MARGIN_MIN = 0.06
+# What a crop move keeps, step by step until it travels far enough: the faces' margin; whether a
+# push stops at the subject's focus box (a salient region is kept whole by its core, which
+# stands in for a face, see media.look.subjects.keep_whole: its box is only where to look); and
+# whether a push also moves toward the focus (on a short shot, that drift spends the
+# acceleration budget the zoom needs: the push then stays centred as the faces allow)
+YIELDS = ((FACE_MARGIN, True, False), (FACE_MARGIN, False, False), (FACE_MARGIN, False, True),
+          (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True))
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
@@ -43,17 +54,26 @@ FIT_ZOOM = 1.12  # a fitted photo's push (the backdrop stays in view; no crop to
 FIT_MARGIN = 0.06  # margin around a fitted photo, as a fraction of the frame's short side
 FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full move
 STRONG_ZOOM = 1.3  # ... of a shot of the film's subject: its moves are the strongest
-PUSH_ZOOM = 1.08  # zoom ratio of a push (8.6 % planned, about 7 % seen: see MIN_TRAVEL)
+PUSH_ZOOM = 1.09  # zoom ratio of a push (8.6 % planned, about 7 % seen: see MIN_TRAVEL)
 MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
 MAX_ACCEL_PX = 0.16  # output pixels per frame^2: peak acceleration of any image point
 MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
 SEEN_TRAVEL = 0.06  # a move's scale change or pan a viewer sees, as a share of the frame
 # The ends of a shot play under its transitions (and the ease is slow there): on the rendered
 # films a move's steady middle showed about 0.8 of its planned travel. A move plans
-# SEEN_TRAVEL over its shot's steady share (see steady_share), this share when it is not known.
+# SEEN_TRAVEL over its shot's steady share (see steady_share), this share when it is not known,
+# with TRAVEL_HEADROOM: where a dissolve's new picture takes over (and so where its steady part
+# starts) varies by a few frames with the two pictures; moves planned to exactly 6 % measured
+# 5.8-6.4 % on the rendered samples.
 STEADY_SHARE = 0.8
-MIN_TRAVEL = SEEN_TRAVEL / STEADY_SHARE
-MAX_PUSH_ZOOM = 1.16  # a push (or a fit's) on a short shot zooms up to this to be seen
+TRAVEL_HEADROOM = 1.1
+MIN_TRAVEL = SEEN_TRAVEL * TRAVEL_HEADROOM / STEADY_SHARE
+# A viewer takes in a new picture before reading its motion: the steady part starts this long
+# after the picture takes over (at a cut, or halfway through a dissolve), and never under the
+# dissolve; it ends as long before the next picture takes over. (bench/showings.py, sampling at
+# 5 fps, leaves out each showing's first and last view: 0.2-0.4 s after the cut, 0.3 s on average.)
+SETTLE_S = 0.3
+MAX_PUSH_ZOOM = 1.22  # a push (or a fit's) on a short shot zooms up to this to be seen
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
 FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
 FILL_PUSH_ZOOM = 1.08  # a filled photo with no room to pan pushes in from this much wider
@@ -115,14 +135,18 @@ class Motion:
         return self.start.lerp(self.end, ease(u))
 
 
-def steady_share(frames: int, lead: int, tail: int) -> float:
-    """The share of a ``frames``-long move's travel that plays after its first ``lead`` and
-    before its last ``tail`` frames (under the shot's transitions), with the move's ease; at
-    least 0.3 (a shot all transition still moves)."""
+def steady_share(frames: int, lead: int, tail: int, fps: int = FPS) -> float:
+    """The share of a ``frames``-long move's travel, with the move's ease, that a viewer sees
+    clear of the shot's transitions: its first ``lead`` and last ``tail`` frames play under a
+    dissolve (0 at a cut), and a new picture is taken in for :data:`SETTLE_S` after it takes
+    over (at the cut, or halfway through the dissolve) before its motion reads; at least 0.3 (a
+    shot all transition still moves)."""
     if frames <= 2:
         return STEADY_SHARE
-    u0 = min(1.0, max(0.0, lead / (frames - 1)))
-    u1 = max(u0, 1.0 - max(0.0, tail / (frames - 1)))
+    settle = SETTLE_S * fps
+    lead_seen, tail_seen = (max(t, t / 2 + settle) for t in (max(0, lead), max(0, tail)))
+    u0 = min(1.0, lead_seen / (frames - 1))
+    u1 = max(u0, 1.0 - tail_seen / (frames - 1))
     return max(0.3, ease(u1) - ease(u0))
 
 
@@ -138,14 +162,17 @@ def ease(u: float) -> float:
 # --- motion planning -------------------------------------------------------------------------
 
 
-def face_guard(subject: Subject, width: int, height: int) -> tuple[float, ...] | None:
-    """The union of the faces plus :data:`FACE_MARGIN`, in source pixels clipped to the photo,
-    as (x0, y0, x1, y1); None without faces. Every crop viewport contains it."""
+def face_guard(subject: Subject, width: int, height: int,
+               margin: float = FACE_MARGIN) -> tuple[float, ...] | None:
+    """The union of the faces plus ``margin`` (a share of the largest face's size), in source
+    pixels clipped to the photo, as (x0, y0, x1, y1); None without faces. Every crop viewport
+    contains it (with :data:`FACE_MARGIN`, or a margin a move yielded, see
+    :data:`FACE_MARGIN_MIN`)."""
     if not subject.faces:
         return None
     x0, y0, x1, y1 = union(subject.faces).to_pixels(width, height)
     biggest = max(max((b.x1 - b.x0) * width, (b.y1 - b.y0) * height) for b in subject.faces)
-    pad = FACE_MARGIN * biggest
+    pad = margin * biggest
     return (max(0.0, x0 - pad), max(0.0, y0 - pad), min(float(width), x1 + pad),
             min(float(height), y1 + pad))
 
@@ -224,24 +251,31 @@ def _vertical_guard(guard: tuple[float, ...] | None, horizon: float | None, heig
 
 def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspect,
                 guard: tuple[float, ...] | None, zoom: float,
-                focus: tuple[float, float] | None = None) -> float:
+                focus: tuple[float, float] | None = None, seen: float = PUSH_ZOOM) -> float:
     """The zoom ratio (>= 1) allowed by faces, by the subject's ``focus`` (width, height in
     source pixels: a push never crops into a subject the wide frame holds) and by the photo's
-    resolution."""
+    resolution (:data:`MAX_UPSCALE`; a small photo still zooms ``seen``, what its move needs
+    to be seen, at most :data:`MAX_PUSH_ZOOM`: that much softer at the tight end)."""
     if guard is not None:
         zoom = min(zoom, wide[0] / max(1.0, guard[2] - guard[0]),
                    wide[1] / max(1.0, guard[3] - guard[1]))
     if focus is not None and focus[0] <= wide[0] and focus[1] <= wide[1]:
         zoom = min(zoom, wide[0] / max(1.0, focus[0]), wide[1] / max(1.0, focus[1]))
-    return max(1.0, min(zoom, max(PUSH_ZOOM, wide[0] * MAX_UPSCALE / aspect.width)))
+    floor = max(PUSH_ZOOM, min(seen, MAX_PUSH_ZOOM))
+    return max(1.0, min(zoom, max(floor, wide[0] * MAX_UPSCALE / aspect.width)))
 
 
 def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: str,
-                zoom: float, frame_scale: float = 1.0) -> tuple[Rect, Rect]:
+                zoom: float, frame_scale: float = 1.0, margin: float = FACE_MARGIN,
+                seen: float = PUSH_ZOOM, keep_focus: bool = True,
+                centred: bool = False) -> tuple[Rect, Rect]:
     """Start and end viewports of a crop move (before the acceleration budget), the wide one
-    ``frame_scale`` times closer than the largest crop."""
+    ``frame_scale`` times closer than the largest crop, the faces kept with ``margin`` (see
+    :func:`face_guard`), a push stopping at the subject's focus box with ``keep_focus``, its
+    tight end on the focus (``centred``: as near the wide end's centre as the faces allow;
+    ``seen``: see :func:`_tight_zoom`)."""
     width, height = photo
-    guard = face_guard(subject, width, height)
+    guard = face_guard(subject, width, height, margin)
     crop_w, crop_h = largest_crop(width, height, aspect)
     wide = (crop_w / frame_scale, crop_h / frame_scale)
     horizon = subject.horizon * height if subject.horizon is not None else None
@@ -249,7 +283,8 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
     focus = (fx * width, fy * height)
     box = subject.focus
     z = _tight_zoom(photo, wide, aspect, guard, zoom,
-                    ((box.x1 - box.x0) * width, (box.y1 - box.y0) * height))
+                    ((box.x1 - box.x0) * width, (box.y1 - box.y0) * height) if keep_focus
+                    else None, seen)
     tight = (wide[0] / z, wide[1] / z)
     if move in ("pan", "tilt"):
         return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt", horizon=horizon)
@@ -257,7 +292,8 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
     if move == "drift_in":
         away = (width - focus[0], height - focus[1])
         wide_rect = _place(wide, away, photo, guard, horizon)
-    tight_rect = _place(tight, focus, photo, guard, horizon)
+    tight_rect = _place(tight, (wide_rect.cx, wide_rect.cy) if centred else focus, photo, guard,
+                        horizon)
     if move == "zoom_out":
         return tight_rect, wide_rect
     return wide_rect, tight_rect
@@ -395,9 +431,9 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     """
     width, height = photo_size
     frames = max(1, int(frames))
-    min_travel = SEEN_TRAVEL / max(0.3, min(1.0, steady))
-    seen_zoom = min(MAX_PUSH_ZOOM, math.exp(min_travel))
-    zoom = (STRONG_ZOOM if strong else FULL_ZOOM) if full else max(PUSH_ZOOM, seen_zoom)
+    min_travel = SEEN_TRAVEL * TRAVEL_HEADROOM / max(0.3, min(1.0, steady))
+    seen_zoom = min(MAX_PUSH_ZOOM, _seen_zoom(min_travel))
+    zoom = max((STRONG_ZOOM if strong else FULL_ZOOM) if full else PUSH_ZOOM, seen_zoom)
     moves = _move_order(choice, full, move)
     subject = _yield_core_margin(photo_size, subject, aspect)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))
@@ -421,6 +457,12 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
                               strong=strong, subject_keep_min=subject_keep_min,
                               steady=steady)
     return planned
+
+
+def _seen_zoom(min_travel: float) -> float:
+    """The zoom ratio whose scale change is ``min_travel`` (see :func:`travel`), a hair over so
+    that rounding never leaves it short."""
+    return math.exp(min_travel + 1e-9)
 
 
 def holding_scale(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
@@ -464,21 +506,29 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                moves: list[str], zoom: float, fit: Motion, frame_scale: float = 1.0,
                min_travel: float = MIN_TRAVEL) -> Motion:
-    """The first of ``moves`` that keeps the faces in and moves enough, as a crop
-    ``frame_scale`` times closer than the largest; ``fit`` when none does."""
-    width, height = photo_size
-    guard = face_guard(subject, width, height)
+    """The first of ``moves`` that keeps the faces in and travels ``min_travel``, as a crop
+    ``frame_scale`` times closer than the largest: with the faces' full :data:`FACE_MARGIN`
+    and a push moving toward the focus and stopping at its box if one can, else yielding those
+    step by step
+    (:data:`YIELDS`) until one can. Failing all, the crop that travels farthest, unless it
+    barely moves (under half of ``min_travel``) while ``fit`` moves twice as far: then ``fit``,
+    as when no crop holds the faces at all."""
     best: Motion | None = None
-    for move in moves:
-        start, end = _crop_rects(photo_size, subject, aspect, move, zoom, frame_scale)
-        motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
-        if not _crop_ok(motion, photo_size, guard):
-            continue
-        if travel(motion) >= min_travel or frames < 3:
-            return motion
-        if best is None or travel(motion) > travel(best):
-            best = motion
-    if best is None or motion_extent(fit, aspect.width) > 2 * motion_extent(best, aspect.width):
+    seen = _seen_zoom(min_travel)
+    for margin, keep_focus, centred in YIELDS if subject.faces else YIELDS[:3]:
+        guard = face_guard(subject, *photo_size, margin)
+        for move in moves:
+            start, end = _crop_rects(photo_size, subject, aspect, move, zoom, frame_scale,
+                                     margin, seen, keep_focus, centred)
+            motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
+            if not _crop_ok(motion, photo_size, guard):
+                continue
+            if travel(motion) >= min_travel - 1e-9 or frames < 3:
+                return motion
+            if best is None or travel(motion) > travel(best) + 1e-9:
+                best = motion
+    if best is None or (travel(best) < min_travel / 2 and motion_extent(
+            fit, aspect.width) > 2 * motion_extent(best, aspect.width)):
         return fit
     return best
 
@@ -515,7 +565,7 @@ def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
     y = height / 2 - view_h / 2
     start, end = Rect(start_x, y, view_w, view_h), Rect(end_x, y, view_w, view_h)
     if abs(start_x - end_x) / view_w < min_travel:  # no room to pan far enough: push in
-        zoom = max(FILL_PUSH_ZOOM, min(MAX_PUSH_ZOOM, math.exp(min_travel)))
+        zoom = max(FILL_PUSH_ZOOM, min(MAX_PUSH_ZOOM, _seen_zoom(min_travel)))
         wider = Rect(end.cx - view_w * zoom / 2, end.cy - view_h * zoom / 2,
                      view_w * zoom, view_h * zoom)
         return _within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)

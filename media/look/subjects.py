@@ -35,6 +35,9 @@ COMPANION_SCALE_STEP = 1.05
 COMPANION_AGREE_IOU = 0.4
 COMPANION_SIZE = (0.6, 1.6)  # its side over the found face's
 COMPANION_BAND = 1.5  # its centre at most this many face heights above or below the found one
+# A "face" found under a found face, at its chin and not smaller, is a body part (an arm with a
+# tattoo, a hand, a shirt's print): nobody's face is at another's neck, closer to the camera.
+BODY_GAP = (-0.15, 0.6)  # its top, below the face's chin, in the face's heights
 SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
 # A compact subject (see salient_mass_is_compact), measured on the saliency map and the photo:
 COMPACT_LIFT = 2.0  # saliency mass share in the core over the core's area share: at least this
@@ -164,6 +167,24 @@ def _beside(candidate: Box, face: Box) -> bool:
     (cx, cy), (fx, fy) = candidate.center, face.center
     return (COMPANION_SIZE[0] <= side <= COMPANION_SIZE[1]
             and abs(cy - fy) <= COMPANION_BAND * height and abs(cx - fx) > face.x1 - face.x0)
+
+
+def _under_chin(candidate: Box, face: Box) -> bool:
+    """``candidate`` lies where ``face``'s neck and chest are: its centre within the face's
+    width, its top :data:`BODY_GAP` face heights below the face's chin, and it is at least as
+    large as the face (a child held at the chin is smaller)."""
+    height = face.y1 - face.y0
+    gap = (candidate.y0 - face.y1) / max(1e-9, height)
+    return (face.x0 <= candidate.center[0] <= face.x1 and BODY_GAP[0] <= gap <= BODY_GAP[1]
+            and candidate.x1 - candidate.x0 >= face.x1 - face.x0)
+
+
+def drop_bodies(faces: tuple[Box, ...]) -> tuple[Box, ...]:
+    """``faces`` without the boxes that lie under another one's chin (see :func:`_under_chin`):
+    the cascades take an arm or a print for a face, and a crop kept wide for it loses the
+    real faces' frame."""
+    return tuple(box for box in faces
+                 if not any(_under_chin(box, other) for other in faces if other is not box))
 
 
 def companion_faces(image_rgb: np.ndarray, faces: tuple[Box, ...]) -> tuple[Box, ...]:
@@ -395,7 +416,7 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
     detection = _detection_gray(image_rgb)
     faces = _faces_on(detection)
     if faces:
-        faces = _largest_first([*faces, *_companions(detection, faces)])
+        faces = drop_bodies(_largest_first([*faces, *_companions(detection, faces)]))
         return Subject(faces, union(faces), "faces", horizon=horizon)
     if float(gray.std()) >= 4.0:
         mass = salient_mass(image_rgb)

@@ -118,3 +118,16 @@ def test_a_scenery_clip_in_9x16_is_cropped_and_a_compact_one_filled() -> None:
     assert scenery.mode == "crop"
     assert scenery.box[3] == 1080  # the clip's full height: full-bleed
     assert animal.mode == "fit" and animal.box[2] >= PORTRAIT.width  # filled across the width
+
+
+def test_a_tiny_4x3_clip_fills_16x9_and_stays_letterboxed_in_9x16() -> None:
+    # the birthday's 160x120 webcam clip was a print 66 % of the 16:9 frame over its blur: as
+    # soft fitted (7.9x) as filled (12x), so it fills; 9:16 would magnify it 2.7x its fitted
+    # size and shows it whole across the frame, as a phone shows a landscape video held upright
+    face = _subject(Box(0.35, 0.15, 0.65, 0.6))
+    wide = plan_clip_framing((160, 120), face, LANDSCAPE)
+    assert wide.mode == "crop"
+    x, y, w, h = wide.box
+    assert x <= 0.35 * 160 and x + w >= 0.65 * 160 and y <= 0.15 * 120 and y + h >= 0.6 * 120
+    tall = plan_clip_framing((160, 120), face, PORTRAIT)
+    assert tall.mode == "fit" and tall.box[2] > 0.85 * PORTRAIT.width

@@ -19,8 +19,10 @@ from media.frames.compose import (
 from media.look.framing import (
     FILL_MAX_UPSCALE,
     MAX_ACCEL_PX,
+    MAX_PUSH_ZOOM,
     MIN_MOVE_PX,
     PUSH_ZOOM,
+    SEEN_TRAVEL,
     Motion,
     face_guard,
     fill_width,
@@ -28,6 +30,8 @@ from media.look.framing import (
     needs_fit,
     peak_acceleration,
     plan_ken_burns,
+    steady_share,
+    travel,
 )
 from media.look.subjects import Box, Subject, find_subject, keep_whole
 
@@ -313,3 +317,43 @@ def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
         assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
 
 
+
+
+# The birthday sample's portrait: an 800x532 landscape photo whose face (found on it, normalized)
+# is 59 % of its height: with its margin the face fills 98 % of a full-width 16:9 crop's height.
+BIG_FACE = Subject((Box(0.277, 0.164, 0.670, 0.756),), Box(0.277, 0.164, 0.670, 0.756), "faces")
+
+
+@pytest.mark.parametrize("size", [(800, 532), (1920, 1277)], ids=["photo", "restored"])
+def test_a_landscape_portrait_with_a_large_face_fills_16x9_and_travels(
+        size: tuple[int, int]) -> None:
+    # it was a print 70 % of the frame over its blurred copy: the crop could not move with the
+    # face's full margin, and the fit "moved more"; the margin now yields to the move
+    steady = steady_share(95, 18, 18)  # its 3.2 s shot between 0.6 s dissolves
+    faces = _face_pixels(BIG_FACE, *size)
+    for move in ("zoom_in", "zoom_out", "pan", "tilt"):
+        for full in (True, False):
+            motion = plan_ken_burns(size, BIG_FACE, LANDSCAPE, 95, move=move, full=full,
+                                    strong=True, steady=steady)
+            assert motion.mode == "crop", (move, full)
+            assert travel(motion) * steady >= SEEN_TRAVEL, (move, full, motion)
+            _check_motion(motion, LANDSCAPE, size, faces)
+            # softer by at most MAX_PUSH_ZOOM than the largest crop (which the restore covers)
+            assert LANDSCAPE.width / motion.end.w <= LANDSCAPE.width / size[0] * MAX_PUSH_ZOOM
+            assert LANDSCAPE.width / motion.start.w <= LANDSCAPE.width / size[0] * MAX_PUSH_ZOOM
+
+
+def test_a_face_keeps_its_full_margin_when_the_move_can_travel_with_it() -> None:
+    small = Subject((Box(0.45, 0.3, 0.55, 0.45),), Box(0.45, 0.3, 0.55, 0.45), "faces")
+    guard = face_guard(small, 4000, 3000)
+    assert guard is not None
+    for move in ("zoom_in", "zoom_out", "pan", "tilt"):
+        motion = plan_ken_burns((4000, 3000), small, LANDSCAPE, 90, move=move)
+        for rect in (motion.start, motion.end):
+            assert rect.contains(guard)
+
+
+def test_a_face_that_no_crop_holds_is_still_fitted() -> None:
+    tall_face = Subject((Box(0.3, 0.02, 0.7, 0.98),), Box(0.3, 0.02, 0.7, 0.98), "faces")
+    motion = plan_ken_burns((1600, 1200), tall_face, LANDSCAPE, 90)
+    assert motion.mode == "fit"
