@@ -5,4 +5,4 @@ traits for the film"s arc.
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["arc", "clip_window", "dedupe", "detail", "framing", "subjects"]
+__all__ = ["arc", "clip_window", "dedupe", "detail", "framing", "subjects", "words"]
