@@ -146,12 +146,19 @@ def _next_showing(ids: Sequence[str], order: list[str], fixed: dict[int, str], k
 
 
 def photo_slots(photos: list[PhotoSource], count: int, shot_s: float, *, spacing: int = 1,
-                subject_id: str | None = None, max_s: float | None = None) -> list[Slot]:
+                subject_id: str | None = None, max_s: float | None = None,
+                opened: bool = False) -> list[Slot]:
     """``count`` photo slots over ``photos`` in arc order (see :func:`showing_order`; repeats
     get a new occurrence, framed anew by the render). Shots of the subject or of faces are
     :data:`SUBJECT_HOLD` times longer than scenery (each at most ``max_s`` where the film
-    allows)."""
-    ids = showing_order([p.id for p in photos], count, spacing, subject_id)
+    allows). ``opened``: the title already stands over the opener (the first photo, the
+    subject): it is the opener's first showing, so the slots start with the showing after it
+    (never the opener again) and the subject's comes back in the middle."""
+    ids = [p.id for p in photos]
+    if opened:
+        ids = showing_order(ids, count + 1, spacing, subject_id)[1:]
+    else:
+        ids = showing_order(ids, count, spacing, subject_id)
     by_id = {p.id: p for p in photos}
     seen: dict[str, int] = {}
     slots = []
