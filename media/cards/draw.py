@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -281,6 +281,9 @@ class CardImage:
     entrance: design.Entrance
     scrim: Scrim | None = None
     logo: PlanarLogo | None = None
+    held: dict = field(default_factory=dict, compare=False, repr=False)
+    """The words' moved layers of the last frame (see :func:`media.cards.motion._lay_text`):
+    words holding still over a moving photo are not resampled frame after frame."""
 
     @functools.cached_property
     def sprites_i420(self) -> tuple[SpriteI420, ...]:
@@ -429,8 +432,7 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
               (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2) if boxes else \
         (width / 2, height / 2)
     return CardImage(final, plain, tuple(sprites), centre,
-                     entrance.rise * min(width, height), look.motion.drift, entrance, scrim,
-                     planar)
+                     entrance.rise * min(width, height), rules.drift, entrance, scrim, planar)
 
 
 def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacity: float, *,

@@ -217,19 +217,22 @@ def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
 
 
 def words_over_frame(image: CardImage, picture: np.ndarray, seconds: float, length_s: float,
-                     entrance_at: float | None = None, exit_at: float | None = None
-                     ) -> np.ndarray:
+                     entrance_at: float | None = None, exit_at: float | None = None, *,
+                     own: bool = False) -> np.ndarray:
     """A card whose words lie over its moving photo (:func:`media.cards.draw.render_words_over`)
-    ``seconds`` into its ``length_s`` seconds on screen: a new I420 frame, ``picture`` (the
-    photo's I420 frame at that moment, never written) under the card's scrim and logo, and
-    the words placed as :func:`card_motion` says (``entrance_at``, ``exit_at`` as there; the
-    backdrop's zoom is the photo's own move)."""
+    ``seconds`` into its ``length_s`` seconds on screen: ``picture`` (the photo's I420 frame at
+    that moment) under the card's scrim and logo, and the words placed as :func:`card_motion`
+    says (``entrance_at``, ``exit_at`` as there; the backdrop's zoom is the photo's own move).
+    A new frame; or ``picture`` itself, drawn on, when the caller ``own``-s it (a frame made
+    for this card alone: no copy)."""
     motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
-    out = image.scrim.apply(picture) if image.scrim is not None else picture.copy()
+    out = picture if own else picture.copy()
+    if image.scrim is not None:
+        image.scrim.lay(out)
     if image.logo is not None:
         out = blend_logo_i420(out, image.logo)
     if motion.placements:
-        _lay_text(yuv.planes(out), image.sprites_i420, motion.placements)
+        _lay_text(yuv.planes(out), image.sprites_i420, motion.placements, image.held)
     return out
 
 
@@ -349,15 +352,32 @@ def _moved(layer: Layer, place: Placement, chroma: bool, fill: tuple[float, ...]
 
 
 def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
-              sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...]) -> None:
+              sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...],
+              held: dict | None = None) -> None:
     """Composite the placed sprites onto the Y, U, V ``planes`` in place: every shadow, then
-    every glyph, as one text layer; each plane's text region is converted to float once."""
-    placed = [(sprites[place.index], place) for place in placements]
-    shades = [_moved(s.shade, place, False, (1.0,)) for s, place in placed]
-    glyphs = [_moved(s.glyphs, place, False, (0.0, 1.0)) for s, place in placed]
-    chroma_shades = [_moved(s.chroma_shade, place, True, (1.0,)) for s, place in placed]
-    chroma_glyphs = [_moved(s.chroma_glyphs, place, True, (0.0, 0.0, 1.0))
-                     for s, place in placed]
+    every glyph, as one text layer; each plane's text region is converted to float once.
+    ``held`` (a dict kept by the caller from frame to frame) keeps the last frame's moved
+    layers: a sprite placed where it was (words holding still) is not resampled again."""
+    fills = ((1.0,), (0.0, 1.0), (1.0,), (0.0, 0.0, 1.0))
+    kept = held if held is not None else {}
+    moved: dict = {}
+    layers: list[list] = [[], [], [], []]
+    for place in placements:
+        sprite = sprites[place.index]
+        key = (place.index, place.left, place.top, place.scale, place.reveal)
+        parts = kept.get(key)
+        if parts is None:
+            parts = tuple(_moved(layer, place, chroma, fill) for layer, chroma, fill in
+                          zip((sprite.shade, sprite.glyphs, sprite.chroma_shade,
+                               sprite.chroma_glyphs), (False, False, True, True), fills,
+                              strict=True))
+        moved[key] = parts
+        for into, (_, left, top, array) in zip(layers, parts, strict=True):
+            into.append((place.opacity, left, top, array))
+    if held is not None:
+        held.clear()
+        held.update(moved)
+    shades, glyphs, chroma_shades, chroma_glyphs = layers
     y, u, v = planes
     _composite(y, shades, glyphs, paint=0, keep=1, black=yuv.BLACK_Y)
     _composite(u, chroma_shades, chroma_glyphs, paint=0, keep=2, black=yuv.NEUTRAL_C)

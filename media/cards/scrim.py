@@ -62,13 +62,17 @@ class Scrim:
         """A new I420 frame: ``frame`` (I420, this scrim's size; never written) with the scrim
         laid over it."""
         out = frame.copy()
-        for plane, (keep, letin, (top, bottom)) in zip(yuv.planes(out), self._planes,
+        self.lay(out)
+        return out
+
+    def lay(self, frame: np.ndarray) -> None:
+        """Lay the scrim over ``frame`` (I420, this scrim's size) in place."""
+        for plane, (keep, letin, (top, bottom)) in zip(yuv.planes(frame), self._planes,
                                                        strict=True):
             if bottom > top:
                 rows = plane[top:bottom]
                 cv2.multiply(rows, keep, dst=rows, scale=1.0 / 255.0)
                 cv2.add(rows, letin, dst=rows)
-        return out
 
     def apply_rgb(self, image: np.ndarray) -> np.ndarray:
         """``image`` (RGB, this scrim's size) with the scrim over it, as float32."""

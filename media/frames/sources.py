@@ -126,8 +126,15 @@ class PreparedWordsOver(PreparedCard):
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         entrance = None if self.delay is None else self.delay / spec.FPS
         exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
-        return words_over_frame(self.images[aspect.name], self.layers[aspect.name].frame(index),
-                                index / spec.FPS, self.frames / spec.FPS, entrance, exit_at)
+        layer = self.layers[aspect.name]
+        if isinstance(layer, PhotoLayer):  # the photo drawn straight into the card's frame
+            picture = np.empty(yuv.frame_shape(aspect.width, aspect.height), np.uint8)
+            layer.draw(index, yuv.planes(picture))
+            own = True
+        else:
+            picture, own = layer.frame(index), False
+        return words_over_frame(self.images[aspect.name], picture, index / spec.FPS,
+                                self.frames / spec.FPS, entrance, exit_at, own=own)
 
 
 class PreparedPhoto(Prepared):

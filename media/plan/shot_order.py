@@ -215,22 +215,21 @@ def _fine_at(slots: list[Slot], i: int, twins: set[frozenset[str]]) -> bool:
 
 def separate(slots: list[Slot], twins: Sequence[tuple[str, str]]) -> list[Slot]:
     """``slots`` with near-duplicate ``twins`` (pairs of source ids) never side by side: a
-    photo slot next to its twin swaps with the farthest photo slot where both end up apart, or
-    failing that a clip slot (the first slot, the subject, stays; the last, the closing photo,
-    moves only when no other swap helps); unchanged when none does."""
+    slot next to its twin (or its own source) swaps with the farthest slot of its kind where
+    both end up apart, or failing that one of the other kind (the last slot, the closing
+    photo, moves only when no other swap helps; the first is free: the subject opened under
+    the title); unchanged when none does."""
     pairs = {frozenset(t) for t in twins}
     out = list(slots)
-    for i in range(1, len(out) - 1):
-        if out[i].kind != "photo" or _fine_at(out, i, pairs):
+    last = len(out) - 1
+    for i in range(len(out)):
+        if _fine_at(out, i, pairs):
             continue
-        last = len(out) - 1  # the closing photo moves only when nothing else helps
-        # another photo's place first; a clip's only when no photo swap helps (the clips'
-        # even spread matters less than a picture shown twice in a row)
-        order = sorted(range(1, len(out)), key=lambda j: (out[j].kind != "photo", j == last,
-                                                           -abs(j - i)))
+        # a slot of its own kind's place first: the clips' even spread matters less than a
+        # picture shown twice in a row, but it still matters
+        order = sorted((j for j in range(len(out)) if j != i),
+                       key=lambda j: (j == last, out[j].kind != out[i].kind, -abs(j - i)))
         for j in order:
-            if j == i:
-                continue
             trial = list(out)
             trial[i], trial[j] = trial[j], trial[i]
             if all(_fine_at(trial, k, pairs) for k in (i, j)):
