@@ -9,7 +9,8 @@ with ``--order``: its title is looked for in its first 8 s, its closing in its l
 Every card shot (the title and each lead shot of the signature's title sequence, the
 interludes, the closing) is sampled at ``--fps`` over
 the frames it is on screen, each frame scaled to a phone's width (9:16 to 390 px, 16:9 to 844
-px, as the cards' OCR tests do) and read by tesseract (Debian's tesseract-ocr). A frame reads a
+px, as the cards' OCR tests do) and read by tesseract (Debian's tesseract-ocr) band by band
+(:data:`BANDS`). A frame reads a
 text when it gives back the title's name whole (a lead shot's line whole), 90 % of a closing's
 words, or every word of an interlude. Printed per film and text: the seconds it read back and
 the seconds reading needs (:mod:`media.cards.reading`: the name 2.5 s, a message of ``W`` words
@@ -47,17 +48,23 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in re.findall(r"\w+", folded)]
 
 
+BANDS = ((0.0, 0.45), (0.3, 0.75), (0.55, 1.0))
+"""The bands of a frame (shares of its height, full width) read one by one, as an eye scans
+it: tesseract's page layout is thrown by a picture's sun or sky beside the words."""
+
+
 def ocr(rgb: np.ndarray, width: int) -> set[str]:
     """The words tesseract reads in ``rgb`` shown ``width`` pixels wide (then doubled, as the
-    cards' OCR tests do), as a block and as sparse text."""
+    cards' OCR tests do), as a block, in each of the :data:`BANDS`."""
     height = round(rgb.shape[0] * width / rgb.shape[1])
     small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
     seen = cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
-    ok, png = cv2.imencode(".png", cv2.cvtColor(seen, cv2.COLOR_RGB2BGR))
-    assert ok
     read: set[str] = set()
-    for layout in ("6", "11"):
-        done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", layout],
+    for top, bottom in BANDS:
+        band = seen[round(top * 2 * height):round(bottom * 2 * height)]
+        ok, png = cv2.imencode(".png", cv2.cvtColor(band, cv2.COLOR_RGB2BGR))
+        assert ok
+        done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "6"],
                               input=png.tobytes(), capture_output=True, timeout=300, check=True)
         read |= set(words(done.stdout.decode("utf-8", "replace")))
     return read

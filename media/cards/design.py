@@ -270,10 +270,10 @@ class OverPhoto(_Data):
     band_reach: float = Field(default=0.08, ge=0.0, le=0.4)
     pool: float = Field(default=0.3, ge=0.0, le=0.85)
     vignette: float = Field(default=0.25, ge=0.0, le=0.7)
-    words_light: float = Field(default=80.0, ge=20.0, le=255.0)
-    """The light (luma 0-255 of the brightest tenth) the scrim leaves behind the words: over
+    words_light: float = Field(default=64.0, ge=20.0, le=255.0)
+    """The light (luma 0-255 of the brightest twentieth) the scrim leaves behind the words: over
     a brighter picture its band and pool deepen (:class:`media.cards.scrim.Scrim`)."""
-    shadow: float = Field(default=0.8, ge=0.0, le=1.0)
+    shadow: float = Field(default=0.9, ge=0.0, le=1.0)
     shadow_spread: float = Field(default=1.5, ge=0.5, le=4.0)
     drift: float = Field(default=0.0, ge=0.0, le=1.5)
     """How much of the engine's slow hold motion the words make over a photo (the look's

@@ -29,7 +29,7 @@ UNTOUCHED = 254  # gain (of 255) from which a row is left as it is
 DEEPEN_STEP = 0.1  # the band and the pool deepen by this much a step over a bright picture
 DEEPEN_STEPS = 5
 DEPTH_MAX = 0.8  # and at most to this (the picture stays a picture)
-WORDS_LIGHT_PERCENTILE = 90
+WORDS_LIGHT_PERCENTILE = 95
 LUMA = np.asarray([0.2126, 0.7152, 0.0722], np.float32)
 
 

@@ -88,3 +88,16 @@ def sample_film(sample: str, tmp_path: Path, *, length: float = 30.0,
 def rgb_frame(prepared: PreparedCard, aspect: spec.Aspect, frame: int) -> np.ndarray:
     """Frame ``frame`` of a prepared card in ``aspect`` as uint8 RGB."""
     return yuv.i420_to_rgb(prepared.frame(aspect, frame))
+
+
+WORDS_MARGIN = 0.05  # share of the frame's height read above and below the words' block
+
+
+def words_rows(prepared: PreparedCard, aspect: spec.Aspect) -> tuple[int, int]:
+    """The band of a card's frames (top, bottom pixels) holding its words at rest, with
+    :data:`WORDS_MARGIN` of the picture above and below them."""
+    sprites = prepared.images[aspect.name].sprites
+    top = min(s.y0 for s in sprites)
+    bottom = max(s.y0 + s.alpha.shape[0] for s in sprites)
+    margin = round(WORDS_MARGIN * aspect.height)
+    return max(0, top - margin), min(aspect.height, bottom + margin)

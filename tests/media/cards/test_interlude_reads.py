@@ -20,7 +20,7 @@ from media.cards.spec import CardSpec
 from media.frames.compose import subject_cover
 from media.frames.sources import load_photo
 from media.look.subjects import find_subject
-from tests.media.cards.films import rgb_frame, sample_film
+from tests.media.cards.films import rgb_frame, sample_film, words_rows
 from tests.media.cards.test_read_on_a_phone import PHONE_WIDTH, _ocr, _words
 
 REPO = Path(__file__).resolve().parents[3]
@@ -81,7 +81,8 @@ def test_every_interlude_over_its_photo_reads_back_word_for_word_for_its_whole_h
         wanted = [w for line in shot.card.lines for w in _words(line)]
         for aspect in spec.ASPECTS:
             for frame in frames:
-                read = _ocr(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name])
+                read = _ocr(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
+                            words_rows(prepared, aspect))
                 found = [w for w in wanted if w in read]
                 assert len(found) == len(wanted), (sample, aspect.name, frame, wanted, read)
 
