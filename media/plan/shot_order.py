@@ -157,6 +157,8 @@ def photo_slots(photos: list[PhotoSource], count: int, shot_s: float, *, spacing
     ids = [p.id for p in photos]
     if opened:
         ids = showing_order(ids, count + 1, spacing, subject_id)[1:]
+        if len(ids) > 1 and ids[0] == photos[0].id != ids[1]:  # a film of two or three shots
+            ids[0], ids[1] = ids[1], ids[0]  # never the opener again straight after the title
     else:
         ids = showing_order(ids, count, spacing, subject_id)
     by_id = {p.id: p for p in photos}

@@ -424,3 +424,13 @@ def test_a_signature_film_has_exactly_its_frames(length: float, gentle: bool) ->
     tl = _signature(length=length, gentle=gentle)
     assert tl.total_frames == round(length * 30)
     check_structure(tl)
+
+
+@pytest.mark.parametrize("n_photos", [1, 2, 3])
+@pytest.mark.parametrize("length", [4.0, 30.0])
+def test_even_a_film_of_few_shots_never_shows_the_titles_photo_straight_after_it(
+        n_photos: int, length: float) -> None:
+    tl = plan(n_photos=n_photos, n_clips=0, length=length, subject="p0")
+    assert tl.shots[0].source_id == "p0"
+    if n_photos > 1:  # a one-photo film explores its one photo, framed anew each time
+        assert tl.shots[1].source_id != "p0"
