@@ -186,12 +186,13 @@ def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
 
 
 def poster_frame(timeline: Timeline) -> int:
-    """The middle frame of the first photo shot: the subject, fully on screen, in each aspect's
-    own framing (the posters' picture)."""
-    for shot in timeline.shots:
-        if shot.kind == "photo":
-            return (shot.cut_in + shot.cut_out) // 2
-    return timeline.total_frames // 2
+    """The middle frame of the subject's first photo shot (else the first photo shot's): the
+    subject, fully on screen, in each aspect's own framing, without the title's words (the
+    posters' picture; the title over the subject is its opening showing)."""
+    shots = [s for s in timeline.shots if s.kind == "photo" and not s.partner_id]
+    shot = next((s for s in shots if s.source_id == timeline.subject_photo_id),
+                shots[0] if shots else None)
+    return (shot.cut_in + shot.cut_out) // 2 if shot else timeline.total_frames // 2
 
 
 def poster_time_s(timeline: Timeline) -> float:

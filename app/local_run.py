@@ -73,12 +73,14 @@ async def stage_timings(handle: Any) -> dict[str, float]:
 
 def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Path:
     """``out_dir/storyboard.png``: both delivered films, one frame per shot of the render
-    stage's timeline, cards included."""
+    stage's timeline, cards included (and the timeline beside it, ``timeline.json``)."""
     from media.deliver.contact_sheet import film_storyboard
     from media.plan.timeline import timeline_from_dict
 
     storage = StageContext.from_settings(settings).storage
-    plan = json.loads(storage.get_bytes(order.run_keys.timeline, 4 << 20))
+    raw = storage.get_bytes(order.run_keys.timeline, 4 << 20)
+    (out_dir / "timeline.json").write_bytes(raw)  # what the storyboard shows, as data
+    plan = json.loads(raw)
     films = {aspect.name: out_dir / film_name(aspect.name) for aspect in ASPECTS}
     return film_storyboard(films, timeline_from_dict(plan), out_dir / "storyboard.png",
                            label=f"{order.gift_id} · {order.style.value} · {order.tier.value}")

@@ -1,106 +1,112 @@
-"""CPU cost of the title and closing cards' frames: milliseconds per card frame per aspect.
+"""CPU cost of a card's frame: milliseconds per frame per aspect, side by side with a photo
+shot's frame and with a card as the film drew it before its words went over the moving photo.
 
-``.venv/bin/python -m bench.card_frame_cost [--workdir DIR] [--length 30] [--tier standard]
+``.venv/bin/python -m bench.card_frame_cost [--order samples/birthday] [--frames 120]
 [--repeat 3]``
 
-The cards are the sample order's own (its timeline and photos, as the render prepares them):
-the case is run once through render into ``--workdir`` (kept there, reused by later runs).
-Each card's every frame is then made for each aspect, ``--repeat`` times, and the process CPU
-time (all threads) per frame is printed for each frame function the module has:
-:func:`media.cards.motion.card_frame` and, where present, ``card_frame_rgb`` (the RGB path).
-The one-time preparation (drawing the card, and converting it) is timed apart. OpenCV runs on
-the render's own thread count (:data:`media.frames.render.COMPOSE_OPENCV_THREADS`). Use CPU time,
-not
-wall time: the machine is shared.
+The order's title and closing (:func:`activities.order_plan.cards_for`) over its subject photo
+are prepared as the render prepares them (:class:`SourcePreparer`): each card's words over the
+photo shown sharp and moving (:class:`media.frames.sources.PreparedWordsOver`: the photo layer's
+frame, the scrim, the words), a plain photo shot of the same photo (a Ken Burns move, as most
+photo shots), and the same cards drawn the way the film drew them before: the words over a
+darkened, blurred still of the photo pushed in (:func:`media.cards.draw.render_card_image`,
+:func:`media.cards.motion.card_frame`). All ``--frames`` long. Every frame of each is composed
+``--repeat`` times for each aspect, in turn, and the process CPU time per frame is printed (the
+best repeat), with each card's cost as a multiple of the photo shot's and of the old card's.
+The one-time preparation (drawing the words, the scrim) is printed apart. OpenCV runs on the
+render's own thread count. CPU time, not wall time: the machine is shared.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import cv2
-import numpy as np
 
+from activities.order_plan import cards_for
+from app.order_folder import read_order_folder
 from media.base import spec
-from media.cards import motion as card_motion
+from media.cards.draw import render_card_image
+from media.frames.compose import subject_cover
 from media.frames.render import COMPOSE_OPENCV_THREADS
-from media.frames.sources import PreparedCard, SourcePreparer
-from media.plan.timeline import timeline_from_dict
+from media.frames.sources import Prepared, PreparedCard, SourcePreparer, load_photo
+from media.look.subjects import find_subject
+from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
+
+DEFAULT_ORDER = Path("samples/birthday")
 
 
-def _artifacts(workdir: Path, length: int, tier: str) -> Path:
-    artifacts = workdir / "artifacts"
-    if not (artifacts / "timeline.json").exists():
-        from bench.cases import CaseSpec, run_case
-
-        run_case(CaseSpec(length, tier, stop_after="render"), workdir)
-    return artifacts
-
-
-def _cards(artifacts: Path) -> list[tuple[int, PreparedCard]]:
-    timeline = timeline_from_dict(json.loads((artifacts / "timeline.json").read_text("utf-8")))
-    photos = {p.stem: p for p in (artifacts / "photos").glob("*.jpg")}
-    preparer = SourcePreparer(timeline, spec.ASPECTS, photos, {}, time.monotonic() + 600)
-    cards = []
-    for index, shot in enumerate(timeline.shots):
-        if shot.kind == "card":
-            prepared = preparer.prepare(index)
-            assert isinstance(prepared, PreparedCard)
-            cards.append((index, prepared))
-    return cards
+def _timeline(frames: int, photo: str, opening, closing) -> Timeline:
+    """A film of the title over ``photo``, a photo shot of it, and the closing over it."""
+    shots = (Shot("card", photo, 0, frames, 0, frames, Transition(), KEN_BURNS, card=opening,
+                  move="push_in"),
+             Shot("photo", photo, frames, 2 * frames, frames, 2 * frames, Transition(),
+                  KEN_BURNS, move="push_in"),
+             Shot("card", photo, 2 * frames, 3 * frames, 2 * frames, 3 * frames, Transition(),
+                  KEN_BURNS, card=closing, move="pull_out"))
+    return Timeline(spec.FPS, 3 * frames, 3 * frames / spec.FPS, "gift", False, shots, 0, 0,
+                    subject_photo_id=photo)
 
 
-def _cpu_ms(call: Callable[[], Any], count: int) -> float:
-    start = time.process_time()
-    call()
-    return (time.process_time() - start) * 1000 / count
+def _cpu_ms_per_frame(shots: dict[str, Prepared], aspect: spec.Aspect, frames: int,
+                      repeat: int) -> dict[str, float]:
+    """For each shot the best of ``repeat`` passes over every frame (the shots' passes taken
+    in turn, so a busy spell of the machine falls on all of them): process CPU milliseconds
+    per frame."""
+    best = dict.fromkeys(shots, float("inf"))
+    for _ in range(repeat):
+        for name, prepared in shots.items():
+            start = time.process_time()
+            for index in range(frames):
+                prepared.frame(aspect, index)
+            best[name] = min(best[name], (time.process_time() - start) * 1000 / frames)
+    return best
 
 
-def _frames_cpu_ms(frame_of: Callable[..., np.ndarray], image: Any, frames: int,
-                   entrance: float | None, repeat: int) -> float:
-    """CPU ms per frame of making every one of a card's ``frames`` ``repeat`` times."""
-    def run() -> None:
-        for _ in range(repeat):
-            for i in range(frames):
-                frame_of(image, i / spec.FPS, frames / spec.FPS, entrance)
-    return _cpu_ms(run, frames * repeat)
+def _old_card(card, photo_path: Path, delay: int | None, frames: int) -> PreparedCard:
+    """The card as the film drew it before: its words over a darkened, blurred still of the
+    photo (cover-fitted on its subject), pushed in."""
+    image = load_photo(photo_path)
+    subject = find_subject(image)
+    images = {a.name: render_card_image(card, a.width, a.height,
+                                        subject_cover(image, subject, a.width, a.height))
+              for a in spec.ASPECTS}
+    return PreparedCard(images, delay, frames)
 
 
 def main() -> None:
-    """Print the CPU milliseconds per card frame per aspect of each card of the sample."""
+    """Prepare the shots from the order's subject photo and print the costs."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/card_frame_cost"))
-    parser.add_argument("--length", type=int, default=30)
-    parser.add_argument("--tier", default="standard")
+    parser.add_argument("--order", type=Path, default=DEFAULT_ORDER)
+    parser.add_argument("--frames", type=int, default=120)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    cards = _cards(_artifacts(args.workdir, args.length, args.tier))
+    order, _ = read_order_folder(args.order)
+    opening, closing = cards_for(order)
+    names = sorted(p.name for p in (args.order / "photos").iterdir())
+    paths = {ref.id: args.order / "photos" / name
+             for ref, name in zip(order.photos, names, strict=True)}
+    photo = order.subject_photo_id or next(iter(paths))
     cv2.setNumThreads(COMPOSE_OPENCV_THREADS)
-    functions = {"card_frame": card_motion.card_frame}
-    if hasattr(card_motion, "card_frame_rgb"):
-        functions["card_frame_rgb"] = card_motion.card_frame_rgb
-    totals: dict[str, list[float]] = {name: [0.0, 0] for name in functions}  # type: ignore[misc]
-    for index, card in cards:
-        entrance = None if card.delay is None else card.delay / spec.FPS
-        for aspect in spec.ASPECTS:
-            image = card.images[aspect.name]
-            if hasattr(type(image), "i420"):  # (hasattr on the instance would convert)
-                prep = _cpu_ms(lambda image=image: image.i420, 1)
-                print(f"card {index} {aspect.name}: one-time I420 conversion {prep:.1f} ms")
-            for name, frame_of in functions.items():
-                ms = _frames_cpu_ms(frame_of, image, card.frames, entrance, args.repeat)
-                totals[name][0] += ms * card.frames
-                totals[name][1] += card.frames
-                print(f"card {index} {aspect.name} {name}: {ms:.2f} CPU ms/frame "
-                      f"({card.frames} frames x {args.repeat})")
-    for name, (ms_sum, frames) in totals.items():
-        print(f"{name}: {ms_sum / frames:.2f} CPU ms per card frame per aspect "
-              f"({int(frames)} card frames), {ms_sum / 1000:.2f} CPU s per film")
+    timeline = _timeline(args.frames, photo, opening, closing)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 600)
+    start = time.process_time()
+    shots = {"title over the photo": preparer.prepare(0), "photo shot": preparer.prepare(1),
+             "closing over the photo": preparer.prepare(2)}
+    print(f"prepared the three shots in {time.process_time() - start:.2f} CPU s")
+    shots["title before"] = _old_card(opening, paths[photo], None, args.frames)
+    shots["closing before"] = _old_card(closing, paths[photo], 0, args.frames)
+    for aspect in spec.ASPECTS:
+        cost = _cpu_ms_per_frame(shots, aspect, args.frames, args.repeat)
+        photo_ms = cost["photo shot"]
+        for name, ms in cost.items():
+            print(f"{aspect.name} {name}: {ms:.2f} CPU ms/frame ({ms / photo_ms:.2f}x the photo "
+                  "shot)")
+        for kind in ("title", "closing"):
+            ratio = cost[f"{kind} over the photo"] / cost[f"{kind} before"]
+            print(f"{aspect.name} {kind}: over the photo costs {ratio:.2f}x the card before")
 
 
 if __name__ == "__main__":

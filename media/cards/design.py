@@ -13,8 +13,9 @@ one validated :class:`Look`. ``families`` name the occasion families it dresses
 The type animations are named here and implemented once in :mod:`media.cards.motion`:
 ``settle`` (the words arrive larger and tracked out, and scale and tracking settle to rest),
 ``rise`` (words fade in one after another while rising into place), ``fade`` (words fade in
-one after another in place); the accent rule either ``draw_line`` (draws out from its centre)
-or ``fade``. Every entrance is over within the window the reading rules leave it
+one after another in place), ``land`` (the words drop in larger from above and land with a
+small bounce); the accent rule either ``draw_line`` (draws out from its centre) or ``fade``.
+Every entrance is over within the window the reading rules leave it
 (:data:`media.cards.reading.TITLE_IN_S`, :data:`media.cards.reading.WORDS_IN_S`).
 """
 
@@ -144,9 +145,11 @@ class Entrance(_Data):
     """How a card's words come in (see the module's list of animations): each word over
     ``seconds``, the next ``stagger_s`` later; ``rise`` (share of the frame's short side) they
     travel up; ``settle`` starts at ``scale_from`` and with the letters ``tracking_from`` (share
-    of their distance from the line's centre) further apart; the accent ``rule``'s entrance."""
+    of their distance from the line's centre) further apart; ``land`` starts at ``scale_from``,
+    ``rise`` above its place, and overshoots its rest a little before it settles; the accent
+    ``rule``'s entrance."""
 
-    text: Literal["settle", "rise", "fade"]
+    text: Literal["settle", "rise", "fade", "land"]
     seconds: float = Field(gt=0.0, le=WORDS_IN_S)
     stagger_s: float = Field(default=0.0, ge=0.0, le=0.5)
     rise: float = Field(default=0.0, ge=0.0, le=0.1)
@@ -259,6 +262,62 @@ class Interlude(_Data):
     blur: float = Field(default=0.004, ge=0.0, le=0.05)
     brightness: float = Field(default=78.0, ge=20.0, le=160.0)
     text_y: float = Field(default=0.72, ge=0.0, le=1.0)
+    short_words: int = Field(default=4, ge=0, le=12)
+    """A line of at most this many words (the feeling words, a short song line) is set
+    ``short_scale`` times larger: thin small type over a busy photo read back too little."""
+    short_scale: float = Field(default=1.5, ge=1.0, le=2.5)
+
+
+class OverPhoto(_Data):
+    """How a card's words sit over its photo, shown sharp and moving (the title, the closing
+    and the interludes; see :mod:`media.cards.scrim`, :mod:`media.frames.sources`).
+
+    The block of words is centred ``opening_y`` / ``closing_y`` down the text's safe area (an
+    interlude: its ``text_y``), then moved off the photo's subject
+    (:func:`media.look.words.clear_of_subject`). Under the words a scrim keeps them readable
+    without blurring the photo: a soft ``band`` across the frame centred on the words (how
+    much of the light it takes at its middle, 0-1), reaching ``band_reach`` of the frame's
+    height past the words' edges and fading out as far again, a ``pool`` of shade hugging the
+    words (0-1), and a ``vignette`` (0-1, at the corners). The words' soft shadow is
+    ``shadow`` strong (0-1; over a busy picture stronger than on a card's calm backdrop) and
+    ``shadow_spread`` times the look's ``shadow_blur`` wide: a halo the eye and a phone's
+    small screen find the letters' edges by."""
+
+    opening_y: float = Field(default=0.62, ge=0.0, le=1.0)
+    closing_y: float = Field(default=0.6, ge=0.0, le=1.0)
+    band: float = Field(default=0.4, ge=0.0, le=0.85)
+    band_reach: float = Field(default=0.08, ge=0.0, le=0.4)
+    pool: float = Field(default=0.3, ge=0.0, le=0.85)
+    vignette: float = Field(default=0.25, ge=0.0, le=0.7)
+    words_light: float = Field(default=64.0, ge=20.0, le=255.0)
+    """The light (luma 0-255 of the brightest twentieth) the scrim leaves behind the words: over
+    a brighter picture its band and pool deepen (:class:`media.cards.scrim.Scrim`)."""
+    shadow: float = Field(default=0.9, ge=0.0, le=1.0)
+    shadow_spread: float = Field(default=2.0, ge=0.5, le=4.0)
+    drift: float = Field(default=0.0, ge=0.0, le=1.5)
+    """How much of the engine's slow hold motion the words make over a photo (the look's
+    ``motion.drift`` on a card's still backdrop): none by default, the photo's camera move is
+    the motion and the words hold still where they are read."""
+
+
+class TitleSequence(_Data):
+    """The signature tier's title: a short sequence cut on the song's beats before the
+    lockup over the subject photo. The occasion alone over one photo (set ``occasion_scale``
+    times its lockup size, coming in with ``occasion``), then the name alone over another
+    (``name_scale``, ``name``), each held ``lead_beats`` beats and at least ``lead_min_s``
+    seconds, hard cuts between them; then the whole title over the subject photo, held as
+    reading needs (:data:`media.cards.reading.TITLE_HOLD_S`). The occasion alone is tracked
+    ``occasion_tracking``."""
+
+    lead_beats: int = Field(default=2, ge=1, le=8)
+    occasion_tracking: float = Field(default=0.08, ge=0.0, le=0.4)
+    """The occasion's letter spacing (em) when it stands alone, large: tracked as wide as
+    in the lockup's small caps, its letters fall apart into single letters."""
+    lead_min_s: float = Field(default=1.0, ge=0.5, le=3.0)
+    occasion_scale: float = Field(default=1.8, ge=1.0, le=3.0)
+    name_scale: float = Field(default=1.1, ge=0.8, le=1.6)
+    occasion: Entrance = Entrance(text="rise", seconds=0.45, stagger_s=0.08, rise=0.04)
+    name: Entrance = Entrance(text="land", seconds=0.5, scale_from=1.15, rise=0.03)
 
 
 class Layouts(_Data):
@@ -305,10 +364,19 @@ class Look(_Data):
     layouts: Layouts = Layouts()
     grade: Literal["natural", "gentle"] = "natural"
     interlude: Interlude = Interlude()
+    over_photo: OverPhoto = OverPhoto()
+    title_sequence: TitleSequence = TitleSequence()
 
     def face(self, role: Role) -> str:
         """The typeface key of ``role``'s face."""
         return getattr(self.typography, role.face).key
+
+    def entrance(self, kind: str, part: str = "") -> Entrance:
+        """How the words of a card of ``kind`` come in; a title sequence's lead ``part``
+        (:data:`media.cards.spec.PARTS`) comes in as its :class:`TitleSequence` says."""
+        if part:
+            return getattr(self.title_sequence, part)
+        return self.motion.entrance(kind)
 
 
 def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

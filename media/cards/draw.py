@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -24,7 +24,8 @@ from PIL import Image, ImageDraw
 from media.base import heap, yuv
 from media.cards import design, fonts
 from media.cards.colour import Palette, contrast_ratio, lift_contrast, luminance, palette
-from media.cards.overlay import blend_logo, check_logo, scale_logo
+from media.cards.overlay import PlanarLogo, blend_logo, check_logo, planar_logo, scale_logo
+from media.cards.scrim import Scrim
 from media.cards.shaping import clusters
 from media.cards.spec import CardSpec
 from media.cards.text import (
@@ -34,6 +35,7 @@ from media.cards.text import (
     layout_card,
     line_pieces,
     logo_reserve,
+    safe_area,
 )
 
 DUOTONE_MAX = 0.85  # share of the palette duotone in the backdrop of a grey photo
@@ -263,7 +265,12 @@ class CardImage:
     """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
     with the logo), the text as ``sprites`` that :mod:`media.cards.motion` moves, the centre of
     the text block (``centre``, pixels), how far (pixels) words rise as they come in, how
-    much of the house motion it makes (``drift``) and its look's ``entrance``."""
+    much of the house motion it makes (``drift``) and its look's ``entrance``.
+
+    A card whose words lie over its moving photo (:func:`render_words_over`) has a ``scrim``
+    (laid over each frame of the photo before the words) and, in brand style, its ``logo``
+    (I420 planes, blended over each frame); its ``base`` is then only what the words' colours
+    were lifted against."""
 
     final: np.ndarray
     base: np.ndarray
@@ -272,12 +279,21 @@ class CardImage:
     rise_px: float
     drift: float  # how much of the house motion the card makes (its look's)
     entrance: design.Entrance
+    scrim: Scrim | None = None
+    logo: PlanarLogo | None = None
+    held: dict = field(default_factory=dict, compare=False, repr=False)
+    """The words' moved layers of the last frame (see :func:`media.cards.motion._lay_text`):
+    words holding still over a moving photo are not resampled frame after frame."""
+
+    @functools.cached_property
+    def sprites_i420(self) -> tuple[SpriteI420, ...]:
+        """The sprites converted to I420, once per card (on first use)."""
+        return tuple(sprite_i420(sprite) for sprite in self.sprites)
 
     @functools.cached_property
     def i420(self) -> CardI420:
         """The backdrop and the sprites converted to I420, once per card (on first use)."""
-        return CardI420(yuv.rgb_to_i420(self.base),
-                        tuple(sprite_i420(sprite) for sprite in self.sprites))
+        return CardI420(yuv.rgb_to_i420(self.base), self.sprites_i420)
 
 
 def render_card(card: CardSpec, width: int, height: int,
@@ -302,7 +318,7 @@ def render_card_image(card: CardSpec, width: int, height: int,
         lay = layout_card(card, width, height, reserve)
     pal = palette(card)
     look = design.card_look(card)
-    entrance = look.motion.entrance(card.kind)
+    entrance = look.entrance(card.kind, card.part)
     if lay.lines:
         focus = (min(b.box[1] for b in lay.lines) + max(b.box[3] for b in lay.lines)) / 2
     else:
@@ -333,6 +349,90 @@ def render_card_image(card: CardSpec, width: int, height: int,
         (width / 2, height / 2)
     rise = entrance.rise * min(width, height)
     return CardImage(final, plain, tuple(sprites), centre, rise, look.motion.drift, entrance)
+
+
+def words_box(card: CardSpec, width: int, height: int, reserve: int = 0,
+              at: tuple[float, float, float] | None = None) -> tuple[int, int, int, int] | None:
+    """(left, top, right, bottom) pixels of the ink of ``card``'s lines and rule as laid out
+    (see :func:`media.cards.text.layout_card`); None when it draws nothing."""
+    with fonts.LOCK:
+        lay = layout_card(card, width, height, reserve, at)
+    boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+            max(b[3] for b in boxes))
+
+
+def words_wanted(card: CardSpec, width: int, height: int, logo: np.ndarray | None = None
+                 ) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """Where a card's look wants its words over a photo, and how large their block is: (the
+    block's centre x, y pixels; its width, height pixels). Centred across, at the look's
+    height in the text's safe area (:class:`media.cards.design.OverPhoto`; an interlude's
+    ``text_y``). The caller moves it off the photo's subject
+    (:func:`media.look.words.clear_of_subject`) and passes the place to
+    :func:`render_words_over`. None when the card draws nothing."""
+    look = design.card_look(card)
+    share = {"opening": look.over_photo.opening_y, "closing": look.over_photo.closing_y,
+             "interlude": look.interlude.text_y}[card.kind]
+    reserve = logo_reserve(width, height, check_logo(logo) if logo is not None else None)[2]
+    box = words_box(card, width, height, reserve)
+    if box is None:
+        return None
+    safe = safe_area(card, width, height)
+    top = min(safe[1] + reserve, (safe[1] + safe[3]) // 2)
+    block = (float(box[2] - box[0]), float(box[3] - box[1]))
+    centre_y = top + block[1] / 2 + max(0.0, safe[3] - top - block[1]) * share
+    return (width / 2, centre_y), block
+
+
+def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarray,
+                      at: tuple[float, float, float] | None = None,
+                      logo: np.ndarray | None = None) -> CardImage:
+    """The card's words set over its photo shown sharp and moving (the film's title, closing
+    and interludes): centred at ``at`` (centre x, y pixels, scale; see :func:`words_wanted`;
+    None: where the look wants them), over the look's scrim
+    (:mod:`media.cards.scrim`), lifted in colour to read against ``behind`` (uint8 RGB, the
+    frame's size: the brightest the photo gets under them over the shot) darkened by the
+    scrim. ``logo`` (RGBA uint8) sits above the words. The frames come from
+    :func:`media.cards.motion.words_over_frame`."""
+    rgba_logo = check_logo(logo) if logo is not None else None
+    logo_w, logo_h, reserve = logo_reserve(width, height, rgba_logo)
+    if at is None:
+        wanted = words_wanted(card, width, height, logo)
+        at = (*wanted[0], 1.0) if wanted is not None else None
+    with fonts.LOCK:
+        lay = layout_card(card, width, height, reserve, at)
+    look = design.card_look(card)
+    rules = look.over_photo
+    pal = replace(palette(card), shadow_alpha=rules.shadow)
+    entrance = look.entrance(card.kind, card.part)
+    behind = _fit_background(behind, width, height)
+    scrim = Scrim(rules, width, height, words_box(card, width, height, reserve, at), behind)
+    base = scrim.apply_rgb(behind)
+    letters = entrance.text == "settle" and entrance.tracking_from > 0.0
+    sprites = (_sprites(base, lay, pal, look.shadow_blur * rules.shadow_spread, letters)
+               if lay.lines else [])
+    plain = _to_uint8(base)
+    boxes = [line.box for line in lay.lines] + ([lay.rule] if lay.rule else [])
+    planar = None
+    if rgba_logo is not None:
+        top = min((b[1] for b in boxes), default=height // 2 - logo_h // 2 + reserve)
+        centre_x = round(at[0]) if boxes and at is not None else width // 2
+        logo_box = (min(max(0, centre_x - logo_w // 2), width - logo_w), max(0, top - reserve),
+                    logo_w, logo_h)
+        scaled = scale_logo(rgba_logo, logo_box)
+        plain = blend_logo(plain, scaled)
+        planar = planar_logo(scaled)
+    final = plain.copy()
+    for shade in (True, False):
+        for sprite in sprites:
+            composite_sprite(final, sprite, sprite.x0, sprite.y0, 1.0, shade=shade)
+    centre = ((min(b[0] for b in boxes) + max(b[2] for b in boxes)) / 2,
+              (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2) if boxes else \
+        (width / 2, height / 2)
+    return CardImage(final, plain, tuple(sprites), centre,
+                     entrance.rise * min(width, height), rules.drift, entrance, scrim, planar)
 
 
 def composite_sprite(frame: np.ndarray, sprite: Sprite, x0: int, y0: int, opacity: float, *,

@@ -15,6 +15,9 @@ Every card comes in with its look's entrance (:attr:`CardImage.entrance`, named 
 * ``rise``: the words come in one after another in reading order, each rising
   :attr:`CardImage.rise_px` into place (and fading in, on the closing).
 * ``fade``: the words fade in one after another in place.
+* ``land``: the words drop in ``scale_from`` times larger from ``rise`` above their place,
+  fading in over the first :data:`LAND_FADE` of the entrance, and land with a small bounce
+  (:func:`_ease_out_back`).
 * the accent rule either draws out from its centre (``draw_line``) or fades in with its turn.
 
 The closing's words start coming in at ``entrance_at`` and fade in; all are in place within
@@ -43,6 +46,7 @@ import numpy as np
 
 from media.base import yuv
 from media.cards.draw import LAYER_MARGIN, CardImage, Layer, Sprite, SpriteI420, composite_sprite
+from media.cards.overlay import blend_logo_i420
 from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
 
 TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
@@ -52,11 +56,21 @@ FLOAT = 0.014  # the text block floats up this far over the card (share of the s
 MAX_RESIZE_LEAD = 256  # output pixels a resize may start before its output (else: warp)
 RESIZE_COST_MAX = 2.5  # a resize may cover this many times its output's area (else: warp)
 SUBPIXEL_TOLERANCE = 1 / 32  # output pixels the resize's grid may sit off the exact zoom
+LAND_BACK = 1.2  # a landing's back-ease constant: it passes its rest by about 6 %
+LAND_FADE = 0.3  # share of a landing's entrance over which its words fade in
 
 
 def _ease_out(u: float) -> float:
     u = min(max(u, 0.0), 1.0)
     return 1.0 - (1.0 - u) ** 3
+
+
+def _ease_out_back(u: float) -> float:
+    """Ease-out (back, :data:`LAND_BACK`) that passes its rest by about 5 % and comes back: a
+    landing's bounce."""
+    u = min(max(u, 0.0), 1.0)
+    c = LAND_BACK
+    return 1.0 + (c + 1.0) * (u - 1.0) ** 3 + c * (u - 1.0) ** 2
 
 
 @dataclass(frozen=True)
@@ -120,6 +134,11 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
             apart = entrance.tracking_from * (1.0 - eased)
         elif entrance.text == "rise":
             lift = image.rise_px * (1.0 - eased)
+        elif entrance.text == "land":
+            landed = _ease_out_back(u)
+            grow = (entrance.scale_from - 1.0) * (1.0 - landed)
+            lift = -image.rise_px * (1.0 - landed)
+            opacity = min(1.0, max(u, 0.0) / LAND_FADE) if fades else 1.0
         if reveal <= 0.0:
             continue
         if exit_at is not None:
@@ -195,6 +214,26 @@ def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
 
 
 # --- I420 --------------------------------------------------------------------------------------
+
+
+def words_over_frame(image: CardImage, picture: np.ndarray, seconds: float, length_s: float,
+                     entrance_at: float | None = None, exit_at: float | None = None, *,
+                     own: bool = False) -> np.ndarray:
+    """A card whose words lie over its moving photo (:func:`media.cards.draw.render_words_over`)
+    ``seconds`` into its ``length_s`` seconds on screen: ``picture`` (the photo's I420 frame at
+    that moment) under the card's scrim and logo, and the words placed as :func:`card_motion`
+    says (``entrance_at``, ``exit_at`` as there; the backdrop's zoom is the photo's own move).
+    A new frame; or ``picture`` itself, drawn on, when the caller ``own``-s it (a frame made
+    for this card alone: no copy)."""
+    motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
+    out = picture if own else picture.copy()
+    if image.scrim is not None:
+        image.scrim.lay(out)
+    if image.logo is not None:
+        out = blend_logo_i420(out, image.logo)
+    if motion.placements:
+        _lay_text(yuv.planes(out), image.sprites_i420, motion.placements, image.held)
+    return out
 
 
 def card_frame(image: CardImage, seconds: float, length_s: float,
@@ -313,15 +352,32 @@ def _moved(layer: Layer, place: Placement, chroma: bool, fill: tuple[float, ...]
 
 
 def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
-              sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...]) -> None:
+              sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...],
+              held: dict | None = None) -> None:
     """Composite the placed sprites onto the Y, U, V ``planes`` in place: every shadow, then
-    every glyph, as one text layer; each plane's text region is converted to float once."""
-    placed = [(sprites[place.index], place) for place in placements]
-    shades = [_moved(s.shade, place, False, (1.0,)) for s, place in placed]
-    glyphs = [_moved(s.glyphs, place, False, (0.0, 1.0)) for s, place in placed]
-    chroma_shades = [_moved(s.chroma_shade, place, True, (1.0,)) for s, place in placed]
-    chroma_glyphs = [_moved(s.chroma_glyphs, place, True, (0.0, 0.0, 1.0))
-                     for s, place in placed]
+    every glyph, as one text layer; each plane's text region is converted to float once.
+    ``held`` (a dict kept by the caller from frame to frame) keeps the last frame's moved
+    layers: a sprite placed where it was (words holding still) is not resampled again."""
+    fills = ((1.0,), (0.0, 1.0), (1.0,), (0.0, 0.0, 1.0))
+    kept = held if held is not None else {}
+    moved: dict = {}
+    layers: list[list] = [[], [], [], []]
+    for place in placements:
+        sprite = sprites[place.index]
+        key = (place.index, place.left, place.top, place.scale, place.reveal)
+        parts = kept.get(key)
+        if parts is None:
+            parts = tuple(_moved(layer, place, chroma, fill) for layer, chroma, fill in
+                          zip((sprite.shade, sprite.glyphs, sprite.chroma_shade,
+                               sprite.chroma_glyphs), (False, False, True, True), fills,
+                              strict=True))
+        moved[key] = parts
+        for into, (_, left, top, array) in zip(layers, parts, strict=True):
+            into.append((place.opacity, left, top, array))
+    if held is not None:
+        held.clear()
+        held.update(moved)
+    shades, glyphs, chroma_shades, chroma_glyphs = layers
     y, u, v = planes
     _composite(y, shades, glyphs, paint=0, keep=1, black=yuv.BLACK_Y)
     _composite(u, chroma_shades, chroma_glyphs, paint=0, keep=2, black=yuv.NEUTRAL_C)

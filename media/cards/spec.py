@@ -14,6 +14,7 @@ BOLD = "bold"  # the Noto fallback chain's weights (media.cards.fonts)
 REGULAR = "regular"
 _LEAD = "|"  # between a typeface key's lead font file and its fallback weight
 STYLES = ("gift", "brand", "social")
+PARTS = ("", "occasion", "name")  # a title sequence's lead shots: the whole title, or one line
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class CardSpec:
     (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks
     regional CJK glyph forms (``ja``, ``ko``, ``zh-Hans``, ``zh-Hant``, ``zh-HK``). ``look``:
     the name of the look it is drawn in (:mod:`media.cards.design`); "" picks it by ``gentle``.
+    ``part``: an opening card that is one lead shot of the signature title sequence
+    (:class:`media.cards.design.TitleSequence`): ``occasion`` or ``name`` alone, set larger;
+    "" for a whole card.
     """
 
     kind: str
@@ -39,6 +43,7 @@ class CardSpec:
     style: str = "gift"
     lang: str | None = None
     look: str = ""
+    part: str = ""
 
     def __post_init__(self) -> None:
         # Accept any sequence (e.g. a list from JSON) and None entries; keep the spec hashable.
@@ -50,6 +55,9 @@ class CardSpec:
             raise ValueError(f"card style must be one of {STYLES}, not {self.style!r}")
         if self.accent_hex is not None:
             parse_hex(self.accent_hex)
+        if self.part not in PARTS or (self.part and self.kind != "opening"):
+            raise ValueError(f"card part must be one of {PARTS} (an opening's), "
+                             f"not {self.part!r}")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import itertools
 import math
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -31,6 +31,7 @@ from PIL import Image, ImageDraw
 from media.base import heap
 from media.cards import bidi, design, fonts
 from media.cards.overlay import card_logo_size
+from media.cards.reading import word_count
 from media.cards.shaping import ShapedLine, clusters, draw_emoji, shape_line
 from media.cards.spec import CardSpec, TextBox
 
@@ -168,8 +169,12 @@ def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[s
     that could not be drawn (see :func:`drawn_text`)."""
     look = design.card_look(card)
     raw = [*card.lines, "", "", ""]
-    roles = tuple(TextRole.of(name, getattr(look.roles, key), look)
+    roles = tuple(_scaled(TextRole.of(name, getattr(look.roles, key), look),
+                          _size_scale(card, look))
                   for name, key in CARD_ROLES[card.kind])
+    if card.part == "occasion":  # large and alone: tracked tighter than the lockup's caps
+        roles = tuple(replace(role, tracking=look.title_sequence.occasion_tracking)
+                      if role.name == "heading" else role for role in roles)
     face = fonts.face_for(" ".join(card.lines), card.lang)
     out = []
     notes = []
@@ -184,6 +189,25 @@ def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[s
         if clean:
             out.append((clean, role))
     return out, notes
+
+
+def _size_scale(card: CardSpec, look: design.Look) -> float:
+    """How much larger than its roles a card's lines are set: a title sequence's lead part
+    (the occasion or the name alone, :class:`media.cards.design.TitleSequence`), and an
+    interlude's short line (:attr:`media.cards.design.Interlude.short_words`)."""
+    if card.part:
+        return getattr(look.title_sequence, f"{card.part}_scale")
+    rules = look.interlude
+    if card.kind == "interlude" and word_count(" ".join(card.lines)) <= rules.short_words:
+        return rules.short_scale
+    return 1.0
+
+
+def _scaled(role: TextRole, scale: float) -> TextRole:
+    """``role`` with its sizes ``scale`` times larger (the same role when 1)."""
+    if scale == 1.0:
+        return role
+    return replace(role, landscape=role.landscape * scale, portrait=role.portrait * scale)
 
 
 _QUOTES = frozenset("\"'“”‘’«»„「『")
@@ -316,9 +340,13 @@ def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, i
 
 
 @heap.activity_cache(maxsize=64)
-def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -> CardLayout:
+def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0,
+                at: tuple[float, float, float] | None = None) -> CardLayout:
     """Lines placed inside the safe area, whose top ``reserve_top`` pixels are left free (for
-    a logo above the text)."""
+    a logo above the text): centred (an interlude's low, at its look's ``text_y``), or with
+    ``at`` (centre x, centre y pixels, scale) centred there with its type ``scale`` times its
+    size (a card over its photo, its words off the photo's subject), kept inside the safe
+    area."""
     if width < 16 or height < 16:
         raise ValueError(f"card too small: {width}x{height}")
     unit = min(width, height)
@@ -350,7 +378,8 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
             px = max(4, int(px * 0.97))
         return px
 
-    rule_after = 0 if look.rule.after == "first" else next(
+    # a lead shot of the title sequence (one line alone) has no rule under it
+    rule_after = -1 if card.part else 0 if look.rule.after == "first" else next(
         (i for i, (role, _, _) in enumerate(wrapped) if role.display), 0)
 
     def place(scale: float) -> tuple[list[LaidLine], tuple[int, int, int, int] | None]:
@@ -362,8 +391,15 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
                 stack.append((None, "", 0))  # the accent rule: between the blocks, or below one
         heights = [rule_thick + 2 * gap * scale if role is None else role.pitch * px
                    for role, _, px in stack]
+        centre_x = width / 2
         centre_y = (safe[1] + safe[3]) / 2 - (0.0 if social else height * 0.012)
-        if card.kind == "interlude":  # low in the frame, off the faces, inside the safe area
+        if at is not None:
+            inks = [shape_line(text, px, role.weight, face, role.tracking * px,
+                               levels[role.name]).ink for role, text, px in stack if role]
+            half_w = max([(r - left) / 2 for left, _, r, _ in inks] + [rule_len * scale / 2])
+            centre_x = min(max(at[0], safe[0] + half_w), safe[2] - half_w)
+            centre_y = min(max(at[1], safe[1] + sum(heights) / 2), safe[3] - sum(heights) / 2)
+        elif card.kind == "interlude":  # low in the frame, off the faces, inside the safe area
             centre_y = min(safe[1] + (safe[3] - safe[1]) * look.interlude.text_y,
                            safe[3] - sum(heights) / 2)
         y = centre_y - sum(heights) / 2
@@ -372,21 +408,21 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0) -
         for (role, text, px), h in zip(stack, heights, strict=True):
             if role is None:
                 top = round(y + (h - rule_thick) / 2)
-                left = round(width / 2 - rule_len / 2)
+                left = round(centre_x - rule_len / 2)
                 rule_box = (left, top, left + rule_len, top + rule_thick)
             else:
                 level = levels[role.name]
                 ink_left, ink_top, ink_right, ink_bottom = shape_line(
                     text, px, role.weight, face, role.tracking * px, level).ink
                 baseline = y + h / 2 + 0.36 * px
-                x = width / 2 - (ink_left + ink_right) / 2
+                x = centre_x - (ink_left + ink_right) / 2
                 box = (math.floor(x + ink_left), math.floor(baseline + ink_top),
                        math.ceil(x + ink_right), math.ceil(baseline + ink_bottom))
                 lines_out.append(LaidLine(role, text, px, x, baseline, box, level))
             y += h
         return lines_out, rule_box
 
-    scale = 1.0
+    scale = 1.0 if at is None else at[2]
     for _ in range(60):
         lines_out, rule_box = place(scale)
         boxes = [line.box for line in lines_out] + ([rule_box] if rule_box else [])

@@ -261,7 +261,8 @@ def shot_times(timeline: Timeline) -> tuple[list[float], list[str]]:
     for shot in timeline.shots:
         times.append(round((shot.cut_in + shot.cut_out) / 2 / timeline.fps, 3))
         partner = f"+{shot.partner_id}" if shot.partner_id else ""
-        captions.append(f"{shot.source_id}{partner}" if shot.source_id else shot.kind)
+        captions.append(f"{shot.source_id}{partner}" if shot.source_id and shot.kind != "card"
+                        else shot.kind)
     return times, captions
 
 

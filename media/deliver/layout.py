@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from media.look.subjects import Box
+from media.look.words import reach  # the subject's reach, shared with the cards over photos
 
 CENTRE_SUBJECT = Box(0.3, 0.3, 0.7, 0.7)
 """Where the subject is assumed to be when nothing in the picture stands out (as
@@ -23,10 +24,6 @@ DEFAULT_LAYOUTS_TEXT = Box(0.08, 0.58, 0.92, 0.84)
 """The words' box of a poster that reported no layout: the lower third, wide."""
 CLEARANCE = 0.025  # the button keeps this far (share of the poster's side) from a kept box
 EDGE_INSET = 0.03  # a button pushed to the poster's edge keeps this far inside it
-SUBJECT_REACH = (0.35, 0.15)
-"""How far past its detected box a subject reaches, as shares of the box's width and height on
-each side: a face box or a pet's salient head leaves out the hair and the ears (the pet
-sample's spaniel: its ears hung a third of the box's width outside it)."""
 
 
 @dataclass(frozen=True)
@@ -103,14 +100,6 @@ def _largest_fitting(kept: tuple[Box, ...], button: tuple[float, float]) -> Box 
     fitting = [r for r in clear_rectangles(kept)
                if r.x1 - r.x0 >= button[0] and r.y1 - r.y0 >= button[1]]
     return max(fitting, key=_area) if fitting else None
-
-
-def reach(subject: Box) -> Box:
-    """``subject`` with the :data:`SUBJECT_REACH` around it (on the poster)."""
-    dx = SUBJECT_REACH[0] * (subject.x1 - subject.x0)
-    dy = SUBJECT_REACH[1] * (subject.y1 - subject.y0)
-    return Box(max(0.0, subject.x0 - dx), max(0.0, subject.y0 - dy), min(1.0, subject.x1 + dx),
-               min(1.0, subject.y1 + dy))
 
 
 def place_button(layout: PosterLayout, sizes: tuple[tuple[float, float], ...]) -> Spot:

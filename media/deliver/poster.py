@@ -28,6 +28,7 @@ from media.cards.motion import Placement, placed_sprite
 from media.cards.spec import CardSpec
 from media.deliver.layout import CENTRE_SUBJECT, PosterLayout
 from media.look.subjects import Box, find_subject, union
+from media.look.words import WORD_SCALES, clear_of_subject
 
 POSTER_TIMEOUT_S = 60.0
 POSTER_JPEG_QUALITY = 90
@@ -36,9 +37,6 @@ SCRIM_FROM = 0.30  # the scrim starts this far down the poster (share of the hei
 SCRIM_DEPTH = 0.72  # how much of the picture's light the scrim takes at the bottom edge
 TEXT_SHADE = 0.45  # and how much a soft pool of shade takes behind the words
 FILL_SHARPNESS = 0.25  # a blurred fill's detail, at most this share of the picture's
-SUBJECT_MARGIN = 0.03  # the words keep this far (share of the poster's side) from the subject
-EDGE_MARGIN = 0.04  # and this far from the poster's edges
-WORD_SCALES = (1.0, 0.85, 0.7)  # the words shrink to these sizes to fit beside a subject
 INK_ALPHA = 0.05  # a sprite's glyphs: where its alpha is above this
 
 
@@ -125,42 +123,6 @@ def poster_subject(picture: np.ndarray) -> Box | None:
     return subject.focus if subject.source == "saliency" else None
 
 
-def _band_centre(lo: float, hi: float, size: float) -> float | None:
-    """The centre of the band ``lo``..``hi`` (pixels) when ``size`` fits in it, else None."""
-    return (lo + hi) / 2 if hi - lo >= size else None
-
-
-def _clear_of_subject(centre: tuple[float, float], block: tuple[float, float],
-                      subject: Box | None, size: tuple[int, int]
-                      ) -> tuple[float, float, float]:
-    """Where the words' block goes: its centre (x, y pixels) and scale. Kept at ``centre``, full
-    size, when it does not cover ``subject``; else below it or in the wider band beside it,
-    the first band that fits the block (``block``: width, height) at full size, else at one of
-    :data:`WORD_SCALES`; kept where it was when none does. Never above it: over the top of a
-    landscape, without the scrim, the words read worse than over boats or rocks."""
-    if subject is None:
-        return (*centre, 1.0)
-    width, height = size
-    (cx, cy), (block_w, block_h) = centre, block
-    mx, my = SUBJECT_MARGIN * width, SUBJECT_MARGIN * height
-    x0, y0, x1, y1 = subject.to_pixels(width, height)
-    if (cy + block_h / 2 <= y0 - my or cy - block_h / 2 >= y1 + my
-            or cx + block_w / 2 <= x0 - mx or cx - block_w / 2 >= x1 + mx):
-        return (*centre, 1.0)
-    below = (y1 + my, (1 - EDGE_MARGIN) * height)
-    columns = sorted(((EDGE_MARGIN * width, x0 - mx), (x1 + mx, (1 - EDGE_MARGIN) * width)),
-                     key=lambda band: band[0] - band[1])  # the wider band first
-    for scale in WORD_SCALES:
-        y = _band_centre(*below, block_h * scale)
-        if y is not None:
-            return cx, y, scale
-        for lo, hi in columns:
-            x = _band_centre(lo, hi, block_w * scale)
-            if x is not None:
-                return x, cy, scale
-    return (*centre, 1.0)
-
-
 def _inked_box(sprites: tuple[Sprite, ...]) -> tuple[int, int, int, int]:
     """(left, top, right, bottom) pixels of the sprites' glyphs, their soft shadows left out."""
     boxes = []
@@ -200,9 +162,9 @@ def design_poster_with_layout(picture: np.ndarray, card: CardSpec, subject: Box 
     shadowed_h = (max(s.y0 + s.alpha.shape[0] for s in image.sprites)
                   - min(s.y0 for s in image.sprites))
     wanted_y, fit = _text_centre_y(picture, shadowed_h)
-    text_x, text_y, scale = _clear_of_subject((ref_x, wanted_y),
-                                              ((right - left) * fit, (bottom - top) * fit),
-                                              subject, (width, height))
+    text_x, text_y, scale = clear_of_subject((ref_x, wanted_y),
+                                             ((right - left) * fit, (bottom - top) * fit),
+                                             subject, (width, height))
     scale *= fit
     text_y = min(text_y, 0.95 * height - (bottom - ref_y) * scale)  # on the poster
     shaded = _scrim(picture, text_y, text_x)

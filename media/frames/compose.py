@@ -412,14 +412,17 @@ def render_fit(src: Prescaled, rect: Rect, back: np.ndarray, out: np.ndarray | N
     return out
 
 
-def render_fit_i420(src: PrescaledI420, rect: Rect, back: np.ndarray) -> np.ndarray:
+def render_fit_i420(src: PrescaledI420, rect: Rect, back: np.ndarray,
+                    planes: Sequence[np.ndarray] | None = None) -> np.ndarray | None:
     """:func:`render_fit` of every plane: the whole photo through ``rect`` over the I420
     backdrop ``back``, as a new I420 frame (the chroma planes' edges anti-aliased at their own
-    resolution, the photo's box halved)."""
+    resolution, the photo's box halved); or written into ``planes`` (Y, U, V of ``back``'s
+    size) when given (None returned)."""
     out_w = yuv.frame_size(back)[0]
     x0, y0, x1, y1 = photo_box_on_frame(src.y, rect, out_w)
-    out = np.empty_like(back)
-    for plane, under, dst in zip(src.planes, yuv.planes(back), yuv.planes(out), strict=True):
+    out = np.empty_like(back) if planes is None else None
+    targets = yuv.planes(out) if out is not None else planes
+    for plane, under, dst in zip(src.planes, yuv.planes(back), targets, strict=True):
         k = under.shape[1] / out_w
         render_fit(plane, rect, under, dst, (x0 * k, y0 * k, x1 * k, y1 * k))
     return out
@@ -476,8 +479,7 @@ class PhotoLayer:
         """Frame ``index`` written into ``planes`` (Y, U, V of the layer's size, views into a
         larger frame): a crop straight into them, no frame of its own in between."""
         if self.back is not None:
-            for src, dst in zip(yuv.planes(self.frame(index)), planes, strict=True):
-                dst[:] = src
+            render_fit_i420(self.src, self.motion.rect_at(index), self.back, planes)
             return
         draw_crop_i420(self.src, self.motion.rect_at(index), planes)
 

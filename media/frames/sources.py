@@ -28,15 +28,15 @@ from PIL import Image
 from media.base import heap, spec, yuv
 from media.base.runner import Limits, ToolError
 from media.cards import design
-from media.cards.draw import CardImage, render_card_image
-from media.cards.motion import card_frame
+from media.cards.draw import CardImage, render_card_image, render_words_over, words_wanted
+from media.cards.motion import card_frame, words_over_frame
+from media.cards.spec import CardSpec
 from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
 from media.frames.compose import (
     PhotoLayer,
     PrescaledI420,
     prescale_factor,
     prescale_i420,
-    subject_cover,
 )
 from media.frames.encode import ClipReader, probe_size, sample_frame
 from media.frames.grade import Grade, apply_grade, grade_named
@@ -51,7 +51,9 @@ from media.frames.parallax import (
     scale_layers,
 )
 from media.frames.split import (
-    Box,
+    Box as CellBox,
+)
+from media.frames.split import (
     SplitLayer,
     between,
     clear_of,
@@ -75,7 +77,8 @@ from media.look.framing import (
     plan_ken_burns,
     steady_share,
 )
-from media.look.subjects import Subject, find_subject, keep_whole
+from media.look.subjects import Box, Subject, find_subject, keep_whole, union
+from media.look.words import clear_of_subject, words_keep_off
 from media.plan.layouts import INSET, TRIPTYCH, inset_ratio, splits_in
 from media.plan.moves import FRAMING_MOVE
 from media.plan.timeline import (
@@ -127,6 +130,30 @@ class PreparedCard(Prepared):
         exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
         return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
                           entrance, exit_at)
+
+
+class PreparedWordsOver(PreparedCard):
+    """A card whose words lie over its photo, shown sharp and moving (see
+    :func:`media.cards.draw.render_words_over`): per aspect the photo's layer (an ordinary
+    photo shot's, with its camera move) and the words (their scrim, placement and motion)."""
+
+    def __init__(self, layers: dict[str, ShotLayer], images: dict[str, CardImage],
+                 delay: int | None, frames: int, exit_frame: int | None = None) -> None:
+        super().__init__(images, delay, frames, exit_frame)
+        self.layers = layers
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        entrance = None if self.delay is None else self.delay / spec.FPS
+        exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
+        layer = self.layers[aspect.name]
+        if isinstance(layer, PhotoLayer):  # the photo drawn straight into the card's frame
+            picture = np.empty(yuv.frame_shape(aspect.width, aspect.height), np.uint8)
+            layer.draw(index, yuv.planes(picture))
+            own = True
+        else:
+            picture, own = layer.frame(index), False
+        return words_over_frame(self.images[aspect.name], picture, index / spec.FPS,
+                                self.frames / spec.FPS, entrance, exit_at, own=own)
 
 
 class PreparedPhoto(Prepared):
@@ -223,6 +250,24 @@ class _Photo:
 _Separated = tuple[ParallaxLayers | None, str | None, np.ndarray | None, Separation | None]
 """A photo's parallax kept between its shots: its layers, why it has none ("" when it has
 them), and its subject's cut and verdict until the layers are built from them."""
+
+
+def _on_frame(box: Box | None, photo_shape: tuple[int, ...], layer: ShotLayer) -> Box | None:
+    """Where ``box`` (normalized, of the photo) passes on the frame over ``layer``'s move:
+    the union of where it sits at the move's start, middle and end (normalized, of the frame,
+    clipped to it); None without a box, or when it never shows."""
+    motion = getattr(layer, "motion", None)
+    if box is None or motion is None:
+        return box
+    height, width = photo_shape[:2]
+    x0, y0, x1, y1 = box.to_pixels(width, height)
+    seen = []
+    for frame in (0, motion.frames // 2, motion.frames - 1):
+        rect = motion.rect_at(frame)
+        seen.append(Box(max(0.0, (x0 - rect.x) / rect.w), max(0.0, (y0 - rect.y) / rect.h),
+                        min(1.0, (x1 - rect.x) / rect.w), min(1.0, (y1 - rect.y) / rect.h)))
+    seen = [b for b in seen if b.x1 > b.x0 and b.y1 > b.y0]
+    return union(tuple(seen)) if seen else None
 
 
 def card_photo(timeline: Timeline, index: int) -> str | None:
@@ -369,10 +414,11 @@ class SourcePreparer:
     def _showing(self, index: int) -> dict[str, int]:
         """Which showing alone of its photo shot ``index`` is in each aspect (0: the first;
         a layout shows it beside others, a portrait pair alone in 9:16), over the whole film,
-        so every segment of a split render agrees."""
+        so every segment of a split render agrees. A card over the photo before it (the title
+        over the subject, an interlude) was a showing: the next one is framed anew."""
         photo_id = self.timeline.shots[index].source_id
-        earlier = [s for s in self.timeline.shots[:index]
-                   if s.kind == "photo" and s.source_id == photo_id]
+        earlier = [s for k, s in enumerate(self.timeline.shots[:index])
+                   if shot_photo(self.timeline, k) == photo_id]
         return {a.name: sum(not splits_in(s.layout, a.is_portrait) for s in earlier)
                 for a in self.aspects}
 
@@ -476,7 +522,7 @@ class SourcePreparer:
             base = partner_move(base)
         colour = colour_yuv(look.colours.rgb(layouts.gutter_colour))
         if shot.layout == INSET:  # the backdrop first (the partner), the print over it
-            full = Box(0, 0, aspect.width, aspect.height)
+            full = CellBox(0, 0, aspect.width, aspect.height)
             back = self._half_layer(photos[1], half_aspect(aspect, full), shot.frames, moves[1])
             height, width = photos[0].image.shape[:2]
             back_h, back_w = photos[1].image.shape[:2]
@@ -578,22 +624,50 @@ class SourcePreparer:
         return following.transition_in.start(following.cut_in) - shots[index].visible_in
 
     def _prepare_card(self, shot: Shot, index: int) -> PreparedCard:
-        if shot.card is None:
+        """A card: its words over its photo shown sharp and moving (see
+        :class:`PreparedWordsOver`), or over the look's gradient when it has no photo. The
+        title's words are there from its first frame (a lead shot of the signature title
+        sequence: from its cut, and cut out with its picture); the others' come in once the
+        picture under them has settled, and leave before it changes."""
+        card = shot.card
+        if card is None:
             raise ValueError(f"card shot {index} has no card")
-        photo_id = self._card_photo(index)
-        photo = self._acquire(photo_id) if photo_id else None
-        try:
-            images = {}
-            for aspect in self.aspects:
-                back = (subject_cover(photo.image, photo.subject, aspect.width, aspect.height)
-                        if photo is not None else None)
-                images[aspect.name] = render_card_image(shot.card, aspect.width, aspect.height,
-                                                        back, self.logo)
-            # the closing's words come in once the picture under them has settled
-            delay = (None if index == 0 else
+        if card.part:
+            delay, exit_frame = shot.cut_in - shot.visible_in, None
+        else:
+            delay = (None if card.kind == "opening" else
                      shot.cut_in - shot.visible_in + shot.transition_in.frames // 2)
-            return PreparedCard(images, delay, shot.visible_out - shot.visible_in,
-                                self._card_exit(index))
+            exit_frame = self._card_exit(index)
+        frames = shot.visible_out - shot.visible_in
+        photo_id = self._card_photo(index)
+        if not photo_id:
+            images = {aspect.name: render_card_image(card, aspect.width, aspect.height, None,
+                                                     self.logo) for aspect in self.aspects}
+            return PreparedCard(images, delay, frames, exit_frame)
+        photo = self._acquire(photo_id)
+        try:
+            layers = self._photo_layers(photo, photo_id, shot, {}, self.aspects,
+                                        self._steady(index))
+            images = {aspect.name: self._words_over(card, photo, layers[aspect.name], aspect)
+                      for aspect in self.aspects}
+            return PreparedWordsOver(layers, images, delay, frames, exit_frame)
         finally:
-            if photo_id:
-                self._release(photo_id)
+            self._release(photo_id)
+
+    def _words_over(self, card: CardSpec, photo: _Photo, layer: ShotLayer,
+                    aspect: spec.Aspect) -> CardImage:
+        """``card``'s words over ``layer`` (its photo in ``aspect``, moving): where the look
+        wants them, moved off where the photo's subject passes on the frame over the shot
+        (:func:`media.look.words.clear_of_subject`), coloured to read against the brightest
+        the picture gets under them."""
+        size = (aspect.width, aspect.height)
+        wanted = words_wanted(card, *size, self.logo)
+        at = None
+        if wanted is not None:
+            keep_off = _on_frame(words_keep_off(keep_whole(photo.subject)), photo.image.shape,
+                                 layer)
+            at = clear_of_subject(*wanted, keep_off, size, least_covering=True)
+        frames = getattr(layer, "motion", None)
+        ends = (0, frames.frames // 2, frames.frames - 1) if frames is not None else (0,)
+        behind = np.max([yuv.i420_to_rgb(layer.frame(i)) for i in ends], axis=0)
+        return render_words_over(card, *size, behind, at, self.logo)

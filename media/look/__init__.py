@@ -7,4 +7,4 @@ the film"s arc.
 """
 
 __all__ = ["arc", "clip_window", "dedupe", "detail", "framing", "likeness", "scales",
-           "subjects"]
+           "subjects", "words"]

@@ -221,16 +221,17 @@ def group_by_runs(lengths_s: Sequence[float], runs_s: Sequence[float]) -> list[i
 
 def interlude_photos(items: Sequence[tuple[str, str]], cuts: Sequence[int],
                      interludes: Sequence[int], photos: Sequence[PhotoSource],
-                     subject_id: str | None, apart_frames: int) -> dict[int, str]:
+                     subject_id: str | None, apart_frames: int,
+                     opening_id: str | None = None) -> dict[int, str]:
     """The photo behind each interlude (by index into the middle's ``items``: (kind, source
     id) of each shot, ``cuts`` the film's cut frames, the opening card's first), chosen in film
-    order with :func:`interlude_photo`; the opening's and closing's backdrops count as
-    showings."""
+    order with :func:`interlude_photo`; the opening's photo (``opening_id``, else the first
+    picture's) and the closing's count as showings."""
     picture_ids = [source for kind, source in items if kind == "photo"]
     showings = [(source, cuts[i + 1], cuts[i + 2]) for i, (kind, source) in enumerate(items)
                 if kind == "photo"]
     if picture_ids:
-        showings.append((picture_ids[0], cuts[0], cuts[1]))
+        showings.append((opening_id or picture_ids[0], cuts[0], cuts[1]))
         showings.append((subject_id or picture_ids[-1], cuts[-2], cuts[-1]))
     chosen: dict[int, str] = {}
     for i in interludes:

@@ -147,12 +147,21 @@ def _next_showing(ids: Sequence[str], order: list[str], fixed: dict[int, str], k
 
 
 def photo_slots(photos: list[PhotoSource], count: int, shot_s: float, *, spacing: int = 1,
-                subject_id: str | None = None, max_s: float | None = None) -> list[Slot]:
+                subject_id: str | None = None, max_s: float | None = None,
+                opened: bool = False) -> list[Slot]:
     """``count`` photo slots over ``photos`` in arc order (see :func:`showing_order`; repeats
     get a new occurrence, framed anew by the render). Shots of the subject or of faces are
     :data:`SUBJECT_HOLD` times longer than scenery (each at most ``max_s`` where the film
-    allows)."""
-    ids = showing_order([p.id for p in photos], count, spacing, subject_id)
+    allows). ``opened``: the title already stands over the opener (the first photo, the
+    subject): it is the opener's first showing, so the slots start with the showing after it
+    (never the opener again) and the subject's comes back in the middle."""
+    ids = [p.id for p in photos]
+    if opened:
+        ids = showing_order(ids, count + 1, spacing, subject_id)[1:]
+        if len(ids) > 1 and ids[0] == photos[0].id != ids[1]:  # a film of two or three shots
+            ids[0], ids[1] = ids[1], ids[0]  # never the opener again straight after the title
+    else:
+        ids = showing_order(ids, count, spacing, subject_id)
     by_id = {p.id: p for p in photos}
     seen: dict[str, int] = {}
     slots = []
@@ -209,22 +218,21 @@ def _fine_at(slots: list[Slot], i: int, twins: set[frozenset[str]]) -> bool:
 
 def separate(slots: list[Slot], twins: Sequence[tuple[str, str]]) -> list[Slot]:
     """``slots`` with near-duplicate ``twins`` (pairs of source ids) never side by side: a
-    photo slot next to its twin swaps with the farthest photo slot where both end up apart, or
-    failing that a clip slot (the first slot, the subject, stays; the last, the closing photo,
-    moves only when no other swap helps); unchanged when none does."""
+    slot next to its twin (or its own source) swaps with the farthest slot of its kind where
+    both end up apart, or failing that one of the other kind (the last slot, the closing
+    photo, moves only when no other swap helps; the first is free: the subject opened under
+    the title); unchanged when none does."""
     pairs = {frozenset(t) for t in twins}
     out = list(slots)
-    for i in range(1, len(out) - 1):
-        if out[i].kind != "photo" or _fine_at(out, i, pairs):
+    last = len(out) - 1
+    for i in range(len(out)):
+        if _fine_at(out, i, pairs):
             continue
-        last = len(out) - 1  # the closing photo moves only when nothing else helps
-        # another photo's place first; a clip's only when no photo swap helps (the clips'
-        # even spread matters less than a picture shown twice in a row)
-        order = sorted(range(1, len(out)), key=lambda j: (out[j].kind != "photo", j == last,
-                                                           -abs(j - i)))
+        # a slot of its own kind's place first: the clips' even spread matters less than a
+        # picture shown twice in a row, but it still matters
+        order = sorted((j for j in range(len(out)) if j != i),
+                       key=lambda j: (j == last, out[j].kind != out[i].kind, -abs(j - i)))
         for j in order:
-            if j == i:
-                continue
             trial = list(out)
             trial[i], trial[j] = trial[j], trial[i]
             if all(_fine_at(trial, k, pairs) for k in (i, j)):

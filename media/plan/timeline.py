@@ -44,6 +44,8 @@ from media.plan.interludes import (
 from media.plan.layouts import Layout, arrange, orphans, renumbered
 from media.plan.montage import LightLeak, chorus_montage, light_leak
 from media.plan.moves import (
+    PULL_OUT,
+    PUSH_IN,
     PhotoLook,
     Section,
     TransitionStyle,
@@ -261,9 +263,11 @@ def _photo_count(photos: int, photo_s: float, hold_s: float, most: int,
 
 
 def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: float,
-                pacing: Pacing, min_s: float,
-                subject_id: str | None) -> tuple[list[Slot], list[str]]:
-    """The middle shots in order, with nominal lengths; and the ids of photos left out."""
+                pacing: Pacing, min_s: float, subject_id: str | None,
+                opened: bool = False) -> tuple[list[Slot], list[str]]:
+    """The middle shots in order, with nominal lengths; and the ids of photos left out.
+    ``opened``: the title stands over the first photo (the subject), its first showing (see
+    :func:`media.plan.shot_order.photo_slots`)."""
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
     dropped = [p.id for p in photos if p not in kept]
@@ -274,10 +278,10 @@ def _plan_slots(photos: list[PhotoSource], clips: list[ClipSource], middle_s: fl
         photo_s = max(0.0, middle_s - clip_total)
         most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
         count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, most,
-                             subject_id in {p.id for p in kept})
+                             not opened and subject_id in {p.id for p in kept})
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
-                                      subject_id=subject_id)
+                                      subject_id=subject_id, opened=opened)
         clip_count = len(chosen_clips)
     else:
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
@@ -402,21 +406,27 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     pacing = pacing_for(style, gentle, opening.look)
     beats, bars = frame_grid(beat_times, fps, total), frame_grid(bar_times, fps, total)
     parts = section_frames(sections, fps, total)
-    open_end, close_start = card_bounds(*_card_seconds(length_sec, closing, pacing), fps, total,
-                                        beats, bars)
-    spans = place_interludes(interludes, length_sec, open_end, close_start, fps,
-                             _card_dissolve_s(pacing, gentle), beats, bars, parts)
-    middle_s = (close_start - open_end - sum(span.frames for span in spans)) / fps
-    min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
+    look = film_look(style, gentle, opening.look)
     subject_photo_id = pick_subject(photos, subject_photo_id)
     ordered, twins_dropped = drop_twins(subject_first(photos, subject_photo_id),
                                         [c.id for c in clips], near_duplicates,
                                         subject_photo_id)
-    slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s, subject_photo_id)
+    title_photo = ordered[0].id if ordered else None  # the subject, else the arc's opener
+    leads = _lead_count(ordered, opening) if premium else 0
+    opening_s, closing_s = _card_seconds(length_sec, closing, pacing)
+    lead_frames = _lead_frames(look.title_sequence, beats, fps) if leads else 0
+    # a lead shot's cut lands on a beat: a beat's slack keeps every lead its length
+    lead_s = (leads * lead_frames + _beat_length(beats)) / fps if leads else 0.0
+    open_end, close_start = card_bounds(opening_s + lead_s, closing_s, fps, total, beats, bars)
+    spans = place_interludes(interludes, length_sec, open_end, close_start, fps,
+                             _card_dissolve_s(pacing, gentle), beats, bars, parts)
+    middle_s = (close_start - open_end - sum(span.frames for span in spans)) / fps
+    min_s = min(pacing.min_shot_s, max(1.0, middle_s / 6))
+    slots, dropped = _plan_slots(ordered, list(clips), middle_s, pacing, min_s, subject_photo_id,
+                                 opened=True)
     slots, dropped = separate(slots, near_duplicates), [*twins_dropped, *dropped]
     cuts = [0, close_start, total]  # no photos or clips: the opening card holds until the close
     middle_cards: dict[int, CardSpec] = {}
-    look = film_look(style, gentle, opening.look)
     layouts: list[Layout] = []
     if slots:
         grid = downbeat_grid(beats, bars, parts)
@@ -461,6 +471,10 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     leaks = tuple(light_leak(frame, _lit_frames(shots, frame, light.light_s, fps),
                              parse_hex(light.light_colour), light.light_strength, k)
                   for k, frame in enumerate(downbeats)) if light else ()
+    shots = _over_photos(shots, title_photo if slots else None)
+    if leads and slots:
+        shots = _title_sequence(shots, leads, lead_frames, look.title_sequence, beats, fps,
+                                math.ceil(opening_s * fps))
     notes = ("clip sound is mixed under the song by the render stage (media.song.soundtrack)",)
     subject = subject_photo_id if any(p.id == subject_photo_id for p in photos) else None
     # No fade in from black: the opening card's first frame is already its title, so a
@@ -476,6 +490,87 @@ def _lit_frames(shots: Sequence[Shot], frame: int, light_s: float, fps: int) -> 
     where a shot cuts in there, else the light's own ``light_s`` (a flare over the shot)."""
     dissolve = next((s.transition_in.frames for s in shots if s.cut_in == frame), 0)
     return dissolve or _even(light_s * fps)
+
+
+def _over_photos(shots: list[Shot], title_photo: str | None) -> list[Shot]:
+    """``shots`` with every card over its photo given a camera move: the title over
+    ``title_photo`` (the subject: the title is its first showing), pushing in; the closing,
+    pulling out; an interlude, pushing in. The render shows the photo sharp and moving under
+    the words (:mod:`media.frames.sources`)."""
+    out = []
+    for i, shot in enumerate(shots):
+        if shot.kind == "card":
+            closing = i == len(shots) - 1
+            photo = title_photo if i == 0 else shot.source_id
+            shot = _replace(shot, source_id=photo, motion=KEN_BURNS,
+                            move=PULL_OUT if closing else PUSH_IN)
+        out.append(shot)
+    return out
+
+
+def _lead_count(photos: Sequence[PhotoSource], opening: CardSpec) -> int:
+    """How many lead shots the signature title sequence has before its lockup: the occasion
+    alone, then the name alone, each over a photo of its own other than the title's (fewer
+    when the film has fewer photos; none without an occasion line or a name)."""
+    occasion, name = (*opening.lines, "", "")[:2]
+    if not occasion.strip() or not name.strip():
+        return 0
+    return min(2, max(0, len({p.id for p in photos}) - 1))
+
+
+def _lead_frames(rules: design.TitleSequence, beats: Sequence[int], fps: int) -> int:
+    """Frames each lead shot of the title sequence holds: ``lead_beats`` of the song's beats
+    (their median length), at least ``lead_min_s``."""
+    return max(math.ceil(rules.lead_min_s * fps), rules.lead_beats * _beat_length(beats))
+
+
+def _beat_length(beats: Sequence[int]) -> int:
+    """The song's typical beat in frames (the median gap of the grid; 0 without one)."""
+    gaps = sorted(b - a for a, b in pairwise(beats))
+    return gaps[len(gaps) // 2] if gaps else 0
+
+
+def _title_sequence(shots: list[Shot], leads: int, lead_frames: int,
+                    rules: design.TitleSequence, beats: Sequence[int], fps: int,
+                    lockup_frames: int) -> list[Shot]:
+    """``shots`` with the title (shot 0) cut into the signature's sequence: ``leads`` lead
+    shots (the occasion alone, then the name alone, set larger: ``part`` cards over photos of
+    their own) cut on the beats, then the whole title (the lockup) over the title's photo, at
+    least ``lockup_frames`` long (what reading it needs). Hard cuts inside the sequence; the
+    lead photos are the film's photos shown last in the middle (farthest from the title)."""
+    title = shots[0]
+    assert title.card is not None
+    middle = [s for s in shots[1:-1] if s.kind == "photo"]
+    first_seen: dict[str, int] = {}
+    for k, s in enumerate(middle):
+        for photo in (s.source_id, s.partner_id, s.second_partner_id):
+            if photo:
+                first_seen.setdefault(photo, k)
+    latest = sorted((pid for pid in first_seen if pid != title.source_id),
+                    key=lambda pid: -first_seen[pid])[:leads]
+    if len(latest) < leads:
+        return shots
+    room = title.cut_out - lockup_frames  # the lockup holds at least what reading needs
+    targets = [room * (k + 1) / leads for k in range(leads)]
+    mins = [max(4, round(rules.lead_min_s * fps * 0.75))] * leads + [lockup_frames]
+    cuts = [0, *snap_cuts(targets, 0, title.cut_out, mins, beats), title.cut_out]
+    if any(b - a < m for a, b, m in zip(cuts[:-1], cuts[1:], [4] * leads + [lockup_frames],
+                                        strict=True)):
+        return shots
+    occasion, name = title.card.lines[:2]
+    parts = [_part_card(title.card, "occasion", (occasion, "")),
+             _part_card(title.card, "name", ("", name))][:leads]
+    sequence = [Shot("card", photo, a, b, a, b, Transition(CUT, 0), KEN_BURNS, k, 0.0, card,
+                     PUSH_IN) for k, (photo, card, a, b) in
+                enumerate(zip(latest, parts, cuts, cuts[1:], strict=False))]
+    lockup = _replace(title, cut_in=cuts[-2], visible_in=cuts[-2])
+    return [*sequence, lockup, *shots[1:]]
+
+
+def _part_card(card: CardSpec, part: str, lines: tuple[str, ...]) -> CardSpec:
+    """``card`` as the title sequence's lead ``part`` saying ``lines``."""
+    return CardSpec(card.kind, lines, card.accent_hex, card.gentle, card.style, card.lang,
+                    card.look, part)
 
 
 def _card_dissolve_s(pacing: Pacing, gentle: bool) -> float:
@@ -537,7 +632,7 @@ def _interlude_backdrops(slots: list[Slot], cuts: list[int], cards: dict[int, Ca
         return slots
     apart = round(rules_for(next(iter(cards.values()))).photo_apart_s * fps)
     chosen = interlude_photos([(s.kind, s.source_id) for s in slots], cuts, sorted(cards),
-                              photos, subject_id, apart)
+                              photos, subject_id, apart, photos[0].id if photos else None)
     return [Slot(s.kind, chosen.get(i, ""), s.nominal_s) if i in cards else s
             for i, s in enumerate(slots)]
 

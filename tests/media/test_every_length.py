@@ -16,7 +16,8 @@ from media.frames.encode import FilmSound, encoder_argv
 from media.frames.segments import join_segments
 from media.song.audio import write_wav
 from media.song.compose import plan_song
-from tests.media.plan.test_timeline import plan
+from tests.media.plan.test_timeline import _signature as signature_plan
+from tests.media.plan.test_timeline import check_structure, plan
 from tests.stages import order_with_media
 from workflows.contract import LENGTH_MAX_SEC, LENGTH_MIN_SEC
 
@@ -96,3 +97,10 @@ def test_segments_joined_under_the_soundtrack_keep_every_frame(tmp_path: Path,
     parts = [_encode(tmp_path / f"part{i}.mp4", n, None) for i, n in enumerate(halves)]
     sound = FilmSound(_soundtrack(tmp_path / "song.wav", frames), frames)
     _check_exact(join_segments(parts, sound, tmp_path / "joined.mp4", LIMITS), frames)
+
+
+@pytest.mark.parametrize("length", RANGE + FRACTIONAL)
+def test_a_signature_plan_has_exactly_the_films_frames(length: float) -> None:
+    timeline = signature_plan(length=length)
+    assert timeline.total_frames == spec.film_frames(length)
+    check_structure(timeline)

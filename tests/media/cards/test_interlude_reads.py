@@ -20,6 +20,7 @@ from media.cards.spec import CardSpec
 from media.frames.compose import subject_cover
 from media.frames.sources import load_photo
 from media.look.subjects import find_subject
+from tests.media.cards.films import rgb_frame, sample_film, words_rows
 from tests.media.cards.test_read_on_a_phone import PHONE_WIDTH, _ocr, _words
 
 REPO = Path(__file__).resolve().parents[3]
@@ -67,3 +68,32 @@ def test_the_interludes_carry_what_the_closing_did_not() -> None:
     assert cards[0].lines == (order.memory, "")
     assert cards[0].kind == "interlude" and cards[0].look == closing.look
     assert all(order.story_note not in card.lines for card in cards)
+
+
+@pytest.mark.parametrize("sample", ["birthday", "anniversary", "pet-tribute"])
+def test_every_interlude_over_its_photo_reads_back_word_for_word_for_its_whole_hold(
+        sample: str, tmp_path: Path) -> None:
+    film = sample_film(sample, tmp_path, length=LENGTH_S)
+    interludes = [(i, s) for i, s in film.cards() if s.card.kind == "interlude"]
+    assert len(interludes) == 2
+    for index, shot in interludes:
+        prepared, frames = film.hold_frames(index)
+        wanted = [w for line in shot.card.lines for w in _words(line)]
+        for aspect in spec.ASPECTS:
+            for frame in frames:
+                read = _ocr(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
+                            words_rows(prepared, aspect))
+                found = [w for w in wanted if w in read]
+                assert len(found) == len(wanted), (sample, aspect.name, frame, wanted, read)
+
+
+def test_a_short_line_is_set_larger_than_a_long_one() -> None:
+    from media.cards.text import text_layout
+
+    long_line = CardSpec("interlude", ("", "a line long enough to be read as a sentence"),
+                         look="celebration")
+    short_line = CardSpec("interlude", ("", "grateful · bright · playful"), look="celebration")
+    for aspect in spec.ASPECTS:
+        sizes = [max(b.size for b in text_layout(card, aspect.width, aspect.height))
+                 for card in (long_line, short_line)]
+        assert sizes[1] >= 1.4 * sizes[0], (aspect.name, sizes)

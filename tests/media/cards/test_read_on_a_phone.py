@@ -1,7 +1,9 @@
 """The cards read on a phone: OCR (Debian's tesseract-ocr) of each sample's title and closing
 (one sample per look: celebration, romance, memorial; gift and social), mid-hold, downscaled
 to the size a phone shows them (a 9:16 frame 390 px wide, a 16:9 frame 844 px wide), reads
-back the name and at least 90 % of the message's words."""
+back the name and at least 90 % of the message's words: on the look's own backdrop, and as the
+film shows them, over their photo sharp and moving under the look's scrim, from the start of
+their hold to its end, every part of the signature's title sequence too."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from media.cards.draw import render_card_image
 from media.cards.motion import card_frame
 from media.frames.compose import cover_frame
 from media.frames.sources import load_photo
+from tests.media.cards.films import rgb_frame, sample_film, words_rows
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = ("birthday", "anniversary", "pet-tribute")
@@ -41,7 +44,13 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in re.findall(r"\w+", folded)]
 
 
-def _ocr(rgb: np.ndarray, width: int) -> list[str]:
+def _ocr(rgb: np.ndarray, width: int, rows: tuple[int, int] | None = None) -> list[str]:
+    """What tesseract reads in ``rgb`` shown ``width`` pixels wide; with ``rows`` (top,
+    bottom pixels of ``rgb``) in that band of it only, full width: the words over a photo, as
+    a reader's eye finds them (tesseract's page layout is thrown by a sun or a sky beside
+    them, not by the words)."""
+    if rows is not None:
+        rgb = rgb[max(0, rows[0]):rows[1]]
     height = round(rgb.shape[0] * width / rgb.shape[1])
     small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
     # Enlarged again for tesseract, which wants text taller than a phone's CSS pixels give it:
@@ -86,3 +95,32 @@ def test_the_title_and_closing_read_back_at_phone_size(sample: str, length: floa
             wanted = [w for line in card.lines for w in _words(line)]
             found = [w for w in wanted if w in read]
             assert len(found) >= 0.9 * len(wanted), (aspect.name, card.kind, wanted, read)
+
+
+def _wanted(card) -> tuple[list[str], float]:
+    """The words a card must read back and the share of them: the title's name whole (a lead
+    shot's line whole), 90 % of a closing's or an interlude's words."""
+    if card.kind == "opening":
+        line = card.lines[0] if card.part == "occasion" else card.lines[1]
+        return _words(line), 1.0
+    return [w for line in card.lines for w in _words(line)], 0.9
+
+
+@pytest.mark.parametrize("tier", ["standard", "signature"])
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_title_and_closing_over_its_photo_reads_back_for_its_whole_hold(
+        sample: str, tier: str, tmp_path: Path) -> None:
+    film = sample_film(sample, tmp_path, tier=tier)
+    cards = [(i, s) for i, s in film.cards() if s.card.kind != "interlude"]
+    assert len(cards) == (4 if tier == "signature" else 2)  # the signature's title: 3 shots
+    for index, shot in cards:
+        assert shot.source_id or film.timeline.subject_photo_id  # over a photo, not a plain card
+        prepared, frames = film.hold_frames(index)
+        wanted, share = _wanted(shot.card)
+        for aspect in spec.ASPECTS:
+            for frame in frames:
+                read = _ocr(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
+                            words_rows(prepared, aspect))
+                found = [w for w in wanted if w in read]
+                assert len(found) >= share * len(wanted), (index, shot.card.part, aspect.name,
+                                                            frame, wanted, read)

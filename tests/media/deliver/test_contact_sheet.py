@@ -127,7 +127,7 @@ def test_film_storyboard_has_one_frame_per_shot(films: dict[str, Path], tmp_path
                              CardSpec("opening", ("Hi", "Anna")), CardSpec("closing", ("Bye",)),
                              motion_shots=0, gentle=False, style="gift", subject_photo_id="p0")
     times, captions = shot_times(timeline)
-    assert len(times) == len(timeline.shots) and captions[0] == "card" and captions[1] == "p0"
+    assert len(times) == len(timeline.shots) and captions[0] == "card" and captions[1] == "p1"
     for shot, t in zip(timeline.shots, times, strict=True):
         assert shot.cut_in <= t * 30 < shot.cut_out
     out = film_storyboard(films, timeline, tmp_path / "storyboard.png", thumb_height=120)

@@ -121,12 +121,14 @@ def test_a_photo_of_any_mode_loads_as_rgb_uint8(tmp_path: Path) -> None:
     assert (photo == 200).all()
 
 
-def test_cards_show_the_first_photo_first_and_without_a_subject_the_last_photo_last() -> None:
+def test_the_title_shows_its_own_photo_and_without_a_subject_the_closing_the_last_photo(
+        ) -> None:
     timeline = dataclasses.replace(_timeline(["a", "b", "c"], []), subject_photo_id=None)
     photo_shots = [s.source_id for s in timeline.shots if s.kind == "photo"]
     last = len(timeline.shots) - 1
     assert timeline.shots[0].kind == timeline.shots[last].kind == "card"
-    assert card_photo(timeline, 0) == shot_photo(timeline, 0) == photo_shots[0]
+    assert card_photo(timeline, 0) == shot_photo(timeline, 0) == "a"  # the title's showing
+    assert photo_shots[0] != "a"  # so the middle opens on another photo
     assert card_photo(timeline, last) == shot_photo(timeline, last) == photo_shots[-1]
 
 
@@ -185,10 +187,10 @@ def test_a_second_showing_of_scenery_in_9x16_ends_on_another_part_of_it(
     timeline, paths = _scenery_film(tmp_path)
     portrait = spec.Aspect("small9x16", 270, 480)
     preparer = SourcePreparer(timeline, (portrait,), paths, {}, 1e12)
-    photo_shots = [i for i, s in enumerate(timeline.shots) if s.kind == "photo"]
-    assert len(photo_shots) >= 2
+    showings = [i for i, s in enumerate(timeline.shots) if s.kind == "photo" or i == 0]
+    assert len(showings) >= 2  # the title over the photo is its first showing
     ends = []
-    for index in photo_shots[:2]:
+    for index in showings[:2]:
         layer = preparer.prepare(index).layers[portrait.name]  # type: ignore[attr-defined]
         end = layer.motion.rect_at(layer.motion.frames - 1)
         ends.append((end.x + end.w / 2) / 1200)

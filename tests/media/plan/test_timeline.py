@@ -99,10 +99,23 @@ def test_cards_frame_the_film() -> None:
     assert opening.card == OPENING and closing.card == CLOSING
 
 
-def test_subject_photo_comes_first() -> None:
+@pytest.mark.parametrize("length", [30.0, 60.0, 180.0])
+def test_the_subject_opens_under_the_title_and_is_not_shown_again_straight_after(
+        length: float) -> None:
     for subject in ("p0", "p3", "p7"):
-        tl = plan(subject=subject)
-        assert tl.shots[1].kind == "photo" and tl.shots[1].source_id == subject
+        tl = plan(subject=subject, length=length)
+        shown = [s.source_id for s in _showings(tl)]
+        assert tl.shots[0].kind == "card" and tl.shots[0].source_id == subject
+        assert tl.shots[1].source_id != subject  # the title was its opening showing
+        assert subject in shown[1:-1]  # it returns mid-film
+        assert tl.subject_photo_id == subject  # and stands behind the closing
+        assert tl.shots[-1].kind == "card" and tl.shots[-1].motion == KEN_BURNS
+
+
+def test_the_subjects_return_comes_near_the_middle_of_a_short_film() -> None:
+    tl = plan(n_photos=7, n_clips=0, subject="p3")
+    cut_in = next(s.cut_in for s in _showings(tl) if s.source_id == "p3")
+    assert 0.3 <= cut_in / tl.total_frames <= 0.7
 
 
 def test_clips_are_spread_through_the_film() -> None:
@@ -291,7 +304,8 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
     tl = plan_timeline(given, [], beat_grid(26), 26.0, OPENING, CLOSING, motion_shots=2,
                        gentle=False, style="gift", subject_photo_id="p6")
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
-    assert order[0] == "p6" and order[-1] == "p4"  # subject first, warmest and brightest last
+    assert tl.shots[0].source_id == "p6" and order[0] != "p6"  # the title opens on the subject
+    assert order[-1] == "p4"  # the warmest and brightest last
     assert sorted(order) == sorted(p.id for p in given)  # each once
     by_id = {p.id: p for p in given}
     closes = [by_id[i].close for i in order]
@@ -301,14 +315,15 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
 def test_repeated_photos_end_on_the_closing_photo_or_the_subject() -> None:
     tl = plan(n_photos=3, n_clips=0, length=60.0, subject="p1")
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
-    assert len(order) > 3 and order[0] == "p1" and order[-1] in ("p1", "p2")
-    assert all(a != b for a, b in pairwise(order))
+    assert tl.shots[0].source_id == "p1"  # under the title
+    assert len(order) > 3 and order[0] != "p1" and order[-1] in ("p1", "p2")
+    assert all(a != b for a, b in pairwise(["p1", *order]))
 
 
 def test_clip_shot_starts_on_its_best_stretch() -> None:
     scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
     clip = ClipSource("c0", Path("/in/c0.mp4"), 8.0, 1920, 1080, True, scores, 0.2)
-    tl = plan_timeline(photos(4), [clip], beat_grid(30), 30.0, OPENING, CLOSING,
+    tl = plan_timeline(photos(5), [clip], beat_grid(30), 30.0, OPENING, CLOSING,
                        motion_shots=1, gentle=False, style="gift", subject_photo_id="p0")
     shot = next(s for s in tl.shots if s.kind == "clip")
     assert shot.clip_start_s >= 2.0 - 1e-6
@@ -365,4 +380,63 @@ def test_without_a_chosen_subject_the_largest_face_opens_and_closes() -> None:
              zip(photos(4), (0.0, 0.1, 0.3, 0.0), strict=True)]
     tl = plan_timeline(given, [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=2,
                        gentle=False, style="gift", subject_photo_id=None)
-    assert _showings(tl)[0].source_id == "p2" and tl.subject_photo_id == "p2"
+    assert tl.shots[0].source_id == "p2" and tl.subject_photo_id == "p2"
+    assert _showings(tl)[0].source_id != "p2"
+
+
+def _signature(n_photos: int = 8, length: float = 30.0, gentle: bool = False) -> Timeline:
+    return plan_timeline(photos(n_photos), clips(2), beat_grid(length), length, OPENING, CLOSING,
+                         motion_shots=3, gentle=gentle, style="gift", subject_photo_id="p3",
+                         premium=True)
+
+
+@pytest.mark.parametrize("length", [30.0, 60.0, 180.0])
+def test_the_signature_title_is_a_sequence_cut_on_the_beats_over_three_photos(
+        length: float) -> None:
+    tl = _signature(length=length)
+    title = tl.shots[:3]
+    assert [s.kind for s in title] == ["card"] * 3
+    assert [s.card.part for s in title] == ["occasion", "name", ""]
+    assert title[0].card.lines == (OPENING.lines[0], "")  # the occasion alone
+    assert title[1].card.lines == ("", OPENING.lines[1])  # then the name alone
+    assert title[2].card == OPENING and title[2].source_id == "p3"  # the lockup: the subject
+    assert len({s.source_id for s in title}) == 3
+    beats = {round(b * 30) for b in beat_grid(length)}
+    for shot in title[1:]:
+        assert shot.transition_in.kind == CUT and shot.cut_in in beats
+    for shot in title[:2]:
+        assert shot.cut_out - shot.cut_in >= 0.75 * 30  # a beat or two each, never a flash
+    assert title[2].cut_out - title[2].cut_in >= (0.8 + 2.5 + 0.4) * 30  # the lockup reads
+    assert tl.shots[3].source_id not in {s.source_id for s in title}  # no back-to-back photo
+    check_structure(tl)
+
+
+def test_the_standard_title_is_a_single_shot_over_the_subject() -> None:
+    tl = plan(length=30.0)
+    assert tl.shots[0].card == OPENING and tl.shots[0].source_id == "p3"
+    assert tl.shots[1].kind != "card"
+
+
+def test_a_signature_film_of_one_photo_keeps_a_single_title_shot() -> None:
+    tl = plan_timeline(photos(1), [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=3,
+                       gentle=False, style="gift", subject_photo_id="p0", premium=True)
+    assert [s.kind for s in tl.shots].count("card") == 2
+    check_structure(tl)
+
+
+@pytest.mark.parametrize("length", [30.0, 30.5, 47.3, 90.0, 119.99, 120.0, 179.5, 180.0])
+@pytest.mark.parametrize("gentle", [False, True])
+def test_a_signature_film_has_exactly_its_frames(length: float, gentle: bool) -> None:
+    tl = _signature(length=length, gentle=gentle)
+    assert tl.total_frames == round(length * 30)
+    check_structure(tl)
+
+
+@pytest.mark.parametrize("n_photos", [1, 2, 3])
+@pytest.mark.parametrize("length", [4.0, 30.0])
+def test_even_a_film_of_few_shots_never_shows_the_titles_photo_straight_after_it(
+        n_photos: int, length: float) -> None:
+    tl = plan(n_photos=n_photos, n_clips=0, length=length, subject="p0")
+    assert tl.shots[0].source_id == "p0"
+    if n_photos > 1:  # a one-photo film explores its one photo, framed anew each time
+        assert tl.shots[1].source_id != "p0"

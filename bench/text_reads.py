@@ -1,0 +1,152 @@
+"""How long each text of a rendered film reads back on a phone: seconds read against seconds
+needed.
+
+``.venv/bin/python -m bench.text_reads OUT_DIR [--fps 5] [--json FILE]``
+
+``OUT_DIR`` is a ``render --storyboard`` output folder (its ``16x9.mp4``, ``9x16.mp4`` and the
+``timeline.json`` the storyboard was drawn from; a film without one names its order folder
+with ``--order``: its title is looked for in its first 8 s, its closing in its last 12 s).
+Every card shot (the title and each lead shot of the signature's title sequence, the
+interludes, the closing) is sampled at ``--fps`` over
+the frames it is on screen, each frame scaled to a phone's width (9:16 to 390 px, 16:9 to 844
+px, as the cards' OCR tests do) and read by tesseract (Debian's tesseract-ocr) band by band
+(:data:`BANDS`). A frame reads a
+text when it gives back the title's name whole (a lead shot's line whole), 90 % of a closing's
+words, or every word of an interlude. Printed per film and text: the seconds it read back and
+the seconds reading needs (:mod:`media.cards.reading`: the name 2.5 s, a message of ``W`` words
+``max(3, 1 + W / 3)`` s; a lead shot of the title sequence has no hold of its own, its words
+are held on the lockup after it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from media.base.runner import Limits, ffmpeg_argv, run_tool
+from media.cards.reading import TITLE_HOLD_S, message_hold_s
+from media.cards.spec import CardSpec
+from media.plan.timeline import Timeline, timeline_from_dict
+
+PHONE_WIDTH = {"16x9": 844, "9x16": 390}
+LIMITS = Limits(timeout_s=600.0)
+TITLE_SEARCH_S = 8.0  # a film without its timeline: the title is looked for this far in
+CLOSING_SEARCH_S = 12.0  # and the closing over this much of its end
+
+
+def words(text: str) -> list[str]:
+    """Words as OCR compares them: case and accents folded."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text)
+                     if not unicodedata.combining(c))
+    return [w.casefold() for w in re.findall(r"\w+", folded)]
+
+
+BANDS = ((0.0, 0.45), (0.3, 0.75), (0.55, 1.0))
+"""The bands of a frame (shares of its height, full width) read one by one, as an eye scans
+it: tesseract's page layout is thrown by a picture's sun or sky beside the words."""
+
+
+def ocr(rgb: np.ndarray, width: int) -> set[str]:
+    """The words tesseract reads in ``rgb`` shown ``width`` pixels wide (then doubled, as the
+    cards' OCR tests do), as a block, in each of the :data:`BANDS`."""
+    height = round(rgb.shape[0] * width / rgb.shape[1])
+    small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
+    seen = cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
+    read: set[str] = set()
+    for top, bottom in BANDS:
+        band = seen[round(top * 2 * height):round(bottom * 2 * height)]
+        ok, png = cv2.imencode(".png", cv2.cvtColor(band, cv2.COLOR_RGB2BGR))
+        assert ok
+        done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "6"],
+                              input=png.tobytes(), capture_output=True, timeout=300, check=True)
+        read |= set(words(done.stdout.decode("utf-8", "replace")))
+    return read
+
+
+def wanted(card: CardSpec) -> tuple[list[str], float, float | None]:
+    """(the words a frame must read back, the share of them, the seconds reading needs)."""
+    if card.kind == "opening":
+        line = card.lines[0] if card.part == "occasion" else card.lines[1]
+        return words(line), 1.0, None if card.part else TITLE_HOLD_S
+    text = " ".join(line for line in card.lines if line.strip())
+    share = 0.9 if card.kind == "closing" else 1.0
+    return words(text), share, message_hold_s(text)
+
+
+def frames(video: Path, start_s: float, seconds: float, fps: float) -> list[np.ndarray]:
+    """The frames of ``video`` from ``start_s`` for ``seconds`` at ``fps``, full size RGB."""
+    width, height = (1920, 1080) if video.stem == "16x9" else (1080, 1920)
+    out = run_tool(ffmpeg_argv("-ss", f"{start_s:.3f}", "-t", f"{seconds:.3f}", "-i", str(video),
+                               "-vf", f"fps={fps},scale=in_color_matrix=bt709:in_range=tv",
+                               "-pix_fmt", "rgb24", "-f", "rawvideo", "pipe:1"), LIMITS)
+    raw = np.frombuffer(out.stdout, np.uint8)
+    count = raw.size // (width * height * 3)
+    return list(raw[:count * width * height * 3].reshape(count, height, width, 3))
+
+
+def card_windows(folder: Path, order: Path | None) -> list[tuple[int, CardSpec, float, float]]:
+    """(shot index, card, start s, seconds on screen) of every card of the film in ``folder``:
+    from its ``timeline.json``; for a film rendered without one, from the ``order`` folder's
+    cards, the title searched over the film's first :data:`TITLE_SEARCH_S` and the closing
+    over its last :data:`CLOSING_SEARCH_S`."""
+    plan = folder / "timeline.json"
+    if plan.exists():
+        timeline: Timeline = timeline_from_dict(json.loads(plan.read_text(encoding="utf-8")))
+        return [(i, s.card, s.visible_in / timeline.fps, s.frames / timeline.fps)
+                for i, s in enumerate(timeline.shots) if s.kind == "card" and s.card]
+    if order is None:
+        raise SystemExit(f"{folder} has no timeline.json: name the order folder (--order)")
+    from activities.order_plan import cards_for
+    from app.order_folder import read_order_folder
+
+    film, _ = read_order_folder(order)
+    opening, closing = cards_for(film)
+    return [(0, opening, 0.0, TITLE_SEARCH_S),
+            (-1, closing, film.length_sec - CLOSING_SEARCH_S, CLOSING_SEARCH_S)]
+
+
+def film_reads(folder: Path, fps: float, order: Path | None = None) -> list[dict]:
+    """Per film and card shot: what it says, the seconds it reads back, the seconds needed."""
+    rows = []
+    for aspect, width in PHONE_WIDTH.items():
+        for index, card, start, length in card_windows(folder, order):
+            want, share, need = wanted(card)
+            read = [len([w for w in want if w in ocr(f, width)]) >= share * len(want)
+                    for f in frames(folder / f"{aspect}.mp4", start, length, fps)]
+            rows.append({"film": aspect, "shot": index, "kind": card.kind, "part": card.part,
+                         "text": " / ".join(line for line in card.lines if line),
+                         "on_screen_s": round(length, 2), "read_s": round(sum(read) / fps, 2),
+                         "need_s": need})
+    return rows
+
+
+def main() -> None:
+    """Print (and with ``--json`` write) the seconds each text reads back."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--fps", type=float, default=5.0)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--order", type=Path, help="the order folder of a film rendered "
+                        "without its timeline.json (a baseline)")
+    args = parser.parse_args()
+    rows = film_reads(args.folder, args.fps, args.order)
+    for row in rows:
+        need = "-" if row["need_s"] is None else f"{row['need_s']:.1f}"
+        verdict = "" if row["need_s"] is None else (
+            "ok" if row["read_s"] >= row["need_s"] else "SHORT")
+        print(f"{row['film']:5s} #{row['shot']:02d} {row['kind']:9s} {row['part'] or '':8s} "
+              f"read {row['read_s']:5.1f} s of {row['on_screen_s']:5.1f} on screen, needs "
+              f"{need:>4s} {verdict}  {row['text'][:60]}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
