@@ -87,10 +87,22 @@ def clear_of_subject(centre: tuple[float, float], block: tuple[float, float],
     half_w, half_h = block_w * small / 2, block_h * small / 2
     low = (cx, (1 - EDGE_MARGIN) * height - half_h)
     sides = [((lo + hi) / 2, cy) for lo, hi in columns]
+    # each place as the words would really sit: whole inside the picture's edge margins (a
+    # side column narrower than the block put it half off the frame, and it was drawn back
+    # over the faces)
+    places = [(_inside(x, half_w, width), _inside(y, half_h, height))
+              for x, y in (low, *sides, centre)]
     options = [(_covered((x, y, half_w, half_h), (x0, y0, x1, y1)), k, x, y)
-               for k, (x, y) in enumerate([low, *sides, centre])]
+               for k, (x, y) in enumerate(places)]
     _, _, x, y = min(options)
     return x, y, small
+
+
+def _inside(centre: float, half: float, side: float) -> float:
+    """``centre`` moved so a block ``half`` either side of it stays within the
+    :data:`EDGE_MARGIN` of a picture ``side`` long (the middle when it cannot)."""
+    lo, hi = EDGE_MARGIN * side + half, (1 - EDGE_MARGIN) * side - half
+    return side / 2 if lo > hi else min(max(centre, lo), hi)
 
 
 def _covered(block: tuple[float, float, float, float],
