@@ -212,7 +212,17 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
 
     for i, slot in enumerate(slots):
         photo = photos.get(slot.source_id) if slot.kind == "photo" else None
-        if photo is None or _kept_single(i, slots, photos, subject_id):
+        if photo is None:
+            continue
+        if _kept_single(i, slots, photos, subject_id):
+            # alone in 9:16; a tall photo still pairs in 16:9 rather than sit small over its
+            # own blur (the pet sample's window of the two dogs opened the middle so)
+            layout = _first_layout(i, slots, layouts, photos, starts, sets, twin_pairs,
+                                   [PORTRAIT_PAIR]) if portrait_pairs and is_tall(photo) else None
+            if layout is not None and subject_id not in layout.partners:  # the subject: the
+                layouts[i] = layout  # title's photo, and its own return kept for later
+                sets.add(frozenset((photo.id, *layout.partners)))
+                used[PORTRAIT_PAIR] = used.get(PORTRAIT_PAIR, 0) + 1
             continue
         must = must_share(photo)
         # a repeat that could show something new alone shares the frame only when the next

@@ -122,6 +122,17 @@ def test_a_tall_photo_pairs_in_16x9_preferring_another_tall_photo() -> None:
     assert layouts[5].kind == PORTRAIT_PAIR and layouts[5].partner_id != "b"  # no pair twice
 
 
+def test_a_tall_photo_opening_the_middle_still_pairs_in_16x9() -> None:
+    # the pet sample's window (2056 x 3088) came first after the title and was kept single:
+    # in 16:9 a print a third of the frame wide over its own blur
+    slots = _slots("bcdefgb")
+    sources = {**_sources("bcdefg"), "b": PhotoSource("b", Path("/in/b.jpg"), 2056, 3088,
+                                                      False)}
+    layouts = plan_layouts(slots, sources, [4.0] * len(slots), split_share=0.0,
+                           portrait_pairs=True, subject_id="a")
+    assert layouts[0].kind == PORTRAIT_PAIR and layouts[0].partner_id not in ("b", "c")
+
+
 def test_16x9_shows_every_layout_and_9x16_all_but_the_portrait_pair() -> None:
     for kind in (SPLIT, TRIPTYCH, INSET):
         assert splits_in(kind, portrait_aspect=False) and splits_in(kind, portrait_aspect=True)
@@ -260,9 +271,11 @@ def test_every_photo_of_a_layout_fills_its_cell_with_its_faces_whole(length: flo
 
 
 def test_the_subject_comes_back_beside_others_when_its_photo_has_no_new_picture() -> None:
+    # the title over the subject is its first showing; its return mid-film the one alone
     tl = _birthday_film()
     assert _alone(tl)["p1"] == 1
-    later = [s for s in _photo_shots(tl)[1:] if "p1" in _showings(s)]
+    back = next(s for s in _photo_shots(tl) if s.source_id == "p1" and not s.partner_id)
+    later = [s for s in _photo_shots(tl) if "p1" in _showings(s) and s.cut_in > back.cut_in]
     assert later and all(s.partner_id for s in later)
 
 

@@ -35,6 +35,11 @@ OPENING = CardSpec("opening", ("Happy Birthday", "Eileen"))
 CLOSING = CardSpec("closing", ("From all of us", "Forty years young"))
 GENTLE_OPENING = CardSpec("opening", ("In Loving Memory", "Honey"), gentle=True)
 GENTLE_CLOSING = CardSpec("closing", ("Forever in our hearts",), gentle=True)
+# The signature's title sequence (the occasion alone, then the name) lengthens the title and so
+# moves every cut of the middle: the montage is compared with the standard plan under a title
+# of the name alone, which has no sequence (tests/media/cards/ and test_timeline test it).
+NAME_ONLY = {False: CardSpec("opening", ("", "Eileen")),
+             True: CardSpec("opening", ("", "Honey"), gentle=True)}
 
 
 def _photos(n: int, mattes: dict[int, float] | None = None,
@@ -58,7 +63,7 @@ def _film(length: float = 30.0, *, premium: bool = True, gentle: bool = False, n
           photos: list[PhotoSource] | None = None, subject: str | None = "p0",
           seed: int = 7) -> Timeline:
     beats, bars, sections = _song(length, gentle, seed)
-    cards = (GENTLE_OPENING, GENTLE_CLOSING) if gentle else (OPENING, CLOSING)
+    cards = (NAME_ONLY[gentle], GENTLE_CLOSING if gentle else CLOSING)
     return plan_timeline(photos or _photos(n), [], beats, length, *cards, motion_shots=6,
                          gentle=gentle, style="gift", subject_photo_id=subject,
                          bar_times=bars, premium=premium, sections=sections)
@@ -227,7 +232,7 @@ def test_a_photo_showing_the_same_animal_holds_longer_and_moves_most() -> None:
     assert by_id["p1"] == 3.0
     tl = plan_timeline(pets, [], [], 30.0, GENTLE_OPENING, GENTLE_CLOSING, motion_shots=2,
                        gentle=True, style="gift", subject_photo_id="p0")
-    full = {s.source_id for s in tl.shots if s.motion == "ken_burns"}
+    full = {s.source_id for s in tl.shots if s.kind == "photo" and s.motion == "ken_burns"}
     assert full == {"p0", "p3"}  # the tier's two full moves go to the dog's photos
     assert tl.with_subject == ("p3",)
     assert timeline_from_dict(dataclasses.asdict(tl)).with_subject == ("p3",)
