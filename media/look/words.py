@@ -92,10 +92,22 @@ def clear_of_subject(centre: tuple[float, float], block: tuple[float, float],
     # over the faces)
     places = [(_inside(x, half_w, width), _inside(y, half_h, height))
               for x, y in (low, *sides, centre)]
-    options = [(_covered((x, y, half_w, half_h), (x0, y0, x1, y1)), k, x, y)
+    # what the words cover of the faces themselves first (a scrim across the eyes and mouth
+    # reads worst), then of the reach around them (hair, chin, collar)
+    core = _core(subject).to_pixels(width, height)
+    options = [(_covered((x, y, half_w, half_h), core),
+                _covered((x, y, half_w, half_h), (x0, y0, x1, y1)), k, x, y)
                for k, (x, y) in enumerate(places)]
-    _, _, x, y = min(options)
+    *_, x, y = min(options)
     return x, y, small
+
+
+def _core(kept_off: Box) -> Box:
+    """The subject inside ``kept_off`` (a :func:`reach` box): the box without its reach."""
+    w = (kept_off.x1 - kept_off.x0) / (1 + 2 * SUBJECT_REACH[0])
+    h = (kept_off.y1 - kept_off.y0) / (1 + 2 * SUBJECT_REACH[1])
+    cx, cy = (kept_off.x0 + kept_off.x1) / 2, (kept_off.y0 + kept_off.y1) / 2
+    return Box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
 def _inside(centre: float, half: float, side: float) -> float:

@@ -28,3 +28,11 @@ def test_a_closing_that_fits_nowhere_sits_low_inside_the_frame_not_over_the_face
     assert x - half_w >= EDGE_MARGIN * 1920 and x + half_w <= (1 - EDGE_MARGIN) * 1920 + 1e-6
     assert y + half_h <= (1 - EDGE_MARGIN) * 1080 + 1e-6
     assert y - half_h > 0.6 * 1080  # low, under the eyes and mouths, not across them
+
+
+def test_words_over_a_close_portrait_cover_its_chin_before_its_eyes_and_mouth() -> None:
+    # the birthday's portrait filled the 16:9 frame over its pull-out: the closing sat beside
+    # the face, drawn back across the nose and mouth
+    face = Box(0.15, 0.0, 0.87, 1.0)
+    _, y, scale = clear_of_subject((960, 650), (1234, 226), face, WIDE, least_covering=True)
+    assert y - 226 * scale / 2 > 0.7 * 1080  # under the mouth
