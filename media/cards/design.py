@@ -293,7 +293,7 @@ class OverPhoto(_Data):
     """The light (luma 0-255 of the brightest twentieth) the scrim leaves behind the words: over
     a brighter picture its band and pool deepen (:class:`media.cards.scrim.Scrim`)."""
     shadow: float = Field(default=0.9, ge=0.0, le=1.0)
-    shadow_spread: float = Field(default=2.0, ge=0.5, le=4.0)
+    shadow_spread: float = Field(default=1.5, ge=0.5, le=4.0)
     drift: float = Field(default=0.0, ge=0.0, le=1.5)
     """How much of the engine's slow hold motion the words make over a photo (the look's
     ``motion.drift`` on a card's still backdrop): none by default, the photo's camera move is
