@@ -52,7 +52,7 @@ def order_photos(order_dir: Path, work: Path) -> tuple[dict[str, Path], dict[str
     """An order folder's photos as the render sees them: prepared (prep), restored at the size
     the film shows them and their subjects found (assets), cached in ``work``."""
     from app.order_folder import read_order_folder
-    from media.intake.photos import prepare_photo
+    from media.intake.sandbox import prepare_photo_bounded
     from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
     from services.settings import Settings
 
@@ -65,7 +65,7 @@ def order_photos(order_dir: Path, work: Path) -> tuple[dict[str, Path], dict[str
         dest = work / f"{ref.id}.jpg"
         if not dest.exists():
             prepared = work / f"{ref.id}.prepared.jpg"
-            prepare_photo(upload.path, prepared)
+            prepare_photo_bounded(upload.path, prepared)
             with Image.open(prepared) as image:
                 rgb = np.asarray(image.convert("RGB"))
             restored, report = restore_photo(rgb, recipe, cover_long_edge(rgb.shape[1],

@@ -239,8 +239,11 @@ def test_parallax_paths_are_smooth_and_keep_the_face_in_frame(aspect: Aspect) ->
             for path in (motion, background_motion(motion)):
                 rects = [path.rect_at(i) for i in range(frames)]
                 to_out = aspect.width / rects[frames // 2].w
+                # the centre, and each edge of the frame: a zoom moves an edge by half the
+                # width's change (image points accelerate as MAX_ACCEL_PX allows; the pushes
+                # of a seen 6 % travel zoom up to 1.22 over a 1.5 s shot)
                 for values in ([r.cx for r in rects], [r.cy for r in rects],
-                               [r.w for r in rects]):
+                               [r.w / 2 for r in rects]):
                     v = np.array(values) * to_out
                     assert float(np.abs(v[2:] - 2 * v[1:-1] + v[:-2]).max()) < JITTER_BOUND
                 for r in rects:  # both layers stay inside the photo: no bare edges
