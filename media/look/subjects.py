@@ -12,6 +12,7 @@ height). :mod:`media.look.framing` plans the camera over them.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -97,8 +98,15 @@ class Subject:
 # --- subject detection -----------------------------------------------------------------------
 
 
-@heap.activity_cache(maxsize=2)
 def _face_detector(cascade: str = FACE_CASCADE) -> cv2.CascadeClassifier:
+    """The ``cascade`` classifier of the calling thread: OpenCV's classifier is not safe to
+    share between threads (a film's two posters and a card's words over its photo looked for
+    faces at once, and detectMultiScale failed in getScaleData: the render failed)."""
+    return _thread_face_detector(cascade, threading.get_ident())
+
+
+@heap.activity_cache(maxsize=16)  # a few cascades, for each of a render's threads
+def _thread_face_detector(cascade: str, thread: int) -> cv2.CascadeClassifier:
     detector = cv2.CascadeClassifier(cv2.data.haarcascades + cascade)
     if detector.empty():
         raise RuntimeError(f"cannot load {cascade} from {cv2.data.haarcascades}")

@@ -390,3 +390,16 @@ def test_a_box_under_a_chin_goes_but_a_child_held_there_and_a_friend_beside_stay
     assert drop_bodies((face, arm, friend)) == (face, friend)
     assert drop_bodies((face, child, friend)) == (face, child, friend)
 
+
+
+def test_each_thread_looks_for_faces_with_its_own_classifier() -> None:
+    # a shared classifier failed in getScaleData when two posters searched at once
+    from concurrent.futures import ThreadPoolExecutor
+
+    from media.look.subjects import _face_detector
+
+    mine = _face_detector()
+    assert _face_detector() is mine
+    with ThreadPoolExecutor(1) as pool:
+        theirs = pool.submit(_face_detector).result()
+    assert theirs is not mine
