@@ -52,8 +52,8 @@ def order_photos(order_dir: Path, work: Path) -> tuple[dict[str, Path], dict[str
     """An order folder's photos as the render sees them: prepared (prep), restored at the size
     the film shows them and their subjects found (assets), cached in ``work``."""
     from app.order_folder import read_order_folder
-    from media.intake.sandbox import prepare_photo_bounded
     from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
+    from media.intake.sandbox import prepare_photo_bounded
     from services.settings import Settings
 
     order, uploads = read_order_folder(order_dir)
