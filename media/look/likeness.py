@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.look.subjects import Box, Subject, keep_whole
+from media.look.subjects import Box, Subject, _gray_copy, keep_whole
 
 MATCH_LONG_EDGE = 640  # pixels: keypoints are found on gray copies this large
 MAX_KEYPOINTS = 1500
@@ -50,14 +50,7 @@ class Features:
 
 def _gray(image_rgb: np.ndarray) -> np.ndarray:
     """A gray copy :data:`MATCH_LONG_EDGE` pixels long (never enlarged)."""
-    gray = image_rgb if image_rgb.ndim == 2 else cv2.cvtColor(image_rgb[..., :3],
-                                                               cv2.COLOR_RGB2GRAY)
-    h, w = gray.shape
-    k = min(1.0, MATCH_LONG_EDGE / max(h, w))
-    if k < 1.0:
-        gray = cv2.resize(gray, (max(1, round(w * k)), max(1, round(h * k))),
-                          interpolation=cv2.INTER_AREA)
-    return gray
+    return _gray_copy(image_rgb, MATCH_LONG_EDGE)[0]
 
 
 def features(image_rgb: np.ndarray, region: Box | None = None) -> Features:
