@@ -210,6 +210,11 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
         return (alone.get(photo.id, 0) + reserved.get(photo.id, 0)
                 >= fresh_alone(photo, len(photos) == 1))
 
+    def place(i: int, photo_id: str, layout: Layout) -> None:
+        layouts[i] = layout
+        sets.add(frozenset((photo_id, *layout.partners)))
+        used[layout.kind] = used.get(layout.kind, 0) + 1
+
     for i, slot in enumerate(slots):
         photo = photos.get(slot.source_id) if slot.kind == "photo" else None
         if photo is None:
@@ -220,9 +225,7 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
             layout = _first_layout(i, slots, layouts, photos, starts, sets, twin_pairs,
                                    [PORTRAIT_PAIR]) if portrait_pairs and is_tall(photo) else None
             if layout is not None and subject_id not in layout.partners:  # the subject: the
-                layouts[i] = layout  # title's photo, and its own return kept for later
-                sets.add(frozenset((photo.id, *layout.partners)))
-                used[PORTRAIT_PAIR] = used.get(PORTRAIT_PAIR, 0) + 1
+                place(i, photo.id, layout)  # title's photo, and its own return kept for later
             continue
         must = must_share(photo)
         # a repeat that could show something new alone shares the frame only when the next
@@ -251,9 +254,7 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
                 slots[i] = Slot(slot.kind, hero.id, slot.nominal_s, slot.max_s, 1)
             layout = _first_layout(i, slots, layouts, photos, starts, sets, twin_pairs, wanted)
             if layout is not None:
-                layouts[i] = layout
-                sets.add(frozenset((hero.id, *layout.partners)))
-                used[layout.kind] = used.get(layout.kind, 0) + 1
+                place(i, hero.id, layout)
                 made += optional and layout.kind != PORTRAIT_PAIR
                 break
             slots[i] = slot
