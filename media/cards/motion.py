@@ -374,14 +374,78 @@ def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
         moved[key] = parts
         for into, (_, left, top, array) in zip(layers, parts, strict=True):
             into.append((place.opacity, left, top, array))
-    if held is not None:
-        held.clear()
-        held.update(moved)
     shades, glyphs, chroma_shades, chroma_glyphs = layers
-    y, u, v = planes
-    _composite(y, shades, glyphs, paint=0, keep=1, black=yuv.BLACK_Y)
-    _composite(u, chroma_shades, chroma_glyphs, paint=0, keep=2, black=yuv.NEUTRAL_C)
-    _composite(v, chroma_shades, chroma_glyphs, paint=1, keep=2, black=yuv.NEUTRAL_C)
+    passes = ((shades, glyphs, 0, 1, yuv.BLACK_Y), (chroma_shades, chroma_glyphs, 0, 2,
+                                                    yuv.NEUTRAL_C),
+              (chroma_shades, chroma_glyphs, 1, 2, yuv.NEUTRAL_C))
+    if held is None:
+        for plane, (shade, glyph, paint, keep, black) in zip(planes, passes, strict=True):
+            _composite(plane, shade, glyph, paint=paint, keep=keep, black=black)
+        return
+    # Words holding still (the same placements two frames running) are one affine map a pixel,
+    # made once and applied to each frame of the moving photo under them.
+    still = tuple((place.index, place.left, place.top, place.scale, place.reveal, place.opacity)
+                  for place in placements)
+    maps = held.get(_HELD_MAPS)
+    if maps is not None and maps[0] == still and maps[1] is None:
+        maps = (still, tuple(_text_map(plane.shape, shade, glyph, paint=paint, keep=keep,
+                                       black=black)
+                             for plane, (shade, glyph, paint, keep, black)
+                             in zip(planes, passes, strict=True)))
+    held.clear()
+    held.update(moved)
+    if maps is not None and maps[0] == still and maps[1] is not None:
+        held[_HELD_MAPS] = maps
+        for plane, text_map in zip(planes, maps[1], strict=True):
+            _apply_map(plane, text_map)
+        return
+    held[_HELD_MAPS] = (still, None)
+    for plane, (shade, glyph, paint, keep, black) in zip(planes, passes, strict=True):
+        _composite(plane, shade, glyph, paint=paint, keep=keep, black=black)
+
+
+_HELD_MAPS = "text maps"  # the key of the held words' maps in a card's ``held`` dict
+TextMap = tuple[tuple[int, int, int, int], np.ndarray, np.ndarray] | None
+"""Words' effect on a plane's window (x0, y0, x1, y1): each pixel becomes ``p * scale +
+offset`` (float32 arrays); None where no words fall on the plane."""
+
+
+def _text_map(shape: tuple[int, ...], shades: list, glyphs: list, *, paint: int, keep: int,
+              black: int) -> TextMap:
+    """:func:`_composite`'s shadows and glyphs on a plane of ``shape`` as one :data:`TextMap`:
+    the same steps, run on the affine map of the pixel instead of the pixel."""
+    box = _window(shape, shades + glyphs)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    scale = np.ones((y1 - y0, x1 - x0), np.float32)
+    offset = np.zeros_like(scale)  # on the plane less its black, as _composite works
+    for opacity, into, factor in _clipped(shades, box):
+        if opacity < 1.0:
+            factor = 1.0 - opacity + opacity * factor
+        scale[into] *= factor
+        offset[into] *= factor
+    for opacity, into, channels in _clipped(glyphs, box):
+        factor, ink = channels[..., keep], channels[..., paint]
+        if opacity < 1.0:
+            factor, ink = 1.0 - opacity + opacity * factor, opacity * ink
+        scale[into] *= factor
+        target = offset[into]
+        target *= factor
+        target += ink
+    offset += black * (1.0 - scale)  # back on the plane: (p - b) * s + o + b
+    return box, scale, offset
+
+
+def _apply_map(plane: np.ndarray, text_map: TextMap) -> None:
+    """Apply a :data:`TextMap` to the uint8 ``plane`` in place."""
+    if text_map is None:
+        return
+    (x0, y0, x1, y1), scale, offset = text_map
+    region = plane[y0:y1, x0:x1].astype(np.float32)
+    region *= scale
+    region += offset
+    plane[y0:y1, x0:x1] = cv2.convertScaleAbs(region)
 
 
 def _window(shape: tuple[int, ...], layers: list) -> tuple[int, int, int, int] | None:

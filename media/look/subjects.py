@@ -36,6 +36,7 @@ COMPANION_SCALE_STEP = 1.05
 COMPANION_AGREE_IOU = 0.4
 COMPANION_SIZE = (0.6, 1.6)  # its side over the found face's
 COMPANION_BAND = 1.5  # its centre at most this many face heights above or below the found one
+COMPANION_SEARCH_SLACK = 1.3  # the search for companions reaches this far past those bounds
 # A "face" found under a found face, at its chin and not smaller, is a body part (an arm with a
 # tattoo, a hand, a shirt's print): nobody's face is at another's neck, closer to the camera.
 BODY_GAP = (-0.15, 0.6)  # its top, below the face's chin, in the face's heights
@@ -144,15 +145,31 @@ def _detection_gray(image_rgb: np.ndarray) -> np.ndarray:
     return cv2.equalizeHist(gray)
 
 
-def _cascade_boxes(gray: np.ndarray, cascade: str, min_neighbors: int,
-                   scale_step: float) -> list[Box]:
+def _cascade_boxes(gray: np.ndarray, cascade: str, min_neighbors: int, scale_step: float,
+                   sizes: tuple[int, int] | None = None) -> list[Box]:
+    """The cascade's detections on ``gray`` as normalized boxes; only those of sides within
+    ``sizes`` (least, largest; pixels) when given."""
     h, w = gray.shape
     side = max(20, round(FACE_MIN_FRACTION * min(h, w)))
+    low, high = sizes if sizes is not None else (side, 0)
+    low = max(side, low)
     found = _face_detector(cascade).detectMultiScale(gray, scaleFactor=scale_step,
                                                      minNeighbors=min_neighbors,
-                                                     minSize=(side, side))
+                                                     minSize=(low, low), maxSize=(high, high))
     return [Box(float(x / w), float(y / h), float((x + fw) / w), float((y + fh) / h))
             for x, y, fw, fh in found]
+
+
+def _companion_sizes(shape: tuple[int, ...], faces: tuple[Box, ...]) -> tuple[int, int]:
+    """The sides (least, largest; pixels, on a detection copy of ``shape``) a companion of
+    ``faces`` can have (see :func:`_beside`), widened by :data:`COMPANION_SEARCH_SLACK` so the
+    cascade groups the windows it would group over every scale. The fine pass over every scale
+    cost a second a photo; a companion is only ever kept at a found face's size. (Cropping to
+    the faces' rows as well would shift the cascade's window grid and change what it finds.)"""
+    width = shape[1]
+    sides = [(f.x1 - f.x0) * width for f in faces]
+    return (math.floor(COMPANION_SIZE[0] * min(sides) / COMPANION_SEARCH_SLACK),
+            math.ceil(COMPANION_SIZE[1] * max(sides) * COMPANION_SEARCH_SLACK))
 
 
 def _largest_first(boxes: list[Box]) -> tuple[Box, ...]:
@@ -206,7 +223,8 @@ def companion_faces(image_rgb: np.ndarray, faces: tuple[Box, ...]) -> tuple[Box,
 
 def _companions(gray: np.ndarray, faces: tuple[Box, ...]) -> tuple[Box, ...]:
     """:func:`companion_faces` on the detection copy ``gray`` (:func:`_detection_gray`)."""
-    first, second = (_cascade_boxes(gray, cascade, neighbours, COMPANION_SCALE_STEP)
+    sizes = _companion_sizes(gray.shape, faces)
+    first, second = (_cascade_boxes(gray, cascade, neighbours, COMPANION_SCALE_STEP, sizes)
                      for cascade, neighbours in COMPANION_CASCADES)
     found: list[Box] = []
     for box in first:

@@ -13,8 +13,15 @@ import numpy as np
 import pytest
 
 from media.base import spec, yuv
-from media.cards.draw import CardImage, render_card_image
-from media.cards.motion import card_frame, card_frame_rgb, card_motion
+from media.cards.draw import CardImage, render_card_image, render_words_over
+from media.cards.motion import (
+    _HELD_MAPS,
+    _lay_text,
+    card_frame,
+    card_frame_rgb,
+    card_motion,
+    words_over_frame,
+)
 from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.cards.spec import CardSpec
 from media.frames.compose import cover_frame
@@ -177,3 +184,22 @@ def test_opening_words_are_gone_before_the_picture_under_them_changes() -> None:
     gone = _rgb(image, gone_at, 3.4, exit_at=3.0)
     assert np.abs(held.astype(int) - _rgb(bare, held_at, 3.4)).mean() > 1.0  # the whole title
     assert np.abs(gone.astype(int) - _rgb(bare, gone_at, 3.4)).mean() < 0.05  # no word left
+
+
+def test_words_holding_over_a_moving_photo_are_the_words_composited_afresh() -> None:
+    # words holding still are laid as one map a pixel, made once (the frame loop's cost of a
+    # title over its moving photo): the frames are those of compositing every layer each frame
+    aspect = spec.LANDSCAPE
+    photo = _photo(aspect.width, aspect.height)
+    image = render_words_over(CLOSING, aspect.width, aspect.height, photo)
+    length_s, frames = 3.0, 45
+    for index in range(frames):
+        moving = yuv.rgb_to_i420(np.roll(photo, 4 * index, axis=1))
+        held = words_over_frame(image, moving, 1.2 + index / spec.FPS, length_s)
+        afresh = moving.copy()
+        if image.scrim is not None:
+            image.scrim.lay(afresh)
+        placements = card_motion(image, 1.2 + index / spec.FPS, length_s).placements
+        _lay_text(yuv.planes(afresh), image.sprites_i420, placements)
+        assert np.abs(held.astype(np.int16) - afresh).max() <= 1, index
+    assert image.held[_HELD_MAPS][1] is not None  # the words held: laid by their map

@@ -17,6 +17,7 @@ from skimage import data
 
 from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
 from media.intake.restore import cover_long_edge
+from media.look import subjects
 from media.look.framing import (
     MIN_MOVE_PX,
     MIN_TRAVEL,
@@ -369,6 +370,26 @@ def test_companions_are_added_only_where_two_loose_cascades_agree_beside_a_face(
         if extra:
             gained[path.name] = len(extra)
     assert gained == {"02-grand-canyon.jpg": 1}
+
+
+def test_the_companion_search_at_the_faces_sizes_finds_every_candidate_beside_a_face(
+) -> None:
+    # the loose pass searches only the sizes a companion may have (a second a photo saved):
+    # every candidate beside a found face that the search over every size finds, it finds
+    for path in sorted(SAMPLES.glob("*/photos/*.jpg")):
+        gray = subjects._detection_gray(sample_photo(path))
+        faces = subjects._faces_on(gray)
+        if not faces:
+            continue
+        sizes = subjects._companion_sizes(gray.shape, faces)
+        for cascade, neighbours in subjects.COMPANION_CASCADES:
+            every_size = subjects._cascade_boxes(gray, cascade, neighbours,
+                                                 subjects.COMPANION_SCALE_STEP)
+            at_sizes = subjects._cascade_boxes(gray, cascade, neighbours,
+                                               subjects.COMPANION_SCALE_STEP, sizes)
+            beside = {box for box in every_size
+                      if any(subjects._beside(box, face) for face in faces)}
+            assert beside <= set(at_sizes), (path.name, cascade)
 
 
 def test_an_arm_under_a_face_is_not_taken_for_a_face() -> None:
