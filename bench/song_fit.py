@@ -4,8 +4,8 @@ For each order folder (``samples/birthday`` ...; ``FOLDER:SECONDS`` overrides th
 composes the song as the assets stage does (the order's brief with its cards' lengths, its
 seed, the tier's number of candidates), sends it through the films' AAC encoder and prints one
 JSON line: key, tempo, arrangement, what a viewer hears (:func:`media.song.audio.sound_character`:
-spectral centroid, share above 2 kHz, phone loss, LUFS, true peak), the song's sections and the
-cards' times as the timeline will snap them onto the song's bars (title end, closing start),
+spectral centroid, shares above 2 and 6 kHz, phone loss, LUFS, true peak), the song's sections and
+the cards' times as the timeline will snap them onto the song's bars (title end, closing start),
 and where the last chorus lifts in (seconds, % of the film).
 
 Run from the repository root: ``.venv/bin/python bench/song_fit.py samples/birthday
@@ -50,7 +50,8 @@ def fit(folder: Path, length_s: float | None = None) -> dict[str, Any]:
     return {"sample": folder.name, "length_s": brief.length_sec, "key": song.key,
             "tempo_bpm": round(song.tempo_bpm, 1), "arrangement": song.arrangement,
             "centroid_hz": round(heard.centroid_hz), "above_2k_pct":
-            round(100 * heard.share_above_2k, 1), "phone_loss_lu": round(heard.phone_loss_lu, 2),
+            round(100 * heard.share_above_2k, 1), "above_6k_pct":
+            round(100 * heard.share_above_6k, 2), "phone_loss_lu": round(heard.phone_loss_lu, 2),
             "lufs": round(heard.lufs, 2), "true_peak_dbtp": round(heard.true_peak_dbtp, 2),
             "title_end_s": round(title_end / FPS, 2),
             "closing_start_s": round(closing_start / FPS, 2),

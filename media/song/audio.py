@@ -1,5 +1,5 @@
 """Audio written once: decode, WAV writing, BS.1770 loudness, true peak, and the measures of
-how a mix sounds (spectral centroid, share above 2 kHz, phone-speaker loss, flatness).
+how a mix sounds (spectral centroid, shares above 2 and 6 kHz, phone-speaker loss, flatness).
 
 Every other module (song, soundtrack, verify, song import and scoring, the bench) imports these;
 none keeps its own copy. Audio arrays are float32 (frames, channels) in -1..1, rates in Hz.
@@ -30,6 +30,8 @@ PHONE_HIGHPASS_HZ = 300.0
 """A phone speaker modelled as a 2-pole high-pass at this frequency (Hz)."""
 FLATNESS_BAND_HZ = (60.0, 8000.0)
 PRESENCE_SPLIT_HZ = 2000.0
+HARSH_SPLIT_HZ = 6000.0
+"""Energy above this (Hz) is the edge a soft song keeps little of (sibilance, hiss, sizzle)."""
 _PEAK_CHUNK = AUDIO_SAMPLE_RATE * 10
 
 
@@ -158,13 +160,15 @@ def k_weighted_power(audio: np.ndarray, sample_rate: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SoundCharacter:
-    """How a mix sounds, in numbers: median spectral centroid (Hz) of the sounding frames, share
-    of the energy above 2 kHz (0..1), loudness lost through a phone speaker (LU, 300 Hz 2-pole
-    high-pass), median spectral flatness in 60 Hz-8 kHz (0 tonal .. 1 white noise), stereo
-    side-to-mid energy ratio (0 mono), integrated loudness (LUFS) and true peak (dBTP)."""
+    """How a mix sounds, in numbers: median spectral centroid (Hz) of the sounding frames, shares
+    of the energy above 2 kHz (presence) and above 6 kHz (edge), 0..1, loudness lost through a
+    phone speaker (LU, 300 Hz 2-pole high-pass), median spectral flatness in 60 Hz-8 kHz (0 tonal
+    .. 1 white noise), stereo side-to-mid energy ratio (0 mono), integrated loudness (LUFS) and
+    true peak (dBTP)."""
 
     centroid_hz: float
     share_above_2k: float
+    share_above_6k: float
     phone_loss_lu: float
     flatness: float
     side_to_mid: float
@@ -199,6 +203,7 @@ def sound_character(audio: np.ndarray, sample_rate: int) -> SoundCharacter:
     return SoundCharacter(
         centroid_hz=float(np.median(centroid)) if centroid.size else 0.0,
         share_above_2k=float(power[freqs >= PRESENCE_SPLIT_HZ].sum() / total) if total else 0.0,
+        share_above_6k=float(power[freqs >= HARSH_SPLIT_HZ].sum() / total) if total else 0.0,
         phone_loss_lu=lufs - phone_lufs,
         flatness=float(np.median(flatness)) if flatness.size else 0.0,
         side_to_mid=float(np.sum(side**2) / max(np.sum(mono**2), 1e-30)),

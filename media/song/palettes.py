@@ -4,7 +4,11 @@ A feel has three palettes (the default and two variants, so the signature tier's
 candidates differ in arrangement): joyful ("bright") is pop with a drum kit, anniversaries and
 other warm occasions ("warm") are acoustic with brushes, gentle occasions (memorial, pet
 tribute) are piano or harp with strings and no drums. The lead is always a voice from the bank
-("Voice Oohs" or "Choir Aahs"): the line a singer would sing.
+("Voice Oohs" or "Choir Aahs"): the line a singer would sing. A gentle song's lead is always
+"Choir Aahs": with no drums the lead carries about two thirds of the song's energy, and "Voice
+Oohs" (a near-sine "oo") sounds at little more than its fundamental (its spectral centroid
+about 635 Hz in F4-F5), which put gentle songs under the 800 Hz a phone needs (the pet
+tribute's "piano and choir" 764 Hz after the AAC); the "oo" stays as that palette's choir pad.
 
 Levels are MIDI values 0..127 (CC7 volume, CC91 reverb send, CC93 chorus send); pan is CC10
 (64 centre).
@@ -84,12 +88,12 @@ PALETTES: dict[str, tuple[Palette, ...]] = {
             "keys": Part(0, 112, 52, 55), "pad": Part(49, 70, 64, 80, 30),
             "bass": Part(42, 80, 70, 50, 0, 12), "arp": Part(8, 50, 90, 70)}, "broken", None),
         Palette("harp and strings", {
-            "lead": Part(VOICE_OOHS, 112, 64, 70, 20), "double": Part(73, 62, 80, 70),
+            "lead": Part(CHOIR_AAHS, 112, 64, 70, 20), "double": Part(73, 62, 80, 70),
             "keys": Part(46, 116, 50, 55), "pad": Part(48, 72, 64, 80, 30),
             "bass": Part(42, 80, 70, 50, 0, 12), "arp": Part(10, 50, 90, 70)}, "broken", None),
         Palette("piano and choir", {
-            "lead": Part(VOICE_OOHS, 112, 64, 70, 20), "double": Part(40, 62, 76, 70),
-            "keys": Part(0, 112, 56, 55), "pad": Part(CHOIR_AAHS, 56, 64, 80, 30),
+            "lead": Part(CHOIR_AAHS, 112, 64, 70, 20), "double": Part(40, 62, 76, 70),
+            "keys": Part(0, 112, 56, 55), "pad": Part(VOICE_OOHS, 56, 64, 80, 30),
             "bass": Part(42, 76, 70, 50, 0, 12), "arp": Part(11, 52, 90, 70)}, "broken", None),
     ),
 }
