@@ -107,17 +107,19 @@ def _luts(grade: Grade) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def apply_grade(image: np.ndarray, grade: Grade) -> np.ndarray:
-    """``image`` (uint8 RGB, H x W x 3) graded; the same array when the grade is identity."""
+    """``image`` (uint8 RGB, H x W x 3) graded, as a new array; the same array when the grade
+    is identity. Worked in place on that one new array (a phone photo is ~20 MB a copy, and the
+    render grades photos while its encoders and a clip decoder hold their own memory)."""
     if grade.identity:
         return image
-    red, green, blue = _luts(grade)
-    channels = cv2.split(np.ascontiguousarray(image))
-    out = cv2.merge([cv2.LUT(channels[0], red), cv2.LUT(channels[1], green),
-                     cv2.LUT(channels[2], blue)])
+    out = cv2.LUT(np.ascontiguousarray(image), np.dstack(_luts(grade)))
     if grade.saturation != 1.0:
         gray = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
-        out = cv2.addWeighted(out, grade.saturation, gray, 1.0 - grade.saturation, 0.0)
-    return add_bloom(out, grade.bloom) if grade.bloom > 0 else out
+        cv2.addWeighted(out, grade.saturation, gray, 1.0 - grade.saturation, 0.0, dst=out)
+        del gray
+    if grade.bloom > 0:
+        cv2.add(out, _bloom_glow(out, grade.bloom), dst=out)
+    return out
 
 
 def add_bloom(image: np.ndarray, strength: float) -> np.ndarray:
@@ -125,6 +127,11 @@ def add_bloom(image: np.ndarray, strength: float) -> np.ndarray:
     (luma over :data:`BLOOM_THRESHOLD`), worked out at 1/:data:`BLOOM_DOWNSCALE` size. A
     bright picture (fog, snow: more than :data:`BLOOM_AREA` of it is highlight) glows
     proportionally less, so it is never washed out."""
+    return cv2.add(np.ascontiguousarray(image), _bloom_glow(image, strength))
+
+
+def _bloom_glow(image: np.ndarray, strength: float) -> np.ndarray:
+    """The glow :func:`add_bloom` adds to ``image`` (uint8 RGB, its size)."""
     h, w = image.shape[:2]
     small = cv2.resize(image, (max(1, w // BLOOM_DOWNSCALE), max(1, h // BLOOM_DOWNSCALE)),
                        interpolation=cv2.INTER_AREA)
@@ -134,9 +141,8 @@ def add_bloom(image: np.ndarray, strength: float) -> np.ndarray:
     sigma = max(1.0, BLOOM_SIGMA * max(small.shape[:2]))
     glow = cv2.GaussianBlur(bright, (0, 0), sigma) * (255.0 * strength)
     tinted = np.dstack([glow * t for t in BLOOM_TINT])
-    up = cv2.resize(np.clip(tinted + 0.5, 0, 255).astype(np.uint8), (w, h),
-                    interpolation=cv2.INTER_LINEAR)
-    return cv2.add(np.ascontiguousarray(image), up)
+    return cv2.resize(np.clip(tinted + 0.5, 0, 255).astype(np.uint8), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
 
 
 def _grain_field(width: int, height: int, amplitude: float) -> tuple[np.ndarray, np.ndarray]:
