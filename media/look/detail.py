@@ -139,9 +139,10 @@ def _closer_subject(subject: Subject, photo_size: tuple[int, int], aspect: Aspec
     - its faces, all of them kept whole (a close frame on a textured part of a photo of people
       cut faces in half: a mouth and a collar, legs at a pool table);
     - else the film's animal at ``subject_at``, where the feature match found her (a textured
-      region beside her showed the planks of the wall under the dogs at the window): kept whole
-      like a pet's head when she fits the frame with room for a gentle push (her margin yields,
-      see :func:`media.look.framing.plan_ken_burns`), else the focus the move centres on and
+      region beside her showed the planks of the wall under the dogs at the window), with the
+      rest of the photo's focus when both fit the frame with room for a gentle push (the two
+      dogs), else alone: kept whole like a pet's head when she fits so (her margin yields, see
+      :func:`media.look.framing.plan_ken_burns`), else the focus the move centres on and
       holds; the photo's level line (:func:`media.look.subjects.find_horizon`) is no
       longer kept in frame;
     - else a compact subject's core (``subject`` after
@@ -155,13 +156,15 @@ def _closer_subject(subject: Subject, photo_size: tuple[int, int], aspect: Aspec
     # kept in frame had pulled the frame onto the planks below her. She stands in like a
     # salient core: her margin yields to the closer frame, never she (framing's
     # _yield_core_margin); the 16:9 tilt that began on her chin, her head cut, ended on her
-    held = replace(subject, faces=(subject_at,), focus=subject_at, horizon=None,
-                   source="saliency")
+    # With the rest of the photo's focus when that fits too (her brother beside her): the
+    # subject photo is often this one's part, and her head alone would show it again.
     crop_w, crop_h = largest_crop(*photo_size, aspect)
-    x0, y0, x1, y1 = subject_at.to_pixels(*photo_size)
-    if (x1 - x0) * PUSH_ZOOM <= crop_w / scale and (y1 - y0) * PUSH_ZOOM <= crop_h / scale:
-        return held
-    return replace(held, faces=())
+    held = replace(subject, horizon=None, source="saliency")
+    for target in (union((subject_at, subject.focus)), subject_at):
+        x0, y0, x1, y1 = target.to_pixels(*photo_size)
+        if (x1 - x0) * PUSH_ZOOM <= crop_w / scale and (y1 - y0) * PUSH_ZOOM <= crop_h / scale:
+            return replace(held, faces=(target,), focus=target)
+    return replace(held, faces=(), focus=subject_at)
 
 
 def whole_motion(photo_size: tuple[int, int], aspect: Aspect, frames: int,

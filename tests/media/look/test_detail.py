@@ -317,7 +317,9 @@ def test_a_photo_that_shows_the_subject_by_feature_match_looks_closer_at_her_not
         planks = scenery.subject.focus  # without the match: the planks, her head not in it
         assert planks.center[1] > HONEY_AT.y1 and not planks.y0 <= HONEY_AT.y0 < HONEY_AT.y1
         assert frame.frame_scale == scenery.frame_scale >= DETAIL_STEP  # the planner's count
-        assert frame.subject.focus == HONEY_AT
+        seen = frame.subject.focus  # her (with her brother where the frame holds both)
+        assert seen.x0 <= HONEY_AT.x0 and seen.y0 <= HONEY_AT.y0
+        assert seen.x1 >= HONEY_AT.x1 and seen.y1 >= HONEY_AT.y1
         for move in ("tilt", "pan", "zoom_in", "zoom_out"):  # the roll push tilted from her chin
             motion = plan_ken_burns(WINDOW_SIZE, frame.subject, aspect, 86, move=move,
                                     frame_scale=frame.frame_scale, strong=True)
@@ -334,6 +336,19 @@ def test_the_matched_animal_is_kept_whole_like_a_pets_head_where_the_closer_fram
     held = showing_frame(DOGS, texture, WINDOW_SIZE, landscape, 1, subject_at=HONEY_AT)
     assert held.subject.faces == (HONEY_AT,) and held.subject.horizon is None
     assert held.frame_scale == pytest.approx(DETAIL_STEP)
+    # 9:16 at 1.6x holds her brother below her too (the photo's focus): not her photo again
+    portrait = _aspect("9x16")
+    together = showing_frame(DOGS, texture, WINDOW_SIZE, portrait, 1, subject_at=HONEY_AT)
+    both_dogs = Box(0.31, 0.24, 0.69, 0.69)
+    assert together.subject.faces == (both_dogs,) == (together.subject.focus,)
+    motion = plan_ken_burns(WINDOW_SIZE, together.subject, portrait, 86, move="tilt",
+                            frame_scale=together.frame_scale, strong=True)
+    dogs = both_dogs.to_pixels(*WINDOW_SIZE)
+    assert all(motion.rect_at(i).contains(dogs, tol=1e-3) for i in range(0, 86, 5))
+    # ... and 2.56x her alone
+    closest = showing_frame(DOGS, texture, WINDOW_SIZE, portrait, 2, subject_at=HONEY_AT)
+    assert closest.frame_scale == pytest.approx(DETAIL_STEP ** 2)
+    assert closest.subject.faces == (HONEY_AT,)
     # a match larger than the closer frame: the frame centres on it, nothing held whole
     both = Box(0.2, 0.2, 0.8, 0.7)
     free = showing_frame(DOGS, texture, WINDOW_SIZE, landscape, 1, subject_at=both)
