@@ -27,7 +27,7 @@ from media.intake.clip_analysis import analyse_clip, frame_scores
 from media.look.arc import photo_traits
 from media.look.dedupe import picture_hashes
 from media.look.framing import face_guard
-from media.look.likeness import animal_region, shows_same_subject, subject_query
+from media.look.likeness import animal_region, subject_query, where_subject
 from media.look.subjects import Subject, keep_whole
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
@@ -118,10 +118,10 @@ def _picture_facts(prep: PrepResult, paths: dict[str, Path], subjects: dict[str,
                    premium: bool, subject_id: str | None) -> dict[str, dict[str, Any]]:
     """What the planner reads from the pixels, each photo decoded once (only when needed):
     ``matte``, how cleanly its subject separates (:func:`media.frames.parallax.matte_score`,
-    premium films only, photos large enough for a full move), and ``with_subject``, whether it
-    shows the same animal as the subject photo (:mod:`media.look.likeness`; only when the
-    subject photo's subject is an animal, not faces). The plan is made once per film, so the
-    segments all render what it says."""
+    premium films only, photos large enough for a full move), ``with_subject``, whether it
+    shows the same animal as the subject photo, and ``subject_box``, where in it
+    (:mod:`media.look.likeness`; only when the subject photo's subject is an animal, not
+    faces). The plan is made once per film, so the segments all render what it says."""
     facts: dict[str, dict[str, Any]] = {p.id: {} for p in prep.photos}
     subject = subjects.get(subject_id) if subject_id in paths else None
     query = (subject_query(load_photo(paths[subject_id]), subject)
@@ -136,7 +136,11 @@ def _picture_facts(prep: PrepResult, paths: dict[str, Path], subjects: dict[str,
         if matte:
             facts[photo.id]["matte"] = round(matte_score(image, subjects[photo.id]), 4)
         if match and query is not None:
-            facts[photo.id]["with_subject"] = shows_same_subject(query, image)
+            box = where_subject(query, image)
+            facts[photo.id]["with_subject"] = box is not None
+            if box is not None:
+                facts[photo.id]["subject_box"] = tuple(
+                    round(v, 4) for v in (box.x0, box.y0, box.x1, box.y1))
         del image
     return facts
 

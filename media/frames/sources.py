@@ -454,11 +454,13 @@ class SourcePreparer:
         subject = keep_whole(photo.subject)
         texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
                    if any(showing.get(a.name, 0) for a in aspects) else None)
+        box = self.timeline.subject_box(photo_id)  # the film's animal, found by feature match
         layers: dict[str, ShotLayer] = {}
         for aspect in aspects:
             again = showing.get(aspect.name, 0)
             frame = (showing_frame(subject, texture, (width, height), aspect, again,
-                                   whole=self._one_photo())
+                                   whole=self._one_photo(),
+                                   subject_at=Box(*box) if box else None)
                      if texture is not None and again else ShowingFrame(subject))
             if frame.frame_scale < 1.0:  # a one-photo film shows its photo whole
                 motion = whole_motion((width, height), aspect, shot.frames)

@@ -4,10 +4,12 @@ A film with few photos shows each of them several times. A repeat that shows the
 again reads as a loop, so every showing of a photo alone after the first looks closer, each
 :data:`DETAIL_STEP` closer than the one before (:func:`detail_scales`: 1.6x, then 2.56x, so
 every showing is at least 1.5x from every other, issue 30's visibly different), at a part worth
-looking at: the faces (all of them, kept whole) or a pet's head, else the most textured parts of
-the photo (a detail, never plain sky or blur), apart from each other. What resolution allows
-bounds how close a showing may go, and so do the faces (a close frame holds them all with their
-margin): a photo allows as many new showings alone as it has scales
+looking at: the faces (all of them, kept whole); the film's animal where a feature match found
+it (:func:`media.look.likeness.where_subject`: the dog at the window, not the planks of the wall
+beside her); a pet's head (a compact salient subject's core); else, for scenery, the most
+textured parts of the photo (a detail, never plain sky or blur), apart from each other. What
+resolution allows bounds how close a showing may go, and so do the faces (a close frame holds
+them all with their margin): a photo allows as many new showings alone as it has scales
 (:mod:`media.look.scales`); the planner shows its other repeats beside other photos
 (:mod:`media.plan.layouts`).
 
@@ -22,9 +24,17 @@ import cv2
 import numpy as np
 
 from media.base.spec import Aspect
-from media.look.framing import FIT_MARGIN, FIT_ZOOM, Motion, Rect, face_guard, largest_crop
+from media.look.framing import (
+    FIT_MARGIN,
+    FIT_ZOOM,
+    PUSH_ZOOM,
+    Motion,
+    Rect,
+    face_guard,
+    largest_crop,
+)
 from media.look.scales import detail_scales
-from media.look.subjects import Box, Subject, union
+from media.look.subjects import Box, Subject, keep_whole, union
 
 TEXTURE_LONG_EDGE = 96  # the texture map's size: regions, not pixels, matter
 MIN_DETAIL_TEXTURE = 0.35  # a region this much less textured than the photo's best is empty
@@ -87,15 +97,20 @@ def detail_regions(texture: np.ndarray, size: tuple[float, float],
 
 
 def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, int],
-                  aspect: Aspect, showing: int, whole: bool = False) -> ShowingFrame:
+                  aspect: Aspect, showing: int, whole: bool = False,
+                  subject_at: Box | None = None) -> ShowingFrame:
     """How showing ``showing`` (0: the first) of a photo alone is framed in ``aspect``: the
     first the whole photo; the next ones at the closer :func:`detail_scales` in turn (as the
-    resolution and the faces allow), on the faces (all of them, kept whole) or a pet's head
-    (``subject`` after :func:`media.look.subjects.keep_whole`); a photo without either on its
-    most textured regions in turn (those away from the focus the first showing ended on first).
+    resolution and the faces allow), on what the photo shows (:func:`_closer_subject`): its
+    faces (all of them, kept whole); else the film's animal at ``subject_at`` (where a feature
+    match found it, see :func:`media.look.likeness.where_subject`), kept whole when it fits
+    the closer frame with its margin; else a compact salient subject's core (a pet's head,
+    :func:`media.look.subjects.keep_whole`); a photo with none of them (scenery) on its most
+    textured regions in turn (those away from the focus the first showing ended on first).
     With ``whole`` (a one-photo film) the showing after the closest shows the whole photo
     fitted (a ``frame_scale`` under 1, see :func:`whole_motion`). A showing past the last
     scale starts over (the planner keeps such repeats beside other photos instead)."""
+    subject = keep_whole(subject)
     guard = face_guard(subject, *photo_size)
     scales = detail_scales(photo_size, aspect,
                            (guard[2] - guard[0], guard[3] - guard[1]) if guard else None, whole)
@@ -103,19 +118,53 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
     if level == 0 or scales[level] < 1.0:
         return ShowingFrame(subject, scales[level])
     scale = scales[level]
+    closer = _closer_subject(subject, photo_size, aspect, scale, subject_at)
+    if closer is not None:
+        return ShowingFrame(closer, scale)
     crop_w, crop_h = largest_crop(*photo_size, aspect)
     width, height = photo_size
     size = (crop_w / scale / width, crop_h / scale / height)
-    # A close frame on a textured part of a photo of people cut faces in half (a mouth and a
-    # collar, legs at a pool table): people's photos look closer at the faces only.
-    away = [] if subject.faces else sorted(detail_regions(texture, size),
-                                           key=lambda r: _near(r, subject.focus))
-    targets = [*_face_targets(subject), *away]
+    targets = sorted(detail_regions(texture, size), key=lambda r: _near(r, subject.focus))
     if not targets:
         return ShowingFrame(subject)
     target = targets[(showing // len(scales)) % len(targets)]  # a next round: another region
-    faces = _faces_in(subject, target)
-    return ShowingFrame(replace(subject, faces=faces, focus=target), scale)
+    return ShowingFrame(replace(subject, focus=target), scale)
+
+
+def _closer_subject(subject: Subject, photo_size: tuple[int, int], aspect: Aspect,
+                    scale: float, subject_at: Box | None) -> Subject | None:
+    """What a showing ``scale`` times closer than the largest crop looks at, when the photo
+    shows someone (None for scenery, see :func:`showing_frame`):
+
+    - its faces, all of them kept whole (a close frame on a textured part of a photo of people
+      cut faces in half: a mouth and a collar, legs at a pool table);
+    - else the film's animal at ``subject_at``, where the feature match found her (a textured
+      region beside her showed the planks of the wall under the dogs at the window), with the
+      rest of the photo's focus when both fit the frame with room for a gentle push (the two
+      dogs), else alone: kept whole like a pet's head when she fits so (her margin yields, see
+      :func:`media.look.framing.plan_ken_burns`), else the focus the move centres on and
+      holds; the photo's level line (:func:`media.look.subjects.find_horizon`) is no
+      longer kept in frame;
+    - else a compact subject's core (``subject`` after
+      :func:`media.look.subjects.keep_whole`: a pet's head).
+    """
+    if subject.faces and (subject.source == "faces" or subject_at is None):
+        return replace(subject, focus=union(subject.faces))
+    if subject_at is None:
+        return None
+    # a close look at the animal is about her: the rail of the window (the photo's level line)
+    # kept in frame had pulled the frame onto the planks below her. She stands in like a
+    # salient core: her margin yields to the closer frame, never she (framing's
+    # _yield_core_margin); the 16:9 tilt that began on her chin, her head cut, ended on her
+    # With the rest of the photo's focus when that fits too (her brother beside her): the
+    # subject photo is often this one's part, and her head alone would show it again.
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    held = replace(subject, horizon=None, source="saliency")
+    for target in (union((subject_at, subject.focus)), subject_at):
+        x0, y0, x1, y1 = target.to_pixels(*photo_size)
+        if (x1 - x0) * PUSH_ZOOM <= crop_w / scale and (y1 - y0) * PUSH_ZOOM <= crop_h / scale:
+            return replace(held, faces=(target,), focus=target)
+    return replace(held, faces=(), focus=subject_at)
 
 
 def whole_motion(photo_size: tuple[int, int], aspect: Aspect, frames: int,
@@ -141,14 +190,3 @@ def _near(region: Box, focus: Box) -> bool:
     there would show again what the first showing ended on."""
     (rx, ry), (fx, fy) = region.center, focus.center
     return max(abs(rx - fx), abs(ry - fy)) < ANOTHER_PART
-
-
-def _face_targets(subject: Subject) -> list[Box]:
-    """The subject as a region to look closer at: all faces together, or none."""
-    return [union(subject.faces)] if subject.faces else []
-
-
-def _faces_in(subject: Subject, target: Box) -> tuple[Box, ...]:
-    """The faces whose centre lies in ``target`` (a close frame keeps those whole)."""
-    return tuple(f for f in subject.faces
-                 if target.x0 <= f.center[0] <= target.x1 and target.y0 <= f.center[1] <= target.y1)

@@ -435,7 +435,7 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     seen_zoom = min(MAX_PUSH_ZOOM, _seen_zoom(min_travel))
     zoom = max((STRONG_ZOOM if strong else FULL_ZOOM) if full else PUSH_ZOOM, seen_zoom)
     moves = _move_order(choice, full, move)
-    subject = _yield_core_margin(photo_size, subject, aspect)
+    subject = _yield_core_margin(photo_size, subject, aspect, frame_scale)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))
     frame_scale = min(frame_scale, holding_scale(photo_size, subject, aspect))
     if frame_scale > 1.0 + 1e-6:
@@ -475,18 +475,20 @@ def holding_scale(photo_size: tuple[int, int], subject: Subject, aspect: Aspect)
     return min(crop_w / max(1.0, guard[2] - guard[0]), crop_h / max(1.0, guard[3] - guard[1]))
 
 
-def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
+def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+                       frame_scale: float = 1.0) -> Subject:
     """``subject`` with a compact salient core (the stand-in face of
-    :func:`media.look.subjects.keep_whole`) that a full crop of ``aspect`` holds with room for a
-    gentle push (:data:`PUSH_ZOOM`), but not with its :data:`FACE_MARGIN`: the stand-in
-    shrinks so that its guard (stand-in plus margin) is the crop's size over
-    :data:`FULL_ZOOM` on each axis, and never smaller than the core. The margin yields, the
-    core never does (the guard still contains all of it) and the crop keeps room to move.
-    Any other subject is returned as is."""
+    :func:`media.look.subjects.keep_whole`, or the film's animal a closer showing looks at,
+    :mod:`media.look.detail`) that a crop of ``aspect`` ``frame_scale`` times closer than the
+    largest holds with room for a gentle push (:data:`PUSH_ZOOM`), but not with its
+    :data:`FACE_MARGIN`: the stand-in shrinks so that its guard (stand-in plus margin) is the
+    crop's size over :data:`FULL_ZOOM` on each axis, and never smaller than the core. The
+    margin yields, the core never does (the guard still contains all of it) and the crop keeps
+    room to move. Any other subject is returned as is."""
     if subject.source != "saliency" or len(subject.faces) != 1:
         return subject
     width, height = photo_size
-    crop_w, crop_h = largest_crop(width, height, aspect)
+    crop_w, crop_h = (side / max(1.0, frame_scale) for side in largest_crop(width, height, aspect))
     guard = face_guard(subject, width, height)
     core = subject.faces[0]
     core_w, core_h = (core.x1 - core.x0) * width, (core.y1 - core.y0) * height

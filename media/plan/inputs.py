@@ -41,6 +41,9 @@ class PhotoSource:
     with_subject: bool = False
     """Shows the film's subject though it is not the subject photo: the same animal, found by
     feature match (:mod:`media.look.likeness`); faces count through :attr:`face_fraction`."""
+    subject_box: tuple[float, float, float, float] | None = None
+    """Where the subject is in it when :attr:`with_subject` (x0, y0, x1, y1, 0..1 of its width
+    and height: :func:`media.look.likeness.where_subject`): a closer showing looks there."""
 
     @property
     def close(self) -> bool:

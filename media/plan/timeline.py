@@ -160,6 +160,16 @@ class Timeline:
     with_subject: tuple[str, ...] = ()
     """Photos besides the subject photo that show the subject (the same animal, see
     :attr:`media.plan.inputs.PhotoSource.with_subject`): their moves are the strongest too."""
+    subject_boxes: tuple[tuple[str, float, float, float, float], ...] = ()
+    """Where the subject is in those photos, as (photo id, x0, y0, x1, y1), normalized (see
+    :attr:`media.plan.inputs.PhotoSource.subject_box`): their closer showings look there."""
+
+    def subject_box(self, photo_id: str) -> tuple[float, float, float, float] | None:
+        """Where the subject is in photo ``photo_id`` (:attr:`subject_boxes`), None unknown."""
+        for photo, x0, y0, x1, y1 in self.subject_boxes:
+            if photo == photo_id:
+                return x0, y0, x1, y1
+        return None
 
     def to_json(self, indent: int | None = 2) -> str:
         """The timeline as JSON (paths are not part of it: sources are referenced by id)."""
@@ -482,7 +492,9 @@ def plan_timeline(photos: Sequence[PhotoSource], clips: Sequence[ClipSource],
     return Timeline(fps, total, float(length_sec), style, gentle, tuple(shots),
                     0, _even(pacing.fade_s * fps), beats,
                     tuple(dropped), notes, subject, look.grade, leaks,
-                    tuple(p.id for p in ordered if p.with_subject and p.id != subject))
+                    tuple(p.id for p in ordered if p.with_subject and p.id != subject),
+                    tuple((p.id, *p.subject_box) for p in ordered
+                          if p.with_subject and p.subject_box and p.id != subject))
 
 
 def _lit_frames(shots: Sequence[Shot], frame: int, light_s: float, fps: int) -> int:
@@ -825,4 +837,5 @@ def timeline_from_dict(data: dict[str, Any]) -> Timeline:
                        "notes": tuple(data.get("notes", ())),
                        "light_leaks": tuple(LightLeak(**{**leak, "colour": tuple(leak["colour"])})
                                             for leak in data.get("light_leaks", ())),
-                       "with_subject": tuple(data.get("with_subject", ()))})
+                       "with_subject": tuple(data.get("with_subject", ())),
+                       "subject_boxes": tuple(tuple(b) for b in data.get("subject_boxes", ()))})

@@ -285,3 +285,94 @@ def test_a_push_on_the_subject_stays_a_push() -> None:
     push = plan_ken_burns((4000, 3000), FACE, _aspect("16x9"), 120, move="zoom_in",
                           full=False, strong=True)
     assert travel(push) < 1.5 * MIN_TRAVEL
+
+
+# --- a photo that shows the film's animal by feature match -----------------------------------
+
+WINDOW_SIZE = (2056, 3088)  # the pet tribute's window photo: two dogs over a wall of planks
+DOGS = Subject((), Box(0.33, 0.24, 0.69, 0.69), "saliency", compact=False, horizon=0.8)
+HONEY_AT = Box(0.31, 0.24, 0.53, 0.42)  # her head, where the match with her photo found it
+
+
+def _planks_under_a_window(width: int = WINDOW_SIZE[0], height: int = WINDOW_SIZE[1]
+                           ) -> np.ndarray:
+    """Grey photo: a plain window above, a wall of grainy planks below its sill (60 %)."""
+    grey = _sky_over_meadow(width, height)
+    grey[: height // 2] = 200
+    grey[height // 2: int(0.6 * height)] = 200
+    return grey
+
+
+@pytest.mark.parametrize("aspect_name", ["16x9", "9x16"])
+def test_a_photo_that_shows_the_subject_by_feature_match_looks_closer_at_her_not_the_planks(
+        aspect_name: str) -> None:
+    # the pet tribute's window: its roll push looked at the planks of the wall under the dogs
+    # (the most textured region away from the focus), the rail kept in frame pulled it there
+    aspect = _aspect(aspect_name)
+    texture = texture_map(_planks_under_a_window())
+    head = HONEY_AT.to_pixels(*WINDOW_SIZE)
+    for showing in range(1, fresh_showings(WINDOW_SIZE, (aspect,))):
+        frame = showing_frame(DOGS, texture, WINDOW_SIZE, aspect, showing, subject_at=HONEY_AT)
+        scenery = showing_frame(DOGS, texture, WINDOW_SIZE, aspect, showing)
+        planks = scenery.subject.focus  # without the match: the planks, her head not in it
+        assert planks.center[1] > HONEY_AT.y1 and not planks.y0 <= HONEY_AT.y0 < HONEY_AT.y1
+        assert frame.frame_scale == scenery.frame_scale >= DETAIL_STEP  # the planner's count
+        seen = frame.subject.focus  # her (with her brother where the frame holds both)
+        assert seen.x0 <= HONEY_AT.x0 and seen.y0 <= HONEY_AT.y0
+        assert seen.x1 >= HONEY_AT.x1 and seen.y1 >= HONEY_AT.y1
+        for move in ("tilt", "pan", "zoom_in", "zoom_out"):  # the roll push tilted from her chin
+            motion = plan_ken_burns(WINDOW_SIZE, frame.subject, aspect, 86, move=move,
+                                    frame_scale=frame.frame_scale, strong=True)
+            assert motion.mode == "crop" and travel(motion) >= SEEN_TRAVEL, move
+            assert motion.start.w <= largest_crop(*WINDOW_SIZE, aspect)[0] / 1.5, move
+            assert all(motion.rect_at(i).contains(head, tol=1e-3) for i in range(0, 86, 5)), move
+
+
+def test_the_matched_animal_is_kept_whole_like_a_pets_head_where_the_closer_frame_holds_her(
+        ) -> None:
+    texture = texture_map(_planks_under_a_window())
+    landscape = _aspect("16x9")
+    # 16:9 at 1.6x is too short for her head's full margin: the margin yields, she does not
+    held = showing_frame(DOGS, texture, WINDOW_SIZE, landscape, 1, subject_at=HONEY_AT)
+    assert held.subject.faces == (HONEY_AT,) and held.subject.horizon is None
+    assert held.frame_scale == pytest.approx(DETAIL_STEP)
+    # 9:16 at 1.6x holds her brother below her too (the photo's focus): not her photo again
+    portrait = _aspect("9x16")
+    together = showing_frame(DOGS, texture, WINDOW_SIZE, portrait, 1, subject_at=HONEY_AT)
+    both_dogs = Box(0.31, 0.24, 0.69, 0.69)
+    assert together.subject.faces == (both_dogs,) == (together.subject.focus,)
+    motion = plan_ken_burns(WINDOW_SIZE, together.subject, portrait, 86, move="tilt",
+                            frame_scale=together.frame_scale, strong=True)
+    dogs = both_dogs.to_pixels(*WINDOW_SIZE)
+    assert all(motion.rect_at(i).contains(dogs, tol=1e-3) for i in range(0, 86, 5))
+    # ... and 2.56x her alone
+    closest = showing_frame(DOGS, texture, WINDOW_SIZE, portrait, 2, subject_at=HONEY_AT)
+    assert closest.frame_scale == pytest.approx(DETAIL_STEP ** 2)
+    assert closest.subject.faces == (HONEY_AT,)
+    # a match larger than the closer frame: the frame centres on it, nothing held whole
+    both = Box(0.2, 0.2, 0.8, 0.7)
+    free = showing_frame(DOGS, texture, WINDOW_SIZE, landscape, 1, subject_at=both)
+    assert free.subject.faces == () and free.subject.focus == both
+    assert free.frame_scale == pytest.approx(DETAIL_STEP)
+    # her first showing is the photo's own (the rail in frame, the dogs' focus)
+    assert showing_frame(DOGS, texture, WINDOW_SIZE, landscape, 0,
+                         subject_at=HONEY_AT) == ShowingFrame(DOGS)
+
+
+def test_a_compact_subject_is_looked_at_closer_on_its_core_not_on_texture_elsewhere() -> None:
+    # a pet's head in the upper middle, a meadow of texture below: the core counts as a face
+    head = Subject((), Box(0.4, 0.2, 0.55, 0.4), "saliency", compact=True)
+    size, aspect = (4000, 3000), _aspect("16x9")
+    frame = showing_frame(head, texture_map(_sky_over_meadow()), size, aspect, 1)
+    core = keep_whole(head).faces
+    assert frame.frame_scale == pytest.approx(DETAIL_STEP)
+    assert frame.subject.faces == core and frame.subject.focus == core[0]
+
+
+def test_scenery_without_a_match_still_looks_at_its_textured_regions_in_turn() -> None:
+    texture = texture_map(_sky_over_meadow())
+    size, aspect = (4000, 3000), _aspect("16x9")
+    rounds = len(detail_scales(size, aspect))
+    focuses = {showing_frame(SCENERY, texture, size, aspect, 2 + k * rounds).subject.focus
+               for k in range(3)}
+    assert len(focuses) >= 2 and all(f.y0 >= 0.45 for f in focuses)

@@ -19,6 +19,7 @@ from media.look.likeness import (
     features,
     shows_same_subject,
     subject_query,
+    where_subject,
 )
 from media.look.subjects import find_subject
 
@@ -42,6 +43,17 @@ def test_honey_is_found_in_the_window_photo_with_her_brother() -> None:
     query = _query(PETS / "02-honey.jpg")
     assert query is not None
     assert shows_same_subject(query, _photo(PETS / "01-window.jpg"))
+
+
+def test_where_honey_is_in_the_window_photo_is_her_head_not_her_brothers() -> None:
+    # her photo is the window photo's upper dog, closer: her core carried over by the match
+    query = _query(PETS / "02-honey.jpg")
+    assert query is not None
+    box = where_subject(query, _photo(PETS / "01-window.jpg"))
+    assert box is not None
+    assert (box.x0, box.y0, box.x1, box.y1) == pytest.approx((0.31, 0.24, 0.53, 0.42), abs=0.03)
+    assert box.y1 < 0.45  # her brother's head is below, from 0.45 down
+    assert where_subject(query, _photo(PETS / "04-stream.jpg")) is None
 
 
 @pytest.mark.parametrize("name", ["03-forest-path.jpg", "04-stream.jpg", "05-dandelions.jpg",

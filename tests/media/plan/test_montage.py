@@ -5,6 +5,7 @@ as the subject (media.plan.montage, media.plan.timeline)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from itertools import pairwise
 from pathlib import Path
 
@@ -223,9 +224,11 @@ def test_signature_plans_have_exactly_their_frames_at_every_length(gentle: bool)
 # --- the same animal --------------------------------------------------------------------------
 
 
-def test_a_photo_showing_the_same_animal_holds_longer_and_moves_most() -> None:
+def test_a_photo_showing_the_same_animal_holds_longer_moves_most_and_says_where_she_is(
+        ) -> None:
     pets = [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 3000, 2000, False) for i in range(6)]
-    pets[3] = dataclasses.replace(pets[3], with_subject=True)
+    pets[3] = dataclasses.replace(pets[3], with_subject=True,
+                                  subject_box=(0.31, 0.24, 0.53, 0.42))
     slots = photo_slots(pets, 6, 3.0, subject_id="p0")
     by_id = {s.source_id: s.nominal_s for s in slots}
     assert by_id["p3"] == by_id["p0"] == 3.0 * SUBJECT_HOLD
@@ -235,7 +238,10 @@ def test_a_photo_showing_the_same_animal_holds_longer_and_moves_most() -> None:
     full = {s.source_id for s in tl.shots if s.kind == "photo" and s.motion == "ken_burns"}
     assert full == {"p0", "p3"}  # the tier's two full moves go to the dog's photos
     assert tl.with_subject == ("p3",)
-    assert timeline_from_dict(dataclasses.asdict(tl)).with_subject == ("p3",)
+    again = timeline_from_dict(json.loads(tl.to_json()))
+    assert again.with_subject == ("p3",)
+    assert tl.subject_box("p3") == again.subject_box("p3") == (0.31, 0.24, 0.53, 0.42)
+    assert again.subject_box("p1") is None  # where the dog is: only where she was matched
 
 
 def test_light_leak_level_is_a_smooth_bell_around_its_cut() -> None:
