@@ -199,8 +199,19 @@ def render_stage_again(workdir: Path) -> tuple[Measured, Any]:
     return measured, stats[-1]
 
 
+def as_media_activity(call: Callable[[], Any]) -> Any:
+    """``call()`` in a thread of its own, ended before it returns, as the media worker runs an
+    activity (:class:`app.memory.ThreadPerActivity`): what the thread held goes with it."""
+    from app.memory import ThreadPerActivity
+
+    with ThreadPerActivity(max_workers=1) as executor:
+        return executor.submit(call).result()
+
+
 def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
-    """Run the stages of ``spec`` in order under ``workdir``; measurements and artifacts.
+    """Run the stages of ``spec`` in order under ``workdir``; measurements and artifacts. Each
+    stage runs as the media worker runs an activity: in a thread of its own, then the worker's
+    release of memory (:func:`app.memory.release_memory`), outside the stage's measures.
 
     Artifacts (the mastered song, the prepared photos, the render stage's timeline and input)
     are copied to ``workdir/artifacts`` after the measured stages, for the floor and MoviePy
@@ -211,6 +222,7 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     from activities.gate import run_gate
     from activities.prep import run_prep
     from activities.verify import run_verify
+    from app.memory import release_memory
     from app.order_folder import load_order_folder
     from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
 
@@ -222,8 +234,9 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
 
     def stage(name: str, call: Callable[[], Any]) -> Any:
         with measure(sampler) as measured:
-            result = call()
+            result = as_media_activity(call)
         stages[name] = measured
+        release_memory(page_out=True)  # what the media worker does after every activity
         return result
 
     with RssSampler() as sampler, measure() as total:
