@@ -41,6 +41,8 @@ MIN_DETAIL_TEXTURE = 0.35  # a region this much less textured than the photo's b
 MIN_TEXTURED_SHARE = 0.3  # ... and so is one with fewer textured cells (a kite's sky, a glare)
 REGIONS = 4
 TEXTURED_GRADIENT = 24.0  # Sobel magnitude (grey levels) of a textured cell of the small copy
+SHARP_LONG_EDGE = 768  # fine detail (what is in focus) is measured on a copy this large
+SHARP_SHARE = 0.35  # of the photo's sharpest cells' fine detail: less is out of focus
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,33 @@ class ShowingFrame:
 
 def texture_map(gray: np.ndarray) -> np.ndarray:
     """Which cells of a grey photo, on a grid :data:`TEXTURE_LONG_EDGE` long, are textured
-    (1.0) or flat (0.0): a cell's gradient above :data:`TEXTURED_GRADIENT`. Counting cells, not
-    summing gradients, keeps one strong edge (a horizon) from passing for a detail."""
+    (1.0) or flat (0.0): a cell's gradient above :data:`TEXTURED_GRADIENT`, and the cell in
+    focus (:func:`_in_focus`). Counting cells, not summing gradients, keeps one strong edge (a
+    horizon) from passing for a detail."""
     h, w = gray.shape[:2]
     k = TEXTURE_LONG_EDGE / max(h, w)
     small = cv2.resize(gray, (max(1, round(w * k)), max(1, round(h * k))),
                        interpolation=cv2.INTER_AREA).astype(np.float32)
     gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
-    return (np.sqrt(gx * gx + gy * gy) > TEXTURED_GRADIENT).astype(np.float32)
+    textured = np.sqrt(gx * gx + gy * gy) > TEXTURED_GRADIENT
+    return (textured & _in_focus(gray, small.shape)).astype(np.float32)
+
+
+def _in_focus(gray: np.ndarray, cells: tuple[int, ...]) -> np.ndarray:
+    """Which cells (a grid of ``cells`` shape over the grey photo) hold fine detail: their mean
+    Laplacian on a :data:`SHARP_LONG_EDGE` copy at least :data:`SHARP_SHARE` of the photo's
+    sharpest cells' (its 90th percentile). A shallow-focus photo's bokeh has strong edges on
+    the coarse grid (soft discs of light), and a closer look at it shows only blur: the pet
+    sample's 9:16 looked 2 s at the dandelion field's bokeh, not at the dandelion."""
+    h, w = gray.shape[:2]
+    k = min(1.0, SHARP_LONG_EDGE / max(h, w))
+    mid = cv2.resize(gray, (max(1, round(w * k)), max(1, round(h * k))),
+                     interpolation=cv2.INTER_AREA).astype(np.float32)
+    detail = cv2.resize(np.abs(cv2.Laplacian(mid, cv2.CV_32F, ksize=3)),
+                        (cells[1], cells[0]), interpolation=cv2.INTER_AREA)
+    detail = cv2.blur(detail, (3, 3))  # focus is a region's: a flat petal in focus is in focus
+    return detail >= SHARP_SHARE * float(np.percentile(detail, 90))
 
 
 def detail_regions(texture: np.ndarray, size: tuple[float, float],

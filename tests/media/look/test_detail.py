@@ -3,6 +3,7 @@ every move travels far enough to read on a phone (media.look.framing.travel)."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -123,6 +124,30 @@ def test_a_repeat_of_scenery_looks_at_a_textured_region_not_the_sky() -> None:
     frame = showing_frame(SCENERY, texture_map(_sky_over_meadow()), (4000, 3000),
                           _aspect("16x9"), 1)
     assert frame.frame_scale >= 1.5 and frame.subject.focus.y0 >= 0.45
+
+
+def _meadow_beside_bokeh(width: int = 4000, height: int = 3000) -> np.ndarray:
+    """Grey photo: a sharp meadow of tufts on the left third, out-of-focus discs of light (soft,
+    contrasty: strong edges on a coarse grid, no fine detail) on the right two thirds."""
+    grey = _sky_over_meadow(width, 2 * height)[height:]  # the meadow everywhere
+    rng = np.random.default_rng(9)
+    bokeh = np.full((height, width), 60, np.uint8)
+    for _ in range(60):
+        x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
+        cv2.circle(bokeh, (x, y), int(rng.integers(80, 220)), int(rng.integers(150, 250)), -1)
+    bokeh = cv2.GaussianBlur(bokeh, (0, 0), 12)
+    grey[:, width // 3:] = bokeh[:, width // 3:]
+    return grey
+
+
+def test_a_repeat_looks_closer_at_what_is_in_focus_not_at_bokeh() -> None:
+    # the dandelion field's 9:16 detail was 2 s of soft discs: edges on the coarse grid, blur
+    # once pushed in; the sharp part is where a closer look has something to show
+    grey = _meadow_beside_bokeh()
+    for aspect in ASPECTS:
+        frame = showing_frame(SCENERY, texture_map(grey), (4000, 3000), aspect, 1)
+        assert frame.frame_scale >= 1.5
+        assert frame.subject.focus.center[0] < 1 / 3 + 0.05, (aspect.name, frame.subject.focus)
 
 
 def test_a_low_resolution_photo_looks_only_as_close_as_its_pixels_allow() -> None:
