@@ -152,10 +152,13 @@ def _timeline_summary(path: Path) -> dict[str, Any]:
             "dropped_photos": len(plan.get("dropped_photo_ids", []))}
 
 
-def render_as_deployed(ctx: Any, render_input: Any) -> Any:
+def render_as_deployed(ctx: Any, render_input: Any,
+                       activity: Callable[[Callable[[], Any]], Any] = lambda call: call()) -> Any:
     """The render stage as the workflow runs it (:func:`workflows.segments.split_render`), in
     this process: ``render_plan``, then ``render_film`` (one segment: the default
-    ``FILM_RENDER_WORKERS=1``) or the segments one after the other and ``render_join``."""
+    ``FILM_RENDER_WORKERS=1``) or the segments one after the other and ``render_join``; each
+    of those activities through ``activity`` (default: called as it is; :func:`run_case` runs
+    each as the media worker does, see :func:`as_media_activity`)."""
     from activities.render import (
         run_render_film,
         run_render_join,
@@ -165,12 +168,13 @@ def render_as_deployed(ctx: Any, render_input: Any) -> Any:
     from workflows.segments import split_render
     from workflows.stages import JoinInput, WholeFilmInput
 
-    plan = run_render_plan(ctx, render_input)
+    plan = activity(lambda: run_render_plan(ctx, render_input))
     split = split_render(render_input, plan)
     if isinstance(split, WholeFilmInput):
-        return run_render_film(ctx, split)
-    segments = [run_render_segment(ctx, segment) for segment in split]
-    return run_render_join(ctx, JoinInput(render=render_input, plan=plan, segments=segments))
+        return activity(lambda: run_render_film(ctx, split))
+    segments = [activity(lambda s=segment: run_render_segment(ctx, s)) for segment in split]
+    return activity(lambda: run_render_join(
+        ctx, JoinInput(render=render_input, plan=plan, segments=segments)))
 
 
 def case_context(workdir: Path) -> Any:
@@ -200,18 +204,22 @@ def render_stage_again(workdir: Path) -> tuple[Measured, Any]:
 
 
 def as_media_activity(call: Callable[[], Any]) -> Any:
-    """``call()`` in a thread of its own, ended before it returns, as the media worker runs an
-    activity (:class:`app.memory.ThreadPerActivity`): what the thread held goes with it."""
-    from app.memory import ThreadPerActivity
+    """``call()`` as the media worker runs an activity: in a thread of its own, ended before it
+    returns (:class:`app.memory.ThreadPerActivity`), then the worker's release of memory
+    (:func:`app.memory.release_memory`): what the activity held goes with it."""
+    from app.memory import ThreadPerActivity, release_memory
 
-    with ThreadPerActivity(max_workers=1) as executor:
-        return executor.submit(call).result()
+    try:
+        with ThreadPerActivity(max_workers=1) as executor:
+            return executor.submit(call).result()
+    finally:
+        release_memory(page_out=True)
 
 
 def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     """Run the stages of ``spec`` in order under ``workdir``; measurements and artifacts. Each
-    stage runs as the media worker runs an activity: in a thread of its own, then the worker's
-    release of memory (:func:`app.memory.release_memory`), outside the stage's measures.
+    activity runs as the media worker runs it (:func:`as_media_activity`): in a thread of its
+    own, then the worker's release of memory.
 
     Artifacts (the mastered song, the prepared photos, the render stage's timeline and input)
     are copied to ``workdir/artifacts`` after the measured stages, for the floor and MoviePy
@@ -222,7 +230,6 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     from activities.gate import run_gate
     from activities.prep import run_prep
     from activities.verify import run_verify
-    from app.memory import release_memory
     from app.order_folder import load_order_folder
     from workflows.stages import DeliverInput, RenderInput, StageInput, VerifyInput
 
@@ -232,11 +239,12 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
     stages: dict[str, Measured] = {}
     last = STAGES.index(spec.stop_after)
 
-    def stage(name: str, call: Callable[[], Any]) -> Any:
+    def stage(name: str, call: Callable[[], Any], activities: bool = False) -> Any:
+        """Measure stage ``name``: one activity (``call``), or with ``activities`` a ``call``
+        that runs the stage's activities itself (the render's plan, film or segments, join)."""
         with measure(sampler) as measured:
-            result = as_media_activity(call)
+            result = call() if activities else as_media_activity(call)
         stages[name] = measured
-        release_memory(page_out=True)  # what the media worker does after every activity
         return result
 
     with RssSampler() as sampler, measure() as total:
@@ -246,7 +254,8 @@ def run_case(spec: CaseSpec, workdir: Path) -> dict[str, Any]:
         assets = stage("assets", lambda: run_assets(ctx, stage_input))
         render_input = RenderInput(order=order, prep=prep, assets=assets)
         with capture_render_stats() as render_stats:
-            rendered = stage("render", lambda: render_as_deployed(ctx, render_input))
+            rendered = stage("render", lambda: render_as_deployed(ctx, render_input,
+                                                                as_media_activity), True)
         if last >= STAGES.index("verify"):
             stage("verify", lambda: run_verify(ctx, VerifyInput(order=order, render=rendered)))
         if last >= STAGES.index("deliver"):
