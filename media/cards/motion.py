@@ -387,21 +387,22 @@ def _lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
     still = tuple((place.index, place.left, place.top, place.scale, place.reveal, place.opacity)
                   for place in placements)
     maps = held.get(_HELD_MAPS)
-    if maps is not None and maps[0] == still and maps[1] is None:
+    if maps is None or maps[0] != still:  # placements new this frame: composite them
+        maps = (still, None)
+    elif maps[1] is None:  # the same a second frame running: made into maps once
         maps = (still, tuple(_text_map(plane.shape, shade, glyph, paint=paint, keep=keep,
                                        black=black)
                              for plane, (shade, glyph, paint, keep, black)
                              in zip(planes, passes, strict=True)))
     held.clear()
     held.update(moved)
-    if maps is not None and maps[0] == still and maps[1] is not None:
-        held[_HELD_MAPS] = maps
-        for plane, text_map in zip(planes, maps[1], strict=True):
+    held[_HELD_MAPS] = maps
+    for plane, text_map, (shade, glyph, paint, keep, black) in zip(
+            planes, maps[1] or (None,) * 3, passes, strict=True):
+        if maps[1] is not None:
             _apply_map(plane, text_map)
-        return
-    held[_HELD_MAPS] = (still, None)
-    for plane, (shade, glyph, paint, keep, black) in zip(planes, passes, strict=True):
-        _composite(plane, shade, glyph, paint=paint, keep=keep, black=black)
+        else:
+            _composite(plane, shade, glyph, paint=paint, keep=keep, black=black)
 
 
 _HELD_MAPS = "text maps"  # the key of the held words' maps in a card's ``held`` dict
