@@ -196,6 +196,17 @@ def _healthcheck_command(args: argparse.Namespace) -> int:
     return exit_now(ExitCode.FAILED if problems else ExitCode.SUCCEEDED)
 
 
+def _check_install_command(args: argparse.Namespace) -> int:
+    from app.install_check import install_report
+
+    found, problems = install_report()
+    for problem in problems:
+        print(f"filmworker check-install: {problem}", file=sys.stderr)
+    if not problems:
+        print("installation can render: " + ", ".join(found))
+    return exit_now(ExitCode.FAILED if problems else ExitCode.SUCCEEDED)
+
+
 def _codec_server_command(args: argparse.Namespace) -> int:
     from app.codec_server import codec_server, parse_tokens
     from app.telemetry import configure_logging
@@ -221,7 +232,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "render": _render_command, "samples": _samples_command, "worker": _worker_command,
     "server": _server_command, "setup": _setup_command, "submit": _submit_command,
     "replay": _replay_command, "healthcheck": _healthcheck_command,
-    "codec-server": _codec_server_command,
+    "check-install": _check_install_command, "codec-server": _codec_server_command,
 }
 """Each command's function: its exit status (the operations commands exit themselves)."""
 
@@ -304,6 +315,9 @@ def _add_ops_commands(commands: Any) -> None:
                                  "this host's worker polls both task queues")
     health.add_argument("--server-only", action="store_true", help="only check Temporal")
     _json_flag(health)
+    commands.add_parser("check-install", help="exit 0 when this installation can render: every "
+                        "look and font, the word list, the sample orders, ffmpeg, the temporal "
+                        "CLI and libfluidsynth are found (the Docker image's smoke check)")
 
 
 def _version() -> str:
