@@ -46,9 +46,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json).
+# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json,
+# codec-vectors.json).
 schemas: $(STAMP)
-	$(BIN)/python -m workflows.schemas
+	$(BIN)/python -m app.contract_files
 
 # Debian's tesseract-ocr for the reading tests (the cards read back at phone size; best effort:
 # without it they skip).

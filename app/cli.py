@@ -99,7 +99,7 @@ def _render_command(args: argparse.Namespace) -> int:
                                         storyboard=args.storyboard, quiet=args.json))
     if args.json:
         _print_json({"out": str(args.out.absolute()),
-                     "outcome": outcome.model_dump(mode="json", exclude_none=True)})
+                     "outcome": outcome.model_dump(mode="json")})
     else:
         print(_outcome_line(outcome))
     return exit_now(outcome_exit_code(outcome))
@@ -155,7 +155,7 @@ def _submit_command(args: argparse.Namespace) -> int:
     if args.json:
         document: dict[str, Any] = {"workflow_id": submitted.workflow_id}
         if outcome is not None:
-            document["outcome"] = outcome.model_dump(mode="json", exclude_none=True)
+            document["outcome"] = outcome.model_dump(mode="json")
         _print_json(document)
     elif outcome is None:
         print(submitted.workflow_id)
