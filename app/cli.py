@@ -46,13 +46,15 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad arguments or input: no such file, order.json invalid, attempt already ran
     HELD = 3  # the run was held (customer media or policy, refunded)
     INFRASTRUCTURE = 4  # Temporal, storage or keys unreachable or misconfigured
-    INTERRUPTED = 130  # Ctrl-C
+    INTERRUPTED = 130  # Ctrl-C (SIGINT)
+    TERMINATED = 143  # SIGTERM: a local run (render, samples) stopped, nothing left running
 
 
 EPILOG = """\
 exit status:
   0 succeeded   1 run failed / replay not deterministic / unhealthy   2 usage or bad input
-  3 run held    4 infrastructure (Temporal, storage, keys)            130 interrupted
+  3 run held    4 infrastructure (Temporal, storage, keys)
+  130 interrupted (Ctrl-C)   143 terminated (SIGTERM)
 
 environment (see README "Configuration"):
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     server and namespace (default localhost:7233, default)
