@@ -7,7 +7,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Ajv2020 from "ajv/dist/2020";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { Client, Connection } from "@temporalio/client";
 import { defineSearchAttributeKey, type Payload, type PayloadCodec } from "@temporalio/common";
@@ -47,8 +47,15 @@ const SCHEMAS = ["film-order.schema.json", "progress.schema.json", "film-outcome
 const ajv = new Ajv2020({ allErrors: true, strict: true, logger: { log: console.log, error: console.error,
   warn: (...args: unknown[]) => { throw new Error(`ajv warned: ${args.join(" ")}`); } } });
 addFormats(ajv);
-const schema = (name: string) => ajv.getSchema(contract(name).$id) ?? ajv.compile(contract(name));
-const invalid = (name: string, value: unknown) => schema(name)(value) ? null : ajv.errorsText(schema(name).errors);
+const validators = new Map<string, ValidateFunction>();
+const schema = (name: string) => {
+  if (!validators.has(name)) validators.set(name, ajv.compile(contract(name)));
+  return validators.get(name)!;
+};
+const invalid = (name: string, value: unknown) => {
+  const validate = schema(name);
+  return validate(value) ? null : ajv.errorsText(validate.errors);
+};
 
 async function main(orderPath: string): Promise<number> {
   if (orderPath === "--check-schemas") {
