@@ -251,7 +251,7 @@ def _audit(operation: str, namespace: str, subject: str | None, count: int,
         "payloads": count, "result": result})
 
 
-class HeaderTimeoutProtocol(H11Protocol):
+class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, closing a connection whose request headers have not arrived
     within :data:`HEADER_TIMEOUT_S` of the connection or of the last response (uvicorn itself
     only times out an idle keep-alive connection, not one that dribbles its headers), and
@@ -279,7 +279,7 @@ class HeaderTimeoutProtocol(H11Protocol):
         open_connections = [c for c in self.connections if not c.transport.is_closing()]
         if len(open_connections) <= MAX_CONNECTIONS:
             return
-        waiting = [c for c in open_connections if isinstance(c, HeaderTimeoutProtocol)
+        waiting = [c for c in open_connections if isinstance(c, GuardedH11Protocol)
                    and c is not self and c._waiting_for_a_request()]
         oldest = min(waiting, key=lambda c: c._waiting_since, default=self)
         oldest.transport.close()
@@ -314,7 +314,7 @@ class CodecServer:
         self.socket = socket.create_server((host, port), reuse_port=False)
         self.port: int = self.socket.getsockname()[1]
         self.server = uvicorn.Server(uvicorn.Config(
-            app, http=HeaderTimeoutProtocol, lifespan="off", log_config=None,
+            app, http=GuardedH11Protocol, lifespan="off", log_config=None,
             access_log=False, timeout_keep_alive=KEEP_ALIVE_S, server_header=False))
 
     def serve_forever(self) -> None:
