@@ -8,6 +8,7 @@ import functools
 import json
 import sys
 import time
+import types
 import wave
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import media.frames.stall
 from bench.exact_floor import raw_writer_argv
 from media.base import spec, yuv
 from media.base.runner import (
@@ -42,7 +44,8 @@ RED = (255, 0, 0)
 ENCODER = spec.EncoderSettings(preset="superfast")  # still High profile; keeps the test quick
 LOGO_RGB = (250, 120, 20)
 LIMITS = Limits(timeout_s=60)
-STALL_S = 3.0  # the stall limit of the stall tests (seconds)
+STALL_S = 3.0  # the stall limit of the stalled encoder's render (seconds)
+SLOW_STALL_S = 60.0  # the stall limit of the renders made slow by their watch's clock
 SLOW_FRAMES = 6  # frames of the slow render, each taking half of it
 
 
@@ -263,32 +266,52 @@ def _raw_film(tmp_path: Path) -> tuple[Timeline, FilmSources, dict[str, Path], i
 RAW_WRITERS = functools.partial(open_encoders, argv_for=raw_writer_argv)
 
 
-def test_a_stalled_render_is_stopped_and_kills_everything(tmp_path: Path) -> None:
+class _SlowClock:
+    """The stall watch's clock (:mod:`media.frames.stall`) run ahead by :meth:`lose` seconds:
+    a render made as slow as a test needs without waiting for it (or racing the host's load)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.ahead = 0.0
+        monkeypatch.setattr(media.frames.stall, "time",
+                            types.SimpleNamespace(monotonic=self.monotonic))
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+    def lose(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
+def test_a_stalled_render_is_stopped_and_kills_everything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     timeline, sources, outputs, middle = _raw_film(tmp_path)
+    clock = _SlowClock(monkeypatch)
 
     def stall(index: int, aspect: str, image: np.ndarray) -> None:
         if index == middle + 3:
-            time.sleep(STALL_S + 0.5)
+            clock.lose(SLOW_STALL_S)  # frame 3 takes the whole limit, in each aspect
 
     with pytest.raises(ToolTimeoutError, match="stalled"):
         render_films(timeline, sources, outputs,
-                     RenderRequest((middle, middle + 6), on_frame=stall, stall_s=STALL_S),
+                     RenderRequest((middle, middle + 6), on_frame=stall, stall_s=SLOW_STALL_S),
                      encoders=RAW_WRITERS)
     assert _our_processes(str(tmp_path)) == []
 
 
-def test_a_slow_render_that_keeps_finishing_frames_is_not_stopped(tmp_path: Path) -> None:
+def test_a_slow_render_that_keeps_finishing_frames_is_not_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     timeline, sources, outputs, middle = _raw_film(tmp_path)
+    clock = _SlowClock(monkeypatch)
 
     def crawl(index: int, aspect: str, image: np.ndarray) -> None:
         if aspect == spec.LANDSCAPE.name:
-            time.sleep(STALL_S / 2)  # every frame takes half the stall limit
+            clock.lose(SLOW_STALL_S / 2)  # every frame takes half the stall limit
 
-    started = time.monotonic()
+    started = clock.monotonic()
     stats = render_films(timeline, sources, outputs,
                          RenderRequest((middle, middle + SLOW_FRAMES), on_frame=crawl,
-                                       stall_s=STALL_S), encoders=RAW_WRITERS)
-    assert time.monotonic() - started > 2 * STALL_S  # far longer than the limit in all
+                                       stall_s=SLOW_STALL_S), encoders=RAW_WRITERS)
+    assert clock.monotonic() - started > 2 * SLOW_STALL_S  # far longer than the limit in all
     assert stats.frames == SLOW_FRAMES
 
 
