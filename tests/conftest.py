@@ -12,6 +12,19 @@ from temporalio.testing import WorkflowEnvironment
 BENCH_TESTS = Path(__file__).resolve().parent / "bench"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The test process is set up as the product's processes are: media/ runs the tools the
+    environment names (``FFMPEG_BINARY``, ``FFPROBE_BINARY``, ``FILM_SOUNDFONT``) when it names
+    any; media/ reads no environment itself."""
+    from services.settings import Settings
+
+    settings = Settings()
+    if settings.ffmpeg_binary or settings.ffprobe_binary or settings.soundfont:
+        from app.media_tools import use_media_tools
+
+        use_media_tools(settings)
+
+
 @pytest_asyncio.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     """The embedded Temporal dev server with our search attributes registered."""

@@ -237,12 +237,12 @@ def test_the_codec_server_refuses_a_payload_of_an_unknown_key(codec_endpoint: st
 
 
 async def test_the_order_api_starter_connects_from_the_environment_and_seals_the_order(
-    temporal_env: WorkflowEnvironment, monkeypatch: pytest.MonkeyPatch,
+    temporal_env: WorkflowEnvironment,
 ) -> None:
-    monkeypatch.setenv("TEMPORAL_ADDRESS", temporal_env.client.service_client.config.target_host)
-    monkeypatch.setenv("TEMPORAL_NAMESPACE", "default")
-    monkeypatch.setenv("FILM_PAYLOAD_KEYS", f"api1:{new_key()}")
-    starter = await connect_starter()
+    environ = {**os.environ, "FILM_PAYLOAD_KEYS": f"api1:{new_key()}",
+               "TEMPORAL_ADDRESS": temporal_env.client.service_client.config.target_host,
+               "TEMPORAL_NAMESPACE": "default"}
+    starter = await connect_starter(environ)
     order = customer_order()
     handle = await start_render(starter, order, task_queue=f"nobody-{order.gift_id}")
     history = await temporal_env.client.get_workflow_handle(handle.id).fetch_history()

@@ -351,7 +351,7 @@ def test_spans_go_to_the_otlp_endpoint_of_the_standard_variables(
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-collector-token=t0k")
         provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(span_exporter()))
+        provider.add_span_processor(SimpleSpanProcessor(span_exporter(Settings())))
         with provider.get_tracer("test").start_as_current_span("RunActivity:render_film"):
             pass
         provider.shutdown()
@@ -362,7 +362,7 @@ def test_spans_go_to_the_otlp_endpoint_of_the_standard_variables(
     assert path == "/v1/traces" and headers["x-collector-token"] == "t0k"
     assert b"RunActivity:render_film" in body
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-    assert span_exporter() is None  # no endpoint: nothing written into the log stream
+    assert span_exporter(Settings()) is None  # no endpoint: nothing written into the log stream
 
 
 def test_spans_go_over_grpc_when_the_standard_protocol_variable_says_grpc(
@@ -375,9 +375,9 @@ def test_spans_go_over_grpc_when_the_standard_protocol_variable_says_grpc(
 
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-    assert isinstance(span_exporter(), OTLPSpanExporter)
+    assert isinstance(span_exporter(Settings()), OTLPSpanExporter)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf")
-    assert type(span_exporter()).__module__.endswith("proto.http.trace_exporter")
+    assert type(span_exporter(Settings())).__module__.endswith("proto.http.trace_exporter")
 
 
 def test_worker_log_stream_stays_one_json_object_per_line_with_tracing_and_no_endpoint(

@@ -24,9 +24,11 @@ from PIL import Image
 
 from activities.prep import run_prep
 from media.base.errors import MediaRejected
+from media.base.runner import ToolPaths
 from services.storage.base import StorageKeyMissing, StorageUnavailable
 from services.storage.local import LocalStorage
 from services.storage.s3 import S3Storage, make_s3_client
+from tests.helpers import tools_at
 from tests.media.lavfi import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media
@@ -65,16 +67,14 @@ def assert_our_fault(exc: BaseException) -> None:
 # --- ffmpeg missing ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tool", ["FFPROBE_BINARY", "FFMPEG_BINARY"])
-def test_missing_ffmpeg_during_clip_prep_is_our_fault(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch,
-                                                      tool: str) -> None:
+@pytest.mark.parametrize("tool", ["ffprobe", "ffmpeg"])
+def test_missing_ffmpeg_during_clip_prep_is_our_fault(tmp_path: Path, tool: str) -> None:
     ctx = local_context(tmp_path)
     assert isinstance(ctx.storage, LocalStorage)
     order = stored_order(ctx.storage, tmp_path)
-    monkeypatch.setenv(tool, str(tmp_path / "not-installed" / tool.split("_")[0].lower()))
+    missing = ToolPaths(**{tool: str(tmp_path / "not-installed" / tool)})
 
-    with pytest.raises(Exception) as caught:
+    with tools_at(missing), pytest.raises(Exception) as caught:
         run_prep(ctx, order)
 
     assert_our_fault(caught.value)

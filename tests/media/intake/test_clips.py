@@ -25,9 +25,10 @@ from media.base.probe import (
     probe_clip,
     sniff_container,
 )
-from media.base.runner import Limits, ToolMissingError, ffmpeg_argv, run_tool
+from media.base.runner import Limits, ToolMissingError, ToolPaths, ffmpeg_argv, run_tool
 from media.intake import clips
 from media.intake.clips import normalize_clip, normalize_cpu_s
+from tests.helpers import tools_at
 from tests.media.lavfi import (
     audio_outlasting_video,
     ffmpeg,
@@ -247,17 +248,16 @@ def test_timeout_on_a_customer_clip_is_a_rejection(tmp_path: Path) -> None:
 def test_missing_ffmpeg_is_our_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=64x48:d=0.2", *x264())
     probe = probe_clip(src, MP4)
-    monkeypatch.delenv("FFMPEG_BINARY", raising=False)
-    monkeypatch.delenv("FFPROBE_BINARY", raising=False)
     monkeypatch.setattr("media.base.runner._packaged_binary", lambda name: None)
 
-    with pytest.raises(ToolMissingError):
-        probe_clip(src, MP4)
-    with pytest.raises(ToolMissingError):
-        normalize_clip(src, tmp_path / "out.mp4", probe)
+    with tools_at(ToolPaths()):
+        with pytest.raises(ToolMissingError):
+            probe_clip(src, MP4)
+        with pytest.raises(ToolMissingError):
+            normalize_clip(src, tmp_path / "out.mp4", probe)
 
-    monkeypatch.setenv("FFPROBE_BINARY", str(tmp_path / "no-such-ffprobe"))
-    with pytest.raises(OSError):
+    with tools_at(ToolPaths(ffprobe=str(tmp_path / "no-such-ffprobe"))), \
+            pytest.raises(OSError):
         probe_clip(src, MP4)
 
 
