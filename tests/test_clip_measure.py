@@ -20,6 +20,8 @@ import pytest
 
 from media.base import errors
 from media.base.probe import ffprobe_json
+from tests.helpers import SAMPLE_ORDER as FIXTURE_ORDER
+from tests.helpers import prep_with_clips
 from tests.media.lavfi import (
     audio_outlasting_video,
     matroska_header_lie,
@@ -27,8 +29,6 @@ from tests.media.lavfi import (
     webm_without_duration,
 )
 from tests.processes import render_fixture_order_with_clips
-from tests.test_clip_limits import prep_with_clips
-from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.film import left_out_reason
 from workflows.stages import Rejection
 

@@ -12,7 +12,6 @@ import http.server
 import json
 import logging
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -39,9 +38,15 @@ from app.order_folder import load_order_folder
 from app.telemetry import CORE_LOGGER, make_runtime, tracing_interceptors
 from app.workers import running_worker
 from services.settings import Settings
+from tests.helpers import (
+    FakeStages,
+    disguised_photo_order,
+    fake_workers,
+    make_order,
+    readme_metrics,
+    wait_for_stage,
+)
 from tests.processes import WorkerProcess, free_port
-from tests.test_pipeline import disguised_photo_order
-from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
 from workflows.contract import (
     STAGE_PROGRESS_SIGNAL,
     FilmStage,
@@ -172,19 +177,6 @@ async def run_held_order(client: Client, settings: Settings, folder: Path) -> No
     async with running_worker(client, settings):
         handle = await start_render(client, order, task_queue=settings.task_queue)
         assert (await handle.result()).state is FilmState.HELD
-
-
-SEEN_ONLY_WHEN_IT_HAPPENS = frozenset({"film_plain_starts_total"})
-"""Documented metrics a worker exports only once their event has happened (a plain start under
-payload keys)."""
-
-
-def readme_metrics() -> dict[str, str]:
-    """The README's metrics table: ``{name: prometheus type}``."""
-    kinds = {"histogram": "histogram", "gauge": "gauge", "counter": "counter"}
-    rows = re.findall(r"^\| `(film_[a-z_]+)` \((histogram|gauge|counter)\)",
-                      README.read_text(encoding="utf-8"), re.MULTILINE)
-    return {name: kinds[kind] for name, kind in rows}
 
 
 async def test_prometheus_endpoint_has_temporal_and_film_metrics_after_a_run(

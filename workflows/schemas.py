@@ -1,7 +1,7 @@
 """The contract as JSON Schema files, for an order API in any language: ``FilmOrder`` (the
 workflow's input), ``Progress`` (the ``progress`` query's answer) and ``FilmOutcome`` (the
 signed callback's body), generated from the pydantic models; beside them ``names.json`` and
-``callback.openapi.json`` from :mod:`workflows.names`. ``tests/test_contract.py`` fails
+``callback.openapi.json`` from :mod:`workflows.names`. ``tests/workflows/test_contract.py`` fails
 when the files in ``contract/`` drift from the models; regenerate with ``make schemas``
 (``python -m workflows.schemas``).
 

@@ -7,7 +7,6 @@ Checked through Temporal's own failure converter (tests/stages.py).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -17,10 +16,8 @@ import sys
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
 import pytest
 from botocore.config import Config
-from PIL import Image
 
 from activities.prep import run_prep
 from media.base.errors import MediaRejected
@@ -28,7 +25,7 @@ from media.base.runner import ToolPaths
 from services.storage.base import StorageKeyMissing, StorageUnavailable
 from services.storage.local import LocalStorage
 from services.storage.s3 import S3Storage, make_s3_client
-from tests.helpers import tools_at
+from tests.helpers import jpeg_bytes, tools_at
 from tests.media.lavfi import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media
@@ -38,12 +35,6 @@ from workflows.keys import clip_key
 REPO = Path(__file__).resolve().parents[2]
 BIG_CLIP_BYTES = 60 * 1024 * 1024
 RSS_GROWTH_LIMIT_KB = 30 * 1024
-
-
-def jpeg_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.fromarray(np.full((240, 320, 3), 128, np.uint8)).save(buffer, "JPEG")
-    return buffer.getvalue()
 
 
 def clip_bytes(tmp_path: Path) -> bytes:

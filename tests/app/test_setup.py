@@ -18,7 +18,7 @@ from temporalio.testing import WorkflowEnvironment
 from app.devserver import temporal_cli_path
 from app.setup import SearchAttributeConflict, register_search_attributes
 from services.settings import Settings
-from tests.test_workflow import FakeStages, fake_workers, make_order
+from tests.helpers import FakeStages, fake_workers, make_order
 from workflows.codec import film_data_converter
 from workflows.contract import FilmState, start_render
 from workflows.search import ALL_KEYS, FILM_STATE

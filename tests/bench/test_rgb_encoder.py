@@ -10,7 +10,7 @@ from bench.rgb_encoder import RGB_PIX_FMT, rgb_encoder_argv
 from media.base import spec, yuv
 from media.base.runner import Limits
 from media.frames.encode import encoder_argv, open_encoders
-from tests.media.frames.test_encode import stream_tags
+from tests.helpers import stream_tags
 
 PRESET = "superfast"  # ultrafast turns CABAC off: the stream would not be High
 LIMITS = Limits(timeout_s=60.0)

@@ -4,12 +4,9 @@ the clip's counted work (media.intake.clips)."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import resource
-import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +25,7 @@ from media.base.probe import (
 from media.base.runner import Limits, ToolMissingError, ToolPaths, ffmpeg_argv, run_tool
 from media.intake import clips
 from media.intake.clips import normalize_clip, normalize_cpu_s
-from tests.helpers import tools_at
+from tests.helpers import assert_no_connection, listening_socket, tools_at
 from tests.media.lavfi import (
     audio_outlasting_video,
     ffmpeg,
@@ -182,21 +179,6 @@ def test_large_and_anamorphic_clips_are_fitted_with_square_pixels(tmp_path: Path
 
 
 # --- rejections --------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def listening_socket() -> Iterator[socket.socket]:
-    """A local TCP listener: a bait URL for anything that would follow a playlist."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(4)
-        yield server
-
-
-def assert_no_connection(server: socket.socket) -> None:
-    server.settimeout(0.3)
-    with pytest.raises(TimeoutError):
-        server.accept()
 
 
 def hls_playlist(port: int) -> bytes:

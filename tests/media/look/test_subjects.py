@@ -39,7 +39,7 @@ from media.look.subjects import (
     soft_share,
     subject_from_dict,
 )
-from tests.media.look.test_framing import sharp_coverage
+from tests.helpers import sharp_coverage
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 # The landscapes the birthday and anniversary samples held before they showed people: kept as

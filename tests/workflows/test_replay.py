@@ -20,12 +20,12 @@ from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from app.ops import read_history, replay
+from tests.helpers import FakeStages, fake_workers, make_order
 from tests.processes import filmworker
-from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.contract import start_render
 from workflows.stages import MEDIA_STAGES, STAGE_ACTIVITIES, ActivityName, media_task_queue
 
-HISTORIES = Path(__file__).resolve().parent / "histories"
+HISTORIES = Path(__file__).resolve().parents[1] / "histories"
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
 BASELINE = HISTORIES / "baseline"
 BASELINE_KINDS = ("succeeded", "succeeded-segmented", "held", "failed")

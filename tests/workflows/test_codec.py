@@ -25,8 +25,8 @@ from temporalio.worker import Replayer
 
 from app.codec_server import codec_server
 from app.ops import read_history
+from tests.helpers import FakeStages, fake_workers, make_order, wait_until
 from tests.processes import filmworker
-from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.codec import (
     ENCODING,
     KEY_ID_METADATA,
@@ -40,7 +40,7 @@ from workflows.codec import (
 from workflows.contract import FilmOrder, FilmState, connect_starter, start_render
 from workflows.film import FilmRender
 
-BASELINE = Path(__file__).resolve().parent / "histories" / "baseline"
+BASELINE = Path(__file__).resolve().parents[1] / "histories" / "baseline"
 RECIPIENT = "Zephyrine Quillfeather"
 MEMORY = "the lighthouse picnic when the kite flew away"
 UI_ORIGIN = "http://localhost:8233"
@@ -168,11 +168,13 @@ def codec_endpoint(codec: AesGcmCodec) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.port}"
-    for _ in range(100):  # bounded: 10 s for uvicorn to start serving
+
+    def serving() -> bool:
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        time.sleep(0.1)
+            return httpx.get(f"{base}/health", timeout=1).status_code == 200
+        return False
+
+    wait_until(serving, "the codec server serving")
     try:
         yield f"{base}/codec"
     finally:
