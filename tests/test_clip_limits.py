@@ -36,6 +36,8 @@ from workflows.contract import CLIPS_MAX, FilmStage
 from workflows.film import left_out_reason
 from workflows.stages import STAGE_TIMEOUTS, Rejection
 
+pytestmark = pytest.mark.render
+
 PREP_BOUND_S = 20.0
 """A refused clip costs seconds, never the normalize timeout."""
 

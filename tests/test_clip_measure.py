@@ -32,6 +32,8 @@ from tests.processes import render_fixture_order_with_clips
 from workflows.film import left_out_reason
 from workflows.stages import Rejection
 
+pytestmark = pytest.mark.render
+
 LYING_CLIP_CPU_S = 2.0
 """CPU seconds (all children) prep may spend refusing the lying clip: its normalize cost 6.6
 before, for a 2 s 4K clip at 240 fps claiming 60 fps and 1 s (3.3 CPU-s per source second)."""

@@ -374,6 +374,7 @@ def test_spans_go_over_grpc_when_the_standard_protocol_variable_says_grpc(
     assert type(span_exporter(Settings())).__module__.endswith("proto.http.trace_exporter")
 
 
+@pytest.mark.slow
 def test_worker_log_stream_stays_one_json_object_per_line_with_tracing_and_no_endpoint(
     tmp_path: Path,
 ) -> None:

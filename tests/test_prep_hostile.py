@@ -39,6 +39,8 @@ from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, FilmOrder
 from workflows.stages import HoldReason, PrepResult, StageInput
 
+pytestmark = pytest.mark.render
+
 PER_CASE_LIMIT_S = 10.0
 CORPUS_LIMIT_S = 60.0
 PREPARED = "prepared"

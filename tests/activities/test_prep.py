@@ -172,6 +172,7 @@ def big_mp4(path: Path, size: int) -> None:
         fp.truncate(size)
 
 
+@pytest.mark.render
 def test_a_60_mb_clip_goes_through_prep_with_bounded_memory(tmp_path: Path) -> None:
     storage = LocalStorage(tmp_path / "storage")
     order = order_with_media("bigclip01", [("p01", "jpg")], [("c01", "mp4")])

@@ -42,6 +42,8 @@ from workflows.stages import (
     StageInput,
 )
 
+pytestmark = pytest.mark.render
+
 LENGTH_S = 30.0
 BRIEF = SongBrief(occasion_slug="birthday", tone="joyful", gentle=False, recipient_name="Anna",
                   relationship="sister", memory="The summer at the coast.", story_note="",

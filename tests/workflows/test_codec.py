@@ -151,6 +151,7 @@ async def test_filmworker_replay_decrypts_with_the_keys_and_says_when_they_are_m
     assert "set FILM_PAYLOAD_KEYS" in without.stderr and "Traceback" not in without.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in BASELINE.glob("*.json")))
 async def test_unencrypted_baseline_histories_replay_with_the_codec_configured(
     name: str, codec: AesGcmCodec,
@@ -335,6 +336,7 @@ def test_the_codec_server_writes_one_audit_line_per_decode_without_the_data(
                for r in lines)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_thirty_unauthenticated_16_mib_bodies_leave_the_codec_server_under_150_mib_answering(
 ) -> None:

@@ -67,6 +67,7 @@ def test_the_baseline_holds_one_history_per_outcome_and_one_segmented_render() -
     assert sorted(path.stem for path in BASELINE.glob("*.json")) == sorted(BASELINE_KINDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
 async def test_recorded_history_replays_against_the_current_workflow(path: Path) -> None:
     result = await replay(read_history(path))

@@ -28,6 +28,8 @@ from media.frames.encode import (
     write_frame,
 )
 
+pytestmark = pytest.mark.render
+
 PRESET = "superfast"
 LIMITS = Limits(timeout_s=60)
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from media.base import spec, yuv
@@ -30,6 +31,8 @@ from media.frames.sources import (
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, plan_timeline
 from tests.media.photo_sources import photo_source
+
+pytestmark = pytest.mark.render
 
 LIMITS = Limits(timeout_s=60)
 

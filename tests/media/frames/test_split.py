@@ -30,6 +30,8 @@ from media.look.subjects import Box, Subject
 from media.plan.layouts import INSET, PORTRAIT_PAIR, SPLIT, TRIPTYCH
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
+pytestmark = pytest.mark.render
+
 FRAMES = 45
 RED, BLUE = (200, 40, 40), (40, 60, 200)
 FACE = Subject(faces=(Box(0.42, 0.3, 0.58, 0.55),), focus=Box(0.42, 0.3, 0.58, 0.55),

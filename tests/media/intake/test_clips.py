@@ -35,6 +35,8 @@ from tests.media.lavfi import (
     x264,
 )
 
+pytestmark = pytest.mark.render
+
 
 def first_frame(path: Path, *, autorotate: bool = True) -> np.ndarray:
     """The first frame as an RGB array (height, width, 3)."""

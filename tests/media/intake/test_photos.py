@@ -243,6 +243,7 @@ def test_animated_webp_keeps_its_first_frame(tmp_path: Path) -> None:
                   - (200, 20, 20)).max() <= 6
 
 
+@pytest.mark.render
 def test_large_photos_are_downscaled_and_small_ones_flagged(tmp_path: Path) -> None:
     big_png, wide_jpeg, hd = tmp_path / "big.png", tmp_path / "wide.jpg", tmp_path / "hd.jpg"
     Image.new("RGB", (4200, 2100), (10, 120, 200)).save(big_png, compress_level=1)

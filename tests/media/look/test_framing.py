@@ -73,6 +73,7 @@ def _face_pixels(subject: Subject, width: int, height: int) -> list[tuple[float,
 # --- subject ----------------------------------------------------------------------------------
 
 
+@pytest.mark.render
 def test_finds_the_astronauts_face() -> None:
     subject = find_subject(astronaut(512))
     assert subject.source == "faces"
@@ -128,6 +129,7 @@ def _check_motion(motion: Motion, aspect: Aspect, size: tuple[int, int],
             assert rect.contains(face), (i, rect, face)
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 @pytest.mark.parametrize("name", ["square", "landscape_4x3_face_right",
                                   "portrait_3x4_face_bottom", "landscape_2x1"])
@@ -145,6 +147,7 @@ def test_faces_stay_in_every_frame(aspect: Aspect, name: str) -> None:
                 _check_motion(motion, aspect, (width, height), faces)
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 def test_rendered_first_and_last_frames_still_show_the_face(aspect: Aspect) -> None:
     image = face_photos()["landscape_4x3_face_right" if aspect.is_portrait
@@ -165,6 +168,7 @@ def _second_difference(values: np.ndarray) -> float:
     return float(np.abs(values[2:] - 2 * values[1:-1] + values[:-2]).max())
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 def test_motion_is_smooth(aspect: Aspect) -> None:
     cases = [(image, find_subject(image)) for image in face_photos().values()]
@@ -189,6 +193,7 @@ def test_motion_is_smooth(aspect: Aspect) -> None:
                 assert peak_acceleration(motion, aspect.width) <= MAX_ACCEL_PX + 1e-9
 
 
+@pytest.mark.render
 def test_full_moves_actually_move_and_pushes_are_gentle() -> None:
     image = face_photos()["square"]
     subject = find_subject(image)
@@ -246,6 +251,7 @@ def test_a_landscape_photo_fills_the_9x16_frame_with_sharp_content(size: tuple[i
         assert sharp_coverage(motion, size, PORTRAIT) == pytest.approx(1.0)
 
 
+@pytest.mark.render
 def test_a_landscape_photo_in_9x16_pans_toward_its_subject() -> None:
     image = face_photos()["landscape_4x3_face_right"]
     height, width = image.shape[:2]
