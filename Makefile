@@ -11,7 +11,8 @@ TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
 COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
-.PHONY: install demo test test-fast lint bench clean browser ocr soundfont schemas lock starter-ts
+.PHONY: install demo test test-fast test-wheel lint bench clean browser ocr soundfont schemas lock \
+	starter-ts
 
 # The song's instruments (media/song/synth.py): libfluidsynth3 and the FluidR3 General MIDI
 # SoundFont from Debian. As root they are installed; otherwise say what is missing.
@@ -45,9 +46,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json).
+# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json,
+# codec-vectors.json).
 schemas: $(STAMP)
-	$(BIN)/python -m workflows.schemas
+	$(BIN)/python -m app.contract_files
 
 # Debian's tesseract-ocr for the reading tests (the cards read back at phone size; best effort:
 # without it they skip).
@@ -69,14 +71,19 @@ starter-ts:
 	else echo "node/npm unavailable: the TypeScript starter test will skip"; fi
 
 test: $(STAMP) lint browser ocr starter-ts
-	$(BIN)/pytest -q -ra -n 2
+	$(BIN)/pytest -q -ra -n 2 -m "not wheel"
+
+# The package as users get it (minutes, from PyPI): the wheel installed with requirements.lock
+# into a fresh venv outside the source tree renders samples/birthday (tests/test_wheel.py).
+test-wheel: $(STAMP)
+	$(BIN)/pytest -q -ra -m wheel tests/test_wheel.py
 
 # The quick loop while working (under a minute on a quiet 2-core machine): every test of the
 # tests/ tree that needs no dev server or worker process, no render, encode or whole song, no
 # OCR, nothing otherwise slow and no benchmark script (the markers in pyproject.toml;
 # tests/conftest.py marks e2e, ocr, slow and bench by what a test uses), so a new pure test
 # joins it by itself. `make test` runs all of them.
-FAST_MARKERS := not e2e and not render and not ocr and not slow and not bench
+FAST_MARKERS := not e2e and not render and not ocr and not slow and not bench and not wheel
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q -n 2 -m "$(FAST_MARKERS)"
