@@ -16,11 +16,12 @@ CALLS_THAT_MARK = {
     "e2e": frozenset({"filmworker", "filmworker_argv", "WorkerProcess", "ServerProcess",
                       "render_fixture_order_with_clips", "start_embedded_server", "start_local"}),
     "ocr": frozenset({"ocr_at_width"}),
-    "slow": frozenset({"moto_s3", "start_moto_server"}),
+    "slow": frozenset({"moto_s3", "start_moto_server", "build_wheel", "_npm"}),
 }
 """Helpers whose use (by the test or one of its fixtures) marks a test: the product's processes
 (tests/processes.py, a dev server) make it ``e2e``, tesseract (tests/media/cards/ocr.py)
-``ocr``, the S3 emulator (tests/s3.py) ``slow``."""
+``ocr``; the S3 emulator (tests/s3.py), a wheel built (tests/test_wheel.py) or the TypeScript
+starter built with npm (tests/test_interop.py) ``slow``."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
