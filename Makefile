@@ -78,15 +78,15 @@ test: $(STAMP) lint browser ocr starter-ts
 test-wheel: $(STAMP)
 	$(BIN)/pytest -q -ra -m wheel tests/test_wheel.py
 
-# The quick loop while working (under a minute): the pure modules' tests, no dev server, no
-# render, no encode. `make test` runs everything, these and the bench scripts' tests included.
-FAST_TESTS := tests/test_layers.py tests/test_contract.py tests/test_keys.py \
-	tests/test_segment_plan.py tests/test_run_progress.py tests/services/test_text_policy.py \
-	tests/media/plan tests/media/look tests/media/cards
-# (the cards' OCR read-back renders and reads every sample's cards: `make test` runs it)
+# The quick loop while working (under a minute on a quiet 2-core machine): every test of the
+# tests/ tree that needs no dev server or worker process, no render, encode or whole song, no
+# OCR, nothing otherwise slow and no benchmark script (the markers in pyproject.toml;
+# tests/conftest.py marks e2e, ocr, slow and bench by what a test uses), so a new pure test
+# joins it by itself. `make test` runs all of them.
+FAST_MARKERS := not e2e and not render and not ocr and not slow and not bench and not wheel
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q -n 2 $(FAST_TESTS) --ignore=tests/media/cards/test_read_on_a_phone.py
+	$(BIN)/pytest -q -n 2 -m "$(FAST_MARKERS)"
 
 # Issue 7's benchmark (long; see README "Benchmark"): make bench BENCH_ARGS=--quick
 bench: $(STAMP)

@@ -6,8 +6,9 @@
   join all count as ``render``, Temporal's own ``activity_type`` label tells them apart) and,
   for a render or a render segment, ``film_render_fps`` through ``activity.metric_meter()``
   (exported wherever the worker's runtime sends metrics).
-- :class:`StructuredFormatter` writes one JSON object (or ``key=value`` line) per record with the
-  Temporal context the SDK loggers attach, and masks configured secrets.
+- :class:`StructuredFormatter` writes one JSON object (or logfmt ``key=value`` line, both
+  rendered by structlog) per record with the Temporal context the SDK loggers attach, and masks
+  configured secrets.
 
 Logs carry ids, stage names, reason codes and exception types only: never the order's names,
 memories or notes, and never a secret. Exception messages of our own errors hold no customer text.
@@ -16,14 +17,21 @@ memories or notes, and never a secret. Exception messages of our own errors hold
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import time
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
+from structlog.processors import (
+    EventRenamer,
+    JSONRenderer,
+    LogfmtRenderer,
+    TimeStamper,
+    format_exc_info,
+)
+from structlog.stdlib import ProcessorFormatter, add_log_level, add_logger_name
+from structlog.typing import EventDict
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, CancelledError
 from temporalio.worker import (
@@ -162,40 +170,41 @@ def _context_fields(record: logging.LogRecord) -> dict[str, Any]:
     return fields
 
 
-class StructuredFormatter(logging.Formatter):
-    """One line per record: JSON (``json``) or ``key=value`` pairs (``kv``), secrets masked."""
+def _film_fields(_: Any, __: str, event: EventDict) -> EventDict:
+    """The record's film fields: the Temporal ids the SDK attached (its copy appended to the
+    message dropped), our extras that are set, the error's type, the traceback as ``exc``."""
+    record: logging.LogRecord = event["_record"]
+    context = _context_fields(record)
+    if context:
+        event["event"] = _APPENDED_CONTEXT.sub("", event["event"])
+    event.update(context)
+    event.update({key: value for key in _RECORD_FIELDS
+                  if (value := getattr(record, key, None)) is not None})
+    if record.exc_info and record.exc_info[1] is not None:
+        event["error_type"] = _error_type(record.exc_info[1])
+    if "exception" in event:
+        event["exc"] = event.pop("exception")
+    return event
+
+
+class StructuredFormatter(ProcessorFormatter):
+    """One line per record, rendered by structlog: a JSON object (``json``) or logfmt
+    ``key=value`` pairs (``kv``) with ``ts``, ``level``, ``logger``, ``msg`` and the film's
+    fields; any configured secret replaced by ``***``."""
 
     def __init__(self, style: str = "json", secrets: Iterable[str | None] = ()) -> None:
-        super().__init__()
-        self.style = style
+        renderer = (JSONRenderer(default=str, ensure_ascii=False) if style == "json"
+                    else LogfmtRenderer(key_order=["ts", "level", "logger", "msg"]))
+        super().__init__(
+            foreign_pre_chain=[TimeStamper(fmt="iso", utc=True, key="ts"), add_log_level,
+                               add_logger_name, format_exc_info, _film_fields,
+                               EventRenamer("msg")],
+            processors=[ProcessorFormatter.remove_processors_meta, renderer])
         self.secrets: Sequence[str] = [s for s in secrets if s and len(s) >= 4]
 
-    def fields(self, record: logging.LogRecord) -> dict[str, Any]:
-        """The record as a flat dict: time, level, logger, message, Temporal ids, extras."""
-        context = _context_fields(record)
-        message = record.getMessage()
-        fields: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(), "logger": record.name,
-            "msg": _APPENDED_CONTEXT.sub("", message) if context else message,
-        }
-        fields.update(context)
-        for key in _RECORD_FIELDS:
-            value = getattr(record, key, None)
-            if value is not None:
-                fields[key] = value
-        if record.exc_info and record.exc_info[1] is not None:
-            fields["error_type"] = _error_type(record.exc_info[1])
-            fields["exc"] = self.formatException(record.exc_info)
-        return fields
-
     def format(self, record: logging.LogRecord) -> str:
-        """The formatted line, with any configured secret replaced by ``***``."""
-        fields = self.fields(record)
-        if self.style == "kv":
-            line = " ".join(f"{k}={json.dumps(v, default=str)}" for k, v in fields.items())
-        else:
-            line = json.dumps(fields, default=str, ensure_ascii=False)
+        """The rendered line, with any configured secret replaced by ``***``."""
+        line = super().format(record)
         for secret in self.secrets:
             line = line.replace(secret, "***")
         return line

@@ -124,8 +124,10 @@ def _worker_command(args: argparse.Namespace) -> int:
 def _server_command(args: argparse.Namespace) -> int:
     from app.devserver import server_argv
 
-    argv = server_argv(ip=args.ip, port=args.port, ui_port=args.ui_port, db_file=args.db,
-                       ui=not args.no_ui, namespace=Settings().temporal_namespace or "default",
+    settings = Settings()
+    argv = server_argv(settings, ip=args.ip, port=args.port, ui_port=args.ui_port,
+                       db_file=args.db, ui=not args.no_ui,
+                       namespace=settings.temporal_namespace or "default",
                        codec_endpoint=args.codec_endpoint)
     ui = "off" if args.no_ui else f"http://{args.ip}:{argv[argv.index('--ui-port') + 1]}"
     if args.codec_endpoint:
@@ -169,12 +171,14 @@ def _submit_command(args: argparse.Namespace) -> int:
 def _replay_command(args: argparse.Namespace) -> int:
     from app.ops import check_history_keys, fetch_history, read_history, replay
 
+    settings = Settings()
     if args.history is not None:
         history = read_history(args.history)
     else:
-        history = asyncio.run(fetch_history(Settings(), args.workflow_id, args.run_id))
-    check_history_keys(history)  # sealed payloads without their keys: exit 4, not "1"
-    result = asyncio.run(replay(history))
+        history = asyncio.run(fetch_history(settings, args.workflow_id, args.run_id))
+    codec = settings.payload_codec()
+    check_history_keys(history, codec)  # sealed payloads without their keys: exit 4, not "1"
+    result = asyncio.run(replay(history, codec))
     failure = result.replay_failure
     if args.json:
         _print_json({"workflow_id": history.workflow_id, "events": len(history.events),
@@ -212,11 +216,11 @@ def _check_install_command(args: argparse.Namespace) -> int:
 def _codec_server_command(args: argparse.Namespace) -> int:
     from app.codec_server import codec_server, parse_tokens
     from app.telemetry import configure_logging
-    from workflows.codec import KEYS_ENV, codec_from_env
+    from workflows.codec import KEYS_ENV
 
     settings = Settings()
     configure_logging(settings)
-    codec = codec_from_env()
+    codec = settings.payload_codec()
     if codec is None:
         raise CodecKeyError(f"codec-server needs {KEYS_ENV} (the workers' payload keys)")
     origins = [o.strip() for o in settings.codec_origins.split(",") if o.strip()]

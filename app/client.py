@@ -1,7 +1,7 @@
 """The Temporal client of every command: where and how to connect from ``temporalio.envconfig``
 (a profile of ``temporal.toml``, overridden by ``TEMPORAL_ADDRESS``, ``TEMPORAL_NAMESPACE``,
-``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``), the pydantic data converter with the payload codec
-(``FILM_PAYLOAD_KEYS``), tracing when ``FILM_OTEL=1``."""
+``TEMPORAL_API_KEY``, ``TEMPORAL_TLS_*``), the pydantic data converter with the settings'
+payload codec (``FILM_PAYLOAD_KEYS``), tracing when ``FILM_OTEL=1``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from temporalio.runtime import Runtime
 
 from app.telemetry import tracing_interceptors
 from services.settings import Settings
-from workflows.codec import codec_from_env, film_data_converter
+from workflows.codec import film_data_converter
 
 DEFAULT_ADDRESS = "localhost:7233"
 DEFAULT_NAMESPACE = "default"
@@ -67,7 +67,7 @@ async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
     options: dict[str, Any] = dict(connect_config(settings))
     try:
         return await Client.connect(**options,
-                                    data_converter=film_data_converter(codec_from_env()),
+                                    data_converter=film_data_converter(settings.payload_codec()),
                                     runtime=runtime, interceptors=tracing_interceptors(settings))
     except RuntimeError as error:
         if not str(error).startswith("Failed client connect"):

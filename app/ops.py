@@ -32,8 +32,8 @@ from workflows.codec import (
     ENCODING,
     KEY_ID_METADATA,
     KEYS_ENV,
+    AesGcmCodec,
     CodecKeyError,
-    codec_from_env,
     film_data_converter,
     worker_data_converter,
 )
@@ -74,10 +74,11 @@ async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None
     return Submitted(handle.id, outcome)
 
 
-def film_replayer() -> Replayer:
-    """A replayer of the current FilmRender code, decoding as the workers do."""
+def film_replayer(codec: AesGcmCodec | None = None) -> Replayer:
+    """A replayer of the current FilmRender code, decoding as the workers do with ``codec``
+    (the settings' ``FILM_PAYLOAD_KEYS``; None: payloads in clear)."""
     return Replayer(workflows=[FilmRender],
-                    data_converter=worker_data_converter(film_data_converter(codec_from_env())))
+                    data_converter=worker_data_converter(film_data_converter(codec)))
 
 
 async def fetch_history(settings: Settings, workflow_id: str,
@@ -121,15 +122,15 @@ def _payloads(message: Message) -> Iterator[Payload]:
                 yield from _payloads(item)
 
 
-def check_history_keys(history: WorkflowHistory) -> None:
+def check_history_keys(history: WorkflowHistory, codec: AesGcmCodec | None) -> None:
     """Raise :class:`CodecKeyError` when the history holds payloads sealed with keys that
-    ``FILM_PAYLOAD_KEYS`` does not hold (or none is set): a replay could only fail then."""
+    ``codec`` (``FILM_PAYLOAD_KEYS``) does not hold (or there is none): a replay could only
+    fail then."""
     sealed = {p.metadata.get(KEY_ID_METADATA, b"").decode(errors="replace")
               for event in history.events for p in _payloads(event)
               if p.metadata.get("encoding") == ENCODING}
     if not sealed:
         return
-    codec = codec_from_env()
     missing = sorted(sealed - (codec.key_ids if codec is not None else frozenset()))
     if codec is None:
         raise CodecKeyError(f"the history's payloads are encrypted (key {', '.join(missing)}): "
@@ -139,9 +140,11 @@ def check_history_keys(history: WorkflowHistory) -> None:
                             f"which {KEYS_ENV} does not hold")
 
 
-async def replay(history: WorkflowHistory) -> WorkflowReplayResult:
-    """Replay ``history`` against the current FilmRender; the failure is in the result."""
-    return await film_replayer().replay_workflow(history, raise_on_replay_failure=False)
+async def replay(history: WorkflowHistory,
+                 codec: AesGcmCodec | None = None) -> WorkflowReplayResult:
+    """Replay ``history`` against the current FilmRender, decoding with ``codec``; the failure
+    is in the result."""
+    return await film_replayer(codec).replay_workflow(history, raise_on_replay_failure=False)
 
 
 async def _poller_identities(client: Client, queue: str, kind: TaskQueueType.ValueType

@@ -4,7 +4,6 @@ logs (the stage interceptor and log formatter themselves are in :mod:`activities
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from typing import Any
 
@@ -25,15 +24,6 @@ from services.settings import Settings
 METRIC_BUCKETS = {STAGE_SECONDS: [0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600]}
 
 
-DEFAULT_SERVICE_NAME = "filmworker"
-
-
-def service_name() -> str:
-    """The service's name on metrics (label ``service_name``) and spans (``service.name``):
-    ``OTEL_SERVICE_NAME``, default ``filmworker``."""
-    return os.environ.get("OTEL_SERVICE_NAME") or DEFAULT_SERVICE_NAME
-
-
 CORE_LOGGER = "temporalio.core"
 """The Python logger the SDK's Rust core logs through (``temporalio.core.<target>``)."""
 
@@ -44,7 +34,8 @@ def make_runtime(settings: Settings) -> Runtime:
     they come out as the same JSON lines as ours instead of ANSI-coloured console text, and
     Prometheus metrics on ``FILM_METRICS_BIND`` when it is set. Counters carry ``_total``
     (``film_outcomes`` is ``film_outcomes_total``, as Prometheus names counters); every series
-    carries ``service_name`` (:func:`service_name`) instead of the SDK's ``temporal-core-sdk``."""
+    carries ``service_name`` (``OTEL_SERVICE_NAME``, default ``filmworker``) instead of the SDK's
+    ``temporal-core-sdk``."""
     prometheus = None
     if settings.metrics_bind:
         prometheus = PrometheusConfig(bind_address=settings.metrics_bind,
@@ -54,32 +45,19 @@ def make_runtime(settings: Settings) -> Runtime:
                               forwarding=LogForwardingConfig(
                                   logger=logging.getLogger(CORE_LOGGER)))
     return Runtime(telemetry=TelemetryConfig(
-        logging=core_logs, metrics=prometheus, global_tags={"service_name": service_name()},
+        logging=core_logs, metrics=prometheus, global_tags={"service_name": settings.service_name},
         attach_service_name=False))
 
 
-OTLP_ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
-OTLP_PROTOCOL_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
-
-
-def otlp_protocol() -> str:
-    """``grpc`` or ``http/protobuf`` (the default), from the standard protocol variables."""
-    for name in OTLP_PROTOCOL_VARIABLES:
-        value = os.environ.get(name, "").strip().lower()
-        if value:
-            return "grpc" if value == "grpc" else "http/protobuf"
-    return "http/protobuf"
-
-
-def span_exporter() -> Any:
+def span_exporter(settings: Settings) -> Any:
     """The OTLP exporter of the standard variables when an
     ``OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`` is set: over gRPC when the protocol variable says
     ``grpc``, else over HTTP (each reads the other ``OTEL_EXPORTER_OTLP_*`` variables itself:
     headers, timeout, compression, certificates). None without an endpoint: spans are not
     exported (never printed into the log stream on stderr)."""
-    if not any(os.environ.get(name) for name in OTLP_ENDPOINT_VARIABLES):
+    if settings.otlp_traces_target is None:
         return None
-    if otlp_protocol() == "grpc":
+    if settings.otlp_over_grpc:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
             OTLPSpanExporter as GrpcSpanExporter,
         )
@@ -111,8 +89,9 @@ def tracing_interceptors(settings: Settings) -> list[Any]:
         raise SystemExit("FILM_OTEL=1 needs the otel extra: pip install 'filmworker[otel]'") \
             from error
     if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
-        provider = TracerProvider(resource=Resource.create({"service.name": service_name()}))
-        exporter = span_exporter()
+        provider = TracerProvider(
+            resource=Resource.create({"service.name": settings.service_name}))
+        exporter = span_exporter(settings)
         if exporter is None:
             logging.getLogger("filmworker").warning(
                 "FILM_OTEL=1 without OTEL_EXPORTER_OTLP_ENDPOINT: spans are not exported")
@@ -126,7 +105,7 @@ def configure_logging(settings: Settings) -> None:
     """Structured logs on stderr (``FILM_LOG_FORMAT`` json or kv), secrets masked; the Temporal
     context goes into fields instead of being appended to each message."""
     handler = logging.StreamHandler(sys.stderr)
-    secrets = (settings.order_api_secret, os.environ.get("AWS_SECRET_ACCESS_KEY"))
+    secrets = (settings.order_api_secret, settings.aws_secret_access_key)
     handler.setFormatter(StructuredFormatter(settings.log_format, secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]

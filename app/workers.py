@@ -22,7 +22,7 @@ from app.memory import MemoryReleaser, ThreadPerActivity, limit_arenas
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.cleanup import FilmRunCleanup
-from workflows.codec import codec_from_env, worker_data_converter
+from workflows.codec import worker_data_converter
 from workflows.film import FilmRender
 from workflows.stages import media_task_queue
 
@@ -51,7 +51,9 @@ def create_workers(client: Client, settings: Settings, main_pool: concurrent.fut
     once, so one render cannot starve orchestration.
     """
     from activities.registry import FilmActivities  # heavy (media code): only where needed
+    from app.media_tools import use_media_tools
 
+    use_media_tools(settings)
     client = worker_client(client)
     use_progress_sink(ProgressSink(client, asyncio.get_running_loop()))
     activities = FilmActivities(StageContext.from_settings(settings))
@@ -99,7 +101,7 @@ async def run_worker(settings: Settings) -> None:
         log.info("worker started on %s, queues %s and %s, metrics %s",
                  target_address(settings), settings.task_queue,
                  media_task_queue(settings.task_queue), settings.metrics_bind or "off")
-        if codec_from_env() is None:
+        if settings.payload_codec() is None:
             log.warning("FILM_PAYLOAD_KEYS unset: customer text is stored in clear in the "
                         "workflow history")
         await stop.wait()

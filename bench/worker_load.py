@@ -346,7 +346,7 @@ async def run_load(orders: int, media_concurrency: int, work: Path,
     worker = WorkerProcess(env, work / "worker.log").start()
     try:
         client = await Client.connect(server.address, runtime=client_runtime(),
-                                      data_converter=film_data_converter(codec_from_env()))
+                                      data_converter=film_data_converter(codec_from_env(os.environ)))
         worker.wait_started(120)
         await asyncio.sleep(5)
         idle_before = tree_rss_mib(worker.pid)[0]

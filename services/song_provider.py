@@ -15,19 +15,22 @@ times, sections, lyrics, loudness, every candidate's score and the chosen one, t
 - the audio is streamed to disk under a size cap, then validated, decoded, mastered and given a
   beat grid by :func:`media.song.imported.import_song`.
 
-Network errors, timeouts, 5xx, 408 and 429 are retried here a few times with backoff, then
-raised as :class:`SongProviderUnavailable` (retryable: our side of the deal). A failed job, a
-refused request or unusable audio raise :class:`SongProviderError` (not retried: the same
-idempotency key would fetch the same answer).
+Each request is made once. A network error, a timeout, a 5xx, 408 or 429 raises
+:class:`SongProviderUnavailable` (retryable, with a ``Retry-After`` as the next retry's delay):
+the assets activity's retry policy (:data:`workflows.stages.STAGE_RETRY`) runs it again with
+backoff, as the outcome callback's policy does for the report, and the retry orders with the same
+idempotency key, so it finds the job it ordered. A failed job, a refused request or unusable
+audio raise :class:`SongProviderError` (not retried: the same idempotency key would fetch the
+same answer).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urljoin, urlsplit
@@ -39,16 +42,11 @@ from media.base.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
 from media.song.compose import ComposedSong, SongBrief, song_seed, write_wav
 from media.song.imported import SongAudioRejected, import_song
 from media.song.score import SongScore, compose_best, score_song
+from services.outcome import parse_retry_after
 from services.settings import Settings
 from workflows.contract import IDEMPOTENCY_HEADER
 from workflows.stages import HoldReason, hold
 
-log = logging.getLogger(__name__)
-
-REQUEST_ATTEMPTS = 3
-"""Tries of one HTTP request on network errors, 5xx, 408 and 429 before giving up."""
-RETRY_BACKOFF_S = 1.0
-"""First pause between tries (seconds), doubled each time."""
 RETRYABLE_STATUSES = frozenset({408, 429})
 PENDING_STATUSES = frozenset({"queued", "pending", "running", "processing", "accepted"})
 ANSWER_MAX_BYTES = 1 << 20
@@ -56,10 +54,12 @@ ANSWER_MAX_BYTES = 1 << 20
 
 
 class SongProviderUnavailable(ApplicationError):
-    """The provider could not be reached or did not finish in time: retry the activity."""
+    """The provider could not be reached or did not finish in time: the activity's retry policy
+    runs it again (after ``retry_after_s`` when the provider said so)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, type="SongProviderUnavailable")
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        delay = timedelta(seconds=retry_after_s) if retry_after_s else None
+        super().__init__(message, type="SongProviderUnavailable", next_retry_delay=delay)
 
 
 class SongProviderError(ApplicationError):
@@ -148,13 +148,12 @@ class HttpSongProvider:
     name = "http"
 
     def __init__(self, base_url: str, timeout: float, poll_interval: float, max_wait: float,
-                 *, max_bytes: int, token: str | None = None,
-                 retry_backoff_s: float = RETRY_BACKOFF_S) -> None:
+                 *, max_bytes: int, token: str | None = None) -> None:
         if urlsplit(base_url).scheme not in ("http", "https"):
             raise ValueError(f"song provider URL must be http(s): {base_url!r}")
         self.base_url = base_url.rstrip("/") + "/"
         self.timeout, self.poll_interval, self.max_wait = timeout, poll_interval, max_wait
-        self.max_bytes, self.retry_backoff_s = max_bytes, retry_backoff_s
+        self.max_bytes = max_bytes
         self._auth = {"Authorization": f"Bearer {token}"} if token else {}
 
     @classmethod
@@ -229,19 +228,16 @@ class HttpSongProvider:
         return url
 
     def _download(self, client: httpx.Client, url: str, dest: Path) -> Path:
-        """Stream the audio to ``dest`` (at most ``max_bytes``), retrying like requests."""
-        for attempt in range(REQUEST_ATTEMPTS):
-            try:
-                with client.stream("GET", url, headers=self._auth_for(url)) as response:
-                    if response.status_code == 200:
-                        return self._save(response, dest)
-                    problem = f"HTTP {response.status_code}"
-                    if not _retryable(response.status_code):
-                        raise SongProviderError(f"audio download refused: {problem}")
-            except httpx.TransportError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-            self._backoff(attempt, f"audio download: {problem}")
-        raise SongProviderUnavailable(f"audio download failed: {problem}")
+        """Stream the audio to ``dest`` (at most ``max_bytes``); failures as :meth:`_request`'s."""
+        try:
+            with client.stream("GET", url, headers=self._auth_for(url)) as response:
+                if response.status_code == 200:
+                    return self._save(response, dest)
+                _raise_unavailable_if_retryable(response, "audio download")
+                raise SongProviderError(f"audio download refused: HTTP {response.status_code}")
+        except httpx.TransportError as exc:
+            raise SongProviderUnavailable(
+                f"audio download failed: {type(exc).__name__}: {exc}") from exc
 
     def _auth_for(self, url: str) -> dict[str, str]:
         """Our token goes to the provider's own origin only, never to a CDN it links to."""
@@ -267,24 +263,16 @@ class HttpSongProvider:
 
     def _request(self, client: httpx.Client, method: str, url: str,
                  **kwargs: Any) -> httpx.Response:
-        """One request, retried on network errors, timeouts, 5xx, 408 and 429."""
-        for attempt in range(REQUEST_ATTEMPTS):
-            try:
-                response = client.request(method, url, **kwargs)
-                if not _retryable(response.status_code):
-                    return response
-                problem = f"HTTP {response.status_code}"
-            except httpx.TransportError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-            self._backoff(attempt, f"{method} {urlsplit(url).path}: {problem}")
-        raise SongProviderUnavailable(f"song provider unavailable: {method} "
-                                      f"{urlsplit(url).path}: {problem}")
-
-    def _backoff(self, attempt: int, problem: str) -> None:
-        log.warning("song provider try %d/%d failed: %s", attempt + 1, REQUEST_ATTEMPTS,
-                    problem)
-        if attempt + 1 < REQUEST_ATTEMPTS:
-            time.sleep(self.retry_backoff_s * 2**attempt)
+        """One request; a network error, a timeout, a 5xx, 408 or 429 raises
+        :class:`SongProviderUnavailable` for the activity's retry policy."""
+        what = f"{method} {urlsplit(url).path}"
+        try:
+            response = client.request(method, url, **kwargs)
+        except httpx.TransportError as exc:
+            raise SongProviderUnavailable(
+                f"song provider unavailable: {what}: {type(exc).__name__}: {exc}") from exc
+        _raise_unavailable_if_retryable(response, what)
+        return response
 
     @staticmethod
     def _answer(response: httpx.Response) -> dict[str, Any]:
@@ -302,8 +290,12 @@ class HttpSongProvider:
         return data
 
 
-def _retryable(status: int) -> bool:
-    return status >= 500 or status in RETRYABLE_STATUSES
+def _raise_unavailable_if_retryable(response: httpx.Response, what: str) -> None:
+    """Raise :class:`SongProviderUnavailable` for a 5xx, 408 or 429 answer to ``what``."""
+    status = response.status_code
+    if status >= 500 or status in RETRYABLE_STATUSES:
+        raise SongProviderUnavailable(f"song provider unavailable: {what}: HTTP {status}",
+                                      parse_retry_after(response.headers.get("Retry-After")))
 
 
 def song_provider(settings: Settings) -> SongProvider:

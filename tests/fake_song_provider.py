@@ -13,7 +13,8 @@ Modes:
 - ``failed``: the job failed;
 - ``wrong_length``: the audio is 1.5 s longer than ordered;
 - ``not_audio``: the "audio" is an HTML page;
-- ``503_then_ok``: the first ``fail_first`` requests answer 503, then it behaves like ``done``.
+- ``503_then_ok``: the first ``fail_first`` requests answer 503 (with ``Retry-After:
+  retry_after`` when given), then it behaves like ``done``.
 
 Usage::
 
@@ -71,11 +72,12 @@ class FakeSongProvider:
     """The fake service in a background thread; ``url`` is its base URL."""
 
     def __init__(self, mode: str = "done", *, pending_polls: int = 2, fail_first: int = 1,
-                 with_beats: bool = False) -> None:
+                 with_beats: bool = False, retry_after: int | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.mode, self.pending_polls, self.with_beats = mode, pending_polls, with_beats
         self.fail_left = fail_first if mode == "503_then_ok" else 0
+        self.retry_after = retry_after
         self.jobs: dict[str, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
@@ -140,22 +142,28 @@ class FakeSongProvider:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, content_type: str) -> None:
+            def _send(self, status: int, body: bytes, content_type: str,
+                      headers: dict[str, str] | None = None) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 
-            def _json(self, status: int, data: object) -> None:
-                self._send(status, json.dumps(data).encode(), "application/json")
+            def _json(self, status: int, data: object,
+                      headers: dict[str, str] | None = None) -> None:
+                self._send(status, json.dumps(data).encode(), "application/json", headers)
 
             def _failing(self) -> bool:
                 fake.requests.append((self.command, self.path, dict(self.headers)))
                 with fake.lock:
                     if fake.fail_left > 0:
                         fake.fail_left -= 1
-                        self._json(503, {"error": "busy"})
+                        after = {} if fake.retry_after is None else {
+                            "Retry-After": str(fake.retry_after)}
+                        self._json(503, {"error": "busy"}, after)
                         return True
                 return False
 

@@ -7,15 +7,12 @@ clip work of one order is capped so the worst legal order fits the prep stage's 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import activities.prep as prep_activity
-from activities.gate import run_gate
-from activities.prep import run_prep
 from media.base import errors
 from media.base.probe import MAX_PIXEL_RATE_PX_S, probe_clip, sniff_container
 from media.intake.clip_analysis import (
@@ -31,14 +28,15 @@ from media.intake.clips import (
     clip_work_px,
 )
 from media.look.clip_window import best_window
-from services.storage.local import LocalStorage
+from tests.helpers import SAMPLE_ORDER as FIXTURE_ORDER
+from tests.helpers import prep_with_clips
 from tests.media.lavfi import lavfi_clip, x264
 from tests.processes import render_fixture_order_with_clips
-from tests.stages import local_context, order_with_media
-from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.contract import CLIPS_MAX, FilmStage
 from workflows.film import left_out_reason
-from workflows.stages import STAGE_TIMEOUTS, PrepResult, Rejection, StageInput
+from workflows.stages import STAGE_TIMEOUTS, Rejection
+
+pytestmark = pytest.mark.render
 
 PREP_BOUND_S = 20.0
 """A refused clip costs seconds, never the normalize timeout."""
@@ -57,27 +55,6 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                 *x264()),
         "good": lavfi_clip(folder / "good.mp4", "testsrc2=s=320x240:r=30:d=1", *x264()),
     }
-
-
-def prep_with_clips(tmp_path: Path, clip_files: list[Path]) -> tuple[PrepResult, float]:
-    """run_prep on an order of one good photo and ``clip_files`` (c01..), on local storage;
-    returns the result and its wall seconds."""
-    from tests.activities.test_prep import jpeg_bytes
-
-    storage = LocalStorage(tmp_path / "storage")
-    order = order_with_media("limits01", [("p01", "jpg")],
-                             [(f"c{i:02d}", "mp4") for i in range(1, len(clip_files) + 1)])
-    storage.put_bytes(order.photos[0].key, jpeg_bytes())
-    for ref, path in zip(order.clips, clip_files, strict=True):
-        storage.put_file(ref.key, path)
-    ctx = local_context(tmp_path, storage)
-    started = time.monotonic()
-    result = run_prep(ctx, order)
-    elapsed = time.monotonic() - started
-    notes = run_gate(ctx, StageInput(order=order, prep=result)).notes
-    for rejection in result.rejected:
-        assert f"left out {rejection.id}: {rejection.reason}" in notes
-    return result, elapsed
 
 
 @pytest.mark.parametrize(("name", "reason"), [

@@ -20,6 +20,8 @@ import pytest
 
 from media.base import errors
 from media.base.probe import ffprobe_json
+from tests.helpers import SAMPLE_ORDER as FIXTURE_ORDER
+from tests.helpers import prep_with_clips
 from tests.media.lavfi import (
     audio_outlasting_video,
     matroska_header_lie,
@@ -27,10 +29,10 @@ from tests.media.lavfi import (
     webm_without_duration,
 )
 from tests.processes import render_fixture_order_with_clips
-from tests.test_clip_limits import prep_with_clips
-from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 from workflows.film import left_out_reason
 from workflows.stages import Rejection
+
+pytestmark = pytest.mark.render
 
 LYING_CLIP_CPU_S = 2.0
 """CPU seconds (all children) prep may spend refusing the lying clip: its normalize cost 6.6

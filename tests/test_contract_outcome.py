@@ -20,7 +20,7 @@ from app.contract_files import media_words
 from media.base import errors
 from media.base.spec import ASPECTS
 from services.storage import open_storage
-from tests.test_contract import order_fields
+from tests.helpers import order_fields
 from workflows import intake
 from workflows.contract import FilmOutcome, FilmStage, FilmState
 from workflows.film import FilmRender, left_out_reason

@@ -10,6 +10,8 @@ import pytest
 
 from bench.fuzz_prep import fuzz, main
 
+pytestmark = pytest.mark.render
+
 SHORT_RUN_FILES = 30
 SHORT_RUN_BUDGET_S = 120.0
 

@@ -34,6 +34,8 @@ from media.deliver.layout import PosterLayout, layout_from_dict
 from media.deliver.poster import make_posters
 from media.look.subjects import Box
 
+pytestmark = pytest.mark.e2e
+
 LANDSCAPE_SEC, PORTRAIT_SEC = 3.0, 3.5  # different on purpose: the duration names the film
 PHONE = {"width": 390, "height": 844}
 PHONE_ROTATED = {"width": 844, "height": 390}

@@ -30,6 +30,12 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from media.base.runner import Limits, ffmpeg_argv, run_tool
+from tests.helpers import (
+    SAMPLE_ORDER,
+    SEEN_ONLY_WHEN_IT_HAPPENS,
+    disguised_photo_order,
+    readme_metrics,
+)
 from tests.processes import (
     ServerProcess,
     WorkerProcess,
@@ -41,8 +47,6 @@ from tests.processes import (
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from tests.s3 import create_bucket, s3_client, s3_env, start_moto_server
 from tests.tcpproxy import TcpProxy
-from tests.test_observability import SEEN_ONLY_WHEN_IT_HAPPENS, readme_metrics
-from tests.test_pipeline import SAMPLE_ORDER, disguised_photo_order
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, Progress
 from workflows.search import ALL_KEYS
 

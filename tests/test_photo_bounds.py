@@ -29,6 +29,8 @@ from tests.stages import local_context, order_with_media
 from workflows.contract import PHOTO_MAX_BYTES
 from workflows.stages import Rejection
 
+pytestmark = pytest.mark.render
+
 REFUSAL_BOUND_S = 10.0
 SIXTEEN_BIT_PEAK_RSS_BYTES = 600 * 1024**2
 """The child's peak for a 7071x7071 16-bit PNG (1.35 GB before; about 400 MB measured)."""

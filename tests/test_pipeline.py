@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,12 +23,12 @@ from media.deliver.verify import ffprobe_json
 from media.frames.segments import count_video_frames
 from services.settings import Settings
 from services.storage.base import Storage
+from tests.helpers import SAMPLE_ORDER, disguised_photo_order
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from workflows.cleanup import cleanup_workflow_id
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
-SAMPLE_ORDER = Path(__file__).resolve().parent / "fixtures" / "order"
 pytestmark = pytest.mark.e2e
 
 
@@ -171,23 +170,6 @@ async def test_sample_order_rendered_in_two_segments_is_joined_verified_and_deli
     cleanup = await temporal_env.client.get_workflow_handle(
         cleanup_workflow_id(order.gift_id, order.attempt)).describe()
     assert cleanup.status is WorkflowExecutionStatus.RUNNING  # waiting out the retention
-
-
-def disguised_photo_order(folder: Path) -> Path:
-    """An order folder whose every photo is a disguised or corrupt file."""
-    folder.mkdir()
-    shutil.copy(SAMPLE_ORDER / "order.json", folder / "order.json")
-    photos = folder / "photos"
-    photos.mkdir()
-    (photos / "01.jpg").write_text("#EXTM3U\nhttp://169.254.169.254/latest\n")
-    (photos / "02.png").write_bytes(b"GIF89a" + bytes(64))
-    (photos / "03.webp").write_bytes(b"")
-    truncated = (SAMPLE_ORDER / "photos" / "01-astronaut.jpg").read_bytes()[:600]
-    (photos / "04.jpg").write_bytes(truncated)
-    data = json.loads((folder / "order.json").read_text())
-    data.pop("subject_photo")
-    (folder / "order.json").write_text(json.dumps(data))
-    return folder
 
 
 @pytest.mark.timeout(300)

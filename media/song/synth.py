@@ -1,7 +1,8 @@
 """Render a song's notes with sampled instruments: a General MIDI SoundFont played by FluidSynth
 (libfluidsynth through pyfluidsynth), offline and sample-exact to the 64-sample block.
 
-The SoundFont is found in this order: ``FILM_SOUNDFONT`` (a path), Debian's ``fluid-soundfont-gm``
+The SoundFont is found in this order: the one given to :func:`use_soundfont` (process setup
+passes the settings' ``FILM_SOUNDFONT``), Debian's ``fluid-soundfont-gm``
 (FluidR3_GM.sf2), MuseScore General (``musescore-general-soundfont``), the system's default GM
 bank. ``make install`` and the Dockerfile install libfluidsynth3 and fluid-soundfont-gm.
 FluidSynth's own reverb and chorus (the parts' CC91/CC93 sends) give the room; the bus is
@@ -10,7 +11,6 @@ finished in :mod:`media.song.mix`.
 
 from __future__ import annotations
 
-import os
 from ctypes import c_int, c_void_p
 from functools import cache
 from pathlib import Path
@@ -39,10 +39,21 @@ class SoundFontMissing(RuntimeError):
     """No General MIDI SoundFont (or no libfluidsynth) on this machine: run ``make install``."""
 
 
+_soundfont: Path | None = None
+
+
+def use_soundfont(path: Path | None) -> Path | None:
+    """Play the SoundFont at ``path`` in this process from now on (None: the first of
+    :data:`SOUNDFONT_CANDIDATES` installed); returns the one given before. Process setup calls
+    it once with the settings' ``FILM_SOUNDFONT`` (media/ reads no environment)."""
+    global _soundfont
+    previous, _soundfont = _soundfont, path
+    return previous
+
+
 def soundfont_path() -> Path:
     """The General MIDI bank to play (see the module doc for the search order)."""
-    override = os.environ.get("FILM_SOUNDFONT")
-    candidates = (Path(override),) if override else SOUNDFONT_CANDIDATES
+    candidates = (_soundfont,) if _soundfont else SOUNDFONT_CANDIDATES
     for path in candidates:
         if path.is_file():
             return path

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import activities.assets as assets
+from tests.helpers import SAMPLE_ORDER as FIXTURE_ORDER
 from tests.processes import filmworker
 from tests.stages import local_context, order_with_media
-from tests.test_pipeline import SAMPLE_ORDER as FIXTURE_ORDER
 
 UNPARSABLE_LOGO_URL = "https://[::::]/logo.png"
 """Within the contract's logo URL pattern (a bracketed IPv6 literal), yet no IPv6 address:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 from skimage import data
 
@@ -15,6 +16,8 @@ from activities.assets import run_assets
 from activities.context import StageContext
 from tests.stages import local_context, order_with_media
 from workflows.stages import PreparedPhoto, PrepResult, StageInput
+
+pytestmark = pytest.mark.render
 
 
 def _faded(image: np.ndarray) -> np.ndarray:

@@ -7,7 +7,6 @@ Checked through Temporal's own failure converter (tests/stages.py).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -17,16 +16,16 @@ import sys
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
 import pytest
 from botocore.config import Config
-from PIL import Image
 
 from activities.prep import run_prep
 from media.base.errors import MediaRejected
+from media.base.runner import ToolPaths
 from services.storage.base import StorageKeyMissing, StorageUnavailable
 from services.storage.local import LocalStorage
 from services.storage.s3 import S3Storage, make_s3_client
+from tests.helpers import jpeg_bytes, tools_at
 from tests.media.lavfi import lavfi_clip, x264
 from tests.s3 import s3_env
 from tests.stages import ends_failed, local_context, order_with_media
@@ -36,12 +35,6 @@ from workflows.keys import clip_key
 REPO = Path(__file__).resolve().parents[2]
 BIG_CLIP_BYTES = 60 * 1024 * 1024
 RSS_GROWTH_LIMIT_KB = 30 * 1024
-
-
-def jpeg_bytes() -> bytes:
-    buffer = io.BytesIO()
-    Image.fromarray(np.full((240, 320, 3), 128, np.uint8)).save(buffer, "JPEG")
-    return buffer.getvalue()
 
 
 def clip_bytes(tmp_path: Path) -> bytes:
@@ -65,16 +58,14 @@ def assert_our_fault(exc: BaseException) -> None:
 # --- ffmpeg missing ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tool", ["FFPROBE_BINARY", "FFMPEG_BINARY"])
-def test_missing_ffmpeg_during_clip_prep_is_our_fault(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch,
-                                                      tool: str) -> None:
+@pytest.mark.parametrize("tool", ["ffprobe", "ffmpeg"])
+def test_missing_ffmpeg_during_clip_prep_is_our_fault(tmp_path: Path, tool: str) -> None:
     ctx = local_context(tmp_path)
     assert isinstance(ctx.storage, LocalStorage)
     order = stored_order(ctx.storage, tmp_path)
-    monkeypatch.setenv(tool, str(tmp_path / "not-installed" / tool.split("_")[0].lower()))
+    missing = ToolPaths(**{tool: str(tmp_path / "not-installed" / tool)})
 
-    with pytest.raises(Exception) as caught:
+    with tools_at(missing), pytest.raises(Exception) as caught:
         run_prep(ctx, order)
 
     assert_our_fault(caught.value)
@@ -181,6 +172,7 @@ def big_mp4(path: Path, size: int) -> None:
         fp.truncate(size)
 
 
+@pytest.mark.render
 def test_a_60_mb_clip_goes_through_prep_with_bounded_memory(tmp_path: Path) -> None:
     storage = LocalStorage(tmp_path / "storage")
     order = order_with_media("bigclip01", [("p01", "jpg")], [("c01", "mp4")])

@@ -36,6 +36,8 @@ from workflows.stages import (
     WholeFilmInput,
 )
 
+pytestmark = pytest.mark.render
+
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "order"
 
 

@@ -41,6 +41,7 @@ def _arenas(mode: str) -> int:
     return sum(line.startswith("Arena") for line in done.stderr.splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc only")
 def test_a_capped_process_keeps_its_threads_in_heap_arenas() -> None:
     assert _arenas("free") > memory.MALLOC_ARENAS  # each thread would grow its own

@@ -21,8 +21,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from app.cli import COMMANDS, ExitCode, build_parser
+from tests.helpers import FakeStages, fake_workers, make_order
 from tests.processes import filmworker, filmworker_argv, free_port, wait_for_port
-from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.codec import AesGcmCodec, film_data_converter, new_key, parse_keys
 from workflows.contract import start_render
 from workflows.stages import HOLD_ERROR_TYPE

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 # Ends as the CLI's commands do (exit_now): the SDK's runtime threads can abort a finalizing
 # interpreter (temporalio/sdk-python#300; 1 run in 8 here without it).
@@ -25,6 +27,7 @@ exit_now(0)
 """
 
 
+@pytest.mark.e2e
 def test_the_embedded_servers_banner_goes_to_stderr_not_stdout() -> None:
     done = subprocess.run([sys.executable, "-c", RUN_SERVER_A_WHILE], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, check=True)

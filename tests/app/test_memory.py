@@ -56,6 +56,7 @@ FRAGMENTED_HEAP = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(glibc() is None, reason="not glibc")
 def test_trimming_gives_a_fragmented_heap_back_to_the_system() -> None:
     child = subprocess.run([sys.executable, "-c", FRAGMENTED_HEAP], cwd=REPO, timeout=60,

@@ -6,6 +6,8 @@ import shutil
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from app.order_folder import load_order_folder
 from services.settings import Settings
 
@@ -31,6 +33,7 @@ def test_derived_gift_id_follows_the_media_bytes(tmp_path: Path) -> None:
     assert load_order_folder(folder, _settings(tmp_path / "c")).gift_id != first
 
 
+@pytest.mark.slow
 def test_a_large_clip_is_streamed_not_held_in_memory(tmp_path: Path) -> None:
     folder = _copy_sample(tmp_path / "order")
     big = folder / "clips" / "zz-big.mp4"

@@ -17,7 +17,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from app.devserver import temporal_cli_path
 from app.setup import SearchAttributeConflict, register_search_attributes
-from tests.test_workflow import FakeStages, fake_workers, make_order
+from services.settings import Settings
+from tests.helpers import FakeStages, fake_workers, make_order
 from workflows.codec import film_data_converter
 from workflows.contract import FilmState, start_render
 from workflows.search import ALL_KEYS, FILM_STATE
@@ -26,8 +27,9 @@ from workflows.search import ALL_KEYS, FILM_STATE
 @pytest_asyncio.fixture
 async def bare_cluster() -> AsyncIterator[Client]:
     """A dev server with no custom search attributes, like a fresh production namespace."""
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=temporal_cli_path(),
-                                               data_converter=film_data_converter())
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli_path(Settings()),
+        data_converter=film_data_converter())
     try:
         yield env.client
     finally:

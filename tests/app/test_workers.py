@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import uuid
 from collections.abc import AsyncIterator
@@ -18,6 +17,7 @@ from app.memory import MemoryReleaser
 from app.ops import health_problems
 from app.workers import create_workers, running_worker, worker_client
 from services.settings import Settings
+from tests.helpers import eventually
 from workflows.cleanup import FilmRunCleanup
 from workflows.codec import (
     AesGcmCodec,
@@ -94,12 +94,10 @@ async def test_running_workers_poll_both_queues_so_this_host_is_healthy(
         f"no worker of this host polls {settings.task_queue}",
         f"no worker of this host polls {media_task_queue(settings.task_queue)}"]
     async with running_worker(temporal_env.client, settings):
-        for _ in range(50):  # pollers show up once each worker's first poll reached the server
-            problems = await health_problems(settings)
-            if not problems:
-                break
-            await asyncio.sleep(0.2)
-    assert problems == []
+        async def healthy() -> bool:  # once each worker's first poll reached the server
+            return await health_problems(settings) == []
+
+        await eventually(healthy, "both queues polled by this host")
 
 
 def test_workers_decode_with_the_never_raising_worker_codec_when_keys_are_set(

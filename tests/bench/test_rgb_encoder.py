@@ -11,7 +11,7 @@ from media.base import spec, yuv
 from media.base.runner import Limits
 from media.frames.encode import encoder_argv, open_encoders
 from media.frames.stall import StallWatch
-from tests.media.frames.test_encode import stream_tags
+from tests.helpers import stream_tags
 
 ENCODER = spec.EncoderSettings(preset="superfast")  # ultrafast: no CABAC, so not High
 LIMITS = Limits(timeout_s=60.0)

@@ -19,7 +19,7 @@ with ``WorkflowHistory.to_json()``:
 
 The stand-in workers listen on the main task queue and on its media queue and offer every
 activity, so the history shows where the workflow routes each one. Commit the files:
-``tests/test_replay.py`` replays every JSON file below ``tests/histories/``.
+``tests/workflows/test_replay.py`` replays every JSON file below ``tests/histories/``.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ from app.devserver import start_embedded_server
 from app.order_folder import load_order_folder
 from app.workers import running_worker
 from services.settings import Settings
-from tests.test_pipeline import disguised_photo_order
-from tests.test_workflow import FakeStages, fake_workers, make_order
+from tests.helpers import FakeStages, disguised_photo_order, fake_workers, make_order
 from workflows.contract import FilmOrder, FilmState, start_render
 
 SEGMENTED_RENDER_WORKERS = 2

@@ -21,6 +21,8 @@ from tests.media.plan.test_timeline import check_structure, plan
 from tests.stages import order_with_media
 from workflows.contract import LENGTH_MAX_SEC, LENGTH_MIN_SEC
 
+pytestmark = pytest.mark.render
+
 TINY = spec.Aspect("tiny", 64, 36)  # the real encoder settings on frames that cost nothing
 LIMITS = Limits(timeout_s=120.0)
 # Every half second of the range, and fractional lengths whose frames round either way.

@@ -6,6 +6,7 @@ import io
 import json
 import math
 import wave
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,6 @@ from media.deliver.verify import true_peak_dbtp
 from media.song.compose import SongBrief
 from services.settings import Settings
 from services.song_provider import (
-    REQUEST_ATTEMPTS,
     HttpSongProvider,
     LocalSongProvider,
     SongAssets,
@@ -33,7 +33,16 @@ from services.song_provider import (
 from tests.fake_song_provider import TEMPO_BPM, FakeSongProvider, beat_times
 from tests.stages import is_hold, local_context, order_with_media
 from workflows.contract import Tier
-from workflows.stages import HOLD_ERROR_TYPE, HoldReason, PreparedPhoto, PrepResult, StageInput
+from workflows.stages import (
+    HOLD_ERROR_TYPE,
+    STAGE_RETRY,
+    HoldReason,
+    PreparedPhoto,
+    PrepResult,
+    StageInput,
+)
+
+pytestmark = pytest.mark.render
 
 LENGTH_S = 30.0
 BRIEF = SongBrief(occasion_slug="birthday", tone="joyful", gentle=False, recipient_name="Anna",
@@ -47,7 +56,7 @@ def _provider(fake: FakeSongProvider, **changes: float) -> HttpSongProvider:
     options = {"timeout": 5.0, "poll_interval": 0.05, "max_wait": 10.0} | changes
     return HttpSongProvider(fake.url, options["timeout"], options["poll_interval"],
                             options["max_wait"], max_bytes=int(changes.get("max_bytes", 50e6)),
-                            token=TOKEN, retry_backoff_s=0.05)
+                            token=TOKEN)
 
 
 def _order(mode: str, tmp_path: Path, **fake_options: object) -> tuple[SongAssets,
@@ -118,19 +127,47 @@ def test_slow_job_is_polled_until_done_and_its_own_beat_grid_is_kept(tmp_path: P
     _assert_mastered_song(assets)
 
 
-def test_503_then_ok_succeeds_on_a_retry_without_ordering_twice(tmp_path: Path) -> None:
-    assets, fake = _order("503_then_ok", tmp_path, fail_first=2)
+def _attempts(provider: HttpSongProvider, tmp_path: Path,
+              attempts: int) -> tuple[SongAssets | None, list[SongProviderUnavailable]]:
+    """The song as the assets activity's retries get it: ``make_song`` once per attempt, each
+    unavailable provider retried (as its retry policy does), at most ``attempts`` times."""
+    unavailable: list[SongProviderUnavailable] = []
+    for _ in range(attempts):
+        try:
+            return provider.make_song(BRIEF, 7, 1, tmp_path, idempotency_key=KEY), unavailable
+        except SongProviderUnavailable as error:
+            unavailable.append(error)
+    return None, unavailable
+
+
+def test_a_503_fails_the_attempt_and_the_retried_activity_gets_the_one_job_it_ordered(
+        tmp_path: Path) -> None:
+    with FakeSongProvider("503_then_ok", fail_first=2, retry_after=7) as fake:
+        assets, unavailable = _attempts(_provider(fake), tmp_path, STAGE_RETRY.maximum_attempts)
+    assert assets is not None and assets.wav_path.exists()
+    assert len(unavailable) == 2 and all("503" in str(error) for error in unavailable)
+    assert {error.next_retry_delay for error in unavailable} == {timedelta(seconds=7)}
     posts = [headers["Idempotency-Key"] for method, _, headers in fake.requests
              if method == "POST"]
     assert posts == [KEY] * 3 and len(fake.jobs) == 1
-    assert assets.wav_path.exists()
 
 
-def test_provider_down_for_good_raises_a_retryable_error(tmp_path: Path) -> None:
+def test_provider_down_for_good_is_left_to_the_activitys_retry_policy(tmp_path: Path) -> None:
+    with FakeSongProvider("503_then_ok", fail_first=100) as fake:
+        assets, unavailable = _attempts(_provider(fake), tmp_path, STAGE_RETRY.maximum_attempts)
+        assert len(fake.requests) == STAGE_RETRY.maximum_attempts  # one request per attempt
+    assert assets is None
+    assert all(not error.non_retryable and error.next_retry_delay is None
+               for error in unavailable)
+    assert "SongProviderUnavailable" not in STAGE_RETRY.non_retryable_error_types
+
+
+def test_a_provider_that_cannot_be_reached_is_retryable(tmp_path: Path) -> None:
+    with FakeSongProvider("done") as fake:
+        url = fake.url
     with pytest.raises(SongProviderUnavailable) as caught:
-        _order("503_then_ok", tmp_path, fail_first=100)
-    assert not caught.value.non_retryable
-    assert "503" in str(caught.value)
+        HttpSongProvider(url, 1.0, 0.05, 1.0, max_bytes=1).make_song(BRIEF, 7, 1, tmp_path)
+    assert not caught.value.non_retryable and "ConnectError" in str(caught.value)
 
 
 def test_hold_answer_ends_the_run_held_and_a_retry_does_not_order_again(
@@ -179,7 +216,6 @@ def test_settings_choose_the_provider() -> None:
                                         FILM_SONG_PROVIDER_MAX_WAIT_S=60))
     assert isinstance(configured, HttpSongProvider)
     assert (configured.base_url, configured.max_wait) == ("https://songs.example/v1/", 60.0)
-    assert REQUEST_ATTEMPTS >= 2
     with pytest.raises(ValueError):
         HttpSongProvider("file:///etc", 1.0, 1.0, 1.0, max_bytes=1)
 

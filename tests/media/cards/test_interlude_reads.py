@@ -21,7 +21,7 @@ from media.frames.compose import subject_cover
 from media.frames.sources import load_photo
 from media.look.subjects import find_subject
 from tests.media.cards.films import rgb_frame, sample_film, words_rows
-from tests.media.cards.test_read_on_a_phone import PHONE_WIDTH, _ocr, _words
+from tests.media.cards.ocr import PHONE_WIDTH, folded_words, ocr_at_width
 
 REPO = Path(__file__).resolve().parents[3]
 LENGTH_S = 120.0
@@ -49,12 +49,12 @@ def test_an_interlude_reads_back_the_customers_words_at_phone_size(sample: str,
     assert cards, "a 120 s film of this sample carries words between its pictures"
     subject = find_subject(photo)
     for card in cards[:2]:
-        wanted = [w for line in card.lines for w in _words(line)]
+        wanted = [w for line in card.lines for w in folded_words(line)]
         for aspect in spec.ASPECTS:
             back = subject_cover(photo, subject, aspect.width, aspect.height)
             image = render_card_image(card, aspect.width, aspect.height, back)
             mid_hold = yuv.i420_to_rgb(card_frame(image, 3.0, 8.0, 0.4))
-            read = _ocr(mid_hold, PHONE_WIDTH[aspect.name])
+            read = ocr_at_width(mid_hold, PHONE_WIDTH[aspect.name])
             found = [w for w in wanted if w in read]
             assert len(found) == len(wanted), (sample, aspect.name, wanted, read)
 
@@ -83,10 +83,10 @@ def test_every_interlude_over_its_photo_reads_back_word_for_word_for_its_whole_h
     assert len(interludes) == 2
     for index, shot in interludes:
         prepared, frames = film.hold_frames(index)
-        wanted = [w for line in shot.card.lines for w in _words(line)]
+        wanted = [w for line in shot.card.lines for w in folded_words(line)]
         for aspect in spec.ASPECTS:
             for frame in frames:
-                read = _ocr(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
+                read = ocr_at_width(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
                             words_rows(prepared, aspect))
                 found = [w for w in wanted if w in read]
                 if len(found) < len(wanted) and sample in KNOWN_MISREADS:

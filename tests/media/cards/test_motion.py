@@ -70,6 +70,7 @@ def _rgb(image: CardImage, seconds: float, length_s: float,
     return yuv.i420_to_rgb(card_frame(image, seconds, length_s, entrance_at, exit_at))
 
 
+@pytest.mark.render
 @pytest.mark.parametrize(("card", "delay"), [(OPENING, None), (CLOSING, 15), (GENTLE, None)])
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_no_static_hold_over_two_seconds_inside_a_card(card: CardSpec, delay: int | None,
@@ -140,6 +141,7 @@ def _sample_cards() -> list[tuple[CardSpec, float | None]]:
                       style="gift"), 0.3)]
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_i420_card_frames_are_the_rgb_frames_converted(aspect: spec.Aspect) -> None:
     photo = cover_frame(load_photo(SAMPLE_PHOTOS / "01-astronaut.jpg"), aspect.width,
@@ -159,6 +161,7 @@ def test_i420_card_frames_are_the_rgb_frames_converted(aspect: spec.Aspect) -> N
                 assert yuv.psnr(plane, want) >= 45.0, (card.kind, seconds)
 
 
+@pytest.mark.render
 def test_the_backdrop_push_matches_the_rgb_warp_on_every_frame() -> None:
     # A sharp grey checker of a logo on the backdrop, no words: every frame's push (resized
     # where a whole-pixel origin makes that exact, warped elsewhere) against the RGB warp,
@@ -187,6 +190,7 @@ def test_opening_words_are_gone_before_the_picture_under_them_changes() -> None:
     assert np.abs(gone.astype(int) - _rgb(bare, gone_at, 3.4)).mean() < 0.05  # no word left
 
 
+@pytest.mark.render
 def test_words_holding_over_a_moving_photo_are_the_words_composited_afresh() -> None:
     # words holding still are laid as one map a pixel, made once (the frame loop's cost of a
     # title over its moving photo): the frames are those of compositing every layer each frame

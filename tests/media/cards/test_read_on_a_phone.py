@@ -8,14 +8,9 @@ their hold to its end, every part of the signature's title sequence too."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import subprocess
-import unicodedata
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
 
 from activities.order_plan import cards_for
@@ -26,44 +21,14 @@ from media.cards.motion import card_frame
 from media.frames.compose import cover_frame
 from media.frames.sources import load_photo
 from tests.media.cards.films import rgb_frame, sample_film, words_rows
+from tests.media.cards.ocr import PHONE_WIDTH, folded_words, ocr_at_width
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = ("birthday", "anniversary", "pet-tribute")
-PHONE_WIDTH = {spec.LANDSCAPE.name: 844, spec.PORTRAIT.name: 390}
 FILMS = ((30.0, "gift"), (90.0, "gift"), (30.0, "social"))  # (length, style)
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
                                 reason="tesseract-ocr not installed (make test installs it)")
-
-
-def _words(text: str) -> list[str]:
-    """Words as OCR compares them: case and accents folded (the English model reads "Tomás" as
-    "Tomas"; a card draws the accent, its glyph coverage is tested elsewhere)."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", text)
-                     if not unicodedata.combining(c))
-    return [w.casefold() for w in re.findall(r"\w+", folded)]
-
-
-def _ocr(rgb: np.ndarray, width: int, rows: tuple[int, int] | None = None) -> list[str]:
-    """What tesseract reads in ``rgb`` shown ``width`` pixels wide; with ``rows`` (top,
-    bottom pixels of ``rgb``) in that band of it only, full width: the words over a photo, as
-    a reader's eye finds them (tesseract's page layout is thrown by a sun or a sky beside
-    them, not by the words)."""
-    if rows is not None:
-        rgb = rgb[max(0, rows[0]):rows[1]]
-    height = round(rgb.shape[0] * width / rgb.shape[1])
-    small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
-    # Enlarged again for tesseract, which wants text taller than a phone's CSS pixels give it:
-    # what the phone-sized picture holds, no more (the downscale already lost the rest).
-    seen = cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
-    ok, png = cv2.imencode(".png", cv2.cvtColor(seen, cv2.COLOR_RGB2BGR))
-    assert ok
-    read: list[str] = []
-    for layout in ("6", "11"):  # a block of text, then sparse text: what either reads is read
-        done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", layout],
-                              input=png.tobytes(), capture_output=True, timeout=60, check=True)
-        read += _words(done.stdout.decode("utf-8", "replace"))
-    return read
 
 
 def _cards(sample: str, length: float, style: str, tmp_path: Path):
@@ -88,11 +53,12 @@ def test_the_title_and_closing_read_back_at_phone_size(sample: str, length: floa
         for card, entrance in ((opening, None), (closing, 0.0)):
             image = render_card_image(card, aspect.width, aspect.height, back)
             mid_hold = yuv.i420_to_rgb(card_frame(image, 2.0, 6.0, entrance))
-            read = _ocr(mid_hold, PHONE_WIDTH[aspect.name])
+            read = ocr_at_width(mid_hold, PHONE_WIDTH[aspect.name])
             if card.kind == "opening":  # the name, whole (OCR misreads the tracked capitals
-                assert set(_words(card.lines[1])) <= set(read), (aspect.name, read)  # above it)
+                name = set(folded_words(card.lines[1]))
+                assert name <= set(read), (aspect.name, read)  # above it)
                 continue
-            wanted = [w for line in card.lines for w in _words(line)]
+            wanted = [w for line in card.lines for w in folded_words(line)]
             found = [w for w in wanted if w in read]
             assert len(found) >= 0.9 * len(wanted), (aspect.name, card.kind, wanted, read)
 
@@ -102,8 +68,8 @@ def _wanted(card) -> tuple[list[str], float]:
     shot's line whole), 90 % of a closing's or an interlude's words."""
     if card.kind == "opening":
         line = card.lines[0] if card.part == "occasion" else card.lines[1]
-        return _words(line), 1.0
-    return [w for line in card.lines for w in _words(line)], 0.9
+        return folded_words(line), 1.0
+    return [w for line in card.lines for w in folded_words(line)], 0.9
 
 
 # Open (issue 30): read by eye at phone size, but tesseract misses a letter.
@@ -124,7 +90,7 @@ def test_every_title_and_closing_over_its_photo_reads_back_for_its_whole_hold(
         wanted, share = _wanted(shot.card)
         for aspect in spec.ASPECTS:
             for frame in frames:
-                read = _ocr(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
+                read = ocr_at_width(rgb_frame(prepared, aspect, frame), PHONE_WIDTH[aspect.name],
                             words_rows(prepared, aspect))
                 found = [w for w in wanted if w in read]
                 if len(found) < share * len(wanted) and (sample, tier) in KNOWN_MISREADS:

@@ -27,6 +27,8 @@ from media.deliver.poster import (
 )
 from media.look.subjects import Box
 
+pytestmark = pytest.mark.render
+
 
 def _film(path: Path) -> Path:
     """2 s at 320x180: red for the first second, blue for the second, BT.709 limited range."""

@@ -21,6 +21,8 @@ from media.deliver.verify import (
 )
 from media.frames.signal import FrameSignal, SignalRecorder
 
+pytestmark = pytest.mark.render
+
 SMALL = Aspect("test", 320, 180)
 AMPLITUDE_14_LUFS = 10 ** (-14 / 20)  # a 1 kHz sine in both channels reads 20*log10(A) LUFS
 MOVING = "testsrc2=s={size}:r={fps}:d={seconds}"

@@ -169,6 +169,7 @@ def test_fitted_photo_has_no_bars() -> None:
     assert np.abs(frame[540, 960].astype(int) - 220).max() <= 1
 
 
+@pytest.mark.render
 def test_a_held_viewport_returns_the_same_frame_without_composing_again() -> None:
     image = cv2.resize(data.astronaut(), (1200, 900))
     motion = plan_ken_burns((1200, 900), find_subject(image), LANDSCAPE, 20)

@@ -3,7 +3,6 @@ failing encoders (media.frames.encode)."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -14,7 +13,7 @@ import pytest
 
 from bench.exact_floor import raw_writer_argv
 from media.base import spec, yuv
-from media.base.runner import Limits, ToolError, ffmpeg_argv, ffprobe_argv, run_tool
+from media.base.runner import Limits, ToolError, ffmpeg_argv, run_tool
 from media.frames.encode import (
     ENCODER_INPUT_QUEUE,
     ClipReader,
@@ -29,6 +28,8 @@ from media.frames.encode import (
     write_frame,
 )
 from media.frames.stall import StallWatch
+
+pytestmark = pytest.mark.render
 
 ENCODER = spec.EncoderSettings(preset="superfast")
 LIMITS = Limits(timeout_s=60)
@@ -115,14 +116,6 @@ def test_the_encoder_reads_yuv420p_tagged_bt709_limited_and_converts_nothing(
                         ("-color_primaries", "bt709"), ("-color_trc", "bt709")):
         assert before_input[before_input.index(flag) + 1] == value
     assert "-vf" not in argv and "-filter:v" not in argv  # no scale, no format conversion
-
-
-def stream_tags(path: Path) -> dict[str, str]:
-    out = run_tool(ffprobe_argv("-select_streams", "v:0", "-show_entries",
-                                "stream=codec_name,profile,pix_fmt,color_range,color_space,"
-                                "color_transfer,color_primaries,width,height,r_frame_rate",
-                                "-of", "json", str(path)), LIMITS)
-    return json.loads(out.stdout)["streams"][0]
 
 
 def test_black_i420_frames_encode_to_limited_range_black(tmp_path: Path) -> None:

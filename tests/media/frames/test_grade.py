@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 from skimage import data
 
@@ -53,6 +54,7 @@ def test_the_natural_grade_leaves_pictures_untouched() -> None:
     assert grade_named("unknown") == GRADES["natural"]
 
 
+@pytest.mark.render
 def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
     photo = data.coffee()
     Image.fromarray(photo).save(tmp_path / "a.png")

@@ -58,6 +58,8 @@ from media.plan.timeline import (
 )
 from tests.media.photo_sources import photo_source
 
+pytestmark = pytest.mark.render
+
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 SMALL = Aspect("small16x9", 640, 360)  # a small frame keeps the rendering tests quick
 JITTER_BOUND = MAX_ACCEL_PX + 0.01  # output px / frame^2 (the framing budget, and rounding)

@@ -38,6 +38,8 @@ from media.frames.sources import FilmSources
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, plan_timeline
 
+pytestmark = pytest.mark.render
+
 LENGTH_S = 6.0
 GRAY = (128, 128, 128)
 RED = (255, 0, 0)

@@ -28,6 +28,8 @@ from media.plan.timeline import Timeline, plan_timeline, segment_cut_frames
 from media.song.compose import master
 from media.song.soundtrack import write_wav
 
+pytestmark = pytest.mark.render
+
 SAMPLE_PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "order" / "photos"
 LENGTH_S = 12.0
 PRESET = "superfast"  # still High profile; keeps the test quick

@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from media.base import spec, yuv
@@ -31,6 +32,8 @@ from media.frames.stall import StallWatch
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, plan_timeline
 from tests.media.photo_sources import photo_source
+
+pytestmark = pytest.mark.render
 
 LIMITS = Limits(timeout_s=60)
 

@@ -22,6 +22,8 @@ from media.frames.sources import FilmSources, shot_photo
 from media.plan.timeline import PARALLAX, Timeline, plan_timeline
 from tests.media.photo_sources import photo_source
 
+pytestmark = pytest.mark.render
+
 SMALL = Aspect("small16x9", 640, 360)
 
 

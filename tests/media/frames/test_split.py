@@ -33,6 +33,8 @@ from media.plan.layout_kinds import (
 )
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
+pytestmark = pytest.mark.render
+
 FRAMES = 45
 RED, BLUE = (200, 40, 40), (40, 60, 200)
 FACE = Subject(faces=(Box(0.42, 0.3, 0.58, 0.55),), focus=Box(0.42, 0.3, 0.58, 0.55),

@@ -4,12 +4,9 @@ the clip's counted work (media.intake.clips)."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import resource
-import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +22,10 @@ from media.base.probe import (
     probe_clip,
     sniff_container,
 )
-from media.base.runner import Limits, ToolMissingError, ffmpeg_argv, run_tool
+from media.base.runner import Limits, ToolMissingError, ToolPaths, ffmpeg_argv, run_tool
 from media.intake import clips
 from media.intake.clips import normalize_clip, normalize_cpu_s
+from tests.helpers import assert_no_connection, listening_socket, tools_at
 from tests.media.lavfi import (
     audio_outlasting_video,
     ffmpeg,
@@ -36,6 +34,8 @@ from tests.media.lavfi import (
     webm_without_duration,
     x264,
 )
+
+pytestmark = pytest.mark.render
 
 
 def first_frame(path: Path, *, autorotate: bool = True) -> np.ndarray:
@@ -183,21 +183,6 @@ def test_large_and_anamorphic_clips_are_fitted_with_square_pixels(tmp_path: Path
 # --- rejections --------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def listening_socket() -> Iterator[socket.socket]:
-    """A local TCP listener: a bait URL for anything that would follow a playlist."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(4)
-        yield server
-
-
-def assert_no_connection(server: socket.socket) -> None:
-    server.settimeout(0.3)
-    with pytest.raises(TimeoutError):
-        server.accept()
-
-
 def hls_playlist(port: int) -> bytes:
     return (f"#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n"
             f"http://127.0.0.1:{port}/x.ts\n#EXTINF:10.0,\nfile:///etc/hostname\n#EXTINF:10.0,\n"
@@ -247,17 +232,16 @@ def test_timeout_on_a_customer_clip_is_a_rejection(tmp_path: Path) -> None:
 def test_missing_ffmpeg_is_our_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = lavfi_clip(tmp_path / "clip.mp4", "testsrc2=s=64x48:d=0.2", *x264())
     probe = probe_clip(src, MP4)
-    monkeypatch.delenv("FFMPEG_BINARY", raising=False)
-    monkeypatch.delenv("FFPROBE_BINARY", raising=False)
     monkeypatch.setattr("media.base.runner._packaged_binary", lambda name: None)
 
-    with pytest.raises(ToolMissingError):
-        probe_clip(src, MP4)
-    with pytest.raises(ToolMissingError):
-        normalize_clip(src, tmp_path / "out.mp4", probe)
+    with tools_at(ToolPaths()):
+        with pytest.raises(ToolMissingError):
+            probe_clip(src, MP4)
+        with pytest.raises(ToolMissingError):
+            normalize_clip(src, tmp_path / "out.mp4", probe)
 
-    monkeypatch.setenv("FFPROBE_BINARY", str(tmp_path / "no-such-ffprobe"))
-    with pytest.raises(OSError):
+    with tools_at(ToolPaths(ffprobe=str(tmp_path / "no-such-ffprobe"))), \
+            pytest.raises(OSError):
         probe_clip(src, MP4)
 
 

@@ -19,6 +19,7 @@ def _save(image: Image.Image, path: Path, fmt: str) -> Path:
     return path
 
 
+@pytest.mark.render
 def test_large_translucent_logo_is_trimmed_and_capped_with_alpha_kept(tmp_path: Path) -> None:
     image = Image.new("RGBA", (3000, 1000), (0, 0, 0, 0))
     image.paste((0, 90, 200, 160), (500, 100, 2500, 900))
@@ -76,6 +77,7 @@ def test_a_logo_over_the_pixel_cap_is_refused_before_decoding(tmp_path: Path) ->
     assert caught.value.reason == errors.IMAGE_TOO_LARGE and "4200x4200" in caught.value.detail
 
 
+@pytest.mark.render
 def test_a_logo_decode_past_its_child_time_limit_is_refused_as_image_decode_limit(
         tmp_path: Path) -> None:
     src = _save(Image.new("RGBA", (4096, 4096), (0, 0, 0, 255)), tmp_path / "in.png", "PNG")
@@ -89,6 +91,7 @@ def test_a_logo_decode_past_its_child_time_limit_is_refused_as_image_decode_limi
     assert not (tmp_path / "out.png").exists()
 
 
+@pytest.mark.render
 def test_a_logo_needing_more_memory_than_its_child_has_is_refused_not_decoded_here(
         tmp_path: Path) -> None:
     src = _save(Image.new("RGBA", (4096, 4096), (0, 0, 0, 255)), tmp_path / "in.png", "PNG")
@@ -102,6 +105,7 @@ def test_a_logo_needing_more_memory_than_its_child_has_is_refused_not_decoded_he
     assert not (tmp_path / "out.png").exists()
 
 
+@pytest.mark.render
 def test_a_logo_at_the_pixel_cap_is_prepared_within_the_default_child_limits(
         tmp_path: Path) -> None:
     src = _save(Image.new("RGBA", (4096, 4096), (0, 90, 200, 255)), tmp_path / "in.png", "PNG")

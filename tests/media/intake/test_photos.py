@@ -26,6 +26,7 @@ from media.intake.photos import (
 from media.look import framing
 from media.look.framing import KEEP_MIN, MOVES, plan_ken_burns
 from media.look.subjects import Box, Subject
+from tests.helpers import EPS, SVG, png_bomb, png_bytes
 
 # Distinct colours in the four quadrants of a landscape image: every EXIF orientation maps it to
 # a different picture, so "matches the original" proves the right transform was applied.
@@ -204,22 +205,12 @@ def test_palette_png_with_transparency(tmp_path: Path) -> None:
     assert np.abs(np.array(out.getpixel((35, 15))) - (200, 40, 40)).max() <= 6
 
 
-def _png(width: int, height: int, bit_depth: int, colour_type: int, rows: bytes) -> bytes:
-    """A PNG written by hand (any size and depth), ``rows`` already filter-prefixed."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(
-            ">I", zlib.crc32(kind + body))
-    ihdr = struct.pack(">IIBBBBB", width, height, bit_depth, colour_type, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", rows)
-            + chunk(b"IEND", b""))
-
-
 def test_sixteen_bit_pngs(tmp_path: Path) -> None:
     gray = tmp_path / "gray16.png"
     Image.fromarray(np.full((30, 40), 40000, np.uint16)).save(gray)
     row = b"\0" + struct.pack(">HHH", 65535, 32896, 0) * 40
     rgb = tmp_path / "rgb16.png"
-    rgb.write_bytes(_png(40, 30, 16, 2, zlib.compress(row * 30)))
+    rgb.write_bytes(png_bytes(40, 30, 16, 2, zlib.compress(row * 30)))
 
     prepare_photo(gray, tmp_path / "gray.jpg")
     prepare_photo(rgb, tmp_path / "rgb.jpg")
@@ -252,6 +243,7 @@ def test_animated_webp_keeps_its_first_frame(tmp_path: Path) -> None:
                   - (200, 20, 20)).max() <= 6
 
 
+@pytest.mark.render
 def test_large_photos_are_downscaled_and_small_ones_flagged(tmp_path: Path) -> None:
     big_png, wide_jpeg, hd = tmp_path / "big.png", tmp_path / "wide.jpg", tmp_path / "hd.jpg"
     Image.new("RGB", (4200, 2100), (10, 120, 200)).save(big_png, compress_level=1)
@@ -275,21 +267,6 @@ def _truncated_jpeg() -> bytes:
     return buffer.getvalue()[: len(buffer.getvalue()) // 2]
 
 
-def _png_bomb(side: int, colour_type: int, bit_depth: int) -> bytes:
-    """A valid PNG of ``side``x``side`` zeros, a few hundred kB on disk."""
-    row = b"\0" * (1 + (side * bit_depth + 7) // 8)
-    compressor = zlib.compressobj(9)
-    body = b"".join(compressor.compress(row * 100) for _ in range(side // 100))
-    png = _png(side, side, bit_depth, colour_type, body + compressor.flush())
-    if colour_type == 3:  # a palette is required: insert PLTE after IHDR
-        plte = b"PLTE" + b"\0\0\0"
-        chunk = struct.pack(">I", 3) + plte + struct.pack(">I", zlib.crc32(plte))
-        png = png[:33] + chunk + png[33:]
-    return png
-
-
-EPS = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\nnewpath 0 0 moveto showpage\n"
-SVG = b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'
 HEIC = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic" + b"\0" * 64
 
 
@@ -303,12 +280,14 @@ HEIC = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic" + b"\0" * 64
     ("svg_named_png", lambda: SVG, errors.UNSUPPORTED_IMAGE_FORMAT),
     ("eps_named_png", lambda: EPS, errors.UNSUPPORTED_IMAGE_FORMAT),
     ("heic", lambda: HEIC, errors.UNSUPPORTED_IMAGE_FORMAT),
-    ("png_bomb_30000_1bit", lambda: _png_bomb(30000, 0, 1), errors.IMAGE_TOO_LARGE),
-    ("png_bomb_8000_palette", lambda: _png_bomb(8000, 3, 8), errors.IMAGE_TOO_LARGE),
-    ("png_bad_pixel_data", lambda: _png(20, 20, 8, 0, b"not a zlib stream"), errors.IMAGE_CORRUPT),
-    ("png_bad_header_crc", lambda: _png(20, 20, 8, 0, b"")[:29] + b"\0\0\0\0" + b"\0" * 12,
+    ("png_bomb_30000_1bit", lambda: png_bomb(30000, 0, 1), errors.IMAGE_TOO_LARGE),
+    ("png_bomb_8000_palette", lambda: png_bomb(8000, 3, 8), errors.IMAGE_TOO_LARGE),
+    ("png_bad_pixel_data", lambda: png_bytes(20, 20, 8, 0, b"not a zlib stream"),
      errors.IMAGE_CORRUPT),
-    ("tiny_png", lambda: _png(4, 4, 8, 0, zlib.compress(b"\0" * 5 * 4)), errors.IMAGE_TOO_SMALL),
+    ("png_bad_header_crc", lambda: png_bytes(20, 20, 8, 0, b"")[:29] + b"\0\0\0\0" + b"\0" * 12,
+     errors.IMAGE_CORRUPT),
+    ("tiny_png", lambda: png_bytes(4, 4, 8, 0, zlib.compress(b"\0" * 5 * 4)),
+     errors.IMAGE_TOO_SMALL),
 ])
 def test_unusable_files_are_rejected_quickly(tmp_path: Path, name: str, make, reason: str) -> None:
     src = tmp_path / f"{name}.png"

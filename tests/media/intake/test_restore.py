@@ -125,6 +125,7 @@ def gains() -> dict[tuple[str, str], tuple[float, float, float, float, tuple[str
 # --- measured gains --------------------------------------------------------------------------
 
 
+@pytest.mark.render
 def test_restoration_improves_psnr_and_ssim_of_degraded_photos() -> None:
     table = gains()
     print("\nphoto      degradation  PSNR before -> after   SSIM before -> after   steps")

@@ -17,7 +17,6 @@ from media.frames.compose import (
     prescale_i420,
 )
 from media.look.framing import (
-    FILL_MAX_UPSCALE,
     MAX_ACCEL_PX,
     MAX_PUSH_ZOOM,
     MIN_MOVE_PX,
@@ -34,6 +33,7 @@ from media.look.framing import (
     travel,
 )
 from media.look.subjects import Box, Subject, find_subject, keep_whole
+from tests.helpers import sharp_coverage
 
 CHOICES = range(4)
 JITTER_BOUND = MAX_ACCEL_PX + 0.01  # output px / frame^2 (the budget, and rounding)
@@ -73,6 +73,7 @@ def _face_pixels(subject: Subject, width: int, height: int) -> list[tuple[float,
 # --- subject ----------------------------------------------------------------------------------
 
 
+@pytest.mark.render
 def test_finds_the_astronauts_face() -> None:
     subject = find_subject(astronaut(512))
     assert subject.source == "faces"
@@ -128,6 +129,7 @@ def _check_motion(motion: Motion, aspect: Aspect, size: tuple[int, int],
             assert rect.contains(face), (i, rect, face)
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 @pytest.mark.parametrize("name", ["square", "landscape_4x3_face_right",
                                   "portrait_3x4_face_bottom", "landscape_2x1"])
@@ -145,6 +147,7 @@ def test_faces_stay_in_every_frame(aspect: Aspect, name: str) -> None:
                 _check_motion(motion, aspect, (width, height), faces)
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 def test_rendered_first_and_last_frames_still_show_the_face(aspect: Aspect) -> None:
     image = face_photos()["landscape_4x3_face_right" if aspect.is_portrait
@@ -165,6 +168,7 @@ def _second_difference(values: np.ndarray) -> float:
     return float(np.abs(values[2:] - 2 * values[1:-1] + values[:-2]).max())
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 def test_motion_is_smooth(aspect: Aspect) -> None:
     cases = [(image, find_subject(image)) for image in face_photos().values()]
@@ -189,6 +193,7 @@ def test_motion_is_smooth(aspect: Aspect) -> None:
                 assert peak_acceleration(motion, aspect.width) <= MAX_ACCEL_PX + 1e-9
 
 
+@pytest.mark.render
 def test_full_moves_actually_move_and_pushes_are_gentle() -> None:
     image = face_photos()["square"]
     subject = find_subject(image)
@@ -237,23 +242,6 @@ def test_fit_decisions() -> None:
 # --- 9:16: landscape photos fill the portrait frame ---------------------------------------------
 
 
-def sharp_coverage(motion: Motion, photo_size: tuple[int, int], aspect: Aspect,
-                   max_upscale: float = FILL_MAX_UPSCALE) -> float:
-    """Smallest share (0..1) over the move of the frame covered by the photo itself (not the
-    backdrop), counting nothing when the photo is magnified more than ``max_upscale``."""
-    width, height = photo_size
-    worst = 1.0
-    for i in range(motion.frames):
-        rect = motion.rect_at(i)
-        k = aspect.width / rect.w  # output px per source px
-        if k > max_upscale + 1e-6:
-            return 0.0
-        shown_w = (min(width, rect.x + rect.w) - max(0.0, rect.x)) * k
-        shown_h = (min(height, rect.y + rect.h) - max(0.0, rect.y)) * k
-        worst = min(worst, shown_w * shown_h / (aspect.width * aspect.height))
-    return worst
-
-
 @pytest.mark.parametrize("size", [(4032, 3024), (3000, 2000), (1920, 1080)])
 def test_a_landscape_photo_fills_the_9x16_frame_with_sharp_content(size: tuple[int, int]) -> None:
     nobody = Subject((), Box(0.7, 0.3, 0.9, 0.6), "saliency")
@@ -263,6 +251,7 @@ def test_a_landscape_photo_fills_the_9x16_frame_with_sharp_content(size: tuple[i
         assert sharp_coverage(motion, size, PORTRAIT) == pytest.approx(1.0)
 
 
+@pytest.mark.render
 def test_a_landscape_photo_in_9x16_pans_toward_its_subject() -> None:
     image = face_photos()["landscape_4x3_face_right"]
     height, width = image.shape[:2]
@@ -295,7 +284,6 @@ def test_a_small_landscape_photo_is_never_magnified_past_the_fill_limit() -> Non
     assert sharp_coverage(motion, (640, 427), PORTRAIT) > 0.6
 
 
-
 @pytest.mark.parametrize("aspect", ASPECTS, ids=lambda a: a.name)
 def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
     cat = data.chelsea()  # 451 x 300, the cat's face fills it: no human face, saliency
@@ -315,8 +303,6 @@ def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
     for choice in CHOICES:
         motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, choice=choice)
         assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
-
-
 
 
 # The birthday sample's portrait: an 800x532 landscape photo whose face (found on it, normalized)

@@ -39,12 +39,14 @@ def _query(path: Path) -> Features | None:
     return subject_query(image, find_subject(image))
 
 
+@pytest.mark.render
 def test_honey_is_found_in_the_window_photo_with_her_brother() -> None:
     query = _query(PETS / "02-honey.jpg")
     assert query is not None
     assert shows_same_subject(query, _photo(PETS / "01-window.jpg"))
 
 
+@pytest.mark.render
 def test_where_honey_is_in_the_window_photo_is_her_head_not_her_brothers() -> None:
     # her photo is the window photo's upper dog, closer: her core carried over by the match
     query = _query(PETS / "02-honey.jpg")
@@ -56,6 +58,7 @@ def test_where_honey_is_in_the_window_photo_is_her_head_not_her_brothers() -> No
     assert where_subject(query, _photo(PETS / "04-stream.jpg")) is None
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("name", ["03-forest-path.jpg", "04-stream.jpg", "05-dandelions.jpg",
                                   "06-fallen-leaf.jpg"])
 def test_honey_is_not_in_the_walks(name: str) -> None:
@@ -65,6 +68,7 @@ def test_honey_is_not_in_the_walks(name: str) -> None:
     assert matches < MIN_INLIERS // 2  # far from the threshold: 0-2 measured
 
 
+@pytest.mark.render
 def test_the_animal_is_found_again_turned_smaller_and_in_other_light() -> None:
     honey = _photo(PETS / "02-honey.jpg")
     region = animal_region(find_subject(honey))
@@ -89,6 +93,7 @@ def test_faces_and_scenery_are_not_matched_as_animals() -> None:
     assert _query(PETS / "03-forest-path.jpg") is None  # scenery has no animal to look for
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("sample", ["birthday", "anniversary"])
 def test_no_subject_without_faces_in_the_people_samples_is_found_elsewhere(
         sample: str) -> None:

@@ -39,7 +39,7 @@ from media.look.subjects import (
     soft_share,
     subject_from_dict,
 )
-from tests.media.look.test_framing import sharp_coverage
+from tests.helpers import sharp_coverage
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 # The landscapes the birthday and anniversary samples held before they showed people: kept as
@@ -98,6 +98,7 @@ def test_each_landscape_sample_photo_is_cropped_full_bleed_in_9x16(path: Path) -
         assert sharp_coverage(motion, _size(image), PORTRAIT) == pytest.approx(1.0)
 
 
+@pytest.mark.render
 def test_the_9x16_frame_is_covered_by_sharp_content_where_it_was_not() -> None:
     # The same photos planned as before (the whole salient mass kept whole as a compact
     # subject): the frame was covered about half by the photo, the rest by the backdrop.
@@ -157,6 +158,7 @@ def test_a_9x16_pan_ends_on_the_focus_even_when_shortened(path: Path) -> None:
     assert abs(pan.end.cx - focus_x) < abs(pan.start.cx - focus_x)  # it moves toward it
 
 
+@pytest.mark.render
 def test_scenery_is_not_a_compact_subject_and_a_cat_close_up_is() -> None:
     cat = data.chelsea()
     assert find_subject(cat).compact
@@ -311,6 +313,7 @@ def test_every_sample_photo_has_a_labelled_subject() -> None:
     assert on_disk == set(SUBJECTS)
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("key", _keys("focus"))
 def test_the_focus_of_each_sample_photo_falls_on_its_subject(key: str) -> None:
     # the weighted centroid of all saliency fell on the bark beside the nuthatch, in the empty
@@ -328,6 +331,7 @@ def _ends_on(lo: float, hi: float, label_lo: float, label_hi: float, tol: float)
     return label_lo <= (lo + hi) / 2 <= label_hi
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("key", _keys("9x16"))
 def test_every_9x16_shot_of_a_sample_photo_ends_on_its_subject(key: str) -> None:
     # the nuthatch's pan ended with the bird half cut at the frame's edge, the kite's with the
@@ -345,6 +349,7 @@ def test_every_9x16_shot_of_a_sample_photo_ends_on_its_subject(key: str) -> None
         assert _ends_on(end.y, end.y + end.h, y0, y1, 0.04 * height), (motion.move, end)
 
 
+@pytest.mark.render
 def test_a_face_beside_a_found_one_is_kept_in_every_9x16_frame() -> None:
     # the anniversary's Grand Canyon couple: the strict cascade found only him, and every
     # 9:16 move ended on him with her face cut at the frame's edge
@@ -360,6 +365,7 @@ def test_a_face_beside_a_found_one_is_kept_in_every_9x16_frame() -> None:
         assert travel_share(motion) >= MIN_TRAVEL, motion
 
 
+@pytest.mark.render
 def test_companions_are_added_only_where_two_loose_cascades_agree_beside_a_face() -> None:
     # the stream's ripples and the window's cat give the loose cascades a dozen "faces": none
     # is beside a found face, so no sample photo but the canyon couple gains one
@@ -372,6 +378,7 @@ def test_companions_are_added_only_where_two_loose_cascades_agree_beside_a_face(
     assert gained == {"02-grand-canyon.jpg": 1}
 
 
+@pytest.mark.render
 def test_the_companion_search_at_the_faces_sizes_finds_every_candidate_beside_a_face(
 ) -> None:
     # the loose pass searches only the sizes a companion may have (a second a photo saved):
@@ -392,6 +399,7 @@ def test_the_companion_search_at_the_faces_sizes_finds_every_candidate_beside_a_
             assert beside <= set(at_sizes), (path.name, cascade)
 
 
+@pytest.mark.render
 def test_an_arm_under_a_face_is_not_taken_for_a_face() -> None:
     # the three friends' middle arm (its tattoo) was found as the largest "face", under his
     # chin: its margin made the group too tall for a 16:9 crop, and the photo was fitted small

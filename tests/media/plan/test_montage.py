@@ -213,6 +213,7 @@ def test_a_montage_flashes_the_subjects_photos_first() -> None:
 LENGTHS = [LENGTH_MIN_SEC + k for k in range(int(LENGTH_MAX_SEC - LENGTH_MIN_SEC) + 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gentle", [False, True])
 def test_signature_plans_have_exactly_their_frames_at_every_length(gentle: bool) -> None:
     for length in [*LENGTHS, 30.01, 33.3, 45.55, 90.016, 100.1, 119.99, 179.99]:

@@ -29,6 +29,7 @@ def test_click_track_grid_has_its_tempo_and_beats() -> None:
     assert grid.confidence > 0.5
 
 
+@pytest.mark.render
 def test_gentle_composed_song_grid_matches_the_composer_grid() -> None:
     brief = SongBrief(occasion_slug="memorial", tone="tender", gentle=True,
                       recipient_name="Anna", relationship="sister", memory="", story_note="",

@@ -25,6 +25,8 @@ from media.song.compose import (
     write_wav,
 )
 
+pytestmark = pytest.mark.render
+
 SR = AUDIO_SAMPLE_RATE
 
 

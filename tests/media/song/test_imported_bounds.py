@@ -22,6 +22,8 @@ from media.song.imported import (
 )
 from tests.media.lavfi import ffmpeg
 
+pytestmark = pytest.mark.render
+
 CLAIMED_S = 30.0
 HELD_S = 20 * 60.0
 REFUSAL_BOUND_S = 15.0

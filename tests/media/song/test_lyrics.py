@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def briefs(draw: st.DrawFn) -> SongBrief:
         style="gift", length_sec=60.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(briefs())
 def test_lyric_lines_use_only_whole_clauses_of_the_brief(brief: SongBrief) -> None:

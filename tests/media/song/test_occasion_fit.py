@@ -25,6 +25,8 @@ from media.song.score import compose_best
 from services.settings import DEFAULT_RECIPES
 from workflows.contract import Tier
 
+pytestmark = pytest.mark.render
+
 GENTLE_CENTROID_MIN_HZ = 800.0
 PHONE_LOSS_MAX_LU = 1.0
 SOFT_ABOVE_2K_MAX = 0.12

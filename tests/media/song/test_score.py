@@ -35,6 +35,8 @@ from media.song.score import (
     spectral_balance_score,
 )
 
+pytestmark = pytest.mark.render
+
 SR = AUDIO_SAMPLE_RATE
 BRIEF = SongBrief(
     occasion_slug="birthday", tone="joyful", gentle=False, recipient_name="Eileen",

@@ -18,6 +18,8 @@ from media.song.audio import read_audio
 from media.song.compose import MASTER_TRUE_PEAK_DBTP, master, measure_loudness
 from media.song.soundtrack import CLIP_UNDER_SONG_DB, build_soundtrack, decode_audio, write_wav
 
+pytestmark = pytest.mark.render
+
 RATE = spec.AUDIO_SAMPLE_RATE
 LENGTH_S = 12.0
 TONE_HZ = 3000.0

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from temporalio import activity
+from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.context import Heartbeater, ProgressSink, use_progress_sink
-from tests.test_workflow import FakeStages, fake_workers, make_order, wait_for_stage
+from tests.helpers import FakeStages, eventually, fake_workers, make_order, wait_for_stage
 from workflows.contract import (
     STAGE_PROGRESS_SIGNAL,
     FilmStage,
@@ -30,6 +31,8 @@ from workflows.progress import STAGE_START_PERCENT
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput, media_task_queue
 
 RENDER_SECONDS = 3.0
+SIGNALED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+COMPLETED = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
 
 
 def slow_render_film() -> Callable[..., Any]:
@@ -85,9 +88,16 @@ async def test_progress_moves_within_the_render_stage_from_heartbeats(
 
 
 async def _signal(handle: Any, activity_name: str, part: str, percent: int) -> Progress:
+    """Send a stage's progress signal; the run's progress once a workflow task handled it."""
     await handle.signal(STAGE_PROGRESS_SIGNAL,
                         StageProgress(activity=activity_name, part=part, percent=percent))
-    await asyncio.sleep(0.3)
+
+    async def handled() -> bool:
+        kinds = [event.event_type async for event in handle.fetch_history_events()]
+        last_signal = max(i for i, kind in enumerate(kinds) if kind == SIGNALED)
+        return COMPLETED in kinds[last_signal:]
+
+    await eventually(handled, f"the workflow handling {activity_name} {part} at {percent} %")
     return await handle.query("progress", result_type=Progress)
 
 
@@ -99,10 +109,11 @@ async def test_segments_add_up_stale_reports_are_ignored_and_retries_never_go_ba
     async with fake_workers(temporal_env.client, stages) as queue:
         handle = await start_render(temporal_env.client, make_order(), task_queue=queue)
         at_render = await wait_for_stage(handle, FilmStage.RENDER)
-        for _ in range(100):
-            if stages.calls.count("render_segment") == 2:
-                break
-            await asyncio.sleep(0.05)
+
+        async def both_segments_running() -> bool:
+            return stages.calls.count("render_segment") == 2
+
+        await eventually(both_segments_running, "both segments running")
         segment = ActivityName.RENDER_SEGMENT
         first = await _signal(handle, segment, "7", 50)  # one of two segments half done
         assert first.stage_percent == 10 + round(85 * 0.25)

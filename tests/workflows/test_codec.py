@@ -25,8 +25,8 @@ from temporalio.worker import Replayer
 
 from app.codec_server import codec_server
 from app.ops import read_history
+from tests.helpers import FakeStages, fake_workers, make_order, wait_until
 from tests.processes import filmworker
-from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.codec import (
     ENCODING,
     KEY_ID_METADATA,
@@ -40,7 +40,7 @@ from workflows.codec import (
 from workflows.contract import FilmOrder, FilmState, connect_starter, start_render
 from workflows.film import FilmRender
 
-BASELINE = Path(__file__).resolve().parent / "histories" / "baseline"
+BASELINE = Path(__file__).resolve().parents[1] / "histories" / "baseline"
 RECIPIENT = "Zephyrine Quillfeather"
 MEMORY = "the lighthouse picnic when the kite flew away"
 UI_ORIGIN = "http://localhost:8233"
@@ -151,6 +151,7 @@ async def test_filmworker_replay_decrypts_with_the_keys_and_says_when_they_are_m
     assert "set FILM_PAYLOAD_KEYS" in without.stderr and "Traceback" not in without.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in BASELINE.glob("*.json")))
 async def test_unencrypted_baseline_histories_replay_with_the_codec_configured(
     name: str, codec: AesGcmCodec,
@@ -168,11 +169,13 @@ def codec_endpoint(codec: AesGcmCodec) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.port}"
-    for _ in range(100):  # bounded: 10 s for uvicorn to start serving
+
+    def serving() -> bool:
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        time.sleep(0.1)
+            return httpx.get(f"{base}/health", timeout=1).status_code == 200
+        return False
+
+    wait_until(serving, "the codec server serving")
     try:
         yield f"{base}/codec"
     finally:
@@ -237,12 +240,12 @@ def test_the_codec_server_refuses_a_payload_of_an_unknown_key(codec_endpoint: st
 
 
 async def test_the_order_api_starter_connects_from_the_environment_and_seals_the_order(
-    temporal_env: WorkflowEnvironment, monkeypatch: pytest.MonkeyPatch,
+    temporal_env: WorkflowEnvironment,
 ) -> None:
-    monkeypatch.setenv("TEMPORAL_ADDRESS", temporal_env.client.service_client.config.target_host)
-    monkeypatch.setenv("TEMPORAL_NAMESPACE", "default")
-    monkeypatch.setenv("FILM_PAYLOAD_KEYS", f"api1:{new_key()}")
-    starter = await connect_starter()
+    environ = {**os.environ, "FILM_PAYLOAD_KEYS": f"api1:{new_key()}",
+               "TEMPORAL_ADDRESS": temporal_env.client.service_client.config.target_host,
+               "TEMPORAL_NAMESPACE": "default"}
+    starter = await connect_starter(environ)
     order = customer_order()
     handle = await start_render(starter, order, task_queue=f"nobody-{order.gift_id}")
     history = await temporal_env.client.get_workflow_handle(handle.id).fetch_history()
@@ -333,6 +336,7 @@ def test_the_codec_server_writes_one_audit_line_per_decode_without_the_data(
                for r in lines)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_thirty_unauthenticated_16_mib_bodies_leave_the_codec_server_under_150_mib_answering(
 ) -> None:

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from services.settings import Settings
-from tests.test_invalid_order import raw_order
+from tests.helpers import raw_order
 from workflows.contract import FilmOrder, sign_body, verify_signature
 from workflows.intake import RefusedOrder, read_order
 

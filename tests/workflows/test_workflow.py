@@ -7,175 +7,41 @@ classification, attaching to a live run); the stages themselves are tested for r
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import uuid
-from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from temporalio import activity
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Worker
 
+from tests.helpers import (
+    FAKE_CUTS,
+    FAKE_FPS,
+    FAKE_TOTAL_FRAMES,
+    FakeStages,
+    eventually,
+    fake_workers,
+    make_order,
+    wait_for_stage,
+)
 from workflows.contract import (
-    FilmOrder,
-    FilmOutcome,
     FilmStage,
     FilmState,
     Progress,
     start_render,
 )
-from workflows.film import FilmRender
-from workflows.keys import photo_key
 from workflows.search import FILM_STAGE, FILM_STATE, FILM_TIER, GIFT_ID
 from workflows.segments import plan_segments
 from workflows.stages import (
     HOLD_ERROR_TYPE,
     MEDIA_STAGES,
     ActivityName,
-    AssetsResult,
-    DeliverResult,
-    GateResult,
-    JoinInput,
-    PrepResult,
-    RenderPlan,
-    RenderResult,
-    ReportInput,
-    SegmentInput,
-    SegmentResult,
     TaskQueue,
-    VerifyResult,
-    WholeFilmInput,
     activities_on,
     media_task_queue,
 )
-
-FAKE_FPS = 30
-FAKE_TOTAL_FRAMES = 30 * FAKE_FPS  # make_order's 30 s
-FAKE_CUTS = list(range(45, FAKE_TOTAL_FRAMES, 90))  # a shot boundary every 3 s
-
-
-def make_order(gift_id: str | None = None) -> FilmOrder:
-    """A valid order with one photo (the fake stages never read it)."""
-    gift = gift_id or f"wf{uuid.uuid4().hex[:10]}"
-    return FilmOrder.model_validate({
-        "gift_id": gift, "attempt": 1, "charge_id": "ch_1", "share_slug": f"s{gift}",
-        "tier": "standard",
-        "occasion": {"slug": "birthday", "name": "Birthday", "short_name": "Happy Birthday",
-                     "tone": "joyful"},
-        "recipient_name": "Ana", "relationship": "friend", "length_sec": 30,
-        "photos": [{"id": "p01", "key": photo_key(gift, "p01", "jpg"), "mime": "image/jpeg"}],
-        "consent": {"accepted": True, "at": datetime.now(UTC).isoformat()},
-    })
-
-
-class FakeStages:
-    """Same-named stand-ins for the six stages, the render stage's parts (plan, segments, join,
-    whole film; ``render_workers`` as the plan reports it) and the report, with hooks per activity
-    (``failures`` keyed ``render_segment:<index>`` hit one segment only)."""
-
-    def __init__(self, render_workers: int = 1) -> None:
-        self.render_workers = render_workers
-        self.calls: list[str] = []
-        self.queues: dict[str, str] = {}
-        self.reported: list[FilmOutcome] = []
-        self.reported_gifts: list[str] = []
-        self.gates: dict[str, asyncio.Event] = {}
-        self.failures: dict[str, Callable[[], Exception]] = {}
-        self.segments: list[SegmentInput] = []
-
-    async def _enter(self, name: str, key: str | None = None) -> None:
-        self.calls.append(name)
-        self.queues[name] = activity.info().task_queue
-        if name in self.gates:
-            await self.gates[name].wait()
-        for hook in (name, key):
-            if hook in self.failures:
-                raise self.failures[hook]()
-
-    def activities(self) -> list[Callable[..., Any]]:
-        """The fakes, registered under the real activity names."""
-
-        @activity.defn(name=ActivityName.PREP)
-        async def prep(order: FilmOrder) -> PrepResult:
-            await self._enter("prep")
-            return PrepResult(photos=[], clips=[], rejected=[])
-
-        @activity.defn(name=ActivityName.GATE)
-        async def gate(_: Any) -> GateResult:
-            await self._enter("gate")
-            return GateResult(notes=[])
-
-        @activity.defn(name=ActivityName.ASSETS)
-        async def assets(_: Any) -> AssetsResult:
-            await self._enter("assets")
-            return AssetsResult(song_key="s", song_meta_key="m", framing_key="f", photo_keys={},
-                                lyrics=[], notes=[])
-
-        @activity.defn(name=ActivityName.RENDER_PLAN)
-        async def render_plan(_: Any) -> RenderPlan:
-            await self._enter("render_plan")
-            return RenderPlan(timeline_key="t", soundtrack_key="s",
-                              total_frames=FAKE_TOTAL_FRAMES, fps=FAKE_FPS, duration_sec=30.0,
-                              cut_frames=FAKE_CUTS, render_workers=self.render_workers)
-
-        @activity.defn(name=ActivityName.RENDER_SEGMENT)
-        async def render_segment(segment: SegmentInput) -> SegmentResult:
-            self.segments.append(segment)
-            await self._enter("render_segment", f"render_segment:{segment.index}")
-            return SegmentResult(index=segment.index, film_keys={"16x9": "a", "9x16": "b"},
-                                 frames=segment.stop_frame - segment.start_frame)
-
-        @activity.defn(name=ActivityName.RENDER_JOIN)
-        async def render_join(join: JoinInput) -> RenderResult:
-            await self._enter("render_join")
-            assert sum(s.frames for s in join.segments) == join.plan.total_frames
-            return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
-                                timeline_key="t", duration_sec=30.0)
-
-        @activity.defn(name=ActivityName.RENDER_FILM)
-        async def render_film(whole: WholeFilmInput) -> RenderResult:
-            await self._enter("render_film")
-            return RenderResult(film_keys={"16x9": "a", "9x16": "b"}, poster_key="p",
-                                timeline_key="t", duration_sec=whole.plan.duration_sec)
-
-        @activity.defn(name=ActivityName.VERIFY)
-        async def verify(_: Any) -> VerifyResult:
-            await self._enter("verify")
-            return VerifyResult(measurements={})
-
-        @activity.defn(name=ActivityName.DELIVER)
-        async def deliver(_: Any) -> DeliverResult:
-            await self._enter("deliver")
-            return DeliverResult(film_url={"16x9": "u1", "9x16": "u2"}, gift_url="g",
-                                 poster_url="p")
-
-        @activity.defn(name=ActivityName.REPORT_OUTCOME)
-        async def report_outcome(report: ReportInput) -> str:
-            self.queues["report_outcome"] = activity.info().task_queue
-            self.reported.append(report.outcome)
-            self.reported_gifts.append(report.gift_id)
-            return "accepted"
-
-        return [prep, gate, assets, render_plan, render_segment, render_join, render_film,
-                verify, deliver, report_outcome]
-
-
-@contextlib.asynccontextmanager
-async def fake_workers(client: Client, stages: FakeStages, prefix: str = "test"
-                       ) -> AsyncIterator[str]:
-    """Workers on a fresh task queue and its media queue running FilmRender with ``stages``
-    (each queue offers every fake, so routing is observed, not enforced); yields the queue."""
-    queue = f"{prefix}-{uuid.uuid4()}"
-    async with (
-        Worker(client, task_queue=queue, workflows=[FilmRender], activities=stages.activities()),
-        Worker(client, task_queue=media_task_queue(queue), activities=stages.activities()),
-    ):
-        yield queue
 
 
 @pytest_asyncio.fixture
@@ -192,16 +58,6 @@ STAGE_ACTIVITIES: dict[FilmStage, tuple[str, ...]] = {
     stage: ("render_plan", "render_film") if stage is FilmStage.RENDER else (stage.value,)
     for stage in FilmStage
 }
-
-
-async def wait_for_stage(handle: WorkflowHandle[Any, Any], stage: FilmStage) -> Progress:
-    """Poll the progress query until the run is at ``stage`` (bounded: 10 s)."""
-    for _ in range(200):
-        progress = await handle.query("progress", result_type=Progress)
-        if progress.stage is stage:
-            return progress
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"run never reached {stage}")
 
 
 async def test_progress_moves_through_the_stages_in_order(fake_worker: Any) -> None:
@@ -325,11 +181,12 @@ async def test_render_is_split_into_as_many_segments_as_the_plan_allows_then_joi
     stages.gates["render_segment"] = asyncio.Event()
     async with fake_workers(temporal_env.client, stages) as queue:
         handle = await start_render(temporal_env.client, make_order(), task_queue=queue)
-        for _ in range(200):  # all three are scheduled at once, before any of them finished
-            if stages.calls.count("render_segment") == 3:
-                break
-            await asyncio.sleep(0.05)
-        assert stages.calls.count("render_segment") == 3
+
+        async def three_segments_running() -> bool:
+            return stages.calls.count("render_segment") == 3
+
+        # all three are scheduled at once, before any of them finished
+        await eventually(three_segments_running, "three segments running")
         assert "render_join" not in stages.calls
         stages.gates["render_segment"].set()
         outcome = await handle.result()

@@ -28,8 +28,8 @@ from activities.intake import PLAIN_STARTS_METRIC
 from activities.registry import FilmActivities
 from app.workers import worker_client
 from services.settings import Settings
+from tests.helpers import FakeStages, fake_workers, make_order, raw_order
 from tests.processes import WorkerProcess, filmworker
-from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.codec import (
     AesGcmCodec,
     CodecKeyError,
@@ -55,11 +55,6 @@ from workflows.search import FILM_STATE
 
 RUN_BOUND_S = 30
 """A refused payload must end the run well within this."""
-
-
-def raw_order(**changes: Any) -> dict[str, Any]:
-    """A valid order as the JSON an API client in any language sends, with ``changes``."""
-    return {**make_order().model_dump(mode="json"), **changes}
 
 
 def too_long_name() -> str:

@@ -20,12 +20,12 @@ from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from app.ops import read_history, replay
+from tests.helpers import FakeStages, fake_workers, make_order
 from tests.processes import filmworker
-from tests.test_workflow import FakeStages, fake_workers, make_order
 from workflows.contract import start_render
 from workflows.stages import MEDIA_STAGES, STAGE_ACTIVITIES, ActivityName, media_task_queue
 
-HISTORIES = Path(__file__).resolve().parent / "histories"
+HISTORIES = Path(__file__).resolve().parents[1] / "histories"
 RECORDED = sorted(HISTORIES.glob("*/*.json"))
 BASELINE = HISTORIES / "baseline"
 BASELINE_KINDS = ("succeeded", "succeeded-segmented", "held", "failed")
@@ -67,6 +67,7 @@ def test_the_baseline_holds_one_history_per_outcome_and_one_segmented_render() -
     assert sorted(path.stem for path in BASELINE.glob("*.json")) == sorted(BASELINE_KINDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.stem}")
 async def test_recorded_history_replays_against_the_current_workflow(path: Path) -> None:
     result = await replay(read_history(path))

@@ -21,7 +21,7 @@ from services.settings import Settings
 from workflows.cleanup import cleanup_workflow_id
 from workflows.contract import FilmOrder, FilmState, start_render
 
-SAMPLE_ORDER = Path(__file__).resolve().parent / "fixtures" / "order"
+SAMPLE_ORDER = Path(__file__).resolve().parents[1] / "fixtures" / "order"
 KEPT_S = 3.0
 
 

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from tests.test_contract import order_fields, photos
+from tests.helpers import order_fields, photo_refs
 from workflows.contract import FilmOrder
 from workflows.schemas import RULES_LEFT_TO_THE_WORKER, SCHEMA_DIR
 
@@ -52,9 +52,9 @@ REFUSED_BY_BOTH: dict[str, dict[str, Any]] = {
     "brand fields on a gift style": {"style": "gift", "brand": BRAND},
     "brand fields on a social style": {"style": "social", "brand": {"color": "#112233"}},
     "brand fields with the style left to its default": {"brand": BRAND},
-    "duplicate photo ids": {"photos": photos(2)[:1] * 2},
+    "duplicate photo ids": {"photos": photo_refs(2)[:1] * 2},
     "duplicate clip ids": {"clips": [clip("c01"), clip("c02"), clip("c01")]},
-    "unknown subject photo": {"photos": photos(3), "subject_photo_id": "p09"},
+    "unknown subject photo": {"photos": photo_refs(3), "subject_photo_id": "p09"},
     "subject photo that is no photo id": {"subject_photo_id": "cover"},
     "photo key in the clips folder": {
         "photos": [{"id": "p01", "key": "orders/gift0001/clips/p01.jpg", "mime": "image/jpeg"}]},
@@ -64,7 +64,7 @@ REFUSED_BY_BOTH: dict[str, dict[str, Any]] = {
     "clip key of no slot": {"clips": [clip("c01", "c07")]},
     "clip id c04": {"clips": [clip("c04")]},
     "four clips": {"clips": [clip("c01"), clip("c02"), clip("c03"), clip("c03")]},
-    "31 photos": {"photos": photos(31)},
+    "31 photos": {"photos": photo_refs(31)},
     "long name": {"recipient_name": "x" * 81},
     "length under 30 s": {"length_sec": 29},
     "unknown field": {"unknown_field": 1},
@@ -90,7 +90,7 @@ ACCEPTED_BY_BOTH: dict[str, dict[str, Any]] = {
     "brand with a public IPv6 literal": {"style": "brand",
                                          "brand": {"logo_url": "https://[2001:db8::1]/l.png"}},
     "brand null on a gift style": {"style": "gift", "brand": None},
-    "a subject among 30 photos": {"photos": photos(30), "subject_photo_id": "p30"},
+    "a subject among 30 photos": {"photos": photo_refs(30), "subject_photo_id": "p30"},
     "three clips": {"clips": [clip("c01"), clip("c02"), clip("c03")]},
     "photo ids with gaps": {"photos": [
         {"id": "p07", "key": "orders/gift0001/photos/p07.webp", "mime": "image/webp"},

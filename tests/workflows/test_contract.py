@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.contract_files import contract_files
+from tests.helpers import order_fields, photo_refs
 from workflows.contract import (
     TASK_QUEUE,
     TIER_PRICE_CENTS,
@@ -29,27 +30,6 @@ from workflows.contract import (
     workflow_id,
 )
 from workflows.schemas import MODELS, SCHEMA_DIR
-
-
-def order_fields(**overrides: Any) -> dict[str, Any]:
-    """A valid order's fields, with overrides."""
-    fields: dict[str, Any] = {
-        "gift_id": "gift0001", "attempt": 1, "charge_id": "ch_123", "share_slug": "slug0001",
-        "tier": "standard", "style": "gift",
-        "occasion": {"slug": "birthday", "name": "Birthday", "short_name": "Happy Birthday",
-                     "tone": "joyful"},
-        "recipient_name": "Zoë O'Brien", "relationship": "sister", "length_sec": 60,
-        "photos": [{"id": "p01", "key": "orders/gift0001/photos/p01.jpg", "mime": "image/jpeg"}],
-        "consent": {"accepted": True, "at": datetime(2026, 11, 21, tzinfo=UTC).isoformat()},
-    }
-    fields.update(overrides)
-    return fields
-
-
-def photos(count: int) -> list[dict[str, str]]:
-    """``count`` valid photo refs."""
-    return [{"id": f"p{i:02d}", "key": f"orders/gift0001/photos/p{i:02d}.jpg",
-             "mime": "image/jpeg"} for i in range(1, count + 1)]
 
 
 def test_names_match_the_design() -> None:
@@ -87,7 +67,7 @@ def test_a_valid_order_is_accepted_with_spec_defaults() -> None:
         ({"tier": "gold"}, "'standard' or 'signature'"),
         ({"style": "retro"}, "'gift', 'brand' or 'social'"),
         ({"photos": []}, "at least 1"),
-        ({"photos": photos(31)}, "at most 30"),
+        ({"photos": photo_refs(31)}, "at most 30"),
         ({"photos": [{"id": "x1", "key": "orders/gift0001/photos/x1.jpg",
                       "mime": "image/jpeg"}]}, "photos.0.id"),
         ({"photos": [{"id": "p01", "key": "orders/gift0001/photos/p01.heic",
