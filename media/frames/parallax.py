@@ -56,7 +56,7 @@ from media.frames.compose import (
     render_crop_i420,
     viewport_matrix,
 )
-from media.look.framing import Motion, Rect, ease
+from media.look.camera import Motion, Rect, ease
 from media.look.subjects import Box, Subject, saliency_map
 from media.plan.inputs import PARALLAX_MATTE_MIN
 

@@ -69,14 +69,9 @@ from media.frames.split import (
     still_crop,
     triptych_boxes,
 )
+from media.look.camera import STEADY_SHARE, Motion, steady_share
 from media.look.detail import ShowingFrame, showing_frame, texture_map, whole_motion
-from media.look.framing import (
-    KEEP_MIN,
-    STEADY_SHARE,
-    Motion,
-    plan_ken_burns,
-    steady_share,
-)
+from media.look.framing import KEEP_MIN, MoveRequest, plan_ken_burns
 from media.look.subjects import Box, Subject, find_subject, keep_whole, union
 from media.look.words import clear_of_subject, words_keep_off
 from media.plan.layouts import INSET, TRIPTYCH, inset_ratio, splits_in
@@ -468,15 +463,15 @@ class SourcePreparer:
                 layers[aspect.name] = PhotoLayer(photo.prescaled(factor), motion, aspect.width,
                                                  aspect.height)
                 continue
-            motion = plan_ken_burns((width, height), frame.subject, aspect,
-                                    shot.frames,
-                                    choice=shot.motion_choice,
-                                    full=shot.motion in FULL_MOTIONS,
-                                    keep_min=self._keep_min(aspect),
-                                    move=FRAMING_MOVE.get(shot.move),
-                                    frame_scale=frame.frame_scale,
-                                    strong=self._shows_subject(photo_id, photo.subject),
-                                    steady=steady)
+            motion = plan_ken_burns((width, height), frame.subject, aspect, shot.frames,
+                                    MoveRequest(choice=shot.motion_choice,
+                                                full=shot.motion in FULL_MOTIONS,
+                                                move=FRAMING_MOVE.get(shot.move),
+                                                frame_scale=frame.frame_scale,
+                                                strong=self._shows_subject(photo_id,
+                                                                           photo.subject),
+                                                steady=steady,
+                                                keep_min=self._keep_min(aspect)))
             factor = round(prescale_factor(motion, aspect.width), 4)
             layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                     aspect)
@@ -555,7 +550,7 @@ class SourcePreparer:
         :func:`media.plan.layouts.fills`)."""
         height, width = photo.image.shape[:2]
         motion = plan_ken_burns((width, height), keep_whole(photo.subject), half, frames,
-                                full=False, move=move)
+                                MoveRequest(full=False, move=move))
         if motion.mode != "crop":  # never a print over its own blur inside a cell: the
             motion = still_crop((width, height), keep_whole(photo.subject), half, frames)
         factor = round(prescale_factor(motion, half.width), 4)

@@ -51,7 +51,8 @@ from media.frames.parallax import (
     separate_subject,
 )
 from media.frames.sources import SourcePreparer, load_photo
-from media.look.framing import MAX_ACCEL_PX, Motion, Rect, plan_ken_burns
+from media.look.camera import MAX_ACCEL_PX, Motion, Rect
+from media.look.framing import MoveRequest, plan_ken_burns
 from media.look.subjects import Box, Subject, find_subject
 from media.plan.timeline import (
     KEN_BURNS,
@@ -197,7 +198,7 @@ def _rgb_parallax_frame(layers: object, motion: object, index: int,
 
 def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
     subject = find_subject(astronaut())
-    motion = plan_ken_burns((512, 512), subject, SMALL, 60, choice=2)
+    motion = plan_ken_burns((512, 512), subject, SMALL, 60, MoveRequest(choice=2))
     layers = astronaut_layers()
     layer = ParallaxLayer(scale_layers(layers, 1.0), motion, SMALL.width, SMALL.height)
     for index in (0, 31, 59):
@@ -209,7 +210,7 @@ def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
 
 def test_background_and_subject_move_at_different_rates_within_the_matte_bound() -> None:
     subject = find_subject(astronaut())
-    motion = plan_ken_burns((512, 512), subject, SMALL, 90, choice=2)  # a pan
+    motion = plan_ken_burns((512, 512), subject, SMALL, 90, MoveRequest(choice=2))  # a pan
     assert motion.move == "pan" and motion.start.w == pytest.approx(motion.end.w)
     layer = ParallaxLayer(scale_layers(astronaut_layers(), prescale_factor(motion, SMALL.width)),
                           motion, SMALL.width, SMALL.height)
@@ -235,7 +236,7 @@ def test_parallax_paths_are_smooth_and_keep_the_face_in_frame(aspect: Aspect) ->
     faces = [f.to_pixels(512, 512) for f in subject.faces]
     for frames in (45, 96, 150):
         for choice in range(4):
-            motion = plan_ken_burns((512, 512), subject, aspect, frames, choice=choice)
+            motion = plan_ken_burns((512, 512), subject, aspect, frames, MoveRequest(choice=choice))
             for path in (motion, background_motion(motion)):
                 rects = [path.rect_at(i) for i in range(frames)]
                 to_out = aspect.width / rects[frames // 2].w
