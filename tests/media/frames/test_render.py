@@ -31,8 +31,10 @@ from media.cards.spec import CardSpec
 from media.cards.text import logo_reserve
 from media.frames.encode import open_encoders
 from media.frames.render import COMPOSE_OPENCV_THREADS, RenderStats, render_films
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, plan_timeline
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline
 
 LENGTH_S = 6.0
 GRAY = (128, 128, 128)
@@ -52,7 +54,7 @@ class Film:
 
 def _solid_photo(path: Path, rgb: tuple[int, int, int]) -> PhotoSource:
     Image.new("RGB", (1600, 1200), rgb).save(path)  # lossless: exact colours
-    return PhotoSource(path.stem, path, 1600, 1200, False)
+    return PhotoSource(path.stem, 1600, 1200, False)
 
 
 def _song(path: Path, seconds: float) -> None:
@@ -71,7 +73,7 @@ def _clip(path: Path) -> ClipSource:
                          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
                          "-colorspace", "bt709", "-color_primaries", "bt709",
                          "-color_trc", "bt709", "-color_range", "tv", str(path)), LIMITS)
-    return ClipSource("clip", path, 4.0, 640, 360, False)
+    return ClipSource("clip", 4.0, 640, 360, False)
 
 
 def _logo() -> np.ndarray:
@@ -90,10 +92,12 @@ def _inputs(tmp: Path) -> tuple[list[PhotoSource], list[ClipSource], Path]:
 
 def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float) -> Timeline:
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
-    return plan_timeline(photos, clips, beats, length,
-                         CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
-                         CardSpec("closing", ("With love",)), motion_shots=1, gentle=False,
-                         style="gift", subject_photo_id="gray")
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos, clips=clips, recipe=MotionRecipe(motion_shots=1),
+        subject_photo_id="gray",
+        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
+                        closing=CardSpec("closing", ("With love",))),
+        song=SongGrid(beat_times=beats)))
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +107,8 @@ def film(tmp_path_factory: pytest.TempPathFactory) -> Film:
     timeline = _timeline(photos, clips, LENGTH_S)
     outputs = {a.name: tmp / f"{a.name}.mp4" for a in spec.ASPECTS}
     progress: list[float] = []
-    stats = render_films(timeline, {p.id: p.path for p in photos}, {c.id: c.path for c in clips},
+    stats = render_films(timeline, {p.id: tmp / f"{p.id}.png" for p in photos},
+                         {"clip": tmp / "clip.mp4"},
                          song, outputs, on_progress=progress.append, encoder_preset=PRESET,
                          timeout_s=120, logo=_logo())
     return Film(timeline, outputs, stats, progress)
@@ -236,7 +241,7 @@ def test_failing_encoder_raises_with_its_stderr(tmp_path: Path) -> None:
     outputs = {"16x9": tmp_path / "missing" / "a.mp4", "9x16": tmp_path / "b.mp4"}
     started = time.monotonic()
     with pytest.raises(ToolError) as failure:
-        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
+        render_films(timeline, {"gray": tmp_path / "gray.png"}, {}, tmp_path / "song.wav", outputs,
                      encoder_preset=PRESET, timeout_s=60)
     assert time.monotonic() - started < 30
     assert "No such file or directory" in failure.value.stderr_tail
@@ -249,7 +254,7 @@ def test_timeout_kills_everything(tmp_path: Path) -> None:
     timeline = _timeline(photos, [], 4.0)
     outputs = {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS}
     with pytest.raises(ToolTimeoutError):
-        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
+        render_films(timeline, {"gray": tmp_path / "gray.png"}, {}, tmp_path / "song.wav", outputs,
                      encoder_preset=PRESET, timeout_s=0.5)
     assert _our_processes(str(tmp_path)) == []
 
@@ -263,14 +268,14 @@ def test_frames_are_composed_with_opencv_single_threaded_and_its_setting_restore
     before = cv2.getNumThreads()
     cv2.setNumThreads(3)
     try:
-        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav",
+        render_films(timeline, {"gray": tmp_path / "gray.png"}, {}, tmp_path / "song.wav",
                      {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS},
                      on_progress=lambda done: seen.append((done, cv2.getNumThreads())),
                      encoder_preset=PRESET, timeout_s=60)
         assert {threads for done, threads in seen if done < 1.0} == {COMPOSE_OPENCV_THREADS}
         assert cv2.getNumThreads() == 3
         with pytest.raises(ToolError):  # restored after a failed render too
-            render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav",
+            render_films(timeline, {"gray": tmp_path / "gray.png"}, {}, tmp_path / "song.wav",
                          {"16x9": tmp_path / "missing" / "a.mp4"}, encoder_preset=PRESET,
                          timeout_s=60)
         assert cv2.getNumThreads() == 3
@@ -283,7 +288,7 @@ def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
     timeline = _timeline(photos, [], 4.0)
     middle = _middle_frame(timeline, "red")
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
-    stats = render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
+    stats = render_films(timeline, {"red": tmp_path / "red.png"}, {}, None, outputs,
                          frames=(middle, middle + 2), timeout_s=60,
                          encoders=functools.partial(open_encoders, argv_for=raw_writer_argv))
     assert stats.frames == 2
@@ -306,7 +311,7 @@ def test_every_composed_frame_is_shown_to_on_frame_as_the_encoders_get_it(
     middle = _middle_frame(timeline, "red")
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
     seen: list[tuple[int, str, bytes]] = []
-    render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
+    render_films(timeline, {"red": tmp_path / "red.png"}, {}, None, outputs,
                  frames=(middle, middle + 3), timeout_s=60,
                  encoders=functools.partial(open_encoders, argv_for=raw_writer_argv),
                  on_frame=lambda index, aspect, i420: seen.append((index, aspect,
