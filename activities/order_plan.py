@@ -53,20 +53,24 @@ def occasion_words(order: FilmOrder) -> OccasionWords:
         relationship=order.relationship, lines=(order.story_note, order.memory))
 
 
-def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
-    """The opening and closing cards of ``order``: the occasion and the name; then the
-    greeting with the name, the customer's own line when the film leaves time to read it, and
-    who it is from (:mod:`media.cards.wording`)."""
-    accent = order.brand.color if order.brand else None
-    words = occasion_words(order)
-    look = design.look_name_for(wording.family_of(words))
-    common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value,
-              "look": look}
+def order_look(order: FilmOrder) -> design.Look:
+    """The look ``order``'s film is made in, in its style: the one that dresses its occasion's
+    family (:func:`media.cards.design.look_name_for`)."""
+    return film_look(order.style.value, order.occasion.gentle,
+                     design.look_name_for(wording.family_of(occasion_words(order))))
+
+
+def cards_for(order: FilmOrder, look: design.Look | None = None) -> tuple[CardSpec, CardSpec]:
+    """The opening and closing cards of ``order`` in its ``look`` (:func:`order_look` when not
+    given): the occasion and the name; then the greeting with the name, the customer's own
+    line when the film leaves time to read it, and who it is from (:mod:`media.cards.wording`)."""
+    look = look or order_look(order)
+    common = {"accent_hex": order.brand.color if order.brand else None,
+              "gentle": order.occasion.gentle, "style": order.style.value, "look": look.name}
     opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
                        **common)
-    budget = closing_budget_s(order.length_sec,
-                              film_look(order.style.value, order.occasion.gentle, look))
-    closing = CardSpec(kind="closing", lines=wording.closing(words, budget).lines,
+    budget = closing_budget_s(order.length_sec, look)
+    closing = CardSpec(kind="closing", lines=wording.closing(occasion_words(order), budget).lines,
                        **common)
     return opening, closing
 
@@ -88,24 +92,24 @@ def interlude_cards(order: FilmOrder, closing: CardSpec,
 def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRecipe, *,
               photo_paths: dict[str, Path], clip_paths: dict[str, Path],
               subjects: dict[str, Subject]) -> FilmSpec:
-    """The film ``order`` asks for, as the planner reads it: its words (:func:`cards_for`,
-    :func:`interlude_cards`), its look and grade (the signature tier's ``premium`` recipe is
-    finished, see :mod:`media.frames.grade`), the prepared photos and clips on local disk
-    (``photo_paths``, ``clip_paths``) with what their pixels and ``subjects`` say
-    (:func:`photo_sources`, :func:`clip_sources`), which of them show the same picture, and
-    the ``song``'s grid."""
+    """The film ``order`` asks for, as the planner reads it: its look (:func:`order_look`) and
+    words (:func:`cards_for`, :func:`interlude_cards`), its grade (the signature tier's
+    ``premium`` recipe is finished, see :mod:`media.frames.grade`), the prepared photos and
+    clips on local disk (``photo_paths``, ``clip_paths``) with what their pixels and
+    ``subjects`` say (:func:`photo_sources`, :func:`clip_sources`), which of them show the same
+    picture, and the ``song``'s grid."""
     premium = recipe.motion == "premium"
     photos = photo_sources(prep, photo_paths, subjects, premium=premium,
                            subject_id=order.subject_photo_id)
     clips, clip_hashes = clip_sources(prep, clip_paths)
     twins = near_duplicates(photo_hashes({p.id: photo_paths[p.id] for p in prep.photos}),
                             clip_hashes)
-    opening, closing = cards_for(order)
-    grade = film_look(order.style.value, order.occasion.gentle, opening.look).grade
+    look = order_look(order)
+    opening, closing = cards_for(order, look)
     return FilmSpec(
         length_sec=order.length_sec, fps=FPS, family=wording.family_of(occasion_words(order)),
-        style=order.style.value, gentle=order.occasion.gentle, look=opening.look,
-        grade=finished(grade) if premium else grade,
+        style=order.style.value, gentle=order.occasion.gentle, look=look.name,
+        grade=finished(look.grade) if premium else look.grade,
         recipe=MotionRecipe(motion_shots=recipe.motion_shots, premium=premium),
         photos=photos, clips=clips,
         left_out=[LeftOut(id=r.id, reason=r.reason) for r in prep.rejected],

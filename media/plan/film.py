@@ -55,11 +55,12 @@ def film_of(spec: FilmSpec) -> Film:
     :data:`MIN_FILM_S` seconds."""
     if spec.length_sec < MIN_FILM_S:
         raise ValueError(f"film too short: {spec.length_sec}s")
-    frames = round(spec.length_sec * spec.fps)
     look = film_look(spec.style, spec.gentle, spec.look)
+    opening_s, closing_s = card_seconds(spec.length_sec, spec.words.closing, look)
+    frames = round(spec.length_sec * spec.fps)
+    song = spec.song.in_frames(spec.fps, frames)
     subject_id = pick_subject(spec.photos, spec.subject_photo_id)
     photos, dropped = drop_twins(subject_first(spec.photos, subject_id),
                                  [c.id for c in spec.clips], spec.near_duplicates, subject_id)
-    opening_s, closing_s = card_seconds(spec.length_sec, spec.words.closing, look)
-    return Film(spec, look, pacing_of(look), frames, spec.song.in_frames(spec.fps, frames),
-                subject_id, tuple(photos), tuple(dropped), opening_s, closing_s)
+    return Film(spec, look, pacing_of(look), frames, song, subject_id, tuple(photos),
+                tuple(dropped), opening_s, closing_s)

@@ -13,7 +13,6 @@ import pytest
 from media.cards.reading import TITLE_HOLD_S, message_hold_s
 from media.cards.spec import CardSpec
 from media.plan import planner
-from media.plan.beat_snap import card_lengths
 from media.plan.inputs import PhotoSource
 from media.plan.moves import (
     MOVE_VOCABULARY,
@@ -26,7 +25,7 @@ from media.plan.moves import (
     section_at,
     section_frames,
 )
-from media.plan.pacing import film_look, pacing_of
+from media.plan.pacing import card_lengths, film_look, pacing_of
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import (
     CROSSFADE,
