@@ -16,7 +16,7 @@ from activities.order_plan import cards_for
 from media.base.spec import film_frames, film_seconds
 from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
 from media.look.subjects import find_subject
-from media.plan.timeline import card_seconds
+from media.plan.pacing import card_seconds, film_look
 from media.song.compose import SongBrief, song_seed
 from services.logo_fetch import LogoRefused, fetch_logo
 from services.song_provider import song_note, song_provider
@@ -32,8 +32,8 @@ def song_brief(order: FilmOrder) -> SongBrief:
     cards hold (the same reading rules the timeline plans them by), so the song's intro,
     lift and ending follow the film."""
     _, closing = cards_for(order)
-    title_s, closing_s = card_seconds(order.length_sec, closing, order.style.value,
-                                      order.occasion.gentle)
+    title_s, closing_s = card_seconds(order.length_sec, closing, film_look(
+        order.style.value, order.occasion.gentle, closing.look))
     return SongBrief(
         occasion_slug=order.occasion.slug, tone=order.occasion.tone,
         gentle=order.occasion.gentle, recipient_name=order.recipient_name,

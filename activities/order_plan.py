@@ -1,8 +1,11 @@
-"""What an order becomes on screen: its cards, its photos and clips as the planner sees them,
-the timeline, and the frame its posters show.
+"""What an order becomes on screen: its film spec (its cards, its look, its photos and clips as
+the planner sees them, the song's grid), the timeline planned from it, and the frame its
+posters show.
 
 The render activities (:mod:`activities.render`) fetch and store; this module holds the product
-rules that turn a :class:`~workflows.contract.FilmOrder` into the media layer's inputs.
+rules that turn a :class:`~workflows.contract.FilmOrder` into a
+:class:`~media.plan.spec.FilmSpec`, once; the planner (:func:`media.plan.planner.plan`) reads
+nothing else.
 """
 
 from __future__ import annotations
@@ -25,13 +28,17 @@ from media.frames.parallax import matte_score
 from media.frames.sources import load_photo
 from media.intake.clip_analysis import analyse_clip, frame_scores
 from media.look.arc import photo_traits
-from media.look.dedupe import picture_hashes
+from media.look.dedupe import near_duplicates, picture_hashes
 from media.look.framing import face_guard
 from media.look.likeness import animal_region, subject_query, where_subject
 from media.look.subjects import Subject, keep_whole
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, closing_budget_s, plan_timeline
+from media.plan.pacing import closing_budget_s, film_look
+from media.plan.planner import plan
+from media.plan.spec import FilmSpec, FilmWords, LeftOut, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline
 from media.song import lyrics
+from services.settings import TierRecipe
 from workflows.contract import FilmOrder
 from workflows.stages import PrepResult
 
@@ -46,19 +53,24 @@ def occasion_words(order: FilmOrder) -> OccasionWords:
         relationship=order.relationship, lines=(order.story_note, order.memory))
 
 
-def cards_for(order: FilmOrder) -> tuple[CardSpec, CardSpec]:
-    """The opening and closing cards of ``order``: the occasion and the name; then the
-    greeting with the name, the customer's own line when the film leaves time to read it, and
-    who it is from (:mod:`media.cards.wording`)."""
-    accent = order.brand.color if order.brand else None
-    words = occasion_words(order)
-    look = design.look_name_for(wording.family_of(words))
-    common = {"accent_hex": accent, "gentle": order.occasion.gentle, "style": order.style.value,
-              "look": look}
+def order_look(order: FilmOrder) -> design.Look:
+    """The look ``order``'s film is made in, in its style: the one that dresses its occasion's
+    family (:func:`media.cards.design.look_name_for`)."""
+    return film_look(order.style.value, order.occasion.gentle,
+                     design.look_name_for(wording.family_of(occasion_words(order))))
+
+
+def cards_for(order: FilmOrder, look: design.Look | None = None) -> tuple[CardSpec, CardSpec]:
+    """The opening and closing cards of ``order`` in its ``look`` (:func:`order_look` when not
+    given): the occasion and the name; then the greeting with the name, the customer's own
+    line when the film leaves time to read it, and who it is from (:mod:`media.cards.wording`)."""
+    look = look or order_look(order)
+    common = {"accent_hex": order.brand.color if order.brand else None,
+              "gentle": order.occasion.gentle, "style": order.style.value, "look": look.name}
     opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
                        **common)
-    budget = closing_budget_s(order.length_sec, order.style.value, order.occasion.gentle, look)
-    closing = CardSpec(kind="closing", lines=wording.closing(words, budget).lines,
+    budget = closing_budget_s(order.length_sec, look)
+    closing = CardSpec(kind="closing", lines=wording.closing(occasion_words(order), budget).lines,
                        **common)
     return opening, closing
 
@@ -77,27 +89,44 @@ def interlude_cards(order: FilmOrder, closing: CardSpec,
     return tuple(replace(closing, kind="interlude", lines=line.lines) for line in lines)
 
 
-def plan_for(order: FilmOrder, photos: list[PhotoSource],
-             clips: list[ClipSource], song_meta: dict[str, Any],
-             motion_shots: int, premium: bool = False,
-             near_duplicates: list[tuple[str, str]] | None = None) -> Timeline:
-    """The film's timeline as data, cut on the song's beats and following its sections
-    (``premium``: parallax moves and the finished grade; ``near_duplicates``: pairs of ids
-    showing the same picture, dropped or kept apart)."""
-    opening, closing = cards_for(order)
-    interludes = interlude_cards(order, closing, song_meta.get("lyrics") or ())
-    timeline = plan_timeline(
-        photos, clips, song_meta["beat_times"], order.length_sec, opening, closing, fps=FPS,
-        motion_shots=motion_shots, gentle=order.occasion.gentle, style=order.style.value,
-        subject_photo_id=order.subject_photo_id, bar_times=song_meta["bar_times"],
-        premium=premium, sections=song_meta.get("sections", ()),
-        near_duplicates=near_duplicates or (), interludes=interludes,
-    )
-    if premium:  # the signature tier's finished look (see media.frames.grade)
-        timeline = replace(timeline, grade=finished(timeline.grade))
-    # Text a card cannot draw is never lost silently: the plan says what was left out.
+def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRecipe, *,
+              photo_paths: dict[str, Path], clip_paths: dict[str, Path],
+              subjects: dict[str, Subject]) -> FilmSpec:
+    """The film ``order`` asks for, as the planner reads it: its look (:func:`order_look`) and
+    words (:func:`cards_for`, :func:`interlude_cards`), its grade (the signature tier's
+    ``premium`` recipe is finished, see :mod:`media.frames.grade`), the prepared photos and
+    clips on local disk (``photo_paths``, ``clip_paths``) with what their pixels and
+    ``subjects`` say (:func:`photo_sources`, :func:`clip_sources`), which of them show the same
+    picture, and the ``song``'s grid."""
+    premium = recipe.motion == "premium"
+    photos = photo_sources(prep, photo_paths, subjects, premium=premium,
+                           subject_id=order.subject_photo_id)
+    clips, clip_hashes = clip_sources(prep, clip_paths)
+    twins = near_duplicates(photo_hashes({p.id: photo_paths[p.id] for p in prep.photos}),
+                            clip_hashes)
+    look = order_look(order)
+    opening, closing = cards_for(order, look)
+    return FilmSpec(
+        length_sec=order.length_sec, fps=FPS, family=wording.family_of(occasion_words(order)),
+        style=order.style.value, gentle=order.occasion.gentle, look=look.name,
+        grade=finished(look.grade) if premium else look.grade,
+        recipe=MotionRecipe(motion_shots=recipe.motion_shots, premium=premium),
+        photos=photos, clips=clips,
+        left_out=[LeftOut(id=r.id, reason=r.reason) for r in prep.rejected],
+        subject_photo_id=order.subject_photo_id, near_duplicates=twins,
+        words=FilmWords(opening=opening, closing=closing,
+                        interludes=interlude_cards(order, closing, song.lyrics)),
+        song=song)
+
+
+def film_plan(spec: FilmSpec) -> Timeline:
+    """The film's timeline as data (:func:`media.plan.planner.plan`), cut on the song's beats
+    and following its sections. Text a card cannot draw is never lost silently: the plan's
+    notes say what was left out."""
+    timeline = plan(spec)
     shown = [shot.card for shot in timeline.shots[1:-1] if shot.card is not None]
-    undrawn = sum((undrawn_notes(card) for card in (opening, closing, *shown)), ())
+    undrawn = sum((undrawn_notes(card) for card in (spec.words.opening, spec.words.closing,
+                                                    *shown)), ())
     return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
 
 
@@ -107,7 +136,7 @@ def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, 
     their matte scores when the film is ``premium`` (which photos may get parallax) and which
     show the same animal as the subject photo ``subject_id`` (:func:`_picture_facts`)."""
     facts = _picture_facts(prep, paths, subjects, premium, subject_id)
-    return [PhotoSource(p.id, paths[p.id], p.width, p.height, p.low_res,
+    return [PhotoSource(p.id, p.width, p.height, p.low_res,
                         **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
                         **_focus(subjects.get(p.id)), **_hold(subjects.get(p.id), p.width,
                                                               p.height), **facts[p.id])
@@ -170,7 +199,7 @@ def clip_sources(prep: PrepResult, paths: dict[str, Path]
     sources, hashes = [], {}
     for c in prep.clips:
         analysis = analyse_clip(paths[c.id], (c.width, c.height))
-        sources.append(ClipSource(c.id, paths[c.id], c.duration_sec, c.width, c.height,
+        sources.append(ClipSource(c.id, c.duration_sec, c.width, c.height,
                                   c.has_audio, tuple(round(float(v), 4)
                                                      for v in frame_scores(analysis)),
                                   analysis.step_s))

@@ -18,15 +18,7 @@ from PIL import Image
 from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
-from activities.order_plan import (
-    cards_for,
-    clip_sources,
-    photo_hashes,
-    photo_sources,
-    plan_for,
-    poster_frame,
-    poster_time_s,
-)
+from activities.order_plan import cards_for, film_plan, film_spec, poster_frame, poster_time_s
 from activities.resume import StoredSet, fingerprint, finished, forget
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, EncoderSettings
 from media.deliver.poster import Poster, PostersFromFrames, make_posters
@@ -35,8 +27,8 @@ from media.frames.render import RenderRequest, render_films
 from media.frames.segments import count_video_frames, join_limits, join_segments
 from media.frames.signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.frames.sources import FilmSources, sources_for
-from media.look.dedupe import near_duplicates
 from media.look.subjects import Subject, subject_from_dict
+from media.plan.spec import FilmSpec, SongGrid
 from media.plan.timeline import Timeline, segment_cut_frames, timeline_from_dict
 from media.song.soundtrack import build_soundtrack
 from services.storage.base import Storage
@@ -88,23 +80,20 @@ def _fetch_sources(storage: Storage, render_input: RenderInput, scratch: Path,
 
 
 def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
-          scratch: Path) -> tuple[Timeline, Path | None]:
-    """The film's timeline and the soundtrack mixed from the song and the clips' sound (None
-    when no clip shot has sound: the song is the soundtrack as it is)."""
-    order, prep, assets = render_input.order, render_input.prep, render_input.assets
-    song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
+          scratch: Path) -> tuple[FilmSpec, Timeline, Path | None]:
+    """The film's spec and timeline, and the soundtrack mixed from the song and the clips'
+    sound (None when no clip shot has sound: the song is the soundtrack as it is)."""
+    order, assets = render_input.order, render_input.assets
     song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
-    recipe = ctx.settings.recipe(order.tier)
-    photos = photo_sources(prep, sources.photo_paths, sources.subjects,
-                           premium=recipe.motion == "premium", subject_id=order.subject_photo_id)
-    clips, clip_hashes = clip_sources(prep, sources.clip_paths)
-    twins = near_duplicates(photo_hashes({p.id: p.path for p in photos}), clip_hashes)
-    timeline = plan_for(order, photos, clips, song_meta, recipe.motion_shots,
-                        premium=recipe.motion == "premium", near_duplicates=twins)
+    spec = film_spec(order, render_input.prep, SongGrid.from_song_meta(song_meta),
+                     ctx.settings.recipe(order.tier), photo_paths=sources.photo_paths,
+                     clip_paths=sources.clip_paths, subjects=sources.subjects)
+    timeline = film_plan(spec)
+    song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
     soundtrack = build_soundtrack(timeline, song, sources.clip_paths,
-                                  {c.id for c in clips if c.has_audio},
+                                  {c.id for c in spec.clips if c.has_audio},
                                   scratch / "soundtrack.wav")
-    return timeline, soundtrack.path if soundtrack else None
+    return spec, timeline, soundtrack.path if soundtrack else None
 
 
 def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Path | None,
@@ -183,12 +172,15 @@ def _store_films(ctx: StageContext, order: FilmOrder, timeline: Timeline,
 
 
 def run_render_plan(ctx: StageContext, render_input: RenderInput) -> RenderPlan:
-    """Plan the film and build its soundtrack; store both for the segments and the join."""
+    """Plan the film and build its soundtrack; store both for the segments and the join, and
+    the film's spec beside its timeline (a film can be planned again from it)."""
     order = render_input.order
     with ctx.scratch("render-plan") as scratch, Heartbeater("render") as heartbeat:
         heartbeat.update(item="plan")
         sources = _fetch_sources(ctx.storage, render_input, scratch)
-        timeline, mixed = _plan(ctx, render_input, sources, scratch)
+        spec, timeline, mixed = _plan(ctx, render_input, sources, scratch)
+        ctx.storage.put_bytes(order.run_keys.film_spec, spec.to_json().encode(),
+                              "application/json")
         ctx.storage.put_bytes(order.run_keys.timeline, timeline.to_json().encode(),
                               "application/json")
         soundtrack_key = render_input.assets.song_key

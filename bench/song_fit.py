@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from activities.assets import order_song_seed, song_brief
 from app.order_folder import read_order_folder
 from media.base.spec import AUDIO_SAMPLE_RATE, FPS
-from media.plan.timeline import card_bounds, frame_grid  # beat_snap is the plan room's own
+from media.plan.beat_snap import card_bounds, frame_grid
 from media.song.audio import aac_round_trip, sound_character
 from media.song.score import compose_best
 from services.settings import DEFAULT_RECIPES

@@ -130,6 +130,11 @@ class RunKeys:
         return self.key(f"assets/{LOGO_NAME}")
 
     @property
+    def film_spec(self) -> str:
+        """The film's spec, what its timeline was planned from (render)."""
+        return self.key("render/spec.json")
+
+    @property
     def timeline(self) -> str:
         """The film's planned timeline (render)."""
         return self.key("render/timeline.json")

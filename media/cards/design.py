@@ -2,7 +2,7 @@
 film (its typography pair, type sizes as shares of the frame, colours, how the type comes in,
 the transition set, the signature chorus montage, the pacing, the layouts that show two photos
 at once and the grade); the engine (:mod:`media.cards.text`, :mod:`media.cards.draw`,
-:mod:`media.cards.motion`, :mod:`media.plan.timeline`, :mod:`media.plan.layouts`,
+:mod:`media.cards.motion`, :mod:`media.plan.planner`, :mod:`media.plan.layouts`,
 :mod:`media.plan.montage`) renders any look. Adding a look is adding one file.
 
 A file is the look's ``gift`` design with ``[variants.brand]`` and ``[variants.social]`` tables
@@ -199,7 +199,7 @@ class Rule(_Data):
 
 
 class Pacing(_Data):
-    """Shot lengths and transitions in seconds (see :class:`media.plan.timeline.Pacing`)."""
+    """Shot lengths and transitions in seconds (see :class:`media.plan.pacing.Pacing`)."""
 
     shot_s: float = Field(gt=0.5)
     min_shot_s: float = Field(gt=0.5)

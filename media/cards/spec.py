@@ -1,5 +1,5 @@
 """What a title card says, as plain data: no Pillow, no OpenCV, so the film's planner
-(:mod:`media.plan.timeline`) and the API side can name a card without loading the drawing code
+(:mod:`media.plan.planner`) and the API side can name a card without loading the drawing code
 (:mod:`media.cards.draw`)."""
 
 from __future__ import annotations

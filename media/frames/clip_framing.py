@@ -27,7 +27,8 @@ from media.frames.compose import (
     render_crop,
     render_fit,
 )
-from media.look.framing import FIT_MARGIN, KEEP_MIN, Rect, plan_ken_burns
+from media.look.camera import Rect
+from media.look.framing import FIT_MARGIN, KEEP_MIN, MoveRequest, plan_ken_burns
 from media.look.subjects import Subject, keep_whole
 
 MAX_CLIP_UPSCALE = 4.0  # a crop is magnified at most this (output px per clip px), or ...
@@ -71,8 +72,8 @@ def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *
     treatment."""
     width, height = size
     # a clip's subject moves: no narrower crop on where it was in one frame
-    motion = plan_ken_burns(size, keep_whole(subject), aspect, 1, full=False,
-                            keep_min=keep_min, subject_keep_min=keep_min)
+    motion = plan_ken_burns(size, keep_whole(subject), aspect, 1,
+                            MoveRequest(full=False, keep_min=keep_min, subject_keep_min=keep_min))
     rect = motion.start
     if motion.mode == "fill":
         k = aspect.width / rect.w  # output px per clip px

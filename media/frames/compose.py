@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from media.base import yuv
-from media.look.framing import Motion, Rect
+from media.look.camera import Motion, Rect
 from media.look.subjects import Subject
 
 MAX_MINIFY = 1.5  # the warp never shrinks the pre-scaled source by more than this

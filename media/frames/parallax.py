@@ -53,7 +53,7 @@ from media.frames.fill import (
 )
 from media.frames.matte import QUALITY_MIN, Separation, matte_cut, ramp
 from media.frames.soft_matte import layer_matte, soft_matte
-from media.look.framing import Motion, Rect
+from media.look.camera import Motion, Rect
 from media.look.subjects import Subject
 
 LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame shows a 12 MP photo

@@ -32,8 +32,9 @@ from media.frames.split import (
     stagger_frames,
     still_crop,
 )
+from media.look.camera import STEADY_SHARE, Motion, steady_share
 from media.look.detail import ShowingFrame, showing_frame, texture_map, whole_motion
-from media.look.framing import KEEP_MIN, STEADY_SHARE, Motion, plan_ken_burns, steady_share
+from media.look.framing import KEEP_MIN, MoveRequest, plan_ken_burns
 from media.look.subjects import Box, Subject, keep_whole
 from media.plan.layout_kinds import Cell, layout_kind
 from media.plan.layouts import splits_in
@@ -151,15 +152,15 @@ class PhotoShots:
                 layers[aspect.name] = PhotoLayer(photo.prescaled(factor), motion, aspect.width,
                                                  aspect.height)
                 continue
-            motion = plan_ken_burns((width, height), frame.subject, aspect,
-                                    shot.frames,
-                                    choice=shot.motion_choice,
-                                    full=shot.motion in FULL_MOTIONS,
-                                    keep_min=keep_min(self.timeline, aspect),
-                                    move=FRAMING_MOVE.get(shot.move),
-                                    frame_scale=frame.frame_scale,
-                                    strong=self._shows_subject(photo_id, photo.subject),
-                                    steady=steady)
+            motion = plan_ken_burns((width, height), frame.subject, aspect, shot.frames,
+                                    MoveRequest(choice=shot.motion_choice,
+                                                full=shot.motion in FULL_MOTIONS,
+                                                move=FRAMING_MOVE.get(shot.move),
+                                                frame_scale=frame.frame_scale,
+                                                strong=self._shows_subject(photo_id,
+                                                                           photo.subject),
+                                                steady=steady,
+                                                keep_min=keep_min(self.timeline, aspect)))
             factor = round(prescale_factor(motion, aspect.width), 4)
             layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
                                                     aspect)
@@ -251,7 +252,7 @@ def cell_layer(photo: HeldPhoto, cell: spec.Aspect, frames: int, move: str | Non
     :func:`media.plan.layout_kinds.fills`)."""
     height, width = photo.image.shape[:2]
     motion = plan_ken_burns((width, height), keep_whole(photo.subject), cell, frames,
-                            full=False, move=move)
+                            MoveRequest(full=False, move=move))
     if motion.mode != "crop":  # never a print over its own blur inside a cell: the
         motion = still_crop((width, height), keep_whole(photo.subject), cell, frames)
     factor = round(prescale_factor(motion, cell.width), 4)

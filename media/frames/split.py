@@ -19,7 +19,8 @@ import numpy as np
 
 from media.base import spec, yuv
 from media.cards.spec import RGB
-from media.look.framing import Motion, Rect, face_guard, largest_crop
+from media.look.camera import Motion, Rect
+from media.look.framing import face_guard, largest_crop
 from media.look.subjects import Box as FocusBox
 from media.look.subjects import Subject
 from media.plan.layout_kinds import Box, between

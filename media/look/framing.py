@@ -18,17 +18,28 @@ Three modes:
   itself (a tall photo in 16:9 whose crop would cut a face or keep too little of it). The
   viewport is then larger than the photo; the area outside the photo shows the backdrop.
 
-All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height).
+All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height). The
+move itself, its ease and how it reads are :mod:`media.look.camera`'s.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
-import numpy as np
-
-from media.base.spec import FPS, Aspect
+from media.base.spec import Aspect
+from media.look.camera import (
+    MIN_TRAVEL,
+    SEEN_TRAVEL,
+    STEADY_SHARE,
+    TRAVEL_HEADROOM,
+    Motion,
+    Rect,
+    motion_extent,
+    travel,
+    within_budget,
+)
 from media.look.subjects import (
     Box,
     Subject,
@@ -40,13 +51,26 @@ FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay
 # face filling most of the frame's height): a close face framed full and moving reads better
 # than the whole photo as a small print over its blurred copy
 FACE_MARGIN_MIN = 0.06
+
+
+class Yield(NamedTuple):
+    """One step of what a crop move keeps (see :data:`YIELDS`): the faces' ``margin``, whether
+    a push stops at the subject's focus box (``keep_focus``), and whether it stays centred as
+    the faces allow instead of moving toward the focus (``centred``)."""
+
+    margin: float
+    keep_focus: bool
+    centred: bool
+
+
 # What a crop move keeps, step by step until it travels far enough: the faces' margin; whether a
 # push stops at the subject's focus box (a salient region is kept whole by its core, which
 # stands in for a face, see media.look.subjects.keep_whole: its box is only where to look); and
 # whether a push also moves toward the focus (on a short shot, that drift spends the
 # acceleration budget the zoom needs: the push then stays centred as the faces allow)
-YIELDS = ((FACE_MARGIN, True, False), (FACE_MARGIN, False, False), (FACE_MARGIN, False, True),
-          (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True))
+YIELDS = tuple(Yield(*step) for step in (
+    (FACE_MARGIN, True, False), (FACE_MARGIN, False, False), (FACE_MARGIN, False, True),
+    (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True)))
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
@@ -56,25 +80,7 @@ FULL_ZOOM = 1.18  # zoom ratio between the wide and the tight viewport of a full
 STRONG_ZOOM = 1.3  # ... of a shot of the film's subject: its moves are the strongest
 PUSH_ZOOM = 1.09  # zoom ratio of a push (8.6 % planned, about 7 % seen: see MIN_TRAVEL)
 MAX_UPSCALE = 1.6  # a tight crop is never magnified more than this (output px per source px)
-MAX_ACCEL_PX = 0.16  # output pixels per frame^2: peak acceleration of any image point
-MIN_MOVE_PX = 6.0  # output pixels: a move must carry some image point at least this far
-SEEN_TRAVEL = 0.06  # a move's scale change or pan a viewer sees, as a share of the frame
-# The ends of a shot play under its transitions (and the ease is slow there): on the rendered
-# films a move's steady middle showed about 0.8 of its planned travel. A move plans
-# SEEN_TRAVEL over its shot's steady share (see steady_share), this share when it is not known,
-# with TRAVEL_HEADROOM: where a dissolve's new picture takes over (and so where its steady part
-# starts) varies by a few frames with the two pictures; moves planned to exactly 6 % measured
-# 5.8-6.4 % on the rendered samples.
-STEADY_SHARE = 0.8
-TRAVEL_HEADROOM = 1.1
-MIN_TRAVEL = SEEN_TRAVEL * TRAVEL_HEADROOM / STEADY_SHARE
-# A viewer takes in a new picture before reading its motion: the steady part starts this long
-# after the picture takes over (at a cut, or halfway through a dissolve), and never under the
-# dissolve; it ends as long before the next picture takes over. (bench/showings.py, sampling at
-# 5 fps, leaves out each showing's first and last view: 0.2-0.4 s after the cut, 0.3 s on average.)
-SETTLE_S = 0.3
 MAX_PUSH_ZOOM = 1.22  # a push (or a fit's) on a short shot zooms up to this to be seen
-EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
 FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px per source px)
 FILL_PUSH_ZOOM = 1.08  # a filled photo with no room to pan pushes in from this much wider
 MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
@@ -82,84 +88,37 @@ MOVES = ("zoom_in", "zoom_out", "pan", "drift_in", "tilt")
 
 
 @dataclass(frozen=True)
-class Rect:
-    """A viewport rectangle in source pixels (float): top-left corner, width and height."""
+class MoveRequest:
+    """What a shot asks of its camera move (:func:`plan_ken_burns`).
 
-    x: float
-    y: float
-    w: float
-    h: float
+    ``full``: a Ken Burns ``move`` (else the one ``choice`` picks) among :data:`MOVES`;
+    otherwise a gentle push (:data:`PUSH_ZOOM`). ``strong``: a shot of the film's subject
+    (zooms :data:`STRONG_ZOOM` instead of :data:`FULL_ZOOM`). ``frame_scale`` > 1 looks that
+    much closer than the largest crop (a repeat's detail, see :mod:`media.look.detail`).
+    ``steady``: the share of the move's travel a viewer sees clear of the shot's transitions
+    (:func:`media.look.camera.steady_share`). ``keep_min``: the smallest fraction of the photo
+    a crop may keep before the fitted treatment is used instead (lower: fuller, tighter
+    frames); ``subject_keep_min``: how little of it a crop on a fitting subject may keep (see
+    :func:`needs_fit`)."""
 
-    @property
-    def cx(self) -> float:
-        """Centre x (source pixels)."""
-        return self.x + self.w / 2
-
-    @property
-    def cy(self) -> float:
-        """Centre y (source pixels)."""
-        return self.y + self.h / 2
-
-    def lerp(self, other: Rect, t: float) -> Rect:
-        """Linear interpolation toward ``other`` (t in 0..1)."""
-        return Rect(self.x + (other.x - self.x) * t, self.y + (other.y - self.y) * t,
-                    self.w + (other.w - self.w) * t, self.h + (other.h - self.h) * t)
-
-    def contains(self, box: tuple[float, float, float, float], tol: float = 1e-6) -> bool:
-        """True if the pixel box (x0, y0, x1, y1) lies inside this rectangle."""
-        x0, y0, x1, y1 = box
-        return (x0 >= self.x - tol and y0 >= self.y - tol and x1 <= self.x + self.w + tol
-                and y1 <= self.y + self.h + tol)
+    choice: int = 0
+    full: bool = True
+    move: str | None = None
+    frame_scale: float = 1.0
+    strong: bool = False
+    steady: float = STEADY_SHARE
+    keep_min: float = KEEP_MIN
+    subject_keep_min: float = SUBJECT_KEEP_MIN
 
 
-@dataclass(frozen=True)
-class Motion:
-    """A camera move over one photo for one aspect, lasting ``frames`` output frames.
+class Reach(NamedTuple):
+    """How far a crop move goes: its ``zoom`` ratio between the wide and the tight viewport,
+    how much closer than the largest crop its wide end looks (``frame_scale``), and the
+    travel it must reach (``min_travel``, a share of the frame)."""
 
-    ``start`` and ``end`` are viewport rectangles in source pixels with the output's ratio;
-    frame ``i`` shows :meth:`rect_at` ``(i)``. ``mode`` is ``crop`` (viewport inside the photo) or
-    ``fit`` (viewport larger than the photo, the rest shows a blurred backdrop).
-    """
-
-    mode: str
-    start: Rect
-    end: Rect
-    frames: int
-    move: str = "push"
-
-    def rect_at(self, frame: int) -> Rect:
-        """The viewport at ``frame`` (0-based output frame within the shot)."""
-        if self.frames <= 1:
-            return self.start
-        u = min(max(frame / (self.frames - 1), 0.0), 1.0)
-        return self.start.lerp(self.end, ease(u))
-
-
-def steady_share(frames: int, lead: int, tail: int, fps: int = FPS) -> float:
-    """The share of a ``frames``-long move's travel, with the move's ease, that a viewer sees
-    clear of the shot's transitions: its first ``lead`` and last ``tail`` frames play under a
-    dissolve (0 at a cut), and a new picture is taken in for :data:`SETTLE_S` after it takes
-    over (at the cut, or halfway through the dissolve) before its motion reads; at least 0.3 (a
-    shot all transition still moves)."""
-    if frames <= 2:
-        return STEADY_SHARE
-    settle = SETTLE_S * fps
-    lead_seen, tail_seen = (max(t, t / 2 + settle) for t in (max(0, lead), max(0, tail)))
-    u0 = min(1.0, lead_seen / (frames - 1))
-    u1 = max(u0, 1.0 - tail_seen / (frames - 1))
-    return max(0.3, ease(u1) - ease(u0))
-
-
-def ease(u: float) -> float:
-    """Ease-in-out used by every move: a blend of linear and cosine (u and result in 0..1).
-
-    Mostly constant speed, with the start and end softened; its second derivative is bounded by
-    ``EASE_MIX * pi^2 / 2``.
-    """
-    return (1 - EASE_MIX) * u + EASE_MIX * (1 - math.cos(math.pi * u)) / 2
-
-
-# --- motion planning -------------------------------------------------------------------------
+    zoom: float
+    frame_scale: float
+    min_travel: float
 
 
 def face_guard(subject: Subject, width: int, height: int,
@@ -266,25 +225,23 @@ def _tight_zoom(photo: tuple[int, int], wide: tuple[float, float], aspect: Aspec
 
 
 def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: str,
-                zoom: float, frame_scale: float = 1.0, margin: float = FACE_MARGIN,
-                seen: float = PUSH_ZOOM, keep_focus: bool = True,
-                centred: bool = False) -> tuple[Rect, Rect]:
+                reach: Reach, step: Yield) -> tuple[Rect, Rect]:
     """Start and end viewports of a crop move (before the acceleration budget), the wide one
-    ``frame_scale`` times closer than the largest crop, the faces kept with ``margin`` (see
-    :func:`face_guard`), a push stopping at the subject's focus box with ``keep_focus``, its
-    tight end on the focus (``centred``: as near the wide end's centre as the faces allow;
-    ``seen``: see :func:`_tight_zoom`)."""
+    ``reach.frame_scale`` times closer than the largest crop, the faces kept with
+    ``step.margin`` (see :func:`face_guard`), a push stopping at the subject's focus box with
+    ``step.keep_focus``, its tight end on the focus (``step.centred``: as near the wide end's
+    centre as the faces allow; the zoom a viewer must see: see :func:`_tight_zoom`)."""
     width, height = photo
-    guard = face_guard(subject, width, height, margin)
+    guard = face_guard(subject, width, height, step.margin)
     crop_w, crop_h = largest_crop(width, height, aspect)
-    wide = (crop_w / frame_scale, crop_h / frame_scale)
+    wide = (crop_w / reach.frame_scale, crop_h / reach.frame_scale)
     horizon = subject.horizon * height if subject.horizon is not None else None
     fx, fy = subject.focus.center
     focus = (fx * width, fy * height)
     box = subject.focus
-    z = _tight_zoom(photo, wide, aspect, guard, zoom,
-                    ((box.x1 - box.x0) * width, (box.y1 - box.y0) * height) if keep_focus
-                    else None, seen)
+    z = _tight_zoom(photo, wide, aspect, guard, reach.zoom,
+                    ((box.x1 - box.x0) * width, (box.y1 - box.y0) * height) if step.keep_focus
+                    else None, _seen_zoom(reach.min_travel))
     tight = (wide[0] / z, wide[1] / z)
     if move in ("pan", "tilt"):
         return _pan_rects(photo, tight, focus, guard, vertical=move == "tilt", horizon=horizon)
@@ -292,8 +249,8 @@ def _crop_rects(photo: tuple[int, int], subject: Subject, aspect: Aspect, move: 
     if move == "drift_in":
         away = (width - focus[0], height - focus[1])
         wide_rect = _place(wide, away, photo, guard, horizon)
-    tight_rect = _place(tight, (wide_rect.cx, wide_rect.cy) if centred else focus, photo, guard,
-                        horizon)
+    tight_rect = _place(tight, (wide_rect.cx, wide_rect.cy) if step.centred else focus, photo,
+                        guard, horizon)
     if move == "zoom_out":
         return tight_rect, wide_rect
     return wide_rect, tight_rect
@@ -334,62 +291,6 @@ def _fit_rects(photo: tuple[int, int], aspect: Aspect, zoom_in: bool, zoom: floa
     return (rects[0], rects[1]) if zoom_in else (rects[1], rects[0])
 
 
-def peak_acceleration(motion: Motion, out_width: int) -> float:
-    """Largest second difference (output pixels per frame^2) of any tracked image point: the
-    corners and centre of the mid-shot viewport, followed through the whole move."""
-    if motion.frames < 3:
-        return 0.0
-    rects = [motion.rect_at(i) for i in range(motion.frames)]
-    mid = rects[len(rects) // 2]
-    points = np.array([[mid.x, mid.y], [mid.x + mid.w, mid.y], [mid.x, mid.y + mid.h],
-                       [mid.x + mid.w, mid.y + mid.h], [mid.cx, mid.cy]])
-    xy = np.array([[r.x, r.y] for r in rects])
-    scale = np.array([out_width / r.w for r in rects])
-    out = (points[None, :, :] - xy[:, None, :]) * scale[:, None, None]
-    accel = out[2:] - 2 * out[1:-1] + out[:-2]
-    return float(np.abs(accel).max())
-
-
-def _within_budget(motion: Motion, out_width: int) -> Motion:
-    """Shrink the move until it respects :data:`MAX_ACCEL_PX`: a pan or a tilt toward its end
-    (the focus it was planned to end on stays where it is: a long pan across a wide photo
-    becomes a shorter one onto the subject, not one that stops halfway), any other move toward
-    its midpoint.
-
-    Both ends stay convex combinations of the planned ones, so faces and photo edges remain
-    respected.
-    """
-    start, end = motion.start, motion.end
-    toward = 1.0 if motion.move in ("pan", "tilt") else 0.5
-    for _ in range(60):
-        if peak_acceleration(motion, out_width) <= MAX_ACCEL_PX:
-            return motion
-        anchor = start.lerp(end, toward)
-        start, end = anchor.lerp(start, 0.85), anchor.lerp(end, 0.85)
-        motion = Motion(motion.mode, start, end, motion.frames, motion.move)
-    anchor = start.lerp(end, toward)
-    return Motion(motion.mode, anchor, anchor, motion.frames, motion.move)
-
-
-def travel(motion: Motion) -> float:
-    """How far the camera travels over the move, as a share of the frame: the larger of the
-    scale change (log of the viewport widths' ratio) and the distance the viewport's centre
-    moves (in viewport widths). What a viewer reads as motion; issue 30 asks for 6 %."""
-    start, end = motion.start, motion.end
-    scale = abs(math.log(end.w / start.w)) if start.w > 0 and end.w > 0 else 0.0
-    shift = math.hypot(end.cx - start.cx, end.cy - start.cy) / max(1e-9, (start.w + end.w) / 2)
-    return max(scale, shift)
-
-
-def motion_extent(motion: Motion, out_width: int) -> float:
-    """How far (output pixels) the farthest tracked image point travels during the move."""
-    start, end = motion.start, motion.end
-    points = [(start.x, start.y), (start.x + start.w, start.y + start.h), (start.cx, start.cy)]
-    return max(max(abs((px - start.x) * out_width / start.w - (px - end.x) * out_width / end.w),
-                   abs((py - start.y) * out_width / start.w - (py - end.y) * out_width / end.w))
-               for px, py in points)
-
-
 def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
     """The asked ``move`` (else the one ``choice`` picks) first, then the others as fallbacks;
     a gentle move (not ``full``) zooms in or out, or pans or tilts when asked to."""
@@ -403,59 +304,47 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
 
 
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-                   *, choice: int = 0, full: bool = True, keep_min: float = KEEP_MIN,
-                   move: str | None = None, frame_scale: float = 1.0,
-                   strong: bool = False, subject_keep_min: float = SUBJECT_KEEP_MIN,
-                   steady: float = STEADY_SHARE) -> Motion:
+                   ask: MoveRequest = MoveRequest()) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
-    output frames of ``aspect``.
+    output frames of ``aspect``, as the shot ``ask``s (see :class:`MoveRequest`).
 
-    ``full`` gives the Ken Burns ``move`` (else the one ``choice`` picks) among :data:`MOVES`
-    (zoom in toward the focus, zoom out from it, pan or tilt ending on it, drift in); otherwise
-    a gentle push (:data:`PUSH_ZOOM`) toward (or away from) the focus. A photo wider than the
-    frame whose crop keeps less than ``keep_min`` of it is filled (see :func:`_plan_fill`), not
-    fitted.
-    ``strong`` (a shot of the film's subject) zooms :data:`STRONG_ZOOM` instead of
-    :data:`FULL_ZOOM`. ``frame_scale`` > 1 looks that much closer than the largest crop (a
-    repeat's detail, see :mod:`media.look.detail`), as close as the faces allow, as a crop.
-    Faces stay inside every frame's viewport; crops never leave the photo; the move is
-    bounded to :data:`MAX_ACCEL_PX` output px/frame^2. When the chosen move
-    cannot travel :data:`MIN_TRAVEL` (a face filling the frame), another move is used, failing
-    all the one that travels farthest, or the fitted treatment if that barely moves.
-    ``steady`` is the share of the move's travel a viewer sees clear of the shot's transitions
-    (:func:`steady_share`): the move plans :data:`SEEN_TRAVEL` over it (pushes and fits zoom
-    up to :data:`MAX_PUSH_ZOOM` for it).
-    ``subject_keep_min`` is how little of it a crop on a fitting subject may keep (see
-    :func:`needs_fit`). ``keep_min`` is the smallest fraction of the photo a
-    crop may keep before the fitted treatment is used instead (lower: fuller, tighter frames).
+    A full move is one of :data:`MOVES` (zoom in toward the focus, zoom out from it, pan or
+    tilt ending on it, drift in); a gentle one pushes toward (or away from) the focus. A photo
+    wider than the frame whose crop keeps less than ``ask.keep_min`` of it is filled (see
+    :func:`_plan_fill`), not fitted. A frame closer than the largest crop is as close as the
+    faces allow, as a crop. Faces stay inside every frame's viewport; crops never leave the
+    photo; the move is bounded to :data:`media.look.camera.MAX_ACCEL_PX` output px/frame^2.
+    When the chosen move cannot travel :data:`media.look.camera.MIN_TRAVEL` (a face filling the
+    frame), another move is used, failing all the one that travels farthest, or the fitted
+    treatment if that barely moves. The move plans :data:`media.look.camera.SEEN_TRAVEL` over
+    the share of it a viewer sees (``ask.steady``; pushes and fits zoom up to
+    :data:`MAX_PUSH_ZOOM` for it).
     """
     width, height = photo_size
     frames = max(1, int(frames))
-    min_travel = SEEN_TRAVEL * TRAVEL_HEADROOM / max(0.3, min(1.0, steady))
+    min_travel = SEEN_TRAVEL * TRAVEL_HEADROOM / max(0.3, min(1.0, ask.steady))
     seen_zoom = min(MAX_PUSH_ZOOM, _seen_zoom(min_travel))
-    zoom = max((STRONG_ZOOM if strong else FULL_ZOOM) if full else PUSH_ZOOM, seen_zoom)
-    moves = _move_order(choice, full, move)
-    subject = _yield_core_margin(photo_size, subject, aspect, frame_scale)
+    zoom = max((STRONG_ZOOM if ask.strong else FULL_ZOOM) if ask.full else PUSH_ZOOM, seen_zoom)
+    moves = _move_order(ask.choice, ask.full, ask.move)
+    subject = _yield_core_margin(photo_size, subject, aspect, ask.frame_scale)
     fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))
-    frame_scale = min(frame_scale, holding_scale(photo_size, subject, aspect))
+    frame_scale = min(ask.frame_scale, holding_scale(photo_size, subject, aspect))
     if frame_scale > 1.0 + 1e-6:
-        return _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit, frame_scale,
-                          min_travel)
-    if not needs_fit(width, height, subject, aspect, keep_min, subject_keep_min):
-        planned = _plan_crop(photo_size, subject, aspect, frames, moves, zoom, fit,
-                             min_travel=min_travel)
+        return _plan_crop(photo_size, subject, aspect, frames, moves, fit,
+                          Reach(zoom, frame_scale, min_travel))
+    reach = Reach(zoom, 1.0, min_travel)
+    if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min):
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves, fit, reach)
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
         planned = _plan_fill(photo_size, subject, aspect, frames, min_travel) or _plan_crop(
-            photo_size, subject, aspect, frames, moves, zoom, fit, min_travel=min_travel)
+            photo_size, subject, aspect, frames, moves, fit, reach)
     else:
         planned = fit
     if planned.mode == "fit" and subject.faces and subject.source == "saliency":
         # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
         # photo into a fitted card: plan again around the focus alone
-        return plan_ken_burns(photo_size, replace(subject, faces=()), aspect,
-                              frames, choice=choice, full=full, keep_min=keep_min, move=move,
-                              strong=strong, subject_keep_min=subject_keep_min,
-                              steady=steady)
+        return plan_ken_burns(photo_size, replace(subject, faces=()), aspect, frames,
+                              replace(ask, frame_scale=1.0))
     return planned
 
 
@@ -506,23 +395,20 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-               moves: list[str], zoom: float, fit: Motion, frame_scale: float = 1.0,
-               min_travel: float = MIN_TRAVEL) -> Motion:
-    """The first of ``moves`` that keeps the faces in and travels ``min_travel``, as a crop
-    ``frame_scale`` times closer than the largest: with the faces' full :data:`FACE_MARGIN`
-    and a push moving toward the focus and stopping at its box if one can, else yielding those
-    step by step
-    (:data:`YIELDS`) until one can. Failing all, the crop that travels farthest, unless it
-    barely moves (under half of ``min_travel``) while ``fit`` moves twice as far: then ``fit``,
-    as when no crop holds the faces at all."""
+               moves: list[str], fit: Motion, reach: Reach) -> Motion:
+    """The first of ``moves`` that keeps the faces in and travels ``reach.min_travel``, as a
+    crop ``reach.frame_scale`` times closer than the largest: with the faces' full
+    :data:`FACE_MARGIN` and a push moving toward the focus and stopping at its box if one can,
+    else yielding those step by step (:data:`YIELDS`) until one can. Failing all, the crop that
+    travels farthest, unless it barely moves (under half of ``min_travel``) while ``fit`` moves
+    twice as far: then ``fit``, as when no crop holds the faces at all."""
+    min_travel = reach.min_travel
     best: Motion | None = None
-    seen = _seen_zoom(min_travel)
-    for margin, keep_focus, centred in YIELDS if subject.faces else YIELDS[:3]:
-        guard = face_guard(subject, *photo_size, margin)
+    for step in YIELDS if subject.faces else YIELDS[:3]:
+        guard = face_guard(subject, *photo_size, step.margin)
         for move in moves:
-            start, end = _crop_rects(photo_size, subject, aspect, move, zoom, frame_scale,
-                                     margin, seen, keep_focus, centred)
-            motion = _within_budget(Motion("crop", start, end, frames, move), aspect.width)
+            start, end = _crop_rects(photo_size, subject, aspect, move, reach, step)
+            motion = within_budget(Motion("crop", start, end, frames, move), aspect.width)
             if not _crop_ok(motion, photo_size, guard):
                 continue
             if travel(motion) >= min_travel - 1e-9 or frames < 3:
@@ -570,15 +456,15 @@ def _plan_fill(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
         zoom = max(FILL_PUSH_ZOOM, min(MAX_PUSH_ZOOM, _seen_zoom(min_travel)))
         wider = Rect(end.cx - view_w * zoom / 2, end.cy - view_h * zoom / 2,
                      view_w * zoom, view_h * zoom)
-        return _within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)
-    return _within_budget(Motion("fill", start, end, frames, "pan"), aspect.width)
+        return within_budget(Motion("fill", wider, end, frames, "zoom_in"), aspect.width)
+    return within_budget(Motion("fill", start, end, frames, "pan"), aspect.width)
 
 
 def _plan_fit(photo_size: tuple[int, int], aspect: Aspect, frames: int, move: str,
               zoom: float) -> Motion:
     """The fitted treatment: the whole photo over its backdrop, gently pushing in or out."""
     start, end = _fit_rects(photo_size, aspect, move != "zoom_out", zoom)
-    return _within_budget(Motion("fit", start, end, frames, move), aspect.width)
+    return within_budget(Motion("fit", start, end, frames, move), aspect.width)
 
 
 def _crop_ok(motion: Motion, photo_size: tuple[int, int],

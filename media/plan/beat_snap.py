@@ -3,7 +3,8 @@
 All positions are film frame indices; beat and bar times arrive in seconds and are turned into
 frames once (:func:`frame_grid`). :func:`snap_cuts` puts every cut between shots on a beat when
 the grid allows each shot its minimum length; :func:`card_bounds` places the cards' boundaries on a
-bar, else a beat, each card at least as long as reading its words takes (:func:`card_lengths`).
+bar, else a beat, each card at least as long as reading its words takes
+(:func:`media.plan.pacing.card_seconds`).
 """
 
 from __future__ import annotations
@@ -14,18 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
-
-CARD_SHARE_MAX = 0.45
-"""The share of the film the two cards' words may take: reading wins. The title needs about 4 s
-(its entrance, 2.5 s held, its exit); a closing with the greeting, the customer's line of 12-15
-words as they wrote it and a signature needs 6-8 s held (``1 + W / 3``) plus its entrance and
-the fade: together about 13 s of a 30 s film. The closing's wording keeps its words within what
-is left (:func:`closing_hold_budget_s`); a line too long for that is left out. Putting the
-cards' boundaries on the beat may lengthen each by up to a beat more (:func:`card_bounds`)."""
-CLOSING_HOLD_MAX_S = 9.0  # the longest the closing words need to hold, whatever the film
 SNAP_MIN_SLACK = 0.75  # shots may shrink to this share of their minimum to keep every cut on a beat
 CARD_SNAP_REACH_S = 0.6  # a card boundary may move this much later (earlier) onto a bar or beat
+
 
 def snap_cuts(targets: list[float], start: int, end: int, mins: list[int],
               beats: Sequence[int]) -> list[int]:
@@ -95,30 +87,11 @@ def frame_grid(times: Sequence[float], fps: int, total: int) -> tuple[int, ...]:
     return tuple(sorted({round(t * fps) for t in times if 0 < round(t * fps) < total}))
 
 
-def card_lengths(title_hold_s: float, closing_hold_s: float, transition_s: float,
-                 fade_s: float) -> tuple[float, float]:
-    """Shortest opening and closing cards (seconds) whose words can be read.
-
-    Opening: the title comes to rest (:data:`TITLE_IN_S`), is held ``title_hold_s``, then its
-    words fade out (:data:`TEXT_EXIT_S`) before the dissolve into the first picture (half of
-    ``transition_s`` before the cut).
-    Closing, from its cut: the dissolve into it ends (half of ``transition_s``), the words come
-    in (:data:`WORDS_IN_S`), hold ``closing_hold_s``, then the film fades out over ``fade_s``."""
-    return (TITLE_IN_S + title_hold_s + TEXT_EXIT_S + transition_s / 2,
-            transition_s / 2 + WORDS_IN_S + closing_hold_s + fade_s)
-
-
-def closing_hold_budget_s(length: float, title_hold_s: float, transition_s: float,
-                          fade_s: float) -> float:
-    """The longest the closing's words may hold in a ``length``-second film: the cards
-    together within :data:`CARD_SHARE_MAX` of it, at most :data:`CLOSING_HOLD_MAX_S`."""
-    opening_s, closing_base_s = card_lengths(title_hold_s, 0.0, transition_s, fade_s)
-    return min(CLOSING_HOLD_MAX_S, CARD_SHARE_MAX * length - opening_s - closing_base_s)
-
 def card_bounds(opening_s: float, closing_s: float, fps: int, total: int,
                 beats: tuple[int, ...], bars: tuple[int, ...]) -> tuple[int, int]:
     """Frames where the opening card ends and the closing card starts: each card at least
-    ``opening_s`` / ``closing_s`` seconds (the time its words need, :func:`card_lengths`),
+    ``opening_s`` / ``closing_s`` seconds (the time its words need,
+    :func:`media.plan.pacing.card_lengths`),
     lengthened onto a bar (else a beat) by at most :data:`CARD_SNAP_REACH_S` or one beat,
     whichever is longer; at least a second of film between them."""
     min_mid = round(1.0 * fps)

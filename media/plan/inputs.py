@@ -1,10 +1,10 @@
 """What the planner is given: the prepared photos and clips with the facts it orders and
-frames them by (pure data; no pixels are read here)."""
+frames them by (pure data; no pixels are read here, and no file is named: the render finds a
+source's file by its id)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 CLOSE_FACE_FRACTION = 0.22  # a face this tall (fraction of the photo's height) is a close shot
 PARALLAX_MATTE_MIN = 0.5
@@ -17,7 +17,6 @@ class PhotoSource:
     """A prepared photo: an upright sRGB JPEG working copy (long edge <= 4096 pixels)."""
 
     id: str
-    path: Path
     width: int
     height: int
     low_res: bool
@@ -72,7 +71,6 @@ class ClipSource:
     """
 
     id: str
-    path: Path
     duration_s: float
     width: int
     height: int

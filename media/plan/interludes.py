@@ -39,7 +39,8 @@ from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import CARD_SNAP_REACH_S
 from media.plan.inputs import PhotoSource
-from media.plan.moves import BRIDGE, Section
+from media.plan.moves import BRIDGE
+from media.plan.spec import SongFrames
 
 QUIET_SECTIONS = ("verse", BRIDGE)  # where words come best: a breath in the song
 # Seconds a start is held as far from its ideal place as these are (a verse's start first).
@@ -81,20 +82,20 @@ def interlude_seconds(card: CardSpec, dissolve_s: float) -> float:
     return dissolve_s + WORDS_IN_S + message_hold_s(text) + TEXT_EXIT_S
 
 
-def place_interludes(cards: Sequence[CardSpec], length_sec: float, open_end: int,
-                     close_start: int, fps: int, dissolve_s: float, beats: Sequence[int],
-                     bars: Sequence[int], sections: Sequence[Section]) -> list[InterludeSpan]:
-    """Where the interludes of ``cards`` (best first) sit between the opening's end and the
-    closing's start (frames): as many as the film's length earns and the rules allow (see the
-    module), fewer when they do not fit."""
+def place_interludes(cards: Sequence[CardSpec], length_sec: float, middle: tuple[int, int],
+                     song: SongFrames, fps: int, dissolve_s: float) -> list[InterludeSpan]:
+    """Where the interludes of ``cards`` (best first) sit in the ``middle`` of a film of
+    ``length_sec`` seconds (frames: the opening's end and the closing's start), on the
+    ``song``'s grid: as many as the film's length earns and the rules allow (see the module),
+    fewer when they do not fit. ``dissolve_s``: the longest dissolve into or out of a card."""
     if not cards:
         return []
     rules = rules_for(cards[0])
+    open_end, close_start = middle
     for count in range(min(interlude_count(length_sec, rules), len(cards)), 0, -1):
         chosen = _fitting(cards, count, rules.share_max * (close_start - open_end) / fps,
                           dissolve_s)
-        spans = _spans(chosen, rules, open_end, close_start, fps, dissolve_s, beats, bars,
-                       sections)
+        spans = _spans(chosen, rules, middle, song, fps, dissolve_s)
         if spans:
             return spans
     return []
@@ -114,10 +115,11 @@ def _fitting(cards: Sequence[CardSpec], count: int, budget_s: float,
     return chosen
 
 
-def _spans(cards: Sequence[CardSpec], rules: design.Interlude, open_end: int, close_start: int,
-           fps: int, dissolve_s: float, beats: Sequence[int], bars: Sequence[int],
-           sections: Sequence[Section]) -> list[InterludeSpan]:
+def _spans(cards: Sequence[CardSpec], rules: design.Interlude, bounds: tuple[int, int],
+           song: SongFrames, fps: int, dissolve_s: float) -> list[InterludeSpan]:
     """``cards`` placed in order (see :func:`place_interludes`), or [] when they do not fit."""
+    open_end, close_start = bounds
+    beats, bars = song.beats, song.bars
     middle = close_start - open_end
     if not cards:
         return []
@@ -125,7 +127,7 @@ def _spans(cards: Sequence[CardSpec], rules: design.Interlude, open_end: int, cl
     gap = math.ceil(rules.pictures_between_s * fps)
     if sum(lengths) > rules.share_max * middle or sum(lengths) + gap * (len(cards) + 1) > middle:
         return []
-    starts = _start_grid(beats, bars, sections, fps)
+    starts = _start_grid(song, fps)
     reach = max(round(CARD_SNAP_REACH_S * fps), _beat_frames(beats))
     spans: list[InterludeSpan] = []
     earliest = open_end + gap
@@ -148,12 +150,11 @@ def _beat_frames(beats: Sequence[int]) -> int:
     return gaps[len(gaps) // 2] if len(gaps) > 1 else 0
 
 
-def _start_grid(beats: Sequence[int], bars: Sequence[int], sections: Sequence[Section],
-                fps: int) -> dict[int, float]:
+def _start_grid(song: SongFrames, fps: int) -> dict[int, float]:
     """Every frame an interlude may start on, with its penalty in frames (see the module)."""
-    grid = {b: BEAT_PENALTY_S * fps for b in beats}
-    grid.update({b: BAR_PENALTY_S * fps for b in bars})
-    for section in sections[1:]:  # the first section's start is the film's
+    grid = {b: BEAT_PENALTY_S * fps for b in song.beats}
+    grid.update({b: BAR_PENALTY_S * fps for b in song.bars})
+    for section in song.sections[1:]:  # the first section's start is the film's
         quiet = section.name in QUIET_SECTIONS
         grid[section.start] = 0.0 if quiet else SECTION_PENALTY_S * fps
     return grid

@@ -12,7 +12,7 @@ new picture: closer by 1.5x or more than every earlier showing alone
 A repeat past that budget is shown as a layout with other photos (the look's ``kinds``, the
 least used first), and other repeats as well while at most ``split_share`` of them have; one
 that finds no partners is an orphan (:func:`orphans`): the planner leaves it out and holds the
-other shots longer (:mod:`media.plan.timeline`).
+other shots longer (:mod:`media.plan.slots`).
 
 Rules: the first and last photo shots (the subject opens, the warmest photo closes) and the
 subject's mid-film return are never layouts; two layouts in a row are never of the same kind,
@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from itertools import accumulate, combinations
 
 from media.base.spec import ASPECTS
+from media.cards import design
 from media.look.scales import fresh_showings
 from media.plan.inputs import PhotoSource
-from media.plan.layout_kinds import PORTRAIT_PAIR, SPLIT, cell_ratio_of, is_tall, layout_kind
+from media.plan.layout_kinds import PORTRAIT_PAIR, cell_ratio_of, is_tall, layout_kind
 from media.plan.shot_order import REPEAT_SPACING_S, Slot
 
 SINGLE = ""  # a shot that shows its photo alone: no layout
@@ -125,29 +126,27 @@ def _reserved(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
 
 
 def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
-                 lengths_s: Sequence[float], *, split_share: float, portrait_pairs: bool,
-                 subject_id: str | None, twins: Sequence[tuple[str, str]] = (),
-                 kinds: Sequence[str] = (SPLIT,)) -> list[Layout]:
+                 lengths_s: Sequence[float], rules: design.Layouts, *, subject_id: str | None,
+                 twins: Sequence[tuple[str, str]] = ()) -> list[Layout]:
     """One :class:`Layout` per slot of ``slots`` (see :func:`arrange`; no slot gives its place
     to another photo)."""
-    return arrange(slots, photos, lengths_s, split_share=split_share,
-                   portrait_pairs=portrait_pairs, subject_id=subject_id, twins=twins,
-                   kinds=kinds, substitute=False)[1]
+    return arrange(slots, photos, lengths_s, rules, subject_id=subject_id, twins=twins,
+                   substitute=False)[1]
 
 
 def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
-            lengths_s: Sequence[float], *, split_share: float, portrait_pairs: bool,
-            subject_id: str | None, twins: Sequence[tuple[str, str]] = (),
-            kinds: Sequence[str] = (SPLIT,),
+            lengths_s: Sequence[float], rules: design.Layouts, *, subject_id: str | None,
+            twins: Sequence[tuple[str, str]] = (),
             substitute: bool = True) -> tuple[list[Slot], list[Layout]]:
     """The slots and one :class:`Layout` per slot (the module's rules): a showing past its
     photo's fresh showings alone (:func:`fresh_alone`, the kept single slots' counted first) is
-    a layout of one of ``kinds`` where partners allow, else a layout around another photo
-    there (the least shown that makes one: the slot then shows that photo); other repeats are
-    layouts while at most ``split_share`` of them are (none when ``kinds`` is empty); with
-    ``portrait_pairs`` a tall photo's showing pairs in 16:9. ``lengths_s`` are the slots'
-    lengths (seconds), ``twins`` pairs of ids showing the same picture; without
-    ``substitute`` no slot gives its place to another photo."""
+    a layout of one of the look's ``rules.kinds`` where partners allow, else a layout around
+    another photo there (the least shown that makes one: the slot then shows that photo);
+    other repeats are layouts while at most ``rules.split_share`` of them are (none when
+    ``kinds`` is empty); with ``rules.portrait_pairs`` a tall photo's showing pairs in 16:9.
+    ``lengths_s`` are the slots' lengths (seconds), ``twins`` pairs of ids showing the same
+    picture; without ``substitute`` no slot gives its place to another photo."""
+    kinds, split_share, portrait_pairs = rules.kinds, rules.split_share, rules.portrait_pairs
     starts = [0.0, *accumulate(lengths_s)][:len(slots)]
     slots = list(slots)
     layouts = [Layout()] * len(slots)

@@ -36,6 +36,7 @@ from media.plan.inputs import PhotoSource
 from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
 from media.plan.shot_order import REPEAT_SPACING_S, Slot, shows_subject
+from media.plan.spec import SongFrames
 
 MONTAGE_MIN_S = 0.75  # a montage piece lasts at least this long (fast songs cut every 4 beats)
 LIGHT_DECAY = 1.5  # the light fades out this many times as long as it took to come up
@@ -71,11 +72,11 @@ class LightLeak:
 
 
 @dataclass(frozen=True)
-class MontagePlan:
-    """The middle of a film after its choruses became montages: ``slots``, the full ``cuts``
-    (opening card first, as :func:`media.plan.timeline.plan_timeline` lays them: slot ``k``
-    spans ``cuts[k + 1]..cuts[k + 2]``), the slots' ``layouts``, the interludes' ``cards`` by
-    slot index, and the frames where a montage starts (``downbeats``)."""
+class Middle:
+    """The middle of a film between its cards: its ``slots``, the full ``cuts`` (opening card
+    first: slot ``k`` spans ``cuts[k + 1]..cuts[k + 2]``), the slots' ``layouts``, the
+    interludes' ``cards`` by slot index, and the frames where a chorus montage starts
+    (``downbeats``, :func:`chorus_montage`)."""
 
     slots: list[Slot]
     cuts: list[int]
@@ -104,68 +105,65 @@ def piece_beats(beats: int, beat_frames: float, fps: int) -> int:
     return count
 
 
-def chorus_montage(slots: Sequence[Slot], cuts: Sequence[int], layouts: Sequence[Layout],
-                   cards: Mapping[int, CardSpec], sections: Sequence[Section],
-                   beats: Sequence[int], photos: Mapping[str, PhotoSource],
-                   subject_id: str | None, beats_per_piece: int, fps: int) -> MontagePlan:
-    """Every chorus of ``sections`` as a montage (see the module doc), one after another, cut
-    on ``beats`` (the song's beat frames) every ``beats_per_piece`` beats. Unchanged without
+def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoSource],
+                   subject_id: str | None, beats_per_piece: int, fps: int) -> Middle:
+    """``middle`` with every chorus of the ``song`` as a montage (see the module doc), one
+    after another, cut on the song's beats every ``beats_per_piece`` beats. Unchanged without
     choruses, beats or ``beats_per_piece``."""
-    plan = MontagePlan(list(slots), list(cuts), list(layouts), dict(cards))
-    if beats_per_piece <= 0 or len(beats) < 3:
-        return plan
-    for section in sections:
+    if beats_per_piece <= 0 or len(song.beats) < 3:
+        return middle
+    for section in song.sections:
         if section.name == CHORUS:
-            plan = _one_montage(plan, section, beats, photos, subject_id, beats_per_piece,
-                                fps)
-    return plan
+            middle = _one_montage(middle, section, song.beats, photos, subject_id,
+                                  beats_per_piece, fps)
+    return middle
 
 
-def _span(plan: MontagePlan, section: Section, fps: int) -> tuple[int, int, int] | None:
+def _span(middle: Middle, section: Section, fps: int) -> tuple[int, int, int] | None:
     """(first, stop, downbeat): a montage over ``section`` re-cuts the photo shots
-    ``plan.slots[first:stop]``: the one holding the chorus's downbeat, then those starting
+    ``middle.slots[first:stop]``: the one holding the chorus's downbeat, then those starting
     inside the chorus (up to the first planned cut at or after its end); it starts at
     ``downbeat``: the chorus's, or the shot's own start when that is under
     :data:`MONTAGE_MIN_S` before it. None when the chorus lies outside the pictures or a clip
     or a card holds its downbeat."""
-    starts = plan.cuts[1:-2]
-    first = next((k for k, s in enumerate(starts) if s <= section.start < plan.cuts[k + 2]),
+    starts = middle.cuts[1:-2]
+    first = next((k for k, s in enumerate(starts) if s <= section.start < middle.cuts[k + 2]),
                  None)
-    if first is None or plan.slots[first].kind != "photo" or first in plan.cards:
+    if first is None or middle.slots[first].kind != "photo" or first in middle.cards:
         return None
     downbeat = section.start
     if section.start - starts[first] < MONTAGE_MIN_S * fps:
         downbeat = starts[first]
     stop = first + 1
-    while (stop < len(plan.slots) and starts[stop] < section.end
-           and plan.slots[stop].kind == "photo" and stop not in plan.cards):
+    while (stop < len(middle.slots) and starts[stop] < section.end
+           and middle.slots[stop].kind == "photo" and stop not in middle.cards):
         stop += 1
     return first, stop, downbeat
 
 
-def _one_montage(plan: MontagePlan, section: Section, beats: Sequence[int],
+def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
                  photos: Mapping[str, PhotoSource], subject_id: str | None, per_piece: int,
-                 fps: int) -> MontagePlan:
-    """``plan`` with the chorus ``section`` as a montage (see :func:`chorus_montage`): every
+                 fps: int) -> Middle:
+    """``middle`` with the chorus ``section`` as a montage (see :func:`chorus_montage`): every
     planned shot from the downbeat on is cut every ``per_piece`` beats (or more, see
     :func:`piece_beats`): its own photo on its planned cut, then flashes and a punch-in
     (:func:`_piece`) on its last beats, as many as there is something ready to show: its
     own photo holds the longest."""
-    span = _span(plan, section, fps)
+    span = _span(middle, section, fps)
     if span is None:
-        return plan
+        return middle
     first, stop, downbeat = span
     grid = sorted(b for b in beats if b < section.end)
     if len(grid) < 2:
-        return plan
+        return middle
     step = piece_beats(per_piece, (grid[-1] - grid[0]) / (len(grid) - 1), fps)
-    ready = _flash_photos(plan, first, stop, photos, subject_id, fps)
-    single = {k for k in range(first, stop) if not plan.layouts[k].kind}
+    ready = _flash_photos(middle, first, stop, photos, subject_id, fps)
+    single = {k for k in range(first, stop) if not middle.layouts[k].kind}
     used: set[str] = set()
     punched: set[int] = set()
     pieces: list[tuple[int, str, int | str]] = []  # (first frame, kind, slot or photo id)
     for k in range(first, stop):
-        begin, finish = plan.cuts[k + 1], plan.cuts[k + 2]
+        begin, finish = middle.cuts[k + 1], middle.cuts[k + 2]
         pieces.append((begin, OWN, k))
         after = max(begin, downbeat)
         times = [b for b in grid if after <= b < finish] if after < section.end else []
@@ -184,24 +182,24 @@ def _one_montage(plan: MontagePlan, section: Section, beats: Sequence[int],
             if kind:
                 pieces.append((time, kind, what))
     if len(pieces) == stop - first:
-        return plan
+        return middle
     out_slots: list[Slot] = []
     shown: list[Layout] = []
-    bounds = [at for at, _, _ in pieces] + [plan.cuts[stop + 1]]
+    bounds = [at for at, _, _ in pieces] + [middle.cuts[stop + 1]]
     for j, (_, kind, what) in enumerate(pieces):
         if kind == OWN:
-            out_slots.append(plan.slots[int(what)])
-            shown.append(plan.layouts[int(what)])
+            out_slots.append(middle.slots[int(what)])
+            shown.append(middle.layouts[int(what)])
         else:
-            photo_id = plan.slots[int(what)].source_id if kind == PUNCH else str(what)
+            photo_id = middle.slots[int(what)].source_id if kind == PUNCH else str(what)
             out_slots.append(Slot("photo", photo_id, (bounds[j + 1] - bounds[j]) / fps))
             shown.append(Layout())
-    slots = [*plan.slots[:first], *out_slots, *plan.slots[stop:]]
-    cuts = [*plan.cuts[:first + 1], *bounds[:-1], *plan.cuts[stop + 1:]]
-    layouts = [*plan.layouts[:first], *shown, *plan.layouts[stop:]]
+    slots = [*middle.slots[:first], *out_slots, *middle.slots[stop:]]
+    cuts = [*middle.cuts[:first + 1], *bounds[:-1], *middle.cuts[stop + 1:]]
+    layouts = [*middle.layouts[:first], *shown, *middle.layouts[stop:]]
     added = len(pieces) - (stop - first)
-    cards = {(k + added if k >= stop else k): card for k, card in plan.cards.items()}
-    return MontagePlan(renumbered(slots), cuts, layouts, cards, (*plan.downbeats, downbeat))
+    cards = {(k + added if k >= stop else k): card for k, card in middle.cards.items()}
+    return Middle(renumbered(slots), cuts, layouts, cards, (*middle.downbeats, downbeat))
 
 
 def _piece(slot: int, time: int, before: str, ready: list[tuple[str, int, int]],
@@ -224,29 +222,29 @@ def _piece(slot: int, time: int, before: str, ready: list[tuple[str, int, int]],
     return "", ""
 
 
-def _flash_photos(plan: MontagePlan, first: int, stop: int,
+def _flash_photos(middle: Middle, first: int, stop: int,
                   photos: Mapping[str, PhotoSource], subject_id: str | None,
                   fps: int) -> list[tuple[str, int, int]]:
-    """The photos a montage over ``plan.slots[first:stop]`` may flash back to, best first,
+    """The photos a montage over ``middle.slots[first:stop]`` may flash back to, best first,
     each with the frames from and until which it may: :data:`REPEAT_SPACING_S` after its last
     showing (alone or in a split) began, and as long before its next one. None of the
     montage's own photos, nor the one shown next; the subject's photos first, then the one
     shown longest ago."""
     last: dict[str, int] = {}
-    for k, slot in enumerate(plan.slots[:first]):
+    for k, slot in enumerate(middle.slots[:first]):
         if slot.kind == "photo":
-            for photo_id in (slot.source_id, *plan.layouts[k].partners):
+            for photo_id in (slot.source_id, *middle.layouts[k].partners):
                 if photo_id:
-                    last[photo_id] = plan.cuts[k + 1]
-    near = {s for k in (*range(first, stop), stop) if k < len(plan.slots)
-            for s in (plan.slots[k].source_id, *plan.layouts[k].partners) if s}
+                    last[photo_id] = middle.cuts[k + 1]
+    near = {s for k in (*range(first, stop), stop) if k < len(middle.slots)
+            for s in (middle.slots[k].source_id, *middle.layouts[k].partners) if s}
     spacing = round(REPEAT_SPACING_S * fps)
     upcoming: dict[str, int] = {}
-    for k in range(len(plan.slots) - 1, stop - 1, -1):
-        for photo_id in (plan.slots[k].source_id, *plan.layouts[k].partners):
-            if photo_id and plan.slots[k].kind == "photo":
-                upcoming[photo_id] = plan.cuts[k + 1]
+    for k in range(len(middle.slots) - 1, stop - 1, -1):
+        for photo_id in (middle.slots[k].source_id, *middle.layouts[k].partners):
+            if photo_id and middle.slots[k].kind == "photo":
+                upcoming[photo_id] = middle.cuts[k + 1]
     ready = sorted((p for p in last if p not in near and p in photos),
                    key=lambda p: (not shows_subject(photos[p], subject_id), last[p], p))
-    return [(p, last[p] + spacing, upcoming.get(p, plan.cuts[-1] + spacing) - spacing)
+    return [(p, last[p] + spacing, upcoming.get(p, middle.cuts[-1] + spacing) - spacing)
             for p in ready]

@@ -1,6 +1,6 @@
 """Which photos and clips fill the middle of a film, in what order, and how long each lasts
 (pure: :class:`media.plan.inputs.PhotoSource` and :class:`~media.plan.inputs.ClipSource` are
-read as data, lengths are seconds). :func:`media.plan.timeline.plan_timeline` then puts the cuts on
+read as data, lengths are seconds). :func:`media.plan.slots.plan_middle` then puts the cuts on
 beats.
 
 The arc: the subject photo opens, the warmest and brightest photo closes, and in between close

@@ -14,6 +14,7 @@ from PIL import Image
 import activities.render
 from activities.assets import run_assets
 from activities.context import StageContext
+from activities.order_plan import film_plan
 from activities.prep import run_prep
 from activities.render import run_render_film, run_render_plan
 from activities.resume import finished
@@ -25,6 +26,7 @@ from media.deliver.layout import layout_from_dict
 from media.deliver.poster import grab_picture
 from media.deliver.verify import verify_film
 from media.frames.segments import count_video_frames
+from media.plan.spec import FilmSpec
 from services.storage.base import Storage
 from tests.stages import local_context
 from workflows.contract import FilmOrder
@@ -73,6 +75,10 @@ def test_a_film_planned_as_one_segment_is_rendered_whole_into_films_that_pass_ve
     ctx, render_input, plan = _planned(tmp_path)
     order = render_input.order
     assert plan.render_workers == 1
+    # the film's spec is stored beside its timeline, and plans that timeline again
+    spec = FilmSpec.from_json(ctx.storage.get_bytes(order.run_keys.film_spec, 4 << 20))
+    assert film_plan(spec).to_json().encode() == ctx.storage.get_bytes(plan.timeline_key,
+                                                                      4 << 20)
 
     whole = run_render_film(ctx, WholeFilmInput(render=render_input, plan=plan))
     assert_films_pass_verify_with_every_frame(ctx.storage, whole, tmp_path / "whole", plan)

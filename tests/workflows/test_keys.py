@@ -36,7 +36,8 @@ def test_every_working_file_of_a_run_lives_under_its_attempt() -> None:
         "orders/g1/runs/3/assets/logo.png")
     assert (run.song, run.song_meta) == ("orders/g1/runs/3/assets/song.wav",
                                          "orders/g1/runs/3/assets/song.json")
-    assert (run.timeline, run.soundtrack, run.film("9x16"), run.poster) == (
+    assert (run.film_spec, run.timeline, run.soundtrack, run.film("9x16"), run.poster) == (
+        "orders/g1/runs/3/render/spec.json",
         "orders/g1/runs/3/render/timeline.json", "orders/g1/runs/3/render/soundtrack.wav",
         "orders/g1/runs/3/render/9x16.mp4", "orders/g1/runs/3/render/poster.jpg")
     assert run.segment_film(7, "16x9") == "orders/g1/runs/3/render/segments/007/16x9.mp4"

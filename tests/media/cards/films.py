@@ -21,8 +21,10 @@ from media.frames.sources import FilmSources, load_photo
 from media.frames.stall import StallWatch
 from media.look.arc import photo_traits
 from media.look.subjects import find_subject
+from media.plan import planner
 from media.plan.inputs import PhotoSource
-from media.plan.timeline import Shot, Timeline, plan_timeline
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Shot, Timeline
 
 REPO = Path(__file__).resolve().parents[3]
 BPM = 104.0
@@ -74,14 +76,17 @@ def sample_film(sample: str, tmp_path: Path, *, length: float = 30.0,
         subjects[photo_id] = subject = find_subject(image)
         height, width = image.shape[:2]
         x, y = subject.focus.center
-        photos.append(PhotoSource(photo_id, path, width, height, False,
+        photos.append(PhotoSource(photo_id, width, height, False,
                                   **asdict(photo_traits(path, subject)), focus_x=x, focus_y=y))
     beats = [float(t) for t in np.arange(0.23, length, 60.0 / BPM)]
-    timeline = plan_timeline(photos, [], beats, length, opening, closing, fps=spec.FPS,
-                             motion_shots=3, gentle=order.occasion.gentle,
-                             style=order.style.value, subject_photo_id=order.subject_photo_id,
-                             bar_times=beats[::4], premium=tier == "signature",
-                             interludes=interlude_cards(order, closing))
+    timeline = planner.plan(FilmSpec(
+        length_sec=length, fps=spec.FPS, photos=photos, style=order.style.value,
+        gentle=order.occasion.gentle, look=opening.look,
+        recipe=MotionRecipe(motion_shots=3, premium=tier == "signature"),
+        subject_photo_id=order.subject_photo_id,
+        words=FilmWords(opening=opening, closing=closing,
+                        interludes=interlude_cards(order, closing)),
+        song=SongGrid(beat_times=beats, bar_times=beats[::4])))
     preparer = SourcePreparer(timeline, spec.ASPECTS, FilmSources(paths, subjects=subjects),
                               StallWatch(600))
     return SampleFilm(timeline, preparer)

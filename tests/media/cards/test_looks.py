@@ -18,7 +18,7 @@ from media.cards.motion import card_frame, card_motion
 from media.cards.reading import TITLE_IN_S, WORDS_IN_S
 from media.cards.spec import STYLES, CardSpec
 from media.cards.text import text_layout
-from media.plan.timeline import film_look, pacing_for
+from media.plan.pacing import film_look, pacing_of
 
 ASPECTS = ((1920, 1080), (1080, 1920))
 FAMILIES = ("celebration", "romance", "memorial", "pet_tribute")
@@ -111,11 +111,11 @@ def test_a_look_file_with_a_mistake_is_refused(tmp_path: Path) -> None:
 
 def test_the_film_takes_pacing_transitions_and_grade_from_its_look() -> None:
     memorial = design.look("memorial", "gift")
-    pacing = pacing_for("gift", False, "memorial")
+    pacing = pacing_of(film_look("gift", False, "memorial"))
     assert pacing.shot_s == memorial.pacing.shot_s
     assert pacing.transitions.dissolve_s == memorial.transitions.dissolve_s
     assert film_look("gift", True).grade == "gentle"
-    assert pacing_for("social", False, "romance").transition == "cut"
+    assert pacing_of(film_look("social", False, "romance")).transition == "cut"
 
 
 def _at_rest(image, seconds: float, length: float, entrance_at: float | None) -> bool:

@@ -120,12 +120,15 @@ def test_film_storyboard_has_one_frame_per_shot(films: dict[str, Path], tmp_path
     from media.cards.spec import CardSpec
     from media.deliver.contact_sheet import film_storyboard, shot_times
     from media.plan.inputs import PhotoSource
-    from media.plan.timeline import plan_timeline
+    from media.plan.planner import plan
+    from media.plan.spec import FilmSpec, FilmWords, SongGrid
 
-    photos = [PhotoSource(f"p{i}", tmp_path / f"p{i}.jpg", 1600, 1200, False) for i in range(2)]
-    timeline = plan_timeline(photos, [], [i * 0.5 for i in range(8)], 4.0,
-                             CardSpec("opening", ("Hi", "Anna")), CardSpec("closing", ("Bye",)),
-                             motion_shots=0, gentle=False, style="gift", subject_photo_id="p0")
+    photos = [PhotoSource(f"p{i}", 1600, 1200, False) for i in range(2)]
+    timeline = plan(FilmSpec(
+        length_sec=4.0, photos=photos, subject_photo_id="p0",
+        words=FilmWords(opening=CardSpec("opening", ("Hi", "Anna")),
+                        closing=CardSpec("closing", ("Bye",))),
+        song=SongGrid(beat_times=[i * 0.5 for i in range(8)])))
     times, captions = shot_times(timeline)
     assert len(times) == len(timeline.shots) and captions[0] == "card" and captions[1] == "p1"
     for shot, t in zip(timeline.shots, times, strict=True):

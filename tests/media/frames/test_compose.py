@@ -30,7 +30,8 @@ from media.frames.compose import (
     shifted_crop,
     viewport_matrix,
 )
-from media.look.framing import Rect, plan_ken_burns
+from media.look.camera import Rect
+from media.look.framing import plan_ken_burns
 from media.look.subjects import find_subject
 from media.plan.timeline import Transition
 from media.plan.transitions import CROSSFADE

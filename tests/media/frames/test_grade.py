@@ -25,8 +25,9 @@ from media.frames.grade import (
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import FilmSources
 from media.look.arc import look
+from media.plan import planner
 from media.plan.inputs import PhotoSource
-from media.plan.timeline import plan_timeline
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 
 
 def _contrast(image: np.ndarray) -> float:
@@ -60,11 +61,12 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
     Image.fromarray(photo).save(tmp_path / "a.png")
     timelines = {}
     for gentle in (False, True):
-        timelines[gentle] = plan_timeline(
-            [PhotoSource("a", tmp_path / "a.png", 600, 400, False)], [],
-            [i * 0.5 for i in range(40)], 12.0, CardSpec("opening", ("Hi",)),
-            CardSpec("closing", ("Bye",)), motion_shots=1, gentle=gentle, style="gift",
-            subject_photo_id="a")
+        timelines[gentle] = planner.plan(FilmSpec(
+            length_sec=12.0, photos=[PhotoSource("a", 600, 400, False)],
+            gentle=gentle, recipe=MotionRecipe(motion_shots=1), subject_photo_id="a",
+            words=FilmWords(opening=CardSpec("opening", ("Hi",)),
+                            closing=CardSpec("closing", ("Bye",))),
+            song=SongGrid(beat_times=[i * 0.5 for i in range(40)])))
     frames = {}
     for gentle, tl in timelines.items():
         index = next(i for i, s in enumerate(tl.shots) if s.kind == "photo")

@@ -46,17 +46,19 @@ from media.frames.parallax import (
 from media.frames.preparer import SourcePreparer
 from media.frames.roll import RollPushLayer, roll_zoom
 from media.frames.sources import FilmSources, load_photo
-from media.look.framing import MAX_ACCEL_PX, Motion, Rect, plan_ken_burns
+from media.look.camera import MAX_ACCEL_PX, Motion, Rect
+from media.look.framing import MoveRequest, plan_ken_burns
 from media.look.subjects import Box, Subject, find_subject
+from media.plan import planner
+from media.plan.shots import PARALLAX_MAX_SHARE
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe
 from media.plan.timeline import (
     KEN_BURNS,
     PARALLAX,
-    PARALLAX_MAX_SHARE,
     PUSH,
     ROLL,
-    plan_timeline,
 )
-from tests.media.photo_sources import photo_source
+from tests.media.photo_sources import photo_paths, photo_source
 
 pytestmark = pytest.mark.render
 
@@ -194,7 +196,7 @@ def _rgb_parallax_frame(layers: object, motion: object, index: int,
 
 def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
     subject = find_subject(astronaut())
-    motion = plan_ken_burns((512, 512), subject, SMALL, 60, choice=2)
+    motion = plan_ken_burns((512, 512), subject, SMALL, 60, MoveRequest(choice=2))
     layers = astronaut_layers()
     layer = ParallaxLayer(scale_layers(layers, 1.0), motion, SMALL.width, SMALL.height)
     for index in (0, 31, 59):
@@ -206,7 +208,7 @@ def test_a_parallax_frame_in_i420_equals_the_rgb_composite_converted() -> None:
 
 def test_background_and_subject_move_at_different_rates_within_the_matte_bound() -> None:
     subject = find_subject(astronaut())
-    motion = plan_ken_burns((512, 512), subject, SMALL, 90, choice=2)  # a pan
+    motion = plan_ken_burns((512, 512), subject, SMALL, 90, MoveRequest(choice=2))  # a pan
     assert motion.move == "pan" and motion.start.w == pytest.approx(motion.end.w)
     layer = ParallaxLayer(scale_layers(astronaut_layers(), prescale_factor(motion, SMALL.width)),
                           motion, SMALL.width, SMALL.height)
@@ -232,7 +234,7 @@ def test_parallax_paths_are_smooth_and_keep_the_face_in_frame(aspect: Aspect) ->
     faces = [f.to_pixels(512, 512) for f in subject.faces]
     for frames in (45, 96, 150):
         for choice in range(4):
-            motion = plan_ken_burns((512, 512), subject, aspect, frames, choice=choice)
+            motion = plan_ken_burns((512, 512), subject, aspect, frames, MoveRequest(choice=choice))
             for path in (motion, background_motion(motion)):
                 rects = [path.rect_at(i) for i in range(frames)]
                 to_out = aspect.width / rects[frames // 2].w
@@ -254,8 +256,9 @@ def test_parallax_paths_are_smooth_and_keep_the_face_in_frame(aspect: Aspect) ->
 # --- timeline and renderer -------------------------------------------------------------------
 
 
-def _cards() -> tuple[CardSpec, CardSpec]:
-    return CardSpec("opening", ("Happy Birthday", "Eileen")), CardSpec("closing", ("Love",))
+def _words() -> FilmWords:
+    return FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Eileen")),
+                     closing=CardSpec("closing", ("Love",)))
 
 
 def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
@@ -266,9 +269,10 @@ def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
               dataclasses.replace(photo_source(tmp_path, "face", face),
                                   matte=matte_score(face, subject))]
     assert photos[0].matte == 0.0 and photos[1].matte >= QUALITY_MIN
-    kwargs = {"motion_shots": 6, "gentle": False, "style": "gift", "subject_photo_id": None}
-    plain = plan_timeline(photos, [], [], 30.0, *_cards(), **kwargs)
-    premium = plan_timeline(photos, [], [], 30.0, *_cards(), premium=True, **kwargs)
+    plain = planner.plan(FilmSpec(length_sec=30.0, photos=photos, words=_words(),
+                                  recipe=MotionRecipe(motion_shots=6)))
+    premium = planner.plan(FilmSpec(length_sec=30.0, photos=photos, words=_words(),
+                                    recipe=MotionRecipe(motion_shots=6, premium=True)))
     assert {s.motion for s in plain.shots if s.kind == "photo"} <= {KEN_BURNS, PUSH}
     shots = [s for s in premium.shots if s.kind == "photo"]
     parallax = [s for s in shots if s.motion == PARALLAX]
@@ -282,12 +286,12 @@ def test_renderer_uses_parallax_and_falls_back_to_the_roll_push(tmp_path: Path) 
     face, _, subject = portrait()
     photos = [photo_source(tmp_path, "face", face),
               photo_source(tmp_path, "flat", gradient())]
-    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
-                             style="gift", subject_photo_id="face")
+    timeline = planner.plan(FilmSpec(length_sec=12.0, photos=photos, words=_words(),
+                                     recipe=MotionRecipe(motion_shots=6), subject_photo_id="face"))
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), FilmSources({p.id: p.path for p in photos},
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources(photo_paths(tmp_path, photos),
                                                               subjects={"face": subject}))
     kinds = {}
     for index, shot in enumerate(timeline.shots):
@@ -407,12 +411,12 @@ def test_the_roll_push_turns_and_pushes_without_showing_beyond_the_planned_viewp
 def test_a_roll_shot_gets_the_roll_push_without_separating_its_subject(tmp_path: Path) -> None:
     photos = [photo_source(tmp_path, "face", astronaut()),
               photo_source(tmp_path, "flat", gradient())]
-    timeline = plan_timeline(photos, [], [], 12.0, *_cards(), motion_shots=6, gentle=False,
-                             style="gift", subject_photo_id="face")
+    timeline = planner.plan(FilmSpec(length_sec=12.0, photos=photos, words=_words(),
+                                     recipe=MotionRecipe(motion_shots=6), subject_photo_id="face"))
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=ROLL) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), FilmSources({p.id: p.path for p in photos}))
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources(photo_paths(tmp_path, photos)))
     for index, shot in enumerate(timeline.shots):
         if shot.kind == "photo":
             assert isinstance(preparer.prepare(index).layers[SMALL.name], RollPushLayer)
@@ -477,12 +481,12 @@ def test_the_render_slides_the_subject_by_the_score_the_planner_read(tmp_path: P
     photos = [photo_source(tmp_path, "face", face)]
     score = matte_score(face, subject)
     assert QUALITY_MIN <= score < 0.9  # bounded, not full
-    timeline = plan_timeline(photos, [], [], 8.0, *_cards(), motion_shots=6, gentle=False,
-                             style="gift", subject_photo_id="face")
+    timeline = planner.plan(FilmSpec(length_sec=8.0, photos=photos, words=_words(),
+                                     recipe=MotionRecipe(motion_shots=6), subject_photo_id="face"))
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), FilmSources({"face": photos[0].path},
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources(photo_paths(tmp_path, photos[:1]),
                                                               subjects={"face": subject}))
     index = next(i for i, s in enumerate(timeline.shots) if s.kind == "photo")
     layer = preparer.prepare(index).layers[SMALL.name]

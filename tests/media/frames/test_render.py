@@ -35,8 +35,10 @@ from media.cards.text import logo_reserve
 from media.frames.encode import open_encoders
 from media.frames.render import COMPOSE_OPENCV_THREADS, RenderRequest, RenderStats, render_films
 from media.frames.sources import FilmSources
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, plan_timeline
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline
 
 pytestmark = pytest.mark.render
 
@@ -61,7 +63,7 @@ class Film:
 
 def _solid_photo(path: Path, rgb: tuple[int, int, int]) -> PhotoSource:
     Image.new("RGB", (1600, 1200), rgb).save(path)  # lossless: exact colours
-    return PhotoSource(path.stem, path, 1600, 1200, False)
+    return PhotoSource(path.stem, 1600, 1200, False)
 
 
 def _song(path: Path, seconds: float) -> None:
@@ -80,7 +82,7 @@ def _clip(path: Path) -> ClipSource:
                          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
                          "-colorspace", "bt709", "-color_primaries", "bt709",
                          "-color_trc", "bt709", "-color_range", "tv", str(path)), LIMITS)
-    return ClipSource("clip", path, 4.0, 640, 360, False)
+    return ClipSource("clip", 4.0, 640, 360, False)
 
 
 def _logo() -> np.ndarray:
@@ -99,10 +101,12 @@ def _inputs(tmp: Path) -> tuple[list[PhotoSource], list[ClipSource], Path]:
 
 def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float) -> Timeline:
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
-    return plan_timeline(photos, clips, beats, length,
-                         CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
-                         CardSpec("closing", ("With love",)), motion_shots=1, gentle=False,
-                         style="gift", subject_photo_id="gray")
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos, clips=clips, recipe=MotionRecipe(motion_shots=1),
+        subject_photo_id="gray",
+        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
+                        closing=CardSpec("closing", ("With love",))),
+        song=SongGrid(beat_times=beats)))
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +116,7 @@ def film(tmp_path_factory: pytest.TempPathFactory) -> Film:
     timeline = _timeline(photos, clips, LENGTH_S)
     outputs = {a.name: tmp / f"{a.name}.mp4" for a in spec.ASPECTS}
     progress: list[float] = []
-    sources = FilmSources({p.id: p.path for p in photos}, {c.id: c.path for c in clips},
+    sources = FilmSources({p.id: tmp / f"{p.id}.png" for p in photos}, {"clip": tmp / "clip.mp4"},
                           logo=_logo(), audio=song)
     stats = render_films(timeline, sources, outputs, RenderRequest(on_progress=progress.append),
                          ENCODER)
@@ -254,7 +258,7 @@ def test_failing_encoder_raises_with_its_stderr(tmp_path: Path) -> None:
 
 def _gray(photos: list[PhotoSource], tmp_path: Path) -> FilmSources:
     """The gray photo and the song of ``tmp_path`` as a render's sources."""
-    return FilmSources({"gray": photos[0].path}, audio=tmp_path / "song.wav")
+    return FilmSources({"gray": tmp_path / "gray.png"}, audio=tmp_path / "song.wav")
 
 
 def _raw_film(tmp_path: Path) -> tuple[Timeline, FilmSources, dict[str, Path], int]:
@@ -262,7 +266,8 @@ def _raw_film(tmp_path: Path) -> tuple[Timeline, FilmSources, dict[str, Path], i
     photos = [_solid_photo(tmp_path / "red.png", RED)]
     timeline = _timeline(photos, [], 4.0)
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
-    return timeline, FilmSources({"red": photos[0].path}), outputs, _middle_frame(timeline, "red")
+    sources = FilmSources({"red": tmp_path / "red.png"})
+    return timeline, sources, outputs, _middle_frame(timeline, "red")
 
 
 RAW_WRITERS = functools.partial(open_encoders, argv_for=raw_writer_argv)
@@ -362,7 +367,7 @@ def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
     timeline = _timeline(photos, [], 4.0)
     middle = _middle_frame(timeline, "red")
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
-    stats = render_films(timeline, FilmSources({"red": photos[0].path}), outputs,
+    stats = render_films(timeline, FilmSources({"red": tmp_path / "red.png"}), outputs,
                          RenderRequest(frames=(middle, middle + 2)),
                          encoders=functools.partial(open_encoders, argv_for=raw_writer_argv))
     assert stats.frames == 2
@@ -385,7 +390,7 @@ def test_every_composed_frame_is_shown_to_on_frame_as_the_encoders_get_it(
     middle = _middle_frame(timeline, "red")
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
     seen: list[tuple[int, str, bytes]] = []
-    render_films(timeline, FilmSources({"red": photos[0].path}), outputs,
+    render_films(timeline, FilmSources({"red": tmp_path / "red.png"}), outputs,
                  RenderRequest(frames=(middle, middle + 3),
                                on_frame=lambda index, aspect, i420: seen.append(
                                    (index, aspect, i420.tobytes()))),

@@ -23,8 +23,10 @@ from media.frames.encode import FilmSound
 from media.frames.render import RenderRequest, render_films
 from media.frames.segments import concat_list, count_video_frames, join_segments
 from media.frames.sources import FilmSources, sources_for
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, plan_timeline, segment_cut_frames
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline, segment_cut_frames
 from media.song.compose import master
 from media.song.soundtrack import write_wav
 
@@ -52,7 +54,7 @@ def _photos() -> list[PhotoSource]:
     sources = []
     for path in sorted(SAMPLE_PHOTOS.glob("*.jpg"))[:3]:
         with Image.open(path) as image:
-            sources.append(PhotoSource(path.stem, path, image.width, image.height, False))
+            sources.append(PhotoSource(path.stem, image.width, image.height, False))
     return sources
 
 
@@ -62,7 +64,7 @@ def _clip(path: Path) -> ClipSource:
                          "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
                          "-colorspace", "bt709", "-color_primaries", "bt709",
                          "-color_trc", "bt709", "-color_range", "tv", str(path)), LIMITS)
-    return ClipSource("clip", path, 4.0, 640, 360, False)
+    return ClipSource("clip", 4.0, 640, 360, False)
 
 
 def _song(path: Path, seconds: float) -> Path:
@@ -78,10 +80,12 @@ def _song(path: Path, seconds: float) -> Path:
 def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float,
               style: str = "gift", gentle: bool = False) -> Timeline:
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
-    return plan_timeline(photos, clips, beats, length,
-                         CardSpec("opening", ("Happy Birthday", "Eileen")),
-                         CardSpec("closing", ("With love",)), motion_shots=2, gentle=gentle,
-                         style=style, subject_photo_id=photos[0].id if photos else None)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos, clips=clips, style=style, gentle=gentle,
+        recipe=MotionRecipe(motion_shots=2), subject_photo_id=photos[0].id if photos else None,
+        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Eileen")),
+                        closing=CardSpec("closing", ("With love",))),
+        song=SongGrid(beat_times=beats)))
 
 
 def _render(timeline: Timeline, films: dict[str, Path], audio: Path | None,
@@ -103,8 +107,8 @@ def films(tmp_path_factory: pytest.TempPathFactory) -> Films:
     clip = next(s for s in timeline.shots if s.kind == "clip")
     joins = [clip.visible_in, clip.visible_out]
     assert set(joins) <= set(segment_cut_frames(timeline))
-    photo_paths = {p.id: p.path for p in photos}
-    clip_paths = {c.id: c.path for c in clips}
+    photo_paths = {p.id: SAMPLE_PHOTOS / f"{p.id}.jpg" for p in photos}
+    clip_paths = {"clip": tmp / "clip.mp4"}
     single = {a.name: tmp / f"single-{a.name}.mp4" for a in spec.ASPECTS}
     _render(timeline, single, song, None, photo_paths, clip_paths)
     bounds = [0, *joins, timeline.total_frames]
@@ -233,8 +237,8 @@ def test_a_segment_may_not_start_inside_a_clip_shot(films: Films, tmp_path: Path
 ])
 def test_segment_cut_frames_never_fall_inside_a_clip_shot(style: str, gentle: bool, clips: int,
                                                           length: float) -> None:
-    photos = [PhotoSource(f"p{i:02d}", Path(f"/p{i}.jpg"), 1600, 1200, False) for i in range(8)]
-    sources = [ClipSource(f"c{i:02d}", Path(f"/c{i}.mp4"), 6.0, 1280, 720, False)
+    photos = [PhotoSource(f"p{i:02d}", 1600, 1200, False) for i in range(8)]
+    sources = [ClipSource(f"c{i:02d}", 6.0, 1280, 720, False)
                for i in range(clips)]
     timeline = _timeline(photos, sources, length, style, gentle)
     cuts = segment_cut_frames(timeline)

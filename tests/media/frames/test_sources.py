@@ -29,9 +29,11 @@ from media.frames.sources import (
     sources_for,
 )
 from media.frames.stall import StallWatch
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, plan_timeline
-from tests.media.photo_sources import photo_source
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline
+from tests.media.photo_sources import photo_paths, photo_source
 
 pytestmark = pytest.mark.render
 
@@ -49,12 +51,15 @@ def _testsrc_clip(path: Path, seconds: float) -> Path:
 
 def _timeline(photo_ids: list[str], clip_ids: list[str], length: float = 20.0) -> Timeline:
     """A planned film of ``length`` seconds over photos and clips that exist only as data."""
-    photos = [PhotoSource(p, Path(f"/nowhere/{p}.jpg"), 1600, 1200, False) for p in photo_ids]
-    clips = [ClipSource(c, Path(f"/nowhere/{c}.mp4"), 4.0, 640, 360, False) for c in clip_ids]
+    photos = [PhotoSource(p, 1600, 1200, False) for p in photo_ids]
+    clips = [ClipSource(c, 4.0, 640, 360, False) for c in clip_ids]
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
-    return plan_timeline(photos, clips, beats, length, CardSpec("opening", ("Hello",)),
-                         CardSpec("closing", ("Bye",)), motion_shots=1, gentle=False,
-                         style="gift", subject_photo_id=photo_ids[0])
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos, clips=clips, recipe=MotionRecipe(motion_shots=1),
+        subject_photo_id=photo_ids[0],
+        words=FilmWords(opening=CardSpec("opening", ("Hello",)),
+                        closing=CardSpec("closing", ("Bye",))),
+        song=SongGrid(beat_times=beats)))
 
 
 def test_short_clip_holds_its_last_frame(tmp_path: Path) -> None:
@@ -162,11 +167,14 @@ def test_a_segment_reads_only_the_media_its_frames_show() -> None:
 
 
 def test_the_closing_card_sits_over_the_subjects_photo_not_the_last_shot() -> None:
-    photos = [PhotoSource(p, Path(f"/nowhere/{p}.jpg"), 1600, 1200, False) for p in "abcd"]
+    photos = [PhotoSource(p, 1600, 1200, False) for p in "abcd"]
     beats = [i * 0.5 for i in range(61)]
-    timeline = plan_timeline(photos, [], beats, 30.0, CardSpec("opening", ("Hello",)),
-                             CardSpec("closing", ("Bye",)), motion_shots=2, gentle=True,
-                             style="gift", subject_photo_id="b")
+    timeline = planner.plan(FilmSpec(
+        length_sec=30.0, photos=photos, gentle=True, recipe=MotionRecipe(motion_shots=2),
+        subject_photo_id="b",
+        words=FilmWords(opening=CardSpec("opening", ("Hello",)),
+                        closing=CardSpec("closing", ("Bye",))),
+        song=SongGrid(beat_times=beats)))
     last = len(timeline.shots) - 1
     assert timeline.shots[last - 1].source_id != "b"  # the film's last shot is another photo
     assert card_photo(timeline, last) == "b"
@@ -180,10 +188,11 @@ def _scenery_film(tmp_path: Path) -> tuple[Timeline, dict[str, Path]]:
                     / "samples/pet-tribute/photos/04-stream.jpg") as image:
         trail = np.asarray(image.convert("RGB").resize((1200, 900)))
     photo = photo_source(tmp_path, "trail", trail)
-    timeline = plan_timeline([photo], [], [], 14.0, CardSpec("opening", ("Happy", "Ana")),
-                             CardSpec("closing", ("Love",)), motion_shots=0, gentle=False,
-                             style="gift", subject_photo_id="trail")
-    return timeline, {"trail": photo.path}
+    timeline = planner.plan(FilmSpec(
+        length_sec=14.0, photos=[photo], subject_photo_id="trail",
+        words=FilmWords(opening=CardSpec("opening", ("Happy", "Ana")),
+                        closing=CardSpec("closing", ("Love",)))))
+    return timeline, photo_paths(tmp_path, [photo])
 
 
 def test_a_second_showing_of_scenery_in_9x16_ends_on_another_part_of_it(

@@ -19,8 +19,10 @@ from media.base.spec import Aspect
 from media.cards.spec import CardSpec
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import FilmSources, shot_photo
-from media.plan.timeline import PARALLAX, Timeline, plan_timeline
-from tests.media.photo_sources import photo_source
+from media.plan import planner
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe
+from media.plan.timeline import PARALLAX, Timeline
+from tests.media.photo_sources import photo_paths, photo_source
 
 pytestmark = pytest.mark.render
 
@@ -33,13 +35,15 @@ def _film(tmp: Path) -> tuple[Timeline, dict[str, Path]]:
     ramp = np.tile(np.linspace(40, 220, 600, dtype=np.float32), (400, 1))
     flat = np.dstack([ramp, ramp * 0.9, ramp * 0.7]).astype(np.uint8)
     photos = [photo_source(tmp, "face", data.astronaut()), photo_source(tmp, "flat", flat)]
-    timeline = plan_timeline(photos, [], [], 16.0, CardSpec("opening", ("Hello",)),
-                             CardSpec("closing", ("Love",)), motion_shots=6, gentle=False,
-                             style="social", subject_photo_id="face")  # social: photos repeat
+    timeline = planner.plan(FilmSpec(
+        length_sec=16.0, photos=photos, style="social", recipe=MotionRecipe(motion_shots=6),
+        subject_photo_id="face",
+        words=FilmWords(opening=CardSpec("opening", ("Hello",)),
+                        closing=CardSpec("closing", ("Love",)))))  # social: photos repeat
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
-    return timeline, {p.id: p.path for p in photos}
+    return timeline, photo_paths(tmp, photos)
 
 
 def test_no_decoded_photo_is_held_between_shots_and_frames_do_not_change(

@@ -24,7 +24,7 @@ from media.intake.photos import (
     working_long_edge,
 )
 from media.look import framing
-from media.look.framing import KEEP_MIN, MOVES, plan_ken_burns
+from media.look.framing import KEEP_MIN, MOVES, MoveRequest, plan_ken_burns
 from media.look.subjects import Box, Subject
 from tests.helpers import EPS, SVG, png_bomb, png_bytes
 
@@ -331,8 +331,8 @@ def test_the_working_copy_keeps_every_pixel_the_tightest_framing_shows(
     scales = [aspect.width / min(m.start.w, m.end.w)
               for aspect in ASPECTS for subject in subjects for move in MOVES
               for keep_min in (KEEP_MIN, SOCIAL_PORTRAIT_KEEP_MIN)
-              for m in [plan_ken_burns((width, height), subject, aspect, 90, move=move,
-                                       keep_min=keep_min)]]
+              for m in [plan_ken_burns((width, height), subject, aspect, 90,
+                                       MoveRequest(move=move, keep_min=keep_min))]]
     assert max(scales) <= 1.0 + 1e-3
     assert max(scales) >= 0.97
 

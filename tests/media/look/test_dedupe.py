@@ -4,7 +4,6 @@ media.plan.timeline): twins are dropped or never shown side by side."""
 from __future__ import annotations
 
 from itertools import pairwise
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -13,8 +12,9 @@ from skimage import data
 from media.cards.spec import CardSpec
 from media.intake.clip_analysis import analyse_frames
 from media.look.dedupe import MAX_DISTANCE, distance, near_duplicates, picture_hashes
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import plan_timeline
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 
 PICTURES = {"astronaut": data.astronaut(), "coffee": data.coffee(), "cat": data.chelsea(),
             "rocket": data.rocket(), "camera": np.dstack([data.camera()] * 3)}
@@ -69,16 +69,17 @@ CLOSING = CardSpec("closing", ("From all of us",))
 
 
 def _photos(ids: str) -> list[PhotoSource]:
-    return [PhotoSource(i, Path(f"/in/{i}.jpg"), 4000, 3000, False) for i in ids]
+    return [PhotoSource(i, 4000, 3000, False) for i in ids]
 
 
 def _plan(photo_ids: str, twins: list[tuple[str, str]], clip_ids: tuple[str, ...] = (),
           subject: str = "a", length: float = 30.0):
-    clips = [ClipSource(c, Path(f"/in/{c}.mp4"), 5.0, 960, 540, False) for c in clip_ids]
+    clips = [ClipSource(c, 5.0, 960, 540, False) for c in clip_ids]
     beats = [i * 0.5 for i in range(int(length * 2))]
-    return plan_timeline(_photos(photo_ids), clips, beats, length, OPENING, CLOSING,
-                         motion_shots=4, gentle=False, style="gift", subject_photo_id=subject,
-                         near_duplicates=twins)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=_photos(photo_ids), clips=clips,
+        recipe=MotionRecipe(motion_shots=4), subject_photo_id=subject, near_duplicates=twins,
+        words=FilmWords(opening=OPENING, closing=CLOSING), song=SongGrid(beat_times=beats)))
 
 
 def test_of_two_twin_photos_only_one_is_shown() -> None:

@@ -1,5 +1,5 @@
 """A photo shown again is framed anew: closer, on a part with content (media.look.detail), and
-every move travels far enough to read on a phone (media.look.framing.travel)."""
+every move travels far enough to read on a phone (media.look.camera.travel)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,15 @@ import numpy as np
 import pytest
 
 from media.base.spec import ASPECTS, Aspect
+from media.look.camera import (
+    MAX_ACCEL_PX,
+    MIN_TRAVEL,
+    SEEN_TRAVEL,
+    SETTLE_S,
+    peak_acceleration,
+    steady_share,
+    travel,
+)
 from media.look.detail import (
     ShowingFrame,
     detail_regions,
@@ -15,18 +24,7 @@ from media.look.detail import (
     texture_map,
     whole_motion,
 )
-from media.look.framing import (
-    MAX_ACCEL_PX,
-    MIN_TRAVEL,
-    SEEN_TRAVEL,
-    SETTLE_S,
-    face_guard,
-    largest_crop,
-    peak_acceleration,
-    plan_ken_burns,
-    steady_share,
-    travel,
-)
+from media.look.framing import MoveRequest, face_guard, largest_crop, plan_ken_burns
 from media.look.scales import DETAIL_STEP, detail_scales, fresh_showings, max_detail_scale
 from media.look.scales import largest_crop as plain_largest_crop
 from media.look.subjects import Box, Subject, find_subject, keep_whole
@@ -95,7 +93,8 @@ def test_a_second_showing_looks_closer_at_the_faces_and_keeps_them_whole(
     assert frame.subject.faces == FACE.faces
     assert frame.frame_scale == pytest.approx(DETAIL_STEP)
     assert max_detail_scale(size, aspect) >= DETAIL_STEP
-    motion = plan_ken_burns(size, frame.subject, aspect, 120, frame_scale=frame.frame_scale)
+    motion = plan_ken_burns(size, frame.subject, aspect, 120,
+                            MoveRequest(frame_scale=frame.frame_scale))
     guard = face_guard(FACE, *size)
     crop_w, _ = largest_crop(*size, aspect)
     assert motion.mode == "crop"
@@ -116,7 +115,8 @@ def test_a_photo_of_people_is_never_looked_at_closer_away_from_its_faces(
     for showing in range(1, 9):
         frame = showing_frame(FACE, texture, size, aspect, showing)
         assert frame.subject.faces == FACE.faces, showing
-        motion = plan_ken_burns(size, frame.subject, aspect, 90, frame_scale=frame.frame_scale)
+        motion = plan_ken_burns(size, frame.subject, aspect, 90,
+                                MoveRequest(frame_scale=frame.frame_scale))
         assert all(motion.rect_at(i).contains(guard, tol=1e-3) for i in range(0, 90, 9))
 
 
@@ -169,7 +169,8 @@ def test_every_full_move_travels_at_least_six_percent_of_the_frame(
         aspect_name: str, size: tuple[int, int], move: str) -> None:
     for subject in (FACE, SCENERY):
         for frames in (60, 90, 150):  # 2 s, the shortest gift shot, to 5 s
-            motion = plan_ken_burns(size, subject, _aspect(aspect_name), frames, move=move)
+            motion = plan_ken_burns(size, subject, _aspect(aspect_name), frames,
+                                    MoveRequest(move=move))
             assert travel(motion) >= MIN_TRAVEL, (subject.source, frames, motion)
 
 
@@ -203,7 +204,7 @@ def test_crops_keep_the_horizon_in_every_frame_off_its_edges(aspect_name: str,
                                                                    move: str) -> None:
     aspect = _aspect(aspect_name)
     boards = Subject((), Box(0.4, 0.75, 0.6, 0.95), "saliency", compact=False, horizon=0.3)
-    motion = plan_ken_burns((3000, 2000), boards, aspect, 120, move=move)
+    motion = plan_ken_burns((3000, 2000), boards, aspect, 120, MoveRequest(move=move))
     for i in range(0, 120, 10):
         rect = motion.rect_at(i)
         inside = (0.3 * 2000 - rect.y) / rect.h
@@ -212,8 +213,9 @@ def test_crops_keep_the_horizon_in_every_frame_off_its_edges(aspect_name: str,
 
 def test_the_subject_gets_the_strongest_move() -> None:
     aspect = _aspect("16x9")
-    plain = plan_ken_burns((4000, 3000), SCENERY, aspect, 150, move="zoom_in")
-    strong = plan_ken_burns((4000, 3000), SCENERY, aspect, 150, move="zoom_in", strong=True)
+    plain = plan_ken_burns((4000, 3000), SCENERY, aspect, 150, MoveRequest(move="zoom_in"))
+    strong = plan_ken_burns((4000, 3000), SCENERY, aspect, 150,
+                            MoveRequest(move="zoom_in", strong=True))
     assert travel(strong) > travel(plain) * 1.4
 
 
@@ -236,8 +238,8 @@ def test_a_short_shot_under_long_transitions_moves_far_enough_in_its_steady_part
     small_focus = Subject((), Box(0.45, 0.45, 0.55, 0.55), "saliency", compact=False)
     for size in ((4000, 3000), (3000, 4000), (400, 600)):
         for full in (False, True):
-            motion = plan_ken_burns(size, small_focus, _aspect(aspect_name), 60, full=full,
-                                    steady=steady)
+            motion = plan_ken_burns(size, small_focus, _aspect(aspect_name), 60,
+                                    MoveRequest(full=full, steady=steady))
             assert travel(motion) * steady >= SEEN_TRAVEL - 1e-9, (size, full, motion)
 
 
@@ -275,7 +277,8 @@ def test_a_one_photo_film_shows_its_photo_whole_and_a_pets_head_whole_in_every_s
             assert motion.mode == "fit" and motion.end.w >= size[0] and motion.end.h >= size[1]
             continue
         assert frame.subject.faces == pet.faces  # the head counts like a face
-        motion = plan_ken_burns(size, frame.subject, aspect, 90, frame_scale=frame.frame_scale)
+        motion = plan_ken_burns(size, frame.subject, aspect, 90,
+                                MoveRequest(frame_scale=frame.frame_scale))
         core = pet.faces[0].to_pixels(*size)
         assert all(motion.rect_at(i).contains(core, tol=1e-3) for i in range(0, 90, 5))
 
@@ -299,16 +302,16 @@ def test_a_short_shot_between_transitions_reaches_its_seen_travel_smoothly(
         for subject in (FACE, SCENERY):
             for move in ("zoom_in", "zoom_out", "pan", "tilt"):
                 for full in (False, True):
-                    motion = plan_ken_burns(size, subject, aspect, frames, move=move,
-                                            full=full, steady=steady)
+                    motion = plan_ken_burns(size, subject, aspect, frames,
+                                            MoveRequest(move=move, full=full, steady=steady))
                     assert travel(motion) * steady >= SEEN_TRAVEL, (size, move, full, motion)
                     assert peak_acceleration(motion, aspect.width) <= MAX_ACCEL_PX + 1e-9
 
 
 def test_a_push_on_the_subject_stays_a_push() -> None:
     # strong (the subject, a face) makes a full move zoom 1.3; a push on the subject pushes
-    push = plan_ken_burns((4000, 3000), FACE, _aspect("16x9"), 120, move="zoom_in",
-                          full=False, strong=True)
+    push = plan_ken_burns((4000, 3000), FACE, _aspect("16x9"), 120,
+                          MoveRequest(move="zoom_in", full=False, strong=True))
     assert travel(push) < 1.5 * MIN_TRAVEL
 
 
@@ -346,8 +349,9 @@ def test_a_photo_that_shows_the_subject_by_feature_match_looks_closer_at_her_not
         assert seen.x0 <= HONEY_AT.x0 and seen.y0 <= HONEY_AT.y0
         assert seen.x1 >= HONEY_AT.x1 and seen.y1 >= HONEY_AT.y1
         for move in ("tilt", "pan", "zoom_in", "zoom_out"):  # the roll push tilted from her chin
-            motion = plan_ken_burns(WINDOW_SIZE, frame.subject, aspect, 86, move=move,
-                                    frame_scale=frame.frame_scale, strong=True)
+            motion = plan_ken_burns(WINDOW_SIZE, frame.subject, aspect, 86,
+                                    MoveRequest(move=move, frame_scale=frame.frame_scale,
+                                                strong=True))
             assert motion.mode == "crop" and travel(motion) >= SEEN_TRAVEL, move
             assert motion.start.w <= largest_crop(*WINDOW_SIZE, aspect)[0] / 1.5, move
             assert all(motion.rect_at(i).contains(head, tol=1e-3) for i in range(0, 86, 5)), move
@@ -366,8 +370,8 @@ def test_the_matched_animal_is_kept_whole_like_a_pets_head_where_the_closer_fram
     together = showing_frame(DOGS, texture, WINDOW_SIZE, portrait, 1, subject_at=HONEY_AT)
     both_dogs = Box(0.31, 0.24, 0.69, 0.69)
     assert together.subject.faces == (both_dogs,) == (together.subject.focus,)
-    motion = plan_ken_burns(WINDOW_SIZE, together.subject, portrait, 86, move="tilt",
-                            frame_scale=together.frame_scale, strong=True)
+    motion = plan_ken_burns(WINDOW_SIZE, together.subject, portrait, 86,
+                            MoveRequest(move="tilt", frame_scale=together.frame_scale, strong=True))
     dogs = both_dogs.to_pixels(*WINDOW_SIZE)
     assert all(motion.rect_at(i).contains(dogs, tol=1e-3) for i in range(0, 86, 5))
     # ... and 2.56x her alone

@@ -16,21 +16,24 @@ from media.frames.compose import (
     prescale_factor,
     prescale_i420,
 )
-from media.look.framing import (
+from media.look.camera import (
     MAX_ACCEL_PX,
-    MAX_PUSH_ZOOM,
     MIN_MOVE_PX,
-    PUSH_ZOOM,
     SEEN_TRAVEL,
     Motion,
-    face_guard,
-    fill_width,
     motion_extent,
-    needs_fit,
     peak_acceleration,
-    plan_ken_burns,
     steady_share,
     travel,
+)
+from media.look.framing import (
+    MAX_PUSH_ZOOM,
+    PUSH_ZOOM,
+    MoveRequest,
+    face_guard,
+    fill_width,
+    needs_fit,
+    plan_ken_burns,
 )
 from media.look.subjects import Box, Subject, find_subject, keep_whole
 from tests.helpers import sharp_coverage
@@ -142,8 +145,8 @@ def test_faces_stay_in_every_frame(aspect: Aspect, name: str) -> None:
     for frames in (45, 96, 150):
         for choice in CHOICES:
             for full in (True, False):
-                motion = plan_ken_burns((width, height), subject, aspect, frames, choice=choice,
-                                        full=full)
+                motion = plan_ken_burns((width, height), subject, aspect, frames,
+                                        MoveRequest(choice=choice, full=full))
                 _check_motion(motion, aspect, (width, height), faces)
 
 
@@ -155,7 +158,7 @@ def test_rendered_first_and_last_frames_still_show_the_face(aspect: Aspect) -> N
     height, width = image.shape[:2]
     subject = find_subject(image)
     for choice in CHOICES:
-        motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice)
+        motion = plan_ken_burns((width, height), subject, aspect, 90, MoveRequest(choice=choice))
         assert motion.mode == "crop"
         layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, aspect.width)), motion,
                            aspect.width, aspect.height)
@@ -177,7 +180,8 @@ def test_motion_is_smooth(aspect: Aspect) -> None:
         height, width = image.shape[:2]
         for frames in (36, 60, 96, 180):
             for choice in CHOICES:
-                motion = plan_ken_burns((width, height), subject, aspect, frames, choice=choice)
+                motion = plan_ken_burns((width, height), subject, aspect, frames,
+                                        MoveRequest(choice=choice))
                 rects = [motion.rect_at(i) for i in range(frames)]
                 to_out = aspect.width / rects[frames // 2].w  # output px per source px
                 cx = np.array([r.cx for r in rects]) * to_out
@@ -198,8 +202,9 @@ def test_full_moves_actually_move_and_pushes_are_gentle() -> None:
     image = face_photos()["square"]
     subject = find_subject(image)
     for choice in CHOICES:
-        full = plan_ken_burns((1024, 1024), subject, LANDSCAPE, 120, choice=choice)
-        push = plan_ken_burns((1024, 1024), subject, LANDSCAPE, 120, choice=choice, full=False)
+        full = plan_ken_burns((1024, 1024), subject, LANDSCAPE, 120, MoveRequest(choice=choice))
+        push = plan_ken_burns((1024, 1024), subject, LANDSCAPE, 120,
+                              MoveRequest(choice=choice, full=False))
         moved = max(abs(full.start.x - full.end.x), abs(full.start.y - full.end.y),
                     abs(full.start.w - full.end.w)) * LANDSCAPE.width / full.start.w
         pushed = abs(push.start.w - push.end.w) * LANDSCAPE.width / push.start.w
@@ -215,7 +220,8 @@ def test_a_face_filling_the_photo_still_moves(aspect: Aspect) -> None:
     faces = _face_pixels(subject, 1200, 1200)
     for choice in CHOICES:
         for full in (True, False):
-            motion = plan_ken_burns((1200, 1200), subject, aspect, 75, choice=choice, full=full)
+            motion = plan_ken_burns((1200, 1200), subject, aspect, 75,
+                                    MoveRequest(choice=choice, full=full))
             assert motion_extent(motion, aspect.width) >= MIN_MOVE_PX
             _check_motion(motion, aspect, (1200, 1200), faces)
 
@@ -246,7 +252,7 @@ def test_fit_decisions() -> None:
 def test_a_landscape_photo_fills_the_9x16_frame_with_sharp_content(size: tuple[int, int]) -> None:
     nobody = Subject((), Box(0.7, 0.3, 0.9, 0.6), "saliency")
     for choice in CHOICES:
-        motion = plan_ken_burns(size, nobody, PORTRAIT, 120, choice=choice)
+        motion = plan_ken_burns(size, nobody, PORTRAIT, 120, MoveRequest(choice=choice))
         assert motion.mode == "crop"
         assert sharp_coverage(motion, size, PORTRAIT) == pytest.approx(1.0)
 
@@ -256,7 +262,7 @@ def test_a_landscape_photo_in_9x16_pans_toward_its_subject() -> None:
     image = face_photos()["landscape_4x3_face_right"]
     height, width = image.shape[:2]
     subject = find_subject(image)
-    motion = plan_ken_burns((width, height), subject, PORTRAIT, 120, move="pan")
+    motion = plan_ken_burns((width, height), subject, PORTRAIT, 120, MoveRequest(move="pan"))
     assert motion.mode == "crop"
     travel = (motion.end.cx - motion.start.cx) * PORTRAIT.width / motion.end.w
     assert travel > 100  # output pixels to the right, toward the face
@@ -269,7 +275,7 @@ def test_a_wide_group_in_9x16_is_filled_large_with_every_face_in() -> None:
     size = (3000, 2000)
     faces = _face_pixels(group, *size)
     for choice in CHOICES:
-        motion = plan_ken_burns(size, group, PORTRAIT, 120, choice=choice)
+        motion = plan_ken_burns(size, group, PORTRAIT, 120, MoveRequest(choice=choice))
         assert motion.mode == "fill"
         _check_motion(motion, PORTRAIT, size, faces)
         # fitted whole (as before) this photo covered 28% of the frame; filled, over 35%
@@ -292,8 +298,8 @@ def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
     eyes = (130 / 451 * width, 85, 345 / 451 * width, 165)  # both eyes (pixels of the photo)
     for choice in CHOICES:
         for move in ("zoom_in", "zoom_out", "pan", "tilt"):
-            motion = plan_ken_burns((width, height), subject, aspect, 90, choice=choice,
-                                    move=move)
+            motion = plan_ken_burns((width, height), subject, aspect, 90,
+                                    MoveRequest(choice=choice, move=move))
             for i in (0, 45, 89):
                 assert motion.rect_at(i).contains(eyes, tol=1.0), (move, motion.mode, i)
 
@@ -301,7 +307,7 @@ def test_a_pet_close_up_keeps_both_eyes_in_every_frame(aspect: Aspect) -> None:
 def test_a_salient_core_never_turns_a_crop_into_a_fitted_card() -> None:
     tall_core = keep_whole(Subject((), Box(0.2, 0.05, 0.8, 0.95), "saliency"))
     for choice in CHOICES:
-        motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, choice=choice)
+        motion = plan_ken_burns((1200, 1200), tall_core, LANDSCAPE, 90, MoveRequest(choice=choice))
         assert motion.mode == "crop"  # 16:9 of a square photo: cropped as before, not fitted
 
 
@@ -319,8 +325,8 @@ def test_a_landscape_portrait_with_a_large_face_fills_16x9_and_travels(
     faces = _face_pixels(BIG_FACE, *size)
     for move in ("zoom_in", "zoom_out", "pan", "tilt"):
         for full in (True, False):
-            motion = plan_ken_burns(size, BIG_FACE, LANDSCAPE, 95, move=move, full=full,
-                                    strong=True, steady=steady)
+            motion = plan_ken_burns(size, BIG_FACE, LANDSCAPE, 95,
+                                    MoveRequest(move=move, full=full, strong=True, steady=steady))
             assert motion.mode == "crop", (move, full)
             assert travel(motion) * steady >= SEEN_TRAVEL, (move, full, motion)
             _check_motion(motion, LANDSCAPE, size, faces)
@@ -334,7 +340,7 @@ def test_a_face_keeps_its_full_margin_when_the_move_can_travel_with_it() -> None
     guard = face_guard(small, 4000, 3000)
     assert guard is not None
     for move in ("zoom_in", "zoom_out", "pan", "tilt"):
-        motion = plan_ken_burns((4000, 3000), small, LANDSCAPE, 90, move=move)
+        motion = plan_ken_burns((4000, 3000), small, LANDSCAPE, 90, MoveRequest(move=move))
         for rect in (motion.start, motion.end):
             assert rect.contains(guard)
 

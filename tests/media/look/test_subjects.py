@@ -18,14 +18,9 @@ from skimage import data
 from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
 from media.intake.restore import cover_long_edge
 from media.look import subjects
-from media.look.framing import (
-    MIN_MOVE_PX,
-    MIN_TRAVEL,
-    Motion,
-    face_guard,
-    plan_ken_burns,
-)
-from media.look.framing import travel as travel_share
+from media.look.camera import MIN_MOVE_PX, MIN_TRAVEL, Motion
+from media.look.camera import travel as travel_share
+from media.look.framing import MoveRequest, face_guard, plan_ken_burns
 from media.look.subjects import (
     Box,
     Subject,
@@ -80,8 +75,8 @@ def _size(image: np.ndarray) -> tuple[int, int]:
 
 def _plans(image: np.ndarray, subject: Subject, aspect: Aspect) -> list[Motion]:
     """Every planned move (full and gentle) of ``image`` in ``aspect``, as a render plans it."""
-    return [plan_ken_burns(_size(image), keep_whole(subject), aspect, FRAMES, move=move,
-                           full=full)
+    return [plan_ken_burns(_size(image), keep_whole(subject), aspect, FRAMES,
+                           MoveRequest(move=move, full=full))
             for move in MOVES for full in (True, False)]
 
 
@@ -126,12 +121,12 @@ def test_a_9x16_landscape_sample_draws_the_move_it_is_given(path: Path) -> None:
     found = find_subject(image)
     subject = keep_whole(found)
     for move in ("zoom_in", "zoom_out", "pan"):
-        motion = plan_ken_burns(_size(image), subject, PORTRAIT, FRAMES, move=move)
+        motion = plan_ken_burns(_size(image), subject, PORTRAIT, FRAMES, MoveRequest(move=move))
         assert travel_share(motion) >= MIN_TRAVEL
         # a compact object (the fig) pans only as far as its core allows: too little to read,
         # so it gets another move
         assert motion.move == move or found.compact
-    pan = plan_ken_burns(_size(image), subject, PORTRAIT, FRAMES, move="pan")
+    pan = plan_ken_burns(_size(image), subject, PORTRAIT, FRAMES, MoveRequest(move="pan"))
     if pan.move != "pan":
         return
     travel = abs(pan.end.cx - pan.start.cx) * PORTRAIT.width / pan.end.w  # output px
@@ -147,7 +142,7 @@ def test_a_9x16_pan_ends_on_the_focus_even_when_shortened(path: Path) -> None:
     image = sample_photo(path)
     width, _ = _size(image)
     found = find_subject(image)
-    pan = plan_ken_burns(_size(image), keep_whole(found), PORTRAIT, FRAMES, move="pan")
+    pan = plan_ken_burns(_size(image), keep_whole(found), PORTRAIT, FRAMES, MoveRequest(move="pan"))
     if pan.move != "pan":  # a pan that could not travel far enough became another move
         assert found.compact
         return
@@ -220,7 +215,7 @@ def test_a_core_that_fits_the_crop_lets_its_margin_yield() -> None:
     guard = face_guard(fig, *size)
     assert guard is not None and guard[2] - guard[0] > 2000 * 9 / 16  # with margin: too wide
     for move in MOVES:
-        motion = plan_ken_burns(size, fig, PORTRAIT, FRAMES, move=move)
+        motion = plan_ken_burns(size, fig, PORTRAIT, FRAMES, MoveRequest(move=move))
         assert motion.mode == "crop"
         for i in (0, FRAMES // 2, FRAMES - 1):
             assert motion.rect_at(i).contains(core, tol=1e-3)
@@ -407,7 +402,7 @@ def test_an_arm_under_a_face_is_not_taken_for_a_face() -> None:
     subject = find_subject(image)
     assert len(subject.faces) == 3
     assert all(face.y1 < 0.5 for face in subject.faces)  # the three heads, none on an arm
-    motion = plan_ken_burns(_size(image), subject, LANDSCAPE, FRAMES, strong=True)
+    motion = plan_ken_burns(_size(image), subject, LANDSCAPE, FRAMES, MoveRequest(strong=True))
     assert motion.mode == "crop"
 
 

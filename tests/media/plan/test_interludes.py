@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +13,12 @@ from media.cards import design
 from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
 from media.cards.spec import CardSpec
 from media.cards.wording import InterludeLine, feeling_line, interlude_lines
+from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.interludes import interlude_count
-from media.plan.timeline import Timeline, card_seconds, plan_timeline, timeline_from_dict
+from media.plan.pacing import card_seconds, film_look
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline, timeline_from_dict
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.lyrics import clauses
 
@@ -34,13 +36,13 @@ FPS = 30
 
 
 def _photos(n: int = 7) -> list[PhotoSource]:
-    return [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 4000, 3000, False,
+    return [PhotoSource(f"p{i}", 4000, 3000, False,
                         face_fraction=0.15 if i in (1, 4) else 0.0) for i in range(n)]
 
 
 def _song(length: float) -> tuple[list[float], list[float], list[tuple[str, float, float]]]:
     """The beats, bars and sections (seconds) of the song composed for this film's cards."""
-    opening_s, closing_s = card_seconds(length, CLOSING, "gift", False)
+    opening_s, closing_s = card_seconds(length, CLOSING, film_look("gift", False, CLOSING.look))
     song = plan_song(SongBrief("anniversary", "romantic", False, "Lene", "friends", MEMORY,
                                STORY, ("warm",), "gift", length, opening_s, closing_s), 7)
     beats, bars = beat_grid(song)
@@ -53,9 +55,11 @@ def _song(length: float) -> tuple[list[float], list[float], list[tuple[str, floa
 def _film(length: float, interludes: tuple[CardSpec, ...] = INTERLUDES,
           n_photos: int = 7) -> Timeline:
     beats, bars, sections = _song(length)
-    return plan_timeline(_photos(n_photos), [], beats, length, OPENING, CLOSING,
-                         motion_shots=4, gentle=False, style="gift", subject_photo_id="p3",
-                         bar_times=bars, sections=sections, interludes=interludes)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=_photos(n_photos), look=OPENING.look,
+        recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
+        words=FilmWords(opening=OPENING, closing=CLOSING, interludes=interludes),
+        song=SongGrid(beat_times=beats, bar_times=bars, sections=sections)))
 
 
 def _interludes(tl: Timeline) -> list[int]:

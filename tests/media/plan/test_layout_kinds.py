@@ -4,8 +4,6 @@ sit where each kind says."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from media.base import spec
@@ -85,9 +83,9 @@ def test_a_layout_registered_beside_its_peers_is_planned_with_no_other_change(
     assert splits_in("mirror", False) and not splits_in("mirror", True)
     assert cells_of("mirror") == 2 and cell_ratio("mirror", False) == cell_ratio(SPLIT, False)
     slots = [Slot("photo", i, 6.0, None, n) for n in range(3) for i in "abcde"]
-    photos = {i: PhotoSource(i, Path(f"/in/{i}.jpg"), 4000, 3000, False) for i in "abcde"}
-    layouts = plan_layouts(slots, photos, [6.0] * len(slots), split_share=1.0,
-                           portrait_pairs=False, subject_id="a", kinds=("mirror",))
+    photos = {i: PhotoSource(i, 4000, 3000, False) for i in "abcde"}
+    rules = design.Layouts(split_share=1.0, portrait_pairs=False, kinds=("mirror",))
+    layouts = plan_layouts(slots, photos, [6.0] * len(slots), rules, subject_id="a")
     assert {layout.kind for layout in layouts} == {"", "mirror"}
     assert all(layout.partner_id for layout in layouts if layout.kind == "mirror")
     assert Layout() in layouts

@@ -6,10 +6,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
+from media.cards import design
+from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.layout_kinds import INSET, PORTRAIT_PAIR, SPLIT, TRIPTYCH, fills
 from media.plan.layouts import (
@@ -23,7 +24,8 @@ from media.plan.layouts import (
     splits_in,
 )
 from media.plan.shot_order import Slot
-from media.plan.timeline import Shot, Timeline, plan_timeline, timeline_from_dict
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Shot, Timeline, timeline_from_dict
 from tests.media.plan.test_interludes import INTERLUDES, _song
 from tests.media.plan.test_timeline import CLOSING, OPENING, beat_grid, photos
 
@@ -32,8 +34,10 @@ def _film(n_photos: int, length: float, tall: frozenset[int] = frozenset(),
           gentle: bool = False) -> Timeline:
     given = [dataclasses.replace(p, width=3000, height=4000) if i in tall else p
              for i, p in enumerate(photos(n_photos))]
-    return plan_timeline(given, [], beat_grid(length), length, OPENING, CLOSING, motion_shots=3,
-                         gentle=gentle, style="gift", subject_photo_id="p0")
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=given, gentle=gentle, recipe=MotionRecipe(motion_shots=3),
+        subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(length))))
 
 
 def _photo_shots(tl: Timeline) -> list[Shot]:
@@ -110,10 +114,8 @@ def test_a_tall_photo_pairs_in_16x9_preferring_another_tall_photo() -> None:
     shots = _photo_shots(_film(7, 30.0, tall=frozenset({2, 5})))
     assert [s.source_id for s in shots if s.layout == PORTRAIT_PAIR] == ["p2"]
     slots = _slots("abcdefgh")
-    sources = {**_sources("abcdefgh"), **{i: PhotoSource(i, Path(f"/in/{i}.jpg"), 3000, 4000,
-                                                         False) for i in "bf"}}
-    layouts = plan_layouts(slots, sources, [6.0] * len(slots), split_share=0.5,
-                           portrait_pairs=True, subject_id="a")
+    sources = {**_sources("abcdefgh"), **{i: PhotoSource(i, 3000, 4000, False) for i in "bf"}}
+    layouts = plan_layouts(slots, sources, [6.0] * len(slots), _rules(0.5, True), subject_id="a")
     assert layouts[1] == Layout(PORTRAIT_PAIR, "f")
     assert layouts[5].kind == PORTRAIT_PAIR and layouts[5].partner_id != "b"  # no pair twice
 
@@ -122,10 +124,8 @@ def test_a_tall_photo_opening_the_middle_still_pairs_in_16x9() -> None:
     # the pet sample's window (2056 x 3088) came first after the title and was kept single:
     # in 16:9 a print a third of the frame wide over its own blur
     slots = _slots("bcdefgb")
-    sources = {**_sources("bcdefg"), "b": PhotoSource("b", Path("/in/b.jpg"), 2056, 3088,
-                                                      False)}
-    layouts = plan_layouts(slots, sources, [4.0] * len(slots), split_share=0.0,
-                           portrait_pairs=True, subject_id="a")
+    sources = {**_sources("bcdefg"), "b": PhotoSource("b", 2056, 3088, False)}
+    layouts = plan_layouts(slots, sources, [4.0] * len(slots), _rules(0.0, True), subject_id="a")
     assert layouts[0].kind == PORTRAIT_PAIR and layouts[0].partner_id not in ("b", "c")
 
 
@@ -146,28 +146,33 @@ def _slots(ids: str) -> list[Slot]:
     return out
 
 
+def _rules(split_share: float, portrait_pairs: bool) -> design.Layouts:
+    """A look's layouts that split (only) ``split_share`` of the optional repeats."""
+    return design.Layouts(split_share=split_share, portrait_pairs=portrait_pairs, kinds=(SPLIT,))
+
+
 def _sources(ids: str) -> dict[str, PhotoSource]:
-    return {i: PhotoSource(i, Path(f"/in/{i}.jpg"), 4000, 3000, False) for i in ids}
+    return {i: PhotoSource(i, 4000, 3000, False) for i in ids}
 
 
 def test_a_look_without_layouts_keeps_every_showing_single() -> None:
     slots = _slots("abcdeabcdeabcde")
-    layouts = plan_layouts(slots, _sources("abcde"), [6.0] * len(slots), split_share=0.0,
-                           portrait_pairs=False, subject_id="a")
+    layouts = plan_layouts(slots, _sources("abcde"), [6.0] * len(slots), _rules(0.0, False),
+                           subject_id="a")
     assert layouts == [Layout()] * len(slots)
 
 
 def test_no_partner_keeps_the_rules_and_the_repeat_stays_single() -> None:
     slots = _slots("abcabcabc")  # three photos: the only others are the neighbours
-    layouts = plan_layouts(slots, _sources("abc"), [6.0] * len(slots), split_share=1.0,
-                           portrait_pairs=True, subject_id="a")
+    layouts = plan_layouts(slots, _sources("abc"), [6.0] * len(slots), _rules(1.0, True),
+                           subject_id="a")
     assert layouts == [Layout()] * len(slots)
 
 
 def test_twins_never_share_a_split() -> None:
     slots = _slots("abcdeabcdeabcde")
-    layouts = plan_layouts(slots, _sources("abcde"), [6.0] * len(slots), split_share=1.0,
-                           portrait_pairs=False, subject_id="a", twins=[("b", "d"), ("c", "e")])
+    layouts = plan_layouts(slots, _sources("abcde"), [6.0] * len(slots), _rules(1.0, False),
+                           subject_id="a", twins=[("b", "d"), ("c", "e")])
     assert any(layout.partner_id for layout in layouts)
     for slot, layout in zip(slots, layouts, strict=True):
         if layout.partner_id:
@@ -189,7 +194,7 @@ def test_a_photo_whose_faces_no_half_holds_never_shares_the_frame() -> None:
     slots = _slots("abcdeabcdeabcde")
     group = dataclasses.replace(_sources("c")["c"], hold_w=0.9, hold_h=0.4)  # a wide group
     layouts = plan_layouts(slots, {**_sources("abde"), "c": group}, [6.0] * len(slots),
-                           split_share=1.0, portrait_pairs=True, subject_id="a")
+                           _rules(1.0, True), subject_id="a")
     assert any(layout.partner_id for layout in layouts)
     for slot, layout in zip(slots, layouts, strict=True):
         assert "c" not in {slot.source_id, layout.partner_id} or not layout.partner_id
@@ -200,7 +205,7 @@ def _birthday_like() -> list[PhotoSource]:
     one, a wide group, scenery) and one 3200 px landscape."""
     def photo(i: int, w: int, h: int, hold: tuple[float, float] = (0.0, 0.0),
               face: float = 0.0) -> PhotoSource:
-        return PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), w, h, max(w, h) < 1000, face,
+        return PhotoSource(f"p{i}", w, h, max(w, h) < 1000, face,
                            hold_w=hold[0], hold_h=hold[1])
 
     return [photo(1, 800, 532, (0.56, 0.84), 0.6), photo(2, 800, 549, (0.49, 0.72), 0.5),
@@ -211,9 +216,11 @@ def _birthday_like() -> list[PhotoSource]:
 def _birthday_film(length: float = 180.0) -> Timeline:
     """The birthday-like photos over a song's bars and sections, with the words' interludes."""
     beats, bars, sections = _song(length)
-    return plan_timeline(_birthday_like(), [], beats, length, OPENING, CLOSING,
-                         motion_shots=3, gentle=False, style="gift", subject_photo_id="p1",
-                         bar_times=bars, sections=sections, interludes=INTERLUDES)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=_birthday_like(), recipe=MotionRecipe(motion_shots=3),
+        subject_photo_id="p1",
+        words=FilmWords(opening=OPENING, closing=CLOSING, interludes=INTERLUDES),
+        song=SongGrid(beat_times=beats, bar_times=bars, sections=sections)))
 
 
 def _alone(tl: Timeline) -> dict[str, int]:
@@ -277,7 +284,7 @@ def test_the_subject_comes_back_beside_others_when_its_photo_has_no_new_picture(
 
 def test_a_showing_alone_past_its_photos_new_pictures_is_an_orphan() -> None:
     slots = _slots("abcab")
-    small = {i: PhotoSource(i, Path(f"/in/{i}.jpg"), 800, 600, True) for i in "abc"}
+    small = {i: PhotoSource(i, 800, 600, True) for i in "abc"}
     singles = [Layout()] * len(slots)
     # the opener's and the closer's showings alone come first: b's middle one, a's return
     assert orphans(slots, singles, small, subject_id="a") == [1, 3]
@@ -286,9 +293,9 @@ def test_a_showing_alone_past_its_photos_new_pictures_is_an_orphan() -> None:
 
 def test_a_repeat_without_partners_gives_its_place_to_a_photo_that_has_some() -> None:
     slots = _slots("abcdab")
-    small = {i: PhotoSource(i, Path(f"/in/{i}.jpg"), 800, 600, True) for i in "abcd"}
-    arranged, layouts = arrange(slots, small, [12.0] * len(slots), split_share=0.0,
-                                portrait_pairs=False, subject_id="a", kinds=(SPLIT,))
+    small = {i: PhotoSource(i, 800, 600, True) for i in "abcd"}
+    arranged, layouts = arrange(slots, small, [12.0] * len(slots), _rules(0.0, False),
+                                subject_id="a")
     assert layouts[4].kind == SPLIT
     assert {arranged[4].source_id, layouts[4].partner_id}.isdisjoint(
         {arranged[3].source_id, arranged[5].source_id})

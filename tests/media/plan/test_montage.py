@@ -7,26 +7,20 @@ from __future__ import annotations
 import dataclasses
 import json
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
 from media.cards import design
 from media.cards.spec import CardSpec
+from media.plan import planner
 from media.plan.inputs import PARALLAX_MATTE_MIN, PhotoSource
 from media.plan.montage import MONTAGE_MIN_S, LightLeak, piece_beats
 from media.plan.moves import CHORUS, Section, section_frames
 from media.plan.shot_order import REPEAT_SPACING_S, SUBJECT_HOLD, Slot, photo_slots
-from media.plan.timeline import (
-    CROSSFADE,
-    PARALLAX,
-    PARALLAX_MIN_S,
-    ROLL,
-    Timeline,
-    _parallax_slots,
-    plan_timeline,
-    timeline_from_dict,
-)
+from media.plan.shots import PARALLAX_MIN_S, _parallax_slots
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import PARALLAX, ROLL, Timeline, timeline_from_dict
+from media.plan.transitions import CROSSFADE
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
 from tests.media.plan.test_timeline import check_structure
@@ -46,7 +40,7 @@ NAME_ONLY = {False: CardSpec("opening", ("", "Eileen")),
 def _photos(n: int, mattes: dict[int, float] | None = None,
             faces: frozenset[int] = frozenset({0, 3})) -> list[PhotoSource]:
     sizes = [(4000, 3000), (3000, 4000), (4000, 4000), (4032, 2268)]
-    return [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), *sizes[i % 4], False,
+    return [PhotoSource(f"p{i}", *sizes[i % 4], False,
                         face_fraction=0.25 if i in faces else 0.0,
                         matte=(mattes or {}).get(i, 0.0)) for i in range(n)]
 
@@ -64,10 +58,11 @@ def _film(length: float = 30.0, *, premium: bool = True, gentle: bool = False, n
           photos: list[PhotoSource] | None = None, subject: str | None = "p0",
           seed: int = 7) -> Timeline:
     beats, bars, sections = _song(length, gentle, seed)
-    cards = (NAME_ONLY[gentle], GENTLE_CLOSING if gentle else CLOSING)
-    return plan_timeline(photos or _photos(n), [], beats, length, *cards, motion_shots=6,
-                         gentle=gentle, style="gift", subject_photo_id=subject,
-                         bar_times=bars, premium=premium, sections=sections)
+    words = FilmWords(opening=NAME_ONLY[gentle], closing=GENTLE_CLOSING if gentle else CLOSING)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos or _photos(n), gentle=gentle,
+        recipe=MotionRecipe(motion_shots=6, premium=premium), subject_photo_id=subject,
+        words=words, song=SongGrid(beat_times=beats, bar_times=bars, sections=sections)))
 
 
 def _chorus(tl: Timeline, length: float, gentle: bool = False, seed: int = 7
@@ -227,15 +222,16 @@ def test_signature_plans_have_exactly_their_frames_at_every_length(gentle: bool)
 
 def test_a_photo_showing_the_same_animal_holds_longer_moves_most_and_says_where_she_is(
         ) -> None:
-    pets = [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 3000, 2000, False) for i in range(6)]
+    pets = [PhotoSource(f"p{i}", 3000, 2000, False) for i in range(6)]
     pets[3] = dataclasses.replace(pets[3], with_subject=True,
                                   subject_box=(0.31, 0.24, 0.53, 0.42))
     slots = photo_slots(pets, 6, 3.0, subject_id="p0")
     by_id = {s.source_id: s.nominal_s for s in slots}
     assert by_id["p3"] == by_id["p0"] == 3.0 * SUBJECT_HOLD
     assert by_id["p1"] == 3.0
-    tl = plan_timeline(pets, [], [], 30.0, GENTLE_OPENING, GENTLE_CLOSING, motion_shots=2,
-                       gentle=True, style="gift", subject_photo_id="p0")
+    tl = planner.plan(FilmSpec(
+        length_sec=30.0, photos=pets, gentle=True, recipe=MotionRecipe(motion_shots=2),
+        subject_photo_id="p0", words=FilmWords(opening=GENTLE_OPENING, closing=GENTLE_CLOSING)))
     full = {s.source_id for s in tl.shots if s.kind == "photo" and s.motion == "ken_burns"}
     assert full == {"p0", "p3"}  # the tier's two full moves go to the dog's photos
     assert tl.with_subject == ("p3",)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 from itertools import pairwise
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from media.cards.reading import TITLE_HOLD_S, message_hold_s
 from media.cards.spec import CardSpec
-from media.plan.beat_snap import card_lengths
+from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.moves import (
     MOVE_VOCABULARY,
@@ -26,15 +25,10 @@ from media.plan.moves import (
     section_at,
     section_frames,
 )
-from media.plan.timeline import (
-    CROSSFADE,
-    CUT,
-    FULL_MOTIONS,
-    PARALLAX,
-    Timeline,
-    pacing_for,
-    plan_timeline,
-)
+from media.plan.pacing import card_lengths, film_look, pacing_of
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import FULL_MOTIONS, PARALLAX, Timeline
+from media.plan.transitions import CROSSFADE, CUT
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
 
@@ -44,7 +38,7 @@ CLOSING = CardSpec("closing", ("From all of us", "Forty years young"))
 
 def _photo(i: int, size: tuple[int, int], focus: tuple[float, float] = (0.5, 0.5),
            face: float = 0.0) -> PhotoSource:
-    return PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), *size, False, face_fraction=face,
+    return PhotoSource(f"p{i}", *size, False, face_fraction=face,
                        focus_x=focus[0], focus_y=focus[1])
 
 
@@ -68,10 +62,11 @@ def _film(length: float = 30.0, *, gentle: bool = False, premium: bool = False,
           matte: float = 0.0) -> tuple[Timeline, list[float], list]:
     beats, bars, sections = _song(gentle, length)
     photos = [dataclasses.replace(p, matte=matte) for p in _mixed_photos(n_photos)]
-    tl = plan_timeline(photos, [], beats, length, OPENING, CLOSING,
-                       motion_shots=motion_shots, gentle=gentle, style="gift",
-                       subject_photo_id="p0", bar_times=bars, premium=premium,
-                       sections=sections)
+    tl = planner.plan(FilmSpec(
+        length_sec=length, photos=photos, gentle=gentle,
+        recipe=MotionRecipe(motion_shots=motion_shots, premium=premium), subject_photo_id="p0",
+        words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beats, bar_times=bars, sections=sections)))
     return tl, bars, sections
 
 
@@ -154,7 +149,7 @@ def test_cards_take_what_reading_needs_and_at_most_a_beat_more_each(gentle: bool
     tl, _, _ = _film(length, gentle=gentle)
     cards = [s for s in tl.shots if s.kind == "card"]
     assert len(cards) == 2
-    pacing = pacing_for("gift", gentle)
+    pacing = pacing_of(film_look("gift", gentle))
     hold = message_hold_s(" ".join(CLOSING.lines))
     opening_s, closing_s = card_lengths(TITLE_HOLD_S, hold, pacing.transition_s, pacing.fade_s)
     beat = float(np.median(np.diff(tl.beat_frames)))

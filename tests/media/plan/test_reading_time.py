@@ -14,7 +14,9 @@ from media.cards.reading import (
 )
 from media.cards.spec import CardSpec
 from media.cards.wording import OccasionWords, closing
-from media.plan.timeline import closing_budget_s, plan_timeline
+from media.plan import planner
+from media.plan.pacing import closing_budget_s, film_look
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from tests.media.plan.test_timeline import OPENING, beat_grid, clips, photos
 
 ANNIVERSARY = OccasionWords(
@@ -26,10 +28,13 @@ ANNIVERSARY = OccasionWords(
 
 
 def _film(length: float, style: str, gentle: bool):
-    words = closing(ANNIVERSARY, closing_budget_s(length, style, gentle))
+    words = closing(ANNIVERSARY, closing_budget_s(length, film_look(style, gentle)))
     card = CardSpec("closing", words.lines, None, gentle, style)
-    return plan_timeline(photos(8), clips(1), beat_grid(length), length, OPENING, card,
-                         motion_shots=3, gentle=gentle, style=style, subject_photo_id="p0"), words
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos(8), clips=clips(1), style=style, gentle=gentle,
+        recipe=MotionRecipe(motion_shots=3), subject_photo_id="p0",
+        words=FilmWords(opening=OPENING, closing=card),
+        song=SongGrid(beat_times=beat_grid(length)))), words
 
 
 @pytest.mark.parametrize("length", [30.0, 45.0, 60.0, 90.0, 120.0, 180.0])
@@ -75,5 +80,5 @@ def test_a_30_second_film_closes_with_the_customers_own_line_when_it_can_be_read
 def test_a_line_too_long_to_read_in_a_30_second_film_is_left_out_not_cut() -> None:
     long_line = " ".join(["and the summer by the lake"] * 6)
     words = closing(OccasionWords(**{**ANNIVERSARY.__dict__, "lines": (long_line,)}),
-                    closing_budget_s(30.0, "gift", False))
+                    closing_budget_s(30.0, film_look("gift", False)))
     assert words.greeting == "Happy Anniversary, Ana & Tomás" and words.message == ""

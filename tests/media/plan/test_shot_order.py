@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
@@ -27,7 +26,7 @@ from media.plan.shot_order import (
 def _photo(pid: str, *, face: float = 0.0, portrait: bool = False,
            brightness: float = 0.5) -> PhotoSource:
     width, height = (3000, 4000) if portrait else (4000, 3000)
-    return PhotoSource(pid, Path(f"/in/{pid}.jpg"), width, height, False, face_fraction=face,
+    return PhotoSource(pid, width, height, False, face_fraction=face,
                        brightness=brightness)
 
 

@@ -15,17 +15,11 @@ import pytest
 from media.cards import design
 from media.cards.spec import CardSpec
 from media.frames.blend import layer_weights
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import (
-    CROSSFADE,
-    CUT,
-    KEN_BURNS,
-    PUSH,
-    Shot,
-    Timeline,
-    plan_timeline,
-    timeline_from_dict,
-)
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import KEN_BURNS, PUSH, Shot, Timeline, timeline_from_dict
+from media.plan.transitions import CROSSFADE, CUT
 from media.song.compose import SongBrief, plan_song
 from media.song.compose import beat_grid as beat_grid_of
 
@@ -34,12 +28,12 @@ CLOSING = CardSpec("closing", ("With love", "from all of us"), "#C0392B", False,
 
 
 def photos(n: int, low_res: frozenset[int] = frozenset()) -> list[PhotoSource]:
-    return [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 4000, 3000, i in low_res)
+    return [PhotoSource(f"p{i}", 4000, 3000, i in low_res)
             for i in range(n)]
 
 
 def clips(n: int, duration_s: float = 8.0) -> list[ClipSource]:
-    return [ClipSource(f"c{i}", Path(f"/in/c{i}.mp4"), duration_s, 1920, 1080, True)
+    return [ClipSource(f"c{i}", duration_s, 1920, 1080, True)
             for i in range(n)]
 
 
@@ -54,10 +48,11 @@ def beat_grid(length: float, bpm: float = 112.0, offset: float = 0.23,
 def plan(n_photos: int = 8, n_clips: int = 2, length: float = 30.0, *, style: str = "gift",
          gentle: bool = False, beats: list[float] | None = None, motion_shots: int = 3,
          subject: str | None = "p3", clip_s: float = 8.0) -> Timeline:
-    return plan_timeline(photos(n_photos), clips(n_clips, clip_s),
-                         beat_grid(length) if beats is None else beats, length, OPENING,
-                         CLOSING, motion_shots=motion_shots, gentle=gentle, style=style,
-                         subject_photo_id=subject)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos(n_photos), clips=clips(n_clips, clip_s), style=style,
+        gentle=gentle, recipe=MotionRecipe(motion_shots=motion_shots), subject_photo_id=subject,
+        words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(length) if beats is None else beats)))
 
 
 def check_structure(tl: Timeline) -> None:
@@ -158,9 +153,10 @@ def test_motion_shots_get_ken_burns_the_subject_first_and_the_rest_push() -> Non
     assert sum(s.motion == KEN_BURNS for s in stills) == 3
     assert all(s.motion in (KEN_BURNS, PUSH) for s in stills)
     assert all(s.motion == KEN_BURNS for s in stills if s.source_id == "p3")  # the subject
-    low = plan_timeline(photos(4, low_res=frozenset({0, 1, 2, 3})), [], beat_grid(30), 30.0,
-                        OPENING, CLOSING, motion_shots=4, gentle=False, style="gift",
-                        subject_photo_id=None)
+    low = planner.plan(FilmSpec(
+        length_sec=30.0, photos=photos(4, low_res=frozenset({0, 1, 2, 3})),
+        recipe=MotionRecipe(motion_shots=4), words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(30))))
     assert all(s.motion == PUSH for s in low.shots if s.kind == "photo")
 
 
@@ -180,8 +176,8 @@ def test_transitions_and_pacing_follow_style() -> None:
 def test_without_beats_or_media() -> None:
     tl = plan(length=47.3, beats=[])
     check_structure(tl)
-    bare = plan_timeline([], [], [], 12.0, OPENING, CLOSING, motion_shots=0, gentle=False,
-                         style="gift", subject_photo_id=None)
+    bare = planner.plan(FilmSpec(
+        length_sec=12.0, words=FilmWords(opening=OPENING, closing=CLOSING)))
     check_structure(bare)
     assert [s.kind for s in bare.shots] == ["card", "card"]
     only_clips = plan(n_photos=0, n_clips=2, length=30.0, subject=None, clip_s=3.0)
@@ -239,8 +235,11 @@ def song_beats(style: str, gentle: bool, length: float) -> tuple[list[float], li
 @pytest.mark.parametrize("length", [30.0, 75.0])
 def test_every_cut_is_on_a_real_songs_beat(style: str, gentle: bool, length: float) -> None:
     beats, bars = song_beats(style, gentle, length)
-    tl = plan_timeline(photos(12), clips(2), beats, length, OPENING, CLOSING, motion_shots=4,
-                       gentle=gentle, style=style, subject_photo_id="p3", bar_times=bars)
+    tl = planner.plan(FilmSpec(
+        length_sec=length, photos=photos(12), clips=clips(2), style=style, gentle=gentle,
+        recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
+        words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beats, bar_times=bars)))
     check_structure(tl)
     beat_frames = np.array([b * 30 for b in beats])
     for shot in tl.shots[1:]:
@@ -290,7 +289,7 @@ def test_social_cuts_hard_and_quicker_than_gift() -> None:
 
 
 def _traits(face: float, size: tuple[int, int], glow: float, i: int) -> PhotoSource:
-    return PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), *size, False, face_fraction=face,
+    return PhotoSource(f"p{i}", *size, False, face_fraction=face,
                        brightness=glow, warmth=0.0, saturation=0.0)
 
 
@@ -301,8 +300,9 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
              _traits(0.0, wide, 0.9, 4), _traits(0.0, wide, 0.4, 5),
              _traits(0.4, tall, 0.5, 6)]
     # 26 s: a middle of seven shots (cards take at most 15%), so no photo repeats
-    tl = plan_timeline(given, [], beat_grid(26), 26.0, OPENING, CLOSING, motion_shots=2,
-                       gentle=False, style="gift", subject_photo_id="p6")
+    tl = planner.plan(FilmSpec(
+        length_sec=26.0, photos=given, recipe=MotionRecipe(motion_shots=2), subject_photo_id="p6",
+        words=FilmWords(opening=OPENING, closing=CLOSING), song=SongGrid(beat_times=beat_grid(26))))
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
     assert tl.shots[0].source_id == "p6" and order[0] != "p6"  # the title opens on the subject
     assert order[-1] == "p4"  # the warmest and brightest last
@@ -322,9 +322,11 @@ def test_repeated_photos_end_on_the_closing_photo_or_the_subject() -> None:
 
 def test_clip_shot_starts_on_its_best_stretch() -> None:
     scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
-    clip = ClipSource("c0", Path("/in/c0.mp4"), 8.0, 1920, 1080, True, scores, 0.2)
-    tl = plan_timeline(photos(5), [clip], beat_grid(30), 30.0, OPENING, CLOSING,
-                       motion_shots=1, gentle=False, style="gift", subject_photo_id="p0")
+    clip = ClipSource("c0", 8.0, 1920, 1080, True, scores, 0.2)
+    tl = planner.plan(FilmSpec(
+        length_sec=30.0, photos=photos(5), clips=[clip], recipe=MotionRecipe(motion_shots=1),
+        subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(30))))
     shot = next(s for s in tl.shots if s.kind == "clip")
     assert shot.clip_start_s >= 2.0 - 1e-6
     assert shot.clip_start_s + shot.frames / 30 <= 7.0 + 1e-6
@@ -332,7 +334,7 @@ def test_clip_shot_starts_on_its_best_stretch() -> None:
 
 def test_planner_loads_neither_opencv_nor_pillow() -> None:
     probe = ("import json, sys\n"
-             "import media.plan.timeline\n"
+             "import media.plan.planner\n"
              "print(json.dumps(sorted(m for m in sys.modules "
              "if m.split('.')[0] in ('cv2', 'PIL'))))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -378,16 +380,19 @@ def test_a_long_film_from_few_photos_spaces_every_repeat_ten_seconds(n_photos: i
 def test_without_a_chosen_subject_the_largest_face_opens_and_closes() -> None:
     given = [dataclasses.replace(p, face_fraction=f) for p, f in
              zip(photos(4), (0.0, 0.1, 0.3, 0.0), strict=True)]
-    tl = plan_timeline(given, [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=2,
-                       gentle=False, style="gift", subject_photo_id=None)
+    tl = planner.plan(FilmSpec(
+        length_sec=30.0, photos=given, recipe=MotionRecipe(motion_shots=2),
+        words=FilmWords(opening=OPENING, closing=CLOSING), song=SongGrid(beat_times=beat_grid(30))))
     assert tl.shots[0].source_id == "p2" and tl.subject_photo_id == "p2"
     assert _showings(tl)[0].source_id != "p2"
 
 
 def _signature(n_photos: int = 8, length: float = 30.0, gentle: bool = False) -> Timeline:
-    return plan_timeline(photos(n_photos), clips(2), beat_grid(length), length, OPENING, CLOSING,
-                         motion_shots=3, gentle=gentle, style="gift", subject_photo_id="p3",
-                         premium=True)
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=photos(n_photos), clips=clips(2), gentle=gentle,
+        recipe=MotionRecipe(motion_shots=3, premium=True), subject_photo_id="p3",
+        words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(length))))
 
 
 @pytest.mark.parametrize("length", [30.0, 60.0, 180.0])
@@ -418,8 +423,10 @@ def test_the_standard_title_is_a_single_shot_over_the_subject() -> None:
 
 
 def test_a_signature_film_of_one_photo_keeps_a_single_title_shot() -> None:
-    tl = plan_timeline(photos(1), [], beat_grid(30), 30.0, OPENING, CLOSING, motion_shots=3,
-                       gentle=False, style="gift", subject_photo_id="p0", premium=True)
+    tl = planner.plan(FilmSpec(
+        length_sec=30.0, photos=photos(1), recipe=MotionRecipe(motion_shots=3, premium=True),
+        subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(30))))
     assert [s.kind for s in tl.shots].count("card") == 2
     check_structure(tl)
 

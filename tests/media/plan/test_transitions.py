@@ -4,17 +4,16 @@ else changed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from media.cards import design
 from media.cards.spec import CardSpec
 from media.frames.blend import layer_weights
-from media.plan import timeline as timeline_module
-from media.plan import transitions
+from media.plan import film as film_module
+from media.plan import pacing, planner, transitions
 from media.plan.inputs import PhotoSource
-from media.plan.timeline import plan_timeline, transition_frames
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import transition_frames
 from media.plan.transitions import (
     CROSSFADE,
     TRANSITIONS,
@@ -54,14 +53,17 @@ def test_a_transition_registered_beside_its_peers_is_planned_and_blended(
         """A dissolve eased in and out."""
         return _smooth(u), 1.0 - _smooth(u)
 
-    look = timeline_module.film_look("gift", False)
+    look = pacing.film_look("gift", False)
     eased = look.model_copy(update={"pacing": look.pacing.model_copy(
         update={"transition": "ease", "transition_s": 0.8})})
-    monkeypatch.setattr(timeline_module, "film_look", lambda *_, **__: eased)
-    photos = [PhotoSource(f"p{i}", Path(f"/in/p{i}.jpg"), 4000, 3000, False) for i in range(4)]
-    film = plan_timeline(photos, [], [i * 0.5 for i in range(41)], 20.0,
-                         CardSpec("opening", ("Hello",)), CardSpec("closing", ("Bye",)),
-                         motion_shots=1, gentle=False, style="gift", subject_photo_id="p0")
+    monkeypatch.setattr(film_module, "film_look", lambda *_, **__: eased)
+    photos = [PhotoSource(f"p{i}", 4000, 3000, False) for i in range(4)]
+    film = planner.plan(FilmSpec(
+        length_sec=20.0, photos=photos, style="gift", recipe=MotionRecipe(motion_shots=1),
+        subject_photo_id="p0",
+        words=FilmWords(opening=CardSpec("opening", ("Hello",)),
+                        closing=CardSpec("closing", ("Bye",))),
+        song=SongGrid(beat_times=[i * 0.5 for i in range(41)])))
     index = next(i for i, s in enumerate(film.shots) if s.transition_in.kind == "ease")
     shot, before = film.shots[index], film.shots[index - 1]
     frames = shot.transition_in.frames

@@ -17,7 +17,7 @@ from media.base.spec import (
 )
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import card_bounds, frame_grid
-from media.plan.timeline import card_seconds
+from media.plan.pacing import card_seconds, film_look
 from media.song.audio import aac_round_trip, sound_character
 from media.song.compose import ComposedSong, SongBrief, beat_grid, compose_song, plan_song
 from media.song.plan import LIFT_WINDOW
@@ -44,7 +44,7 @@ CLOSING = CardSpec("closing", ("Happy Anniversary, Ana & Tomás",
 
 
 def _brief(tone: str, gentle: bool, length: float, style: str = "gift") -> SongBrief:
-    title_s, closing_s = card_seconds(length, CLOSING, style, gentle)
+    title_s, closing_s = card_seconds(length, CLOSING, film_look(style, gentle, CLOSING.look))
     return SongBrief(occasion_slug="pet-tribute" if gentle else "anniversary", tone=tone,
                      gentle=gentle, recipient_name="Honey", relationship="our dog",
                      memory="The porch window", story_note="", feeling_words=("tender",),

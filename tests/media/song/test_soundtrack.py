@@ -12,8 +12,10 @@ from scipy import signal
 from media.base import spec
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.spec import CardSpec
+from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.timeline import Timeline, plan_timeline
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline
 from media.song.audio import read_audio
 from media.song.compose import MASTER_TRUE_PEAK_DBTP, master, measure_loudness
 from media.song.soundtrack import CLIP_UNDER_SONG_DB, build_soundtrack, decode_audio, write_wav
@@ -44,16 +46,18 @@ def _clip(path: Path, with_sound: bool) -> ClipSource:
     if with_sound:
         argv += ["-af", "volume=-21dB", "-c:a", "aac", "-ac", "2", "-ar", "48000"]
     run_tool(ffmpeg_argv(*argv, str(path)), LIMITS)
-    return ClipSource(path.stem, path, 6.0, 320, 180, with_sound)
+    return ClipSource(path.stem, 6.0, 320, 180, with_sound)
 
 
 def _timeline(clip: ClipSource, tmp: Path) -> Timeline:
-    photo = PhotoSource("p1", tmp / "p1.jpg", 1600, 1200, False)
+    photo = PhotoSource("p1", 1600, 1200, False)
     beats = [i * 0.5 for i in range(int(LENGTH_S * 2))]
-    return plan_timeline([photo], [clip], beats, LENGTH_S,
-                         CardSpec("opening", ("Happy Birthday", "Anna")),
-                         CardSpec("closing", ("With love",)), motion_shots=1, gentle=False,
-                         style="gift", subject_photo_id="p1")
+    return planner.plan(FilmSpec(
+        length_sec=LENGTH_S, photos=[photo], clips=[clip], recipe=MotionRecipe(motion_shots=1),
+        subject_photo_id="p1",
+        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Anna")),
+                        closing=CardSpec("closing", ("With love",))),
+        song=SongGrid(beat_times=beats)))
 
 
 def _band_db(audio: np.ndarray, lo: float, hi: float) -> float:
@@ -69,7 +73,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Timeline, np.ndarra
     song = _song(tmp / "song.wav")
     clip = _clip(tmp / "c01.mp4", with_sound=True)
     timeline = _timeline(clip, tmp)
-    info = build_soundtrack(timeline, song, {clip.id: clip.path}, {clip.id},
+    info = build_soundtrack(timeline, song, {clip.id: tmp / "c01.mp4"}, {clip.id},
                             tmp / "soundtrack.wav", LIMITS)
     assert info is not None
     return timeline, decode_audio(info.path, limits=LIMITS), info
@@ -99,8 +103,8 @@ def test_soundtrack_is_mastered_to_the_spec(mixed) -> None:
 def test_without_clip_sound_the_song_is_the_soundtrack(tmp_path: Path) -> None:
     clip = _clip(tmp_path / "c01.mp4", with_sound=False)
     timeline = _timeline(clip, tmp_path)
-    assert build_soundtrack(timeline, tmp_path / "missing.wav", {clip.id: clip.path}, set(),
-                            tmp_path / "soundtrack.wav") is None
+    assert build_soundtrack(timeline, tmp_path / "missing.wav", {clip.id: tmp_path / "c01.mp4"},
+                            set(), tmp_path / "soundtrack.wav") is None
     assert not (tmp_path / "soundtrack.wav").exists()
 
 

@@ -1,0 +1,226 @@
+"""The film's shots from its planned middle: transitions, camera motions and moves, the frames
+each shot is seen over, where each clip shot starts, and the chorus's warm lights (pure).
+
+Transitions follow the song's sections (:func:`media.plan.moves.transition_kinds`), or the
+look's one transition without sections, each fitted to the shots' lengths. The tier's full
+camera moves go to the parallax shots first (premium), then the subject's and the faces'
+shots, then the others evenly (:func:`_motions`); every photo shot's move follows its photo
+and its section (:func:`media.plan.moves.choose_moves`). Frames are film frame indices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import pairwise
+
+from media.cards.spec import CardSpec, parse_hex
+from media.look.clip_window import best_window
+from media.plan.film import Film
+from media.plan.inputs import PARALLAX_MATTE_MIN, ClipSource, PhotoSource
+from media.plan.layouts import Layout
+from media.plan.montage import LightLeak, Middle, light_leak
+from media.plan.moves import PhotoLook, choose_moves, section_at, transition_kinds
+from media.plan.shot_order import Slot, even_pick, shows_subject
+from media.plan.timeline import (
+    FULL_MOTIONS,
+    KEN_BURNS,
+    PARALLAX,
+    PUSH,
+    ROLL,
+    STILL,
+    Shot,
+    Transition,
+)
+from media.plan.transitions import CROSSFADE, CUT, transition_kind
+
+PARALLAX_MIN_S = 2.0  # a parallax shot lasts at least this long: its layers' slide must read
+# A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
+# this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
+PARALLAX_MAX_SHARE = 0.3
+RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
+
+
+def even_frames(frames: float) -> int:
+    """Frames rounded to an even count (transitions straddle the cut symmetrically)."""
+    return 2 * round(frames / 2)
+
+
+def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak, ...]]:
+    """The shots of ``film``: its opening card, the ``middle``'s slots (the interludes' cards
+    over their photos), its closing card, with their transitions, motions, moves, visible
+    ranges and layouts; and the warm lights over the montages' downbeats, where the shots
+    cut in dissolve under the light (:mod:`media.plan.montage`)."""
+    words, fps = film.spec.words, film.fps
+    slots, cuts = middle.slots, middle.cuts
+    montage = film.look.montage
+    lit = middle.downbeats if montage.light_s > 0 and montage.light_strength > 0 else ()
+    kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, words.opening)]
+    kinds += [(s.kind, s.source_id or None, middle.cards.get(i)) for i, s in enumerate(slots)]
+    kinds.append(("card", None, words.closing))
+    transitions = _transitions(film, [k[0] for k in kinds], cuts)
+    for i in range(1, len(kinds)):
+        if cuts[i] in lit:
+            transitions[i] = _transition(CROSSFADE, montage.light_s, fps,
+                                         min(cuts[i] - cuts[i - 1], cuts[i + 1] - cuts[i]))
+    motions = [(STILL, 0),
+               *_motions(film, slots, [(cuts[k + 2] - cuts[k + 1]) / fps
+                                       for k in range(len(slots))],
+                         {k for k, layout in enumerate(middle.layouts) if layout.kind}),
+               (STILL, 0)]
+    sections = [section_at(film.song.sections, (cuts[k + 1] + cuts[k + 2]) // 2)
+                for k in range(len(slots))]
+    shown = [Layout(), *(middle.layouts or [Layout()] * len(slots)), Layout()]
+    moves = ["", *choose_moves(_looks(slots, film.photo_by_id), sections, film.spec.gentle,
+                               [m in FULL_MOTIONS for m, _ in motions[1:-1]]), ""]
+    shots = []
+    for i, (kind, source, card) in enumerate(kinds):
+        vis_in = _visible_in(transitions[i], cuts[i])
+        vis_out = _visible_out(transitions[i + 1], cuts[i + 1]) if i + 1 < len(kinds) else cuts[-1]
+        shots.append(Shot(kind, source, cuts[i], cuts[i + 1], vis_in, vis_out, transitions[i],
+                          motions[i][0], motions[i][1], 0.0, card, moves[i],
+                          shown[i].kind, shown[i].partner_id, shown[i].second_id))
+    shots = _place_clip_segments(shots, film.spec.clips, fps)
+    leaks = tuple(light_leak(frame, _lit_frames(shots, frame, montage.light_s, fps),
+                             parse_hex(montage.light_colour), montage.light_strength, k)
+                  for k, frame in enumerate(lit))
+    return shots, leaks
+
+
+def _transitions(film: Film, kinds: list[str], cuts: list[int]) -> list[Transition]:
+    """The transition into every shot (the first: none): from the song's sections (see
+    :func:`media.plan.moves.transition_kinds`), else the look's, each fitted to the shots'
+    lengths; a pacing that cuts hard (social) cuts hard everywhere."""
+    pacing, sections = film.pacing, film.song.sections
+    lengths = [b - a for a, b in pairwise(cuts)]
+    if sections and not pacing.cuts_hard:
+        planned = transition_kinds(cuts[:-1], kinds, sections, film.spec.gentle,
+                                   pacing.transitions)
+    else:
+        planned = [(pacing.transition, pacing.transition_s)] * (len(kinds) - 1)
+    out = [Transition(CUT, 0)]
+    for i, (kind, seconds) in enumerate(planned, start=1):
+        out.append(_transition(kind, seconds, film.fps, min(lengths[i - 1], lengths[i])))
+    return out
+
+
+def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
+    """A transition of ``kind`` (registered, :mod:`media.plan.transitions`) lasting about
+    ``seconds``, at most ``room`` frames (even)."""
+    transition_kind(kind)  # a name no transition is registered under fails the plan here
+    if kind == CUT or seconds <= 0:
+        return Transition(CUT, 0)
+    frames = min(even_frames(seconds * fps), 2 * (room // 4))
+    return Transition(kind, frames) if frames >= 2 else Transition(CUT, 0)
+
+
+def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
+             paired: set[int]) -> list[tuple[str, int]]:
+    """(motion, choice) per slot (``lengths_s`` seconds each): the tier's full moves (its
+    ``motion_shots`` per :data:`RECIPE_FILM_S` of film) go to the parallax shots (premium: up
+    to :data:`PARALLAX_MAX_SHARE` of the film on the best mattes, see :func:`_parallax_slots`;
+    ``paired``: the slots that share the frame with a second photo), then the subject's and
+    faces' shots, then the others spread evenly (a low-res photo only pushes). In a premium
+    film the subject's full-move shots that got no parallax get the roll push within what the
+    parallax left; the other photo shots push (still a move that reads, see
+    :data:`media.look.framing.PUSH_ZOOM`); repeats of a photo get a different move."""
+    photos, spec = film.photo_by_id, film.spec
+    order = {p.id: i for i, p in enumerate(film.photos)}
+    motion_shots = round(spec.recipe.motion_shots * max(1.0, spec.length_sec / RECIPE_FILM_S))
+    parallax_s = PARALLAX_MAX_SHARE * spec.length_sec if spec.recipe.premium else 0.0
+    eligible = [i for i, s in enumerate(slots)
+                if s.kind == "photo" and not photos[s.source_id].low_res]
+    parallax = _parallax_slots(slots, eligible, photos, parallax_s, lengths_s, paired)
+    heroes = [i for i in eligible if i not in parallax
+              and shows_subject(photos[slots[i].source_id], film.subject_id)]
+    others = [i for i in eligible if i not in parallax and i not in heroes]
+    room = max(0, motion_shots - len(parallax))
+    rest = max(0, room - len(heroes))
+    chosen = parallax | set(heroes[:room]) | {others[j] for j in
+                                              even_pick(min(rest, len(others)), len(others))}
+    left_s = parallax_s - sum(lengths_s[i] for i in parallax)
+    roll = _within([i for i in heroes if i in chosen], left_s, lengths_s) if parallax_s else set()
+    result = []
+    for i, s in enumerate(slots):
+        if s.kind != "photo":
+            result.append((STILL, 0))
+            continue
+        choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
+        motion = (PARALLAX if i in parallax else ROLL if i in roll
+                  else KEN_BURNS if i in chosen else PUSH)
+        result.append((motion, choice))
+    return result
+
+
+def _parallax_slots(slots: list[Slot], eligible: list[int], photos: dict[str, PhotoSource],
+                    budget_s: float, lengths_s: list[float], paired: set[int]) -> set[int]:
+    """The photo slots that get parallax: only photos whose subject separates cleanly (a
+    matte scoring at least :data:`PARALLAX_MATTE_MIN`), in shots at least
+    :data:`PARALLAX_MIN_S` long; a photo's first showing before its repeats, a shot showing it
+    alone in both films before one that shares a frame with a second photo in one (``paired``,
+    where parallax shows in the other film only), then the best matte first and film order;
+    while their seconds on screen (``lengths_s``) fit in ``budget_s``."""
+    ranked = sorted((i for i in eligible
+                     if photos[slots[i].source_id].matte >= PARALLAX_MATTE_MIN
+                     and lengths_s[i] >= PARALLAX_MIN_S),
+                    key=lambda i: (slots[i].occurrence, i in paired,
+                                   -photos[slots[i].source_id].matte, i))
+    return _within(ranked, budget_s, lengths_s)
+
+
+def _within(ranked: list[int], budget_s: float, lengths_s: list[float]) -> set[int]:
+    """The slots of ``ranked`` taken in order while their seconds fit in ``budget_s``."""
+    picked, used = set(), 0.0
+    for i in ranked:
+        if used + lengths_s[i] <= budget_s:
+            picked.add(i)
+            used += lengths_s[i]
+    return picked
+
+
+def _looks(slots: list[Slot], photos: dict[str, PhotoSource]) -> list[PhotoLook | None]:
+    """What the move chooser reads of each slot's photo (None for clips)."""
+    looks: list[PhotoLook | None] = []
+    for slot in slots:
+        p = photos.get(slot.source_id) if slot.kind == "photo" else None
+        looks.append(PhotoLook(p.width, p.height, p.focus_x, p.focus_y, p.close, p.low_res)
+                     if p is not None else None)
+    return looks
+
+
+def _visible_in(transition: Transition, cut: int) -> int:
+    return transition.start(cut) if transition_kind(transition.kind).overlaps else cut
+
+
+def _visible_out(next_transition: Transition, next_cut: int) -> int:
+    if transition_kind(next_transition.kind).overlaps:
+        return next_transition.start(next_cut) + next_transition.frames
+    return next_cut
+
+
+def _place_clip_segments(shots: list[Shot], clips: Sequence[ClipSource],
+                         fps: int) -> list[Shot]:
+    """Choose each clip shot's in-point: the best-scoring stretch of the clip (see
+    :func:`media.look.clip_window.best_window`; the middle without scores), later uses of a clip
+    avoiding the stretches already shown."""
+    by_id = {c.id: c for c in clips}
+    used: dict[str, list[tuple[float, float]]] = {}
+    out = []
+    for shot in shots:
+        if shot.kind != "clip":
+            out.append(shot)
+            continue
+        clip = by_id[shot.source_id or ""]
+        seg = shot.frames / fps
+        shown = used.setdefault(clip.id, [])
+        start = best_window(clip.scores, clip.score_step_s, clip.duration_s, seg, shown)
+        shown.append((start, start + seg))
+        out.append(replace(shot, clip_start_s=round(start, 3)))
+    return out
+
+
+def _lit_frames(shots: Sequence[Shot], frame: int, light_s: float, fps: int) -> int:
+    """How long the light over the montage's downbeat ``frame`` lasts: the dissolve under it
+    where a shot cuts in there, else the light's own ``light_s`` (a flare over the shot)."""
+    dissolve = next((s.transition_in.frames for s in shots if s.cut_in == frame), 0)
+    return dissolve or even_frames(light_s * fps)

@@ -1,0 +1,218 @@
+"""The middle of a film: which photos and clips fill it, where it cuts, and which shots show
+several photos at once (pure).
+
+Between the opening's end and the closing's start (frames), :func:`plan_middle` picks the
+photos and clips and their order (:mod:`media.plan.shot_order`), puts the interludes' cards
+between runs of pictures (:mod:`media.plan.interludes`), cuts on the song's grid
+(:mod:`media.plan.beat_snap`) and lays repeats out with other photos (:mod:`media.plan.layouts`),
+again on the new shot lengths until the plan settles. Lengths are seconds, cuts frames.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import pairwise
+
+from media.cards.spec import CardSpec
+from media.plan.beat_snap import snap_cuts
+from media.plan.film import Film
+from media.plan.inputs import ClipSource
+from media.plan.interludes import (
+    InterludeSpan,
+    group_by_runs,
+    interlude_photos,
+    rules_for,
+)
+from media.plan.layouts import Layout, arrange, orphans, renumbered
+from media.plan.montage import Middle
+from media.plan.pacing import Pacing
+from media.plan.shot_order import (
+    REPEAT_SPACING_S,
+    Slot,
+    arc_order,
+    even_pick,
+    fit_lengths,
+    interleave,
+    item_counts,
+    photo_slots,
+    separate,
+)
+
+LAYOUT_PASSES = 8  # plans of a long film's layouts, each on the last one's shot lengths
+
+
+def plan_middle(film: Film, bounds: tuple[int, int],
+                spans: list[InterludeSpan]) -> tuple[Middle, list[str]]:
+    """The middle of ``film`` between ``bounds`` (the opening's end and the closing's start,
+    frames) around the interludes' ``spans``, and the ids of the photos left out for lack of
+    room. Without photos or clips the opening card holds until the close."""
+    open_end, close_start = bounds
+    middle_s = (close_start - open_end - sum(span.frames for span in spans)) / film.fps
+    min_s = min(film.pacing.min_shot_s, max(1.0, middle_s / 6))
+    slots, dropped = _plan_slots(film, middle_s, min_s)
+    slots = separate(slots, film.spec.near_duplicates)
+    if not slots:
+        return Middle([], [0, close_start, film.frames], [], {}), dropped
+    fewest = math.ceil(middle_s / film.look.layouts.hold_max_s - 1e-9)
+    return _laid_out(film, slots, spans, bounds, min_s, fewest), dropped
+
+
+def _laid_out(film: Film, slots: list[Slot], spans: list[InterludeSpan], bounds: tuple[int, int],
+              min_s: float, fewest: int) -> Middle:
+    """``slots`` cut around the ``spans`` and laid out: repeats that would show the same
+    picture again alone are left out (while ``fewest`` slots remain) and shots of several
+    photos hold longer, plan after plan until it settles (at most :data:`LAYOUT_PASSES`)."""
+    fps, rules, twins = film.fps, film.look.layouts, film.spec.near_duplicates
+    weights = [1.0] * len(slots)
+    for _ in range(LAYOUT_PASSES):
+        weighted = [replace(s, nominal_s=s.nominal_s * w) for s, w in zip(slots, weights,
+                                                                          strict=True)]
+        middle_cuts, placed, cards = _cuts_around(weighted, spans, bounds, min_s, fps,
+                                                  film.song.cut_grid)
+        cuts = [0, bounds[0], *middle_cuts, bounds[1], film.frames]
+        placed = _interlude_backdrops(film, placed, cuts, cards)
+        arranged, layouts = _layouts(film, placed,
+                                     [(b - a) / fps for a, b in pairwise(cuts[1:-1])])
+        at = [k for k, slot in enumerate(placed) if slot.kind != "card"]
+        held = [1.0 + rules.hold_per_photo * len(layouts[k].partners) for k in at]
+        gone = _orphans_to_drop(slots, [at.index(k) for k in orphans(
+            arranged, layouts, film.photo_by_id, film.subject_id)], twins, fewest)
+        if not gone and held == weights:
+            break
+        slots = renumbered([s for k, s in enumerate(slots) if k not in gone])
+        weights = [w for k, w in enumerate(held) if k not in gone]
+    return Middle(arranged, cuts, layouts, cards)
+
+
+def _clip_slots(clips: Sequence[ClipSource], count: int, pacing: Pacing) -> list[Slot]:
+    """``count`` clip slots cycling through ``clips``; lengths capped by the clip's length (less
+    the transition overlap, which also shows the clip)."""
+    slots = []
+    for i in range(count):
+        clip = clips[i % len(clips)]
+        usable = max(0.5, clip.duration_s - pacing.transition_s)
+        slots.append(Slot("clip", clip.id, min(pacing.clip_s, usable), usable, i // len(clips)))
+    return slots
+
+
+def _plan_slots(film: Film, middle_s: float, min_s: float) -> tuple[list[Slot], list[str]]:
+    """The middle shots of ``middle_s`` seconds in order, each at least ``min_s``, with
+    nominal lengths; and the ids of photos left out. The title stands over the first photo
+    (the subject): it is its first showing (see :func:`media.plan.shot_order.photo_slots`)."""
+    photos, clips, pacing = film.photos, film.spec.clips, film.pacing
+    n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
+    kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
+    dropped = [p.id for p in photos if p not in kept]
+    chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
+    clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
+    photo_slot_list: list[Slot] = []
+    if kept:
+        photo_s = max(0.0, middle_s - clip_total)
+        most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
+        count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, most)
+        spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
+        photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
+                                      subject_id=film.subject_id, opened=True)
+        clip_count = len(chosen_clips)
+    else:
+        clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
+                         max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
+    slots = interleave(photo_slot_list,
+                       _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
+    return slots, dropped
+
+
+def _photo_count(photos: int, photo_s: float, hold_s: float, most: int) -> int:
+    """How many photo shots fill ``photo_s`` seconds: every photo once, held up to ``hold_s``
+    before any is shown again (the subject's return is one of them); never more than
+    ``most``."""
+    return max(1, min(max(photos, math.ceil(photo_s / hold_s - 1e-9)), most))
+
+
+def _run_cuts(slots: list[Slot], start: int, end: int, min_s: float, fps: int,
+              grid: tuple[int, ...]) -> list[int]:
+    """The cuts between ``slots`` filling the frames ``start..end``, on the beat grid where it
+    allows (see :func:`media.plan.beat_snap.snap_cuts`)."""
+    lengths = fit_lengths(slots, (end - start) / fps, min_s)
+    targets = [start + fps * sum(lengths[:k + 1]) for k in range(len(slots) - 1)]
+    mins = [max(round(min_s * fps * 0.8), 4)] * len(slots)
+    return snap_cuts(targets, start, end, mins, grid)
+
+
+def _cuts_around(slots: list[Slot], spans: list[InterludeSpan], bounds: tuple[int, int],
+                 min_s: float, fps: int, grid: tuple[int, ...]
+                 ) -> tuple[list[int], list[Slot], dict[int, CardSpec]]:
+    """The middle's cuts between ``bounds``, its shots in order (``slots`` in runs of pictures
+    with an interlude's slot between two runs) and the interludes' cards by index into them.
+    The interludes keep the frames they were placed on; an interlude whose runs would have no
+    shot is left out (the last first)."""
+    open_end, close_start = bounds
+    while spans:
+        edges = [open_end, *(f for span in spans for f in (span.start, span.end)), close_start]
+        runs = list(zip(edges[::2], edges[1::2], strict=True))
+        counts = group_by_runs(fit_lengths(slots, sum(b - a for a, b in runs) / fps, min_s),
+                               [(b - a) / fps for a, b in runs])
+        if counts is not None:
+            break
+        spans = spans[:-1]
+    else:
+        return _run_cuts(slots, open_end, close_start, min_s, fps, grid), slots, {}
+    cuts: list[int] = []
+    items: list[Slot] = []
+    cards: dict[int, CardSpec] = {}
+    taken = 0
+    for k, (start, end) in enumerate(runs):
+        run = slots[taken:taken + counts[k]]
+        taken += counts[k]
+        cuts += _run_cuts(run, start, end, min_s, fps, grid)
+        items += run
+        if k < len(spans):
+            cards[len(items)] = spans[k].card
+            items.append(Slot("card", "", spans[k].frames / fps))
+            cuts += [spans[k].start, spans[k].end]
+    return cuts, items, cards
+
+
+def _interlude_backdrops(film: Film, slots: list[Slot], cuts: list[int],
+                         cards: dict[int, CardSpec]) -> list[Slot]:
+    """``slots`` with each interlude's slot naming the photo behind it (see
+    :func:`media.plan.interludes.interlude_photos`)."""
+    if not cards:
+        return slots
+    photos = film.photos
+    apart = round(rules_for(next(iter(cards.values()))).photo_apart_s * film.fps)
+    chosen = interlude_photos([(s.kind, s.source_id) for s in slots], cuts, sorted(cards),
+                              photos, film.subject_id, apart, photos[0].id if photos else None)
+    return [Slot(s.kind, chosen.get(i, ""), s.nominal_s) if i in cards else s
+            for i, s in enumerate(slots)]
+
+
+def _layouts(film: Film, slots: list[Slot],
+             lengths: list[float]) -> tuple[list[Slot], list[Layout]]:
+    """The slots and their layouts (:func:`media.plan.layouts.arrange`) in the film's look,
+    partners drawn from the photos the film shows."""
+    shown = {s.source_id for s in slots if s.kind == "photo"}
+    return arrange(slots, {p.id: p for p in film.photos if p.id in shown}, lengths,
+                   film.look.layouts, subject_id=film.subject_id,
+                   twins=film.spec.near_duplicates)
+
+
+def _orphans_to_drop(slots: list[Slot], found: list[int], twins: tuple[tuple[str, str], ...],
+                     fewest: int) -> set[int]:
+    """Which of the ``found`` slots (indices into ``slots``: repeats that would show their
+    photo alone again, see :func:`media.plan.layouts.orphans`) to leave out: each while at
+    least ``fewest`` slots remain and its neighbours then differ (nor are ``twins``)."""
+    pairs = {frozenset(t) for t in twins}
+    gone: set[int] = set()
+    for k in found:
+        kept = [j for j in range(len(slots)) if j not in gone and j != k]
+        if len(kept) < fewest or k in (0, len(slots) - 1):
+            continue
+        before = max(j for j in kept if j < k)
+        after = min(j for j in kept if j > k)
+        a, b = slots[before].source_id, slots[after].source_id
+        if a != b and frozenset((a, b)) not in pairs:
+            gone.add(k)
+    return gone
