@@ -28,6 +28,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from media.base.spec import LANDSCAPE, PORTRAIT
+from media.cards import colour
+from media.cards.spec import parse_hex
 from media.deliver.layout import DEFAULT_LAYOUT, PosterLayout, controls_edge, place_button
 
 _TEMPLATES = Environment(loader=PackageLoader(__package__, "templates"),
@@ -104,17 +106,9 @@ def _with_accent(base: Palette, accent_hex: str) -> Palette:
     return Palette(base.background, base.text, base.muted, accent_hex.lower(), base.scheme)
 
 
-def _luminance(hex_colour: str) -> float:
-    """WCAG relative luminance of ``#RRGGBB``."""
-    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
 def contrast_ratio(first: str, second: str) -> float:
     """WCAG contrast ratio of two ``#RRGGBB`` colours (1 to 21)."""
-    high, low = sorted((_luminance(first), _luminance(second)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
+    return colour.contrast_ratio(parse_hex(first), parse_hex(second))
 
 
 def text_on(accent_hex: str) -> str:
