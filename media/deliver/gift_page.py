@@ -122,10 +122,10 @@ def csp_hash(source: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def content_security_policy(style: str, script: str) -> str:
+def content_security_policy(stylesheet: str, script: str) -> str:
     """Nothing but the page's own media, its one style block and its one script."""
     return ("default-src 'none'; media-src 'self'; img-src 'self'; "
-            f"style-src {csp_hash(style)}; script-src {csp_hash(script)}; "
+            f"style-src {csp_hash(stylesheet)}; script-src {csp_hash(script)}; "
             "base-uri 'none'; form-action 'none'")
 
 

@@ -67,9 +67,9 @@ one function per style, writing one bar's notes. A new arrangement is a palette 
 
 def keys_style(name: str) -> Callable[[KeysStyle], KeysStyle]:
     """Register the decorated function as the keys style ``name``."""
-    def register(style: KeysStyle) -> KeysStyle:
-        KEYS_STYLES[name] = style
-        return style
+    def register(voicing: KeysStyle) -> KeysStyle:
+        KEYS_STYLES[name] = voicing
+        return voicing
     return register
 
 
