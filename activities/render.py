@@ -28,13 +28,13 @@ from activities.order_plan import (
     poster_time_s,
 )
 from activities.resume import StoredSet, fingerprint, finished, forget
-from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
+from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, EncoderSettings
 from media.deliver.poster import Poster, PostersFromFrames, make_posters
 from media.frames.encode import FilmSound
-from media.frames.render import render_films
+from media.frames.render import RenderRequest, render_films
 from media.frames.segments import count_video_frames, join_limits, join_segments
 from media.frames.signal import STORED_MAX_BYTES, FrameSignal, joined
-from media.frames.sources import sources_for
+from media.frames.sources import FilmSources, sources_for
 from media.look.dedupe import near_duplicates
 from media.look.subjects import Subject, subject_from_dict
 from media.plan.timeline import Timeline, segment_cut_frames, timeline_from_dict
@@ -114,11 +114,12 @@ def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Pat
     """Both aspects of ``frames`` (None: the whole film) into scratch; returns the files by
     aspect name, the frames rendered and what each aspect's frames looked like."""
     outputs = {aspect.name: scratch / f"{aspect.name}.mp4" for aspect in ASPECTS}
-    stats = render_films(timeline, sources.photo_paths, sources.clip_paths, audio, outputs,
-                         frames=frames, on_progress=heartbeat.fraction,
-                         encoder_preset=ctx.settings.encoder_preset, subjects=sources.subjects,
-                         logo=load_logo(ctx.storage, sources.logo_key, scratch),
-                         on_frame=on_frame)
+    film = FilmSources(sources.photo_paths, sources.clip_paths, sources.subjects,
+                       load_logo(ctx.storage, sources.logo_key, scratch), audio)
+    stats = render_films(timeline, film, outputs,
+                         RenderRequest(frames=frames, on_progress=heartbeat.fraction,
+                                       on_frame=on_frame),
+                         EncoderSettings(preset=ctx.settings.encoder_preset))
     return outputs, stats.frames, stats.signals
 
 

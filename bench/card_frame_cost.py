@@ -6,7 +6,7 @@ shot's frame and with a card as the film drew it before its words went over the 
 
 The order's title and closing (:func:`activities.order_plan.cards_for`) over its subject photo
 are prepared as the render prepares them (:class:`SourcePreparer`): each card's words over the
-photo shown sharp and moving (:class:`media.frames.sources.PreparedWordsOver`: the photo layer's
+photo shown sharp and moving (:class:`media.frames.card_shots.PreparedWordsOver`: the photo layer's
 frame, the scrim, the words), a plain photo shot of the same photo (a Ken Burns move, as most
 photo shots), and the same cards drawn the way the film drew them before: the words over a
 darkened, blurred still of the photo pushed in (:func:`media.cards.draw.render_card_image`,
@@ -29,9 +29,12 @@ from activities.order_plan import cards_for
 from app.order_folder import read_order_folder
 from media.base import spec
 from media.cards.draw import render_card_image
+from media.frames.card_shots import PreparedCard
 from media.frames.compose import subject_cover
+from media.frames.preparer import SourcePreparer
 from media.frames.render import COMPOSE_OPENCV_THREADS
-from media.frames.sources import Prepared, PreparedCard, SourcePreparer, load_photo
+from media.frames.sources import FilmSources, Prepared, load_photo
+from media.frames.stall import StallWatch
 from media.look.subjects import find_subject
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
@@ -91,7 +94,7 @@ def main() -> None:
     photo = order.subject_photo_id or next(iter(paths))
     cv2.setNumThreads(COMPOSE_OPENCV_THREADS)
     timeline = _timeline(args.frames, photo, opening, closing)
-    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 600)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, FilmSources(paths), StallWatch(600))
     start = time.process_time()
     shots = {"title over the photo": preparer.prepare(0), "photo shot": preparer.prepare(1),
              "closing over the photo": preparer.prepare(2)}

@@ -56,6 +56,7 @@ from media.frames.encode import (
     open_encoders,
 )
 from media.frames.render import render_films
+from media.frames.sources import FilmSources
 from media.look.subjects import Subject, subject_from_dict
 from media.plan.timeline import Timeline, timeline_from_dict
 
@@ -86,9 +87,10 @@ def _option_after(argv: Sequence[str], flag: str, before: str | None = None) -> 
     return head[head.index(flag) + 1] if flag in head[:-1] else None
 
 
-def piped_pix_fmt(preset: str = "veryfast") -> str:
+def piped_pix_fmt(settings: spec.EncoderSettings | None = None) -> str:
     """The pixel format the product's encoder reads on its pipe (what the render emits)."""
-    argv = encoder_argv(spec.LANDSCAPE, None, Path("probe.mp4"), preset)
+    argv = encoder_argv(spec.LANDSCAPE, None, Path("probe.mp4"),
+                        settings or spec.EncoderSettings())
     found = _option_after(argv, "-pix_fmt", before="pipe:0")
     if found is None:
         raise ValueError("encoder_argv names no input pixel format")
@@ -96,7 +98,7 @@ def piped_pix_fmt(preset: str = "veryfast") -> str:
 
 
 def raw_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                    preset: str) -> list[str]:
+                    settings: spec.EncoderSettings) -> list[str]:
     """Stands in for :func:`media.frames.encode.encoder_argv`: the piped frames, copied to a
     file."""
     return ffmpeg_argv("-f", "rawvideo", "-pix_fmt", yuv.PIX_FMT,
@@ -105,20 +107,20 @@ def raw_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path
 
 
 def tap_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                    preset: str) -> list[str]:
+                    settings: spec.EncoderSettings) -> list[str]:
     """The piped frames written to ``out_path`` as they are: the render pipes yuv420p, what the
     floor's encoders read, so the tap converts nothing (:func:`raw_writer_argv`)."""
-    if piped_pix_fmt(preset) != FLOOR_PIX_FMT:
-        raise ValueError(f"the render pipes {piped_pix_fmt(preset)}, the floor reads "
+    if piped_pix_fmt(settings) != FLOOR_PIX_FMT:
+        raise ValueError(f"the render pipes {piped_pix_fmt(settings)}, the floor reads "
                          f"{FLOOR_PIX_FMT}: converting is the composer's cost, not the floor's")
-    return raw_writer_argv(aspect, sound, out_path, preset)
+    return raw_writer_argv(aspect, sound, out_path, settings)
 
 
 def floor_encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                       preset: str) -> list[str]:
+                       settings: spec.EncoderSettings) -> list[str]:
     """The product's encoder command line (:func:`media.frames.encode.encoder_argv`, every x264 and
     output setting as deployed) reading yuv420p frames, so it converts nothing."""
-    argv = encoder_argv(aspect, sound, out_path, preset)
+    argv = encoder_argv(aspect, sound, out_path, settings)
     if "-vf" in argv:
         raise ValueError("the product's encoder filters yuv420p input: the floor would too")
     return argv
@@ -145,11 +147,11 @@ def options_differences(ours: str, theirs: str) -> dict[str, tuple[str | None, s
 
 
 def file_encoder_argv(aspect: spec.Aspect, raw_path: Path, sound: FilmSound | None,
-                      out_path: Path,
-                      preset: str, argv_for: EncoderArgv = encoder_argv) -> list[str]:
-    """The product's encoder command line (``argv_for``, default :func:`encoder_argv`) reading
-    ``raw_path`` instead of its pipe."""
-    argv = argv_for(aspect, sound, out_path, preset)
+                      out_path: Path, settings: spec.EncoderSettings,
+                      argv_for: EncoderArgv = encoder_argv) -> list[str]:
+    """The product's encoder command line (``argv_for``, default :func:`encoder_argv`, at
+    ``settings``) reading ``raw_path`` instead of its pipe."""
+    argv = argv_for(aspect, sound, out_path, settings)
     argv[argv.index("pipe:0")] = str(raw_path)
     return argv
 
@@ -177,7 +179,7 @@ def tap_frames(run: Path, scratch: Path) -> dict[str, Path]:
     outputs = {a.name: scratch / f"{a.name}.yuv" for a in spec.ASPECTS}
     raw_writers = functools.partial(open_encoders, argv_for=tap_writer_argv,
                                     output_file_bytes=raw_bytes(timeline.total_frames))
-    render_films(timeline, photos, clips, None, outputs, subjects=subjects, logo=logo,
+    render_films(timeline, FilmSources(photos, clips, subjects, logo), outputs,
                  encoders=raw_writers)
     return outputs
 
@@ -219,14 +221,16 @@ def _soundtrack(run: Path) -> Path:
 
 
 def encode_from_raw(raws: dict[str, Path], sound: FilmSound | None, outputs: dict[str, Path],
-                    preset: str, argv_for: EncoderArgv = encoder_argv) -> Measured:
+                    settings: spec.EncoderSettings,
+                    argv_for: EncoderArgv = encoder_argv) -> Measured:
     """Every aspect's raw frames (``raws``, by aspect name) encoded at once by
-    :func:`file_encoder_argv` (from ``argv_for``) into ``outputs``, measured (wall, CPU with
-    children, memory)."""
+    :func:`file_encoder_argv` (from ``argv_for``, at ``settings``) into ``outputs``, measured
+    (wall, CPU with children, memory)."""
     limits = Limits(timeout_s=TIMEOUT_S, address_space_bytes=ENCODER_ADDRESS_SPACE)
     with RssSampler() as sampler, measure(sampler) as measured, contextlib.ExitStack() as stack:
         procs = [stack.enter_context(start_tool(
-            file_encoder_argv(a, raws[a.name], sound, outputs[a.name], preset, argv_for), limits))
+            file_encoder_argv(a, raws[a.name], sound, outputs[a.name], settings, argv_for),
+            limits))
             for a in spec.ASPECTS]
         for proc in procs:
             proc.wait()
@@ -267,6 +271,7 @@ def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None,
     CPU with children, peak memory), and the x264 settings compared with the product's films
     (``settings``: ``differences`` empty when identical)."""
     run = run_dir(storage)
+    settings = spec.EncoderSettings(preset=preset)
     frames = json.loads((run / "render/timeline.json").read_text())["total_frames"]
     sound = FilmSound(_soundtrack(run), frames)
     with scratch_dir(scratch_parent) as scratch:
@@ -277,12 +282,12 @@ def exact_floor(storage: Path, preset: str, scratch_parent: Path | None = None,
                 raw_dir.mkdir(parents=True, exist_ok=True)
             raws = tap_frames(run, raw_dir or scratch)
         outputs = {a.name: scratch / f"{a.name}.mp4" for a in spec.ASPECTS}
-        measured = encode_from_raw(raws, sound, outputs, preset, floor_encoder_argv)
+        measured = encode_from_raw(raws, sound, outputs, settings, floor_encoder_argv)
         return {"measured": measured.to_dict(), "preset": preset, "frames": frames,
-                "pix_fmt_read": FLOOR_PIX_FMT, "piped_pix_fmt": piped_pix_fmt(preset),
+                "pix_fmt_read": FLOOR_PIX_FMT, "piped_pix_fmt": piped_pix_fmt(settings),
                 "reused_tap": reused,
                 "argv": floor_encoder_argv(spec.LANDSCAPE, sound, outputs[spec.LANDSCAPE.name],
-                                           preset),
+                                           settings),
                 "settings": settings_check(outputs, product_films(run)),
                 "raw_bytes": {name: path.stat().st_size for name, path in raws.items()},
                 "films_bytes": {name: path.stat().st_size for name, path in outputs.items()},

@@ -104,6 +104,7 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
     from media.base import spec
     from media.base.runner import Limits, start_tool
     from media.frames.encode import ENCODER_ADDRESS_SPACE, EncoderFeed, FilmSound
+    from media.frames.stall import StallWatch
 
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}")
@@ -119,7 +120,7 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
         tiles[aspect.name] = (mosaic.shape[1], mosaic.shape[0] // count)
         outputs[aspect.name] = work / f"floor-{variant}-{aspect.name}.mp4"
         encoder = rgb_encoder_argv(aspect, FilmSound(Path(song), frames),  # the mosaic is RGB
-                                   outputs[aspect.name], preset)
+                                   outputs[aspect.name], spec.EncoderSettings(preset=preset))
         if variant == "pipe":
             mosaics[aspect.name], argvs[aspect.name] = mosaic, encoder
         else:
@@ -134,7 +135,8 @@ def run_floor(variant: str, frames: int, song: str, photos: list[str], workdir: 
                                                             stdin=variant == "pipe"))
                      for a in spec.ASPECTS}
         if variant == "pipe":
-            feeds = {name: EncoderFeed(process, name) for name, process in processes.items()}
+            watch = StallWatch(limits.timeout_s)
+            feeds = {name: EncoderFeed(process, name, watch) for name, process in processes.items()}
             for aspect in spec.ASPECTS:
                 stack.callback(feeds[aspect.name].abort)
             for index in range(frames):

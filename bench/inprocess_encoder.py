@@ -50,17 +50,19 @@ from bench.measure import Measured, measure
 from media.base import spec, yuv
 from media.frames.encode import FilmSound, encoder_argv
 from media.frames.render import render_films
+from media.frames.sources import FilmSources
+from media.frames.stall import StallWatch
 
 QUEUE_FRAMES = 4  # frames waiting for each in-process encoder (as the product's feed)
 # AVCodecContext colour enums for the spec's BT.709 limited range (libavutil/pixfmt.h).
 BT709, LIMITED_RANGE = 1, 1
 
 
-def codec_settings(aspect: spec.Aspect, preset: str) -> dict[str, Any]:
+def codec_settings(aspect: spec.Aspect, settings: spec.EncoderSettings) -> dict[str, Any]:
     """The product's libx264 settings for ``aspect`` (read from
-    :func:`media.frames.encode.encoder_argv`, so they cannot drift) as PyAV takes them: private
-    ``options``, ``gop_size`` and ``thread_count``."""
-    argv = encoder_argv(aspect, None, Path("film.mp4"), preset)
+    :func:`media.frames.encode.encoder_argv` at ``settings``, so they cannot drift) as PyAV
+    takes them: private ``options``, ``gop_size`` and ``thread_count``."""
+    argv = encoder_argv(aspect, None, Path("film.mp4"), settings)
     output = argv[argv.index("pipe:0"):]
     flags = ("-preset", "-crf", "-profile:v", "-x264-params", "-g", "-threads")
     given = {flag: _option_after(output, flag) for flag in flags}
@@ -76,11 +78,12 @@ def codec_settings(aspect: spec.Aspect, preset: str) -> dict[str, Any]:
 class _Encoder:
     """One aspect's libx264 in this process, writing ``out_path`` (video-only MP4)."""
 
-    def __init__(self, aspect: spec.Aspect, out_path: Path, preset: str) -> None:
+    def __init__(self, aspect: spec.Aspect, out_path: Path,
+                 encoder: spec.EncoderSettings) -> None:
         import av  # the bench's own extra, not a product dependency
 
         self._av = av
-        settings = codec_settings(aspect, preset)
+        settings = codec_settings(aspect, encoder)
         self.container = av.open(str(out_path), "w", options={"movflags": "+faststart"})
         self.stream = self.container.add_stream("libx264", rate=spec.FPS)
         self.stream.width, self.stream.height = aspect.width, aspect.height
@@ -105,10 +108,11 @@ class _Encoder:
 class InProcessFeed:
     """:class:`media.frames.encode.EncoderFeed`'s interface over an in-process encoder thread."""
 
-    def __init__(self, aspect: spec.Aspect, out_path: Path, preset: str) -> None:
+    def __init__(self, aspect: spec.Aspect, out_path: Path,
+                 settings: spec.EncoderSettings) -> None:
         self.wait_s = 0.0
         self.error: BaseException | None = None
-        self._encoder = _Encoder(aspect, out_path, preset)
+        self._encoder = _Encoder(aspect, out_path, settings)
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=QUEUE_FRAMES)
         self._thread = threading.Thread(target=self._run, name=f"x264-{aspect.name}",
                                         daemon=True)
@@ -140,19 +144,20 @@ class InProcessFeed:
 
 @contextlib.contextmanager
 def inprocess_encoders(aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
-                       outputs: dict[str, Path], preset: str,
-                       timeout_s: float) -> Iterator[dict[str, InProcessFeed]]:
+                       outputs: dict[str, Path], settings: spec.EncoderSettings,
+                       watch: StallWatch) -> Iterator[dict[str, InProcessFeed]]:
     """A :class:`media.frames.encode.EncoderFactory` encoding in this process (video only: the bench
-    compares like with like, so ``sound`` must be None)."""
+    compares like with like, so ``sound`` must be None; the bench waits on it unwatched)."""
     if sound is not None:
         raise ValueError("the in-process encoder of this bench writes video only")
-    yield {a.name: InProcessFeed(a, outputs[a.name], preset) for a in aspects}
+    yield {a.name: InProcessFeed(a, outputs[a.name], settings) for a in aspects}
 
 
-def encode_raw_inprocess(raws: dict[str, Path], outputs: dict[str, Path], preset: str) -> None:
+def encode_raw_inprocess(raws: dict[str, Path], outputs: dict[str, Path],
+                         settings: spec.EncoderSettings) -> None:
     """Every aspect's raw I420 frames read from file and encoded at once, in process."""
     def encode(aspect: spec.Aspect) -> None:
-        encoder = _Encoder(aspect, outputs[aspect.name], preset)
+        encoder = _Encoder(aspect, outputs[aspect.name], settings)
         shape = yuv.frame_shape(aspect.width, aspect.height)
         buffer = bytearray(int(np.prod(shape)))
         with open(raws[aspect.name], "rb", buffering=0) as raw:
@@ -173,7 +178,8 @@ def _measured(call: Callable[[], Any]) -> Measured:
     return measured
 
 
-def compare_rounds(workdir: Path, preset: str, rounds: int) -> list[dict[str, float]]:
+def compare_rounds(workdir: Path, settings: spec.EncoderSettings,
+                   rounds: int) -> list[dict[str, float]]:
     """``rounds`` of the four encodes of the case's film, back to back; wall and CPU seconds
     of each by name, printed with each pair's ratios."""
     timeline, photos, clips, subjects, logo = _case_inputs(run_dir(workdir / "storage"))
@@ -185,14 +191,14 @@ def compare_rounds(workdir: Path, preset: str, rounds: int) -> list[dict[str, fl
             return {a.name: scratch / f"{tag}-{a.name}.mp4" for a in spec.ASPECTS}
 
         def render(encoders: Any, tag: str) -> Callable[[], Any]:
-            return lambda: render_films(timeline, photos, clips, None, films(tag),
-                                        encoder_preset=preset, subjects=subjects, logo=logo,
+            return lambda: render_films(timeline, FilmSources(photos, clips, subjects, logo),
+                                        films(tag), encoder=settings,
                                         **({"encoders": encoders} if encoders else {}))
 
-        runs = {"piped floor": lambda: encode_from_raw(raws, None, films("pf"), preset,
+        runs = {"piped floor": lambda: encode_from_raw(raws, None, films("pf"), settings,
                                                        floor_encoder_argv),
                 "piped render": render(None, "pr"),
-                "in-process floor": lambda: encode_raw_inprocess(raws, films("if"), preset),
+                "in-process floor": lambda: encode_raw_inprocess(raws, films("if"), settings),
                 "in-process render": render(inprocess_encoders, "ir")}
         for number in range(1, rounds + 1):
             measured = {name: _measured(call) for name, call in runs.items()}
@@ -226,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     workdir, case = saved_case(args.results, args.case)
-    results = compare_rounds(workdir, case["preset"], args.rounds)
+    results = compare_rounds(workdir, spec.EncoderSettings(preset=case["preset"]), args.rounds)
     for kind in ("piped", "in-process"):
         ratios = [r[f"{kind} render wall_s"] / r[f"{kind} floor wall_s"] for r in results]
         print(f"{kind}: render loop/its floor {min(ratios):.3f}-{max(ratios):.3f}, "

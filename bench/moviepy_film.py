@@ -94,8 +94,9 @@ def moviepy_encoder_params(aspect: Any, preset: str) -> dict[str, Any]:
     :func:`media.frames.encode.encoder_argv` for rgb24 input, what MoviePy pipes: the conversion
     filter included)."""
     from bench.rgb_encoder import rgb_encoder_argv
+    from media.base import spec
 
-    argv = rgb_encoder_argv(aspect, None, Path("film.mp4"), preset)
+    argv = rgb_encoder_argv(aspect, None, Path("film.mp4"), spec.EncoderSettings(preset=preset))
     options = argv[argv.index("pipe:0") + 1:-1]  # the output options, before the output path
     params: list[str] = []
     index = 0
@@ -144,12 +145,13 @@ def _stream_tags(path: Path) -> dict[str, Any]:
 
 
 def run_moviepy(timeline: str, photos: dict[str, str], song: str, workdir: str,
-                preset: str = "veryfast", storage: str | None = None) -> dict[str, Any]:
-    """Write both aspects with MoviePy at once, at the product's encoder ``preset`` and
-    settings; wall, CPU and memory of the two writes together, and the x264 settings compared
-    with the product films of the case under ``storage`` (when given)."""
+                preset: str | None = None, storage: str | None = None) -> dict[str, Any]:
+    """Write both aspects with MoviePy at once, at the product's encoder ``preset`` (default
+    the output spec's) and settings; wall, CPU and memory of the two writes together, and the
+    x264 settings compared with the product films of the case under ``storage`` (when given)."""
     from bench.exact_floor import product_films, run_dir, settings_check
     from media.base import spec
+    preset = preset or spec.X264_PRESET
     plan = json.loads(Path(timeline).read_text(encoding="utf-8"))
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ the whole shot: where a smear, a ghost or a halo would show.
 photos are the render's own: a kept run's (``RUN_DIR/assets/photos/*.jpg`` with
 ``RUN_DIR/assets/framing.json``), or an order folder's prepared and restored again as the prep
 and assets stages do (:func:`order_photos`). Each shot is prepared as the renderer prepares it
-(:class:`media.frames.sources.SourcePreparer`), so the crop windows follow the very move of the
+(:class:`media.frames.preparer.SourcePreparer`), so the crop windows follow the very move of the
 film: for each parallax shot and aspect, ``--points`` points on the subject's outline (where the
 background beside it is busiest, spread along the outline; :func:`edge_points`) are followed
 with the subject, ``--window`` output pixels square, scaled ``--zoom`` times (nearest
@@ -25,7 +25,7 @@ import argparse
 import json
 import math
 import tempfile
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +34,11 @@ import numpy as np
 from PIL import Image
 
 from media.base import spec
-from media.frames.parallax import (
-    FILL_ALPHA,
-    ParallaxLayer,
-    background_detail,
-    covered,
-)
-from media.frames.sources import SourcePreparer, load_photo
+from media.frames.fill import FILL_ALPHA, background_detail, covered
+from media.frames.parallax import ParallaxLayer
+from media.frames.preparer import SourcePreparer
+from media.frames.sources import FilmSources, load_photo
+from media.frames.stall import StallWatch
 from media.look.subjects import Subject, find_subject, subject_from_dict
 from media.plan.timeline import PARALLAX, Timeline, timeline_from_dict
 
@@ -98,7 +96,7 @@ def edge_points(alpha: np.ndarray, image_rgb: np.ndarray, count: int,
                 ) -> list[tuple[int, int]]:
     """``count`` points (x, y, in ``alpha``'s pixels) on the matte's outline (alpha 0.5), inside
     ``within`` (x0, y0, x1, y1; what the shot shows throughout), where the background beside it
-    is busiest (:func:`media.frames.parallax.background_detail`), at least
+    is busiest (:func:`media.frames.fill.background_detail`), at least
     :data:`MIN_SPACING` of the outline's extent apart."""
     hard = (alpha >= 0.5).astype(np.uint8)
     contours, _ = cv2.findContours(hard, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -177,14 +175,27 @@ def _sheet(tiles: list[tuple[str, np.ndarray]], path: Path) -> None:
     Image.fromarray(sheet).save(path)
 
 
-def crop_film(film_dir: Path, timeline: Timeline, paths: dict[str, Path],
-              subjects: dict[str, Subject], out: Path, name: str, fps: float = 10.0,
-              zoom: int = 4, window: int = 96, points: int = 3) -> dict[str, Any]:
-    """The crops of every parallax shot of the film in ``film_dir`` (see module doc); returns
-    the index it writes."""
+@dataclass(frozen=True)
+class CropSheets:
+    """How the crops are cut: film frames sampled at ``fps``, ``points`` edge points per shot
+    and aspect, each followed in a ``window`` output pixels square scaled ``zoom`` times."""
+
+    fps: float = 10.0
+    zoom: int = 4
+    window: int = 96
+    points: int = 3
+
+
+def crop_film(film_dir: Path, timeline: Timeline, sources: FilmSources, out: Path, name: str,
+              sheets_of: CropSheets | None = None) -> dict[str, Any]:
+    """The crops of every parallax shot of the film in ``film_dir`` rendered from ``sources``
+    (photos and their subjects; see module doc), cut as ``sheets_of`` says; returns the index
+    it writes."""
+    cut = sheets_of or CropSheets()
+    fps, zoom, window, points = cut.fps, cut.zoom, cut.window, cut.points
+    paths = sources.photos
     out.mkdir(parents=True, exist_ok=True)
-    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 3600,
-                              subjects=subjects)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, sources, StallWatch(3600))
     step = max(1, round(timeline.fps / fps))
     shots: list[dict[str, Any]] = []
     for index, shot in enumerate(timeline.shots):
@@ -248,17 +259,18 @@ def main() -> None:
     args = parser.parse_args()
     timeline_path = args.timeline or args.film_dir / "timeline.json"
     timeline = timeline_from_dict(json.loads(timeline_path.read_text()))
+    sheets_of = CropSheets(args.fps, args.zoom, args.window, args.points)
     if args.run:
         paths, subjects = run_photos(args.run)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             paths, subjects = order_photos(args.order, Path(tmp))
-            index = crop_film(args.film_dir, timeline, paths, subjects, args.out, args.name,
-                              args.fps, args.zoom, args.window, args.points)
+            index = crop_film(args.film_dir, timeline, FilmSources(paths, subjects=subjects),
+                              args.out, args.name, sheets_of)
             print(json.dumps(index, indent=1))
             return
-    index = crop_film(args.film_dir, timeline, paths, subjects, args.out, args.name, args.fps,
-                      args.zoom, args.window, args.points)
+    index = crop_film(args.film_dir, timeline, FilmSources(paths, subjects=subjects), args.out,
+                      args.name, sheets_of)
     print(json.dumps(index, indent=1))
 
 

@@ -27,8 +27,10 @@ import numpy as np
 from media.base import spec
 from media.cards.spec import CardSpec
 from media.frames.leak import LightOverlay
+from media.frames.preparer import SourcePreparer
 from media.frames.render import COMPOSE_OPENCV_THREADS
-from media.frames.sources import SourcePreparer
+from media.frames.sources import FilmSources
+from media.frames.stall import StallWatch
 from media.plan.montage import LightLeak
 from media.plan.timeline import KEN_BURNS, PARALLAX, ROLL, Shot, Timeline, Transition
 
@@ -71,8 +73,8 @@ def main() -> None:
     path = paths[args.pick]
     timeline = _timeline(args.frames, path.stem)
     cv2.setNumThreads(COMPOSE_OPENCV_THREADS)
-    preparer = SourcePreparer(timeline, spec.ASPECTS, {path.stem: path}, {},
-                              time.monotonic() + 600)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, FilmSources({path.stem: path}),
+                              StallWatch(600))
     plain, layered, rolled = (preparer.prepare(i) for i in (1, 2, 3))
     leak = LightLeak(0, args.frames // 2, args.frames + 1, (255, 154, 74), 0.8)
     print(f"photo {path.name}, {args.frames} frames, best of {args.repeat}"

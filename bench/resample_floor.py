@@ -48,6 +48,7 @@ from media.base import yuv as yuv_layout
 from media.frames.compose import cover_box
 from media.frames.encode import EncoderArgv, EncoderFactory, FilmSound, encoder_argv, open_encoders
 from media.frames.sources import load_photo
+from media.frames.stall import StallWatch
 
 SHOT_FRAMES = 150  # frames per photo
 ZOOM_PER_FRAME = 0.0007  # a slow push-in: 10% over a shot
@@ -124,9 +125,9 @@ def minimal_yuv_frames(photos: Sequence[np.ndarray], aspect: spec.Aspect,
 
 
 def raw_rgb_writer_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                        preset: str) -> list[str]:
+                        settings: spec.EncoderSettings) -> list[str]:
     """:func:`bench.exact_floor.raw_writer_argv` for piped rgb24 frames."""
-    argv = raw_writer_argv(aspect, sound, out_path, preset)
+    argv = raw_writer_argv(aspect, sound, out_path, settings)
     argv[argv.index(yuv_layout.PIX_FMT)] = "rgb24"
     return argv
 
@@ -145,7 +146,8 @@ def render_minimal(photos: Sequence[np.ndarray], frames: int, sound: FilmSound |
     aspects, make = spec.ASPECTS, minimal_yuv_frames if yuv else minimal_frames
     if encoders is None:
         encoders = functools.partial(open_encoders, argv_for=product_encoder_argv(yuv))
-    with encoders(aspects, sound, outputs, preset, TIMEOUT_S) as feeds:
+    with encoders(aspects, sound, outputs, spec.EncoderSettings(preset=preset),
+                  StallWatch(TIMEOUT_S)) as feeds:
         streams = {a.name: make(photos, a, frames) for a in aspects}
         for _ in range(frames):
             for name, stream in streams.items():
@@ -173,7 +175,8 @@ def _measure_encode_alone(photos: Sequence[np.ndarray], frames: int, sound: Film
         output_file_bytes=raw_bytes(frames) * (1 if yuv else 2))
     render_minimal(photos, frames, None, raws, preset, yuv, raw_writers)
     outputs = {a.name: scratch / f"{a.name}-file.mp4" for a in spec.ASPECTS}
-    return encode_from_raw(raws, sound, outputs, preset, product_encoder_argv(yuv))
+    return encode_from_raw(raws, sound, outputs, spec.EncoderSettings(preset=preset),
+                           product_encoder_argv(yuv))
 
 
 def resample_floor_rounds(workdir: Path, preset: str, rounds: int,

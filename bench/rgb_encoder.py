@@ -17,11 +17,11 @@ _INPUT_TAGS = ("-color_range", "-colorspace", "-color_primaries", "-color_trc")
 
 
 def rgb_encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                     preset: str) -> list[str]:
+                     settings: spec.EncoderSettings) -> list[str]:
     """:func:`media.frames.encode.encoder_argv` reading rgb24 frames on stdin: the input's
     BT.709 tags dropped (RGB has no matrix), its pixel format rgb24, one scale filter before
     the encoder."""
-    argv = encoder_argv(aspect, sound, out_path, preset)
+    argv = encoder_argv(aspect, sound, out_path, settings)
     pipe = argv.index("pipe:0")
     head, tail = argv[:pipe + 1], argv[pipe + 1:]
     for flag in _INPUT_TAGS:

@@ -204,7 +204,7 @@ INSET_ZOOM = 2.0
 
 
 def _inset_probes(gray: np.ndarray) -> list[np.ndarray]:
-    """Where an inset print may sit (:func:`media.frames.split.clear_of`: either side of the
+    """Where an inset print may sit (:func:`media.plan.layout_kinds.clear_of`: either side of the
     long axis, centred or in a corner across it): the middle of each such place, small enough
     to lie inside a print of any ratio."""
     h, w = gray.shape

@@ -24,9 +24,11 @@ import cv2
 
 from media.base import spec
 from media.cards.spec import CardSpec
+from media.frames.preparer import SourcePreparer
 from media.frames.render import COMPOSE_OPENCV_THREADS
-from media.frames.sources import Prepared, SourcePreparer
-from media.plan.layouts import INSET, SPLIT, TRIPTYCH
+from media.frames.sources import FilmSources, Prepared
+from media.frames.stall import StallWatch
+from media.plan.layout_kinds import INSET, SPLIT, TRIPTYCH
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
 DEFAULT_PHOTOS = Path("samples/birthday/photos")
@@ -73,7 +75,7 @@ def main() -> None:
     first, second, third = list(ids)
     timeline = _timeline(args.frames, first, second, third)
     cv2.setNumThreads(COMPOSE_OPENCV_THREADS)
-    preparer = SourcePreparer(timeline, spec.ASPECTS, ids, {}, time.monotonic() + 600)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, FilmSources(ids), StallWatch(600))
     shots = [preparer.prepare(i) for i in range(1, 5)]
     print(f"photos {first} (+ {second}, {third}), {args.frames} frames, best of {args.repeat}")
     for aspect in spec.ASPECTS:

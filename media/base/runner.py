@@ -281,13 +281,20 @@ class ToolProcess:
             raise ToolTimeoutError(f"{Path(self.argv[0]).name} timed out after "
                                    f"{self.limits.timeout_s:.0f}s", None, self._stderr.text())
 
-    def wait(self) -> ToolResult:
-        """Close stdin, wait within the deadline, and raise :class:`ToolError` on failure."""
+    def wait(self, within_s: float | None = None) -> ToolResult:
+        """Close stdin, wait within the deadline (and at most ``within_s`` seconds more, when
+        given: past them the tool is killed and :class:`ToolTimeoutError` raised), and raise
+        :class:`ToolError` on failure."""
         if self._proc.stdin is not None and not self._proc.stdin.closed:
             with contextlib.suppress(BrokenPipeError):
                 self._proc.stdin.close()
+        end = time.monotonic() + within_s if within_s is not None else None
         while not self._exited_within(min(0.5, max(0.01, self.remaining_s()))):
             self.check_deadline()
+            if end is not None and time.monotonic() > end:
+                self.kill()
+                raise ToolTimeoutError(f"{Path(self.argv[0]).name} did not exit within "
+                                       f"{within_s:.0f}s", None, self._stderr.text())
         if self._stdout_reader is not None:
             self._stdout_reader.join(timeout=5)
         self._stderr.join(timeout=5)

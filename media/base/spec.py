@@ -50,6 +50,31 @@ DURATION_TOLERANCE_S = 0.5
 MAX_BLACK_S = 1.5
 MAX_FROZEN_S = 4.0
 
+X264_PRESET = "veryfast"
+"""x264's speed preset unless ``FILM_ENCODER_PRESET`` names another: both aspects' encoders share
+the cores with the composer, and the render's time targets and its benchmark floor
+(``bench/exact_floor.py``: the encode alone of the film's frames) are set at this preset."""
+X264_CRF = 20
+"""x264's constant rate factor: the picture's quality held constant rather than its bitrate, so
+a photo held still costs little and a dissolve more at the same quality; a notch finer than
+x264's default (23) for what a viewer studies for seconds: the photos' fine detail and the soft
+gradients of scrims, blurred backdrops and fades."""
+GOP_FRAMES = 60
+"""A keyframe every 60 frames (2 s at :data:`FPS`): where a seek in the player lands, and the
+frames verify decodes alone to check the film against what was composed
+(:mod:`media.deliver.verify`)."""
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """How the delivered films are encoded: x264's ``preset``, constant rate factor ``crf`` and
+    keyframe interval ``gop`` (frames). The defaults are the output spec's; an environment
+    chooses only the preset (``FILM_ENCODER_PRESET``)."""
+
+    preset: str = X264_PRESET
+    crf: int = X264_CRF
+    gop: int = GOP_FRAMES
+
 
 def film_frames(length_sec: float) -> int:
     """Frames of a film ordered ``length_sec`` seconds long: the nearest whole frame at

@@ -218,7 +218,7 @@ class Pacing(_Data):
     shot_s: float = Field(gt=0.5)
     min_shot_s: float = Field(gt=0.5)
     clip_s: float = Field(gt=0.5)
-    transition: Literal["cut", "crossfade", "fade_black"]
+    transition: str  # a transition registered in media.plan.transitions
     transition_s: float = Field(ge=0.0, le=2.0)
     fade_s: float = Field(ge=0.0, le=2.0)
     hold_s: float = Field(default=6.0, ge=2.0, le=7.0)
@@ -230,7 +230,7 @@ class Transitions(_Data):
     """The transition set by section of the song (see
     :class:`media.plan.moves.TransitionStyle`)."""
 
-    chorus: Literal["cut", "crossfade"] = "cut"
+    chorus: str = "cut"  # a transition registered in media.plan.transitions
     dissolve_s: float = Field(default=0.6, ge=0.0, le=2.0)
     bridge_s: float = Field(default=0.9, ge=0.0, le=2.0)
     gentle_change_s: float = Field(default=1.6, ge=0.0, le=3.0)
@@ -348,7 +348,7 @@ class Layouts(_Data):
     single shot's nominal length, a triptych 1.6x)."""
 
     split_share: float = Field(default=0.5, ge=0.0, le=1.0)
-    kinds: tuple[Literal["triptych", "split", "inset"], ...] = ("triptych", "split", "inset")
+    kinds: tuple[str, ...] = ("triptych", "split", "inset")  # in media.plan.layout_kinds
     portrait_pairs: bool = True
     gutter: float = Field(default=0.008, ge=0.0, le=0.03)
     gutter_colour: Literal["top", "bottom", "glow", "text", "secondary", "heading",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
 import queue
 import threading
@@ -38,6 +39,7 @@ from media.base.runner import (
     run_tool,
     start_tool,
 )
+from media.frames.stall import StallWatch
 
 QUEUE_FRAMES = 2  # frames buffered per encoder (ffmpeg's input queue buffers more)
 CLIP_QUEUE_FRAMES = 3  # decoded clip frames buffered ahead
@@ -47,6 +49,10 @@ MAX_ENCODER_THREADS = 4
 ENCODER_INPUT_QUEUE = 2
 POLL_S = 0.25
 ENCODER_ADDRESS_SPACE = 6 * 1024**3
+ENCODER_CPU_S = 2 * 3600
+"""CPU seconds one encoder may spend: a backstop only. An encoder lives as long as its render, so
+its wall clock is bounded by the render's stall limit (:mod:`media.frames.stall`: it must take
+every frame, and close its film, within that of the last frame), not by a time of its own."""
 PIPE_BYTES = 1 << 20  # larger pipes: fewer wake-ups per 3 MB frame
 IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
@@ -72,8 +78,8 @@ class FilmSound:
         return self.frames * spec.AUDIO_SAMPLES_PER_FRAME
 
 
-# An encoder command line: (aspect, sound or None, output path, x264 preset) -> argv.
-EncoderArgv = Callable[[spec.Aspect, FilmSound | None, Path, str], list[str]]
+# An encoder command line: (aspect, sound or None, output path, x264 settings) -> argv.
+EncoderArgv = Callable[[spec.Aspect, FilmSound | None, Path, spec.EncoderSettings], list[str]]
 
 
 # --- ffmpeg command lines --------------------------------------------------------------------
@@ -99,9 +105,11 @@ def encoder_threads(aspects: int = len(spec.ASPECTS), cores: int | None = None) 
 
 
 def encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
-                 preset: str) -> list[str]:
+                 settings: spec.EncoderSettings) -> list[str]:
     """ffmpeg reading raw frames of ``aspect`` on stdin plus the sound, writing the delivery MP4:
-    H.264 High yuv420p with the BT.709 matrix and tags, AAC-LC 48 kHz stereo, +faststart.
+    H.264 High yuv420p with the BT.709 matrix and tags at x264's ``settings`` (preset, CRF,
+    keyframe interval: :class:`media.base.spec.EncoderSettings`), AAC-LC 48 kHz stereo,
+    +faststart.
 
     The frames are the film's I420 frames (:mod:`media.base.yuv`), tagged BT.709 limited range
     on input and encoded as they are: no scale or format filter. Every frame piped in is in the
@@ -120,7 +128,8 @@ def encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
         "-f", "rawvideo", "-pix_fmt", yuv.PIX_FMT, "-s", f"{aspect.width}x{aspect.height}",
         "-r", str(spec.FPS), "-thread_queue_size", str(ENCODER_INPUT_QUEUE), "-i", "pipe:0",
         *audio_in,
-        "-c:v", "libx264", "-profile:v", "high", "-preset", preset, "-crf", "20", "-g", "60",
+        "-c:v", "libx264", "-profile:v", "high", "-preset", settings.preset,
+        "-crf", str(settings.crf), "-g", str(settings.gop),
         "-threads", str(threads), "-x264-params", "sync-lookahead=0",
         "-pix_fmt", spec.PIX_FMT, "-colorspace", spec.COLOR_SPACE,
         "-color_primaries", spec.COLOR_PRIMARIES, "-color_trc", spec.COLOR_TRANSFER,
@@ -203,11 +212,13 @@ def write_frame(fd: int, frame: np.ndarray) -> None:
 
 
 class EncoderFeed:
-    """Feeds frames to one encoder from a writer thread through a bounded queue."""
+    """Feeds frames to one encoder from a writer thread through a bounded queue; every wait for
+    the encoder is bounded by the render's ``watch``."""
 
-    def __init__(self, process: ToolProcess, name: str) -> None:
+    def __init__(self, process: ToolProcess, name: str, watch: StallWatch) -> None:
         self.process = process
         self.name = name
+        self.watch = watch
         self.error: BaseException | None = None
         self.wait_s = 0.0
         self._stop = threading.Event()
@@ -239,7 +250,7 @@ class EncoderFeed:
                 stdin.close()
 
     def put(self, frame: np.ndarray | None) -> None:
-        """Queue a frame (None ends the stream); raise if the encoder failed or timed out."""
+        """Queue a frame (None ends the stream); raise if the encoder failed or stalled."""
         started = time.monotonic()
         while True:
             if self.error is not None:
@@ -249,6 +260,7 @@ class EncoderFeed:
                 break
             except queue.Full:
                 self.process.check_deadline()
+                self.watch.check(f"encoder {self.name} to take a frame")
         self.wait_s += time.monotonic() - started
 
     def failure(self) -> ToolError:
@@ -266,47 +278,49 @@ class EncoderFeed:
         self._stop.set()
 
     def finish(self) -> None:
-        """End the stream, wait for the encoder, and raise its error if it failed."""
+        """End the stream, wait for the encoder (within the render's stall limit of the last
+        frame), and raise its error if it failed."""
         self.put(None)
         while self._thread.is_alive():
             self._thread.join(timeout=POLL_S)
             self.process.check_deadline()
+            self.watch.check(f"encoder {self.name} to take the last frames")
         if self.error is not None:
             raise self.failure()
-        self.process.wait()
+        self.process.wait(within_s=max(0.0, self.watch.deadline - time.monotonic()))
 
 
 class EncoderFactory(Protocol):
     """Opens one encoder feed per aspect, by aspect name, for
     :func:`media.frames.render.render_films`
     (the real one is :func:`open_encoders`; a benchmark passes its own, e.g. writing raw
-    frames). ``timeout_s`` is wall-clock seconds."""
+    frames). Waits for an encoder are bounded by the render's ``watch``."""
 
     def __call__(self, aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
-                 outputs: dict[str, Path], preset: str,
-                 timeout_s: float) -> contextlib.AbstractContextManager[dict[str, EncoderFeed]]:
+                 outputs: dict[str, Path], settings: spec.EncoderSettings,
+                 watch: StallWatch) -> contextlib.AbstractContextManager[dict[str, EncoderFeed]]:
         ...
 
 
 @contextlib.contextmanager
 def open_encoders(aspects: tuple[spec.Aspect, ...], sound: FilmSound | None,
-                  outputs: dict[str, Path], preset: str, timeout_s: float, *,
-                  argv_for: EncoderArgv = encoder_argv,
+                  outputs: dict[str, Path], settings: spec.EncoderSettings, watch: StallWatch,
+                  *, argv_for: EncoderArgv = encoder_argv,
                   output_file_bytes: int = DEFAULT_OUTPUT_FILE_BYTES,
                   ) -> Iterator[dict[str, EncoderFeed]]:
-    """One encoder per aspect (``argv_for``, default :func:`encoder_argv`, writing
-    ``outputs[aspect.name]``) with its feed, by aspect name, each bounded by ``timeout_s``
-    wall-clock seconds and ``output_file_bytes`` written; on leaving, the feeds stop and the
-    encoders are killed unless they were finished (:meth:`EncoderFeed.finish`)."""
+    """One encoder per aspect (``argv_for``, default :func:`encoder_argv`, at ``settings``,
+    writing ``outputs[aspect.name]``) with its feed, by aspect name, each bounded by
+    :data:`ENCODER_CPU_S`, ``output_file_bytes`` written and the render's ``watch`` (see
+    :class:`EncoderFeed`); on leaving, the feeds stop and the encoders are killed unless they
+    were finished (:meth:`EncoderFeed.finish`)."""
+    limits = Limits(timeout_s=math.inf, cpu_s=ENCODER_CPU_S,
+                    address_space_bytes=ENCODER_ADDRESS_SPACE, output_file_bytes=output_file_bytes)
     with contextlib.ExitStack() as stack:
         feeds: dict[str, EncoderFeed] = {}
         for aspect in aspects:
-            limits = Limits(timeout_s=timeout_s, address_space_bytes=ENCODER_ADDRESS_SPACE,
-                            output_file_bytes=output_file_bytes)
             process = stack.enter_context(start_tool(
-                argv_for(aspect, sound, outputs[aspect.name], preset), limits,
-                stdin=True))
-            feeds[aspect.name] = EncoderFeed(process, aspect.name)
+                argv_for(aspect, sound, outputs[aspect.name], settings), limits, stdin=True))
+            feeds[aspect.name] = EncoderFeed(process, aspect.name, watch)
             stack.callback(feeds[aspect.name].abort)
         yield feeds
 

@@ -1,16 +1,16 @@
 """Render a :class:`~media.plan.timeline.Timeline` to the delivered films, all aspects in one pass.
 
 The frame loop: every film frame is the visible shots blended by their weights
-(:func:`media.frames.compose.layer_weights`, :func:`media.frames.compose.mix`), with a brand
-``logo`` drawn
-small in a corner of every shot (:mod:`media.cards.overlay`), and goes to one encoder per aspect.
-Frames are I420 throughout (:mod:`media.base.yuv`: the encoders' own format, each source converted
-once); a frame whose shot holds still (the same source frame, the same weights) is not
-composed again. The
-encoders and the clip decoders are in :mod:`media.frames.encode` (injectable: ``render_films(...,
-encoders=...)``); each shot's sources (photos decoded, moves planned, cards drawn, clip decoders
-started) are prepared by :mod:`media.frames.sources` on a helper thread a little ahead of the frame
-that needs them. The soundtrack (see :mod:`media.song.soundtrack`) is built beforehand.
+(:func:`media.frames.blend.layer_weights`, :func:`media.frames.blend.mix`), with a brand ``logo``
+drawn small in a corner of every shot (:mod:`media.cards.overlay`), and goes to one encoder per
+aspect. Frames are I420 throughout (:mod:`media.base.yuv`: the encoders' own format, each source
+converted once); a frame whose shot holds still (the same source frame, the same weights) is not
+composed again. The encoders and the clip decoders are in :mod:`media.frames.encode`
+(injectable: ``render_films(..., encoders=...)``); each shot's sources (photos decoded, moves
+planned, cards drawn, clip decoders started) are prepared by :mod:`media.frames.preparer` on a
+helper thread a little ahead of the frame that needs them. The soundtrack (see
+:mod:`media.song.soundtrack`) is built beforehand. The render's one wall-clock limit is its
+stall limit (:mod:`media.frames.stall`).
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ import cv2
 import numpy as np
 
 from media.base import spec
-from media.base.runner import ToolTimeoutError
 from media.cards.overlay import LogoOverlay
-from media.frames.compose import layer_weights, mix
-from media.frames.encode import POLL_S, EncoderFactory, FilmSound, open_encoders
+from media.frames.blend import layer_weights, mix
+from media.frames.encode import POLL_S, EncoderFactory, EncoderFeed, FilmSound, open_encoders
 from media.frames.grade import FrameTexture, finish_named
 from media.frames.leak import LightOverlay
+from media.frames.preparer import SourcePreparer
 from media.frames.signal import FrameSignal, SignalRecorder
-from media.frames.sources import Prepared, SourcePreparer, shots_in, sources_for
-from media.look.subjects import Subject
+from media.frames.sources import FilmSources, Prepared, shots_in
+from media.frames.stall import STALL_S, StallWatch
 from media.plan.timeline import Timeline
 
 LOOKAHEAD_FRAMES = 45  # prepare a shot's sources this many frames before it appears
@@ -99,15 +99,6 @@ def _aspects_for(outputs: dict[str, Path]) -> tuple[spec.Aspect, ...]:
     return tuple(by_name[name] for name in outputs)
 
 
-def _check_sources(timeline: Timeline, photo_paths: dict[str, Path],
-                   clip_paths: dict[str, Path], frames: tuple[int, int]) -> None:
-    """Every photo and clip the frames use has a path."""
-    photos, clips = sources_for(timeline, frames)
-    for kind, ids, paths in (("photo", photos, photo_paths), ("clip", clips, clip_paths)):
-        for missing in sorted(ids - set(paths)):
-            raise ValueError(f"no path for {kind} {missing!r}")
-
-
 def _frame_range(timeline: Timeline, frames: tuple[int, int] | None) -> tuple[int, int]:
     """``frames`` checked (default: the whole film). A range may not start inside a clip
     shot: clips are decoded sequentially from the shot's first frame."""
@@ -119,11 +110,6 @@ def _frame_range(timeline: Timeline, frames: tuple[int, int] | None) -> tuple[in
             raise ValueError(f"frame {start} is inside clip shot {index} "
                              f"({shot.visible_in}..{shot.visible_out})")
     return start, stop
-
-
-def _default_timeout(timeline: Timeline) -> float:
-    """A generous wall-clock budget (seconds): 10x real time plus a minute."""
-    return 60.0 + 10.0 * timeline.total_frames / timeline.fps
 
 
 class _Throttle:
@@ -144,12 +130,12 @@ class _ShotPipeline:
     """Prepared shots in flight: submitted ahead, fetched when visible, closed when done."""
 
     def __init__(self, timeline: Timeline, preparer: SourcePreparer,
-                 executor: ThreadPoolExecutor, deadline: float,
+                 executor: ThreadPoolExecutor, watch: StallWatch,
                  shots: range | None = None) -> None:
         self.timeline = timeline
         self.preparer = preparer
         self.executor = executor
-        self.deadline = deadline
+        self.watch = watch
         self.futures: dict[int, Future[Prepared]] = {}
         self.ready: dict[int, Prepared] = {}
         shots = shots if shots is not None else range(len(timeline.shots))
@@ -169,7 +155,7 @@ class _ShotPipeline:
             self.ready.pop(index).close()
 
     def get(self, index: int) -> Prepared:
-        """The prepared shot ``index`` (waits for the helper thread, within the deadline)."""
+        """The prepared shot ``index`` (waits for the helper thread, within the stall limit)."""
         if index not in self.ready:
             future = self.futures.pop(index)
             while True:
@@ -177,9 +163,7 @@ class _ShotPipeline:
                     self.ready[index] = future.result(timeout=POLL_S)
                     break
                 except FutureTimeout:
-                    if time.monotonic() > self.deadline:
-                        raise ToolTimeoutError("preparing sources timed out", None,
-                                               "") from None
+                    self.watch.check(f"the sources of shot {index}")
         return self.ready[index]
 
     def close(self) -> None:
@@ -202,112 +186,111 @@ _Held = dict[str, tuple[np.ndarray, float, np.ndarray]]
 """The last frame of each aspect before and after its logo: (mixed, logo weight, composed)."""
 
 
-def _compose(timeline: Timeline, pipeline: _ShotPipeline, aspect: spec.Aspect,
-             frame: int, layers: list[tuple[int, float]],
-             logo: LogoOverlay | None = None, held: _Held | None = None,
-             texture: FrameTexture | None = None,
-             light: LightOverlay | None = None) -> np.ndarray:
-    """The film frame ``frame`` for ``aspect`` (I420): the visible shots blended by their
-    weights, the chorus's warm ``light`` (see :mod:`media.frames.leak`), the finished film's
-    ``texture`` (see :mod:`media.frames.grade`), and the corner
-    logo over the part that is shots rather than cards. With ``held`` (updated here), a mix
-    that is the last frame's array again (one shot holding still) reuses the last frame's logo
-    too."""
-    images = []
-    for index, weight in layers:
-        shot = timeline.shots[index]
-        images.append((pipeline.get(index).frame(aspect, frame - shot.visible_in), weight))
-    composed = mix(images, aspect.width, aspect.height)
-    if light is not None:
-        composed = light.apply(composed, frame)
-    if texture is not None:
-        composed = texture.apply(composed, frame)
-    if logo is not None:
-        on_shots = sum(w for i, w in layers if timeline.shots[i].kind != "card")
-        last = held.get(aspect.name) if held is not None else None
-        if last is not None and last[0] is composed and last[1] == on_shots:
-            return last[2]
-        mixed, composed = composed, logo.apply(composed, aspect, on_shots)
-        if held is not None:
-            held[aspect.name] = (mixed, on_shots, composed)
-    return composed
+class _FilmFrames:
+    """Composes the film frames of ``aspects`` from the prepared shots of ``pipeline``: the
+    visible shots blended by their weights, the chorus's warm light (see
+    :mod:`media.frames.leak`), the finished film's texture (see :mod:`media.frames.grade`), and
+    the corner ``logo`` (RGBA) over the part that is shots rather than cards."""
+
+    def __init__(self, timeline: Timeline, pipeline: _ShotPipeline,
+                 aspects: tuple[spec.Aspect, ...], logo: np.ndarray | None) -> None:
+        self.timeline = timeline
+        self.pipeline = pipeline
+        self.aspects = aspects
+        self.logo = LogoOverlay(logo, aspects) if logo is not None else None
+        finish = finish_named(timeline.grade)
+        self.textures = {a.name: FrameTexture(finish, a.width, a.height) if finish else None
+                         for a in aspects}
+        self.lights = {a.name: LightOverlay(timeline.light_leaks, a.width, a.height)
+                       if timeline.light_leaks else None for a in aspects}
+        self.held: _Held = {}
+
+    def compose(self, aspect: spec.Aspect, frame: int,
+                layers: list[tuple[int, float]]) -> np.ndarray:
+        """The film frame ``frame`` for ``aspect`` (I420) from the shots ``layers`` (shot index,
+        weight). A mix that is the last frame's array again (one shot holding still) reuses the
+        last frame's logo too."""
+        images = []
+        for index, weight in layers:
+            shot = self.timeline.shots[index]
+            images.append((self.pipeline.get(index).frame(aspect, frame - shot.visible_in),
+                           weight))
+        composed = mix(images, aspect.width, aspect.height)
+        light, texture = self.lights[aspect.name], self.textures[aspect.name]
+        if light is not None:
+            composed = light.apply(composed, frame)
+        if texture is not None:
+            composed = texture.apply(composed, frame)
+        if self.logo is not None:
+            on_shots = sum(w for i, w in layers if self.timeline.shots[i].kind != "card")
+            last = self.held.get(aspect.name)
+            if last is not None and last[0] is composed and last[1] == on_shots:
+                return last[2]
+            mixed, composed = composed, self.logo.apply(composed, aspect, on_shots)
+            self.held[aspect.name] = (mixed, on_shots, composed)
+        return composed
 
 
-def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: dict[str, Path],
-                 audio_path: Path | None, outputs: dict[str, Path], *,
-                 frames: tuple[int, int] | None = None,
-                 on_progress: Callable[[float], None] | None = None,
-                 encoder_preset: str = "veryfast", timeout_s: float | None = None,
-                 subjects: Mapping[str, Subject] | None = None,
-                 logo: np.ndarray | None = None,
-                 encoders: EncoderFactory = open_encoders,
-                 on_frame: Callable[[int, str, np.ndarray], None] | None = None) -> RenderStats:
-    """Render ``timeline`` to every aspect in ``outputs`` (aspect name -> MP4 path) in one pass.
+@dataclass(frozen=True)
+class RenderRequest:
+    """What of a film to render and who hears of it. ``frames`` (start inclusive, stop
+    exclusive; None: the whole film) renders one segment, to be joined by
+    :func:`media.frames.segments.join_segments`. ``on_progress`` receives the fraction done
+    (0..1) a few times per second. ``on_frame`` receives every composed frame (film frame index,
+    aspect name, I420 array) on the render thread, before it goes to the encoder: it must return
+    at once and never write to the array, which the render may show again (a hold).
+    ``stall_s`` is the render's stall limit (:mod:`media.frames.stall`)."""
 
-    ``audio_path`` is the mastered song (48 kHz stereo WAV, the film's length: padded with
-    silence or trimmed to exactly the rendered frames); None writes
-    video-only files. ``frames`` (start inclusive, stop exclusive; default the whole film)
-    renders one segment of the film, to be joined by :func:`media.frames.segments.join_segments`:
-    every frame is a function of its index except inside clip shots, which are decoded
-    sequentially, so a segment may not start inside one (ValueError; see
-    :func:`media.plan.timeline.segment_cut_frames`). ``on_progress``
-    receives the fraction done (0..1) a few times per second. ``subjects`` (photo id -> subject
-    found earlier, e.g. by the assets stage) saves detecting them again. ``logo`` (RGBA uint8,
-    straight alpha) is drawn small in a corner of every shot inside the safe area (bottom-right
-    of 16:9, top-centre of 9:16 below the platform UI band) and larger on the cards; the
-    soundtrack at ``audio_path`` is used as given. ``timeout_s`` bounds
-    the whole render (wall-clock seconds; default 10x the film's length plus a minute): tools
-    are killed
-    and :class:`media.base.runner.ToolTimeoutError` raised past it. An encoder or decoder failure
-    raises :class:`media.base.runner.ToolError` with the tool's stderr. ``encoders``
-    opens the encoder feeds (default :func:`media.frames.encode.open_encoders`, the delivery
-    encoders).
-    ``on_frame`` receives every composed frame (film frame index, aspect name, I420 array) on
-    the render thread, before it goes to the encoder: it must return at once and never write to
-    the array, which the render may show again (a hold).
+    frames: tuple[int, int] | None = None
+    on_progress: Callable[[float], None] | None = None
+    on_frame: Callable[[int, str, np.ndarray], None] | None = None
+    stall_s: float = STALL_S
+
+
+def render_films(timeline: Timeline, sources: FilmSources, outputs: dict[str, Path],
+                 request: RenderRequest | None = None,
+                 encoder: spec.EncoderSettings | None = None,
+                 encoders: EncoderFactory = open_encoders) -> RenderStats:
+    """Render ``timeline`` from ``sources`` to every aspect in ``outputs`` (aspect name -> MP4
+    path) in one pass, as ``request`` asks (default: the whole film).
+
+    ``sources.audio`` is the mastered song (48 kHz stereo WAV, the film's length: padded with
+    silence or trimmed to exactly the rendered frames), used as given; None writes video-only
+    files. Every frame is a function of its index except inside clip shots, which are decoded
+    sequentially, so a segment (``request.frames``) may not start inside one (ValueError; see
+    :func:`media.plan.timeline.segment_cut_frames`). ``sources.subjects`` (found earlier, e.g.
+    by the assets stage) saves detecting them again. ``sources.logo`` (RGBA uint8, straight
+    alpha) is drawn small in a corner of every shot inside the safe area (bottom-right of 16:9,
+    top-centre of 9:16 below the platform UI band) and larger on the cards. ``encoder`` is
+    x264's settings (default the output spec's, :class:`media.base.spec.EncoderSettings`);
+    ``encoders`` opens the encoder feeds (default :func:`media.frames.encode.open_encoders`, the
+    delivery encoders).
+
+    A render has no wall-clock limit of its own: one that finishes no frame for
+    ``request.stall_s`` seconds (:mod:`media.frames.stall`) has its tools killed and raises
+    :class:`media.base.runner.ToolTimeoutError`; each tool keeps its own limits. An encoder or
+    decoder failure raises :class:`media.base.runner.ToolError` with the tool's stderr.
     """
+    request = request or RenderRequest()
     aspects = _aspects_for(outputs)
-    start, stop = _frame_range(timeline, frames)
-    shots = shots_in(timeline, (start, stop))
-    _check_sources(timeline, photo_paths, clip_paths, (start, stop))
+    start, stop = _frame_range(timeline, request.frames)
+    sources.check(timeline, (start, stop))
     started = time.monotonic()
-    budget = timeout_s if timeout_s is not None else _default_timeout(timeline)
-    deadline = started + budget
-    progress = _Throttle(on_progress)
-    preparer = SourcePreparer(timeline, aspects, photo_paths, clip_paths, deadline,
-                              subjects, logo, shots)
-    overlay = LogoOverlay(logo, aspects) if logo is not None else None
-    finish = finish_named(timeline.grade)
-    textures = {a.name: FrameTexture(finish, a.width, a.height) if finish else None
-                for a in aspects}
-    lights = {a.name: LightOverlay(timeline.light_leaks, a.width, a.height)
-              if timeline.light_leaks else None for a in aspects}
+    watch = StallWatch(request.stall_s)
+    shots = shots_in(timeline, (start, stop))
+    preparer = SourcePreparer(timeline, aspects, sources, watch, shots)
     pipeline = _ShotPipeline(timeline, preparer,
                              ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare"),
-                             deadline, shots)
-    compose_s = 0.0
-    held: _Held = {}
+                             watch, shots)
     recorders = {a.name: SignalRecorder() for a in aspects}
+    progress = _Throttle(request.on_progress)
     try:
-        sound = FilmSound(audio_path, stop - start) if audio_path is not None else None
-        with _compose_threads, encoders(aspects, sound, outputs, encoder_preset,
-                                        budget) as feeds:
-            for frame in range(start, stop):
-                t0 = time.monotonic()
-                if t0 > deadline:
-                    raise ToolTimeoutError(f"render timed out after {budget:.0f}s", None, "")
-                pipeline.advance(frame)
-                layers = layer_weights(timeline, frame)
-                composed = {a.name: _compose(timeline, pipeline, a, frame, layers, overlay,
-                                             held, textures[a.name], lights[a.name])
-                            for a in aspects}
-                compose_s += time.monotonic() - t0
-                for name, image in composed.items():
-                    recorders[name].add(image)
-                    if on_frame is not None:
-                        on_frame(frame, name, image)
-                    feeds[name].put(image)
-                progress(0.99 * (frame + 1 - start) / (stop - start))
+        sound = FilmSound(sources.audio, stop - start) if sources.audio is not None else None
+        with _compose_threads, encoders(aspects, sound, outputs,
+                                        encoder or spec.EncoderSettings(), watch) as feeds:
+            compose_s = _compose_frames(_FilmFrames(timeline, pipeline, aspects, sources.logo),
+                                        (start, stop), feeds, recorders, watch, progress,
+                                        request.on_frame)
             pipeline.close()
             for feed in feeds.values():
                 feed.finish()
@@ -319,5 +302,31 @@ def render_films(timeline: Timeline, photo_paths: dict[str, Path], clip_paths: d
     return RenderStats(stop - start, tuple(a.name for a in aspects), elapsed,
                        (stop - start) / elapsed if elapsed > 0 else 0.0, compose_s,
                        wait_s, {k: str(v) for k, v in outputs.items()},
-                       (*(("brand logo drawn",) if logo is not None else ()), *preparer.notes),
+                       (*(("brand logo drawn",) if sources.logo is not None else ()),
+                        *preparer.notes),
                        {name: recorder.result() for name, recorder in recorders.items()})
+
+
+def _compose_frames(film: _FilmFrames, frames: tuple[int, int],
+                    feeds: Mapping[str, EncoderFeed], recorders: Mapping[str, SignalRecorder],
+                    watch: StallWatch, progress: _Throttle,
+                    on_frame: Callable[[int, str, np.ndarray], None] | None) -> float:
+    """Every frame of ``frames`` composed in each aspect, recorded, shown to ``on_frame`` and
+    fed to its encoder, the ``watch`` told as each is finished and ``progress`` as it goes.
+    Returns the seconds spent composing."""
+    start, stop = frames
+    compose_s = 0.0
+    for frame in range(start, stop):
+        t0 = time.monotonic()
+        film.pipeline.advance(frame)
+        layers = layer_weights(film.timeline, frame)
+        composed = {a.name: film.compose(a, frame, layers) for a in film.aspects}
+        compose_s += time.monotonic() - t0
+        for name, image in composed.items():
+            recorders[name].add(image)
+            if on_frame is not None:
+                on_frame(frame, name, image)
+            feeds[name].put(image)
+        watch.beat()
+        progress(0.99 * (frame + 1 - start) / (stop - start))
+    return compose_s

@@ -1,22 +1,19 @@
 """Two or three photos in one frame: how a layout shot (:mod:`media.plan.layouts`) is drawn.
 
-The frame is cut into cells with a thin gutter between them in the look's colour: two halves
-(side by side in 16:9, stacked in 9:16) for a split, three columns (16:9) or rows (9:16) for a
-triptych, the shot's own photo in the middle; an inset is a framed print of the shot's photo
-(its own ratio, a share of the frame's area, a border in the gutter's colour) over a second
-photo filling the frame, on the side away from that photo's subject. Each cell is an ordinary
-photo layer (:class:`media.frames.compose.PhotoLayer`) planned for the cell's size, so faces stay
-whole and the camera moves as on a full frame, drawn straight into the frame's planes: a frame
-costs about one full photo frame (an inset's backdrop is a full frame plus the print). Each next
-cell's move is :data:`STAGGER_S` out of phase with the one before at both ends, so the cells
-never start or settle in lockstep; a photo shown in a cell again pans (:func:`half_move`).
+Where the cells sit is the layout's own (:mod:`media.plan.layout_kinds`: two halves, three
+columns or rows, a print over a backdrop), with a thin gutter between them in the look's colour.
+Each cell is an ordinary photo layer (:class:`media.frames.compose.PhotoLayer`) planned for the
+cell's size, so faces stay whole and the camera moves as on a full frame, drawn straight into
+the frame's planes: a frame costs about one full photo frame (an inset's backdrop is a full
+frame plus the print). Each next cell's move is :data:`STAGGER_S` out of phase with the one
+before at both ends, so the cells never start or settle in lockstep; a photo shown in a cell
+again pans (:func:`half_move`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -25,18 +22,9 @@ from media.cards.spec import RGB
 from media.look.framing import Motion, Rect, face_guard, largest_crop
 from media.look.subjects import Box as FocusBox
 from media.look.subjects import Subject
+from media.plan.layout_kinds import Box, between
 
 STAGGER_S = 0.4  # each cell's move runs this far ahead of the one before
-INSET_MARGIN = 0.06  # an inset print keeps this share of the frame's short side from its edges
-
-
-class Box(NamedTuple):
-    """A region of the frame in pixels (even numbers, so the chroma planes split exactly)."""
-
-    x: int
-    y: int
-    w: int
-    h: int
 
 
 class HalfLayer(Protocol):
@@ -49,73 +37,6 @@ class HalfLayer(Protocol):
         ...
 
 
-def gutter_width(aspect: spec.Aspect, share: float) -> int:
-    """The gutter's width in pixels: ``share`` of the frame's short side, rounded so that both
-    halves are the same even size (0 stays 0)."""
-    long_side = aspect.height if aspect.is_portrait else aspect.width
-    wanted = round(share * min(aspect.width, aspect.height))
-    half = (long_side - wanted) // 2 // 2 * 2
-    return long_side - 2 * half
-
-
-def split_boxes(aspect: spec.Aspect, gutter: int) -> tuple[Box, Box]:
-    """The two halves of a frame of ``aspect`` around a ``gutter`` pixels wide (see
-    :func:`gutter_width`): left and right in 16:9, top and bottom in 9:16."""
-    if aspect.is_portrait:
-        h = (aspect.height - gutter) // 2
-        return Box(0, 0, aspect.width, h), Box(0, aspect.height - h, aspect.width, h)
-    w = (aspect.width - gutter) // 2
-    return Box(0, 0, w, aspect.height), Box(aspect.width - w, 0, w, aspect.height)
-
-
-def triptych_boxes(aspect: spec.Aspect, gutter: int) -> tuple[Box, ...]:
-    """The three cells of a frame of ``aspect`` with ``gutter`` pixels between them: columns
-    in 16:9, rows in 9:16, every cell an even size (the middle one takes what is left)."""
-    long_side = aspect.height if aspect.is_portrait else aspect.width
-    side = (long_side - 2 * gutter) // 3 // 2 * 2
-    middle = long_side - 2 * gutter - 2 * side
-    cells = ((0, side), (side + gutter, middle), (long_side - side, side))
-    if aspect.is_portrait:
-        return tuple(Box(0, start, aspect.width, size) for start, size in cells)
-    return tuple(Box(start, 0, size, aspect.height) for start, size in cells)
-
-
-def inset_box(aspect: spec.Aspect, ratio: float, area: float, border: int,
-              at_end: bool, across: float = 0.5) -> Box:
-    """Where an inset print of ``ratio`` (width over height) covering about ``area`` of the
-    frame sits in a frame of ``aspect``: in 16:9 at the right (``at_end``) or the left, in 9:16
-    at the bottom or the top, ``across`` (0..1) the other way (0.5: centred); clear of the
-    frame's edges by its ``border`` (pixels) twice and :data:`INSET_MARGIN`."""
-    h = math.sqrt(area * aspect.width * aspect.height / ratio)
-    w = ratio * h
-    margin = 2 * border + round(INSET_MARGIN * min(aspect.width, aspect.height))
-    w = min(w, aspect.width - 2 * margin)
-    h = min(h, aspect.height - 2 * margin, w / ratio)
-    w, h = _even(min(w, ratio * h)), _even(h)
-    if aspect.is_portrait:
-        x = margin + across * (aspect.width - 2 * margin - w)
-        y = aspect.height - margin - h if at_end else margin
-    else:
-        y = margin + across * (aspect.height - 2 * margin - h)
-        x = aspect.width - margin - w if at_end else margin
-    return Box(_even(x), _even(y), w, h)
-
-
-def clear_of(aspect: spec.Aspect, ratio: float, area: float, border: int,
-             focus: tuple[float, float, float, float]) -> Box:
-    """The :func:`inset_box` (on either side, centred or in a corner) that covers the least of
-    ``focus`` (the backdrop's subject on the frame, output pixels x0, y0, x1, y1), the end
-    side centred on a tie."""
-    def covered(box: Box) -> float:
-        w = min(box.x + box.w + border, focus[2]) - max(box.x - border, focus[0])
-        h = min(box.y + box.h + border, focus[3]) - max(box.y - border, focus[1])
-        return max(0.0, w) * max(0.0, h)
-
-    boxes = [inset_box(aspect, ratio, area, border, at_end, across)
-             for across in (0.5, 1.0, 0.0) for at_end in (True, False)]
-    return min(boxes, key=covered)
-
-
 def focus_on_frame(motion: Motion, focus: FocusBox, photo_size: tuple[int, int],
                    out_width: int) -> tuple[float, float, float, float]:
     """Where a ``photo_size`` photo's ``focus`` (a normalized box of it) lies on the frame
@@ -125,20 +46,6 @@ def focus_on_frame(motion: Motion, focus: FocusBox, photo_size: tuple[int, int],
     width, height = photo_size
     return ((focus.x0 * width - rect.x) * k, (focus.y0 * height - rect.y) * k,
             (focus.x1 * width - rect.x) * k, (focus.y1 * height - rect.y) * k)
-
-
-def ring(box: Box, border: int, aspect: spec.Aspect) -> tuple[Box, ...]:
-    """The frame around ``box``: four strips ``border`` pixels wide (even), inside the frame."""
-    b = _even(border)
-    x0, y0 = max(0, box.x - b), max(0, box.y - b)
-    x1, y1 = min(aspect.width, box.x + box.w + b), min(aspect.height, box.y + box.h + b)
-    return (Box(x0, y0, x1 - x0, box.y - y0), Box(x0, box.y + box.h, x1 - x0, y1 - box.y - box.h),
-            Box(x0, box.y, box.x - x0, box.h), Box(box.x + box.w, box.y, x1 - box.x - box.w, box.h))
-
-
-def _even(value: float) -> int:
-    """``value`` rounded down to an even number of pixels (chroma planes split exactly)."""
-    return int(value) // 2 * 2
 
 
 def half_aspect(aspect: spec.Aspect, box: Box) -> spec.Aspect:
@@ -192,13 +99,6 @@ class SplitLayer:
                 _fill(out, box, self.gutter)
         self._last = (rects, out)
         return out
-
-
-def between(first: Box, second: Box) -> Box:
-    """The gutter: the strip between two neighbouring cells (side by side, or stacked)."""
-    if first.y == second.y:
-        return Box(first.x + first.w, 0, second.x - first.x - first.w, first.h)
-    return Box(0, first.y + first.h, first.w, second.y - first.y - first.h)
 
 
 def _fill(out: np.ndarray, box: Box, colour: tuple[int, int, int]) -> None:

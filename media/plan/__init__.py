@@ -5,4 +5,4 @@ signature chorus montage (montage), and the frame-exact timeline.
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["inputs", "layouts", "montage", "moves", "timeline"]
+__all__ = ["inputs", "layout_kinds", "layouts", "montage", "moves", "timeline", "transitions"]

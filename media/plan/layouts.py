@@ -2,17 +2,9 @@
 
 A photo shot with a ``partner_id`` (and a ``second_id``) shows its photo and its partners in
 one frame, each in its own cell with its own gentle move (drawn by :mod:`media.frames.split`).
-The layouts:
-
-* ``split``: two photos, side by side in 16:9, stacked top and bottom in 9:16 (both films show
-  the same photos at the same time).
-* ``triptych``: three photos, three columns in 16:9 and three rows in 9:16, the shot's own photo
-  in the middle.
-* ``inset``: the shot's photo whole, as a framed print over a second photo that fills the frame
-  (never over its own blur): how a group photo too wide for any cell comes back.
-* ``portrait_pair``: a tall photo (:data:`TALL_RATIO`) in 16:9 sits beside a second photo and
-  fills the frame, instead of a full-width strip of it or a small print over its blurred copy;
-  9:16 shows the tall photo alone and full frame, as it fits there.
+The layouts are registered in :mod:`media.plan.layout_kinds` (split, triptych and inset, which a
+repeat may become; the portrait pair, a tall photo beside another in 16:9): what the rules below
+ask of a kind is what it was registered with.
 
 When a film is long for its photos (photos must repeat), a repeat of a photo alone must show a
 new picture: closer by 1.5x or more than every earlier showing alone
@@ -25,7 +17,7 @@ other shots longer (:mod:`media.plan.timeline`).
 Rules: the first and last photo shots (the subject opens, the warmest photo closes) and the
 subject's mid-film return are never layouts; two layouts in a row are never of the same kind,
 and few follow each other (:data:`MOST_IN_A_ROW`); every photo fills its cell with a crop
-that holds its faces (:func:`fills`); a
+that holds its faces (:func:`media.plan.layout_kinds.fills`); a
 partner is never the photo itself, its twin, or the photo of a neighbouring shot; the same set
 of photos never shows together twice; and a partner keeps the repeat spacing of
 :func:`media.plan.shot_order.showing_order` to every other showing of it
@@ -40,20 +32,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, combinations
 
-from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
+from media.base.spec import ASPECTS
 from media.look.scales import fresh_showings
 from media.plan.inputs import PhotoSource
+from media.plan.layout_kinds import PORTRAIT_PAIR, SPLIT, cell_ratio_of, is_tall, layout_kind
 from media.plan.shot_order import REPEAT_SPACING_S, Slot
 
-SINGLE, SPLIT, PORTRAIT_PAIR, TRIPTYCH, INSET = "", "split", "portrait_pair", "triptych", "inset"
-LAYOUTS = (SINGLE, SPLIT, PORTRAIT_PAIR, TRIPTYCH, INSET)
-REPEAT_LAYOUTS = (TRIPTYCH, SPLIT, INSET)  # what a repeat may become (a look picks among them)
-PARTNERS = {SPLIT: 1, PORTRAIT_PAIR: 1, TRIPTYCH: 2, INSET: 1}
-# A photo at least this much taller than wide keeps under 45 % of itself in a full-width 16:9
-# crop (4:5, 3:4, 2:3 and phone portraits): it pairs instead.
-TALL_RATIO = 1.25
+SINGLE = ""  # a shot that shows its photo alone: no layout
 SNAP_SLACK_S = 1.0  # cuts move onto beats after layouts are planned: a partner keeps this more
-INSET_RATIOS = (0.75, 1.5)  # an inset print keeps its photo's own ratio within these
 # Layouts in a row at most (each of another kind than the one before): a long film from few
 # photos spends its second half mostly on them, between the photos that still look new alone.
 MOST_IN_A_ROW = 6
@@ -61,7 +47,8 @@ MOST_IN_A_ROW = 6
 
 @dataclass(frozen=True)
 class Layout:
-    """How one middle shot shows its photo: ``kind`` (one of :data:`LAYOUTS`), its partner
+    """How one middle shot shows its photo: ``kind`` (:data:`SINGLE` or a layout registered in
+    :mod:`media.plan.layout_kinds`), its partner
     (``partner_id``: the second photo of a split or pair, the backdrop of an inset; None when
     single) and a triptych's third photo (``second_id``)."""
 
@@ -77,67 +64,32 @@ class Layout:
 
 def splits_in(layout: str, portrait_aspect: bool) -> bool:
     """True when a shot of ``layout`` shows several photos in an aspect (``portrait_aspect``:
-    the 9:16 film): every layout in both, a ``portrait_pair`` in 16:9 only."""
-    return layout in (SPLIT, TRIPTYCH, INSET) or (layout == PORTRAIT_PAIR
-                                                  and not portrait_aspect)
+    the 9:16 film): every layout in both, but one registered for 16:9 only (the portrait
+    pair)."""
+    return bool(layout) and layout_kind(layout).splits(portrait_aspect)
 
 
 def cells_of(layout: str) -> int:
     """How many photos a shot of ``layout`` shows at once (1 when single)."""
-    return 1 + PARTNERS.get(layout, 0)
-
-
-def is_tall(photo: PhotoSource) -> bool:
-    """A photo at least :data:`TALL_RATIO` times taller than wide."""
-    return photo.height >= TALL_RATIO * photo.width
+    return 1 + (layout_kind(layout).partners if layout else 0)
 
 
 def cell_ratio(layout: str, portrait_aspect: bool) -> float:
     """Width over height of a cell of ``layout`` (its photos' cells; an inset's backdrop fills
     the frame) in the 16:9 or the 9:16 film, gutters left out."""
-    aspect = PORTRAIT if portrait_aspect else LANDSCAPE
-    count = {SPLIT: 2, PORTRAIT_PAIR: 2, TRIPTYCH: 3}.get(layout, 1)
-    if portrait_aspect:
-        return aspect.width / (aspect.height / count)
-    return aspect.width / count / aspect.height
-
-
-def inset_ratio(width: int, height: int) -> float:
-    """Width over height of the print an inset shows a ``width`` x ``height`` photo in: its
-    own, within :data:`INSET_RATIOS`."""
-    return min(max(width / height, INSET_RATIOS[0]), INSET_RATIOS[1])
-
-
-def fills(photo: PhotoSource, ratio: float) -> bool:
-    """True when a crop of ``photo`` of ``ratio`` (width over height) holds its faces
-    (``hold_w``, ``hold_h``): never a small print over a blurred copy inside a cell."""
-    if photo.width / photo.height > ratio:
-        crop_w, crop_h = photo.height * ratio, float(photo.height)
-    else:
-        crop_w, crop_h = float(photo.width), photo.width / ratio
-    return photo.hold_w * photo.width <= crop_w and photo.hold_h * photo.height <= crop_h
+    return cell_ratio_of(layout_kind(layout).across if layout else 1, portrait_aspect)
 
 
 def crops_whole(photo: PhotoSource, layout: str) -> bool:
     """True when every cell ``layout`` puts ``photo`` in as its own photo (see
     :func:`splits_in`; an inset's print) can be filled by a crop of it that holds its faces."""
-    if layout == INSET:
-        return fills(photo, inset_ratio(photo.width, photo.height))
-    return all(fills(photo, cell_ratio(layout, portrait))
-               for portrait in (False, True) if splits_in(layout, portrait))
-
-
-def backs_an_inset(photo: PhotoSource) -> bool:
-    """True when ``photo`` can fill the frame behind an inset print in both films: no faces or
-    pet's head for the print to cover, and not tall (a tall photo would be fitted over its own
-    blur in 16:9)."""
-    return photo.hold_w <= 0 and photo.hold_h <= 0 and not is_tall(photo)
+    return layout_kind(layout).holds(photo)
 
 
 def fits_as_partner(photo: PhotoSource, layout: str) -> bool:
     """True when ``photo`` can be a partner in ``layout``: a cell of a split, pair or
-    triptych (:func:`crops_whole`), or the backdrop of an inset (:func:`backs_an_inset`)."""
-    return backs_an_inset(photo) if layout == INSET else crops_whole(photo, layout)
+    triptych (:func:`crops_whole`), or the backdrop of an inset."""
+    return layout_kind(layout).takes(photo)
 
 
 def fresh_alone(photo: PhotoSource, only: bool = False) -> int:
@@ -245,7 +197,7 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
             if hero is not photo and not _hero_fits(i, hero.id, slots, layouts, starts,
                                                     twin_pairs):
                 continue
-            wanted = [k for k in kinds if k in REPEAT_LAYOUTS] if (
+            wanted = [k for k in kinds if layout_kind(k).repeat] if (
                 must or (optional and made < split_share * repeats - 1e-9)) else []
             wanted.sort(key=lambda k: (used.get(k, 0), list(kinds).index(k)))
             if portrait_pairs and is_tall(hero) and not must:  # alone in 9:16
@@ -366,7 +318,7 @@ def _partners(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
         return untall, len(seen), -unseen_s
 
     candidates = sorted((p for p in photos if allowed(p)), key=lambda p: (cost(p), p))
-    for group in combinations(candidates, PARTNERS[kind]):
+    for group in combinations(candidates, layout_kind(kind).partners):
         if frozenset((primary, *group)) in sets or any(twinned(a, b) for a, b in
                                                        combinations(group, 2)):
             continue

@@ -70,8 +70,8 @@ from media.plan.shot_order import (
     shows_subject,
     subject_first,
 )
+from media.plan.transitions import CROSSFADE, CUT, transition_kind
 
-CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
 KEN_BURNS, PUSH, STILL = "ken_burns", "push", "none"
 PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own layer (2.5D)
 ROLL = "roll"  # premium: a Ken Burns move with a turn and a push (media.frames.parallax's roll
@@ -373,7 +373,9 @@ def _scaled_motion_shots(motion_shots: int, length_sec: float) -> int:
 
 
 def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
-    """A transition of ``kind`` lasting about ``seconds``, at most ``room`` frames (even)."""
+    """A transition of ``kind`` (registered, :mod:`media.plan.transitions`) lasting about
+    ``seconds``, at most ``room`` frames (even)."""
+    transition_kind(kind)  # a name no transition is registered under fails the plan here
     if kind == CUT or seconds <= 0:
         return Transition(CUT, 0)
     frames = min(_even(seconds * fps), 2 * (room // 4))
@@ -761,9 +763,7 @@ def transition_frames(timeline: Timeline, index: int) -> tuple[int, int]:
     shots = timeline.shots
 
     def under(transition: Transition) -> int:
-        if transition.kind == CROSSFADE:
-            return transition.frames
-        return transition.frames // 2 if transition.kind == FADE_BLACK else 0
+        return transition_kind(transition.kind).under(transition.frames)
 
     lead = under(shots[index].transition_in)
     tail = under(shots[index + 1].transition_in) if index + 1 < len(shots) else 0
@@ -771,11 +771,11 @@ def transition_frames(timeline: Timeline, index: int) -> tuple[int, int]:
 
 
 def _visible_in(transition: Transition, cut: int) -> int:
-    return transition.start(cut) if transition.kind == CROSSFADE else cut
+    return transition.start(cut) if transition_kind(transition.kind).overlaps else cut
 
 
 def _visible_out(next_transition: Transition, next_cut: int) -> int:
-    if next_transition.kind == CROSSFADE:
+    if transition_kind(next_transition.kind).overlaps:
         return next_transition.start(next_cut) + next_transition.frames
     return next_cut
 

@@ -21,8 +21,8 @@ from media.base import spec
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.frames.encode import encoder_argv
 
-PRESET = "veryfast"  # the deployed default (FILM_ENCODER_PRESET)
-FRAMES = 75  # more than one GOP (keyint 60), so keyframe placement is compared too
+ENCODER = spec.EncoderSettings()  # the deployed default (no FILM_ENCODER_PRESET)
+FRAMES = spec.GOP_FRAMES + 15  # more than one GOP, so keyframe placement is compared too
 LIMITS = Limits(timeout_s=300)
 
 
@@ -32,7 +32,7 @@ def _piped_frames(aspect: spec.Aspect, path: Path) -> Path:
     run_tool(ffmpeg_argv("-f", "lavfi", "-i",
                          f"testsrc2=size={aspect.width}x{aspect.height}:rate={spec.FPS}",
                          "-frames:v", str(FRAMES), "-f", "rawvideo",
-                         "-pix_fmt", piped_pix_fmt(PRESET), str(path)), LIMITS)
+                         "-pix_fmt", piped_pix_fmt(ENCODER), str(path)), LIMITS)
     return path
 
 
@@ -51,14 +51,14 @@ def encodes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     aspect = spec.LANDSCAPE
     source = _piped_frames(aspect, tmp / "piped.raw")
     product = tmp / "product.mp4"
-    run_tool(file_encoder_argv(aspect, source, None, product, PRESET),  # type: ignore[arg-type]
+    run_tool(file_encoder_argv(aspect, source, None, product, ENCODER),  # type: ignore[arg-type]
              LIMITS)
     tapped = tmp / "tapped.yuv"
-    tap = tap_writer_argv(aspect, None, tapped, PRESET)
+    tap = tap_writer_argv(aspect, None, tapped, ENCODER)
     tap[tap.index("pipe:0")] = str(source)
     run_tool(tap, LIMITS)
     floor = tmp / "floor.mp4"
-    run_tool(file_encoder_argv(aspect, tapped, None, floor, PRESET,  # type: ignore[arg-type]
+    run_tool(file_encoder_argv(aspect, tapped, None, floor, ENCODER,  # type: ignore[arg-type]
                                floor_encoder_argv), LIMITS)
     return {"source": source, "tapped": tapped, "product": product, "floor": floor}
 
@@ -78,19 +78,20 @@ def test_floor_encode_of_the_tapped_frames_is_bit_identical_to_the_product_encod
 def test_floor_and_product_log_the_same_x264_settings(encodes: dict[str, Path]) -> None:
     ours, theirs = x264_options(encodes["floor"]), x264_options(encodes["product"])
     assert options_differences(ours, theirs) == {}
-    argv = encoder_argv(spec.LANDSCAPE, None, Path("x.mp4"), PRESET)
+    argv = encoder_argv(spec.LANDSCAPE, None, Path("x.mp4"), ENCODER)
     keyint = argv[argv.index("-g") + 1]
     crf = float(argv[argv.index("-crf") + 1])
     threads = argv[argv.index("-threads") + 1]
     assert re.search(rf"(^| )keyint={keyint}( |$)", ours)
     assert re.search(rf"(^| )crf={crf:.1f}( |$)", ours)
+    assert (int(keyint), crf) == (spec.GOP_FRAMES, spec.X264_CRF)  # the output spec's, once
     assert re.search(rf"(^| )threads={threads}( |$)", ours)
     for setting in ("bframes", "rc_lookahead", "subme", "ref"):  # the preset's choices
         assert re.search(rf"(^| ){setting}=", ours)
 
 
 def test_floor_encoder_reads_yuv420p_and_converts_nothing() -> None:
-    argv = floor_encoder_argv(spec.PORTRAIT, None, Path("x.mp4"), PRESET)
+    argv = floor_encoder_argv(spec.PORTRAIT, None, Path("x.mp4"), ENCODER)
     head = argv[:argv.index("pipe:0")]
     assert head[head.index("-pix_fmt") + 1] == FLOOR_PIX_FMT
     assert "-vf" not in argv and "-filter_complex" not in argv
@@ -102,8 +103,8 @@ def test_options_differences_names_what_changed() -> None:
 
 
 def test_tap_copies_the_renders_yuv420p_frames_without_converting() -> None:
-    argv = tap_writer_argv(spec.PORTRAIT, None, Path("x.yuv"), PRESET)
-    assert piped_pix_fmt(PRESET) == FLOOR_PIX_FMT
+    argv = tap_writer_argv(spec.PORTRAIT, None, Path("x.yuv"), ENCODER)
+    assert piped_pix_fmt(ENCODER) == FLOOR_PIX_FMT
     assert "-vf" not in argv
     assert argv[argv.index("x.yuv") - 4:argv.index("x.yuv")] == ["-c:v", "copy", "-f",
                                                                     "rawvideo"]

@@ -10,8 +10,9 @@ import pytest
 from bench.inprocess_encoder import codec_settings, inprocess_encoders
 from media.base import spec
 from media.frames.encode import encoder_argv
+from media.frames.stall import StallWatch
 
-PRESET = "veryfast"
+ENCODER = spec.EncoderSettings()  # the output spec's
 
 
 def _value(argv: list[str], flag: str) -> str:
@@ -21,9 +22,9 @@ def _value(argv: list[str], flag: str) -> str:
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_the_in_process_encoder_gets_every_x264_setting_of_the_product(
         aspect: spec.Aspect) -> None:
-    product = encoder_argv(aspect, None, Path("film.mp4"), PRESET)
-    settings = codec_settings(aspect, PRESET)
-    assert settings["options"] == {"preset": PRESET, "crf": _value(product, "-crf"),
+    product = encoder_argv(aspect, None, Path("film.mp4"), ENCODER)
+    settings = codec_settings(aspect, ENCODER)
+    assert settings["options"] == {"preset": ENCODER.preset, "crf": _value(product, "-crf"),
                                    "profile": _value(product, "-profile:v"),
                                    "x264-params": _value(product, "-x264-params")}
     assert settings["gop_size"] == int(_value(product, "-g"))
@@ -32,5 +33,5 @@ def test_the_in_process_encoder_gets_every_x264_setting_of_the_product(
 
 def test_the_in_process_encoders_refuse_a_soundtrack_they_would_drop(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="video only"), inprocess_encoders(
-            spec.ASPECTS, tmp_path / "song.wav", {}, PRESET, 60.0):
+            spec.ASPECTS, tmp_path / "song.wav", {}, ENCODER, StallWatch(60.0)):
         pass

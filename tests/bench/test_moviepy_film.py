@@ -10,7 +10,7 @@ from bench.moviepy_film import moviepy_encoder_params
 from bench.rgb_encoder import rgb_encoder_argv
 from media.base import spec
 
-PRESET = "veryfast"
+ENCODER = spec.EncoderSettings()  # the output spec's
 
 
 def _value(argv: list[str], flag: str) -> str:
@@ -19,8 +19,8 @@ def _value(argv: list[str], flag: str) -> str:
 
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_moviepy_gets_every_x264_and_output_setting_of_the_product(aspect: spec.Aspect) -> None:
-    product = rgb_encoder_argv(aspect, None, Path("film.mp4"), PRESET)
-    given = moviepy_encoder_params(aspect, PRESET)
+    product = rgb_encoder_argv(aspect, None, Path("film.mp4"), ENCODER)
+    given = moviepy_encoder_params(aspect, ENCODER.preset)
     params = given["ffmpeg_params"]
     assert given["preset"] == _value(product, "-preset")
     assert str(given["threads"]) == _value(product, "-threads")
@@ -30,6 +30,6 @@ def test_moviepy_gets_every_x264_and_output_setting_of_the_product(aspect: spec.
 
 
 def test_moviepy_params_leave_out_what_moviepy_sets_or_maps_itself() -> None:
-    params = moviepy_encoder_params(spec.LANDSCAPE, PRESET)["ffmpeg_params"]
+    params = moviepy_encoder_params(spec.LANDSCAPE, ENCODER.preset)["ffmpeg_params"]
     for flag in ("-map", "-c:v", "-preset", "-threads", "-i"):
         assert flag not in params

@@ -10,15 +10,16 @@ from bench.rgb_encoder import RGB_PIX_FMT, rgb_encoder_argv
 from media.base import spec, yuv
 from media.base.runner import Limits
 from media.frames.encode import encoder_argv, open_encoders
+from media.frames.stall import StallWatch
 from tests.media.frames.test_encode import stream_tags
 
-PRESET = "superfast"  # ultrafast turns CABAC off: the stream would not be High
+ENCODER = spec.EncoderSettings(preset="superfast")  # ultrafast: no CABAC, so not High
 LIMITS = Limits(timeout_s=60.0)
 
 
 def test_the_rgb_encoder_is_the_products_with_rgb_in_and_one_conversion() -> None:
-    product = encoder_argv(spec.LANDSCAPE, None, Path("a.mp4"), PRESET)
-    rgb = rgb_encoder_argv(spec.LANDSCAPE, None, Path("a.mp4"), PRESET)
+    product = encoder_argv(spec.LANDSCAPE, None, Path("a.mp4"), ENCODER)
+    rgb = rgb_encoder_argv(spec.LANDSCAPE, None, Path("a.mp4"), ENCODER)
     assert rgb[rgb.index("-pix_fmt") + 1] == RGB_PIX_FMT and "-vf" in rgb
     assert rgb[rgb.index("-c:v"):] == product[product.index("-c:v"):]
 
@@ -32,8 +33,8 @@ def test_the_rgb_encoder_writes_the_tags_the_products_i420_encoder_writes(tmp_pa
         films[pix_fmt] = tmp_path / f"{pix_fmt}.mp4"
 
         argv = encoder_argv if pix_fmt == "yuv420p" else rgb_encoder_argv
-        with open_encoders((aspect,), None, {aspect.name: films[pix_fmt]}, PRESET, 60,
-                           argv_for=argv) as feeds:
+        with open_encoders((aspect,), None, {aspect.name: films[pix_fmt]}, ENCODER,
+                           StallWatch(60), argv_for=argv) as feeds:
             for _ in range(5):
                 feeds[aspect.name].put(frame)
             feeds[aspect.name].finish()

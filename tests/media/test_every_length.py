@@ -50,7 +50,8 @@ def _soundtrack(path: Path, frames: int, extra_samples: int = 0) -> Path:
 
 def _encode(out: Path, frames: int, sound: FilmSound | None) -> Path:
     frame = bytes(TINY.width * TINY.height * 3 // 2)
-    with start_tool(encoder_argv(TINY, sound, out, "ultrafast"), LIMITS, stdin=True) as tool:
+    argv = encoder_argv(TINY, sound, out, spec.EncoderSettings(preset="ultrafast"))
+    with start_tool(argv, LIMITS, stdin=True) as tool:
         for _ in range(frames):
             tool.stdin.write(frame)
         tool.stdin.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -16,7 +15,10 @@ from activities.order_plan import cards_for, interlude_cards
 from app.order_folder import read_order_folder
 from media.base import spec, yuv
 from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
-from media.frames.sources import PreparedCard, SourcePreparer, load_photo
+from media.frames.card_shots import PreparedCard
+from media.frames.preparer import SourcePreparer
+from media.frames.sources import FilmSources, load_photo
+from media.frames.stall import StallWatch
 from media.look.arc import photo_traits
 from media.look.subjects import find_subject
 from media.plan.inputs import PhotoSource
@@ -80,8 +82,8 @@ def sample_film(sample: str, tmp_path: Path, *, length: float = 30.0,
                              style=order.style.value, subject_photo_id=order.subject_photo_id,
                              bar_times=beats[::4], premium=tier == "signature",
                              interludes=interlude_cards(order, closing))
-    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 600,
-                              subjects)
+    preparer = SourcePreparer(timeline, spec.ASPECTS, FilmSources(paths, subjects=subjects),
+                              StallWatch(600))
     return SampleFilm(timeline, preparer)
 
 

@@ -1,7 +1,7 @@
 """Cards move: no static hold over 2 s inside a card, the closing card's words rise and fade in
 one after another, and the opening card's first frame is already the finished title; the
 film's I420 card frames are the RGB drawing's, converted (media.cards.motion,
-media.frames.sources.PreparedCard)."""
+media.frames.card_shots.PreparedCard)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from media.cards.motion import (
 from media.cards.planes import HELD_MAPS, lay_text
 from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.cards.spec import CardSpec
+from media.frames.card_shots import PreparedCard
 from media.frames.compose import cover_frame
-from media.frames.sources import PreparedCard, load_photo
+from media.frames.sources import load_photo
 
 SAMPLE_PHOTOS = Path(__file__).resolve().parents[2] / "fixtures" / "order" / "photos"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media.base import yuv
+from media.base import spec, yuv
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.base.spec import LANDSCAPE, Aspect
 from media.deliver.verify import (
@@ -24,7 +24,7 @@ from media.frames.signal import FrameSignal, SignalRecorder
 SMALL = Aspect("test", 320, 180)
 AMPLITUDE_14_LUFS = 10 ** (-14 / 20)  # a 1 kHz sine in both channels reads 20*log10(A) LUFS
 MOVING = "testsrc2=s={size}:r={fps}:d={seconds}"
-DELIVERY_GOP = 60  # the delivery encoders' keyframe interval (media.frames.encode.encoder_argv)
+DELIVERY_GOP = spec.GOP_FRAMES  # the delivery encoders' keyframe interval
 
 
 def make_film(dest: Path, *, video: str = MOVING, size: str = "320x180", fps: int = 30,

@@ -10,6 +10,7 @@ from skimage import data
 
 from media.base import yuv
 from media.base.spec import LANDSCAPE
+from media.frames.blend import incoming_weight, mix, outgoing_weight
 from media.frames.compose import (
     PhotoLayer,
     Prescaled,
@@ -17,9 +18,6 @@ from media.frames.compose import (
     backdrop_i420,
     cover_box,
     cover_frame,
-    incoming_weight,
-    mix,
-    outgoing_weight,
     photo_box_on_frame,
     prescale,
     prescale_factor,
@@ -34,7 +32,8 @@ from media.frames.compose import (
 )
 from media.look.framing import Rect, plan_ken_burns
 from media.look.subjects import find_subject
-from media.plan.timeline import CROSSFADE, Transition
+from media.plan.timeline import Transition
+from media.plan.transitions import CROSSFADE
 
 
 def test_viewport_warp_is_subpixel() -> None:

@@ -28,8 +28,9 @@ from media.frames.encode import (
     sample_frame,
     write_frame,
 )
+from media.frames.stall import StallWatch
 
-PRESET = "superfast"
+ENCODER = spec.EncoderSettings(preset="superfast")
 LIMITS = Limits(timeout_s=60)
 
 
@@ -49,7 +50,7 @@ def test_encoders_share_the_usable_cores(cores: int, threads: int) -> None:
 
 def test_encoder_holds_few_raw_frames_and_threads_as_the_cores_allow(tmp_path: Path) -> None:
     argv = encoder_argv(spec.ASPECTS[0], FilmSound(tmp_path / "song.wav", 900), tmp_path / "a.mp4",
-                        PRESET)
+                        ENCODER)
     pipe = argv.index("pipe:0")
     assert argv[pipe - 3:pipe - 1] == ["-thread_queue_size", str(ENCODER_INPUT_QUEUE)]
     assert argv[argv.index("-threads") + 1] == str(encoder_threads())
@@ -107,7 +108,7 @@ def test_delivered_sound_is_aac_at_48_khz_stereo_fitted_to_the_picture(tmp_path:
 
 def test_the_encoder_reads_yuv420p_tagged_bt709_limited_and_converts_nothing(
         tmp_path: Path) -> None:
-    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET)
+    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", ENCODER)
     before_input = argv[:argv.index("pipe:0")]
     assert before_input[before_input.index("-pix_fmt") + 1] == yuv.PIX_FMT == "yuv420p"
     for flag, value in (("-color_range", "tv"), ("-colorspace", "bt709"),
@@ -127,7 +128,7 @@ def stream_tags(path: Path) -> dict[str, str]:
 def test_black_i420_frames_encode_to_limited_range_black(tmp_path: Path) -> None:
     aspect = spec.Aspect("small16x9", 320, 180)
     film = tmp_path / "black.mp4"
-    with open_encoders((aspect,), None, {aspect.name: film}, PRESET, 60) as feeds:
+    with open_encoders((aspect,), None, {aspect.name: film}, ENCODER, StallWatch(60)) as feeds:
         for _ in range(3):
             feeds[aspect.name].put(yuv.black(aspect.width, aspect.height))
         feeds[aspect.name].finish()
@@ -137,8 +138,18 @@ def test_black_i420_frames_encode_to_limited_range_black(tmp_path: Path) -> None
     assert y.min() == y.max() == 16 and u.min() == u.max() == v.min() == v.max() == 128
 
 
+def test_the_encoder_takes_preset_crf_and_keyframe_interval_from_its_settings(
+        tmp_path: Path) -> None:
+    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", spec.EncoderSettings())
+    assert argv[argv.index("-preset") + 1] == spec.X264_PRESET
+    assert argv[argv.index("-crf") + 1] == str(spec.X264_CRF)
+    assert argv[argv.index("-g") + 1] == str(spec.GOP_FRAMES)
+    chosen = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", ENCODER)
+    assert chosen[chosen.index("-preset") + 1] == "superfast"
+
+
 def test_segment_encoder_without_audio_maps_only_the_video(tmp_path: Path) -> None:
-    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", PRESET)
+    argv = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", ENCODER)
     assert argv.count("-i") == 1
     assert "-c:a" not in argv and "-shortest" not in argv
     assert argv[argv.index("-s") + 1] == "1920x1080"
@@ -205,7 +216,8 @@ def test_encoder_factory_uses_the_command_line_it_is_given(tmp_path: Path) -> No
     aspect = spec.LANDSCAPE
     outputs = {aspect.name: tmp_path / "a.yuv"}
     frame = np.full(yuv.frame_shape(aspect.width, aspect.height), 77, np.uint8)
-    with open_encoders((aspect,), None, outputs, PRESET, 60, argv_for=raw_writer_argv) as feeds:
+    with open_encoders((aspect,), None, outputs, ENCODER, StallWatch(60),
+                       argv_for=raw_writer_argv) as feeds:
         for _ in range(2):
             feeds[aspect.name].put(frame)
         feeds[aspect.name].finish()
@@ -216,7 +228,7 @@ def test_encoder_past_its_output_bytes_fails_with_its_error(tmp_path: Path) -> N
     aspect = spec.LANDSCAPE
     frame = yuv.black(aspect.width, aspect.height)
     with pytest.raises(ToolError), open_encoders(
-            (aspect,), None, {aspect.name: tmp_path / "a.yuv"}, PRESET, 60,
+            (aspect,), None, {aspect.name: tmp_path / "a.yuv"}, ENCODER, StallWatch(60),
             argv_for=raw_writer_argv, output_file_bytes=frame.nbytes // 2) as feeds:
         for _ in range(4):
             feeds[aspect.name].put(frame)

@@ -21,7 +21,8 @@ from media.frames.grade import (
     finished,
     grade_named,
 )
-from media.frames.sources import SourcePreparer
+from media.frames.preparer import SourcePreparer
+from media.frames.sources import FilmSources
 from media.look.arc import look
 from media.plan.inputs import PhotoSource
 from media.plan.timeline import plan_timeline
@@ -65,8 +66,7 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
     frames = {}
     for gentle, tl in timelines.items():
         index = next(i for i, s in enumerate(tl.shots) if s.kind == "photo")
-        preparer = SourcePreparer(tl, (spec.LANDSCAPE,), {"a": tmp_path / "a.png"}, {},
-                                  deadline=1e12)
+        preparer = SourcePreparer(tl, (spec.LANDSCAPE,), FilmSources({"a": tmp_path / "a.png"}))
         frames[gentle] = yuv.i420_to_rgb(preparer.prepare(index).frame(spec.LANDSCAPE, 0))
     assert look(frames[True])[2] < 0.9 * look(frames[False])[2]
 

@@ -25,32 +25,27 @@ from media.frames.compose import (
     render_crop_i420,
     viewport_matrix,
 )
+from media.frames.matte import AREA_MAX, AREA_MIN, QUALITY_MIN, Separation, judge, matte_cut
 from media.frames.parallax import (
-    AREA_MAX,
-    AREA_MIN,
     BACKGROUND_RATE,
     MAX_SHIFT,
     PREMULTIPLY_ROWS,
-    QUALITY_MIN,
     ParallaxLayer,
     ParallaxLayers,
-    RollPushLayer,
-    Separation,
     background_motion,
     bounded_rate,
     build_layers,
     cut_subject,
     exposure_score,
-    judge,
     layers_from_cut,
-    matte_cut,
     matte_score,
     relative_shift,
-    roll_zoom,
     scale_layers,
     separate_subject,
 )
-from media.frames.sources import SourcePreparer, load_photo
+from media.frames.preparer import SourcePreparer
+from media.frames.roll import RollPushLayer, roll_zoom
+from media.frames.sources import FilmSources, load_photo
 from media.look.framing import MAX_ACCEL_PX, Motion, Rect, plan_ken_burns
 from media.look.subjects import Box, Subject, find_subject
 from media.plan.timeline import (
@@ -290,8 +285,8 @@ def test_renderer_uses_parallax_and_falls_back_to_the_roll_push(tmp_path: Path) 
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12,
-                              subjects={"face": subject})
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources({p.id: p.path for p in photos},
+                                                              subjects={"face": subject}))
     kinds = {}
     for index, shot in enumerate(timeline.shots):
         if shot.kind == "photo":
@@ -415,11 +410,11 @@ def test_a_roll_shot_gets_the_roll_push_without_separating_its_subject(tmp_path:
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=ROLL) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), {p.id: p.path for p in photos}, {}, 1e12)
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources({p.id: p.path for p in photos}))
     for index, shot in enumerate(timeline.shots):
         if shot.kind == "photo":
             assert isinstance(preparer.prepare(index).layers[SMALL.name], RollPushLayer)
-    assert preparer._layered == set() and not preparer.notes  # no GrabCut, no fallback
+    assert preparer.store.layered == set() and not preparer.notes  # no GrabCut, no fallback
 
 
 # --- clean or absent: what the fill exposes, hair with the subject -----------------------------
@@ -485,8 +480,8 @@ def test_the_render_slides_the_subject_by_the_score_the_planner_read(tmp_path: P
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))
-    preparer = SourcePreparer(timeline, (SMALL,), {"face": photos[0].path}, {}, 1e12,
-                              subjects={"face": subject})
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources({"face": photos[0].path},
+                                                              subjects={"face": subject}))
     index = next(i for i, s in enumerate(timeline.shots) if s.kind == "photo")
     layer = preparer.prepare(index).layers[SMALL.name]
     assert isinstance(layer, ParallaxLayer)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import sys
 import time
+import types
 import wave
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import media.frames.stall
 from bench.exact_floor import raw_writer_argv
 from media.base import spec, yuv
 from media.base.runner import (
@@ -30,16 +33,20 @@ from media.cards.overlay import film_logo_box
 from media.cards.spec import CardSpec
 from media.cards.text import logo_reserve
 from media.frames.encode import open_encoders
-from media.frames.render import COMPOSE_OPENCV_THREADS, RenderStats, render_films
+from media.frames.render import COMPOSE_OPENCV_THREADS, RenderRequest, RenderStats, render_films
+from media.frames.sources import FilmSources
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, plan_timeline
 
 LENGTH_S = 6.0
 GRAY = (128, 128, 128)
 RED = (255, 0, 0)
-PRESET = "superfast"  # still High profile (8x8 transforms); keeps the test quick
+ENCODER = spec.EncoderSettings(preset="superfast")  # still High profile; keeps the test quick
 LOGO_RGB = (250, 120, 20)
 LIMITS = Limits(timeout_s=60)
+STALL_S = 3.0  # the stall limit of the stalled encoder's render (seconds)
+SLOW_STALL_S = 60.0  # the stall limit of the renders made slow by their watch's clock
+SLOW_FRAMES = 6  # frames of the slow render, each taking half of it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,9 +110,10 @@ def film(tmp_path_factory: pytest.TempPathFactory) -> Film:
     timeline = _timeline(photos, clips, LENGTH_S)
     outputs = {a.name: tmp / f"{a.name}.mp4" for a in spec.ASPECTS}
     progress: list[float] = []
-    stats = render_films(timeline, {p.id: p.path for p in photos}, {c.id: c.path for c in clips},
-                         song, outputs, on_progress=progress.append, encoder_preset=PRESET,
-                         timeout_s=120, logo=_logo())
+    sources = FilmSources({p.id: p.path for p in photos}, {c.id: c.path for c in clips},
+                          logo=_logo(), audio=song)
+    stats = render_films(timeline, sources, outputs, RenderRequest(on_progress=progress.append),
+                         ENCODER)
     return Film(timeline, outputs, stats, progress)
 
 
@@ -236,21 +244,91 @@ def test_failing_encoder_raises_with_its_stderr(tmp_path: Path) -> None:
     outputs = {"16x9": tmp_path / "missing" / "a.mp4", "9x16": tmp_path / "b.mp4"}
     started = time.monotonic()
     with pytest.raises(ToolError) as failure:
-        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
-                     encoder_preset=PRESET, timeout_s=60)
+        render_films(timeline, _gray(photos, tmp_path), outputs, encoder=ENCODER)
     assert time.monotonic() - started < 30
     assert "No such file or directory" in failure.value.stderr_tail
     assert _our_processes(str(tmp_path)) == []
 
 
-def test_timeout_kills_everything(tmp_path: Path) -> None:
-    photos = [_solid_photo(tmp_path / "gray.png", GRAY)]
-    _song(tmp_path / "song.wav", 4.0)
+def _gray(photos: list[PhotoSource], tmp_path: Path) -> FilmSources:
+    """The gray photo and the song of ``tmp_path`` as a render's sources."""
+    return FilmSources({"gray": photos[0].path}, audio=tmp_path / "song.wav")
+
+
+def _raw_film(tmp_path: Path) -> tuple[Timeline, FilmSources, dict[str, Path], int]:
+    """A one-photo film (the middle frame of its photo shot), its sources and raw outputs."""
+    photos = [_solid_photo(tmp_path / "red.png", RED)]
     timeline = _timeline(photos, [], 4.0)
-    outputs = {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS}
-    with pytest.raises(ToolTimeoutError):
-        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav", outputs,
-                     encoder_preset=PRESET, timeout_s=0.5)
+    outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
+    return timeline, FilmSources({"red": photos[0].path}), outputs, _middle_frame(timeline, "red")
+
+
+RAW_WRITERS = functools.partial(open_encoders, argv_for=raw_writer_argv)
+
+
+class _SlowClock:
+    """The stall watch's clock (:mod:`media.frames.stall`) run ahead by :meth:`lose` seconds:
+    a render made as slow as a test needs without waiting for it (or racing the host's load)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.ahead = 0.0
+        monkeypatch.setattr(media.frames.stall, "time",
+                            types.SimpleNamespace(monotonic=self.monotonic))
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+    def lose(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
+def test_a_stalled_render_is_stopped_and_kills_everything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    timeline, sources, outputs, middle = _raw_film(tmp_path)
+    clock = _SlowClock(monkeypatch)
+
+    def stall(index: int, aspect: str, image: np.ndarray) -> None:
+        if index == middle + 3:
+            clock.lose(SLOW_STALL_S)  # frame 3 takes the whole limit, in each aspect
+
+    with pytest.raises(ToolTimeoutError, match="stalled"):
+        render_films(timeline, sources, outputs,
+                     RenderRequest((middle, middle + 6), on_frame=stall, stall_s=SLOW_STALL_S),
+                     encoders=RAW_WRITERS)
+    assert _our_processes(str(tmp_path)) == []
+
+
+def test_a_slow_render_that_keeps_finishing_frames_is_not_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    timeline, sources, outputs, middle = _raw_film(tmp_path)
+    clock = _SlowClock(monkeypatch)
+
+    def crawl(index: int, aspect: str, image: np.ndarray) -> None:
+        if aspect == spec.LANDSCAPE.name:
+            clock.lose(SLOW_STALL_S / 2)  # every frame takes half the stall limit
+
+    started = clock.monotonic()
+    stats = render_films(timeline, sources, outputs,
+                         RenderRequest((middle, middle + SLOW_FRAMES), on_frame=crawl,
+                                       stall_s=SLOW_STALL_S), encoders=RAW_WRITERS)
+    assert clock.monotonic() - started > 2 * SLOW_STALL_S  # far longer than the limit in all
+    assert stats.frames == SLOW_FRAMES
+
+
+def test_an_encoder_that_takes_no_frame_stalls_the_render(tmp_path: Path) -> None:
+    timeline, sources, outputs, middle = _raw_film(tmp_path)
+
+    def deaf_encoder(aspect: spec.Aspect, sound: object, out_path: Path,
+                     settings: spec.EncoderSettings) -> list[str]:
+        # reads nothing on its stdin; the output path in its command line marks it as ours
+        return [sys.executable, "-c", "import time; time.sleep(600)", str(out_path)]
+
+    started = time.monotonic()
+    with pytest.raises(ToolTimeoutError, match="encoder"):
+        render_films(timeline, sources, outputs,
+                     RenderRequest((middle, middle + 12), stall_s=STALL_S),
+                     encoders=functools.partial(open_encoders, argv_for=deaf_encoder))
+    assert time.monotonic() - started < 30
     assert _our_processes(str(tmp_path)) == []
 
 
@@ -263,16 +341,15 @@ def test_frames_are_composed_with_opencv_single_threaded_and_its_setting_restore
     before = cv2.getNumThreads()
     cv2.setNumThreads(3)
     try:
-        render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav",
+        render_films(timeline, _gray(photos, tmp_path),
                      {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS},
-                     on_progress=lambda done: seen.append((done, cv2.getNumThreads())),
-                     encoder_preset=PRESET, timeout_s=60)
+                     RenderRequest(on_progress=lambda done: seen.append(
+                         (done, cv2.getNumThreads()))), ENCODER)
         assert {threads for done, threads in seen if done < 1.0} == {COMPOSE_OPENCV_THREADS}
         assert cv2.getNumThreads() == 3
         with pytest.raises(ToolError):  # restored after a failed render too
-            render_films(timeline, {"gray": photos[0].path}, {}, tmp_path / "song.wav",
-                         {"16x9": tmp_path / "missing" / "a.mp4"}, encoder_preset=PRESET,
-                         timeout_s=60)
+            render_films(timeline, _gray(photos, tmp_path),
+                         {"16x9": tmp_path / "missing" / "a.mp4"}, encoder=ENCODER)
         assert cv2.getNumThreads() == 3
     finally:
         cv2.setNumThreads(before)
@@ -283,8 +360,8 @@ def test_composed_frames_go_to_the_encoders_it_is_given(tmp_path: Path) -> None:
     timeline = _timeline(photos, [], 4.0)
     middle = _middle_frame(timeline, "red")
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
-    stats = render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
-                         frames=(middle, middle + 2), timeout_s=60,
+    stats = render_films(timeline, FilmSources({"red": photos[0].path}), outputs,
+                         RenderRequest(frames=(middle, middle + 2)),
                          encoders=functools.partial(open_encoders, argv_for=raw_writer_argv))
     assert stats.frames == 2
     for aspect in spec.ASPECTS:
@@ -306,11 +383,11 @@ def test_every_composed_frame_is_shown_to_on_frame_as_the_encoders_get_it(
     middle = _middle_frame(timeline, "red")
     outputs = {a.name: tmp_path / f"{a.name}.yuv" for a in spec.ASPECTS}
     seen: list[tuple[int, str, bytes]] = []
-    render_films(timeline, {"red": photos[0].path}, {}, None, outputs,
-                 frames=(middle, middle + 3), timeout_s=60,
-                 encoders=functools.partial(open_encoders, argv_for=raw_writer_argv),
-                 on_frame=lambda index, aspect, i420: seen.append((index, aspect,
-                                                                   i420.tobytes())))
+    render_films(timeline, FilmSources({"red": photos[0].path}), outputs,
+                 RenderRequest(frames=(middle, middle + 3),
+                               on_frame=lambda index, aspect, i420: seen.append(
+                                   (index, aspect, i420.tobytes()))),
+                 encoders=functools.partial(open_encoders, argv_for=raw_writer_argv))
     names = [a.name for a in spec.ASPECTS]
     assert [(index, aspect) for index, aspect, _ in seen] == [
         (index, name) for index in range(middle, middle + 3) for name in names]
@@ -322,7 +399,8 @@ def test_every_composed_frame_is_shown_to_on_frame_as_the_encoders_get_it(
 def test_unknown_aspect_is_rejected(tmp_path: Path) -> None:
     timeline = _timeline([_solid_photo(tmp_path / "gray.png", GRAY)], [], 4.0)
     with pytest.raises(ValueError, match="unknown aspects"):
-        render_films(timeline, {}, {}, tmp_path / "song.wav", {"4x3": tmp_path / "x.mp4"})
+        render_films(timeline, FilmSources(audio=tmp_path / "song.wav"),
+                     {"4x3": tmp_path / "x.mp4"})
 
 
 def _box_mean(rgb: np.ndarray, box: tuple[int, int, int, int], inset: float = 0.3) -> np.ndarray:

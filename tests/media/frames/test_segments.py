@@ -20,9 +20,9 @@ from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start
 from media.cards.spec import CardSpec
 from media.deliver.verify import verify_film
 from media.frames.encode import FilmSound
-from media.frames.render import render_films
+from media.frames.render import RenderRequest, render_films
 from media.frames.segments import concat_list, count_video_frames, join_segments
-from media.frames.sources import sources_for
+from media.frames.sources import FilmSources, sources_for
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, plan_timeline, segment_cut_frames
 from media.song.compose import master
@@ -85,8 +85,8 @@ def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float,
 def _render(timeline: Timeline, films: dict[str, Path], audio: Path | None,
             frames: tuple[int, int] | None, photo_paths: dict[str, Path],
             clip_paths: dict[str, Path]) -> None:
-    render_films(timeline, photo_paths, clip_paths, audio, films, frames=frames,
-                 encoder_preset=PRESET, timeout_s=600)
+    render_films(timeline, FilmSources(photo_paths, clip_paths, audio=audio), films,
+                 RenderRequest(frames=frames), spec.EncoderSettings(preset=PRESET))
 
 
 @pytest.fixture(scope="module")
@@ -220,8 +220,8 @@ def test_a_segment_may_not_start_inside_a_clip_shot(films: Films, tmp_path: Path
     clip = next(s for s in films.timeline.shots if s.kind == "clip")
     outputs = {a.name: tmp_path / f"{a.name}.mp4" for a in spec.ASPECTS}
     with pytest.raises(ValueError, match="inside clip shot"):
-        render_films(films.timeline, films.photo_paths, films.clip_paths, None, outputs,
-                     frames=(clip.visible_in + 1, films.timeline.total_frames))
+        render_films(films.timeline, FilmSources(films.photo_paths, films.clip_paths), outputs,
+                     RenderRequest(frames=(clip.visible_in + 1, films.timeline.total_frames)))
     assert not any(p.exists() for p in outputs.values())
 
 

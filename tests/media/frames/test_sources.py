@@ -4,7 +4,6 @@ frames reads (media.frames.sources)."""
 from __future__ import annotations
 
 import dataclasses
-import time
 from pathlib import Path
 
 import numpy as np
@@ -15,18 +14,20 @@ from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.draw import render_card_image
 from media.cards.motion import card_frame, card_frame_rgb
 from media.cards.spec import CardSpec
+from media.frames.card_shots import PreparedCard
+from media.frames.clip_shots import PreparedClip
 from media.frames.encode import ClipReader
 from media.frames.grade import grade_named
+from media.frames.preparer import SourcePreparer
 from media.frames.sources import (
-    PreparedCard,
-    PreparedClip,
-    SourcePreparer,
+    FilmSources,
     card_photo,
     load_photo,
     shot_photo,
     shots_in,
     sources_for,
 )
+from media.frames.stall import StallWatch
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import Timeline, plan_timeline
 from tests.media.photo_sources import photo_source
@@ -56,7 +57,7 @@ def _timeline(photo_ids: list[str], clip_ids: list[str], length: float = 20.0) -
 def test_short_clip_holds_its_last_frame(tmp_path: Path) -> None:
     clip = _testsrc_clip(tmp_path / "clip.mp4", 4.0)
     reader = ClipReader(clip, 3.5, 40, (640, 360), LIMITS)  # only 15 frames left
-    shot = PreparedClip(reader, time.monotonic() + 60)
+    shot = PreparedClip(reader, StallWatch(60))
     try:
         frames = [shot.frame(spec.LANDSCAPE, i).copy() for i in range(40)]
     finally:
@@ -69,7 +70,7 @@ def test_short_clip_holds_its_last_frame(tmp_path: Path) -> None:
 def test_a_clip_shot_decodes_straight_to_i420_and_holds_its_last_frame(tmp_path: Path) -> None:
     clip = _testsrc_clip(tmp_path / "clip.mp4", 4.0)
     reader = ClipReader(clip, 3.7, 10, (640, 360), LIMITS, yuv.PIX_FMT)  # 9 frames left
-    shot = PreparedClip(reader, time.monotonic() + 60)
+    shot = PreparedClip(reader, StallWatch(60))
     try:
         frames = [shot.frame(spec.PORTRAIT, i) for i in range(10)]
     finally:
@@ -85,7 +86,7 @@ def test_a_gentle_film_grades_its_clips_in_rgb_then_converts_them(tmp_path: Path
     frames = {}
     for name, pix_fmt in (("natural", yuv.PIX_FMT), ("gentle", "rgb24")):
         shot = PreparedClip(ClipReader(clip, 0.5, 2, (640, 360), LIMITS, pix_fmt),
-                            time.monotonic() + 60, None, grade_named(name))
+                            StallWatch(60), None, grade_named(name))
         try:
             frames[name] = shot.frame(spec.LANDSCAPE, 0)
         finally:
@@ -186,7 +187,7 @@ def test_a_second_showing_of_scenery_in_9x16_ends_on_another_part_of_it(
         tmp_path: Path) -> None:
     timeline, paths = _scenery_film(tmp_path)
     portrait = spec.Aspect("small9x16", 270, 480)
-    preparer = SourcePreparer(timeline, (portrait,), paths, {}, 1e12)
+    preparer = SourcePreparer(timeline, (portrait,), FilmSources(paths))
     showings = [i for i, s in enumerate(timeline.shots) if s.kind == "photo" or i == 0]
     assert len(showings) >= 2  # the title over the photo is its first showing
     ends = []

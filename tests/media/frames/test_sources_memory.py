@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from skimage import data
 
-import media.frames.sources
+import media.frames.photo_store
 from media.base.spec import Aspect
 from media.cards.spec import CardSpec
-from media.frames.sources import SourcePreparer, shot_photo
+from media.frames.preparer import SourcePreparer
+from media.frames.sources import FilmSources, shot_photo
 from media.plan.timeline import PARALLAX, Timeline, plan_timeline
 from tests.media.photo_sources import photo_source
 
@@ -45,24 +46,25 @@ def test_no_decoded_photo_is_held_between_shots_and_frames_do_not_change(
     uses = Counter(shot_photo(timeline, i) for i in range(len(timeline.shots)))
     assert uses["face"] >= 3 and uses["flat"] >= 2
     separations: Counter[str] = Counter()
-    cut = media.frames.sources.cut_subject
+    cut = media.frames.photo_store.cut_subject
 
     def counting(image: np.ndarray, subject: object) -> object:
         separations[str(image.shape)] += 1
         cv2.setRNGSeed(7)  # GrabCut draws from OpenCV's global generator
         return cut(image, subject)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(media.frames.sources, "cut_subject", counting)
-    preparer = SourcePreparer(timeline, (SMALL,), paths, {}, 1e12)
+    monkeypatch.setattr(media.frames.photo_store, "cut_subject", counting)
+    preparer = SourcePreparer(timeline, (SMALL,), FilmSources(paths))
     frames = []
     for index in range(len(timeline.shots)):
         prepared = preparer.prepare(index)
         frames.append(prepared.frame(SMALL, 5).copy())
         prepared.close()
-        assert preparer._photos == {}  # nothing decoded is held once the shot is prepared
-    assert set(preparer._separations) == set()  # dropped after each photo's last shot
+        assert preparer.store.held == {}  # nothing decoded is held once the shot is prepared
+    assert set(preparer.store.separations) == set()  # dropped after each photo's last shot
     assert sum(separations.values()) == 2  # GrabCut once per photo, not once per shot
 
     for index in range(len(timeline.shots)):  # each shot alone: the photo decoded once
-        alone = SourcePreparer(timeline, (SMALL,), paths, {}, 1e12, shots=range(index, index + 1))
+        alone = SourcePreparer(timeline, (SMALL,), FilmSources(paths),
+                               shots=range(index, index + 1))
         assert np.array_equal(alone.prepare(index).frame(SMALL, 5), frames[index]), index

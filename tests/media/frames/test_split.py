@@ -4,7 +4,6 @@ rows, an inset's print over a photo filling the frame, over the look's gutter, f
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -14,20 +13,24 @@ from PIL import Image
 from media.base import spec, yuv
 from media.cards import design
 from media.cards.spec import CardSpec
-from media.frames.sources import PreparedSplit, SourcePreparer, sources_for
-from media.frames.split import (
-    SplitLayer,
+from media.frames.photo_shots import PreparedSplit
+from media.frames.preparer import SourcePreparer
+from media.frames.sources import FilmSources, sources_for
+from media.frames.split import SplitLayer, colour_yuv, stagger_frames
+from media.look.framing import face_guard
+from media.look.subjects import Box, Subject
+from media.plan import layout_kinds
+from media.plan.layout_kinds import (
+    INSET,
+    PORTRAIT_PAIR,
+    SPLIT,
+    TRIPTYCH,
     between,
-    colour_yuv,
     gutter_width,
     ring,
     split_boxes,
-    stagger_frames,
     triptych_boxes,
 )
-from media.look.framing import face_guard
-from media.look.subjects import Box, Subject
-from media.plan.layouts import INSET, PORTRAIT_PAIR, SPLIT, TRIPTYCH
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
 FRAMES = 45
@@ -53,8 +56,8 @@ def _prepared(tmp_path: Path, layout: str, tall: bool = False) -> SplitLayer | P
              Shot("photo", "red", 2, 2 + FRAMES, 2, 2 + FRAMES, Transition(), KEN_BURNS,
                   move="push_in", layout=layout, partner_id="blue"))
     timeline = Timeline(spec.FPS, 2 + FRAMES, (2 + FRAMES) / spec.FPS, "gift", False, shots, 0, 0)
-    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 60,
-                              subjects={"red": FACE, "blue": FACE})
+    preparer = SourcePreparer(timeline, spec.ASPECTS,
+                              FilmSources(paths, subjects={"red": FACE, "blue": FACE}))
     prepared = preparer.prepare(1)
     assert isinstance(prepared, PreparedSplit)
     return prepared
@@ -151,7 +154,7 @@ def test_a_photo_shown_in_a_half_again_shows_another_part_of_itself(tmp_path: Pa
              Shot("photo", "green", 47, 92, 47, 92, Transition(), move="push_in", layout=SPLIT,
                   partner_id="blue"))
     timeline = Timeline(spec.FPS, 92, 92 / spec.FPS, "gift", False, shots, 0, 0)
-    preparer = SourcePreparer(timeline, (spec.LANDSCAPE,), paths, {}, time.monotonic() + 60)
+    preparer = SourcePreparer(timeline, (spec.LANDSCAPE,), FilmSources(paths))
     first, again = (preparer.prepare(i).layers[spec.LANDSCAPE.name] for i in (1, 2))
     assert isinstance(first, SplitLayer) and isinstance(again, SplitLayer)
     assert first.halves[1].motion.move != "pan" and again.halves[1].motion.move == "pan"
@@ -172,9 +175,8 @@ def _layout(tmp_path: Path, layout: str, *, third: bool) -> PreparedSplit:
                   second_partner_id="green" if third else None))
     timeline = Timeline(spec.FPS, 2 + FRAMES, (2 + FRAMES) / spec.FPS, "gift", False, shots, 0, 0)
     scenery = Subject((), Box(0.1, 0.1, 0.3, 0.3), "saliency", compact=False)
-    preparer = SourcePreparer(timeline, spec.ASPECTS, paths, {}, time.monotonic() + 60,
-                              subjects={"red": FACE, "green": FACE,
-                                        "blue": FACE if third else scenery})
+    preparer = SourcePreparer(timeline, spec.ASPECTS, FilmSources(
+        paths, subjects={"red": FACE, "green": FACE, "blue": FACE if third else scenery}))
     prepared = preparer.prepare(1)
     assert isinstance(prepared, PreparedSplit)
     return prepared
@@ -252,3 +254,24 @@ def test_a_layout_shot_reads_all_its_photos() -> None:
                   partner_id="blue", second_partner_id="green"))
     timeline = Timeline(spec.FPS, 40, 40 / spec.FPS, "gift", False, shots, 0, 0)
     assert sources_for(timeline) == ({"red", "blue", "green"}, set())
+
+
+def test_a_layout_registered_beside_its_peers_is_drawn_with_no_other_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layout_kinds, "LAYOUT_KINDS", dict(layout_kinds.LAYOUT_KINDS))
+
+    @layout_kinds.layout("mirror", partners=1, across=2, portrait=False)
+    def mirror(aspect: spec.Aspect, look: design.Layouts,
+               frame: layout_kinds.CellFrame) -> layout_kinds.CellPlan:
+        """A split with the partner first (left), in 16:9 only, without a gutter."""
+        first, second = split_boxes(aspect, 0)
+        return layout_kinds.CellPlan((layout_kinds.Cell(1, first), layout_kinds.Cell(0, second)),
+                                     ())
+
+    prepared = _prepared(tmp_path, "mirror")
+    first, second = split_boxes(spec.LANDSCAPE, 0)
+    frame = prepared.frame(spec.LANDSCAPE, FRAMES // 2)
+    assert _bluish(_mean_chroma(frame, first)) and _reddish(_mean_chroma(frame, second))
+    assert not isinstance(prepared.layers[spec.PORTRAIT.name], SplitLayer)  # alone in 9:16
+    whole = (0, 0, spec.PORTRAIT.width, spec.PORTRAIT.height)
+    assert _reddish(_mean_chroma(prepared.frame(spec.PORTRAIT, FRAMES // 2), whole))

@@ -16,7 +16,7 @@ from PIL import ExifTags, Image
 from media.base import errors
 from media.base.errors import MediaRejected
 from media.base.spec import ASPECTS
-from media.frames.sources import SOCIAL_PORTRAIT_KEEP_MIN
+from media.frames.photo_shots import SOCIAL_PORTRAIT_KEEP_MIN
 from media.intake.photos import (
     MAX_LONG_EDGE_PX,
     TIGHTEST_CROP_ZOOM,

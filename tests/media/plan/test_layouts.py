@@ -11,16 +11,12 @@ from pathlib import Path
 import pytest
 
 from media.plan.inputs import PhotoSource
+from media.plan.layout_kinds import INSET, PORTRAIT_PAIR, SPLIT, TRIPTYCH, fills
 from media.plan.layouts import (
-    INSET,
-    PORTRAIT_PAIR,
     SINGLE,
-    SPLIT,
-    TRIPTYCH,
     Layout,
     arrange,
     cell_ratio,
-    fills,
     fresh_alone,
     orphans,
     plan_layouts,

@@ -14,7 +14,7 @@ import pytest
 
 from media.cards import design
 from media.cards.spec import CardSpec
-from media.frames.compose import layer_weights
+from media.frames.blend import layer_weights
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.timeline import (
     CROSSFADE,

@@ -1,0 +1,154 @@
+"""Card shots prepared for the frame loop: the words set over their photo, sharp and moving,
+or over the look's gradient when the card has no photo (:mod:`media.cards.draw`,
+:mod:`media.cards.motion`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from media.base import spec, yuv
+from media.cards.draw import CardImage, render_card_image, render_words_over, words_wanted
+from media.cards.motion import card_frame, words_over_frame
+from media.cards.spec import CardSpec
+from media.frames.compose import PhotoLayer
+from media.frames.photo_shots import PhotoShots, ShotLayer, steady
+from media.frames.photo_store import HeldPhoto
+from media.frames.sources import Prepared, card_photo
+from media.look.subjects import Box, keep_whole, union
+from media.look.words import clear_of_subject, words_keep_off
+from media.plan.timeline import Timeline
+
+
+class PreparedCard(Prepared):
+    """A card in motion over its ``frames`` on screen (see :mod:`media.cards.motion`): its words
+    come in from frame ``delay`` (frames into the shot), or are all there from the first frame
+    when ``delay`` is None (the opening card); with ``exit_frame`` they are gone by that frame
+    (where the picture under them starts to change)."""
+
+    def __init__(self, images: dict[str, CardImage], delay: int | None, frames: int,
+                 exit_frame: int | None = None) -> None:
+        self.images = images
+        self.delay = delay
+        self.frames = frames
+        self.exit_frame = exit_frame
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        entrance = None if self.delay is None else self.delay / spec.FPS
+        exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
+        return card_frame(self.images[aspect.name], index / spec.FPS, self.frames / spec.FPS,
+                          entrance, exit_at)
+
+
+class PreparedWordsOver(PreparedCard):
+    """A card whose words lie over its photo, shown sharp and moving (see
+    :func:`media.cards.draw.render_words_over`): per aspect the photo's layer (an ordinary
+    photo shot's, with its camera move) and the words (their scrim, placement and motion)."""
+
+    def __init__(self, layers: dict[str, ShotLayer], images: dict[str, CardImage],
+                 delay: int | None, frames: int, exit_frame: int | None = None) -> None:
+        super().__init__(images, delay, frames, exit_frame)
+        self.layers = layers
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        entrance = None if self.delay is None else self.delay / spec.FPS
+        exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
+        layer = self.layers[aspect.name]
+        if isinstance(layer, PhotoLayer):  # the photo drawn straight into the card's frame
+            picture = np.empty(yuv.frame_shape(aspect.width, aspect.height), np.uint8)
+            layer.draw(index, yuv.planes(picture))
+            own = True
+        else:
+            picture, own = layer.frame(index), False
+        return words_over_frame(self.images[aspect.name], picture, index / spec.FPS,
+                                self.frames / spec.FPS, entrance, exit_at, own=own)
+
+
+def _on_frame(box: Box | None, photo_shape: tuple[int, ...], layer: ShotLayer) -> Box | None:
+    """Where ``box`` (normalized, of the photo) passes on the frame over ``layer``'s move:
+    the union of where it sits at the move's start, middle and end (normalized, of the frame,
+    clipped to it); None without a box, or when it never shows."""
+    motion = getattr(layer, "motion", None)
+    if box is None or motion is None:
+        return box
+    height, width = photo_shape[:2]
+    x0, y0, x1, y1 = box.to_pixels(width, height)
+    seen = []
+    for frame in (0, motion.frames // 2, motion.frames - 1):
+        rect = motion.rect_at(frame)
+        seen.append(Box(max(0.0, (x0 - rect.x) / rect.w), max(0.0, (y0 - rect.y) / rect.h),
+                        min(1.0, (x1 - rect.x) / rect.w), min(1.0, (y1 - rect.y) / rect.h)))
+    seen = [b for b in seen if b.x1 > b.x0 and b.y1 > b.y0]
+    return union(tuple(seen)) if seen else None
+
+
+def card_exit(timeline: Timeline, index: int) -> int | None:
+    """Frame (into card shot ``index``) where the next shot starts to show: its words must be
+    gone by then. None for the last card (the film fades out under it)."""
+    shots = timeline.shots
+    if index + 1 >= len(shots):
+        return None
+    following = shots[index + 1]
+    return following.transition_in.start(following.cut_in) - shots[index].visible_in
+
+
+class CardShots:
+    """Prepares the card shots of the film in ``aspects``, over their photos as ``photos``
+    prepares a photo shot's layers, with the brand ``logo`` (RGBA) where the look puts it."""
+
+    def __init__(self, aspects: tuple[spec.Aspect, ...], photos: PhotoShots,
+                 logo: np.ndarray | None = None) -> None:
+        self.aspects = aspects
+        self.photos = photos
+        self.timeline = photos.timeline
+        self.logo = logo
+
+    def prepare(self, index: int) -> PreparedCard:
+        """A card: its words over its photo shown sharp and moving (see
+        :class:`PreparedWordsOver`), or over the look's gradient when it has no photo. The
+        title's words are there from its first frame (a lead shot of the signature title
+        sequence: from its cut, and cut out with its picture); the others' come in once the
+        picture under them has settled, and leave before it changes."""
+        shot = self.timeline.shots[index]
+        card = shot.card
+        if card is None:
+            raise ValueError(f"card shot {index} has no card")
+        if card.part:
+            delay, exit_frame = shot.cut_in - shot.visible_in, None
+        else:
+            delay = (None if card.kind == "opening" else
+                     shot.cut_in - shot.visible_in + shot.transition_in.frames // 2)
+            exit_frame = card_exit(self.timeline, index)
+        frames = shot.visible_out - shot.visible_in
+        photo_id = card_photo(self.timeline, index)
+        if not photo_id:
+            images = {aspect.name: render_card_image(card, aspect.width, aspect.height, None,
+                                                     self.logo) for aspect in self.aspects}
+            return PreparedCard(images, delay, frames, exit_frame)
+        store = self.photos.store
+        photo = store.acquire(photo_id)
+        try:
+            layers = self.photos.layers(photo, photo_id, shot, {}, self.aspects,
+                                        steady(self.timeline, index))
+            images = {aspect.name: self._words_over(card, photo, layers[aspect.name], aspect)
+                      for aspect in self.aspects}
+            return PreparedWordsOver(layers, images, delay, frames, exit_frame)
+        finally:
+            store.release(photo_id)
+
+    def _words_over(self, card: CardSpec, photo: HeldPhoto, layer: ShotLayer,
+                    aspect: spec.Aspect) -> CardImage:
+        """``card``'s words over ``layer`` (its photo in ``aspect``, moving): where the look
+        wants them, moved off where the photo's subject passes on the frame over the shot
+        (:func:`media.look.words.clear_of_subject`), coloured to read against the brightest
+        the picture gets under them."""
+        size = (aspect.width, aspect.height)
+        wanted = words_wanted(card, *size, self.logo)
+        at = None
+        if wanted is not None:
+            keep_off = _on_frame(words_keep_off(keep_whole(photo.subject)), photo.image.shape,
+                                 layer)
+            at = clear_of_subject(*wanted, keep_off, size, least_covering=True)
+        frames = getattr(layer, "motion", None)
+        ends = (0, frames.frames // 2, frames.frames - 1) if frames is not None else (0,)
+        behind = np.max([yuv.i420_to_rgb(layer.frame(i)) for i in ends], axis=0)
+        return render_words_over(card, *size, behind, at, self.logo)

@@ -1,0 +1,291 @@
+"""Photo shots prepared for the frame loop: each photo's camera move planned per aspect, and the
+layer that draws it (Ken Burns, parallax or the roll push), or a layout's cells.
+
+A showing of a photo after its first looks closer at another part of it
+(:func:`media.look.detail.showing_frame`); a one-photo film also shows its photo whole. A
+layout shot (:mod:`media.plan.layouts`) shows two or three photos, each in its cell
+(:mod:`media.frames.split`), where the layout shares the frame, and the shot's photo alone in
+the other aspect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import cv2
+import numpy as np
+
+from media.base import spec
+from media.cards import design
+from media.frames.compose import PhotoLayer, prescale_factor
+from media.frames.parallax import ParallaxLayer
+from media.frames.photo_store import HeldPhoto, PhotoStore
+from media.frames.roll import RollPushLayer
+from media.frames.sources import Prepared, shot_photo
+from media.frames.split import (
+    SplitLayer,
+    colour_yuv,
+    focus_on_frame,
+    half_aspect,
+    half_move,
+    partner_move,
+    stagger_frames,
+    still_crop,
+)
+from media.look.detail import ShowingFrame, showing_frame, texture_map, whole_motion
+from media.look.framing import KEEP_MIN, STEADY_SHARE, Motion, plan_ken_burns, steady_share
+from media.look.subjects import Box, Subject, keep_whole
+from media.plan.layout_kinds import Cell, layout_kind
+from media.plan.layouts import splits_in
+from media.plan.moves import FRAMING_MOVE
+from media.plan.timeline import FULL_MOTIONS, PARALLAX, ROLL, Shot, Timeline, transition_frames
+
+ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer | SplitLayer  # a photo shot, one aspect
+SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
+
+
+class PreparedPhoto(Prepared):
+    """A photo shot: one :class:`media.frames.compose.PhotoLayer` (or a premium
+    :class:`media.frames.parallax.ParallaxLayer` or :class:`media.frames.roll.RollPushLayer`)
+    per aspect."""
+
+    def __init__(self, layers: dict[str, ShotLayer]) -> None:
+        self.layers = layers
+
+    def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
+        return self.layers[aspect.name].frame(index)
+
+
+class PreparedSplit(PreparedPhoto):
+    """A split shot (:mod:`media.plan.layouts`): a :class:`media.frames.split.SplitLayer` (two
+    photos, each in its own half) in each aspect the layout splits, the shot's own photo alone
+    in the others."""
+
+
+def keep_min(timeline: Timeline, aspect: spec.Aspect) -> float:
+    """Smallest share of a photo or clip a crop may keep: social 9:16 frames fuller."""
+    if timeline.style == "social" and aspect.is_portrait:
+        return SOCIAL_PORTRAIT_KEEP_MIN
+    return KEEP_MIN
+
+
+def steady(timeline: Timeline, index: int) -> float:
+    """The share of shot ``index``'s move seen clear of its transitions
+    (:func:`media.look.framing.steady_share`)."""
+    return steady_share(timeline.shots[index].frames, *transition_frames(timeline, index))
+
+
+class PhotoShots:
+    """Prepares the photo shots of ``timeline`` in ``aspects`` from the photos of ``store``;
+    what a reader of the render should know (a premium move that fell back) goes to ``notes``."""
+
+    def __init__(self, timeline: Timeline, aspects: tuple[spec.Aspect, ...], store: PhotoStore,
+                 notes: list[str]) -> None:
+        self.timeline = timeline
+        self.aspects = aspects
+        self.store = store
+        self.notes = notes
+
+    def prepare(self, index: int) -> PreparedPhoto:
+        """Photo shot ``index``: alone, or a layout's cells."""
+        shot = self.timeline.shots[index]
+        if shot.partner_id:
+            return self._prepare_split(shot, self._showing(index), self._in_cells(index),
+                                       steady(self.timeline, index))
+        return self._prepare_photo(shot, self._showing(index), steady(self.timeline, index))
+
+    def _showing(self, index: int) -> dict[str, int]:
+        """Which showing alone of its photo shot ``index`` is in each aspect (0: the first;
+        a layout shows it beside others, a portrait pair alone in 9:16), over the whole film,
+        so every segment of a split render agrees. A card over the photo before it (the title
+        over the subject, an interlude) was a showing: the next one is framed anew."""
+        photo_id = self.timeline.shots[index].source_id
+        earlier = [s for k, s in enumerate(self.timeline.shots[:index])
+                   if shot_photo(self.timeline, k) == photo_id]
+        return {a.name: sum(not splits_in(s.layout, a.is_portrait) for s in earlier)
+                for a in self.aspects}
+
+    def _in_cells(self, index: int) -> tuple[int, ...]:
+        """How many layout shots before shot ``index`` showed each of its photos in a cell,
+        over the whole film (as :meth:`_showing`)."""
+        shot = self.timeline.shots[index]
+        ids = [p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p]
+        return tuple(sum(1 for s in self.timeline.shots[:index]
+                         if s.partner_id and photo_id in (s.source_id, s.partner_id,
+                                                          s.second_partner_id))
+                     for photo_id in ids)
+
+    def _prepare_photo(self, shot: Shot, showing: Mapping[str, int] | None = None,
+                       steady: float = STEADY_SHARE) -> PreparedPhoto:
+        """The shot's layers; a showing after the first looks closer at another part of the
+        photo (:func:`media.look.detail.showing_frame`)."""
+        photo_id = shot.source_id or ""
+        photo = self.store.acquire(photo_id)
+        try:
+            return PreparedPhoto(self.layers(photo, photo_id, shot, showing or {},
+                                             self.aspects, steady))
+        finally:
+            self.store.release(photo_id)
+
+    def layers(self, photo: HeldPhoto, photo_id: str, shot: Shot,
+               showing: Mapping[str, int], aspects: tuple[spec.Aspect, ...],
+               steady: float = STEADY_SHARE) -> dict[str, ShotLayer]:
+        """The photo's layer alone in each of ``aspects`` (``showing``: which showing alone it
+        is in each aspect, by name; ``steady``: the share of the move seen clear of the
+        transitions, :func:`steady`)."""
+        height, width = photo.image.shape[:2]
+        subject = keep_whole(photo.subject)
+        texture = (texture_map(cv2.cvtColor(photo.image, cv2.COLOR_RGB2GRAY))
+                   if any(showing.get(a.name, 0) for a in aspects) else None)
+        box = self.timeline.subject_box(photo_id)  # the film's animal, found by feature match
+        layers: dict[str, ShotLayer] = {}
+        for aspect in aspects:
+            again = showing.get(aspect.name, 0)
+            frame = (showing_frame(subject, texture, (width, height), aspect, again,
+                                   whole=self._one_photo(),
+                                   subject_at=Box(*box) if box else None)
+                     if texture is not None and again else ShowingFrame(subject))
+            if frame.frame_scale < 1.0:  # a one-photo film shows its photo whole
+                motion = whole_motion((width, height), aspect, shot.frames)
+                factor = round(prescale_factor(motion, aspect.width), 4)
+                layers[aspect.name] = PhotoLayer(photo.prescaled(factor), motion, aspect.width,
+                                                 aspect.height)
+                continue
+            motion = plan_ken_burns((width, height), frame.subject, aspect,
+                                    shot.frames,
+                                    choice=shot.motion_choice,
+                                    full=shot.motion in FULL_MOTIONS,
+                                    keep_min=keep_min(self.timeline, aspect),
+                                    move=FRAMING_MOVE.get(shot.move),
+                                    frame_scale=frame.frame_scale,
+                                    strong=self._shows_subject(photo_id, photo.subject),
+                                    steady=steady)
+            factor = round(prescale_factor(motion, aspect.width), 4)
+            layers[aspect.name] = self._photo_layer(photo, photo_id, shot, motion, factor,
+                                                    aspect)
+        return layers
+
+    def _one_photo(self) -> bool:
+        """True when the film shows one photo (it then also shows it whole)."""
+        return len({s.source_id for s in self.timeline.shots if s.kind == "photo"}) == 1
+
+    def _prepare_split(self, shot: Shot, showing: Mapping[str, int],
+                       in_cells: tuple[int, ...] = (0, 0, 0),
+                       steady: float = STEADY_SHARE) -> PreparedSplit:
+        """Every photo of a layout shot, each in its cell where the layout shares the frame
+        (see :mod:`media.frames.split`; ``in_cells``: how many cells showed each before), the
+        shot's photo alone elsewhere."""
+        ids = tuple(p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p)
+        photos = tuple(self.store.acquire(photo_id) for photo_id in ids)
+        try:
+            alone = tuple(a for a in self.aspects if not splits_in(shot.layout, a.is_portrait))
+            layers = self.layers(photos[0], ids[0], shot, showing, alone, steady)
+            for aspect in self.aspects:
+                if aspect not in alone:
+                    layers[aspect.name] = self._split_layer(photos, shot, aspect, in_cells)
+            return PreparedSplit(layers)
+        finally:
+            for photo_id in ids:
+                self.store.release(photo_id)
+
+    def _split_layer(self, photos: tuple[HeldPhoto, ...], shot: Shot, aspect: spec.Aspect,
+                     in_cells: tuple[int, ...]) -> SplitLayer:
+        """The layout's cells where its kind places them (:mod:`media.plan.layout_kinds`) over
+        the look's gutters (:mod:`media.frames.split`): each next cell planned
+        :data:`media.frames.split.STAGGER_S` longer at both ends (and sampled that far ahead),
+        each next photo with the opposite push of the one before; a photo shown in a cell
+        before moves otherwise (:func:`media.frames.split.half_move`)."""
+        look = self._look()
+        base = FRAMING_MOVE.get(shot.move)
+        moves = []
+        for shown in in_cells[:len(photos)]:
+            moves.append(half_move(base, shown))
+            base = partner_move(base)
+        shown_in = _ShotCells(photos, aspect, shot.frames, tuple(moves))
+        plan = layout_kind(shot.layout).place(aspect, look.layouts, shown_in)
+        cells = [cell for cell in plan.cells if cell.photo < len(photos)]
+        return SplitLayer([shown_in.layer(cell, order) for order, cell in enumerate(cells)],
+                          [cell.box for cell in cells], aspect,
+                          colour_yuv(look.colours.rgb(look.layouts.gutter_colour)),
+                          shown_in.lead, plan.gutters)
+
+    def _look(self) -> design.Look:
+        """The film's look: the one its opening card is drawn in."""
+        card = self.timeline.shots[0].card if self.timeline.shots else None
+        return design.card_look(card) if card is not None else design.look(
+            design.DEFAULT_LOOK, self.timeline.style)
+
+    def _shows_subject(self, photo_id: str, subject: Subject) -> bool:
+        """The film's subject photo, a photo with faces, or one that shows the same animal
+        (:attr:`media.plan.timeline.Timeline.with_subject`): its moves are the strongest."""
+        return (photo_id == self.timeline.subject_photo_id or bool(subject.faces)
+                or photo_id in self.timeline.with_subject)
+
+    def _photo_layer(self, photo: HeldPhoto, photo_id: str, shot: Shot, motion: Motion,
+                     factor: float, aspect: spec.Aspect) -> ShotLayer:
+        """A parallax layer for a premium shot whose subject separates well and whose move is a
+        crop; the roll push for a roll shot's crop, and for a parallax crop whose matte the
+        render finds doubtful; otherwise the standard Ken Burns layer."""
+        if shot.motion == ROLL and motion.mode == "crop":
+            return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+        if shot.motion == PARALLAX and motion.mode == "crop":
+            scaled = photo.parallax(factor)
+            if scaled is not None:
+                return ParallaxLayer(scaled, motion, aspect.width, aspect.height)
+            self._note(f"parallax fell back to the roll push for {photo_id}: {photo.separated}")
+            return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+        elif shot.motion == PARALLAX:
+            self._note(f"parallax fell back to Ken Burns for {photo_id} in {aspect.name}: "
+                       "the photo is fitted, not cropped")
+        return PhotoLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+
+def cell_layer(photo: HeldPhoto, cell: spec.Aspect, frames: int, move: str | None) -> PhotoLayer:
+    """One photo in a cell of the frame (``cell``: its size): a gentle move planned for the
+    cell, faces kept whole (:func:`media.look.framing.plan_ken_burns`); the largest crop held
+    still on its faces when no move keeps them whole (the plan's cells fit every face,
+    :func:`media.plan.layout_kinds.fills`)."""
+    height, width = photo.image.shape[:2]
+    motion = plan_ken_burns((width, height), keep_whole(photo.subject), cell, frames,
+                            full=False, move=move)
+    if motion.mode != "crop":  # never a print over its own blur inside a cell: the
+        motion = still_crop((width, height), keep_whole(photo.subject), cell, frames)
+    factor = round(prescale_factor(motion, cell.width), 4)
+    return PhotoLayer(photo.prescaled(factor), motion, cell.width, cell.height)
+
+
+class _ShotCells:
+    """A layout shot's photos in one aspect as its layout places the cells
+    (:class:`media.plan.layout_kinds.CellFrame`): each cell's layer planned once, as long as
+    the shot (``frames``) and with its photo's move (``moves``, by photo), each later cell
+    :data:`media.frames.split.STAGGER_S` longer at both ends."""
+
+    def __init__(self, photos: tuple[HeldPhoto, ...], aspect: spec.Aspect, frames: int,
+                 moves: tuple[str | None, ...]) -> None:
+        self.photos = photos
+        self.aspect = aspect
+        self.frames = frames
+        self.moves = moves
+        self.lead = stagger_frames()
+        self._layers: dict[tuple[Cell, int], PhotoLayer] = {}
+
+    def size(self, photo: int) -> tuple[int, int]:
+        height, width = self.photos[photo].image.shape[:2]
+        return width, height
+
+    def layer(self, cell: Cell, order: int) -> PhotoLayer:
+        """The layer of ``cell``, drawn ``order``-th."""
+        if (cell, order) not in self._layers:
+            self._layers[cell, order] = cell_layer(
+                self.photos[cell.photo], half_aspect(self.aspect, cell.box),
+                self.frames + 2 * order * self.lead, self.moves[cell.photo])
+        return self._layers[cell, order]
+
+    def focus(self, cell: Cell, order: int) -> tuple[float, float, float, float]:
+        return focus_on_frame(self.layer(cell, order).motion,
+                              self.photos[cell.photo].subject.focus, self.size(cell.photo),
+                              self.aspect.width)

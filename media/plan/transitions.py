@@ -1,0 +1,86 @@
+"""The transitions from one shot into the next, each one registered function beside its peers.
+
+A transition is named by the looks (``[pacing] transition``, ``[transitions] chorus``) and by
+each shot of the timeline (:class:`media.plan.timeline.Transition`). Its function gives the
+opacities (0..1) of the incoming and of the outgoing shot at progress ``u`` through it: frame
+``k`` of a transition ``n`` frames long is at ``u = (k + 0.5) / n`` (below 0 before it, above 1
+after, so a function clamps). ``overlaps`` says whether both shots are on screen for the whole
+of it (a dissolve) or each only on its own side of the cut (through black). The planner (where
+each shot is visible, how much of it plays under a transition) and the renderer (the weights,
+:mod:`media.frames.blend`) read nothing else of a transition. A transition of no frames is a
+cut whatever its name.
+
+A new transition: a function here under ``@transition("name")``, and its name in a look's
+TOML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Weights = tuple[float, float]
+"""The opacities of the incoming and of the outgoing shot (0..1; what they leave is black)."""
+WeightsAt = Callable[[float], Weights]
+
+CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
+
+
+@dataclass(frozen=True)
+class TransitionKind:
+    """A registered transition: its ``name``, its ``weights`` at a progress and whether both
+    shots are on screen all through it (``overlaps``)."""
+
+    name: str
+    weights: WeightsAt
+    overlaps: bool = True
+
+    def under(self, frames: int) -> int:
+        """How many frames of a shot play under this transition ``frames`` long, at the end
+        of the shot it joins: all of them in a dissolve, half through black."""
+        return frames if self.overlaps else frames // 2
+
+
+TRANSITIONS: dict[str, TransitionKind] = {}
+"""Every transition by name (:func:`transition` registers one)."""
+
+
+def transition(name: str, *, overlaps: bool = True) -> Callable[[WeightsAt], WeightsAt]:
+    """Register the decorated weights function as the transition ``name`` (see the module)."""
+    def register(weights: WeightsAt) -> WeightsAt:
+        TRANSITIONS[name] = TransitionKind(name, weights, overlaps)
+        return weights
+    return register
+
+
+def transition_kind(name: str) -> TransitionKind:
+    """The transition registered as ``name`` (ValueError naming the registered ones if none
+    is)."""
+    found = TRANSITIONS.get(name)
+    if found is None:
+        raise ValueError(f"unknown transition {name!r}; registered: {sorted(TRANSITIONS)}")
+    return found
+
+
+def _clamped(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
+
+
+@transition(CUT)
+def cut(u: float) -> Weights:
+    """A hard cut: the next shot at once (a cut is planned with no frames)."""
+    return (1.0, 0.0) if u >= 0.5 else (0.0, 1.0)
+
+
+@transition(CROSSFADE)
+def crossfade(u: float) -> Weights:
+    """A dissolve: the incoming shot's opacity rises linearly as the outgoing one's falls."""
+    incoming = _clamped(u)
+    return incoming, 1.0 - incoming
+
+
+@transition(FADE_BLACK, overlaps=False)
+def fade_black(u: float) -> Weights:
+    """Through black: the outgoing shot fades out over the first half, the incoming one in
+    over the second."""
+    return _clamped(2 * u - 1), _clamped(1 - 2 * u)
