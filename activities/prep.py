@@ -10,7 +10,8 @@ from pathlib import Path
 from activities.context import Heartbeater, StageContext
 from media.base import errors
 from media.base.errors import MediaRejected
-from media.base.probe import probe_clip, sniff_container
+from media.base.probe import sniff_container
+from media.intake.clip_checks import probe_clip
 from media.intake.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
 from media.intake.sandbox import prepare_photo_bounded
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef

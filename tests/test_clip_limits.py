@@ -14,13 +14,14 @@ import pytest
 
 import activities.prep as prep_activity
 from media.base import errors
-from media.base.probe import MAX_PIXEL_RATE_PX_S, probe_clip, sniff_container
+from media.base.probe import sniff_container
 from media.intake.clip_analysis import (
     MAX_ANALYSIS_HEIGHT_PX,
     analyse_clip,
     decode_samples,
     frame_scores,
 )
+from media.intake.clip_checks import MAX_PIXEL_RATE_PX_S, probe_clip
 from media.intake.clips import (
     MEZZANINE_MAX_S,
     ORDER_CLIP_WORK_MAX_PX,

@@ -30,7 +30,8 @@ from activities.gate import run_gate
 from activities.prep import run_prep
 from media.base import errors
 from media.base.errors import MediaRejected
-from media.base.probe import MP4, WEBM, ClipProbe, ffprobe_json, probe_clip, sniff_container
+from media.base.probe import MP4, WEBM, ClipProbe, ffprobe_json, sniff_container
+from media.intake.clip_checks import probe_clip
 from media.intake.clips import normalize_clip
 from services.storage.local import LocalStorage
 from tests.helpers import EPS, SVG, assert_no_connection, listening_socket, png_bomb

@@ -1,17 +1,17 @@
-"""Clip intake: identify a customer's clip by its bytes, then probe it with a locked-down ffprobe.
+"""What a customer's clip is: :func:`sniff_container` names its container from its magic bytes
+only (not its name or declared type); :func:`clip_json` runs ffprobe with that demuxer forced,
+local files only, no external references, bounded probing; :func:`parse_probe` reads the streams
+as a :class:`ClipProbe`; :func:`measure_video` counts the video frames the demuxer hands the
+decoder and their timestamps, believed over the headers or the audio, which can say anything.
 
-:func:`sniff_container` reads magic bytes only (the name and the declared type are ignored).
-:func:`probe_clip` runs ffprobe with the demuxer forced to what was sniffed, local files only, no
-external references, bounded probing, and rejects what the film cannot use before any decode.
-Its duration, frame rate and frame count are measured (:func:`measure_video`: the video frames
-the demuxer hands the decoder and their timestamps), never taken from the container's headers
-or from the audio, which can say anything (issue 31, cases 1, 5 and 8).
+Facts only: it refuses a file it cannot describe (not a video container, no video stream,
+ffprobe failing on it). The limits a clip must meet are checked in
+:mod:`media.intake.clip_checks`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import re
@@ -27,6 +27,7 @@ from media.base.runner import (
     CPU_LIMIT_EXITS,
     Limits,
     ToolError,
+    ToolProcess,
     ToolTimeoutError,
     ffprobe_argv,
     run_tool,
@@ -39,28 +40,10 @@ FORMAT_WHITELIST = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
 PROBE_TIMEOUT_S = 20.0
 PROBESIZE_BYTES = 20_000_000
 ANALYZEDURATION_US = 10_000_000
-MAX_STREAMS = 12
-"""More streams than this is not a phone or camera clip (iPhones write 5-7 with metadata)."""
+MAX_DEMUX_STREAMS = 48
+"""Streams a demuxer may open while probing: a bound on ffprobe's work (four times the most a
+clip may carry, :data:`media.intake.clip_checks.MAX_STREAMS`), not a check."""
 MAX_PROBE_JSON_BYTES = 4 * 1024 * 1024
-MAX_EDGE_PX = 8192
-MIN_EDGE_PX = 16
-MAX_FPS = 240.0
-MAX_ASPECT_RATIO = 4.0
-"""Widest (or tallest) displayed shape accepted, long side over short side: 21:9 cinema and
-phone panoramas fit; a 3200x16 strip would scale to a zero-height analysis frame and a 16x8192
-column to gigabyte analysis frames."""
-MAX_PIXEL_RATE_PX_S = 3840 * 2160 * 60
-"""Most coded pixels per second accepted (width x height x fps): 4K at 60 fps, what phones
-shoot. 8192x8192 at 240 fps is 32 times this and would burn the normalize timeout."""
-MAX_DURATION_S = 600.0
-"""Longest clip accepted (seconds): the order contract's duration hint maximum."""
-MAX_FRAMES = int(MAX_DURATION_S * MAX_FPS)
-"""Most video frames a clip may hold: the longest clip at the highest frame rate. The frame
-count stops there (``video_too_long``), so a file of tiny packets cannot keep the count going."""
-HEADER_RATE_TOLERANCE = 0.01
-"""How far (a share) the header's frame rate may be from the measured one and still be taken:
-Matroska rounds timestamps to the millisecond, so 60 fps measures 59.99-60.01; past this the
-measured rate wins (a header claiming 60 fps over 240 fps timestamps is not believed)."""
 MEASURE_TIMEOUT_S = 30.0
 """Wall seconds to list a clip's video packets (a demux, no decode: 93 MB of 4K in 0.3 s here)."""
 HDR_TRANSFERS = frozenset({"smpte2084", "arib-std-b67"})
@@ -129,9 +112,6 @@ class ClipProbe:
     def is_hdr(self) -> bool:
         """PQ (``smpte2084``) or HLG (``arib-std-b67``) transfer."""
         return self.color_transfer in HDR_TRANSFERS
-
-
-# --- container sniffing ------------------------------------------------------------------------
 
 
 def sniff_container(path: Path) -> str:
@@ -231,9 +211,6 @@ def _ebml_vint(data: bytes, pos: int, *, keep_marker: bool) -> tuple[int, int]:
     return value, pos + length
 
 
-# --- ffprobe -----------------------------------------------------------------------------------
-
-
 def demuxer_args(container: str) -> list[str]:
     """Input options that pin ffmpeg/ffprobe to one demuxer, local files, and bounded probing."""
     if container not in CONTAINERS:
@@ -241,7 +218,7 @@ def demuxer_args(container: str) -> list[str]:
     demuxer = "mov" if container in (MP4, MOV) else "matroska"
     args = ["-f", demuxer, "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST,
             "-probesize", str(PROBESIZE_BYTES), "-analyzeduration", str(ANALYZEDURATION_US),
-            "-max_streams", str(4 * MAX_STREAMS)]
+            "-max_streams", str(MAX_DEMUX_STREAMS)]
     if demuxer == "mov":
         args += ["-enable_drefs", "0", "-use_absolute_path", "0"]
     return args
@@ -267,17 +244,15 @@ def ffprobe_json(path: Path, *, input_args: Sequence[str] = (),
     return data
 
 
-def probe_clip(path: Path, container: str) -> ClipProbe:
-    """Probe a sniffed clip (``container`` from :func:`sniff_container`) and check it against the
-    intake limits, with its duration, frame rate and frame count measured
-    (:func:`measure_video`, :func:`with_timing`). Raises :class:`MediaRejected`; a missing
-    ``path`` or ffprobe is our fault."""
+def clip_json(path: Path, container: str) -> dict[str, Any]:
+    """ffprobe's streams and format of a sniffed clip (``container`` from
+    :func:`sniff_container`): its demuxer pinned, local files only, bounded probing. ffprobe
+    failing, timing out or printing garbage on it is the clip's (``video_undecodable``,
+    ``video_timeout``); a missing ``path`` or ffprobe is our fault."""
     if not path.is_file():
         raise FileNotFoundError(path)
     with _customer_faults("ffprobe"):
-        data = ffprobe_json(path, input_args=demuxer_args(container))
-    probe = parse_probe(data, container)
-    return with_timing(probe, measure_video(path, container, probe.video_index))
+        return ffprobe_json(path, input_args=demuxer_args(container))
 
 
 @contextlib.contextmanager
@@ -305,11 +280,14 @@ class VideoTiming:
     muxer fills from the header's frame rate); ``frames_per_s`` counts the shown frames of each
     whole second from the first timestamp to the last one; ``hidden_frames`` those the decoder
     gets but never shows (flagged discard: before an MP4 edit list's start, as a phone's trim
-    without re-encoding leaves them; or without any timestamp)."""
+    without re-encoding leaves them; or without any timestamp). ``complete``: False when the
+    count stopped at its ``max_frames``; ``frames_per_s`` is empty (every frame in
+    ``hidden_frames``) when none was shown or they span more than its ``max_span_s``."""
 
     frames_per_s: tuple[int, ...]
     duration_s: float
     hidden_frames: int = 0
+    complete: bool = True
 
     @property
     def frames(self) -> int:
@@ -322,69 +300,77 @@ class VideoTiming:
         return sum(self.frames_per_s) / self.duration_s
 
 
-def measure_video(path: Path, container: str, video_index: int, *,
-                  timeout_s: float = MEASURE_TIMEOUT_S) -> VideoTiming:
+def measure_video(path: Path, container: str, video_index: int, *, max_frames: int,
+                  max_span_s: float, timeout_s: float = MEASURE_TIMEOUT_S) -> VideoTiming:
     """Count the frames of video stream ``video_index`` and their timestamps by listing its
     packets (a demux: no decode, so cheap; each packet is one frame for the decoder).
 
-    Stops at :data:`MAX_FRAMES` (``video_too_long``). Raises :class:`MediaRejected`
-    (``video_undecodable`` for no shown frame, ``video_too_short`` for one instant,
-    ``video_too_long`` past MAX_DURATION_S,
-    ``video_timeout`` past ``timeout_s`` wall seconds or its CPU limit)."""
+    The count stops past ``max_frames`` (a file of tiny packets cannot keep it going) and
+    counts no span over ``max_span_s`` seconds per second (see :class:`VideoTiming`). Raises
+    :class:`MediaRejected` (``video_undecodable``; ``video_timeout`` past ``timeout_s`` wall
+    seconds or its CPU limit) when the listing fails."""
     argv = ffprobe_argv(*demuxer_args(container), "-select_streams", str(video_index),
                         "-show_entries", "packet=pts_time,dts_time,duration_time,flags",
                         "-of", "csv=p=0", input_url(path))
-    tally = _PacketTally()
+    tally = _PacketTally(max_frames)
     with _customer_faults("the packet listing"), \
             start_tool(argv, Limits(timeout_s=timeout_s, address_space_bytes=2 * 1024**3),
                        stdout_stream=True) as tool:
-        block = memoryview(bytearray(64 * 1024))
-        rest = b""
-        while True:
-            got = tool.read_into(block)
-            *lines, rest = (rest + bytes(block[:got])).split(b"\n")
-            for line in lines:
-                tally.add(line)
-            if got < len(block):
-                break
-        tally.add(rest)
-        tool.wait()
-    return tally.timing()
+        if _read_packets(tool, tally):
+            tool.wait()
+    return tally.timing(max_span_s)
+
+
+def _read_packets(tool: ToolProcess, tally: _PacketTally) -> bool:
+    """Feed ``tool``'s packet lines to ``tally`` until its output ends (True) or it is full."""
+    block = memoryview(bytearray(64 * 1024))
+    rest = b""
+    while True:
+        got = tool.read_into(block)
+        *lines, rest = (rest + bytes(block[:got])).split(b"\n")
+        if not all(tally.add(line) for line in lines):
+            return False
+        if got < len(block):
+            return tally.add(rest)
 
 
 class _PacketTally:
     """Frames and timestamps of one video stream, one ``pts,dts,duration,flags`` line at a
-    time."""
+    time, up to ``max_frames`` frames."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_frames: int) -> None:
+        self.max_frames = max_frames
         self.frames = 0
         self.times: list[float] = []
         self.last_duration = 0.0
 
-    def add(self, line: bytes) -> None:
+    def add(self, line: bytes) -> bool:
+        """Count one packet line; False once the count is past ``max_frames``."""
         if not line.strip():
-            return
+            return True
         self.frames += 1
-        if self.frames > MAX_FRAMES:
-            raise MediaRejected(errors.VIDEO_TOO_LONG, f"more than {MAX_FRAMES} frames")
+        if self.frames > self.max_frames:
+            return False
         pts_field, dts_field, duration_field, flags = (line.split(b",") + [b""] * 4)[:4]
         pts, dts = _seconds(pts_field), _seconds(dts_field)
         stamp = pts if pts is not None else dts
         if stamp is not None and b"D" not in flags:
             self.times.append(stamp)
             self.last_duration = _seconds(duration_field) or 0.0
+        return True
 
-    def timing(self) -> VideoTiming:
+    def timing(self, max_span_s: float) -> VideoTiming:
+        """What was counted, per second over at most ``max_span_s`` seconds."""
+        if self.frames > self.max_frames:
+            return VideoTiming((), 0.0, self.frames, complete=False)
         if not self.times:
-            raise MediaRejected(errors.VIDEO_UNDECODABLE, f"{self.frames} video frames, none shown")
+            return VideoTiming((), 0.0, self.frames)
         first, last = min(self.times), max(self.times)
         step = (last - first) / (len(self.times) - 1) if len(self.times) > 1 \
             else self.last_duration
         duration = round(last - first + step, 6)  # ffprobe prints microseconds
-        if duration <= 0:
-            raise MediaRejected(errors.VIDEO_TOO_SHORT, f"{self.frames} frames at one instant")
-        if duration > MAX_DURATION_S:  # before a bucket per second of a span of any length
-            raise MediaRejected(errors.VIDEO_TOO_LONG, f"{duration:.1f} s of video")
+        if duration > max_span_s:  # no bucket per second of a span of any length
+            return VideoTiming((), duration, self.frames)
         buckets = [0] * (int(last - first) + 1)
         for stamp in self.times:
             buckets[int(stamp - first)] += 1
@@ -400,45 +386,31 @@ def _seconds(field: bytes) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def with_timing(probe: ClipProbe, timing: VideoTiming) -> ClipProbe:
-    """``probe`` with the measured duration, frame rate and frame count, checked against the
-    limits: the duration within (0, MAX_DURATION_S], the rate within MAX_FPS and the pixel
-    rate cap. The header's frame rate is kept only within HEADER_RATE_TOLERANCE of the
-    measured one."""
-    if timing.duration_s > MAX_DURATION_S:
-        raise MediaRejected(errors.VIDEO_TOO_LONG, f"{timing.duration_s:.1f} s of video")
-    fps = timing.fps
-    if abs(probe.fps - fps) <= HEADER_RATE_TOLERANCE * fps:
-        fps = probe.fps
-    if fps > MAX_FPS:
-        raise MediaRejected(errors.VIDEO_FRAME_RATE,
-                            f"{fps:.1f} fps measured ({probe.fps:.1f} in the header)")
-    _check_pixel_rate(probe.width, probe.height, fps)
-    return dataclasses.replace(probe, duration_s=timing.duration_s, fps=fps,
-                               frames_per_s=timing.frames_per_s,
-                               hidden_frames=timing.hidden_frames)
+def stream_list(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The streams (dicts) of ffprobe's JSON ``data``."""
+    return [s for s in data.get("streams") or [] if isinstance(s, dict)]
 
 
 def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
-    """Build a :class:`ClipProbe` from ffprobe JSON, rejecting what intake does not accept.
-
-    Its ``duration_s`` and ``fps`` are the headers' (``duration_s`` 0.0 when they name none):
-    :func:`with_timing` replaces them with what the packets say."""
-    streams = [s for s in data.get("streams") or [] if isinstance(s, dict)]
-    if len(streams) > MAX_STREAMS:
-        raise MediaRejected(errors.VIDEO_TOO_MANY_STREAMS, f"{len(streams)} streams")
-    video = _pick_video(streams)
-    audio = _pick_audio(streams)
+    """The clip ffprobe's JSON ``data`` describes, as a :class:`ClipProbe` of its default (else
+    first) real video stream and decodable audio stream: the displayed size (0 when the header
+    names none), the average frame rate (0.0 for none), its duration (0.0 when the headers name
+    none). Its ``duration_s`` and ``fps`` are the headers', to be replaced by what the packets
+    say (:func:`measure_video`). Raises :class:`MediaRejected` for a file without a video
+    stream it could decode (``no_video_stream``, ``video_undecodable``)."""
+    video, audio = _pick_video(stream_list(data)), _pick_audio(stream_list(data))
     rotation = _rotation(video)
-    width, height = _checked_size(video, rotation)
-    fps, is_vfr = _checked_rate(video)
-    sample_aspect_ratio = _ratio(video.get("sample_aspect_ratio"), ":") or 1.0
-    _check_shape(width, height, sample_aspect_ratio, rotation)
-    _check_pixel_rate(width, height, fps)
+    width, height = int(video.get("width") or 0), int(video.get("height") or 0)
+    if rotation in (90, 270):
+        width, height = height, width
+    average, nominal = _ratio(video.get("avg_frame_rate")), _ratio(video.get("r_frame_rate"))
     pix_fmt = str(video.get("pix_fmt") or "")
     return ClipProbe(
-        width=width, height=height, rotation=rotation, duration_s=_header_duration(data, video),
-        fps=fps, is_vfr=is_vfr, has_audio=audio is not None,
+        width=width, height=height, rotation=rotation,
+        duration_s=_header_duration(data, video), fps=average or nominal or 0.0,
+        is_vfr=bool(average and nominal
+                    and abs(average - nominal) > 0.01 * max(average, nominal)),
+        has_audio=audio is not None,
         audio_channels=int(audio.get("channels") or 0) if audio else 0,
         color_transfer=str(video.get("color_transfer") or ""), pix_fmt=pix_fmt,
         bit_depth=_bit_depth(pix_fmt, video), codec=str(video.get("codec_name")),
@@ -447,7 +419,7 @@ def parse_probe(data: dict[str, Any], container: str) -> ClipProbe:
         color_primaries=str(video.get("color_primaries") or ""),
         color_space=str(video.get("color_space") or ""),
         color_range=str(video.get("color_range") or ""),
-        sample_aspect_ratio=sample_aspect_ratio,
+        sample_aspect_ratio=_ratio(video.get("sample_aspect_ratio"), ":") or 1.0,
     )
 
 
@@ -495,35 +467,6 @@ def _quarter_turns(degrees: float) -> int:
     return round(degrees / 90.0) % 4 * 90
 
 
-def _checked_size(video: dict[str, Any], rotation: int) -> tuple[int, int]:
-    """Displayed (width, height) in pixels, within [MIN_EDGE_PX, MAX_EDGE_PX]."""
-    width, height = int(video.get("width") or 0), int(video.get("height") or 0)
-    if not width or not height:
-        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame size")
-    if max(width, height) > MAX_EDGE_PX:
-        raise MediaRejected(errors.VIDEO_TOO_LARGE, f"{width}x{height}")
-    if min(width, height) < MIN_EDGE_PX:
-        raise MediaRejected(errors.VIDEO_TOO_SMALL, f"{width}x{height}")
-    return (height, width) if rotation in (90, 270) else (width, height)
-
-
-def _check_shape(width: int, height: int, sample_aspect_ratio: float, rotation: int) -> None:
-    """Refuse a displayed shape (pixels, after the sample aspect ratio) beyond
-    MAX_ASPECT_RATIO either way."""
-    stretch = sample_aspect_ratio if rotation not in (90, 270) else 1.0 / sample_aspect_ratio
-    aspect = width * stretch / height
-    if max(aspect, 1.0 / aspect) > MAX_ASPECT_RATIO:
-        raise MediaRejected(errors.VIDEO_ASPECT, f"{width}x{height} displayed {aspect:.3g}:1")
-
-
-def _check_pixel_rate(width: int, height: int, fps: float) -> None:
-    """Refuse more than MAX_PIXEL_RATE_PX_S pixels per second to decode."""
-    rate = width * height * fps
-    if rate > MAX_PIXEL_RATE_PX_S:
-        raise MediaRejected(errors.VIDEO_PIXEL_RATE,
-                            f"{width}x{height} at {fps:.1f} fps = {rate / 1e6:.0f} Mpx/s")
-
-
 def _ratio(text: object, separator: str = "/") -> float | None:
     """``"30000/1001"`` as 29.97; ``None`` for ``0/0``, ``N/A`` or garbage."""
     numerator, _, denominator = str(text or "").partition(separator)
@@ -534,22 +477,9 @@ def _ratio(text: object, separator: str = "/") -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def _checked_rate(video: dict[str, Any]) -> tuple[float, bool]:
-    """(average fps, variable frame rate?) with the fps within (0, MAX_FPS]."""
-    average = _ratio(video.get("avg_frame_rate"))
-    nominal = _ratio(video.get("r_frame_rate"))
-    fps = average or nominal
-    if fps is None:
-        raise MediaRejected(errors.VIDEO_UNDECODABLE, "no frame rate")
-    if fps > MAX_FPS:
-        raise MediaRejected(errors.VIDEO_FRAME_RATE, f"{fps:.1f} fps")
-    is_vfr = bool(average and nominal and abs(average - nominal) > 0.01 * max(average, nominal))
-    return fps, is_vfr
-
-
 def _header_duration(data: dict[str, Any], video: dict[str, Any]) -> float:
     """The video stream's duration in its header (else the container's) in seconds, 0.0 for
-    none: a WebM from a browser's MediaRecorder has none. Only a hint: see :func:`with_timing`."""
+    none: a WebM from a browser's MediaRecorder has none. Only a hint: the packets decide."""
     return _ratio(video.get("duration")) or _ratio((data.get("format") or {}).get("duration")) \
         or 0.0
 

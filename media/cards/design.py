@@ -10,12 +10,10 @@ that override any part of it (merged key by key): :func:`look` resolves a name a
 one validated :class:`Look`. ``families`` name the occasion families it dresses
 (:data:`media.cards.wording.FAMILY_BY_SLUG`); :func:`look_name_for` picks the look of a family.
 
-The type animations are named here and implemented once in :mod:`media.cards.motion`:
-``settle`` (the words arrive larger and tracked out, and scale and tracking settle to rest),
-``rise`` (words fade in one after another while rising into place), ``fade`` (words fade in
-one after another in place), ``land`` (the words drop in larger from above and land with a
-small bounce); the accent rule either ``draw_line`` (draws out from its centre) or ``fade``.
-Every entrance is over within the window the reading rules leave it
+The type animations a look names (:class:`Entrance`: ``settle``, ``rise``, ``fade``, ``land``
+for the words, ``draw_line`` or ``fade`` for the accent rule) are registered functions of
+:mod:`media.cards.entrances`, where a new one is added; a name nobody registered is refused
+when the look is read. Every entrance is over within the window the reading rules leave it
 (:data:`media.cards.reading.TITLE_IN_S`, :data:`media.cards.reading.WORDS_IN_S`).
 """
 
@@ -28,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from media.cards.entrances import RULE_ENTRANCES, TEXT_ENTRANCES
 from media.cards.reading import TITLE_IN_S, WORDS_IN_S
 from media.cards.spec import RGB, STYLES, CardSpec, parse_hex, typeface
 
@@ -142,20 +141,35 @@ class Colours(_Data):
 
 
 class Entrance(_Data):
-    """How a card's words come in (see the module's list of animations): each word over
+    """How a card's words come in (``text``: an animation of
+    :data:`media.cards.entrances.TEXT_ENTRANCES`): each word over
     ``seconds``, the next ``stagger_s`` later; ``rise`` (share of the frame's short side) they
     travel up; ``settle`` starts at ``scale_from`` and with the letters ``tracking_from`` (share
     of their distance from the line's centre) further apart; ``land`` starts at ``scale_from``,
     ``rise`` above its place, and overshoots its rest a little before it settles; the accent
-    ``rule``'s entrance."""
+    ``rule``'s entrance (:data:`media.cards.entrances.RULE_ENTRANCES`)."""
 
-    text: Literal["settle", "rise", "fade", "land"]
+    text: str
     seconds: float = Field(gt=0.0, le=WORDS_IN_S)
     stagger_s: float = Field(default=0.0, ge=0.0, le=0.5)
     rise: float = Field(default=0.0, ge=0.0, le=0.1)
     scale_from: float = Field(default=1.0, ge=0.8, le=1.3)
     tracking_from: float = Field(default=0.0, ge=0.0, le=0.4)
-    rule: Literal["draw_line", "fade"] = "fade"
+    rule: str = "fade"
+
+    @field_validator("text")
+    @classmethod
+    def _registered_text(cls, name: str) -> str:
+        if name not in TEXT_ENTRANCES:
+            raise ValueError(f"no type animation {name!r}: one of {sorted(TEXT_ENTRANCES)}")
+        return name
+
+    @field_validator("rule")
+    @classmethod
+    def _registered_rule(cls, name: str) -> str:
+        if name not in RULE_ENTRANCES:
+            raise ValueError(f"no rule animation {name!r}: one of {sorted(RULE_ENTRANCES)}")
+        return name
 
     @model_validator(mode="after")
     def _settles_inside_the_frame(self) -> Entrance:

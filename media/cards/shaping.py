@@ -1,6 +1,7 @@
-"""One line of customer text shaped for drawing: bidi runs in display order, one font per run
-(:mod:`media.cards.fonts`), each drawn by Pillow's RAQM layout (HarfBuzz shaping, FriBiDi inside the
-run) in its own direction; colour emoji drawn at their native size and scaled.
+"""One line of customer text shaped for drawing: bidi runs in display order (FriBiDi's,
+:mod:`media.cards.bidi`), one font per run (:mod:`media.cards.fonts`), each drawn by Pillow's RAQM
+layout (HarfBuzz shaping, FriBiDi inside the run) in its own direction; colour emoji drawn at
+their native size and scaled; letters are user-perceived characters (``regex``'s ``\\X``).
 
 Pure Pillow, no layout decisions: :mod:`media.cards.text` wraps and places the lines.
 """
@@ -10,24 +11,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import regex
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from media.base import heap
 from media.cards import bidi, fonts
 
+_GRAPHEME = regex.compile(r"\X")
+
 
 def clusters(text: str) -> list[str]:
-    """Grapheme-ish clusters: a base character with its marks, joiners and selectors (an
-    emoji ZWJ sequence stays whole)."""
-    out: list[str] = []
-    join_next = False
-    for ch in text:
-        if out and (join_next or fonts.is_follower(ch)):
-            out[-1] += ch
-        else:
-            out.append(ch)
-        join_next = ch == "\u200d"
-    return out
+    """``text``'s user-perceived characters (extended grapheme clusters, UAX #29): a base
+    character with its marks, joiners and selectors; an emoji ZWJ sequence or a flag whole."""
+    return _GRAPHEME.findall(text)
 
 
 @dataclass(frozen=True)
@@ -53,11 +49,11 @@ class ShapedLine:
     ink: tuple[float, float, float, float]  # left, top, right, bottom relative to pen/baseline
 
 
-def line_segments(text: str, size: int, weight: str, face: int, level: int | None = None
-                  ) -> list[tuple[str, ImageFont.FreeTypeFont, int, int]]:
+def line_segments(text: str, size: int, weight: str, face: int,
+                  resolved: bidi.Resolved) -> list[tuple[str, ImageFont.FreeTypeFont, int, int]]:
     """``text`` cut into (text, font, bidi level, word index) pieces in logical order: one
-    font, one direction and one word (or one space) each."""
-    line_levels = bidi.levels(text, level)
+    font, one direction and one word (or one space) each, the levels ``resolved``'s
+    (:func:`media.cards.bidi.resolve`)."""
     owner: list[ImageFont.FreeTypeFont] = []
     for run, font in fonts.font_runs(text, size, weight, face, colour=True):
         owner.extend([font] * len(run))
@@ -66,7 +62,7 @@ def line_segments(text: str, size: int, weight: str, face: int, level: int | Non
     for pos, ch in enumerate(text):
         if ch != " " and pos > 0 and text[pos - 1] == " ":
             word += 1
-        keys.append((owner[pos], line_levels[pos], -1 if ch == " " else word))
+        keys.append((owner[pos], resolved.levels[pos], -1 if ch == " " else word))
     out: list[tuple[str, ImageFont.FreeTypeFont, int, int]] = []
     start = 0
     for pos in range(1, len(text) + 1):
@@ -76,6 +72,16 @@ def line_segments(text: str, size: int, weight: str, face: int, level: int | Non
     return out
 
 
+def _display_order(segments: list[tuple[str, ImageFont.FreeTypeFont, int, int]],
+                   resolved: bidi.Resolved) -> list[int]:
+    """The indices of ``segments`` (in logical order, each of one level) left to right on
+    screen: by where the bidi algorithm shows their first character."""
+    starts = [0]
+    for run, *_ in segments[:-1]:
+        starts.append(starts[-1] + len(run))
+    return sorted(range(len(segments)), key=lambda index: resolved.visual[starts[index]])
+
+
 @heap.activity_cache(maxsize=4096)
 def shape_line(text: str, size: int, weight: str, face: int, tracking: float,
                level: int | None = None) -> ShapedLine:
@@ -83,8 +89,9 @@ def shape_line(text: str, size: int, weight: str, face: int, tracking: float,
     in its own direction; letters spaced by ``tracking`` pixels where the script allows.
     ``level``: the paragraph's bidi level (a wrapped line keeps its paragraph's direction);
     None: from the line's own first strong character."""
-    segments = line_segments(text, size, weight, face, level)
-    order = bidi.visual_order([level for _, _, level, _ in segments])
+    resolved = bidi.resolve(text, level)
+    segments = line_segments(text, size, weight, face, resolved)
+    order = _display_order(segments, resolved)
     items: list[Piece] = []
     pen = 0.0
     left = top = math.inf

@@ -26,8 +26,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from media.base.probe import MAX_ASPECT_RATIO
 from media.base.runner import Limits, ffmpeg_argv, run_tool
+from media.intake.clip_checks import MAX_ASPECT_RATIO
 from media.look.dedupe import picture_hashes
 from media.look.subjects import detect_faces
 

@@ -16,14 +16,7 @@ from pathlib import Path
 
 from media.base import errors
 from media.base.errors import MediaRejected
-from media.base.probe import (
-    MAX_PIXEL_RATE_PX_S,
-    MOV,
-    ClipProbe,
-    demuxer_args,
-    ffprobe_json,
-    input_url,
-)
+from media.base.probe import MOV, ClipProbe, demuxer_args, ffprobe_json, input_url
 from media.base.runner import (
     CPU_LIMIT_EXITS,
     Limits,
@@ -34,6 +27,7 @@ from media.base.runner import (
 )
 from media.base.spec import AAC_ENCODER_ARGS
 from media.intake.clip_analysis import ANALYSIS_FPS
+from media.intake.clip_checks import MAX_PIXEL_RATE_PX_S
 
 MEZZANINE_FPS = 30
 MEZZANINE_MAX_S = 120.0
@@ -111,8 +105,8 @@ def normalize_clip(src: Path, dest_mp4: Path, probe: ClipProbe, *,
                    timeout_s: float | None = None) -> ClipInfo:
     """Encode the first ``max_seconds`` of ``src`` into the mezzanine at ``dest_mp4``.
 
-    ``probe`` comes from :func:`media.base.probe.probe_clip` on the same file; the mezzanine ends
-    with its video (``probe.duration_s``, measured), however long the audio runs.
+    ``probe`` comes from :func:`media.intake.clip_checks.probe_clip` on the same file; the
+    mezzanine ends with its video (``probe.duration_s``, measured), however long the audio runs.
     ``on_progress`` gets the output position in seconds. ``timeout_s`` (wall clock) defaults to
     30 s plus 4 s per output second, the CPU seconds are :func:`normalize_cpu_s`; running past
     either rejects the clip as ``video_timeout``. Raises :class:`MediaRejected` for the

@@ -1,12 +1,16 @@
-"""Every note of a planned song, per part: the accompaniment the plan's palette calls for (keys
-comping, a guitar strum or broken chords; sustained pad; bass line; chorus arpeggio), the drum
-kit's hits for pop and acoustic feels, the lead melody and the final chord.
+"""Every note of a planned song, per part: the accompaniment the plan's palette calls for (the
+keys in the palette's registered style, :data:`KEYS_STYLES`: comping, a guitar strum or broken
+chords; sustained pad; bass line; chorus arpeggio), the drum kit's hits for pop and acoustic
+feels, the lead melody and the final chord.
 
 Notes are :class:`media.song.melody.Note` (seconds, MIDI key and velocity); the renderer
 (:mod:`media.song.synth`) maps parts to the palette's General MIDI instruments.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -42,50 +46,81 @@ _DRUM_LEVELS = {
 }
 
 
+@dataclass(frozen=True)
+class KeysBar:
+    """One bar of the keys part as a voicing plays it: the section's ``name`` (``intro``,
+    ``verse``...), the bar's chord ``voicing`` (MIDI keys), when it starts (``t0``, seconds)
+    and the section's ``level`` (0-1, :data:`media.song.melody.SECTION_LEVEL`)."""
+
+    name: str
+    voicing: tuple[int, ...]
+    t0: float
+    level: float
+
+
+KeysStyle = Callable[[SongPlan, KeysBar], list[Note]]
+KEYS_STYLES: dict[str, KeysStyle] = {}
+"""How the keys play, by the name a palette gives (:attr:`media.song.palettes.Palette.keys_style`):
+one function per style, writing one bar's notes. A new arrangement is a palette in
+:mod:`media.song.palettes` and, when it plays the keys in a new way, its voicing here."""
+
+
+def keys_style(name: str) -> Callable[[KeysStyle], KeysStyle]:
+    """Register the decorated function as the keys style ``name``."""
+    def register(voicing: KeysStyle) -> KeysStyle:
+        KEYS_STYLES[name] = voicing
+        return voicing
+    return register
+
+
 def _keys_notes(plan: SongPlan, chords: list[tuple[int, ...]]) -> list[Note]:
-    """The keys part: block-chord comping, a strum or broken chords, per the palette."""
-    style = plan.arrangement.keys_style
-    pattern = plan.seed % 2
+    """The keys part, bar by bar, as the palette's keys style plays it."""
+    style = KEYS_STYLES[plan.arrangement.keys_style]
     notes: list[Note] = []
     for bar in range(plan.n_bars):
         name = plan.section_at(bar)[0]
-        level, t0 = SECTION_LEVEL[name], bar * plan.bar_s
-        if style == "broken":
-            notes += _broken_chord(plan, chords[bar], t0, level)
-        elif style == "strum":
-            notes += _strum(plan, chords[bar], t0, level * (0.8 if name == "intro" else 1.0))
-        else:
-            hits = _COMP_PATTERNS["warm" if plan.feel == "gentle" else plan.feel]
-            for onset, beats in hits[pattern if name != "intro" else 0]:
-                accent = 1.0 if onset % 2 == 0 else 0.85
-                notes += [Note("keys", t0 + onset * plan.beat_s, beats * plan.beat_s, m,
-                               velocity(0.62 * accent * level)) for m in chords[bar]]
+        notes += style(plan, KeysBar(name, chords[bar], bar * plan.bar_s, SECTION_LEVEL[name]))
     return notes
 
 
-def _strum(plan: SongPlan, voicing: tuple[int, ...], t0: float, level: float) -> list[Note]:
-    """A guitar strum: six strings (the chord over its root) swept 12 ms apart."""
-    strings = sorted({voicing[0] - 12, *voicing, voicing[1] + 12})
+@keys_style("comp")
+def _comp(plan: SongPlan, bar: KeysBar) -> list[Note]:
+    """Block chords on the feel's comping rhythm (one of two, by the seed; the intro's first)."""
+    hits = _COMP_PATTERNS["warm" if plan.feel == "gentle" else plan.feel]
+    notes: list[Note] = []
+    for onset, beats in hits[plan.seed % 2 if bar.name != "intro" else 0]:
+        accent = 1.0 if onset % 2 == 0 else 0.85
+        notes += [Note("keys", bar.t0 + onset * plan.beat_s, beats * plan.beat_s, m,
+                       velocity(0.62 * accent * bar.level)) for m in bar.voicing]
+    return notes
+
+
+@keys_style("strum")
+def _strum(plan: SongPlan, bar: KeysBar) -> list[Note]:
+    """A guitar strum: six strings (the chord over its root) swept 12 ms apart, softer in the
+    intro."""
+    level = bar.level * (0.8 if bar.name == "intro" else 1.0)
+    strings = sorted({bar.voicing[0] - 12, *bar.voicing, bar.voicing[1] + 12})
     notes = []
     for onset, beats, direction in _STRUM:
         order = strings if direction > 0 else strings[::-1]
         vel = (0.7 if onset % 1 == 0 else 0.55) * level
         for i, midi in enumerate(order):
-            notes.append(Note("keys", t0 + onset * plan.beat_s + 0.012 * i,
+            notes.append(Note("keys", bar.t0 + onset * plan.beat_s + 0.012 * i,
                               beats * plan.beat_s, midi, velocity(vel * (0.9 + 0.1 * direction))))
     return notes
 
 
-def _broken_chord(plan: SongPlan, voicing: tuple[int, ...], t0: float,
-                  level: float) -> list[Note]:
+@keys_style("broken")
+def _broken_chord(plan: SongPlan, bar: KeysBar) -> list[Note]:
     """Pedalled broken chord in eighths (piano, harp or fingerpicked guitar)."""
-    notes = [voicing[0] - 12, *voicing, voicing[1] + 12]
+    notes = [bar.voicing[0] - 12, *bar.voicing, bar.voicing[1] + 12]
     order = (0, 2, 1, 3, 4, 3, 2, 1) if len(notes) > 4 else (0, 1, 2, 3, 2, 1, 2, 3)
     out = []
     for step, index in enumerate(order):
         onset = step * 0.5 * plan.beat_s
-        vel = (0.75 if step % 2 == 0 else 0.38) * level
-        out.append(Note("keys", t0 + onset, plan.bar_s - onset, notes[index % len(notes)],
+        vel = (0.75 if step % 2 == 0 else 0.38) * bar.level
+        out.append(Note("keys", bar.t0 + onset, plan.bar_s - onset, notes[index % len(notes)],
                         velocity(vel)))
     return out
 

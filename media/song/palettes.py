@@ -36,8 +36,9 @@ class Part:
 @dataclass(frozen=True)
 class Palette:
     """A whole arrangement: its name, the parts by role (lead, double, keys, pad, bass, arp),
-    how the keys play (``comp`` block chords, ``strum`` a guitar strum, ``broken`` arpeggiated
-    chords) and the drum kit (GM bank 128 preset, None for no drums)."""
+    how the keys play (a style registered in :data:`media.song.arrangement.KEYS_STYLES`:
+    ``comp`` block chords, ``strum`` a guitar strum, ``broken`` arpeggiated chords) and the
+    drum kit (GM bank 128 preset, None for no drums)."""
 
     name: str
     parts: dict[str, Part]

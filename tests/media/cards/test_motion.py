@@ -15,13 +15,12 @@ import pytest
 from media.base import spec, yuv
 from media.cards.draw import CardImage, render_card_image, render_words_over
 from media.cards.motion import (
-    _HELD_MAPS,
-    _lay_text,
     card_frame,
     card_frame_rgb,
     card_motion,
     words_over_frame,
 )
+from media.cards.planes import HELD_MAPS, lay_text
 from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.cards.spec import CardSpec
 from media.frames.card_shots import PreparedCard
@@ -205,6 +204,6 @@ def test_words_holding_over_a_moving_photo_are_the_words_composited_afresh() -> 
         if image.scrim is not None:
             image.scrim.lay(afresh)
         placements = card_motion(image, 1.2 + index / spec.FPS, length_s).placements
-        _lay_text(yuv.planes(afresh), image.sprites_i420, placements)
+        lay_text(yuv.planes(afresh), image.sprites_i420, placements)
         assert np.abs(held.astype(np.int16) - afresh).max() <= 1, index
-    assert image.held[_HELD_MAPS][1] is not None  # the words held: laid by their map
+    assert image.held[HELD_MAPS][1] is not None  # the words held: laid by their map

@@ -14,16 +14,10 @@ import pytest
 
 from media.base import errors
 from media.base.errors import MediaRejected
-from media.base.probe import (
-    MP4,
-    WEBM,
-    ClipProbe,
-    ffprobe_json,
-    probe_clip,
-    sniff_container,
-)
+from media.base.probe import MP4, WEBM, ClipProbe, ffprobe_json, sniff_container
 from media.base.runner import Limits, ToolMissingError, ToolPaths, ffmpeg_argv, run_tool
 from media.intake import clips
+from media.intake.clip_checks import probe_clip
 from media.intake.clips import normalize_clip, normalize_cpu_s
 from tests.helpers import assert_no_connection, listening_socket, tools_at
 from tests.media.lavfi import (
