@@ -13,9 +13,9 @@ from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
 from activities.order_plan import cards_for
+from media.analysis.subjects import find_subject
 from media.base.spec import film_frames, film_seconds
 from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
-from media.look.subjects import find_subject
 from media.plan.pacing import card_seconds, film_look
 from media.song.compose import SongBrief, song_seed
 from services.logo_fetch import LogoRefused, fetch_logo

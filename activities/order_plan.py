@@ -18,20 +18,21 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from media.analysis.arc import photo_traits
+from media.analysis.dedupe import near_duplicates, picture_hashes
+from media.analysis.framing import face_guard
+from media.analysis.likeness import animal_region, subject_query, where_subject
+from media.analysis.subjects import Subject, keep_whole
 from media.base.spec import FPS
-from media.cards import design, wording
-from media.cards.spec import CardSpec
+from media.cards import wording
+from media.cards.spec import CardSpec, card_look
 from media.cards.text import undrawn_notes
 from media.cards.wording import OccasionWords
+from media.design import looks
 from media.frames.grade import finished
 from media.frames.parallax import matte_score
 from media.frames.sources import load_photo
 from media.intake.clip_analysis import analyse_clip, frame_scores
-from media.look.arc import photo_traits
-from media.look.dedupe import near_duplicates, picture_hashes
-from media.look.framing import face_guard
-from media.look.likeness import animal_region, subject_query, where_subject
-from media.look.subjects import Subject, keep_whole
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.pacing import closing_budget_s, film_look
 from media.plan.planner import plan
@@ -53,14 +54,14 @@ def occasion_words(order: FilmOrder) -> OccasionWords:
         relationship=order.relationship, lines=(order.story_note, order.memory))
 
 
-def order_look(order: FilmOrder) -> design.Look:
+def order_look(order: FilmOrder) -> looks.Look:
     """The look ``order``'s film is made in, in its style: the one that dresses its occasion's
-    family (:func:`media.cards.design.look_name_for`)."""
+    family (:func:`media.design.looks.look_name_for`)."""
     return film_look(order.style.value, order.occasion.gentle,
-                     design.look_name_for(wording.family_of(occasion_words(order))))
+                     looks.look_name_for(wording.family_of(occasion_words(order))))
 
 
-def cards_for(order: FilmOrder, look: design.Look | None = None) -> tuple[CardSpec, CardSpec]:
+def cards_for(order: FilmOrder, look: looks.Look | None = None) -> tuple[CardSpec, CardSpec]:
     """The opening and closing cards of ``order`` in its ``look`` (:func:`order_look` when not
     given): the occasion and the name; then the greeting with the name, the customer's own
     line when the film leaves time to read it, and who it is from (:mod:`media.cards.wording`)."""
@@ -81,7 +82,7 @@ def interlude_cards(order: FilmOrder, closing: CardSpec,
     where, :mod:`media.plan.interludes`): the customer's story line or memory that the closing
     did not use, then a line of their song that quotes them, then their feeling words
     (:func:`media.cards.wording.interlude_lines`), each in the closing's look."""
-    hold_max = design.card_look(closing).interlude.hold_max_s
+    hold_max = card_look(closing).interlude.hold_max_s
     customer = (order.story_note, order.memory)
     lines = wording.interlude_lines(customer, (closing.lines[1],), song_lines,
                                     order.feeling_words, hold_max,
@@ -132,7 +133,7 @@ def film_plan(spec: FilmSpec) -> Timeline:
 
 def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, Subject], *,
                   premium: bool = False, subject_id: str | None = None) -> list[PhotoSource]:
-    """The prepared photos with the traits the timeline orders them by (see media.look.arc),
+    """The prepared photos with the traits the timeline orders them by (see media.analysis.arc),
     their matte scores when the film is ``premium`` (which photos may get parallax) and which
     show the same animal as the subject photo ``subject_id`` (:func:`_picture_facts`)."""
     facts = _picture_facts(prep, paths, subjects, premium, subject_id)
@@ -149,7 +150,7 @@ def _picture_facts(prep: PrepResult, paths: dict[str, Path], subjects: dict[str,
     ``matte``, how cleanly its subject separates (:func:`media.frames.parallax.matte_score`,
     premium films only, photos large enough for a full move), ``with_subject``, whether it
     shows the same animal as the subject photo, and ``subject_box``, where in it
-    (:mod:`media.look.likeness`; only when the subject photo's subject is an animal, not
+    (:mod:`media.analysis.likeness`; only when the subject photo's subject is an animal, not
     faces). The plan is made once per film, so the segments all render what it says."""
     facts: dict[str, dict[str, Any]] = {p.id: {} for p in prep.photos}
     subject = subjects.get(subject_id) if subject_id in paths else None
@@ -208,8 +209,8 @@ def clip_sources(prep: PrepResult, paths: dict[str, Path]
 
 
 def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
-    """Perceptual hashes of every photo (see :func:`media.look.dedupe.picture_hashes`), read from
-    a small copy (JPEG draft decoding)."""
+    """Perceptual hashes of every photo (see :func:`media.analysis.dedupe.picture_hashes`), read
+    from a small copy (JPEG draft decoding)."""
     out = {}
     for photo_id, path in paths.items():
         with Image.open(path) as image:

@@ -20,6 +20,7 @@ from temporalio import activity
 from activities.context import Heartbeater, StageContext
 from activities.order_plan import cards_for, film_plan, film_spec, poster_frame, poster_time_s
 from activities.resume import StoredSet, fingerprint, finished, forget
+from media.analysis.subjects import Subject, subject_from_dict
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, EncoderSettings
 from media.deliver.poster import Poster, PostersFromFrames, make_posters
 from media.frames.encode import FilmSound
@@ -27,7 +28,6 @@ from media.frames.render import RenderRequest, render_films
 from media.frames.segments import count_video_frames, join_limits, join_segments
 from media.frames.signal import STORED_MAX_BYTES, FrameSignal, joined
 from media.frames.sources import FilmSources, sources_for
-from media.look.subjects import Subject, subject_from_dict
 from media.plan.spec import FilmSpec, SongGrid
 from media.plan.timeline import Timeline, segment_cut_frames, timeline_from_dict
 from media.song.soundtrack import build_soundtrack

@@ -13,7 +13,8 @@ TOOL_TIMEOUT_S = 30.0
 
 
 def _looks() -> str:
-    from media.cards.design import LOOK_DIR, STYLES, look, look_names
+    from media.design.looks import LOOK_DIR, look, look_names
+    from media.design.values import STYLES
 
     names = look_names()
     if not names:

@@ -27,6 +27,7 @@ import cv2
 
 from activities.order_plan import cards_for
 from app.order_folder import read_order_folder
+from media.analysis.subjects import find_subject
 from media.base import spec
 from media.cards.draw import render_card_image
 from media.frames.card_shots import PreparedCard
@@ -35,7 +36,6 @@ from media.frames.preparer import SourcePreparer
 from media.frames.render import COMPOSE_OPENCV_THREADS
 from media.frames.sources import FilmSources, Prepared, load_photo
 from media.frames.stall import StallWatch
-from media.look.subjects import find_subject
 from media.plan.timeline import KEN_BURNS, Shot, Timeline, Transition
 
 DEFAULT_ORDER = Path("samples/birthday")

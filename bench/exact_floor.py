@@ -46,6 +46,7 @@ from PIL import Image
 
 from bench.cases import render_stage_again
 from bench.measure import Measured, RssSampler, measure
+from media.analysis.subjects import Subject, subject_from_dict
 from media.base import spec, yuv
 from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool, start_tool
 from media.frames.encode import (
@@ -57,7 +58,6 @@ from media.frames.encode import (
 )
 from media.frames.render import render_films
 from media.frames.sources import FilmSources
-from media.look.subjects import Subject, subject_from_dict
 from media.plan.timeline import Timeline, timeline_from_dict
 
 RAW_BYTES_PER_PIXEL = 1.5  # yuv420p: what the render pipes, the tap writes and the floor reads

@@ -14,10 +14,11 @@ import cv2
 import numpy as np
 
 from media.base import yuv
-from media.cards import design
 from media.cards.draw import render_card_image
 from media.cards.motion import card_frame
-from media.cards.spec import STYLES, CardSpec
+from media.cards.spec import CardSpec
+from media.design import looks
+from media.design.values import STYLES
 
 PHONE_WIDTH = {"landscape": 844, "portrait": 390}
 ASPECTS = {"landscape": (1920, 1080), "portrait": (1080, 1920)}
@@ -69,7 +70,7 @@ def sheet(look: str, style: str, aspect: str, columns: int = 6) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=Path("/tmp/looks-sheets"))
-    parser.add_argument("--looks", default=",".join(design.look_names()))
+    parser.add_argument("--looks", default=",".join(looks.look_names()))
     parser.add_argument("--styles", default=",".join(STYLES))
     parser.add_argument("--aspects", default="landscape,portrait")
     args = parser.parse_args()

@@ -33,13 +33,13 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from media.analysis.subjects import Subject, find_subject, subject_from_dict
 from media.base import spec
 from media.frames.fill import FILL_ALPHA, background_detail, covered
 from media.frames.parallax import ParallaxLayer
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import FilmSources, load_photo
 from media.frames.stall import StallWatch
-from media.look.subjects import Subject, find_subject, subject_from_dict
 from media.plan.timeline import PARALLAX, Timeline, timeline_from_dict
 
 COLUMNS = 6

@@ -18,7 +18,7 @@ photo on screen and the region of it the frame shows. From that:
 - each showing's **travel**: the camera's scale change or pan distance between its first and last
   steady frames, as a share of the frame (what issue 30 asks to be at least 6 %, 4 % gentle); a
   pan or tilt in frame widths on both axes, as the planner counts it
-  (:func:`media.look.camera.travel`);
+  (:func:`media.analysis.camera.travel`);
 - the **subject share**: frames on the subject photos;
 - the **layouts** (``splits`` in the figures): frames whose cells show different photos are
   their own picture: two halves (side by side in 16:9, stacked in 9:16) a split ``A|B``, three

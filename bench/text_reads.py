@@ -13,7 +13,7 @@ px, as the cards' OCR tests do) and read by tesseract (Debian's tesseract-ocr) b
 (:data:`BANDS`). A frame reads a
 text when it gives back the title's name whole (a lead shot's line whole), 90 % of a closing's
 words, or every word of an interlude. Printed per film and text: the seconds it read back and
-the seconds reading needs (:mod:`media.cards.reading`: the name 2.5 s, a message of ``W`` words
+the seconds reading needs (:mod:`media.design.reading`: the name 2.5 s, a message of ``W`` words
 ``max(3, 1 + W / 3)`` s; a lead shot of the title sequence has no hold of its own, its words
 are held on the lockup after it).
 """
@@ -31,8 +31,8 @@ import cv2
 import numpy as np
 
 from media.base.runner import Limits, ffmpeg_argv, run_tool
-from media.cards.reading import TITLE_HOLD_S, message_hold_s
 from media.cards.spec import CardSpec
+from media.design.reading import TITLE_HOLD_S, message_hold_s
 from media.plan.timeline import Timeline, timeline_from_dict
 
 PHONE_WIDTH = {"16x9": 844, "9x16": 390}

@@ -53,7 +53,7 @@ from workflows.stages import (
 )
 
 if TYPE_CHECKING:
-    from media.look.framing import Aspect, Motion
+    from media.analysis.framing import Aspect, Motion
 
 TESTS = Path(__file__).resolve().parent
 T = TypeVar("T")
@@ -373,7 +373,7 @@ def sharp_coverage(motion: Motion, photo_size: tuple[int, int], aspect: Aspect,
     """Smallest share (0..1) over the move of the frame covered by the photo itself (not the
     backdrop), counting nothing when the photo is magnified more than ``max_upscale`` (default:
     the framing's ``FILL_MAX_UPSCALE``)."""
-    from media.look.framing import FILL_MAX_UPSCALE
+    from media.analysis.framing import FILL_MAX_UPSCALE
 
     max_upscale = FILL_MAX_UPSCALE if max_upscale is None else max_upscale
     width, height = photo_size

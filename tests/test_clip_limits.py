@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import activities.prep as prep_activity
+from media.analysis.clip_window import best_window
 from media.base import errors
 from media.base.probe import sniff_container
 from media.intake.clip_analysis import (
@@ -28,7 +29,6 @@ from media.intake.clips import (
     WORST_NORMALIZE_PX_PER_S,
     clip_work_px,
 )
-from media.look.clip_window import best_window
 from tests.helpers import SAMPLE_ORDER as FIXTURE_ORDER
 from tests.helpers import prep_with_clips
 from tests.media.lavfi import lavfi_clip, x264

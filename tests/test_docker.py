@@ -220,7 +220,7 @@ def test_the_build_context_holds_what_the_image_copies_and_leaves_out_venv_rende
                      "build/lib/worker.py", ".filmworker/storage/x", "tests/test_docker.py",
                      "contract/starter-ts/node_modules/ajv/package.json"):
         assert not in_build_context(left_out, patterns), left_out
-    assert in_build_context("media/cards/looks/celebration.toml", patterns)
+    assert in_build_context("media/design/looks/celebration.toml", patterns)
 
 
 def product_packages() -> set[str]:

@@ -26,13 +26,13 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from media.analysis.subjects import Box
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.base.spec import LANDSCAPE, PORTRAIT
 from media.cards.spec import CardSpec
 from media.deliver.gift_page import GiftPage, PageLinks, render_gift_page
 from media.deliver.layout import PosterLayout, layout_from_dict
 from media.deliver.poster import make_posters
-from media.look.subjects import Box
 
 pytestmark = pytest.mark.e2e
 

@@ -59,7 +59,7 @@ def data_files() -> list[str]:
 def test_the_wheel_holds_every_data_file_of_the_product_folders(wheel: Path) -> None:
     shipped = set(zipfile.ZipFile(wheel).namelist())
     data = data_files()
-    assert {"media/cards/looks/celebration.toml", "services/assets/blocked_words.txt",
+    assert {"media/design/looks/celebration.toml", "services/assets/blocked_words.txt",
             "media/cards/assets/fonts/NotoSans-Bold.ttf",
             "samples/birthday/order.json"} <= set(data)
     missing = [relative for relative in data if relative not in shipped]
@@ -98,7 +98,7 @@ def test_the_wheel_installed_with_the_lock_renders_the_sample_outside_the_source
     _run([python, "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], cwd=tmp_path,
          env=env, timeout_s=300)
     installed = time.monotonic()
-    where = _run([python, "-c", "import media.cards.design, app; print(app.__file__)"],
+    where = _run([python, "-c", "import media.design.looks, app; print(app.__file__)"],
                  cwd=tmp_path, env=env, timeout_s=120).stdout.strip()
     assert Path(where).is_relative_to(venv), where
     _run([str(venv / "bin" / "filmworker"), "check-install"], cwd=tmp_path, env=env,

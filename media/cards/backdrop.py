@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 
 from media.base import heap
-from media.cards import design
 from media.cards.colour import Palette
+from media.design import looks
 
 DUOTONE_MAX = 0.85  # share of the palette duotone in the backdrop of a grey photo
 DUOTONE_CHROMA = 0.14  # mean chroma (0..1) from which a photo keeps all its own colours
@@ -98,7 +98,7 @@ def _duotone(small: np.ndarray, pal: Palette) -> np.ndarray:
     return small * (1.0 - weight) + duo * weight
 
 
-def interlude_backdrop(background: np.ndarray, pal: Palette, rules: design.Interlude,
+def interlude_backdrop(background: np.ndarray, pal: Palette, rules: looks.Interlude,
                         width: int, height: int, text_y: float) -> np.ndarray:
     """The photo behind an interlude's words: still a picture (only softened by the look's
     ``blur``), dimmed to the look's ``brightness`` with its highlights squeezed, a little of

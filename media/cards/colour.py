@@ -6,8 +6,8 @@ from __future__ import annotations
 import colorsys
 from dataclasses import dataclass, replace
 
-from media.cards import design
-from media.cards.spec import RGB, CardSpec, parse_hex
+from media.cards.spec import CardSpec, card_look
+from media.design.values import RGB, parse_hex
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,9 @@ def lift_contrast(colour: RGB, against: tuple[float, float, float], ratio: float
 
 
 def palette(card: CardSpec) -> Palette:
-    """The card's colours: its look's (:mod:`media.cards.design`, in the card's style); a brand
+    """The card's colours: its look's (:mod:`media.design.looks`, in the card's style); a brand
     colour (``accent_hex``) becomes the accent and the backdrop's hue."""
-    colours = design.card_look(card).colours
+    colours = card_look(card).colours
     rgb = colours.rgb
     house = Palette(top=rgb("top"), bottom=rgb("bottom"), glow=rgb("glow"),
                     glow_strength=colours.glow_strength, vignette=colours.vignette,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from media.base import yuv
-from media.cards import design, fonts
+from media.cards import fonts
 from media.cards.backdrop import (
     dither,
     fit_background,
@@ -28,10 +28,9 @@ from media.cards.backdrop import (
     photo_backdrop,
 )
 from media.cards.colour import Palette, palette
-from media.cards.entrances import cuts_letters
 from media.cards.overlay import PlanarLogo, blend_logo, check_logo, planar_logo, scale_logo
 from media.cards.scrim import Scrim
-from media.cards.spec import CardSpec
+from media.cards.spec import CardSpec, card_look
 from media.cards.sprites import (
     Sprite,
     SpriteI420,
@@ -41,6 +40,8 @@ from media.cards.sprites import (
     word_sprites,
 )
 from media.cards.text import CardLayout, layout_card, logo_reserve, safe_area
+from media.design import looks
+from media.design.entrances import cuts_letters
 
 Box = tuple[int, int, int, int]  # left, top, right, bottom pixels (right and bottom exclusive)
 
@@ -72,7 +73,7 @@ class CardImage:
     centre: tuple[float, float]
     rise_px: float
     drift: float  # how much of the house motion the card makes (its look's)
-    entrance: design.Entrance
+    entrance: looks.Entrance
     scrim: Scrim | None = None
     logo: PlanarLogo | None = None
     held: dict = field(default_factory=dict, compare=False, repr=False)
@@ -111,7 +112,7 @@ def render_card_image(card: CardSpec, width: int, height: int,
     with fonts.LOCK:
         lay = layout_card(card, width, height, reserve)
     pal = palette(card)
-    look = design.card_look(card)
+    look = card_look(card)
     entrance = look.entrance(card.kind, card.part)
     base = _backdrop(card, pal, lay, background, width, height)
     letters = cuts_letters(entrance.text, entrance)
@@ -139,7 +140,7 @@ def _backdrop(card: CardSpec, pal: Palette, lay: CardLayout, background: np.ndar
     if background is None:
         base = gradient(pal, width, height)
     elif card.kind == "interlude":
-        base = interlude_backdrop(background, pal, design.card_look(card).interlude, width,
+        base = interlude_backdrop(background, pal, card_look(card).interlude, width,
                                   height, focus / height)
     else:
         base = photo_backdrop(background, pal, width, height, focus / height)
@@ -164,11 +165,11 @@ def words_wanted(card: CardSpec, width: int, height: int, logo: np.ndarray | Non
                  ) -> tuple[tuple[float, float], tuple[float, float]] | None:
     """Where a card's look wants its words over a photo, and how large their block is: (the
     block's centre x, y pixels; its width, height pixels). Centred across, at the look's
-    height in the text's safe area (:class:`media.cards.design.OverPhoto`; an interlude's
+    height in the text's safe area (:class:`media.design.looks.OverPhoto`; an interlude's
     ``text_y``). The caller moves it off the photo's subject
-    (:func:`media.look.words.clear_of_subject`) and passes the place to
+    (:func:`media.analysis.words.clear_of_subject`) and passes the place to
     :func:`render_words_over`. None when the card draws nothing."""
-    look = design.card_look(card)
+    look = card_look(card)
     share = {"opening": look.over_photo.opening_y, "closing": look.over_photo.closing_y,
              "interlude": look.interlude.text_y}[card.kind]
     reserve = logo_reserve(width, height, check_logo(logo) if logo is not None else None)[2]
@@ -199,7 +200,7 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
         at = (*wanted[0], 1.0) if wanted is not None else None
     with fonts.LOCK:
         lay = layout_card(card, width, height, reserve, at)
-    look = design.card_look(card)
+    look = card_look(card)
     rules = look.over_photo
     pal = replace(palette(card), shadow_alpha=rules.shadow)
     entrance = look.entrance(card.kind, card.part)

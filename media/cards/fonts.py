@@ -35,7 +35,7 @@ from typing import BinaryIO
 from PIL import ImageFont
 
 from media.cards.bidi import neutralise
-from media.cards.spec import BOLD, REGULAR, split_typeface
+from media.design.values import BOLD, REGULAR, split_typeface
 
 FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts"
 LATIN_BOLD_PATH = FONT_DIR / "NotoSans-Bold.ttf"

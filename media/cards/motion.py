@@ -8,12 +8,12 @@ tracking move).
 
 Every card comes in with its look's entrance (:attr:`CardImage.entrance`): each word (and the
 accent rule) is posed by the animation the look names, registered in
-:mod:`media.cards.entrances`, eased to rest by the end of it.
+:mod:`media.design.entrances`, eased to rest by the end of it.
 
 The closing's words start coming in at ``entrance_at`` and fade in; all are in place within
-:data:`~media.cards.reading.WORDS_IN_S`. The opening's words are all on screen from its first
+:data:`~media.design.reading.WORDS_IN_S`. The opening's words are all on screen from its first
 frame (the film never starts on an empty frame and a messenger's thumbnail shows the name):
-they settle or rise into place by :data:`~media.cards.reading.TITLE_IN_S`, and fade out before
+they settle or rise into place by :data:`~media.design.reading.TITLE_IN_S`, and fade out before
 the picture under them changes (``exit_at``).
 
 The motion is worked out once per frame (:func:`card_motion`) and drawn two ways:
@@ -32,11 +32,11 @@ import numpy as np
 
 from media.base import yuv
 from media.cards.draw import CardImage
-from media.cards.entrances import Moment, ease_out, rule_pose, text_pose
 from media.cards.overlay import blend_logo_i420
 from media.cards.planes import Placement, lay_text, push_plane, revealed
-from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
 from media.cards.sprites import Sprite, composite_sprite
+from media.design.entrances import Moment, ease_out, rule_pose, text_pose
+from media.design.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
 
 TEXT_DRIFT = 0.07  # the text block is this much larger at the card's end (share of its size)
 BACKDROP_DRIFT = 0.08  # the backdrop's push-in over the card (share of the frame)
@@ -59,9 +59,9 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
 
     ``entrance_at``: when (seconds) its words start coming in, fading in (words not yet in are
     left out); None: they are all on screen from the first frame and come to rest by
-    :data:`~media.cards.reading.TITLE_IN_S` (the opening card). ``exit_at``: when
+    :data:`~media.design.reading.TITLE_IN_S` (the opening card). ``exit_at``: when
     (seconds) the picture under the words starts to change; the words fade out over the
-    :data:`~media.cards.reading.TEXT_EXIT_S` before it, so no word is left over a dissolve.
+    :data:`~media.design.reading.TEXT_EXIT_S` before it, so no word is left over a dissolve.
     """
     progress = min(max(seconds / max(length_s, 1e-6), 0.0), 1.0) * image.drift
     scale = 1.0 + TEXT_DRIFT * progress
@@ -97,7 +97,7 @@ def card_motion(image: CardImage, seconds: float, length_s: float,
 
 def _staying(seconds: float, exit_at: float | None) -> float | None:
     """The share of their opacity the words keep ``seconds`` into the card as they leave over
-    the :data:`~media.cards.reading.TEXT_EXIT_S` before ``exit_at`` (None: they never leave);
+    the :data:`~media.design.reading.TEXT_EXIT_S` before ``exit_at`` (None: they never leave);
     None once they are gone."""
     if exit_at is None:
         return 1.0

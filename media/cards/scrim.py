@@ -1,5 +1,5 @@
 """The scrim under a card's words over a sharp, moving photo: what keeps them readable without
-blurring the picture (the look's :class:`media.cards.design.OverPhoto`).
+blurring the picture (the look's :class:`media.design.looks.OverPhoto`).
 
 Three soft shades multiply: a ``band`` across the frame at the words' height (full over the
 words, falling off past their edges over ``band_reach`` of the frame's height, and beyond the
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from media.base import yuv
-from media.cards.design import OverPhoto
+from media.design.looks import OverPhoto
 
 STEP = 8  # the gain map is worked out at 1/STEP of the frame's size
 SIDE_FALLOFF = 0.25  # the band fades past the words' sides over this share of the width

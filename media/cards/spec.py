@@ -5,15 +5,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-RGB = tuple[int, int, int]
+from media.design import looks
+from media.design.values import STYLES, parse_hex
 
 KINDS = ("opening", "closing", "interlude")
-BOLD = "bold"  # the Noto fallback chain's weights (media.cards.fonts)
-REGULAR = "regular"
-_LEAD = "|"  # between a typeface key's lead font file and its fallback weight
-STYLES = ("gift", "brand", "social")
 PARTS = ("", "occasion", "name")  # a title sequence's lead shots: the whole title, or one line
 
 
@@ -30,9 +26,9 @@ class CardSpec:
     or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``
     (bolder, bigger type inside the social safe area). ``lang``: optional BCP-47 hint that picks
     regional CJK glyph forms (``ja``, ``ko``, ``zh-Hans``, ``zh-Hant``, ``zh-HK``). ``look``:
-    the name of the look it is drawn in (:mod:`media.cards.design`); "" picks it by ``gentle``.
+    the name of the look it is drawn in (:mod:`media.design.looks`); "" picks it by ``gentle``.
     ``part``: an opening card that is one lead shot of the signature title sequence
-    (:class:`media.cards.design.TitleSequence`): ``occasion`` or ``name`` alone, set larger;
+    (:class:`media.design.looks.TitleSequence`): ``occasion`` or ``name`` alone, set larger;
     "" for a whole card.
     """
 
@@ -87,28 +83,8 @@ class TextBox:
         return self.bottom - self.top
 
 
-def parse_hex(value: str) -> RGB:
-    """``#RRGGBB`` or ``#RGB`` (the ``#`` optional) to an RGB tuple; ValueError otherwise."""
-    digits = value.strip().removeprefix("#")
-    if len(digits) == 3:
-        digits = "".join(c * 2 for c in digits)
-    if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
-        raise ValueError(f"not a hex colour: {value!r}")
-    return (int(digits[0:2], 16), int(digits[2:4], 16), int(digits[4:6], 16))
-
-
-def typeface(path: Path, weight: str) -> str:
-    """A typeface key: the font file at ``path`` first, then the Noto chain of ``weight``
-    (:data:`BOLD` or :data:`REGULAR`) for whatever it does not draw. The text engine takes
-    such a key wherever it takes a weight (:func:`media.cards.fonts.chain`)."""
-    if weight not in (BOLD, REGULAR):
-        raise ValueError(f"weight must be {BOLD!r} or {REGULAR!r}, not {weight!r}")
-    return f"{path}{_LEAD}{weight}"
-
-
-def split_typeface(key: str) -> tuple[Path | None, str]:
-    """(the lead font file or None, the Noto weight) of a weight or :func:`typeface` key."""
-    if _LEAD not in key:
-        return None, key
-    path, _, weight = key.rpartition(_LEAD)
-    return Path(path), weight
+def card_look(card: CardSpec) -> looks.Look:
+    """The look ``card`` is drawn in: the one it names, else by its ``gentle`` flag, in its
+    style."""
+    return looks.look(card.look or (looks.GENTLE_LOOK if card.gentle else looks.DEFAULT_LOOK),
+                      card.style)

@@ -185,7 +185,7 @@ def word_sprites(base: np.ndarray, lay: CardLayout, pal: Palette, blur: float,
     """Every word and the rule of ``lay`` as a :class:`Sprite` with its soft shadow (blurred
     by ``blur`` of the short side), coloured to read against ``base`` (float RGB, the frame's
     size); with ``letters`` the title's words are cut into one sprite per letter, for an
-    entrance that moves them apart (:func:`media.cards.entrances.cuts_letters`)."""
+    entrance that moves them apart (:func:`media.design.entrances.cuts_letters`)."""
     height, width = base.shape[:2]
     unit = min(width, height)
     sigma = unit * blur

@@ -7,7 +7,7 @@ shaped by :mod:`media.cards.shaping` (any bundled script, right-to-left runs, co
 bundled font can draw is never silently lost: :func:`drawn_text` leaves the line out (a letter)
 or drops the symbol, and the layout's ``notes`` say so.
 
-Layout: lines are set as the card's look says (:mod:`media.cards.design`: face, size as a share
+Layout: lines are set as the card's look says (:mod:`media.design.looks`: face, size as a share
 of the frame's height per aspect, tracking, caps, pitch), centred in a safe area (8% side
 margins; for a look's ``social_safe`` variant the top 12% and bottom 20% of the frame stay
 clear), wrap into balanced lines (at most 2-3; a ``keep_phrase`` role keeps the words before its
@@ -29,11 +29,12 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from media.base import heap
-from media.cards import bidi, design, fonts
+from media.cards import bidi, fonts
 from media.cards.overlay import card_logo_size
-from media.cards.reading import word_count
 from media.cards.shaping import ShapedLine, clusters, draw_emoji, shape_line
-from media.cards.spec import CardSpec, TextBox
+from media.cards.spec import CardSpec, TextBox, card_look
+from media.design import looks
+from media.design.reading import word_count
 
 # Fractions of the frame kept clear of text.
 SIDE_MARGIN = 0.08
@@ -113,7 +114,7 @@ def _tokens(text: str, hard: bool) -> list[tuple[str, bool]]:
 
 @dataclass(frozen=True)
 class TextRole:
-    """How one kind of line is set (from the look's role, :class:`media.cards.design.Role`):
+    """How one kind of line is set (from the look's role, :class:`media.design.looks.Role`):
     sizes as shares of the frame's height, spacing in em."""
 
     name: str        # heading | title | sub | sign | words
@@ -133,7 +134,7 @@ class TextRole:
         return (self.portrait if height > width else self.landscape) * height
 
     @classmethod
-    def of(cls, name: str, role: design.Role, look: design.Look) -> TextRole:
+    def of(cls, name: str, role: looks.Role, look: looks.Look) -> TextRole:
         """The engine's role ``name`` set as the look's ``role``."""
         return cls(name, role.size.landscape, role.size.portrait, role.max_lines, role.tracking,
                    role.caps, look.face(role), role.colour, role.pitch, role.keep_phrase,
@@ -167,7 +168,7 @@ def undrawn_notes(card: CardSpec) -> tuple[str, ...]:
 def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[str]]:
     """The card's non-empty lines with the typographic role of each, and notes on any text
     that could not be drawn (see :func:`drawn_text`)."""
-    look = design.card_look(card)
+    look = card_look(card)
     raw = [*card.lines, "", "", ""]
     roles = tuple(_scaled(TextRole.of(name, getattr(look.roles, key), look),
                           _size_scale(card, look))
@@ -191,10 +192,10 @@ def _roles_and_notes(card: CardSpec) -> tuple[list[tuple[str, TextRole]], list[s
     return out, notes
 
 
-def _size_scale(card: CardSpec, look: design.Look) -> float:
+def _size_scale(card: CardSpec, look: looks.Look) -> float:
     """How much larger than its roles a card's lines are set: a title sequence's lead part
-    (the occasion or the name alone, :class:`media.cards.design.TitleSequence`), and an
-    interlude's short line (:attr:`media.cards.design.Interlude.short_words`)."""
+    (the occasion or the name alone, :class:`media.design.looks.TitleSequence`), and an
+    interlude's short line (:attr:`media.design.looks.Interlude.short_words`)."""
     if card.part:
         return getattr(look.title_sequence, f"{card.part}_scale")
     rules = look.interlude
@@ -331,7 +332,7 @@ class CardLayout:
 def safe_area(card: CardSpec, width: int, height: int) -> tuple[int, int, int, int]:
     """(left, top, right, bottom) pixel box all text stays inside."""
     side = round(width * SIDE_MARGIN)
-    if design.card_look(card).social_safe:
+    if card_look(card).social_safe:
         top = math.ceil(height * SOCIAL_TOP_CLEAR) + round(height * 0.01)
         bottom = math.floor(height * (1 - SOCIAL_BOTTOM_CLEAR)) - round(height * 0.01)
     else:
@@ -355,7 +356,7 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0,
     measure = min(safe[2] - safe[0], MAX_MEASURE_U * unit)
     roles, notes = _roles_and_notes(card)
     face = fonts.face_for(" ".join(card.lines), card.lang)
-    look = design.card_look(card)
+    look = card_look(card)
     social = look.social_safe
     rule_len = round(unit * look.rule.length)
     rule_thick = max(2, round(unit * look.rule.thickness))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from media.cards.reading import message_hold_s
+from media.design.reading import message_hold_s
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from markupsafe import Markup
 
 from media.base.spec import LANDSCAPE, PORTRAIT
 from media.cards import colour
-from media.cards.spec import parse_hex
 from media.deliver.layout import DEFAULT_LAYOUT, PosterLayout, controls_edge, place_button
+from media.design.values import parse_hex
 
 _TEMPLATES = Environment(loader=PackageLoader(__package__, "templates"),
                          autoescape=select_autoescape(["html"]), undefined=StrictUndefined,

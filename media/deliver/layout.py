@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from media.look.subjects import Box
-from media.look.words import reach  # the subject's reach, shared with the cards over photos
+from media.analysis.subjects import Box
+from media.analysis.words import reach  # the subject's reach, shared with the cards over photos
 
 CENTRE_SUBJECT = Box(0.3, 0.3, 0.7, 0.7)
 """Where the subject is assumed to be when nothing in the picture stands out (as
-:func:`media.look.subjects.find_subject` assumes)."""
+:func:`media.analysis.subjects.find_subject` assumes)."""
 DEFAULT_LAYOUTS_TEXT = Box(0.08, 0.58, 0.92, 0.84)
 """The words' box of a poster that reported no layout: the lower third, wide."""
 CLEARANCE = 0.025  # the button keeps this far (share of the poster's side) from a kept box

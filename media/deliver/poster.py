@@ -21,14 +21,14 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from media.analysis.subjects import Box, find_subject, union
+from media.analysis.words import WORD_SCALES, clear_of_subject
 from media.base import yuv
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.draw import Sprite, composite_sprite, render_card_image
 from media.cards.motion import Placement, placed_sprite
 from media.cards.spec import CardSpec
 from media.deliver.layout import CENTRE_SUBJECT, PosterLayout
-from media.look.subjects import Box, find_subject, union
-from media.look.words import WORD_SCALES, clear_of_subject
 
 POSTER_TIMEOUT_S = 60.0
 POSTER_JPEG_QUALITY = 90

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from media.analysis.subjects import Box, keep_whole, union
+from media.analysis.words import clear_of_subject, words_keep_off
 from media.base import spec, yuv
 from media.cards.draw import CardImage, render_card_image, render_words_over, words_wanted
 from media.cards.motion import card_frame, words_over_frame
@@ -14,8 +16,6 @@ from media.frames.compose import PhotoLayer
 from media.frames.photo_shots import PhotoShots, ShotLayer, steady
 from media.frames.photo_store import HeldPhoto
 from media.frames.sources import Prepared, card_photo
-from media.look.subjects import Box, keep_whole, union
-from media.look.words import clear_of_subject, words_keep_off
 from media.plan.timeline import Timeline
 
 
@@ -139,7 +139,7 @@ class CardShots:
                     aspect: spec.Aspect) -> CardImage:
         """``card``'s words over ``layer`` (its photo in ``aspect``, moving): where the look
         wants them, moved off where the photo's subject passes on the frame over the shot
-        (:func:`media.look.words.clear_of_subject`), coloured to read against the brightest
+        (:func:`media.analysis.words.clear_of_subject`), coloured to read against the brightest
         the picture gets under them."""
         size = (aspect.width, aspect.height)
         wanted = words_wanted(card, *size, self.logo)

@@ -3,9 +3,9 @@ would cut (a group in 9:16) fills the frame's width over a blurred copy of itsel
 that a crop would mostly lose is fitted whole.
 
 The framing is planned once per clip shot and aspect from one sample frame's subject (see
-:func:`media.look.subjects.find_subject`) and stays fixed for the shot: the clip brings its own
+:func:`media.analysis.subjects.find_subject`) and stays fixed for the shot: the clip brings its own
 motion.
-Crops use :func:`media.look.framing.plan_ken_burns` placement (faces kept inside with a margin,
+Crops use :func:`media.analysis.framing.plan_ken_burns` placement (faces kept inside with a margin,
 centred on the focus), fits the same margin and backdrop as fitted photos.
 """
 
@@ -17,6 +17,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from media.analysis.camera import Rect
+from media.analysis.framing import FIT_MARGIN, KEEP_MIN, MoveRequest, plan_ken_burns
+from media.analysis.subjects import Subject, keep_whole
 from media.base import yuv
 from media.base.spec import Aspect
 from media.frames.compose import (
@@ -27,9 +30,6 @@ from media.frames.compose import (
     render_crop,
     render_fit,
 )
-from media.look.camera import Rect
-from media.look.framing import FIT_MARGIN, KEEP_MIN, MoveRequest, plan_ken_burns
-from media.look.subjects import Subject, keep_whole
 
 MAX_CLIP_UPSCALE = 4.0  # a crop is magnified at most this (output px per clip px), or ...
 # ... at most this much more than the clip would be fitted: a tiny clip (a 160x120 webcam
@@ -64,12 +64,12 @@ def plan_clip_framing(size: tuple[int, int], subject: Subject, aspect: Aspect, *
                       keep_min: float = KEEP_MIN) -> ClipFraming:
     """The framing of a ``size`` (width, height pixels) clip in ``aspect``: a crop around the
     subject (its faces; without faces the core of its salient region, e.g. a pet, is kept
-    whole like a face: :func:`media.look.subjects.keep_whole`) when it keeps at least ``keep_min``
-    of the picture with every face inside and
+    whole like a face: :func:`media.analysis.subjects.keep_whole`) when it keeps at least
+    ``keep_min`` of the picture with every face inside and
     needs at most :data:`MAX_CLIP_UPSCALE` (or :data:`CLIP_FILL_OVER_FIT` times the fitted
     clip's magnification); a wide clip whose faces a crop would cut fills
-    the frame's width around them (see :func:`media.look.framing.fill_width`); otherwise the fitted
-    treatment."""
+    the frame's width around them (see :func:`media.analysis.framing.fill_width`); otherwise the
+    fitted treatment."""
     width, height = size
     # a clip's subject moves: no narrower crop on where it was in one frame
     motion = plan_ken_burns(size, keep_whole(subject), aspect, 1,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from media.analysis.subjects import find_subject
 from media.base import spec, yuv
 from media.base.runner import Limits, ToolError
 from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
@@ -17,7 +18,6 @@ from media.frames.grade import Grade, apply_grade
 from media.frames.photo_shots import keep_min
 from media.frames.sources import Prepared
 from media.frames.stall import StallWatch
-from media.look.subjects import find_subject
 from media.plan.timeline import Timeline
 
 

@@ -12,8 +12,8 @@ once with area averaging so that no frame minifies it by more than about :data:`
 The warp spends most of its time mapping coordinates, so most frames take a cheaper exact route
 to the same pixels (within :data:`SUBPIXEL_TOLERANCE`): one ``cv2.resize`` from a whole-pixel
 origin (:func:`resize_crop`), or at 1:1 a sub-pixel shift (:func:`shifted_crop`); the warp is
-the fallback. A fitted photo (see :mod:`media.look.framing`) is drawn the same way over its blurred,
-darkened backdrop with anti-aliased edges. Clip frames are scaled to cover the frame around
+the fallback. A fitted photo (see :mod:`media.analysis.framing`) is drawn the same way over its
+blurred, darkened backdrop with anti-aliased edges. Clip frames are scaled to cover the frame around
 their centre. The shots on screen are blended into the film frame by :mod:`media.frames.blend`.
 """
 
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from media.analysis.camera import Motion, Rect
+from media.analysis.subjects import Subject
 from media.base import yuv
-from media.look.camera import Motion, Rect
-from media.look.subjects import Subject
 
 MAX_MINIFY = 1.5  # the warp never shrinks the pre-scaled source by more than this
 PRESCALE_STEP = 0.05  # pre-scale factors are multiples of this

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.look.subjects import Box, Subject, saliency_map
+from media.analysis.subjects import Box, Subject, saliency_map
 from media.plan.inputs import PARALLAX_MATTE_MIN
 
 SEG_LONG_EDGE = 320  # pixels: GrabCut runs on a copy this large

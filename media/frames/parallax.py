@@ -20,8 +20,8 @@ beyond: what the moving subject reveals is never its ghost, and nothing beside i
 before it moves.
 
 :class:`ParallaxLayer` renders a shot: the foreground follows the planned Ken Burns move
-(:func:`media.look.framing.plan_ken_burns`, so faces stay in frame and the path stays smooth), the
-background the same eased path scaled about its midpoint by a rate chosen so that the subject
+(:func:`media.analysis.framing.plan_ken_burns`, so faces stay in frame and the path stays smooth),
+the background the same eased path scaled about its midpoint by a rate chosen so that the subject
 slides over the background by at most its matte's score times :data:`MAX_SHIFT` of the frame
 (:func:`bounded_rate`); both are float affine warps (sub-pixel), the foreground warped only over
 its bounding box and blended by its alpha.
@@ -35,6 +35,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from media.analysis.camera import Motion, Rect
+from media.analysis.subjects import Subject
 from media.base import yuv
 from media.frames.compose import (
     Prescaled,
@@ -53,8 +55,6 @@ from media.frames.fill import (
 )
 from media.frames.matte import QUALITY_MIN, Separation, matte_cut, ramp
 from media.frames.soft_matte import layer_matte, soft_matte
-from media.look.camera import Motion, Rect
-from media.look.subjects import Subject
 
 LAYER_LONG_EDGE = 2560  # pixels: layers are built no larger (a 1080p frame shows a 12 MP photo
 # at about half size; full-size layers of one photo held ~1 GB at once)

@@ -2,7 +2,7 @@
 layer that draws it (Ken Burns, parallax or the roll push), or a layout's cells.
 
 A showing of a photo after its first looks closer at another part of it
-(:func:`media.look.detail.showing_frame`); a one-photo film also shows its photo whole. A
+(:func:`media.analysis.detail.showing_frame`); a one-photo film also shows its photo whole. A
 layout shot (:mod:`media.plan.layouts`) shows two or three photos, each in its cell
 (:mod:`media.frames.split`), where the layout shares the frame, and the shot's photo alone in
 the other aspect.
@@ -15,8 +15,13 @@ from collections.abc import Mapping
 import cv2
 import numpy as np
 
+from media.analysis.camera import STEADY_SHARE, Motion, steady_share
+from media.analysis.detail import ShowingFrame, showing_frame, texture_map, whole_motion
+from media.analysis.framing import KEEP_MIN, MoveRequest, plan_ken_burns
+from media.analysis.subjects import Box, Subject, keep_whole
 from media.base import spec
-from media.cards import design
+from media.cards.spec import card_look
+from media.design import looks
 from media.frames.compose import PhotoLayer, prescale_factor
 from media.frames.parallax import ParallaxLayer
 from media.frames.photo_store import HeldPhoto, PhotoStore
@@ -32,10 +37,6 @@ from media.frames.split import (
     stagger_frames,
     still_crop,
 )
-from media.look.camera import STEADY_SHARE, Motion, steady_share
-from media.look.detail import ShowingFrame, showing_frame, texture_map, whole_motion
-from media.look.framing import KEEP_MIN, MoveRequest, plan_ken_burns
-from media.look.subjects import Box, Subject, keep_whole
 from media.plan.layout_kinds import Cell, layout_kind
 from media.plan.layouts import splits_in
 from media.plan.moves import FRAMING_MOVE
@@ -72,7 +73,7 @@ def keep_min(timeline: Timeline, aspect: spec.Aspect) -> float:
 
 def steady(timeline: Timeline, index: int) -> float:
     """The share of shot ``index``'s move seen clear of its transitions
-    (:func:`media.look.framing.steady_share`)."""
+    (:func:`media.analysis.framing.steady_share`)."""
     return steady_share(timeline.shots[index].frames, *transition_frames(timeline, index))
 
 
@@ -119,7 +120,7 @@ class PhotoShots:
     def _prepare_photo(self, shot: Shot, showing: Mapping[str, int] | None = None,
                        steady: float = STEADY_SHARE) -> PreparedPhoto:
         """The shot's layers; a showing after the first looks closer at another part of the
-        photo (:func:`media.look.detail.showing_frame`)."""
+        photo (:func:`media.analysis.detail.showing_frame`)."""
         photo_id = shot.source_id or ""
         photo = self.store.acquire(photo_id)
         try:
@@ -210,11 +211,11 @@ class PhotoShots:
                           colour_yuv(look.colours.rgb(look.layouts.gutter_colour)),
                           shown_in.lead, plan.gutters)
 
-    def _look(self) -> design.Look:
+    def _look(self) -> looks.Look:
         """The film's look: the one its opening card is drawn in."""
         card = self.timeline.shots[0].card if self.timeline.shots else None
-        return design.card_look(card) if card is not None else design.look(
-            design.DEFAULT_LOOK, self.timeline.style)
+        return card_look(card) if card is not None else looks.look(
+            looks.DEFAULT_LOOK, self.timeline.style)
 
     def _shows_subject(self, photo_id: str, subject: Subject) -> bool:
         """The film's subject photo, a photo with faces, or one that shows the same animal
@@ -247,7 +248,7 @@ class PhotoShots:
 
 def cell_layer(photo: HeldPhoto, cell: spec.Aspect, frames: int, move: str | None) -> PhotoLayer:
     """One photo in a cell of the frame (``cell``: its size): a gentle move planned for the
-    cell, faces kept whole (:func:`media.look.framing.plan_ken_burns`); the largest crop held
+    cell, faces kept whole (:func:`media.analysis.framing.plan_ken_burns`); the largest crop held
     still on its faces when no move keeps them whole (the plan's cells fit every face,
     :func:`media.plan.layout_kinds.fills`)."""
     height, width = photo.image.shape[:2]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from media.analysis.subjects import Subject, find_subject
 from media.frames.compose import PrescaledI420, prescale_i420
 from media.frames.grade import Grade, apply_grade
 from media.frames.parallax import (
@@ -28,7 +29,6 @@ from media.frames.parallax import (
     scale_layers,
 )
 from media.frames.sources import load_photo
-from media.look.subjects import Subject, find_subject
 
 
 @dataclass

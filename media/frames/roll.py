@@ -11,9 +11,9 @@ import math
 import cv2
 import numpy as np
 
+from media.analysis.camera import Motion, ease
 from media.base import yuv
 from media.frames.compose import PrescaledI420, viewport_matrix
-from media.look.camera import Motion, ease
 
 ROLL_DEGREES = 1.5  # the fallback move's roll over the shot
 ROLL_PUSH = 0.06  # and its push, on top of the planned move

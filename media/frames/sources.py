@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from media.analysis.subjects import Subject
 from media.base import spec
-from media.look.subjects import Subject
 from media.plan.timeline import Timeline
 
 

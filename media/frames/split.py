@@ -17,12 +17,12 @@ from typing import Protocol
 
 import numpy as np
 
+from media.analysis.camera import Motion, Rect
+from media.analysis.framing import face_guard, largest_crop
+from media.analysis.subjects import Box as FocusBox
+from media.analysis.subjects import Subject
 from media.base import spec, yuv
-from media.cards.spec import RGB
-from media.look.camera import Motion, Rect
-from media.look.framing import face_guard, largest_crop
-from media.look.subjects import Box as FocusBox
-from media.look.subjects import Subject
+from media.design.values import RGB
 from media.plan.layout_kinds import Box, between
 
 STAGGER_S = 0.4  # each cell's move runs this far ahead of the one before
@@ -133,7 +133,7 @@ def still_crop(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspect,
 
 
 def partner_move(move: str | None) -> str:
-    """The second half's move (a :func:`media.look.framing.plan_ken_burns` move): the opposite
+    """The second half's move (a :func:`media.analysis.framing.plan_ken_burns` move): the opposite
     push of the first half's, so one comes closer while the other opens up."""
     return "zoom_out" if move == "zoom_in" else "zoom_in"
 

@@ -11,9 +11,9 @@ sample gets a quality score in 0..1 (:func:`frame_scores`) from:
 * shake: jerk of the global translation (phase correlation between samples) is penalized;
 * faces: a frontal face in the sample is a bonus.
 
-:func:`media.look.clip_window.best_window` then slides a window of the shot's length over the scores
-and returns the in-point (seconds) of the best one (pure data, for the planner). Everything but
-:func:`decode_samples` is pure numpy/OpenCV on arrays.
+:func:`media.analysis.clip_window.best_window` then slides a window of the shot's length over the
+scores and returns the in-point (seconds) of the best one (pure data, for the planner). Everything
+but :func:`decode_samples` is pure numpy/OpenCV on arrays.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from media.analysis.dedupe import picture_hashes
+from media.analysis.subjects import detect_faces
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.intake.clip_checks import MAX_ASPECT_RATIO
-from media.look.dedupe import picture_hashes
-from media.look.subjects import detect_faces
 
 ANALYSIS_WIDTH_PX = 160
 ANALYSIS_FPS = 5.0
@@ -53,7 +53,8 @@ class ClipAnalysis:
     and the fraction of crushed/blown pixels (0..1), ``motion`` the mean absolute difference to
     the previous sample (0..1), ``shake`` the global-shift jerk (analysis pixels), ``faces`` the
     number of faces found (-1: not searched); ``hashes`` perceptual hashes of the first, middle
-    and last samples (see :func:`media.look.dedupe.picture_hashes`: is the clip a photo's twin?)."""
+    and last samples (see :func:`media.analysis.dedupe.picture_hashes`: is the clip a photo's
+    twin?)."""
 
     step_s: float
     sharpness: tuple[float, ...]

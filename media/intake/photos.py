@@ -38,8 +38,8 @@ MAX_LONG_EDGE_PX = 4096
 """Longest edge of any working copy (pixels): a 16:9 photo's tightest 9:16 crop needs 4029."""
 TIGHTEST_CROP_ZOOM = 1.18
 """How much tighter than its largest crop of an aspect the film's camera ever frames a photo:
-:data:`media.look.framing.FULL_ZOOM` (a test pins them equal; not imported, so the decoding child
-does not load OpenCV and SciPy)."""
+:data:`media.analysis.framing.FULL_ZOOM` (a test pins them equal; not imported, so the decoding
+child does not load OpenCV and SciPy)."""
 LOW_RES_LONG_EDGE_PX = 1280
 JPEG_QUALITY = 92
 FLATTEN_BACKGROUND: tuple[int, int, int] = (255, 255, 255)

@@ -54,11 +54,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageCms
 
+from media.analysis.framing import FIT_MARGIN, KEEP_MIN, largest_crop
 from media.base.spec import ASPECTS, Aspect
 from media.intake.defects import find_defects
 from media.intake.measure import WORK_LONG_EDGE, estimate_noise, gray, resize_long, shrink
 from media.intake.photos import JPEG_QUALITY
-from media.look.framing import FIT_MARGIN, KEEP_MIN, largest_crop
 
 Recipe = Literal["light", "full"]
 RECIPES: dict[str, tuple[str, ...]] = {
@@ -145,7 +145,7 @@ class RestoreReport:
 def cover_long_edge(width: int, height: int, aspects: tuple[Aspect, ...] = ASPECTS) -> int:
     """Long edge (pixels) a ``width`` x ``height`` photo needs to be shown 1:1 in every aspect:
     its largest crop covering the frame, or, where a crop would keep too little of it (the
-    photo is then fitted, see :func:`media.look.framing.needs_fit`), the fitted photo. Capped by
+    photo is then fitted, see :func:`media.analysis.framing.needs_fit`), the fitted photo. Capped by
     :data:`MAX_LONG_EDGE`."""
     factors = []
     for aspect in aspects:

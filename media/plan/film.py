@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from media.cards import design
+from media.design import looks
 from media.plan.inputs import PhotoSource
 from media.plan.pacing import Pacing, card_seconds, film_look, pacing_of
 from media.plan.shot_order import drop_twins, pick_subject, subject_first
@@ -29,7 +29,7 @@ class Film:
     ``closing_s``, :func:`media.plan.pacing.card_seconds`)."""
 
     spec: FilmSpec
-    look: design.Look
+    look: looks.Look
     pacing: Pacing
     frames: int
     song: SongFrames

@@ -21,7 +21,8 @@ class PhotoSource:
     height: int
     low_res: bool
     face_fraction: float = 0.0
-    """Height of the largest face over the photo's height (0: none); see :mod:`media.look.arc`."""
+    """Height of the largest face over the photo's height (0: none); see
+    :mod:`media.analysis.arc`."""
     brightness: float = 0.5
     warmth: float = 0.0
     saturation: float = 0.0
@@ -31,7 +32,7 @@ class PhotoSource:
     """Centre of the photo's subject, 0..1 of its height."""
     hold_w: float = 0.0
     """Share of the photo's width every crop must hold: its faces with their margin (see
-    :func:`media.look.framing.face_guard`); 0 without faces."""
+    :func:`media.analysis.framing.face_guard`); 0 without faces."""
     hold_h: float = 0.0
     """Share of the photo's height every crop must hold (as :attr:`hold_w`)."""
     matte: float = 0.0
@@ -39,10 +40,10 @@ class PhotoSource:
     :func:`media.frames.parallax.matte_score`; 0 when unmeasured or doubtful)."""
     with_subject: bool = False
     """Shows the film's subject though it is not the subject photo: the same animal, found by
-    feature match (:mod:`media.look.likeness`); faces count through :attr:`face_fraction`."""
+    feature match (:mod:`media.analysis.likeness`); faces count through :attr:`face_fraction`."""
     subject_box: tuple[float, float, float, float] | None = None
     """Where the subject is in it when :attr:`with_subject` (x0, y0, x1, y1, 0..1 of its width
-    and height: :func:`media.look.likeness.where_subject`): a closer showing looks there."""
+    and height: :func:`media.analysis.likeness.where_subject`): a closer showing looks there."""
 
     @property
     def close(self) -> bool:

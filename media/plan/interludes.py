@@ -2,7 +2,7 @@
 
 An interlude is a card (:class:`media.cards.spec.CardSpec` of kind ``interlude``) holding one
 of the customer's lines (:func:`media.cards.wording.interlude_lines`) over a photo, between
-runs of pictures. The rules are the look's data (:class:`media.cards.design.Interlude`):
+runs of pictures. The rules are the look's data (:class:`media.design.looks.Interlude`):
 
 * **How many.** One for each of the look's ``from_s`` the film reaches: by default none under
   60 s (the opening and the closing already take about a third of a short film, and its middle
@@ -15,8 +15,8 @@ runs of pictures. The rules are the look's data (:class:`media.cards.design.Inte
   of pictures before and after every interlude, so none is next to the opening, the closing or
   another interlude; together at most ``share_max`` of the middle (the middle stays pictures).
 * **How long.** The dissolves in and out, the words' entrance
-  (:data:`media.cards.reading.WORDS_IN_S`), the reading time of the line
-  (:func:`media.cards.reading.message_hold_s`, at least its minimum) and the words' exit.
+  (:data:`media.design.reading.WORDS_IN_S`), the reading time of the line
+  (:func:`media.design.reading.message_hold_s`, at least its minimum) and the words' exit.
 * **Over which photo.** A photo with content: the film's subject, else one with a face, else
   the most colourful; not a close-up of a face (the words would cross it) nor a
   low-resolution one when another will do, not one another interlude sits over, and not one
@@ -34,9 +34,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from media.cards import design
-from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
-from media.cards.spec import CardSpec
+from media.cards.spec import CardSpec, card_look
+from media.design import looks
+from media.design.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
 from media.plan.beat_snap import CARD_SNAP_REACH_S
 from media.plan.inputs import PhotoSource
 from media.plan.moves import BRIDGE
@@ -65,12 +65,12 @@ class InterludeSpan:
         return self.end - self.start
 
 
-def rules_for(card: CardSpec) -> design.Interlude:
+def rules_for(card: CardSpec) -> looks.Interlude:
     """The interlude rules of the look ``card`` is drawn in."""
-    return design.card_look(card).interlude
+    return card_look(card).interlude
 
 
-def interlude_count(length_sec: float, rules: design.Interlude) -> int:
+def interlude_count(length_sec: float, rules: looks.Interlude) -> int:
     """How many interludes a film of ``length_sec`` seconds gets: one per ``from_s`` reached."""
     return sum(1 for start in rules.from_s if length_sec >= start - 1e-9)
 
@@ -115,7 +115,7 @@ def _fitting(cards: Sequence[CardSpec], count: int, budget_s: float,
     return chosen
 
 
-def _spans(cards: Sequence[CardSpec], rules: design.Interlude, bounds: tuple[int, int],
+def _spans(cards: Sequence[CardSpec], rules: looks.Interlude, bounds: tuple[int, int],
            song: SongFrames, fps: int, dissolve_s: float) -> list[InterludeSpan]:
     """``cards`` placed in order (see :func:`place_interludes`), or [] when they do not fit."""
     open_end, close_start = bounds

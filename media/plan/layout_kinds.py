@@ -20,7 +20,7 @@ from typing import NamedTuple, Protocol
 
 from media.base import spec
 from media.base.spec import LANDSCAPE, PORTRAIT
-from media.cards.design import Layouts
+from media.design.looks import Layouts
 from media.plan.inputs import PhotoSource
 
 SPLIT, PORTRAIT_PAIR, TRIPTYCH, INSET = "split", "portrait_pair", "triptych", "inset"

@@ -8,7 +8,7 @@ ask of a kind is what it was registered with.
 
 When a film is long for its photos (photos must repeat), a repeat of a photo alone must show a
 new picture: closer by 1.5x or more than every earlier showing alone
-(:func:`media.look.scales.fresh_showings`, as many as the photo's resolution and faces allow).
+(:func:`media.analysis.scales.fresh_showings`, as many as the photo's resolution and faces allow).
 A repeat past that budget is shown as a layout with other photos (the look's ``kinds``, the
 least used first), and other repeats as well while at most ``split_share`` of them have; one
 that finds no partners is an orphan (:func:`orphans`): the planner leaves it out and holds the
@@ -23,7 +23,7 @@ of photos never shows together twice; and a partner keeps the repeat spacing of
 :func:`media.plan.shot_order.showing_order` to every other showing of it
 (:data:`media.plan.shot_order.REPEAT_SPACING_S`, plus :data:`SNAP_SLACK_S`), or the shot stays
 single. The look's ``[layouts]`` say how many optional repeats share the frame, which kinds
-it uses (:class:`media.cards.design.Layouts`).
+it uses (:class:`media.design.looks.Layouts`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, combinations
 
+from media.analysis.scales import fresh_showings
 from media.base.spec import ASPECTS
-from media.cards import design
-from media.look.scales import fresh_showings
+from media.design import looks
 from media.plan.inputs import PhotoSource
 from media.plan.layout_kinds import PORTRAIT_PAIR, cell_ratio_of, is_tall, layout_kind
 from media.plan.shot_order import REPEAT_SPACING_S, Slot
@@ -95,7 +95,7 @@ def fits_as_partner(photo: PhotoSource, layout: str) -> bool:
 
 def fresh_alone(photo: PhotoSource, only: bool = False) -> int:
     """How many showings of ``photo`` alone can each show a new picture in both films
-    (:func:`media.look.scales.fresh_showings`, its faces held; ``only``: the film's one photo,
+    (:func:`media.analysis.scales.fresh_showings`, its faces held; ``only``: the film's one photo,
     also shown whole)."""
     hold = ((photo.hold_w * photo.width, photo.hold_h * photo.height)
             if photo.hold_w > 0 and photo.hold_h > 0 else None)
@@ -126,7 +126,7 @@ def _reserved(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
 
 
 def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
-                 lengths_s: Sequence[float], rules: design.Layouts, *, subject_id: str | None,
+                 lengths_s: Sequence[float], rules: looks.Layouts, *, subject_id: str | None,
                  twins: Sequence[tuple[str, str]] = ()) -> list[Layout]:
     """One :class:`Layout` per slot of ``slots`` (see :func:`arrange`; no slot gives its place
     to another photo)."""
@@ -135,7 +135,7 @@ def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
 
 
 def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
-            lengths_s: Sequence[float], rules: design.Layouts, *, subject_id: str | None,
+            lengths_s: Sequence[float], rules: looks.Layouts, *, subject_id: str | None,
             twins: Sequence[tuple[str, str]] = (),
             substitute: bool = True) -> tuple[list[Slot], list[Layout]]:
     """The slots and one :class:`Layout` per slot (the module's rules): a showing past its

@@ -2,7 +2,7 @@
 
 In a signature film each chorus of the song (:class:`media.plan.moves.Section`) becomes a
 montage: from the chorus's downbeat to the first planned cut at or after its end, a cut every
-``beats`` beats of the look (:class:`media.cards.design.Montage`; every 4 where 2 beats would
+``beats`` beats of the look (:class:`media.design.looks.Montage`; every 4 where 2 beats would
 last under :data:`MONTAGE_MIN_S`). The photos planned there keep their showing, each in one
 piece of the montage (the last piece the longest, running to the planned cut), and the pieces
 before them are *flashes*: closer showings of photos the film has shown, the subject's first
@@ -16,7 +16,7 @@ repeats). The montage is the one designed exception, kept inside that rule's oth
 lives only in a chorus, where the song's rhythm sets the shots' length (two beats, about a
 second, is what a montage is; no shot there could be held longer without leaving the beat); a
 flash is at least :data:`media.plan.shot_order.REPEAT_SPACING_S` after its photo's last
-showing began; it is framed anew (the render looks closer, :mod:`media.look.detail`: 1.6x on
+showing began; it is framed anew (the render looks closer, :mod:`media.analysis.detail`: 1.6x on
 the faces or the animal on a second showing); no photo flashes twice in one montage; and no
 planned photo loses its showing. A punch-in repeats nothing: its photo never leaves the
 screen, the cut only moves the camera closer on the beat.

@@ -27,7 +27,7 @@ MOVE_VOCABULARY = (PUSH_IN, PULL_OUT, PAN, TILT)
 GENTLE_MOVES = (PUSH_IN, PULL_OUT)  # a low-resolution photo or a plain push only zooms
 CHORUS, VERSE, BRIDGE, INTRO, ENDING = "chorus", "verse", "bridge", "intro", "ending"
 FRAMING_MOVE = {PUSH_IN: "zoom_in", PULL_OUT: "zoom_out", PAN: "pan", TILT: "tilt"}
-"""The :func:`media.look.framing.plan_ken_burns` move that draws each planned move."""
+"""The :func:`media.analysis.framing.plan_ken_burns` move that draws each planned move."""
 GENTLE_PAN_COST = 0.3  # a gentle shot prefers pushes; a long photo still pans
 RECENT_MOVES = 3  # moves of the shots before that make a move less likely (variety)
 RECENT_PENALTY = 0.5

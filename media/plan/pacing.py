@@ -1,7 +1,7 @@
 """A film's pacing: how long its shots, transitions and cards last, from its look (pure).
 
-The look (:mod:`media.cards.design`) says the shot lengths and the transitions in each style;
-the cards last what reading their words needs (:mod:`media.cards.reading`,
+The look (:mod:`media.design.looks`) says the shot lengths and the transitions in each style;
+the cards last what reading their words needs (:mod:`media.design.reading`,
 :func:`card_lengths`), within the share of the film the cards may take
 (:data:`CARD_SHARE_MAX`). Seconds throughout.
 """
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from media.cards import design
-from media.cards.reading import (
+from media.cards.spec import CardSpec
+from media.design import looks
+from media.design.reading import (
     MESSAGE_MIN_HOLD_S,
     TEXT_EXIT_S,
     TITLE_HOLD_S,
@@ -19,7 +20,6 @@ from media.cards.reading import (
     WORDS_IN_S,
     message_hold_s,
 )
-from media.cards.spec import CardSpec
 from media.plan.moves import TransitionStyle
 from media.plan.transitions import CUT
 
@@ -56,20 +56,20 @@ class Pacing:
         return self.transition == CUT
 
 
-def film_look(style: str, gentle: bool, look: str = "") -> design.Look:
-    """The look a film is made in (:mod:`media.cards.design`): the one named ``look``, else
+def film_look(style: str, gentle: bool, look: str = "") -> looks.Look:
+    """The look a film is made in (:mod:`media.design.looks`): the one named ``look``, else
     the memorial look when ``gentle``, else the celebration look, in ``style``."""
-    return design.look(look or (design.GENTLE_LOOK if gentle else design.DEFAULT_LOOK), style)
+    return looks.look(look or (looks.GENTLE_LOOK if gentle else looks.DEFAULT_LOOK), style)
 
 
-def pacing_of(look: design.Look) -> Pacing:
+def pacing_of(look: looks.Look) -> Pacing:
     """The pacing of ``look`` (in its style: gift, brand, social): its shot lengths,
     transitions and transition set."""
     return Pacing(**look.pacing.model_dump(),
                   transitions=TransitionStyle(**look.transitions.model_dump()))
 
 
-def closing_budget_s(length_sec: float, look: design.Look) -> float:
+def closing_budget_s(length_sec: float, look: looks.Look) -> float:
     """The longest the closing's words may hold in a film of ``length_sec`` seconds made in
     ``look`` (seconds): what the wording of the closing must fit
     (:func:`media.cards.wording.closing`)."""
@@ -77,7 +77,7 @@ def closing_budget_s(length_sec: float, look: design.Look) -> float:
 
 
 def card_seconds(length_sec: float, closing: CardSpec,
-                 look: design.Look) -> tuple[float, float]:
+                 look: looks.Look) -> tuple[float, float]:
     """How long the opening and closing cards of a film of ``length_sec`` seconds made in
     ``look`` need (seconds, before their boundaries are snapped onto the song's bars): the
     title's hold, and the ``closing`` text's reading time within the film's budget. What the

@@ -29,11 +29,11 @@ def plan(spec: FilmSpec) -> Timeline:
     """The timeline of the film ``spec`` describes.
 
     Opening card, photo and clip shots, closing card (over the subject photo), each card as long
-    as reading its words needs (:mod:`media.cards.reading`). Cuts land on the song's beats
+    as reading its words needs (:mod:`media.design.reading`). Cuts land on the song's beats
     (card boundaries prefer its bars, and inside a chorus only bars count) where the grid
     allows; the subject photo comes first (see :func:`media.plan.shot_order.showing_order`);
     clips are spread through the film; photos hold up to the pacing's ``hold_s`` and then
-    repeat (framed anew by the render, see :mod:`media.look.detail`) when there are too few,
+    repeat (framed anew by the render, see :mod:`media.analysis.detail`) when there are too few,
     and when there are too many each still lasts at least the style's minimum (about 2 s) and
     the rest are listed in ``dropped_photo_ids``. The recipe's ``motion_shots`` photo shots
     per 30 s of film (the subject's first) get full Ken Burns moves, the others a push that

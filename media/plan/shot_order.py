@@ -248,7 +248,7 @@ def drop_twins(photos: list[PhotoSource], clip_ids: Sequence[str],
                twins: Sequence[tuple[str, str]], subject_id: str | None
                ) -> tuple[list[PhotoSource], list[str]]:
     """Photos left after dropping near-duplicates (``twins``: pairs of ids, see
-    :mod:`media.look.dedupe`), and the ids dropped: of two twin photos the later goes (never the
+    :mod:`media.analysis.dedupe`), and the ids dropped: of two twin photos the later goes (never the
     subject); a photo a clip was made from goes while :data:`MIN_PHOTOS_AFTER_DROP` photos
     remain (the clip moves; otherwise the two are only kept apart, see :func:`separate`)."""
     kept = list(photos)

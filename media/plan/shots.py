@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise
 
-from media.cards.spec import CardSpec, parse_hex
-from media.look.clip_window import best_window
+from media.analysis.clip_window import best_window
+from media.cards.spec import CardSpec
+from media.design.values import parse_hex
 from media.plan.film import Film
 from media.plan.inputs import PARALLAX_MATTE_MIN, ClipSource, PhotoSource
 from media.plan.layouts import Layout
@@ -123,7 +124,7 @@ def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
     faces' shots, then the others spread evenly (a low-res photo only pushes). In a premium
     film the subject's full-move shots that got no parallax get the roll push within what the
     parallax left; the other photo shots push (still a move that reads, see
-    :data:`media.look.framing.PUSH_ZOOM`); repeats of a photo get a different move."""
+    :data:`media.analysis.framing.PUSH_ZOOM`); repeats of a photo get a different move."""
     photos, spec = film.photo_by_id, film.spec
     order = {p.id: i for i, p in enumerate(film.photos)}
     motion_shots = round(spec.recipe.motion_shots * max(1.0, spec.length_sec / RECIPE_FILM_S))
@@ -201,7 +202,7 @@ def _visible_out(next_transition: Transition, next_cut: int) -> int:
 def _place_clip_segments(shots: list[Shot], clips: Sequence[ClipSource],
                          fps: int) -> list[Shot]:
     """Choose each clip shot's in-point: the best-scoring stretch of the clip (see
-    :func:`media.look.clip_window.best_window`; the middle without scores), later uses of a clip
+    :func:`media.analysis.clip_window.best_window`; the middle without scores), later uses of a clip
     avoiding the stretches already shown."""
     by_id = {c.id: c for c in clips}
     used: dict[str, list[tuple[float, float]]] = {}

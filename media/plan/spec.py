@@ -109,13 +109,13 @@ class FilmSpec(_Spec):
 
     ``family``: the occasion's family (:func:`media.cards.wording.family_of`); ``style``: gift,
     brand or social; ``gentle``: a memorial or a pet tribute; ``look``: the name of the look it
-    is made in (:mod:`media.cards.design`; "" picks it by ``gentle``); ``grade``: the colour
+    is made in (:mod:`media.design.looks`; "" picks it by ``gentle``); ``grade``: the colour
     grade it is shown in ("" the look's own; the signature tier's is finished,
     :mod:`media.frames.grade`). ``photos`` and ``clips`` are what the film may show, in the
     order's order, with what intake and analysis learned of them; ``left_out`` what intake
     refused; ``subject_photo_id`` the photo of the person or pet the film is for;
     ``near_duplicates`` pairs of photo and clip ids showing the same picture
-    (:mod:`media.look.dedupe`)."""
+    (:mod:`media.analysis.dedupe`)."""
 
     length_sec: float = Field(gt=0.0)
     fps: int = Field(default=FPS, gt=0)

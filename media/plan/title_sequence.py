@@ -1,7 +1,7 @@
 """How a film opens and closes over its photos, and the signature's title sequence (pure).
 
 Every card stands over a photo that moves under its words (:func:`over_photos`). A signature
-film's title is a sequence (:class:`media.cards.design.TitleSequence`): lead shots, the occasion
+film's title is a sequence (:class:`media.design.looks.TitleSequence`): lead shots, the occasion
 alone, then the name alone, each set larger over a photo of its own and cut on the beat, then
 the whole title (the lockup) over the subject (:func:`title_sequence`). Frames are film frame
 indices.

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from activities.context import StageContext
 from activities.deliver import run_deliver
+from media.analysis.subjects import Box
 from media.deliver.gift_page import placement_css
 from media.deliver.layout import PosterLayout
-from media.look.subjects import Box
 from services.settings import Settings
 from workflows.contract import FilmOrder
 from workflows.keys import RunKeys, photo_key

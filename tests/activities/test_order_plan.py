@@ -11,8 +11,8 @@ from PIL import Image
 
 from activities.order_plan import cards_for, film_plan, film_spec, interlude_cards
 from app.order_folder import read_order_folder
+from media.analysis.subjects import find_subject
 from media.frames.sources import load_photo
-from media.look.subjects import find_subject
 from media.plan.spec import FilmSpec, SongGrid
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections

@@ -19,7 +19,7 @@ def test_check_install_passes_where_every_look_font_and_tool_is_found() -> None:
 
 def test_a_package_without_its_looks_or_samples_cannot_pass(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("media.cards.design.look_names", lambda: ())
+    monkeypatch.setattr("media.design.looks.look_names", lambda: ())
     monkeypatch.setattr("app.samples.SAMPLES_ROOT", Path("/nonexistent"))
     found, problems = install_report()
     assert [problem.split(":")[0] for problem in problems] == ["looks", "samples"]

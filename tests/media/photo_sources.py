@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from media.look.subjects import find_subject
+from media.analysis.subjects import find_subject
 from media.plan.inputs import PhotoSource
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from media.analysis.subjects import detect_faces
 from media.base import heap
 from media.cards.draw import render_card
 from media.cards.spec import CardSpec
-from media.look.subjects import detect_faces
 
 
 def _fill_activity_caches() -> None:

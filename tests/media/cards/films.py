@@ -13,14 +13,14 @@ import numpy as np
 
 from activities.order_plan import cards_for, interlude_cards
 from app.order_folder import read_order_folder
+from media.analysis.arc import photo_traits
+from media.analysis.subjects import find_subject
 from media.base import spec, yuv
-from media.cards.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
+from media.design.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
 from media.frames.card_shots import PreparedCard
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import FilmSources, load_photo
 from media.frames.stall import StallWatch
-from media.look.arc import photo_traits
-from media.look.subjects import find_subject
 from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from media.cards.colour import accent_rgb, contrast_ratio, lift_contrast, luminance, palette
-from media.cards.spec import STYLES, CardSpec
+from media.cards.spec import CardSpec
+from media.design.values import STYLES
 
 
 def test_contrast_runs_from_1_for_equal_colours_to_21_for_black_on_white() -> None:

@@ -9,8 +9,9 @@ import pytest
 
 from media.cards.colour import accent_rgb, contrast_ratio, palette
 from media.cards.draw import render_card
-from media.cards.spec import CardSpec, parse_hex
+from media.cards.spec import CardSpec
 from media.cards.text import safe_area, text_layout, text_mask
+from media.design.values import parse_hex
 
 ASPECTS = [(1920, 1080), (1080, 1920)]
 

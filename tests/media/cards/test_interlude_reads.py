@@ -13,13 +13,13 @@ import pytest
 
 from activities.order_plan import cards_for, interlude_cards
 from app.order_folder import read_order_folder
+from media.analysis.subjects import find_subject
 from media.base import spec, yuv
 from media.cards.draw import render_card_image
 from media.cards.motion import card_frame
 from media.cards.spec import CardSpec
 from media.frames.compose import subject_cover
 from media.frames.sources import load_photo
-from media.look.subjects import find_subject
 from tests.media.cards.films import rgb_frame, sample_film, words_rows
 from tests.media.cards.ocr import PHONE_WIDTH, folded_words, ocr_at_width
 

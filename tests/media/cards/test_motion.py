@@ -21,8 +21,8 @@ from media.cards.motion import (
     words_over_frame,
 )
 from media.cards.planes import HELD_MAPS, lay_text
-from media.cards.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.cards.spec import CardSpec
+from media.design.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.frames.card_shots import PreparedCard
 from media.frames.compose import cover_frame
 from media.frames.sources import load_photo

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from media.cards.spec import CardSpec, parse_hex
+from media.cards.spec import CardSpec
+from media.design.values import parse_hex
 
 
 def test_rejects_bad_spec() -> None:

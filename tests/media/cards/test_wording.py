@@ -1,12 +1,12 @@
 """What the closing card and the gift page say, from the order's own words
-(media.cards.wording), and how long it takes to read (media.cards.reading)."""
+(media.cards.wording), and how long it takes to read (media.design.reading)."""
 
 from __future__ import annotations
 
 import pytest
 
-from media.cards.reading import message_hold_s, word_count
 from media.cards.wording import OccasionWords, closing, family_of, kicker, signature
+from media.design.reading import message_hold_s, word_count
 
 BIRTHDAY = OccasionWords(
     slug="birthday", greeting="Happy Birthday", tone="joyful", gentle=False, name="Marta",

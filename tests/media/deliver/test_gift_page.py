@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from media.analysis.subjects import Box
 from media.deliver.gift_page import (
     BRAND,
     CELEBRATION,
@@ -22,7 +23,6 @@ from media.deliver.gift_page import (
     text_on,
 )
 from media.deliver.layout import PosterLayout
-from media.look.subjects import Box
 from media.song.compose import SongBrief, write_lyrics
 
 HOSTILE = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from media.analysis.subjects import Box
 from media.deliver.layout import (
     CLEARANCE,
     PosterLayout,
@@ -13,7 +14,6 @@ from media.deliver.layout import (
     place_button,
     reach,
 )
-from media.look.subjects import Box
 
 PILL, ROUND = (0.34, 0.15), (0.11, 0.18)
 LAYOUTS = {

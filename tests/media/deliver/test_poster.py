@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from media.analysis.subjects import Box
 from media.base import yuv
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.spec import CardSpec
@@ -25,7 +26,6 @@ from media.deliver.poster import (
     picture_rows,
     write_poster,
 )
-from media.look.subjects import Box
 
 pytestmark = pytest.mark.render
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from skimage import data
 
+from media.analysis.subjects import Box, Subject, keep_whole
 from media.base import yuv
 from media.base.spec import LANDSCAPE, PORTRAIT
 from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
-from media.look.subjects import Box, Subject, keep_whole
 
 
 def _subject(*faces: Box) -> Subject:

@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 from skimage import data
 
+from media.analysis.camera import Rect
+from media.analysis.framing import plan_ken_burns
+from media.analysis.subjects import find_subject
 from media.base import yuv
 from media.base.spec import LANDSCAPE
 from media.frames.blend import incoming_weight, mix, outgoing_weight
@@ -30,9 +33,6 @@ from media.frames.compose import (
     shifted_crop,
     viewport_matrix,
 )
-from media.look.camera import Rect
-from media.look.framing import plan_ken_burns
-from media.look.subjects import find_subject
 from media.plan.timeline import Transition
 from media.plan.transitions import CROSSFADE
 

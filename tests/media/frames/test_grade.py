@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 from skimage import data
 
+from media.analysis.arc import look
 from media.base import spec, yuv
 from media.cards.spec import CardSpec
 from media.frames.grade import (
@@ -24,7 +25,6 @@ from media.frames.grade import (
 )
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import FilmSources
-from media.look.arc import look
 from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid

@@ -14,6 +14,9 @@ import numpy as np
 import pytest
 from skimage import data
 
+from media.analysis.camera import MAX_ACCEL_PX, Motion, Rect
+from media.analysis.framing import MoveRequest, plan_ken_burns
+from media.analysis.subjects import Box, Subject, find_subject
 from media.base import yuv
 from media.base.spec import ASPECTS, Aspect
 from media.cards.spec import CardSpec
@@ -46,9 +49,6 @@ from media.frames.parallax import (
 from media.frames.preparer import SourcePreparer
 from media.frames.roll import RollPushLayer, roll_zoom
 from media.frames.sources import FilmSources, load_photo
-from media.look.camera import MAX_ACCEL_PX, Motion, Rect
-from media.look.framing import MoveRequest, plan_ken_burns
-from media.look.subjects import Box, Subject, find_subject
 from media.plan import planner
 from media.plan.shots import PARALLAX_MAX_SHARE
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from media.analysis.framing import face_guard
+from media.analysis.subjects import Box, Subject
 from media.base import spec, yuv
-from media.cards import design
 from media.cards.spec import CardSpec
+from media.design import looks
 from media.frames.photo_shots import PreparedSplit
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import FilmSources, sources_for
 from media.frames.split import SplitLayer, colour_yuv, stagger_frames
-from media.look.framing import face_guard
-from media.look.subjects import Box, Subject
 from media.plan import layout_kinds
 from media.plan.layout_kinds import (
     INSET,
@@ -83,7 +83,7 @@ def _bluish(chroma: tuple[float, float]) -> bool:
 def test_both_photos_show_each_in_its_half_over_the_looks_gutter(tmp_path: Path,
                                                                  aspect: spec.Aspect) -> None:
     prepared = _prepared(tmp_path, SPLIT)
-    look = design.look(design.DEFAULT_LOOK)
+    look = looks.look(looks.DEFAULT_LOOK)
     gutter = gutter_width(aspect, look.layouts.gutter)
     first, second = split_boxes(aspect, gutter)
     colour = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
@@ -192,7 +192,7 @@ def _greenish(chroma: tuple[float, float]) -> bool:
 def test_a_triptych_shows_its_photo_in_the_middle_cell_over_the_looks_gutter(
         tmp_path: Path, aspect: spec.Aspect) -> None:
     prepared = _layout(tmp_path, TRIPTYCH, third=True)
-    look = design.look(design.DEFAULT_LOOK)
+    look = looks.look(looks.DEFAULT_LOOK)
     first, middle, last = triptych_boxes(aspect, gutter_width(aspect, look.layouts.gutter))
     colour = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
     for index in (0, FRAMES // 2, FRAMES - 1):
@@ -212,7 +212,7 @@ def test_an_inset_is_a_framed_print_of_its_photo_over_a_photo_filling_the_frame(
         tmp_path: Path, aspect: spec.Aspect) -> None:
     layer = _layout(tmp_path, INSET, third=False).layers[aspect.name]
     assert isinstance(layer, SplitLayer)
-    look = design.look(design.DEFAULT_LOOK)
+    look = looks.look(looks.DEFAULT_LOOK)
     colour = colour_yuv(look.colours.rgb(look.layouts.gutter_colour))
     full, print_box = layer.boxes
     assert (full.w, full.h) == (aspect.width, aspect.height)
@@ -263,7 +263,7 @@ def test_a_layout_registered_beside_its_peers_is_drawn_with_no_other_change(
     monkeypatch.setattr(layout_kinds, "LAYOUT_KINDS", dict(layout_kinds.LAYOUT_KINDS))
 
     @layout_kinds.layout("mirror", partners=1, across=2, portrait=False)
-    def mirror(aspect: spec.Aspect, look: design.Layouts,
+    def mirror(aspect: spec.Aspect, look: looks.Layouts,
                frame: layout_kinds.CellFrame) -> layout_kinds.CellPlan:
         """A split with the partner first (left), in 16:9 only, without a gutter."""
         first, second = split_boxes(aspect, 0)

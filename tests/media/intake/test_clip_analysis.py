@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from media.analysis.clip_window import best_window
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.intake.clip_analysis import analyse_clip, analyse_frames, frame_scores
-from media.look.clip_window import best_window
 
 LIMITS = Limits(timeout_s=60)
 SMOOTH = "testsrc2=s=480x270:r=30:d=3,crop=320:180:x='40+t*15':y=45"

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 from PIL import ExifTags, Image
 
+from media.analysis import framing
+from media.analysis.framing import KEEP_MIN, MOVES, MoveRequest, plan_ken_burns
+from media.analysis.subjects import Box, Subject
 from media.base import errors
 from media.base.errors import MediaRejected
 from media.base.spec import ASPECTS
@@ -23,9 +26,6 @@ from media.intake.photos import (
     prepare_photo,
     working_long_edge,
 )
-from media.look import framing
-from media.look.framing import KEEP_MIN, MOVES, MoveRequest, plan_ken_burns
-from media.look.subjects import Box, Subject
 from tests.helpers import EPS, SVG, png_bomb, png_bytes
 
 # Distinct colours in the four quadrants of a landscape image: every EXIF orientation maps it to

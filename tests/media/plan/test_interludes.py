@@ -9,10 +9,10 @@ from itertools import pairwise
 
 import pytest
 
-from media.cards import design
-from media.cards.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
 from media.cards.spec import CardSpec
 from media.cards.wording import InterludeLine, feeling_line, interlude_lines
+from media.design import looks
+from media.design.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
 from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.interludes import interlude_count
@@ -31,7 +31,7 @@ CLOSING = CardSpec("closing", ("Happy Anniversary, Lene & Mads", STORY, "From yo
                    look=LOOK)
 INTERLUDES = (CardSpec("interlude", (MEMORY, ""), look=LOOK),
               CardSpec("interlude", ("", "grateful · warm · tender"), look=LOOK))
-RULES = design.look(LOOK).interlude
+RULES = looks.look(LOOK).interlude
 FPS = 30
 
 
@@ -198,9 +198,9 @@ def test_feeling_words_become_one_short_line_as_typed() -> None:
 
 
 def test_every_look_sets_its_interlude_words_and_rules() -> None:
-    for name in design.look_names():
+    for name in looks.look_names():
         for style in ("gift", "brand", "social"):
-            look = design.look(name, style)
+            look = looks.look(name, style)
             assert look.roles.interlude is not None, name
             assert look.motion.interlude is not None, name
             assert math.isclose(look.interlude.from_s[0], 60.0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from media.base import spec
-from media.cards import design
+from media.design import looks
 from media.plan import layout_kinds
 from media.plan.inputs import PhotoSource
 from media.plan.layout_kinds import (
@@ -29,11 +29,11 @@ from media.plan.shot_order import Slot
 STYLES = ("gift", "brand", "social")
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 def test_every_layout_a_look_names_is_registered_as_one_a_repeat_may_become(
         name: str, style: str) -> None:
-    for kind in design.look(name, style).layouts.kinds:
+    for kind in looks.look(name, style).layouts.kinds:
         assert kind in LAYOUT_KINDS and layout_kind(kind).repeat, kind
 
 
@@ -58,7 +58,7 @@ class _Frame:
 
 @pytest.mark.parametrize("aspect", spec.ASPECTS, ids=lambda a: a.name)
 def test_each_layouts_cells_cover_the_frame_apart_from_its_gutters(aspect: spec.Aspect) -> None:
-    look = design.look(design.DEFAULT_LOOK).layouts
+    look = looks.look(looks.DEFAULT_LOOK).layouts
     for kind in (SPLIT, TRIPTYCH):
         plan = layout_kind(kind).place(aspect, look, _Frame())
         assert plan.cells[0].photo == 0  # the shot's own photo first
@@ -75,7 +75,7 @@ def test_a_layout_registered_beside_its_peers_is_planned_with_no_other_change(
     monkeypatch.setattr(layout_kinds, "LAYOUT_KINDS", dict(LAYOUT_KINDS))
 
     @layout("mirror", partners=1, across=2, portrait=False)
-    def mirror(aspect: spec.Aspect, look: design.Layouts, frame: object) -> CellPlan:
+    def mirror(aspect: spec.Aspect, look: looks.Layouts, frame: object) -> CellPlan:
         """A split with the partner first (left), in 16:9 only."""
         first, second = split_boxes(aspect, 0)
         return CellPlan((Cell(1, first), Cell(0, second)), ())
@@ -84,7 +84,7 @@ def test_a_layout_registered_beside_its_peers_is_planned_with_no_other_change(
     assert cells_of("mirror") == 2 and cell_ratio("mirror", False) == cell_ratio(SPLIT, False)
     slots = [Slot("photo", i, 6.0, None, n) for n in range(3) for i in "abcde"]
     photos = {i: PhotoSource(i, 4000, 3000, False) for i in "abcde"}
-    rules = design.Layouts(split_share=1.0, portrait_pairs=False, kinds=("mirror",))
+    rules = looks.Layouts(split_share=1.0, portrait_pairs=False, kinds=("mirror",))
     layouts = plan_layouts(slots, photos, [6.0] * len(slots), rules, subject_id="a")
     assert {layout.kind for layout in layouts} == {"", "mirror"}
     assert all(layout.partner_id for layout in layouts if layout.kind == "mirror")

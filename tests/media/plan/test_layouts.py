@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from media.cards import design
+from media.design import looks
 from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.layout_kinds import INSET, PORTRAIT_PAIR, SPLIT, TRIPTYCH, fills
@@ -146,9 +146,9 @@ def _slots(ids: str) -> list[Slot]:
     return out
 
 
-def _rules(split_share: float, portrait_pairs: bool) -> design.Layouts:
+def _rules(split_share: float, portrait_pairs: bool) -> looks.Layouts:
     """A look's layouts that split (only) ``split_share`` of the optional repeats."""
-    return design.Layouts(split_share=split_share, portrait_pairs=portrait_pairs, kinds=(SPLIT,))
+    return looks.Layouts(split_share=split_share, portrait_pairs=portrait_pairs, kinds=(SPLIT,))
 
 
 def _sources(ids: str) -> dict[str, PhotoSource]:
@@ -240,12 +240,11 @@ def test_no_photo_is_shown_alone_more_often_than_it_has_new_pictures(length: flo
 
 
 def test_a_film_holds_its_shots_longer_rather_than_repeat_the_same_picture() -> None:
-    from media.cards import design  # the look's hold_max_s bounds how long
 
     tl = _birthday_film()
     middle = [s for s in tl.shots[1:-1] if s.kind != "card"]
     mean_s = sum(s.cut_out - s.cut_in for s in middle) / len(middle) / tl.fps
-    look = design.look(design.DEFAULT_LOOK)
+    look = looks.look(looks.DEFAULT_LOOK)
     assert look.pacing.hold_s < mean_s <= look.layouts.hold_max_s + 0.5
 
 

@@ -10,8 +10,8 @@ from itertools import pairwise
 
 import pytest
 
-from media.cards import design
 from media.cards.spec import CardSpec
+from media.design import looks
 from media.plan import planner
 from media.plan.inputs import PARALLAX_MATTE_MIN, PhotoSource
 from media.plan.montage import MONTAGE_MIN_S, LightLeak, piece_beats
@@ -124,7 +124,7 @@ def test_signature_cuts_the_chorus_on_the_beat_and_keeps_every_planned_cut(
     assert added, "the montage adds cuts"
     assert all(any(c.start <= cut < c.end for c in choruses) for cut in added)
     assert all(cut in beats for cut in added)  # on the beat
-    look = design.look("memorial" if gentle else "celebration").montage
+    look = looks.look("memorial" if gentle else "celebration").montage
     step = piece_beats(look.beats, beats[1] - beats[0], signature.fps)
     ordered = sorted(cuts)
     gaps = [beats.index(b) - beats.index(a) for a, b in pairwise(ordered)
@@ -180,7 +180,7 @@ def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
 
 def test_the_chorus_downbeat_dissolves_under_a_warm_light() -> None:
     tl = _film(30.0)
-    look = design.look("celebration").montage
+    look = looks.look("celebration").montage
     (leak,) = tl.light_leaks
     shot = next(s for s in tl.shots if s.cut_in == leak.peak)
     assert any(c.start == leak.peak for c in _chorus(tl, 30.0))  # on the chorus's downbeat

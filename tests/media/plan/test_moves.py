@@ -10,8 +10,8 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from media.cards.reading import TITLE_HOLD_S, message_hold_s
 from media.cards.spec import CardSpec
+from media.design.reading import TITLE_HOLD_S, message_hold_s
 from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.moves import (

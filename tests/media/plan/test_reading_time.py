@@ -1,19 +1,19 @@
 """Every word on a card stays fully visible for its reading time, and is gone before the picture
-under it changes (media.cards.reading, media.plan.beat_snap, media.cards.wording)."""
+under it changes (media.design.reading, media.plan.beat_snap, media.cards.wording)."""
 
 from __future__ import annotations
 
 import pytest
 
-from media.cards.reading import (
+from media.cards.spec import CardSpec
+from media.cards.wording import OccasionWords, closing
+from media.design.reading import (
     TEXT_EXIT_S,
     TITLE_HOLD_S,
     TITLE_IN_S,
     WORDS_IN_S,
     message_hold_s,
 )
-from media.cards.spec import CardSpec
-from media.cards.wording import OccasionWords, closing
 from media.plan import planner
 from media.plan.pacing import closing_budget_s, film_look
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid

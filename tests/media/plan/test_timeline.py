@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media.cards import design
 from media.cards.spec import CardSpec
+from media.design import looks
 from media.frames.blend import layer_weights
 from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
@@ -362,7 +362,7 @@ def test_a_long_film_from_few_photos_spaces_every_repeat_ten_seconds(n_photos: i
     tl = plan(n_photos=n_photos, n_clips=0, length=180.0, subject="p0")
     hold = 6.0 * 1.3 + 1.0  # the subject's longer hold, and a beat of snapping
     if n_photos <= 3:  # too few new pictures for 6 s shots: the look's longest hold instead
-        hold = design.look(design.DEFAULT_LOOK).layouts.hold_max_s * 1.3 + 1.0
+        hold = looks.look(looks.DEFAULT_LOOK).layouts.hold_max_s * 1.3 + 1.0
     shots = _showings(tl)
     singles = [s for s in shots if not s.partner_id]
     assert max(s.cut_out - s.cut_in for s in singles) <= hold * tl.fps

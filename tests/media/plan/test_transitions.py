@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from media.cards import design
 from media.cards.spec import CardSpec
+from media.design import looks
 from media.frames.blend import layer_weights
 from media.plan import film as film_module
 from media.plan import pacing, planner, transitions
@@ -25,10 +25,10 @@ from media.plan.transitions import (
 STYLES = ("gift", "brand", "social")
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 def test_every_transition_a_look_names_is_registered(name: str, style: str) -> None:
-    look = design.look(name, style)
+    look = looks.look(name, style)
     assert look.pacing.transition in TRANSITIONS
     assert look.transitions.chorus in TRANSITIONS
     assert CROSSFADE in TRANSITIONS  # the dissolve the planner itself chooses by section

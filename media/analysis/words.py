@@ -9,7 +9,7 @@ must be (:func:`clear_of_subject`). Pure: boxes and pixels in, a place out.
 
 from __future__ import annotations
 
-from media.look.subjects import Box, Subject, union
+from media.analysis.subjects import Box, Subject, union
 
 SUBJECT_REACH = (0.35, 0.15)
 """How far past its detected box a subject reaches, as shares of the box's width and height on
@@ -31,7 +31,7 @@ def reach(subject: Box) -> Box:
 
 def words_keep_off(subject: Subject) -> Box | None:
     """What words must not cover in a photo whose subject is ``subject`` (normalized box of
-    the photo): its faces (or a pet's core, :func:`media.look.subjects.keep_whole`) with their
+    the photo): its faces (or a pet's core, :func:`media.analysis.subjects.keep_whole`) with their
     :func:`reach`, else the salient region a viewer looks at (the boats) when it is a part of
     the photo (at most :data:`SCENERY_FOCUS_MAX` of it: a landscape's focus spread over most
     of it is no place to keep clear); None where nothing stands out."""

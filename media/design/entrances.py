@@ -1,7 +1,7 @@
 """The type animations: how a card's words and its accent rule come in, one registered
 function each.
 
-A look names its entrances (:class:`media.cards.design.Entrance`: ``text`` for the words,
+A look names its entrances (:class:`media.design.looks.Entrance`: ``text`` for the words,
 ``rule`` for the accent rule, with their parameters); the engine
 (:func:`media.cards.motion.card_motion`) asks the registered function where each word is at
 each frame of its entrance. A new animation is one function here, registered under its name
@@ -35,7 +35,7 @@ LAND_FADE = 0.3  # share of a landing's entrance over which its words fade in
 
 
 class EntranceParameters(Protocol):
-    """What an animation reads of its look's entrance (:class:`media.cards.design.Entrance`)."""
+    """What an animation reads of its look's entrance (:class:`media.design.looks.Entrance`)."""
 
     @property
     def scale_from(self) -> float: ...
@@ -94,9 +94,9 @@ class TextEntrance:
 
 TEXT_ENTRANCES: dict[str, TextEntrance] = {}
 """The words' animations by the name a look gives them
-(:attr:`media.cards.design.Entrance.text`)."""
+(:attr:`media.design.looks.Entrance.text`)."""
 RULE_ENTRANCES: dict[str, Animation] = {}
-"""The accent rule's animations by name (:attr:`media.cards.design.Entrance.rule`)."""
+"""The accent rule's animations by name (:attr:`media.design.looks.Entrance.rule`)."""
 
 
 def _no_letters(entrance: EntranceParameters) -> bool:

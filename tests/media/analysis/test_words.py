@@ -1,9 +1,9 @@
-"""Where words sit over a picture (media.look.words): clear of its subject, inside the frame."""
+"""Where words sit over a picture (media.analysis.words): clear of its subject, inside the frame."""
 
 from __future__ import annotations
 
-from media.look.subjects import Box
-from media.look.words import EDGE_MARGIN, WORD_SCALES, clear_of_subject
+from media.analysis.subjects import Box
+from media.analysis.words import EDGE_MARGIN, WORD_SCALES, clear_of_subject
 
 WIDE = (1920, 1080)
 

@@ -1,5 +1,5 @@
 """What a photo looks like to the planner: face size, brightness, warmth, colourfulness
-(media.look.arc)."""
+(media.analysis.arc)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from media.look.arc import THUMB_PX, PhotoTraits, look, photo_traits
-from media.look.subjects import Box, Subject
+from media.analysis.arc import THUMB_PX, PhotoTraits, look, photo_traits
+from media.analysis.subjects import Box, Subject
 
 
 def _photo(path: Path, rgb: tuple[int, int, int], size: tuple[int, int] = (800, 600)) -> Path:

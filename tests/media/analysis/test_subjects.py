@@ -1,6 +1,6 @@
-"""A compact subject that must stay whole versus scenery (media.look.subjects), and what it means
-for
-the 9:16 frame (media.look.framing): landscapes fill it full-bleed, a pet's head stays whole."""
+"""A compact subject that must stay whole versus scenery (media.analysis.subjects), and what it
+means for
+the 9:16 frame (media.analysis.framing): landscapes fill it full-bleed, a pet's head stays whole."""
 
 from __future__ import annotations
 
@@ -15,13 +15,11 @@ import pytest
 from PIL import Image
 from skimage import data
 
-from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
-from media.intake.restore import cover_long_edge
-from media.look import subjects
-from media.look.camera import MIN_MOVE_PX, MIN_TRAVEL, Motion
-from media.look.camera import travel as travel_share
-from media.look.framing import MoveRequest, face_guard, plan_ken_burns
-from media.look.subjects import (
+from media.analysis import subjects
+from media.analysis.camera import MIN_MOVE_PX, MIN_TRAVEL, Motion
+from media.analysis.camera import travel as travel_share
+from media.analysis.framing import MoveRequest, face_guard, plan_ken_burns
+from media.analysis.subjects import (
     Box,
     Subject,
     companion_faces,
@@ -34,6 +32,8 @@ from media.look.subjects import (
     soft_share,
     subject_from_dict,
 )
+from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
+from media.intake.restore import cover_long_edge
 from tests.helpers import sharp_coverage
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
@@ -420,7 +420,7 @@ def test_each_thread_looks_for_faces_with_its_own_classifier() -> None:
     # a shared classifier failed in getScaleData when two posters searched at once
     from concurrent.futures import ThreadPoolExecutor
 
-    from media.look.subjects import _face_detector
+    from media.analysis.subjects import _face_detector
 
     mine = _face_detector()
     assert _face_detector() is mine

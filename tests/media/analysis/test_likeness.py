@@ -1,4 +1,4 @@
-"""The same animal in another photo, by feature match (media.look.likeness), on the samples."""
+"""The same animal in another photo, by feature match (media.analysis.likeness), on the samples."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from media.look.likeness import (
+from media.analysis.likeness import (
     MIN_INLIERS,
     Features,
     agreeing_matches,
@@ -21,7 +21,7 @@ from media.look.likeness import (
     subject_query,
     where_subject,
 )
-from media.look.subjects import find_subject
+from media.analysis.subjects import find_subject
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 PETS = SAMPLES / "pet-tribute" / "photos"

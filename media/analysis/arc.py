@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from media.look.subjects import Subject
+from media.analysis.subjects import Subject
 
 THUMB_PX = 128
 
@@ -53,7 +53,7 @@ def look(rgb: np.ndarray) -> tuple[float, float, float]:
 
 def photo_traits(path: Path, subject: Subject | None = None) -> PhotoTraits:
     """The traits of the photo at ``path`` (``subject`` from
-    :func:`media.look.subjects.find_subject`
+    :func:`media.analysis.subjects.find_subject`
     gives the face size; without it the photo counts as faceless)."""
     brightness, warmth, saturation = look(_thumbnail(path))
     faces = subject.faces if subject is not None else ()

@@ -12,9 +12,9 @@ one validated :class:`Look`. ``families`` name the occasion families it dresses
 
 The type animations a look names (:class:`Entrance`: ``settle``, ``rise``, ``fade``, ``land``
 for the words, ``draw_line`` or ``fade`` for the accent rule) are registered functions of
-:mod:`media.cards.entrances`, where a new one is added; a name nobody registered is refused
+:mod:`media.design.entrances`, where a new one is added; a name nobody registered is refused
 when the look is read. Every entrance is over within the window the reading rules leave it
-(:data:`media.cards.reading.TITLE_IN_S`, :data:`media.cards.reading.WORDS_IN_S`).
+(:data:`media.design.reading.TITLE_IN_S`, :data:`media.design.reading.WORDS_IN_S`).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from media.cards.entrances import RULE_ENTRANCES, TEXT_ENTRANCES
-from media.cards.reading import TITLE_IN_S, WORDS_IN_S
-from media.cards.spec import RGB, STYLES, CardSpec, parse_hex, typeface
+from media.design.entrances import RULE_ENTRANCES, TEXT_ENTRANCES
+from media.design.reading import TITLE_IN_S, WORDS_IN_S
+from media.design.values import RGB, STYLES, parse_hex, typeface
 
 LOOK_DIR = Path(__file__).resolve().parent / "looks"
-LOOK_FONT_DIR = Path(__file__).resolve().parent / "assets" / "fonts" / "looks"  # their faces
+LOOK_FONT_DIR = Path(__file__).resolve().parent / "fonts"  # their faces
 DEFAULT_LOOK = "celebration"  # a card that names no look and is not gentle
 GENTLE_LOOK = "memorial"  # a gentle card that names no look
 # How much wider a settling line may start than at rest: a line filling the text measure (the
@@ -44,7 +44,7 @@ class _Data(BaseModel):
 
 
 class Face(_Data):
-    """One face of the pair: a font ``file`` under ``assets/fonts/looks`` and the ``weight`` of
+    """One face of the pair: a font ``file`` under ``fonts`` and the ``weight`` of
     the Noto fallback that draws what it cannot (other scripts, emoji)."""
 
     file: str
@@ -142,12 +142,12 @@ class Colours(_Data):
 
 class Entrance(_Data):
     """How a card's words come in (``text``: an animation of
-    :data:`media.cards.entrances.TEXT_ENTRANCES`): each word over
+    :data:`media.design.entrances.TEXT_ENTRANCES`): each word over
     ``seconds``, the next ``stagger_s`` later; ``rise`` (share of the frame's short side) they
     travel up; ``settle`` starts at ``scale_from`` and with the letters ``tracking_from`` (share
     of their distance from the line's centre) further apart; ``land`` starts at ``scale_from``,
     ``rise`` above its place, and overshoots its rest a little before it settles; the accent
-    ``rule``'s entrance (:data:`media.cards.entrances.RULE_ENTRANCES`)."""
+    ``rule``'s entrance (:data:`media.design.entrances.RULE_ENTRANCES`)."""
 
     text: str
     seconds: float = Field(gt=0.0, le=WORDS_IN_S)
@@ -288,7 +288,7 @@ class OverPhoto(_Data):
 
     The block of words is centred ``opening_y`` / ``closing_y`` down the text's safe area (an
     interlude: its ``text_y``), then moved off the photo's subject
-    (:func:`media.look.words.clear_of_subject`). Under the words a scrim keeps them readable
+    (:func:`media.analysis.words.clear_of_subject`). Under the words a scrim keeps them readable
     without blurring the photo: a soft ``band`` across the frame centred on the words (how
     much of the light it takes at its middle, 0-1), reaching ``band_reach`` of the frame's
     height past the words' edges and fading out as far again, a ``pool`` of shade hugging the
@@ -320,7 +320,7 @@ class TitleSequence(_Data):
     times its lockup size, coming in with ``occasion``), then the name alone over another
     (``name_scale``, ``name``), each held ``lead_beats`` beats and at least ``lead_min_s``
     seconds, hard cuts between them; then the whole title over the subject photo, held as
-    reading needs (:data:`media.cards.reading.TITLE_HOLD_S`). The occasion alone is tracked
+    reading needs (:data:`media.design.reading.TITLE_HOLD_S`). The occasion alone is tracked
     ``occasion_tracking``."""
 
     lead_beats: int = Field(default=2, ge=1, le=8)
@@ -439,9 +439,3 @@ def look_name_for(family: str, directory: Path = LOOK_DIR) -> str:
         if family in look(name, "gift", directory).families:
             return name
     return DEFAULT_LOOK
-
-
-def card_look(card: CardSpec) -> Look:
-    """The look ``card`` is drawn in: the one it names, else by its ``gentle`` flag, in its
-    style."""
-    return look(card.look or (GENTLE_LOOK if card.gentle else DEFAULT_LOOK), card.style)

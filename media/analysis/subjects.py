@@ -6,7 +6,7 @@ pet's head, an animal close-up, an object: :func:`salient_mass_is_compact`) or s
 salient mass is wide (a trail, a ridge, a lake); :func:`keep_whole` makes the core of a compact
 subject count as a face, so crops keep it whole, while scenery is cropped freely and the camera
 pans across it toward the focus. All boxes are normalized (0..1 of the photo's width and
-height). :mod:`media.look.framing` plans the camera over them.
+height). :mod:`media.analysis.framing` plans the camera over them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Type animations are registered functions (media.cards.entrances): every name the looks use
+"""Type animations are registered functions (media.design.entrances): every name the looks use
 is registered, a name nobody registered is refused when a look is read, and a new animation is
 one registered function that a look names and the motion plays."""
 
@@ -11,43 +11,44 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from media.cards import design, entrances
 from media.cards.draw import render_card_image
-from media.cards.entrances import Moment, Pose
 from media.cards.motion import card_motion
-from media.cards.spec import KINDS, STYLES, CardSpec
+from media.cards.spec import KINDS, CardSpec
+from media.design import entrances, looks
+from media.design.entrances import Moment, Pose
+from media.design.values import STYLES
 
 
-def _entrances_of(look: design.Look) -> list[design.Entrance]:
+def _entrances_of(look: looks.Look) -> list[looks.Entrance]:
     named = [look.motion.entrance(kind) for kind in KINDS]
     return [*named, look.title_sequence.occasion, look.title_sequence.name]
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 def test_every_animation_a_look_names_is_registered(name: str, style: str) -> None:
-    for entrance in _entrances_of(design.look(name, style)):
+    for entrance in _entrances_of(looks.look(name, style)):
         assert entrance.text in entrances.TEXT_ENTRANCES
         assert entrance.rule in entrances.RULE_ENTRANCES
 
 
 def test_an_animation_nobody_registered_is_refused_when_the_look_is_read(tmp_path: Path) -> None:
     with pytest.raises(pydantic.ValidationError, match="no type animation 'spin'"):
-        design.Entrance(text="spin", seconds=0.5)
+        looks.Entrance(text="spin", seconds=0.5)
     with pytest.raises(pydantic.ValidationError, match="no rule animation 'wipe'"):
-        design.Entrance(text="rise", seconds=0.5, rule="wipe")
-    source = (design.LOOK_DIR / "romance.toml").read_text(encoding="utf-8")
+        looks.Entrance(text="rise", seconds=0.5, rule="wipe")
+    source = (looks.LOOK_DIR / "romance.toml").read_text(encoding="utf-8")
     (tmp_path / "spun.toml").write_text(source.replace(
         'closing = { text = "rise"', 'closing = { text = "spin"'), encoding="utf-8")
     with pytest.raises(pydantic.ValidationError):
-        design.look("spun", "gift", tmp_path)
+        looks.look("spun", "gift", tmp_path)
 
 
 def test_only_a_tracked_settle_cuts_the_title_into_letters() -> None:
-    assert entrances.cuts_letters("settle", design.Entrance(text="settle", seconds=0.5,
+    assert entrances.cuts_letters("settle", looks.Entrance(text="settle", seconds=0.5,
                                                             tracking_from=0.1))
-    assert not entrances.cuts_letters("settle", design.Entrance(text="settle", seconds=0.5))
-    assert not entrances.cuts_letters("land", design.Entrance(text="land", seconds=0.5,
+    assert not entrances.cuts_letters("settle", looks.Entrance(text="settle", seconds=0.5))
+    assert not entrances.cuts_letters("land", looks.Entrance(text="land", seconds=0.5,
                                                               tracking_from=0.1))
 
 
@@ -67,10 +68,10 @@ def half_shown() -> Iterator[str]:
 
 def test_a_new_animation_is_one_registered_function_a_look_names(half_shown: str,
                                                                   tmp_path: Path) -> None:
-    source = (design.LOOK_DIR / "romance.toml").read_text(encoding="utf-8")
+    source = (looks.LOOK_DIR / "romance.toml").read_text(encoding="utf-8")
     (tmp_path / "toy.toml").write_text(source.replace(
         'closing = { text = "rise"', f'closing = {{ text = "{half_shown}"'), encoding="utf-8")
-    look = design.look("toy", "gift", tmp_path)
+    look = looks.look("toy", "gift", tmp_path)
     assert look.motion.closing.text == half_shown
     card = CardSpec("closing", ("With love, Marta", "Remember the lake house", "from us"),
                     look="romance")

@@ -1,4 +1,4 @@
-"""Subject finding and Ken Burns planning (media.look.framing)."""
+"""Subject finding and Ken Burns planning (media.analysis.framing)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,7 @@ import numpy as np
 import pytest
 from skimage import data
 
-from media.base import yuv
-from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
-from media.frames.compose import (
-    PhotoLayer,
-    prescale_factor,
-    prescale_i420,
-)
-from media.look.camera import (
+from media.analysis.camera import (
     MAX_ACCEL_PX,
     MIN_MOVE_PX,
     SEEN_TRAVEL,
@@ -26,7 +19,7 @@ from media.look.camera import (
     steady_share,
     travel,
 )
-from media.look.framing import (
+from media.analysis.framing import (
     MAX_PUSH_ZOOM,
     PUSH_ZOOM,
     MoveRequest,
@@ -35,7 +28,14 @@ from media.look.framing import (
     needs_fit,
     plan_ken_burns,
 )
-from media.look.subjects import Box, Subject, find_subject, keep_whole
+from media.analysis.subjects import Box, Subject, find_subject, keep_whole
+from media.base import yuv
+from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
+from media.frames.compose import (
+    PhotoLayer,
+    prescale_factor,
+    prescale_i420,
+)
 from tests.helpers import sharp_coverage
 
 CHOICES = range(4)

@@ -1,5 +1,5 @@
-"""A photo shown again is framed anew: closer, on a part with content (media.look.detail), and
-every move travels far enough to read on a phone (media.look.camera.travel)."""
+"""A photo shown again is framed anew: closer, on a part with content (media.analysis.detail), and
+every move travels far enough to read on a phone (media.analysis.camera.travel)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from media.base.spec import ASPECTS, Aspect
-from media.look.camera import (
+from media.analysis.camera import (
     MAX_ACCEL_PX,
     MIN_TRAVEL,
     SEEN_TRAVEL,
@@ -17,17 +16,18 @@ from media.look.camera import (
     steady_share,
     travel,
 )
-from media.look.detail import (
+from media.analysis.detail import (
     ShowingFrame,
     detail_regions,
     showing_frame,
     texture_map,
     whole_motion,
 )
-from media.look.framing import MoveRequest, face_guard, largest_crop, plan_ken_burns
-from media.look.scales import DETAIL_STEP, detail_scales, fresh_showings, max_detail_scale
-from media.look.scales import largest_crop as plain_largest_crop
-from media.look.subjects import Box, Subject, find_subject, keep_whole
+from media.analysis.framing import MoveRequest, face_guard, largest_crop, plan_ken_burns
+from media.analysis.scales import DETAIL_STEP, detail_scales, fresh_showings, max_detail_scale
+from media.analysis.scales import largest_crop as plain_largest_crop
+from media.analysis.subjects import Box, Subject, find_subject, keep_whole
+from media.base.spec import ASPECTS, Aspect
 
 FACE = Subject((Box(0.55, 0.3, 0.62, 0.42),), Box(0.55, 0.3, 0.62, 0.42), "faces")
 SCENERY = Subject((), Box(0.3, 0.4, 0.7, 0.8), "saliency", compact=False)

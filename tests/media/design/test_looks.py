@@ -1,4 +1,4 @@
-"""Looks as data (media.cards.design): every look file validates, every look and variant
+"""Looks as data (media.design.looks): every look file validates, every look and variant
 renders both cards at both aspects with the name in large type, a new look is one file, and
 every type animation comes to rest by the end of its entrance."""
 
@@ -12,12 +12,13 @@ import pydantic
 import pytest
 
 from media.base import yuv
-from media.cards import design
 from media.cards.draw import render_card_image
 from media.cards.motion import card_frame, card_motion
-from media.cards.reading import TITLE_IN_S, WORDS_IN_S
-from media.cards.spec import STYLES, CardSpec
+from media.cards.spec import CardSpec
 from media.cards.text import text_layout
+from media.design import looks
+from media.design.reading import TITLE_IN_S, WORDS_IN_S
+from media.design.values import STYLES
 from media.plan.pacing import film_look, pacing_of
 
 ASPECTS = ((1920, 1080), (1080, 1920))
@@ -32,32 +33,32 @@ def _cards(look: str, style: str) -> tuple[CardSpec, CardSpec]:
     return opening, closing
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 def test_every_look_file_validates_in_every_style(name: str, style: str) -> None:
-    look = design.look(name, style)
+    look = looks.look(name, style)
     assert look.name == name and look.style == style
     assert look.families
     assert look.typography.display.file != look.typography.text.file
 
 
 def test_there_is_a_designed_look_for_every_occasion_family() -> None:
-    names = {design.look_name_for(family) for family in FAMILIES}
+    names = {looks.look_name_for(family) for family in FAMILIES}
     assert len(names) >= 3
     for family in FAMILIES:
-        assert family in design.look(design.look_name_for(family)).families
+        assert family in looks.look(looks.look_name_for(family)).families
 
 
 def test_social_variants_are_bolder_bigger_and_faster_than_gift() -> None:
-    for name in design.look_names():
-        gift, social = design.look(name, "gift"), design.look(name, "social")
+    for name in looks.look_names():
+        gift, social = looks.look(name, "gift"), looks.look(name, "social")
         assert social.roles.name.size.portrait > gift.roles.name.size.portrait
         assert social.typography.display.file != gift.typography.display.file
         assert social.social_safe and not gift.social_safe
         assert social.pacing.shot_s <= gift.pacing.shot_s
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize(("width", "height"), ASPECTS)
 def test_every_look_renders_both_cards_with_the_name_large_and_inside_the_frame(
@@ -77,40 +78,40 @@ def test_every_look_renders_both_cards_with_the_name_large_and_inside_the_frame(
 
 
 def test_the_closing_greeting_keeps_its_kicker_on_one_line_in_9_16() -> None:
-    for name in design.look_names():
+    for name in looks.look_names():
         card = CardSpec("closing", ("Happy Birthday, Marta", "", ""), look=name)
         lines = [b.text for b in text_layout(card, 1080, 1920) if b.role == "title"]
         assert lines[0].startswith("Happy Birthday"), (name, lines)
 
 
 def test_a_new_look_is_one_file(tmp_path: Path) -> None:
-    source = design.LOOK_DIR / "celebration.toml"
+    source = looks.LOOK_DIR / "celebration.toml"
     text = source.read_text(encoding="utf-8").replace(
         'families = ["celebration"]', 'families = ["graduation_party"]').replace(
         'top = "#1B1630"', 'top = "#102030"')
     (tmp_path / "party.toml").write_text(text, encoding="utf-8")
-    assert design.look_names(tmp_path) == ("party",)
-    assert design.look_name_for("graduation_party", tmp_path) == "party"
-    assert design.look("party", "gift", tmp_path).colours.top == "#102030"
-    assert design.look("party", "social", tmp_path).social_safe
+    assert looks.look_names(tmp_path) == ("party",)
+    assert looks.look_name_for("graduation_party", tmp_path) == "party"
+    assert looks.look("party", "gift", tmp_path).colours.top == "#102030"
+    assert looks.look("party", "social", tmp_path).social_safe
 
 
 def test_a_look_file_with_a_mistake_is_refused(tmp_path: Path) -> None:
-    source = (design.LOOK_DIR / "romance.toml").read_text(encoding="utf-8")
+    source = (looks.LOOK_DIR / "romance.toml").read_text(encoding="utf-8")
     (tmp_path / "bad.toml").write_text(source.replace("PlayfairDisplay-SemiBoldItalic.ttf",
                                                       "Missing.ttf"), encoding="utf-8")
     with pytest.raises(pydantic.ValidationError):
-        design.look("bad", "gift", tmp_path)
+        looks.look("bad", "gift", tmp_path)
     slow = source.replace('opening = { text = "rise", seconds = 0.8',
                           'opening = { text = "rise", seconds = 0.85')
     (tmp_path / "slow.toml").write_text(slow, encoding="utf-8")
     with pytest.raises(pydantic.ValidationError):  # over TITLE_IN_S: the title would not hold
-        design.look("slow", "gift", tmp_path)
+        looks.look("slow", "gift", tmp_path)
     shutil.rmtree(tmp_path)
 
 
 def test_the_film_takes_pacing_transitions_and_grade_from_its_look() -> None:
-    memorial = design.look("memorial", "gift")
+    memorial = looks.look("memorial", "gift")
     pacing = pacing_of(film_look("gift", False, "memorial"))
     assert pacing.shot_s == memorial.pacing.shot_s
     assert pacing.transitions.dissolve_s == memorial.transitions.dissolve_s
@@ -128,7 +129,7 @@ def _at_rest(image, seconds: float, length: float, entrance_at: float | None) ->
                     for a, b in zip(motion.placements, still.placements, strict=True)))
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 def test_every_type_animation_comes_to_rest_by_the_end_of_its_entrance(
         name: str, style: str) -> None:
@@ -169,7 +170,7 @@ def test_draw_line_draws_the_rule_out_from_its_centre() -> None:
     assert reveals[0] < reveals[1] < reveals[2] == 1.0
 
 
-@pytest.mark.parametrize("name", design.look_names())
+@pytest.mark.parametrize("name", looks.look_names())
 @pytest.mark.parametrize("style", STYLES)
 def test_a_name_filling_the_line_starts_its_entrance_inside_the_frame(name: str,
                                                                       style: str) -> None:

@@ -1,6 +1,6 @@
 """Where to look in a photo, and how the virtual camera moves over it (Ken Burns).
 
-Subjects (faces, else the salient region, else the centre) come from :mod:`media.look.subjects`.
+Subjects (faces, else the salient region, else the centre) come from :mod:`media.analysis.subjects`.
 :func:`plan_ken_burns` turns a photo size, its subject and an output aspect into a
 :class:`Motion`: a start and an end viewport rectangle in source pixels, eased in between.
 Three modes:
@@ -19,7 +19,7 @@ Three modes:
   viewport is then larger than the photo; the area outside the photo shows the backdrop.
 
 All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height). The
-move itself, its ease and how it reads are :mod:`media.look.camera`'s.
+move itself, its ease and how it reads are :mod:`media.analysis.camera`'s.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from media.base.spec import Aspect
-from media.look.camera import (
+from media.analysis.camera import (
     MIN_TRAVEL,
     SEEN_TRAVEL,
     STEADY_SHARE,
@@ -40,11 +39,12 @@ from media.look.camera import (
     travel,
     within_budget,
 )
-from media.look.subjects import (
+from media.analysis.subjects import (
     Box,
     Subject,
     union,
 )
+from media.base.spec import Aspect
 
 FACE_MARGIN = 0.2  # padding around a face (fraction of its size) that must stay in view
 # ... which a move may yield, down to this, when the full margin leaves it no room to travel (a
@@ -65,7 +65,7 @@ class Yield(NamedTuple):
 
 # What a crop move keeps, step by step until it travels far enough: the faces' margin; whether a
 # push stops at the subject's focus box (a salient region is kept whole by its core, which
-# stands in for a face, see media.look.subjects.keep_whole: its box is only where to look); and
+# stands in for a face, see media.analysis.subjects.keep_whole: its box is only where to look); and
 # whether a push also moves toward the focus (on a short shot, that drift spends the
 # acceleration budget the zoom needs: the push then stays centred as the faces allow)
 YIELDS = tuple(Yield(*step) for step in (
@@ -94,9 +94,9 @@ class MoveRequest:
     ``full``: a Ken Burns ``move`` (else the one ``choice`` picks) among :data:`MOVES`;
     otherwise a gentle push (:data:`PUSH_ZOOM`). ``strong``: a shot of the film's subject
     (zooms :data:`STRONG_ZOOM` instead of :data:`FULL_ZOOM`). ``frame_scale`` > 1 looks that
-    much closer than the largest crop (a repeat's detail, see :mod:`media.look.detail`).
+    much closer than the largest crop (a repeat's detail, see :mod:`media.analysis.detail`).
     ``steady``: the share of the move's travel a viewer sees clear of the shot's transitions
-    (:func:`media.look.camera.steady_share`). ``keep_min``: the smallest fraction of the photo
+    (:func:`media.analysis.camera.steady_share`). ``keep_min``: the smallest fraction of the photo
     a crop may keep before the fitted treatment is used instead (lower: fuller, tighter
     frames); ``subject_keep_min``: how little of it a crop on a fitting subject may keep (see
     :func:`needs_fit`)."""
@@ -313,10 +313,10 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     wider than the frame whose crop keeps less than ``ask.keep_min`` of it is filled (see
     :func:`_plan_fill`), not fitted. A frame closer than the largest crop is as close as the
     faces allow, as a crop. Faces stay inside every frame's viewport; crops never leave the
-    photo; the move is bounded to :data:`media.look.camera.MAX_ACCEL_PX` output px/frame^2.
-    When the chosen move cannot travel :data:`media.look.camera.MIN_TRAVEL` (a face filling the
+    photo; the move is bounded to :data:`media.analysis.camera.MAX_ACCEL_PX` output px/frame^2.
+    When the chosen move cannot travel :data:`media.analysis.camera.MIN_TRAVEL` (a face filling the
     frame), another move is used, failing all the one that travels farthest, or the fitted
-    treatment if that barely moves. The move plans :data:`media.look.camera.SEEN_TRAVEL` over
+    treatment if that barely moves. The move plans :data:`media.analysis.camera.SEEN_TRAVEL` over
     the share of it a viewer sees (``ask.steady``; pushes and fits zoom up to
     :data:`MAX_PUSH_ZOOM` for it).
     """
@@ -367,8 +367,8 @@ def holding_scale(photo_size: tuple[int, int], subject: Subject, aspect: Aspect)
 def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
                        frame_scale: float = 1.0) -> Subject:
     """``subject`` with a compact salient core (the stand-in face of
-    :func:`media.look.subjects.keep_whole`, or the film's animal a closer showing looks at,
-    :mod:`media.look.detail`) that a crop of ``aspect`` ``frame_scale`` times closer than the
+    :func:`media.analysis.subjects.keep_whole`, or the film's animal a closer showing looks at,
+    :mod:`media.analysis.detail`) that a crop of ``aspect`` ``frame_scale`` times closer than the
     largest holds with room for a gentle push (:data:`PUSH_ZOOM`), but not with its
     :data:`FACE_MARGIN`: the stand-in shrinks so that its guard (stand-in plus margin) is the
     crop's size over :data:`FULL_ZOOM` on each axis, and never smaller than the core. The

@@ -5,12 +5,12 @@ again reads as a loop, so every showing of a photo alone after the first looks c
 :data:`DETAIL_STEP` closer than the one before (:func:`detail_scales`: 1.6x, then 2.56x, so
 every showing is at least 1.5x from every other, issue 30's visibly different), at a part worth
 looking at: the faces (all of them, kept whole); the film's animal where a feature match found
-it (:func:`media.look.likeness.where_subject`: the dog at the window, not the planks of the wall
+it (:func:`media.analysis.likeness.where_subject`: the dog at the window, not the planks of the wall
 beside her); a pet's head (a compact salient subject's core); else, for scenery, the most
 textured parts of the photo (a detail, never plain sky or blur), apart from each other. What
 resolution allows bounds how close a showing may go, and so do the faces (a close frame holds
 them all with their margin): a photo allows as many new showings alone as it has scales
-(:mod:`media.look.scales`); the planner shows its other repeats beside other photos
+(:mod:`media.analysis.scales`); the planner shows its other repeats beside other photos
 (:mod:`media.plan.layouts`).
 
 Pure: a small grey copy of the photo in, normalized boxes and scales out.
@@ -23,8 +23,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from media.base.spec import Aspect
-from media.look.framing import (
+from media.analysis.framing import (
     FIT_MARGIN,
     FIT_ZOOM,
     PUSH_ZOOM,
@@ -33,8 +32,9 @@ from media.look.framing import (
     face_guard,
     largest_crop,
 )
-from media.look.scales import detail_scales
-from media.look.subjects import Box, Subject, keep_whole, union
+from media.analysis.scales import detail_scales
+from media.analysis.subjects import Box, Subject, keep_whole, union
+from media.base.spec import Aspect
 
 TEXTURE_LONG_EDGE = 96  # the texture map's size: regions, not pixels, matter
 MIN_DETAIL_TEXTURE = 0.35  # a region this much less textured than the photo's best is empty
@@ -123,9 +123,9 @@ def showing_frame(subject: Subject, texture: np.ndarray, photo_size: tuple[int, 
     first the whole photo; the next ones at the closer :func:`detail_scales` in turn (as the
     resolution and the faces allow), on what the photo shows (:func:`_closer_subject`): its
     faces (all of them, kept whole); else the film's animal at ``subject_at`` (where a feature
-    match found it, see :func:`media.look.likeness.where_subject`), kept whole when it fits
+    match found it, see :func:`media.analysis.likeness.where_subject`), kept whole when it fits
     the closer frame with its margin; else a compact salient subject's core (a pet's head,
-    :func:`media.look.subjects.keep_whole`); a photo with none of them (scenery) on its most
+    :func:`media.analysis.subjects.keep_whole`); a photo with none of them (scenery) on its most
     textured regions in turn (those away from the focus the first showing ended on first).
     With ``whole`` (a one-photo film) the showing after the closest shows the whole photo
     fitted (a ``frame_scale`` under 1, see :func:`whole_motion`). A showing past the last
@@ -162,11 +162,11 @@ def _closer_subject(subject: Subject, photo_size: tuple[int, int], aspect: Aspec
       region beside her showed the planks of the wall under the dogs at the window), with the
       rest of the photo's focus when both fit the frame with room for a gentle push (the two
       dogs), else alone: kept whole like a pet's head when she fits so (her margin yields, see
-      :func:`media.look.framing.plan_ken_burns`), else the focus the move centres on and
-      holds; the photo's level line (:func:`media.look.subjects.find_horizon`) is no
+      :func:`media.analysis.framing.plan_ken_burns`), else the focus the move centres on and
+      holds; the photo's level line (:func:`media.analysis.subjects.find_horizon`) is no
       longer kept in frame;
     - else a compact subject's core (``subject`` after
-      :func:`media.look.subjects.keep_whole`: a pet's head).
+      :func:`media.analysis.subjects.keep_whole`: a pet's head).
     """
     if subject.faces and (subject.source == "faces" or subject_at is None):
         return replace(subject, focus=union(subject.faces))

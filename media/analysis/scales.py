@@ -5,7 +5,7 @@ A photo shown alone again must show a new picture: each showing after the first 
 :data:`DETAIL_STEP` closer than the one before (1.6x, then 2.56x: every showing at least 1.5x
 from every other, issue 30's visibly different), while the resolution
 (:data:`MAX_DETAIL_UPSCALE`) and what a frame must hold (its faces, a pet's head, with their
-margin) allow. :mod:`media.look.detail` frames the showings; the planner shows a photo alone no
+margin) allow. :mod:`media.analysis.detail` frames the showings; the planner shows a photo alone no
 more often than it has scales (:func:`fresh_showings`) and its other repeats beside other
 photos.
 """
@@ -27,7 +27,7 @@ FIT_MARGIN = 0.06  # a fitted photo's margin (share of the frame's short side, a
 
 def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]:
     """Width and height (source pixels) of the largest viewport of ``aspect``'s ratio inside a
-    ``width`` x ``height`` photo (as :func:`media.look.framing.largest_crop`)."""
+    ``width`` x ``height`` photo (as :func:`media.analysis.framing.largest_crop`)."""
     ratio = aspect.width / aspect.height
     if width / height > ratio:
         return height * ratio, float(height)

@@ -1,10 +1,11 @@
-"""Which stretch of a clip a shot shows, from scores computed earlier (media.look.clip_window)."""
+"""Which stretch of a clip a shot shows, from scores computed earlier
+(media.analysis.clip_window)."""
 
 from __future__ import annotations
 
 import pytest
 
-from media.look.clip_window import best_window
+from media.analysis.clip_window import best_window
 
 
 def test_best_window_without_scores_is_the_middle_and_avoids_used_stretches() -> None:

@@ -4,7 +4,7 @@ a viewer sees clear of the shot's transitions (:func:`steady_share`), and the ac
 budget every move keeps (:func:`within_budget`).
 
 Rectangles are in source pixels; frames are output frames; travel is a share of the frame.
-:mod:`media.look.framing` plans the moves.
+:mod:`media.analysis.framing` plans the moves.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Near-duplicate shots (media.look.dedupe) and what the plan does with them (media.plan.shot_order,
-media.plan.timeline): twins are dropped or never shown side by side."""
+"""Near-duplicate shots (media.analysis.dedupe) and what the plan does with them
+(media.plan.shot_order, media.plan.timeline): twins are dropped or never shown side by side."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 from skimage import data
 
+from media.analysis.dedupe import MAX_DISTANCE, distance, near_duplicates, picture_hashes
 from media.cards.spec import CardSpec
 from media.intake.clip_analysis import analyse_frames
-from media.look.dedupe import MAX_DISTANCE, distance, near_duplicates, picture_hashes
 from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid

@@ -2,15 +2,15 @@
 
 A film about a pet has one subject photo (the order's), but the animal is often in others too:
 the dog with her brother at the window, the cat on the sofa. Faces find people in every photo
-(:mod:`media.look.subjects`); for an animal, the subject photo's compact subject (its core, as
-:func:`media.look.subjects.keep_whole` keeps it whole) is matched against every other photo:
+(:mod:`media.analysis.subjects`); for an animal, the subject photo's compact subject (its core, as
+:func:`media.analysis.subjects.keep_whole` keeps it whole) is matched against every other photo:
 SIFT keypoints on gray copies :data:`MATCH_LONG_EDGE` pixels long, Lowe's ratio test
 (:data:`RATIO`), then a similarity transform (scale, turn, shift) fitted by RANSAC. A photo
 shows the subject when at least :data:`MIN_INLIERS` matches agree on one transform: the same
 fur, eyes and markings seen again at another size or angle, not merely the same colours (a
 golden cocker spaniel and an autumn leaf share their colours, not their keypoints). That
 transform also says where the animal is in the other photo (:func:`where_subject`: the subject
-photo's core carried over), which a closer showing of it looks at (:mod:`media.look.detail`).
+photo's core carried over), which a closer showing of it looks at (:mod:`media.analysis.detail`).
 
 Measured on the samples: the pet tribute's Honey (``02-honey``) matches the window photo with
 her brother (``01-window``) with 98 inliers, her head at (0.31, 0.24)-(0.53, 0.42) of it (the
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.look.subjects import Box, Subject, _gray_copy, keep_whole
+from media.analysis.subjects import Box, Subject, _gray_copy, keep_whole
 
 MATCH_LONG_EDGE = 640  # pixels: keypoints are found on gray copies this large
 MAX_KEYPOINTS = 1500
