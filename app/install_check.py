@@ -72,8 +72,9 @@ def _tools() -> str:
 
 
 def _fluidsynth() -> str:
-    import fluidsynth  # noqa: F401  (pyfluidsynth loads libfluidsynth on import)
+    from media.song.synth import load_fluidsynth
 
+    load_fluidsynth()
     return "libfluidsynth"
 
 
