@@ -29,7 +29,7 @@ def hold(reason: str, message: str) -> ApplicationError:
 
 class ActivityName(StrEnum):
     """Registered activity names: one per stage but render, the render stage's parts, the
-    outcome report.
+    outcome report and what forgets the run's working files after it.
 
     The render stage is ``render_plan``, then either ``render_film`` (the plan allows one
     segment: the film whole, nothing to join) or one ``render_segment`` per segment and
@@ -46,6 +46,7 @@ class ActivityName(StrEnum):
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
+    FORGET_RUN_FILES = "forget_run_files"  # after the report: deleted now, or a FilmRunCleanup
     CLEAN_RUN = "clean_run"  # workflows.cleanup: a run's working files, after their retention
     PLAIN_START = "plain_start"
 
@@ -85,6 +86,7 @@ ACTIVITY_QUEUE: dict[ActivityName, TaskQueue] = {
     ActivityName.VERIFY: TaskQueue.MEDIA,
     ActivityName.DELIVER: TaskQueue.MEDIA,
     ActivityName.REPORT_OUTCOME: TaskQueue.MAIN,
+    ActivityName.FORGET_RUN_FILES: TaskQueue.MAIN,
     ActivityName.CLEAN_RUN: TaskQueue.MAIN,
     ActivityName.PLAIN_START: TaskQueue.MAIN,  # a local activity of the orchestration worker
 }
