@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from temporalio.service import RPCError
 
 from app.client import TemporalConfigError, TemporalUnreachable, target_address
-from app.errors import HistoryFileError, RunExists
+from app.errors import GiftLive, HistoryFileError, RunExists
 from app.memory import limit_arenas
 from app.order_folder import OrderFolderError
 from services.settings import Settings
@@ -287,7 +287,9 @@ def _add_ops_commands(commands: Any) -> None:
     submit.add_argument("--wait", action="store_true",
                         help="show progress and wait for the outcome (exit status by state)")
     submit.add_argument("--gift-id", default=None,
-                        help="gift id (default: derived from the folder's content)")
+                        help="gift id (default: derived from the folder's content); a gift "
+                        "with a live run is refused before any upload, unless this is the "
+                        "run's own folder (then it attaches)")
     submit.add_argument("--attempt", type=int, default=None,
                         help="render attempt (default: order.json's, else 1); an attempt "
                         "that already ran is refused, the next one renders again")
@@ -344,7 +346,7 @@ def error_exit(error: BaseException) -> tuple[ExitCode, str] | None:
     shown with its traceback)."""
     if isinstance(error, ValidationError):
         return ExitCode.USAGE, _validation_summary(error)
-    if isinstance(error, OrderFolderError | HistoryFileError | RunExists):
+    if isinstance(error, OrderFolderError | HistoryFileError | RunExists | GiftLive):
         return ExitCode.USAGE, str(error)
     if isinstance(error, CodecKeyError | TemporalConfigError):
         return ExitCode.INFRASTRUCTURE, str(error)
