@@ -18,8 +18,9 @@ COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --univ
 SOUNDFONT := /usr/share/sounds/sf2/FluidR3_GM.sf2
 soundfont:
 	@( [ -f $(SOUNDFONT) ] && ldconfig -p | grep -q libfluidsynth ) || \
-		([ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq libfluidsynth3 fluid-soundfont-gm) || \
+		([ "$$(id -u)" = 0 ] && echo "make: installing libfluidsynth3 and fluid-soundfont-gm" \
+		"with apt-get (the song's instruments)" && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfluidsynth3 fluid-soundfont-gm) || \
 		(echo "install libfluidsynth3 and fluid-soundfont-gm (or set FILM_SOUNDFONT)" && false)
 
 $(STAMP): pyproject.toml $(TEST_LOCK) | soundfont
@@ -50,15 +51,20 @@ schemas: $(STAMP)
 	$(BIN)/python -m workflows.schemas
 
 # Debian's tesseract-ocr for the reading tests (the cards read back at phone size; best effort:
-# without it they skip).
+# without it they skip). As root it is installed with apt-get, and the line before says so.
 ocr:
-	@command -v tesseract >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	@command -v tesseract >/dev/null || ([ "$$(id -u)" = 0 ] && echo "make: installing" \
+		"tesseract-ocr with apt-get (the reading tests; without it they skip)" && \
+		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr) || \
 		echo "tesseract unavailable: the reading tests will skip"
 
-# Debian's chromium for the gift page browser tests (best effort: without it they skip).
+# Debian's chromium for the gift page browser tests (best effort: without it they skip). As
+# root it is installed with apt-get, and the line before says so.
 browser:
-	@command -v chromium >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	@command -v chromium >/dev/null || ([ "$$(id -u)" = 0 ] && echo "make: installing" \
+		"chromium with apt-get (the gift page browser tests; without it they skip)" && \
+		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
 		echo "chromium unavailable: browser tests will skip"
 
