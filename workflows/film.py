@@ -333,6 +333,7 @@ class FilmRender:
                 result_type=result_type,
                 task_queue=self._task_queue_for(name),
                 start_to_close_timeout=timeouts.start_to_close,
+                schedule_to_close_timeout=timeouts.schedule_to_close,
                 heartbeat_timeout=timeouts.heartbeat,
                 retry_policy=STAGE_RETRY,
                 summary=f"{what} for gift {order.gift_id}",
