@@ -28,7 +28,7 @@ from temporalio.service import RPCError
 
 from app.client import TemporalConfigError, TemporalUnreachable, target_address
 from app.errors import GiftLive, HistoryFileError, RunExists
-from app.memory import limit_arenas
+from app.memory import tune_heap
 from app.order_folder import OrderFolderError
 from services.settings import Settings
 from services.storage.base import StorageError
@@ -389,7 +389,7 @@ def friendly_errors(command: str) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     """``filmworker COMMAND ...`` (``filmworker --help``)."""
-    limit_arenas()  # before the SDK's, the renders' and OpenCV's threads allocate
+    tune_heap()  # before the SDK's, the renders' and OpenCV's threads allocate
     args = build_parser().parse_args(argv)
     with friendly_errors(args.command):
         return COMMANDS[args.command](args)
