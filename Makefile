@@ -11,7 +11,8 @@ TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
 COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
-.PHONY: install demo test test-fast test-slow lint bench clean browser ocr soundfont schemas lock starter-ts
+.PHONY: install demo test test-fast test-slow test-wheel lint bench clean browser ocr soundfont schemas \
+	lock starter-ts
 
 # The song's instruments (media/song/synth.py): libfluidsynth3 and the FluidR3 General MIDI
 # SoundFont from Debian. As root they are installed; otherwise say what is missing.
@@ -46,9 +47,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json).
+# The contract's generated files (contract/*.schema.json, names.json, callback.openapi.json,
+# codec-vectors.json).
 schemas: $(STAMP)
-	$(BIN)/python -m workflows.schemas
+	$(BIN)/python -m app.contract_files
 
 # Debian's tesseract-ocr for the reading tests (the cards read back at phone size; best effort:
 # without it they skip). As root it is installed with apt-get, and the line before says so.
@@ -75,7 +77,12 @@ starter-ts:
 	else echo "node/npm unavailable: the TypeScript starter test will skip"; fi
 
 test: $(STAMP) lint browser ocr starter-ts
-	$(BIN)/pytest -q -ra -n 2
+	$(BIN)/pytest -q -ra -n 2 -m "not wheel"
+
+# The package as users get it (minutes, from PyPI): the wheel installed with requirements.lock
+# into a fresh venv outside the source tree renders samples/birthday (tests/test_wheel.py).
+test-wheel: $(STAMP)
+	$(BIN)/pytest -q -ra -m wheel tests/test_wheel.py
 
 # The quick loop while working (under a minute): the pure modules' tests, no dev server, no
 # render, no encode. `make test` runs everything, these and the bench scripts' tests included.

@@ -46,13 +46,15 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad arguments or input: no such file, order.json invalid, attempt already ran
     HELD = 3  # the run was held (customer media or policy, refunded)
     INFRASTRUCTURE = 4  # Temporal, storage or keys unreachable or misconfigured
-    INTERRUPTED = 130  # Ctrl-C
+    INTERRUPTED = 130  # Ctrl-C (SIGINT)
+    TERMINATED = 143  # SIGTERM: a local run (render, samples) stopped, nothing left running
 
 
 EPILOG = """\
 exit status:
   0 succeeded   1 run failed / replay not deterministic / unhealthy   2 usage or bad input
-  3 run held    4 infrastructure (Temporal, storage, keys)            130 interrupted
+  3 run held    4 infrastructure (Temporal, storage, keys)
+  130 interrupted (Ctrl-C)   143 terminated (SIGTERM)
 
 environment (see README "Configuration"):
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE     server and namespace (default localhost:7233, default)
@@ -99,7 +101,7 @@ def _render_command(args: argparse.Namespace) -> int:
                                         storyboard=args.storyboard, quiet=args.json))
     if args.json:
         _print_json({"out": str(args.out.absolute()),
-                     "outcome": outcome.model_dump(mode="json", exclude_none=True)})
+                     "outcome": outcome.model_dump(mode="json")})
     else:
         print(_outcome_line(outcome))
     return exit_now(outcome_exit_code(outcome))
@@ -155,7 +157,7 @@ def _submit_command(args: argparse.Namespace) -> int:
     if args.json:
         document: dict[str, Any] = {"workflow_id": submitted.workflow_id}
         if outcome is not None:
-            document["outcome"] = outcome.model_dump(mode="json", exclude_none=True)
+            document["outcome"] = outcome.model_dump(mode="json")
         _print_json(document)
     elif outcome is None:
         print(submitted.workflow_id)
@@ -196,6 +198,17 @@ def _healthcheck_command(args: argparse.Namespace) -> int:
     return exit_now(ExitCode.FAILED if problems else ExitCode.SUCCEEDED)
 
 
+def _check_install_command(args: argparse.Namespace) -> int:
+    from app.install_check import install_report
+
+    found, problems = install_report()
+    for problem in problems:
+        print(f"filmworker check-install: {problem}", file=sys.stderr)
+    if not problems:
+        print("installation can render: " + ", ".join(found))
+    return exit_now(ExitCode.FAILED if problems else ExitCode.SUCCEEDED)
+
+
 def _codec_server_command(args: argparse.Namespace) -> int:
     from app.codec_server import codec_server, parse_tokens
     from app.telemetry import configure_logging
@@ -221,7 +234,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "render": _render_command, "samples": _samples_command, "worker": _worker_command,
     "server": _server_command, "setup": _setup_command, "submit": _submit_command,
     "replay": _replay_command, "healthcheck": _healthcheck_command,
-    "codec-server": _codec_server_command,
+    "check-install": _check_install_command, "codec-server": _codec_server_command,
 }
 """Each command's function: its exit status (the operations commands exit themselves)."""
 
@@ -306,6 +319,9 @@ def _add_ops_commands(commands: Any) -> None:
                                  "this host's worker polls both task queues")
     health.add_argument("--server-only", action="store_true", help="only check Temporal")
     _json_flag(health)
+    commands.add_parser("check-install", help="exit 0 when this installation can render: every "
+                        "look and font, the word list, the sample orders, ffmpeg, the temporal "
+                        "CLI and libfluidsynth are found (the Docker image's smoke check)")
 
 
 def _version() -> str:

@@ -1,13 +1,17 @@
 """``filmworker codec-server``: the Temporal UI's remote codec endpoint, so authorised ops can
 read encrypted payloads in the browser (the keys never leave this process).
 
-The UI's contract: ``POST {endpoint}/decode`` and ``POST {endpoint}/encode`` with a JSON body
-``{"payloads": [{"metadata": {...base64...}, "data": "base64"}]}`` (the proto3 JSON of
-``temporal.api.common.v1.Payloads``), answered in the same shape; the browser calls it
-cross-origin, so the UI's origin gets CORS headers (preflight included) and the ``X-Namespace``
-header is allowed. With tokens configured, requests need ``Authorization: Bearer <token>``
-(the UI forwards the signed-in user's access token when "pass access token" is set).
-``GET /health`` answers ``{"status": "ok"}`` without a token (no data, for probes).
+The UI's contract (and the ``temporal`` CLI's ``--codec-endpoint``): ``POST {endpoint}/decode``
+and ``POST {endpoint}/encode`` with a JSON body ``{"payloads": [{"metadata": {...base64...},
+"data": "base64"}]}`` (the proto3 JSON of ``temporal.api.common.v1.Payloads``; ``{}`` is no
+payload at all, as the CLI sends a query without arguments), answered in the same shape; the
+browser calls it cross-origin, so the UI's origin gets CORS headers (preflight included) and the
+``X-Namespace`` header is allowed. ``*`` among the origins allows any other origin without
+credentials (``Access-Control-Allow-Origin: *``, no cookies: only a bearer token opens it); a
+listed origin is echoed with credentials allowed. With tokens configured, requests need
+``Authorization: Bearer <token>`` (the UI forwards the signed-in user's access token when "pass
+access token" is set; the CLI sends ``--codec-auth``). ``GET /health`` answers
+``{"status": "ok"}`` without a token (no data, for probes).
 
 A Starlette app on uvicorn, built to hold against a client that is not authorised:
 
@@ -21,8 +25,10 @@ A Starlette app on uvicorn, built to hold against a client that is not authorise
   response), the body within :data:`BODY_TIMEOUT_S`, idle keep-alive connections closed after
   :data:`KEEP_ALIVE_S`;
 - bounded work: at most :data:`MAX_CONCURRENT_CODINGS` bodies are read and coded at once (the
-  rest wait up to :data:`QUEUE_WAIT_S`, then 503), at most :data:`MAX_CONNECTIONS` connections
-  and requests (then 503);
+  rest wait up to :data:`QUEUE_WAIT_S`, then 503);
+- at most :data:`MAX_CONNECTIONS` connections: a new one beyond them closes the connection that
+  has waited longest without a request (a client that opened it and sent nothing, or an idle
+  keep-alive), so connections that send nothing cannot keep an authorised request out;
 - base64 is strict (standard alphabet, padding, nothing else): ``"!!!"`` is refused;
 - one audit line per ``/decode`` and ``/encode`` (namespace, token subject, payload count,
   result; never the data).
@@ -62,6 +68,8 @@ KEEP_ALIVE_S = 5
 MAX_CONCURRENT_CODINGS = 2
 QUEUE_WAIT_S = 10.0
 MAX_CONNECTIONS = 256
+ANY_ORIGIN = "*"
+ALLOWED_METHODS = "POST, OPTIONS"
 ALLOWED_HEADERS = "Content-Type, X-Namespace, Authorization"
 DEFAULT_SUBJECT = "ops"
 """The audit subject of ``FILM_CODEC_TOKEN`` (named tokens: ``FILM_CODEC_TOKENS``)."""
@@ -102,7 +110,9 @@ def parse_payloads(body: bytes) -> list[Payload]:
         document = json.loads(body)
     except (ValueError, RecursionError) as error:
         raise BadPayloads("not JSON") from error
-    items = document.get("payloads") if isinstance(document, dict) else None
+    if not isinstance(document, dict):
+        raise BadPayloads("not a JSON object")
+    items = document.get("payloads") or []  # proto3 JSON leaves an empty list out: {}
     if not isinstance(items, list) or len(items) > MAX_PAYLOADS:
         raise BadPayloads("no payloads list, or too many")
     payloads = []
@@ -139,12 +149,14 @@ def codec_app(codec: AesGcmCodec, *, origins: Sequence[str] = ("http://localhost
 
     def cors(request: Request) -> dict[str, str]:
         origin = request.headers.get("origin")
-        if not origin or not (origin in allowed or "*" in allowed):
-            return {}
-        return {"Access-Control-Allow-Origin": origin,
-                "Access-Control-Allow-Credentials": "true",
-                "Access-Control-Allow-Methods": "POST, OPTIONS",
-                "Access-Control-Allow-Headers": ALLOWED_HEADERS, "Vary": "Origin"}
+        methods = {"Access-Control-Allow-Methods": ALLOWED_METHODS,
+                   "Access-Control-Allow-Headers": ALLOWED_HEADERS, "Vary": "Origin"}
+        if origin and origin in allowed:
+            return {"Access-Control-Allow-Origin": origin,
+                    "Access-Control-Allow-Credentials": "true", **methods}
+        if origin and ANY_ORIGIN in allowed:  # never with credentials: no cookie opens it
+            return {"Access-Control-Allow-Origin": ANY_ORIGIN, **methods}
+        return {}
 
     def subject_of(request: Request) -> str | None:
         if not tokens:
@@ -239,16 +251,38 @@ def _audit(operation: str, namespace: str, subject: str | None, count: int,
         "payloads": count, "result": result})
 
 
-class HeaderTimeoutProtocol(H11Protocol):
+class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, closing a connection whose request headers have not arrived
     within :data:`HEADER_TIMEOUT_S` of the connection or of the last response (uvicorn itself
-    only times out an idle keep-alive connection, not one that dribbles its headers)."""
+    only times out an idle keep-alive connection, not one that dribbles its headers), and
+    keeping at most :data:`MAX_CONNECTIONS` open: a connection beyond them closes the one that
+    has waited longest for a request (uvicorn's ``limit_concurrency`` would answer 503 to every
+    request, authorised ones included, while idle connections hold the places)."""
 
     _header_timer: asyncio.TimerHandle | None = None
+    _waiting_since = 0.0
+    """When this connection started waiting for a request (loop time)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
+        self._waiting_since = self.loop.time()
         self._arm_header_timer()
+        self._make_room()
+
+    def _waiting_for_a_request(self) -> bool:
+        return (self.cycle is None or self.cycle.response_complete) and \
+            not self.transport.is_closing()
+
+    def _make_room(self) -> None:
+        """Past :data:`MAX_CONNECTIONS`, close the connection that has waited longest for a
+        request; this one if every other is serving one."""
+        open_connections = [c for c in self.connections if not c.transport.is_closing()]
+        if len(open_connections) <= MAX_CONNECTIONS:
+            return
+        waiting = [c for c in open_connections if isinstance(c, GuardedH11Protocol)
+                   and c is not self and c._waiting_for_a_request()]
+        oldest = min(waiting, key=lambda c: c._waiting_since, default=self)
+        oldest.transport.close()
 
     def _arm_header_timer(self) -> None:
         if self._header_timer is not None:
@@ -264,6 +298,7 @@ class HeaderTimeoutProtocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if not self.transport.is_closing():
+            self._waiting_since = self.loop.time()
             self._arm_header_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -279,9 +314,8 @@ class CodecServer:
         self.socket = socket.create_server((host, port), reuse_port=False)
         self.port: int = self.socket.getsockname()[1]
         self.server = uvicorn.Server(uvicorn.Config(
-            app, http=HeaderTimeoutProtocol, lifespan="off", log_config=None,
-            access_log=False, timeout_keep_alive=KEEP_ALIVE_S,
-            limit_concurrency=MAX_CONNECTIONS, server_header=False))
+            app, http=GuardedH11Protocol, lifespan="off", log_config=None,
+            access_log=False, timeout_keep_alive=KEEP_ALIVE_S, server_header=False))
 
     def serve_forever(self) -> None:
         """Serve until :meth:`shutdown` (or SIGINT/SIGTERM in the main thread)."""

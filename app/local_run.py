@@ -1,17 +1,32 @@
 """``filmworker render``: the real workflow on an embedded dev server for a local order folder,
-with local storage and the local outcome sink; progress on the terminal, outputs copied out."""
+with local storage and the local outcome sink; progress on the terminal, outputs copied out.
+
+Ctrl-C (SIGINT) or SIGTERM ends a local run at once (:func:`signals_end_the_run`): one line says
+which run stopped and where its files are, the dev server and every ffmpeg are killed, and the
+process exits 130 or 143. A graceful stop would gain nothing: the embedded server's runs end with
+it, and a server stopped first (Ctrl-C reaches the whole terminal's process group) left the
+worker retrying it for 40 s."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
 import sys
+import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from activities.context import StageContext
 from activities.report import run_clean
 from app.devserver import free_port, start_embedded_server
 from app.order_folder import load_order_folder
+from app.process_tree import kill_descendants
 from app.progress_view import showing_progress
 from app.workers import running_worker
 from media.base.spec import ASPECTS
@@ -33,6 +48,11 @@ OPTIONAL_DELIVERED_FILES = (LOGO_NAME,)  # brand style only: the gift page links
 STORYBOARD_KEEP_DAYS = 1.0
 """``render --storyboard`` keeps the run's files past the report (it draws from the timeline),
 then deletes them itself."""
+STORAGE_FOLDER = ".storage"
+"""A local run's storage, inside its output folder."""
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNAL_EXIT_BASE = 128
+"""A run ended by signal N exits 128 + N, as a shell reports it: 130 Ctrl-C, 143 SIGTERM."""
 
 
 def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
@@ -86,18 +106,62 @@ def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Pat
                            label=f"{order.gift_id} · {order.style.value} · {order.tier.value}")
 
 
+@contextlib.contextmanager
+def signals_end_the_run(order: FilmOrder, folder: Path, storage_root: Path,
+                        work_dir: Path) -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM end this process at once: every process it started
+    killed (the dev server; ffmpeg with its process group), the run's scratch ``work_dir``
+    removed, one line on stderr naming the run and where its files are, exit 128 + the signal.
+    Outside the main thread (no signal handlers there) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def end(signum: int, _frame: FrameType | None) -> None:
+        for each in ENDING_SIGNALS:  # a second Ctrl-C does not cut this short
+            signal.signal(each, signal.SIG_IGN)
+        kill_descendants()
+        shutil.rmtree(work_dir, ignore_errors=True)
+        say(f"filmworker: interrupted by {signal.Signals(signum).name}: run "
+            f"{order.workflow_id} of {folder} stopped; its files are in "
+            f"{storage_root / order.run_prefix}")
+        sys.stdout.flush()
+        os._exit(SIGNAL_EXIT_BASE + signum)
+
+    previous = {each: signal.signal(each, end) for each in ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
 async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
                         storyboard: bool = False, quiet: bool = False) -> FilmOutcome:
     """Run the real workflow on an embedded dev server for a local order folder (and with
     ``storyboard`` write a contact sheet of both films beside them); ``quiet``: no progress
-    bar."""
+    bar. Ctrl-C and SIGTERM end it at once (:func:`signals_end_the_run`)."""
     out_dir = out_dir.absolute()
+    storage_root = out_dir / STORAGE_FOLDER
     # Local runs keep their storage beside the outputs and report to the local sink; the
-    # storyboard needs the run's timeline after the outcome: kept until it is drawn.
-    settings = Settings(FILM_STORAGE_URL=f"file://{out_dir / '.storage'}",
-                        FILM_ORDER_API_URL=None,
+    # storyboard needs the run's timeline after the outcome: kept until it is drawn. The
+    # activities' scratch goes in a folder of this run's own, removed however it ends.
+    settings = Settings(FILM_STORAGE_URL=f"file://{storage_root}", FILM_ORDER_API_URL=None,
                         FILM_RUN_RETENTION_DAYS=STORYBOARD_KEEP_DAYS if storyboard else 0)
     order = load_order_folder(folder, settings)
+    settings.work_dir.mkdir(parents=True, exist_ok=True)
+    work_dir = Path(tempfile.mkdtemp(prefix="render-", dir=settings.work_dir))
+    try:
+        with signals_end_the_run(order, folder, storage_root, work_dir):
+            return await _render_order(order, folder, out_dir, settings.model_copy(
+                update={"work_dir": work_dir}), ui=ui, storyboard=storyboard, quiet=quiet)
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+async def _render_order(order: FilmOrder, folder: Path, out_dir: Path, settings: Settings, *,
+                        ui: bool, storyboard: bool, quiet: bool) -> FilmOutcome:
+    """:func:`render_folder` once the order is read and the signals are taken care of."""
     ui_port = free_port() if ui else None
     async with await start_embedded_server(ui=ui, ui_port=ui_port) as env:
         if ui_port:

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
+from app.contract_files import contract_files
 from workflows.contract import (
     TASK_QUEUE,
     TIER_PRICE_CENTS,
@@ -27,7 +28,7 @@ from workflows.contract import (
     verify_signature,
     workflow_id,
 )
-from workflows.schemas import MODELS, SCHEMA_DIR, rendered_schemas
+from workflows.schemas import MODELS, SCHEMA_DIR
 
 
 def order_fields(**overrides: Any) -> dict[str, Any]:
@@ -182,7 +183,7 @@ def test_signature_verifies_and_refuses_tampering_and_stale_timestamps() -> None
 
 
 def test_the_schema_files_match_the_models_regenerate_with_make_schemas() -> None:
-    for name, text in rendered_schemas().items():
+    for name, text in contract_files().items():
         on_disk = SCHEMA_DIR / name
         assert on_disk.is_file(), f"contract/{name} missing: run `make schemas`"
         assert on_disk.read_text(encoding="utf-8") == text, \

@@ -1,10 +1,13 @@
 """The Docker image and compose stack, validated without a Docker engine (none runs here):
-the compose file parses and wires the services together, and the image installs the package
-with the same pyproject install CI runs."""
+the compose file parses and wires the services together, the build context leaves out what the
+image never copies, and the image installs the package as tests/test_wheel.py does (the wheel
+built from the source, installed with the hashed lock) on a base pinned by patch and digest."""
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,88 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
     lines = [line.strip() for line in text.splitlines()]
     return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines
             if line and not line.startswith("#")]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ``FROM`` of the Dockerfile: its name (``AS``), base image (build args resolved) and
+    instructions."""
+
+    name: str
+    base: str
+    instructions: tuple[tuple[str, str], ...]
+
+    def runs(self) -> list[str]:
+        """The arguments of its ``RUN`` instructions."""
+        return [args for kind, args in self.instructions if kind == "RUN"]
+
+    def copied(self) -> list[str]:
+        """The sources of its ``COPY`` instructions from the build context."""
+        return [source for kind, args in self.instructions
+                if kind == "COPY" and not args.startswith("--from=")
+                for source in args.split()[:-1]]
+
+
+def dockerfile_stages() -> list[Stage]:
+    """The Dockerfile's build stages in order (the last one is the image)."""
+    build_args: dict[str, str] = {}
+    heads: list[tuple[str, str]] = []  # (name, base) of each FROM
+    bodies: list[list[tuple[str, str]]] = []
+    for kind, args in dockerfile_instructions():
+        if kind == "FROM":
+            image, _, name = args.partition(" AS ")
+            base = re.sub(r"\$\{(\w+)\}", lambda m: build_args[m.group(1)], image.strip())
+            heads.append((name.strip() or str(len(heads)), base))
+            bodies.append([])
+        elif bodies:
+            bodies[-1].append((kind, args))
+        elif kind == "ARG":  # a build argument the FROM lines may use
+            name, _, value = args.partition("=")
+            build_args[name] = value
+    return [Stage(name, base, tuple(body)) for (name, base), body in zip(heads, bodies,
+                                                                          strict=True)]
+
+
+def _ignore_pattern(pattern: str) -> re.Pattern[str]:
+    """A ``.dockerignore`` line as a regex of context paths (``**`` any depth, ``*`` within one
+    name), as Docker matches it."""
+    body = re.escape(pattern.strip("/")).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*")
+    return re.compile(body.replace(r"\*", "[^/]*").replace(r"\?", "[^/]") + "$")
+
+
+def dockerignore_patterns() -> list[re.Pattern[str]]:
+    """The patterns of the repository's ``.dockerignore`` (no exceptions: ``!`` is not used)."""
+    lines = [line.strip() for line in (REPO / ".dockerignore").read_text("utf-8").splitlines()]
+    patterns = [line for line in lines if line and not line.startswith("#")]
+    assert not any(p.startswith("!") for p in patterns), "exceptions are not supported here"
+    return [_ignore_pattern(p) for p in patterns]
+
+
+def in_build_context(relative: str, patterns: list[re.Pattern[str]]) -> bool:
+    """Whether the repository path ``relative`` (posix) is sent to the Docker build: neither it
+    nor a folder above it is ignored."""
+    parts = relative.split("/")
+    return not any(pattern.match("/".join(parts[:i])) for i in range(1, len(parts) + 1)
+                   for pattern in patterns)
+
+
+def context_files(sources: list[str]) -> list[str]:
+    """Every file below the repository paths ``sources`` that the build context holds."""
+    patterns = dockerignore_patterns()
+    found = []
+    for source in sources:
+        path = REPO / source
+        walked = [path] if path.is_file() else [Path(d) / f for d, _, files in os.walk(path)
+                                                  for f in files]
+        found += [rel for file in walked
+                  if in_build_context(rel := file.relative_to(REPO).as_posix(), patterns)]
+    return sorted(found)
+
+
+def wheel_stage() -> Stage:
+    """The stage that builds the package's wheel from the source."""
+    return next(stage for stage in dockerfile_stages()
+                if any("pip wheel" in run for run in stage.runs()))
 
 
 def test_compose_starts_temporal_with_ui_minio_with_its_bucket_and_the_worker(
@@ -80,27 +165,62 @@ def test_compose_worker_settings_are_ones_the_worker_reads(compose: dict[str, An
 
 
 def test_compose_builds_the_image_from_the_repository_root(compose: dict[str, Any]) -> None:
-    for name in ("temporal", "worker"):
+    for name in ("temporal", "codec-server", "worker"):
         build = compose["services"][name]["build"]
         context = (DOCKER / build["context"]).resolve()
         assert context == REPO and (context / build["dockerfile"]).is_file()
 
 
-def test_image_is_slim_non_root_with_a_healthcheck_and_installs_like_ci() -> None:
-    instructions = dockerfile_instructions()
-    assert instructions[0] == ("FROM", "python:3.11-slim")
-    runs = [args for kind, args in instructions if kind == "RUN"]
-    assert any(re.search(r"\bpip install --no-deps (--no-cache-dir )?\.(\s|$)", run)
-               for run in runs)
-    users = [args for kind, args in instructions if kind == "USER"]
+def test_every_stage_starts_from_python_slim_pinned_by_patch_version_and_digest() -> None:
+    for stage in dockerfile_stages():
+        assert re.fullmatch(r"python:3\.11\.\d+-slim(-[a-z]+)?@sha256:[0-9a-f]{64}",
+                            stage.base), stage
+
+
+def test_image_installs_the_built_wheel_with_the_lock_and_its_smoke_check_loads_the_looks(
+) -> None:
+    *builders, image = dockerfile_stages()
+    assert any("pip wheel --no-deps --wheel-dir /wheels ." in run for run in wheel_stage().runs())
+    assert wheel_stage() in builders
+    runs = image.runs()
+    lock = next(i for i, run in enumerate(runs)
+                if "pip install --require-hashes -r requirements.lock" in run)
+    package = next(i for i, run in enumerate(runs)
+                   if re.search(r"pip install --no-deps (--no-cache-dir )?/tmp/wheels/", run))
+    assert lock < package
+    assert (f"--from={wheel_stage().name}", "/wheels /tmp/wheels") in [
+        tuple(args.split(None, 1)) for kind, args in image.instructions if kind == "COPY"]
+    # the smoke check runs the installed package (looks, fonts, tools), not just --help
+    assert "filmworker check-install" in runs[package].split("&&")[-1]
+    assert not any("pip install" in run and " . " in f"{run} " for run in runs), \
+        "the image installs the wheel, never the source tree"
+
+
+def test_image_is_non_root_with_a_healthcheck_and_runs_the_worker() -> None:
+    image = dockerfile_stages()[-1]
+    users = [args for kind, args in image.instructions if kind == "USER"]
     assert users and users[-1] not in ("root", "0")
-    health = next(args for kind, args in instructions if kind == "HEALTHCHECK")
+    health = next(args for kind, args in image.instructions if kind == "HEALTHCHECK")
     assert '"filmworker", "healthcheck"' in health
-    assert ("CMD", '["filmworker", "worker"]') in instructions
-    for kind, args in instructions:
-        if kind == "COPY":
-            for source in args.split()[:-1]:
-                assert (REPO / source).exists(), source
+    assert ("CMD", '["filmworker", "worker"]') in image.instructions
+
+
+def test_the_build_context_holds_what_the_image_copies_and_leaves_out_venv_renders_and_git(
+) -> None:
+    assert not (DOCKER / "Dockerfile.dockerignore").exists(), \
+        "one ignore file: BuildKit would take docker/Dockerfile.dockerignore over .dockerignore"
+    patterns = dockerignore_patterns()
+    for stage in dockerfile_stages():
+        for source in stage.copied():
+            assert (REPO / source).exists() and in_build_context(source, patterns), source
+            assert context_files([source]), f"{source}: nothing of it reaches the build"
+    for left_out in (".venv/lib/python3.11/site-packages/x.py", "out/birthday/16x9.mp4",
+                     ".git/HEAD", "media/cards/__pycache__/design.cpython-311.pyc",
+                     ".pytest_cache/v/cache", ".ruff_cache/x", "filmworker.egg-info/PKG-INFO",
+                     "build/lib/worker.py", ".filmworker/storage/x", "tests/test_docker.py",
+                     "contract/starter-ts/node_modules/ajv/package.json"):
+        assert not in_build_context(left_out, patterns), left_out
+    assert in_build_context("media/cards/looks/celebration.toml", patterns)
 
 
 def product_packages() -> set[str]:
@@ -117,18 +237,18 @@ def test_the_package_the_image_installs_holds_every_module_the_worker_imports() 
     assert product_packages() == {"workflows", "activities", "services", "app", "media"}
     assert product_packages() <= packages
     assert project["project"]["scripts"]["filmworker"] == "worker:main"
-    copied = {args.split()[0] for kind, args in dockerfile_instructions() if kind == "COPY"}
-    assert product_packages() <= copied
+    assert product_packages() <= set(wheel_stage().copied())
 
 
-def test_dependencies_install_from_the_hashed_lock_before_the_source_is_copied() -> None:
-    instructions = dockerfile_instructions()
+def test_dependencies_install_from_the_hashed_lock_before_the_package_is_copied() -> None:
+    image = dockerfile_stages()[-1]
+    instructions = list(image.instructions)
     lock_install = next(i for i, (kind, args) in enumerate(instructions)
                         if kind == "RUN" and "--require-hashes -r requirements.lock" in args)
     assert "--mount=type=cache,target=/root/.cache/pip" in instructions[lock_install][1]
-    first_source = next(i for i, (kind, args) in enumerate(instructions)
-                        if kind == "COPY" and not args.startswith("requirements.lock"))
-    assert lock_install < first_source
+    first_package = next(i for i, (kind, args) in enumerate(instructions)
+                         if kind == "COPY" and not args.startswith("requirements.lock"))
+    assert lock_install < first_package
     lock = (REPO / "requirements.lock").read_text(encoding="utf-8")
     assert "--hash=sha256:" in lock and "temporalio==" in lock and "pytest" not in lock
 
@@ -157,3 +277,22 @@ def test_the_locks_pin_every_dependency_of_pyproject_with_hashes() -> None:
             package, version = requirement.split("==")
             package = package.split("[")[0].lower()
             assert pins["requirements-test.lock"].get(package) == version, package
+
+
+def test_compose_services_of_the_image_other_than_the_worker_have_their_own_healthcheck(
+    compose: dict[str, Any],
+) -> None:
+    """The image's HEALTHCHECK asks for a worker polling: the server and the codec server would
+    show unhealthy for ever with it."""
+    services = compose["services"]
+    ours = {name for name, service in services.items()
+            if service.get("image") == "filmworker:local"}
+    assert ours == {"temporal", "codec-server", "worker"}
+    assert "healthcheck" not in services["worker"]  # the image's: a worker polls both queues
+    assert services["temporal"]["healthcheck"]["test"][1:] == [
+        "filmworker", "healthcheck", "--server-only"]
+    codec = services["codec-server"]
+    port = codec["command"][codec["command"].index("--port") + 1]
+    probe = codec["healthcheck"]["test"]
+    assert probe[0] == "CMD" and "healthcheck" not in probe
+    assert f"'http://127.0.0.1:{port}/health'" in " ".join(probe)

@@ -22,8 +22,10 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StringConstraints,
+    model_serializer,
     model_validator,
 )
 
@@ -339,7 +341,9 @@ class StageProgress(BaseModel):
 
 
 class FilmOutcome(BaseModel):
-    """The outcome body POSTed to the order API. ``reason`` is internal, for ops only."""
+    """The outcome body POSTed to the order API, and the workflow's result. ``reason`` is
+    internal, for ops only. A field without a value is left out, never sent as null: the
+    callback's body and the workflow's result are the same JSON."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -354,9 +358,14 @@ class FilmOutcome(BaseModel):
     poster_url: str | None = None
     duration_sec: float | None = None
 
+    @model_serializer(mode="wrap")
+    def _without_absent_fields(self, to_dict: SerializerFunctionWrapHandler):
+        # No return annotation: pydantic would take it for the schema of the whole model.
+        return {name: value for name, value in to_dict(self).items() if value is not None}
+
     def body(self) -> bytes:
         """The exact bytes sent and signed."""
-        return self.model_dump_json(exclude_none=True).encode()
+        return self.model_dump_json().encode()
 
 
 OUTCOME_PATH_TEMPLATE = "/internal/fulfillment/{gift_id}"

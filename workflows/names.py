@@ -1,24 +1,42 @@
 """The names an order API in any language uses, as data: ``contract/names.json`` (task queue,
 workflow type, query, search attributes and their types, workflow id template, id policies,
-payload codec, outcome callback) and ``contract/callback.openapi.json`` (the outcome callback as
-OpenAPI 3.1). Both are generated from the code that uses the names (``make schemas``, through
+the media's ids and storage keys, payload codec, outcome callback, ``film_url``'s keys and the
+outcome's reason codes) and ``contract/callback.openapi.json`` (the outcome callback as OpenAPI
+3.1). Both are generated from the code that uses the names (``make schemas``, through
 :mod:`workflows.schemas`); ``tests/test_interop.py`` fails when the files drift."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from workflows import codec, contract
-from workflows.contract import FilmOutcome, FilmState
+from workflows import codec, contract, keys
+from workflows.contract import FilmState
+from workflows.reasons import MediaWords, reasons_document
 
 NAMES_FILE = "names.json"
 OPENAPI_FILE = "callback.openapi.json"
+OPENAPI_REF_TEMPLATE = "#/components/schemas/{model}"
 RETRYABLE_STATUSES = (408, 429)
 """Besides 5xx and network errors, what the worker retries (``services/outcome.py`` imports it)."""
 ALREADY_RECORDED_STATUS = 409
 
 
-def names_document() -> dict[str, Any]:
+def media_document() -> dict[str, Any]:
+    """How an order's photos and clips are numbered and where the order API stores them."""
+    photo_ids = [f"p{n:02d}" for n in (1, 2, contract.PHOTOS_MAX)]
+    return {
+        "photo_ids": f"{photo_ids[0]}, {photo_ids[1]}, .. {photo_ids[2]}: two digits, in the "
+                     f"order the customer's photos came, at most {contract.PHOTOS_MAX}",
+        "photo_id_pattern": contract.PhotoRef.model_fields["id"].metadata[0].pattern,
+        "clip_ids": [f"c{n:02d}" for n in range(1, contract.CLIPS_MAX + 1)],
+        "photo_key": keys.media_key("{gift_id}", keys.PHOTOS, "{id}", "{ext}"),
+        "clip_key": keys.media_key("{gift_id}", keys.CLIPS, "{id}", "{ext}"),
+        "ext_pattern": keys.MEDIA_EXT_PATTERN,
+        "storage": "storage.md",
+    }
+
+
+def names_document(media: MediaWords) -> dict[str, Any]:
     """Every name a client of the namespace needs, from the constants the worker uses."""
     attributes = contract.start_search_attributes("{gift_id}", "{tier}")
     return {
@@ -37,6 +55,9 @@ def names_document() -> dict[str, Any]:
         ],
         "states": [state.value for state in FilmState],
         "stages": [stage.value for stage in contract.FilmStage],
+        "media": media_document(),
+        "film_url_keys": list(media.aspects),
+        "outcome_reasons": reasons_document(media),
         "payload_codec": {
             "spec": "codec.md",
             "encoding": codec.ENCODING.decode(),
@@ -46,6 +67,7 @@ def names_document() -> dict[str, Any]:
             "nonce_bytes": codec.NONCE_BYTES,
             "key_bytes": codec.KEY_BYTES,
             "additional_data": "the key id, UTF-8",
+            "vectors": "codec-vectors.json",
         },
         "callback": {
             "method": contract.OUTCOME_METHOD,
@@ -66,11 +88,10 @@ def names_document() -> dict[str, Any]:
     }
 
 
-def callback_openapi() -> dict[str, Any]:
-    """The outcome callback as the order API serves it, OpenAPI 3.1."""
+def callback_openapi(outcome_schema: dict[str, Any]) -> dict[str, Any]:
+    """The outcome callback as the order API serves it, OpenAPI 3.1; ``outcome_schema`` is the
+    body's (references in :data:`OPENAPI_REF_TEMPLATE`)."""
     header = {"in": "header", "required": True}
-    outcome_schema = FilmOutcome.model_json_schema(
-        mode="serialization", ref_template="#/components/schemas/{model}")
     return {
         "openapi": "3.1.0",
         "info": {"title": "filmworker outcome callback", "version": "1",

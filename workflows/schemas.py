@@ -1,9 +1,13 @@
 """The contract as JSON Schema files, for an order API in any language: ``FilmOrder`` (the
 workflow's input), ``Progress`` (the ``progress`` query's answer) and ``FilmOutcome`` (the
-signed callback's body), generated from the pydantic models; beside them ``names.json`` and
-``callback.openapi.json`` from :mod:`workflows.names`. ``tests/test_contract.py`` fails
-when the files in ``contract/`` drift from the models; regenerate with ``make schemas``
-(``python -m workflows.schemas``).
+signed callback's body and the workflow's result), generated from the pydantic models; beside
+them ``names.json`` and ``callback.openapi.json`` from :mod:`workflows.names` and the codec's
+test vectors from :mod:`workflows.codec_vectors`. ``tests/test_contract.py`` fails when the
+files in ``contract/`` drift from the code; regenerate with ``make schemas``
+(``app/contract_files.py``, which hands in media's words of an outcome: :mod:`workflows.reasons`).
+
+Every schema is clean under ajv's strict mode (``strictTypes``: a keyword of a type only beside
+that type), as the TypeScript starter compiles them.
 
 The order's schema also carries the rules the model checks in code, wherever JSON Schema can
 say them (:func:`order_rules`): names that draw something, the media key layout, brand fields
@@ -15,14 +19,15 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.json_schema import DEFAULT_REF_TEMPLATE
 
-from workflows import keys, names
+from workflows import codec_vectors, keys, names
 from workflows.contract import FilmOrder, FilmOutcome, Progress, Style
+from workflows.reasons import MediaWords, film_url_schema, outcome_rules
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "contract"
 SCHEMA_BASE_ID = "https://filmworker.example/contract/"
@@ -95,19 +100,43 @@ NOT_BLANK_PATTERN = f"[^{_char_class(WHITE_SPACE)}]"
 """Found in text that is not only white space."""
 
 
-def schema_of(name: str, model: type[BaseModel]) -> dict[str, Any]:
+def schema_of(name: str, model: type[BaseModel], media: MediaWords) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of ``model`` as its JSON travels."""
-    mode = "validation" if model is FilmOrder else "serialization"
-    schema = model.model_json_schema(mode=mode)
     if model is FilmOrder:
-        schema = order_rules(schema)
+        schema = order_rules(model.model_json_schema(mode="validation"))
+    elif model is FilmOutcome:
+        schema = outcome_schema(media)
+    else:
+        schema = model.model_json_schema(mode="serialization")
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": SCHEMA_BASE_ID + name, **schema}
 
 
-def _text(document: dict[str, Any]) -> str:
+def outcome_schema(media: MediaWords, ref_template: str = DEFAULT_REF_TEMPLATE
+                   ) -> dict[str, Any]:
+    """``FilmOutcome`` as its JSON travels: a field without a value left out (never null),
+    ``film_url``'s keys, and each state's reasons (:mod:`workflows.reasons`)."""
+    schema = FilmOutcome.model_json_schema(mode="serialization", ref_template=ref_template)
+    properties = schema["properties"]
+    for name, field in properties.items():
+        if name not in schema["required"]:
+            properties[name] = _never_null(field)
+    properties["film_url"] = film_url_schema(media)
+    schema["allOf"] = outcome_rules(media)
+    return schema
+
+
+def _never_null(field: dict[str, Any]) -> dict[str, Any]:
+    """An optional field's schema without its null branch and its null default: the field is
+    left out when it has no value."""
+    branches = [branch for branch in field.get("anyOf", []) if branch.get("type") != "null"]
+    rest = {key: value for key, value in field.items() if key not in ("anyOf", "default")}
+    return {**branches[0], **rest} if len(branches) == 1 else rest
+
+
+def _text(document: dict[str, Any], *, sort_keys: bool = True) -> str:
     """A generated file's exact text (sorted keys, two-space indent, final newline)."""
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(document, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
 
 
 def order_rules(schema: dict[str, Any]) -> dict[str, Any]:
@@ -126,15 +155,19 @@ def order_rules(schema: dict[str, Any]) -> dict[str, Any]:
     for ref, folder, ids in (("PhotoRef", keys.PHOTOS, photo_ids),
                              ("ClipRef", keys.CLIPS, clip_ids)):
         defs[ref]["properties"]["key"]["pattern"] = _key_pattern(gift, folder, ids)
-        props[folder]["allOf"] = [{"contains": _with_id(i), "minContains": 0, "maxContains": 1}
-                                  for i in ids]  # one ref per id
+        props[folder]["allOf"] = [{"type": "array", "contains": _with_id(i), "minContains": 0,
+                                   "maxContains": 1} for i in ids]  # one ref per id
     _string_of(props["subject_photo_id"])["enum"] = photo_ids
     schema["allOf"] = [
-        {"if": {"required": ["brand"], "properties": {"brand": {"type": "object"}}},
-         "then": {"required": ["style"], "properties": {"style": {"const": Style.BRAND.value}}}},
-        *({"if": {"required": ["subject_photo_id"],
+        {"if": {"type": "object", "required": ["brand"],
+                "properties": {"brand": {"type": "object"}}},
+         "then": {"type": "object", "required": ["style"],
+                  "properties": {"style": {"const": Style.BRAND.value}}}},
+        *({"if": {"type": "object", "required": ["subject_photo_id"],
                   "properties": {"subject_photo_id": {"const": i}}},
-           "then": {"properties": {"photos": {"contains": _with_id(i)}}}} for i in photo_ids),
+           "then": {"type": "object",
+                    "properties": {"photos": {"type": "array", "contains": _with_id(i)}}}}
+          for i in photo_ids),
     ]
     schema["description"] += (
         " Rules the worker checks that this schema cannot express: "
@@ -154,7 +187,7 @@ def _photo_ids(pattern: str) -> list[str]:
 
 def _with_id(ref_id: str) -> dict[str, Any]:
     """A media ref with this id (every ref has an id: its own schema requires one)."""
-    return {"properties": {"id": {"const": ref_id}}}
+    return {"type": "object", "properties": {"id": {"const": ref_id}}}
 
 
 def _key_pattern(gift: str, folder: str, ids: list[str]) -> str:
@@ -166,24 +199,21 @@ def _key_pattern(gift: str, folder: str, ids: list[str]) -> str:
         .replace("EXT", keys.MEDIA_EXT_PATTERN) + "$"
 
 
-def rendered_schemas() -> dict[str, str]:
-    """Each generated file's exact text: the schemas, ``names.json`` and the callback's OpenAPI
-    description (:mod:`workflows.names`)."""
-    return {**{name: _text(schema_of(name, model)) for name, model in MODELS.items()},
-            names.NAMES_FILE: _text(names.names_document()),
-            names.OPENAPI_FILE: _text(names.callback_openapi())}
+def rendered_schemas(media: MediaWords) -> dict[str, str]:
+    """Each generated file's exact text: the schemas, ``names.json``, the callback's OpenAPI
+    description (:mod:`workflows.names`) and the codec's test vectors."""
+    outcome = outcome_schema(media, ref_template=names.OPENAPI_REF_TEMPLATE)
+    return {**{name: _text(schema_of(name, model, media)) for name, model in MODELS.items()},
+            names.NAMES_FILE: _text(names.names_document(media)),
+            names.OPENAPI_FILE: _text(names.callback_openapi(outcome)),
+            codec_vectors.VECTORS_FILE: _text(codec_vectors.vectors_document(), sort_keys=False)}
 
 
-def write_schemas(directory: Path = SCHEMA_DIR) -> list[Path]:
-    """Write the schema files into ``directory``."""
+def write_schemas(media: MediaWords, directory: Path = SCHEMA_DIR) -> list[Path]:
+    """Write the generated files into ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in rendered_schemas().items():
+    for name, text in rendered_schemas(media).items():
         (directory / name).write_text(text, encoding="utf-8")
         written.append(directory / name)
     return written
-
-
-if __name__ == "__main__":
-    for path in write_schemas(Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_DIR):
-        print(f"wrote {path}")

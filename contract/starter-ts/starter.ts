@@ -1,11 +1,13 @@
 // Start a FilmRender as an order API in TypeScript would: node dist/starter.js ORDER.json
 // Validates the order against ../film-order.schema.json, seals it with the codec of
 // ../codec.md (FILM_PAYLOAD_KEYS), starts it with the names of ../names.json, polls the
-// progress query and prints the outcome. TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE as the workers.
+// progress query and prints the outcome, each answer checked against its schema.
+// TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE as the workers. `node dist/starter.js --check-schemas`
+// only compiles the schemas. Ajv runs in strict mode and any warning of it is an error.
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Ajv2020 from "ajv/dist/2020";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { Client, Connection } from "@temporalio/client";
 import { defineSearchAttributeKey, type Payload, type PayloadCodec } from "@temporalio/common";
@@ -41,11 +43,29 @@ class AesGcmCodec implements PayloadCodec { // key id = AAD: see ../codec.md
   }
 }
 
+const SCHEMAS = ["film-order.schema.json", "progress.schema.json", "film-outcome.schema.json"];
+const ajv = new Ajv2020({ allErrors: true, strict: true, logger: { log: console.log, error: console.error,
+  warn: (...args: unknown[]) => { throw new Error(`ajv warned: ${args.join(" ")}`); } } });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>();
+const schema = (name: string) => {
+  if (!validators.has(name)) validators.set(name, ajv.compile(contract(name)));
+  return validators.get(name)!;
+};
+const invalid = (name: string, value: unknown) => {
+  const validate = schema(name);
+  return validate(value) ? null : ajv.errorsText(validate.errors);
+};
+
 async function main(orderPath: string): Promise<number> {
-  const order: Record<string, unknown> = read(orderPath), ajv = new Ajv2020({ allErrors: true });
-  addFormats(ajv);
-  if (!ajv.validate(contract("film-order.schema.json"), order)) {
-    console.error(`invalid order: ${ajv.errorsText()}`);
+  if (orderPath === "--check-schemas") {
+    SCHEMAS.forEach(schema);
+    console.log(`${SCHEMAS.length} schemas compile in strict mode`);
+    return 0;
+  }
+  const order: Record<string, unknown> = read(orderPath), refused = invalid(SCHEMAS[0], order);
+  if (refused) {
+    console.error(`invalid order: ${refused}`);
     return 2;
   }
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? "localhost:7233" });
@@ -64,14 +84,18 @@ async function main(orderPath: string): Promise<number> {
   const result = handle.result().finally(() => { finished = true; });
   for (;;) { // until the result is in, then once more: the last progress
     const progress = await handle.query(names.query.name).catch(() => null) as { state: string; stage: string; percent: number } | null;
+    const wrong = progress && invalid(SCHEMAS[1], progress);
+    if (wrong) throw new Error(`progress outside progress.schema.json: ${wrong}`);
     const line = progress && `progress ${progress.state} ${progress.stage} ${progress.percent}%`;
     if (line && line !== last) console.log((last = line));
     if (finished) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  console.log(`outcome ${JSON.stringify(await result)}`);
+  const outcome = await result, wrong = invalid(SCHEMAS[2], outcome);
+  console.log(`outcome ${JSON.stringify(outcome)}`);
   await connection.close();
-  return 0;
+  if (wrong) console.error(`outcome outside film-outcome.schema.json: ${wrong}`);
+  return wrong ? 1 : 0;
 }
 
 main(process.argv[2]).then((code) => process.exit(code), (error) => { console.error(String(error)); process.exit(1); });

@@ -30,7 +30,7 @@ from workflows.stages import HOLD_ERROR_TYPE
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_ORDER = REPO / "tests" / "fixtures" / "order"
 DOCUMENTED = {"render", "samples", "worker", "server", "submit", "replay", "healthcheck",
-              "codec-server", "setup"}
+              "check-install", "codec-server", "setup"}
 
 
 def test_every_documented_command_parses_and_has_its_own_function() -> None:
