@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.slow,
                                  reason="slow: RUN_SLOW_TESTS=1 (make test-slow) runs it")]
 
 FIXTURE_ORDER = Path(__file__).resolve().parent / "fixtures" / "order"
-BURNERS_PER_CORE = 4
+BURNERS_PER_CORE = 16  # a load average of 35-40 on 2 cores, where issue 44 saw renders fail
 RENDER_TIMEOUT_S = 4 * 3600
 
 
