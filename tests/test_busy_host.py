@@ -28,13 +28,20 @@ pytestmark = [pytest.mark.slow,
 FIXTURE_ORDER = Path(__file__).resolve().parent / "fixtures" / "order"
 BURNERS_PER_CORE = 16  # a load average of 35-40 on 2 cores, where issue 44 saw renders fail
 RENDER_TIMEOUT_S = 4 * 3600
+BURN = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:  # spin, and end with the test even if it is killed
+    for _ in range(100_000):
+        pass
+"""
 
 
 @contextlib.contextmanager
 def cpu_burners(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
     """``count`` processes spinning on the CPU at the worker's own priority, for the block."""
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                                start_new_session=True) for _ in range(count)]
+    burners = [subprocess.Popen([sys.executable, "-c", BURN], start_new_session=True)
+               for _ in range(count)]
     try:
         yield burners
     finally:
