@@ -72,7 +72,7 @@ def _tools() -> str:
 
 
 def _fluidsynth() -> str:
-    from media.song.synth import load_fluidsynth
+    from media.song.compose import load_fluidsynth
 
     load_fluidsynth()
     return "libfluidsynth"
