@@ -50,7 +50,8 @@ def plan(spec: FilmSpec) -> Timeline:
     bounds = card_bounds(film.opening_s + title.lead_s, film.closing_s, film.fps, film.frames,
                          film.song.beats, film.song.bars)
     spans = place_interludes(spec.words.interludes, spec.length_sec, bounds, film.song,
-                             film.fps, card_dissolve_s(film.pacing, spec.gentle))
+                             film.fps, card_dissolve_s(film.pacing, spec.gentle),
+                             spec.words.required)
     middle, dropped = plan_middle(film, bounds, spans)
     if spec.recipe.premium and middle.slots:  # the signature chorus: a montage on the beat
         middle = chorus_montage(middle, film.song, film.photo_by_id, film.subject_id,
