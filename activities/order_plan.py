@@ -11,6 +11,7 @@ nothing else.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,12 @@ def film_words(order: FilmOrder, look: looks.Look | None = None) -> FilmWords:
     opening, closing = cards_for(order, look)
     lines = _interlude_lines(order, closing)
     card = replace(closing, kind="interlude", lines=())
+    notes = wording.left_out_notes({"memory": order.memory, "story line": order.story_note},
+                                   [closing.lines[1], *(line.text for line in lines)])
     return FilmWords(opening=opening, closing=closing,
                      interludes=tuple(replace(card, lines=line.lines) for line in lines),
-                     required=sum(1 for _ in itertools.takewhile(lambda x: x.required, lines)))
+                     required=sum(1 for _ in itertools.takewhile(lambda x: x.required, lines)),
+                     notes=notes)
 
 
 def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRecipe, *,
@@ -138,12 +142,29 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
 def film_plan(spec: FilmSpec) -> Timeline:
     """The film's timeline as data (:func:`media.plan.planner.plan`), cut on the song's beats
     and following its sections. Text a card cannot draw is never lost silently: the plan's
-    notes say what was left out."""
+    notes say what was left out, and what of the customer's words no card carries."""
     timeline = plan(spec)
     shown = [shot.card for shot in timeline.shots[1:-1] if shot.card is not None]
     undrawn = sum((undrawn_notes(card) for card in (spec.words.opening, spec.words.closing,
                                                     *shown)), ())
-    return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
+    notes = (*undrawn, *spec.words.notes, *_unshown_notes(spec.words, shown))
+    return replace(timeline, notes=timeline.notes + notes) if notes else timeline
+
+
+def _unshown_notes(words: FilmWords, shown: Sequence[CardSpec]) -> tuple[str, ...]:
+    """How many of the customer's lines the interludes could carry found no room between
+    the pictures (those the film promises apart): counts, never their words."""
+    quotes = [card for card in words.interludes if card.lines[0]]
+    required = words.interludes[:words.required]
+    missed = [card for card in quotes if card not in shown]
+    out = []
+    if any(card not in shown for card in required):
+        out.append(f"{sum(card not in shown for card in required)} of the customer's texts the "
+                   "film promises found no room between its pictures")
+    if missed:
+        out.append(f"{len(missed)} of {len(quotes)} lines of the customer's words that "
+                   "interludes could carry found no room between the pictures")
+    return tuple(out)
 
 
 def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, Subject], *,

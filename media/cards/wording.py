@@ -218,6 +218,20 @@ def interlude_lines(customer_lines: Sequence[str], shown: str, feeling_words: Se
     return tuple(out)
 
 
+def left_out_notes(texts: dict[str, str], lines: Sequence[str]) -> tuple[str, ...]:
+    """What of the customer's ``texts`` (by name: "memory", "story line") none of the cards'
+    ``lines`` carries, one note per text (counts only: their words stay out of the plan's
+    notes); none when every sentence of every text is on a card."""
+    out = []
+    for name, text in texts.items():
+        parts = sentences(text)
+        missing = [p for p in parts if not any(p in line for line in lines if line)]
+        if missing:
+            out.append(f"their {name}: {len(missing)} of its {len(parts)} sentences on no card "
+                       "(longer than the film's cards can hold for their reading time)")
+    return tuple(out)
+
+
 def _readable(text: str, hold_max_s: float, fits: Fits) -> bool:
     """``text`` on an interlude card reads within ``hold_max_s`` at a size a phone reads."""
     return message_hold_s(text) <= hold_max_s and fits((text, ""))

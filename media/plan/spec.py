@@ -98,6 +98,8 @@ class FilmWords(_Spec):
     closing: CardSpec
     interludes: tuple[CardSpec, ...] = ()
     required: int = Field(default=0, ge=0)
+    notes: tuple[str, ...] = ()
+    """What of the customer's words no card carries (:func:`media.cards.wording.left_out_notes`)."""
 
 
 class LeftOut(_Spec):
