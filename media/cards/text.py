@@ -46,7 +46,7 @@ SOCIAL_TOP_CLEAR = 0.12
 SOCIAL_BOTTOM_CLEAR = 0.20
 # Widest line, in units of the frame's short side (keeps 16:9 lines from running edge to edge).
 MAX_MEASURE_U = 1.36
-LINES_MAX_AT_MIN = 8  # a role's lines may grow to this many rather than shrink below the minimum
+LINES_MAX_AT_MIN = 12  # a role's lines may grow to this many rather than shrink below the minimum
 LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
 # Each card's lines, in order: (the engine's role name, the look's role).
 CARD_ROLES = {"opening": (("heading", "occasion"), ("title", "name")),
@@ -228,8 +228,9 @@ def _quoted(text: str, face: int) -> str:
 
 
 def _balanced(widths: list[float], spaces: list[bool], space_w: float,
-              lines: int) -> tuple[list[int], float]:
-    """Split tokens into ``lines`` lines minimising the widest; return (line starts, width)."""
+              lines: int) -> list[tuple[list[int], float]]:
+    """Split tokens into 1, 2, ... ``lines`` lines minimising the widest; return (line starts,
+    width) for each count of lines, in order (one pass for all of them)."""
     count = len(widths)
     pw = [0.0]
     ps = [0]
@@ -253,13 +254,16 @@ def _balanced(widths: list[float], spaces: list[bool], space_w: float,
                 if cand < best[k][j]:
                     best[k][j] = cand
                     back[k][j] = i
-    starts = []
-    j = count
-    for k in range(lines, 0, -1):
-        i = back[k][j]
-        starts.append(i)
-        j = i
-    return starts[::-1], best[lines][count]
+    out = []
+    for total in range(1, lines + 1):
+        starts = []
+        j = count
+        for k in range(total, 0, -1):
+            i = back[k][j]
+            starts.append(i)
+            j = i
+        out.append((starts[::-1], best[total][count]))
+    return out
 
 
 _REF = 100
@@ -293,8 +297,8 @@ def _wrap(text: str, role: TextRole, px_range: tuple[float, float], measure: flo
         widths = [shape_line(t, _REF, weight, face, tracking_ref).advance + tracking_ref
                   for t, _ in tokens]
         spaces = [s for _, s in tokens]
-        for n in range(1, min(LINES_MAX_AT_MIN, len(tokens)) + 1):
-            starts, widest = _balanced(widths, spaces, space_w, n)
+        splits = _balanced(widths, spaces, space_w, min(LINES_MAX_AT_MIN, len(tokens)))
+        for n, (starts, widest) in enumerate(splits, start=1):
             size = min(max_px, _REF * measure / max(widest, 1.0) * 0.985)
             if n > role.max_lines and (best is None or best[1] >= min_px):
                 break  # more lines than the look sets only to keep the type readable
@@ -306,8 +310,10 @@ def _wrap(text: str, role: TextRole, px_range: tuple[float, float], measure: flo
                     lines.append("".join((" " if s and k > a else "") + t
                                          for k, (t, s) in enumerate(tokens[a:b], start=a)))
                 best = (score, max(1, int(size)), lines)
-        if best is not None and best[1] >= max(min_px, 0.45 * max_px):
-            break  # soft breaks were good enough: never split words needlessly
+        enough = max(min_px, 0.45 * max_px)
+        words_fit = max(widths, default=0.0) * enough / _REF <= measure
+        if best is not None and (best[1] >= enough or words_fit):
+            break  # soft breaks were good enough, or no word is too long: never split words
     assert best is not None
     return max(best[1], math.ceil(min_px)), best[2]
 
@@ -460,7 +466,9 @@ def reads_on_a_phone(card: CardSpec) -> bool:
     for aspect in ASPECTS:
         with fonts.LOCK:
             lay = layout_card(card, aspect.width, aspect.height)
-        if lay.lines and not _inside(list(lay.lines), lay.rule, lay.safe):
+        if lay.lines and not (_inside(list(lay.lines), lay.rule, lay.safe) and all(
+                line.box[0] >= lay.safe[0] and line.box[2] <= lay.safe[2]
+                for line in lay.lines)):
             return False
     return True
 
