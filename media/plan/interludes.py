@@ -104,8 +104,9 @@ def place_interludes(cards: Sequence[CardSpec], length_sec: float, middle: tuple
     required = min(required, len(cards))
     earned = min(max(interlude_count(length_sec, rules), required), len(cards))
     middle_s = (middle[1] - middle[0]) / fps
-    for gap_s, share in _relaxed(rules, required):
-        for count in range(earned, max(required, 1) - 1, -1):
+    for step, (gap_s, share) in enumerate(_relaxed(rules, required)):
+        # the look's own rules place what the film earns; relaxed, only the promised words
+        for count in range(earned if step == 0 else required, max(required, 1) - 1, -1):
             chosen = _fitting(cards, count, share * middle_s, dissolve_s)
             if chosen[:required] != list(cards[:required]):
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -221,3 +222,23 @@ def test_every_length_sold_keeps_its_frames_and_its_rules(length: float) -> None
     assert len(_interludes(tl)) == interlude_count(length, RULES)
     for i in _interludes(tl):
         assert tl.shots[i - 1].kind == tl.shots[i + 1].kind == "photo"
+
+
+@pytest.mark.parametrize("length", [30.0, 45.0])
+def test_a_required_interlude_is_placed_where_the_looks_rules_leave_no_room(
+        length: float) -> None:
+    beats, bars, sections = _song(length)
+    # shorter than 45 s the closing carries none of their texts when one must go between
+    closing = CLOSING if length >= 45 else replace(CLOSING, lines=(CLOSING.lines[0], "",
+                                                                   CLOSING.lines[2]))
+    spec = FilmSpec(
+        length_sec=length, photos=_photos(), look=OPENING.look,
+        recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
+        words=FilmWords(opening=OPENING, closing=closing, interludes=INTERLUDES, required=1),
+        song=SongGrid(beat_times=beats, bar_times=bars, sections=sections))
+    tl = planner.plan(spec)
+    assert interlude_count(length, RULES) == 0
+    assert [tl.shots[i].card for i in _interludes(tl)] == [INTERLUDES[0]]  # not the feelings
+    index = _interludes(tl)[0]
+    assert tl.shots[index - 1].kind == "photo" and tl.shots[index + 1].kind == "photo"
+    assert tl.total_frames == round(length * FPS)
