@@ -2,9 +2,9 @@
 
 A photo goes through the real intake (:func:`media.intake.sandbox.prepare_photo_bounded`: the
 bytes verified, decoded in a child, upright, capped; the prep stage's size limit first), then
-the picture analysis the assets stage runs on it (:func:`media.look.subjects.find_subject`), the
+the picture analysis the assets stage runs on it (:func:`media.analysis.subjects.find_subject`), the
 perceptual hashes the render stage compares (:func:`activities.order_plan.photo_hashes`) and the
-texture map a repeat is framed by (:func:`media.look.detail.texture_map`). The assets stage
+texture map a repeat is framed by (:func:`media.analysis.detail.texture_map`). The assets stage
 finds the subject on the restored photo (the signature tier restores every photo); here it is
 found on the prepared one, the same for both tiers. Results live under
 ``<cache>/analysis/<sha256>/``, so a second run of the corpus decodes nothing.
@@ -18,6 +18,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +26,30 @@ import numpy as np
 from PIL import Image
 
 from activities.order_plan import photo_hashes
+from bench.corpus.sources import REPO
+from media.analysis.detail import texture_map
+from media.analysis.subjects import Subject, find_subject, subject_from_dict
 from media.base.errors import MediaRejected
-from media.base.probe import probe_clip, sniff_container
+from media.base.probe import sniff_container
 from media.intake.clip_analysis import analyse_clip, frame_scores
+from media.intake.clip_checks import probe_clip
 from media.intake.sandbox import prepare_photo_bounded
-from media.look.detail import texture_map
-from media.look.subjects import Subject, find_subject, subject_from_dict
 from workflows.contract import PHOTO_MAX_BYTES
 
-ANALYSIS_VERSION = "1"
+ANALYSIS_CODE = ("media/intake", "media/analysis")
+"""The code (and model files) a photo's facts come from: a change there analyses again."""
+
+
+@cache
+def analysis_key() -> str:
+    """A short hash of :data:`ANALYSIS_CODE`'s files (the face detector's model included)."""
+    digest = hashlib.sha256()
+    for folder in ANALYSIS_CODE:
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(REPO)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def content_hash(path: Path) -> str:
@@ -57,7 +73,7 @@ class PhotoFacts:
     texture: Path | None
 
     def texture_map(self) -> np.ndarray | None:
-        """The photo's texture map (see :func:`media.look.detail.texture_map`)."""
+        """The photo's texture map (see :func:`media.analysis.detail.texture_map`)."""
         return np.load(self.texture) if self.texture is not None else None
 
 
@@ -87,7 +103,7 @@ def _lock(key: str) -> threading.Lock:
 def photo_facts(path: Path, cache: Path) -> PhotoFacts:
     """The facts of the photo at ``path`` (computed once per content)."""
     digest = content_hash(path)
-    folder = cache / "analysis" / f"{ANALYSIS_VERSION}-{digest[:32]}"
+    folder = cache / "analysis" / f"{analysis_key()}-{digest[:32]}"
     with _lock(digest):
         facts_file = folder / "facts.json"
         if not facts_file.exists():
@@ -126,7 +142,7 @@ def _analyse_photo(path: Path, folder: Path) -> dict[str, Any]:
 def clip_facts(path: Path, cache: Path) -> ClipFacts:
     """The facts of the clip at ``path`` (computed once per content)."""
     digest = content_hash(path)
-    facts_file = cache / "analysis" / f"clip-{ANALYSIS_VERSION}-{digest[:32]}.json"
+    facts_file = cache / "analysis" / f"clip-{analysis_key()}-{digest[:32]}.json"
     with _lock(digest):
         if not facts_file.exists():
             facts_file.parent.mkdir(parents=True, exist_ok=True)

@@ -1,15 +1,19 @@
 """Each shot's camera, frame by frame, as the renderer plans it, without a pixel.
 
-:func:`shot_views` runs the render's own preparation (:class:`media.frames.sources.
-SourcePreparer`: which showing of a photo a shot is, the closer look of a repeat
-(:mod:`media.look.detail`), the camera move (:func:`media.look.framing.plan_ken_burns`), the
-cells of a layout) with the layers that would draw pixels replaced by recorders of their
-moves, the photos by their sizes and the texture maps by the cached ones. What it returns per
-shot and aspect is a list of :class:`View`: a photo, the rectangle of it on screen at each frame
-(source pixels) and where on the frame that rectangle is drawn (a cell's box, else the whole
-frame). The parallax and roll layers move their subject a little off the camera's rectangle
-(a depth slide, a turn): their views are the camera's. This module is the one place that knows
-the preparer's inside; it follows the renderer when that changes.
+:func:`shot_views` runs the render's own photo shots (:class:`media.frames.photo_shots.
+PhotoShots`: which showing of a photo a shot is, the closer look of a repeat
+(:func:`media.analysis.detail.showing_frame`), the camera move
+(:func:`media.analysis.framing.plan_ken_burns`), a layout's cells) over stand-ins: each photo
+is its size, the subject the assets stage found and its texture map (all from the corpus
+fixture), and the layers that would draw pixels are recorders of their moves. A card over a
+photo is framed as :class:`media.frames.card_shots.CardShots` frames it (the photo's layers,
+no showing). What it returns per shot and aspect is a list of :class:`View`: a photo, the
+rectangle of it on screen at each frame (source pixels) and where on the frame that rectangle
+is drawn (a cell's box, else the whole frame). The parallax and roll layers move their subject
+a little off the camera's rectangle (a depth slide, a turn): their views are the camera's.
+
+This module is the one place that knows the renderer's insides; it follows the renderer when
+that changes (``tests/test_corpus.py`` fails when a name it swaps is gone).
 """
 
 from __future__ import annotations
@@ -22,13 +26,20 @@ from typing import Any
 
 import numpy as np
 
+from media.analysis.camera import Motion, Rect
+from media.analysis.subjects import Subject
 from media.base import spec
-from media.frames import sources as render_sources
-from media.look.framing import Motion, Rect
-from media.look.subjects import Subject
+from media.frames import photo_shots as render_photos
+from media.frames.photo_shots import PhotoShots, steady
+from media.frames.sources import card_photo
 from media.plan.timeline import Timeline
 
 _PATCH_LOCK = threading.Lock()
+SWAPPED = ("PhotoLayer", "ParallaxLayer", "RollPushLayer", "SplitLayer", "cv2", "texture_map")
+"""The names of :mod:`media.frames.photo_shots` that draw or read pixels, swapped for
+recorders while the views are planned."""
+
+Box = tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -39,15 +50,14 @@ class View:
 
     photo_id: str
     motion: Motion
-    box: tuple[float, float, float, float]
+    box: Box
     offset: int = 0
 
     def rect(self, frame: int) -> Rect:
         """The rectangle of the photo on screen at the shot's ``frame``."""
         return self.motion.rect_at(frame + self.offset)
 
-    def to_screen(self, frame: int, box: tuple[float, float, float, float]
-                  ) -> tuple[float, float, float, float]:
+    def to_screen(self, frame: int, box: Box) -> Box:
         """Where the photo's pixel ``box`` is on the frame at the shot's ``frame`` (frame
         pixels, not clipped)."""
         rect = self.rect(frame)
@@ -57,32 +67,60 @@ class View:
                 self.box[0] + (box[2] - rect.x) * kx, self.box[1] + (box[3] - rect.y) * ky)
 
 
+@dataclass(frozen=True)
+class PhotoFacts:
+    """What the renderer reads of a photo beside its pixels: its working copy's ``width`` and
+    ``height``, the ``subject`` the assets stage found and its ``texture`` map
+    (:func:`media.analysis.detail.texture_map`)."""
+
+    width: int
+    height: int
+    subject: Subject
+    texture: np.ndarray
+
+
 class _Image:
     """A photo's stand-in: its shape, and the texture map the render would compute from it."""
 
-    def __init__(self, width: int, height: int, texture: Any) -> None:
+    def __init__(self, width: int, height: int, texture: np.ndarray) -> None:
         self.shape = (height, width, 3)
         self.texture = texture
 
 
 class _Photo:
-    """The preparer's decoded photo, without pixels."""
+    """The store's held photo without pixels: a layer made from it records the photo's id."""
 
-    def __init__(self, image: _Image, subject: Subject) -> None:
-        self.image, self.subject, self.uses = image, subject, 1
+    def __init__(self, photo_id: str, facts: PhotoFacts) -> None:
+        self.image = _Image(facts.width, facts.height, facts.texture)
+        self.subject = facts.subject
+        self.photo_id = photo_id
+        self.separated = ""
 
-    def prescaled(self, factor: float) -> None:
+    def prescaled(self, factor: float) -> str:
+        return self.photo_id
+
+    def parallax(self, factor: float) -> str:
+        return self.photo_id
+
+
+class _Store:
+    """The photo store over the fixture's facts."""
+
+    def __init__(self, facts: Mapping[str, PhotoFacts]) -> None:
+        self.facts = facts
+
+    def acquire(self, photo_id: str) -> _Photo:
+        return _Photo(photo_id, self.facts[photo_id])
+
+    def release(self, photo_id: str) -> None:
         return None
-
-    def parallax(self, factor: float) -> object:
-        return self  # any layers: the parallax layer records the camera's move
 
 
 class _Layer:
-    """Records one layer's move (stands in for the photo, parallax and roll layers)."""
+    """Records one layer's photo and move (stands in for the photo, parallax, roll layers)."""
 
-    def __init__(self, src: object, motion: Motion, out_w: int, out_h: int) -> None:
-        self.motion, self.out = motion, (out_w, out_h)
+    def __init__(self, src: str, motion: Motion, out_w: int, out_h: int) -> None:
+        self.photo_id, self.motion = src, motion
 
 
 class _Split:
@@ -93,8 +131,8 @@ class _Split:
         self.halves, self.boxes, self.lead = tuple(halves), tuple(boxes), lead
 
 
-class _CvShim:
-    """What the preparer asks of OpenCV on a photo (its grey copy for the texture map)."""
+class _Cv:
+    """What the photo shots ask of OpenCV (a grey copy for the texture map)."""
 
     COLOR_RGB2GRAY = 0
 
@@ -105,82 +143,44 @@ class _CvShim:
 
 @contextlib.contextmanager
 def _recording() -> Iterator[None]:
-    """The preparer's pixel layers swapped for recorders while planning (one at a time)."""
-    names = {"PhotoLayer": _Layer, "ParallaxLayer": _Layer, "RollPushLayer": _Layer,
-             "SplitLayer": _Split, "cv2": _CvShim, "texture_map": lambda image: image.texture}
+    """The photo shots' pixel layers swapped for recorders while planning (one at a time)."""
+    names = dict(zip(SWAPPED, (_Layer, _Layer, _Layer, _Split, _Cv,
+                               lambda image: image.texture), strict=True))
     with _PATCH_LOCK:
-        saved = {name: getattr(render_sources, name) for name in names}
+        saved = {name: getattr(render_photos, name) for name in names}
         try:
             for name, value in names.items():
-                setattr(render_sources, name, value)
+                setattr(render_photos, name, value)
             yield
         finally:
             for name, value in saved.items():
-                setattr(render_sources, name, value)
+                setattr(render_photos, name, value)
 
 
-class _Probe(render_sources.SourcePreparer):
-    """The render's preparer over photo sizes, subjects and texture maps."""
-
-    def __init__(self, timeline: Timeline, sizes: Mapping[str, tuple[int, int]],
-                 subjects: Mapping[str, Subject], textures: Mapping[str, Any]) -> None:
-        super().__init__(timeline, spec.ASPECTS, {}, {}, float("inf"), subjects)
-        self.sizes, self.textures = sizes, textures
-
-    def _acquire(self, photo_id: str) -> Any:
-        width, height = self.sizes[photo_id]
-        texture = self.textures.get(photo_id)
-        return _Photo(_Image(width, height, texture() if callable(texture) else texture),
-                      self.subjects[photo_id])
-
-    def _release(self, photo_id: str) -> None:
-        return None
-
-    def views(self, index: int) -> dict[str, list[View]]:
-        """Shot ``index``'s views per aspect name (empty for clips and bare cards)."""
-        shot = self.timeline.shots[index]
-        if shot.kind == "clip":
-            return {}
-        if shot.kind == "card":
-            photo_id = self._card_photo(index)
-            if not photo_id:
-                return {}
-            layers = self._photo_layers(self._acquire(photo_id), photo_id, shot, {},
-                                        self.aspects, self._steady(index))
-            return {a.name: [_whole(photo_id, layers[a.name], a)] for a in self.aspects}
-        prepared = self.prepare(index)
-        ids = [p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p]
-        out: dict[str, list[View]] = {}
-        for aspect in self.aspects:
-            layer = prepared.layers[aspect.name]  # type: ignore[attr-defined]
-            if isinstance(layer, _Split):
-                order = [ids[1], ids[0]] if shot.layout == "inset" else ids
-                out[aspect.name] = [View(pid, half.motion, (float(b.x), float(b.y),
-                                                            float(b.x + b.w), float(b.y + b.h)),
-                                         k * layer.lead)
-                                    for k, (pid, half, b) in enumerate(zip(order, layer.halves,
-                                                                           layer.boxes,
-                                                                           strict=False))]
-            else:
-                out[aspect.name] = [_whole(ids[0], layer, aspect)]
-        return out
+def _views_of(layer: Any, aspect: spec.Aspect) -> list[View]:
+    if isinstance(layer, _Split):
+        return [View(half.photo_id, half.motion, (float(b.x), float(b.y), float(b.x + b.w),
+                                                  float(b.y + b.h)), k * layer.lead)
+                for k, (half, b) in enumerate(zip(layer.halves, layer.boxes, strict=True))]
+    return [View(layer.photo_id, layer.motion, (0.0, 0.0, float(aspect.width),
+                                                float(aspect.height)))]
 
 
-def _whole(photo_id: str, layer: _Layer, aspect: spec.Aspect) -> View:
-    return View(photo_id, layer.motion, (0.0, 0.0, float(aspect.width), float(aspect.height)))
-
-
-def shot_views(timeline: Timeline, sizes: Mapping[str, tuple[int, int]],
-               subjects: Mapping[str, Subject], textures: Mapping[str, Any]
-               ) -> list[dict[str, list[View]]]:
-    """Every shot's views per aspect name (see :class:`View`). ``sizes`` are the working
-    copies' (width, height), ``subjects`` what the assets stage found, ``textures`` the texture
-    maps (arrays, or callables that load them)."""
+def shot_views(timeline: Timeline, facts: Mapping[str, PhotoFacts],
+               aspects: tuple[spec.Aspect, ...] = spec.ASPECTS) -> list[dict[str, list[View]]]:
+    """Every shot's views per aspect name (empty for clips and bare cards); ``facts`` are the
+    photos' by id."""
+    out: list[dict[str, list[View]]] = []
     with _recording():
-        probe = _Probe(timeline, sizes, subjects, textures)
-        return [probe.views(i) for i in range(len(timeline.shots))]
-
-
-def empty_texture() -> np.ndarray:
-    """A flat texture map (nothing textured), for photos without one."""
-    return np.zeros((8, 8), np.float32)
+        shots = PhotoShots(timeline, aspects, _Store(facts), [])  # type: ignore[arg-type]
+        for index, shot in enumerate(timeline.shots):
+            if shot.kind == "photo":
+                layers = shots.prepare(index).layers
+            elif shot.kind == "card" and (photo_id := card_photo(timeline, index)):
+                layers = shots.layers(_Photo(photo_id, facts[photo_id]),  # type: ignore[arg-type]
+                                      photo_id, shot, {}, aspects, steady(timeline, index))
+            else:
+                out.append({})
+                continue
+            out.append({a.name: _views_of(layers[a.name], a) for a in aspects})
+    return out

@@ -11,22 +11,19 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
-from temporalio.exceptions import ApplicationError
-
-from activities.gate import run_gate
-from bench.corpus.framing import View, empty_texture, shot_views
-from bench.corpus.planning import Planned, settings
+from bench.corpus.fixture import CorpusOrder, CorpusPhoto
+from bench.corpus.framing import PhotoFacts, View, shot_views
+from media.analysis.framing import largest_crop
+from media.analysis.subjects import keep_whole, union
 from media.base.spec import ASPECTS, PORTRAIT
-from media.cards.reading import message_hold_s
 from media.cards.text import text_layout
-from media.look.framing import largest_crop
-from media.look.subjects import keep_whole, union
-from media.plan.timeline import CROSSFADE, Timeline
-from workflows.stages import HoldReason, StageInput
+from media.design.reading import message_hold_s
+from media.plan.planner import plan
+from media.plan.timeline import Timeline
+from media.plan.transitions import transition_kind
 
 FRAME_STEP = 2  # frames between the samples of a move (its first and last always sampled)
 PHONE_WIDTH_PX = {"9x16": 390, "16x9": 844}
@@ -44,56 +41,50 @@ REWRITE_SHARE = 0.6  # a line with this share of a field's words but not its tex
 DETECTED_CORE = (0.15, 0.28, 0.85, 0.88)  # eyes to mouth within a detector's face box
 
 
+HELD_NO_USABLE = "held:no_usable_photos"
+"""The outcome of an order left with no usable photo (the gate's hold)."""
+
+
 @dataclass
 class Context:
-    """What the checks share for one order: the plan, the views, the truth in pixels."""
+    """What the checks share for one order: the order, its photos by id, its timeline (None
+    when the gate holds it), every shot's views, the usable photos and the duplicate groups."""
 
-    planned: Planned
+    order: CorpusOrder
+    photos: dict[str, CorpusPhoto]
+    timeline_or_none: Timeline | None
     views: list[dict[str, list[View]]]
-    truth_faces: dict[str, list[dict[str, Any]]]
     usable: list[str]
     groups: dict[str, str]
     """Photo id -> its duplicate group (the id of the first photo showing the same picture)."""
-    notes: list[str] = field(default_factory=list)
 
     @property
     def timeline(self) -> Timeline:
-        assert self.planned.timeline is not None
-        return self.planned.timeline
+        assert self.timeline_or_none is not None
+        return self.timeline_or_none
+
+    @property
+    def planned(self) -> bool:
+        """True when the order has a timeline (the gate let it through)."""
+        return self.timeline_or_none is not None
 
 
-def context_for(planned: Planned) -> Context:
-    """The shared facts of a planned order (views computed once)."""
-    facts = planned.facts
-    {p.id: p for p in planned.case.photos}
-    by_name = {name: truth_of(planned, name) for name in planned.names.values()}
-    ids = {pid: by_name[name] for pid, name in planned.names.items()}
-    faces = {}
-    for pid, photo in ids.items():
-        fact = facts[pid]
-        faces[pid] = [{**f, "core_px": _px(f["core"], fact.width, fact.height),
-                       "box_px": _px(f["box"], fact.width, fact.height)} for f in photo.faces]
-    usable = [pid for pid, photo in ids.items() if not facts[pid].rejected
-              and not (photo.blank or photo.near_blank or photo.degenerate)]
+def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
+    """The shared facts of an order: its plan (:func:`media.plan.planner.plan` of its spec)
+    and every shot's views (computed once)."""
+    usable = [pid for pid, photo in photos.items()
+              if not photo.rejected and not photo.unusable]
     first: dict[str, str] = {}
-    groups = {}
-    for pid, photo in ids.items():
-        root = photo.duplicate_of or photo.id
-        groups[pid] = first.setdefault(root, pid)
-    views: list[dict[str, list[View]]] = []
-    if planned.timeline is not None:
-        kept = {pid: f for pid, f in facts.items() if not f.rejected}
-        views = shot_views(planned.timeline, {p: (f.width, f.height) for p, f in kept.items()},
-                           {p: f.subject for p, f in kept.items() if f.subject},
-                           {p: (f.texture_map if f.texture else empty_texture)
-                            for p, f in kept.items()})
-    return Context(planned, views, faces, usable, groups)
-
-
-def truth_of(planned: Planned, name: str) -> Any:
-    """The pool photo behind an order's file ``name`` (``NN-<pool file>``)."""
-    pool_file = name.split("-", 1)[1]
-    return next(p for p in planned.case.photos if p.file == pool_file)
+    groups = {pid: first.setdefault(photo.duplicate_of or photo.key, pid)
+              for pid, photo in photos.items()}
+    timeline, views = None, []
+    if order.spec is not None:
+        timeline = plan(order.spec)
+        facts = {pid: PhotoFacts(p.width, p.height, p.subject, p.texture)
+                 for pid, p in photos.items()
+                 if not p.rejected and p.subject is not None and p.texture is not None}
+        views = shot_views(timeline, facts)
+    return Context(order, photos, timeline, views, usable, groups)
 
 
 def _px(box: list[float], width: int, height: int) -> tuple[float, float, float, float]:
@@ -139,21 +130,21 @@ def _face_cuts(ctx: Context, cores: Callable[[str], list[tuple[str, tuple[float,
 
 def faces_whole(ctx: Context) -> list[str] | None:
     """The labelled faces' eyes-to-mouth cores are never cut by the frame's edge."""
-    if ctx.planned.timeline is None or not any(ctx.truth_faces.values()):
+    if not ctx.planned or not any(p.faces for p in ctx.photos.values()):
         return None
 
     def cores(pid: str) -> list[tuple[str, tuple[float, ...]]]:
-        return [(f"face{k}{' profile' if f['profile'] else ''}", f["core_px"])
-                for k, f in enumerate(ctx.truth_faces.get(pid, [])) if not f["cut_by_photo"]]
+        return [(f"face{k}{' profile' if f.profile else ''}", f.core)
+                for k, f in enumerate(ctx.photos[pid].faces) if not f.cut_by_photo]
     return _face_cuts(ctx, cores)
 
 
 def detected_faces_whole(ctx: Context) -> list[str] | None:
     """The faces the detector found: their cores (eyes to mouth of its boxes) never cut."""
-    facts = ctx.planned.facts
+    facts = ctx.photos
     found = {pid: f.subject.faces for pid, f in facts.items()
              if f.subject is not None and f.subject.source == "faces" and f.subject.faces}
-    if ctx.planned.timeline is None or not found:
+    if not ctx.planned or not found:
         return None
     a, b, c, d = DETECTED_CORE
 
@@ -179,9 +170,10 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _customer_fields(ctx: Context) -> dict[str, str]:
-    order = ctx.planned.order
-    return {"memory": _flat(order.memory), "story_note": _flat(order.story_note),
-            "relationship": _flat(order.relationship), "recipient": _flat(order.recipient_name)}
+    words = ctx.order.words
+    return {"memory": _flat(words["memory"]), "story_note": _flat(words["story_note"]),
+            "relationship": _flat(words["relationship"]),
+            "recipient": _flat(words["recipient_name"])}
 
 
 def _card_lines(ctx: Context) -> list[tuple[int, str]]:
@@ -192,7 +184,7 @@ def _card_lines(ctx: Context) -> list[tuple[int, str]]:
 def words_verbatim(ctx: Context) -> list[str] | None:
     """Every card line that carries the customer's words carries them as written (a line
     made of a field's words that is not a piece of that field is a rewrite)."""
-    if ctx.planned.timeline is None:
+    if not ctx.planned:
         return None
     fields = {k: v for k, v in _customer_fields(ctx).items() if v and k != "recipient"}
     out = []  # (the name stands in the product's greeting as written: "Happy Birthday, Ann")
@@ -217,11 +209,10 @@ def words_shown(ctx: Context) -> list[str] | None:
     """A film of 45 s or more shows the memory and the story line, a shorter one at least
     one (each whole, or one of its sentences whole), for its reading time, at a size a phone
     reads (capitals at least :data:`CAP_HEIGHT_MIN_PX` tall)."""
-    order = ctx.planned.order
-    if ctx.planned.timeline is None:
+    words = ctx.order.words
+    if not ctx.planned:
         return None
-    wanted = {k: v for k, v in (("memory", order.memory), ("story_note", order.story_note))
-              if v.strip()}
+    wanted = {k: words[k] for k in ("memory", "story_note") if words[k].strip()}
     if not wanted:
         return None
     shown: dict[str, list[str]] = {}
@@ -251,7 +242,7 @@ def words_shown(ctx: Context) -> list[str] | None:
         if name not in shown:
             shown[name] = problems or ["never on screen"]
     ok = [name for name, problems in shown.items() if not problems]
-    need_both = order.length_sec >= BOTH_WORDS_FROM_S
+    need_both = ctx.timeline.length_sec >= BOTH_WORDS_FROM_S
     if (need_both and len(ok) == len(wanted)) or (not need_both and ok):
         return []
     return [f"their {name} ({len(_flat(wanted[name]))} chars): {'; '.join(problems)}"
@@ -299,7 +290,7 @@ def _showings(ctx: Context) -> list[tuple[int, set[str]]]:
 
 def first_round(ctx: Context) -> list[str] | None:
     """No photo is shown a second time before every usable photo was shown once."""
-    if ctx.planned.timeline is None or len(ctx.usable) < 2:
+    if not ctx.planned or len(ctx.usable) < 2:
         return None
     usable = {ctx.groups[p] for p in ctx.usable}
     seen: set[str] = set()
@@ -315,7 +306,7 @@ def first_round(ctx: Context) -> list[str] | None:
 
 def no_back_to_back(ctx: Context) -> list[str] | None:
     """Never the same photo in two consecutive shots (cards over photos count)."""
-    if ctx.planned.timeline is None:
+    if not ctx.planned:
         return None
     if len({ctx.groups[p] for p in ctx.usable}) < 2:
         return None  # one picture: every shot shows it
@@ -331,7 +322,7 @@ def no_back_to_back(ctx: Context) -> list[str] | None:
 def subject_share(ctx: Context) -> list[str] | None:
     """With four or more usable photos the subject photo takes at most about a quarter of
     the photo time (a layout's cells share their shot)."""
-    subject = ctx.timeline.subject_photo_id if ctx.planned.timeline is not None else None
+    subject = ctx.timeline.subject_photo_id if ctx.planned else None
     if subject is None or len({ctx.groups[p] for p in ctx.usable}) < SUBJECT_SHARE_FROM:
         return None
     total = mine = 0.0
@@ -351,7 +342,7 @@ def subject_share(ctx: Context) -> list[str] | None:
 def few_photo_repeats(ctx: Context) -> list[str] | None:
     """With one to three photos a repeat is a new framing that holds a face whole when the
     photo has faces (never a zoom into skin or texture) and differs from its earlier ones."""
-    if ctx.planned.timeline is None or not 1 <= len(ctx.usable) <= 3:
+    if not ctx.planned or not 1 <= len(ctx.usable) <= 3:
         return None
     out = []
     for aspect in ASPECTS:
@@ -360,8 +351,8 @@ def few_photo_repeats(ctx: Context) -> list[str] | None:
             for view in views.get(aspect.name, []):
                 shot = ctx.timeline.shots[index]
                 mid = view.rect(shot.frames // 2)
-                cores = [f["core_px"] for f in ctx.truth_faces.get(view.photo_id, [])
-                         if not f["cut_by_photo"]]
+                cores = [f.core for f in ctx.photos[view.photo_id].faces
+                         if not f.cut_by_photo]
                 before = earlier.setdefault(view.photo_id, [])
                 if before:
                     whole = [c for c in cores if _inside(c, mid)]
@@ -400,8 +391,8 @@ def _faces_on_screen(ctx: Context, index: int, aspect: str, frame: int
     """The labelled faces (whole boxes) of shot ``index`` on the frame at its ``frame``."""
     out = []
     for view in ctx.views[index].get(aspect, []):
-        for face in ctx.truth_faces.get(view.photo_id, []):
-            x0, y0, x1, y1 = view.to_screen(frame, face["box_px"])
+        for face in ctx.photos[view.photo_id].faces:
+            x0, y0, x1, y1 = view.to_screen(frame, face.box)
             bx = view.box
             box = (max(x0, bx[0]), max(y0, bx[1]), min(x1, bx[2]), min(y1, bx[3]))
             if box[2] > box[0] and box[3] > box[1]:
@@ -411,13 +402,13 @@ def _faces_on_screen(ctx: Context, index: int, aspect: str, frame: int
 
 def no_ghost_faces(ctx: Context) -> list[str] | None:
     """No dissolve lays a face over another face."""
-    if ctx.planned.timeline is None or not any(ctx.truth_faces.values()):
+    if not ctx.planned or not any(p.faces for p in ctx.photos.values()):
         return None
     out = []
     shots = ctx.timeline.shots
     for index in range(1, len(shots)):
         transition = shots[index].transition_in
-        if transition.kind not in (CROSSFADE,) or transition.frames <= 0:
+        if not transition_kind(transition.kind).overlaps or transition.frames <= 0:
             continue
         start = transition.start(shots[index].cut_in)
         for aspect in (a.name for a in ASPECTS):
@@ -443,10 +434,10 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 def full_bleed_portrait(ctx: Context) -> list[str] | None:
     """9:16 fills the frame (a crop) whenever the photo's subject fits a crop magnified at
     most 2x (its faces, else what the analysis keeps whole, else its focus)."""
-    if ctx.planned.timeline is None:
+    if not ctx.planned:
         return None
     out = []
-    facts = ctx.planned.facts
+    facts = ctx.photos
     for index, views in enumerate(ctx.views):
         layer = views.get(PORTRAIT.name, [])
         if len(layer) != 1 or layer[0].motion.mode == "crop":
@@ -468,30 +459,26 @@ def full_bleed_portrait(ctx: Context) -> list[str] | None:
 
 def blanks_left_out(ctx: Context) -> list[str] | None:
     """Blank, near-blank and degenerate photos are left out with a recorded reason."""
-    bad = {pid: truth_of(ctx.planned, name) for pid, name in ctx.planned.names.items()}
-    bad = {pid: p for pid, p in bad.items() if p.blank or p.near_blank or p.degenerate}
+    bad = {pid: p for pid, p in ctx.photos.items() if p.unusable}
     if not bad:
         return None
-    rejected = {r.id: r.reason for r in ctx.planned.prep.rejected}
+    spec = ctx.order.spec
+    left_out = {r.id for r in spec.left_out} if spec is not None else set(bad)
     return [f"{pid} ({p.kind}, {p.width}x{p.height}) kept" for pid, p in bad.items()
-            if pid not in rejected]
+            if pid not in left_out]
 
 
 def unusable_order_held(ctx: Context) -> list[str] | None:
-    """An order left with no usable photo ends held (the gate's decision on prep's result)."""
+    """An order left with no usable photo ends held (the gate's decision on prep's result,
+    recorded when the fixture was made)."""
     if ctx.usable:
         return None
-    order, prep = ctx.planned.order, ctx.planned.prep
-    try:
-        run_gate(SimpleNamespace(settings=settings()),  # type: ignore[arg-type]
-                 StageInput(order=order, prep=prep))
-    except ApplicationError as error:
-        if error.type == "CustomerHold" and \
-                str(error.details[0] if error.details else "") == HoldReason.NO_USABLE_PHOTOS:
-            return []
-        return [f"held for {error.details}, not for no usable photo"]
-    shown = len(prep.photos)
-    return [f"not held: {shown} unusable photo(s) go on to the render"]
+    if ctx.order.expected == HELD_NO_USABLE:
+        return []
+    if ctx.order.expected.startswith("held:"):
+        return [f"{ctx.order.expected}, not for no usable photo"]
+    return [f"not held: {len(ctx.order.spec.photos) if ctx.order.spec else 0} unusable "
+            "photo(s) go on to the render"]
 
 
 CHECKS: dict[str, Callable[[Context], list[str] | None]] = {
@@ -516,14 +503,16 @@ INVARIANTS = ("plans", *CHECKS)
 :data:`CHECKS`."""
 
 
-def check_order(plan: Callable[[], Planned]) -> dict[str, list[str] | None]:
-    """Every invariant's failures on the order ``plan`` plans (None: not applicable); an
-    error while planning fails ``plans`` and leaves the others unchecked."""
+def check_order(order: CorpusOrder, photos: dict[str, CorpusPhoto]
+                ) -> dict[str, list[str] | None]:
+    """Every invariant's failures on ``order`` (None: not applicable); an error while planning
+    fails ``plans`` and leaves the others unchecked."""
+    if order.expected.startswith("failed:"):  # the spec could not be made
+        return {"plans": [order.expected.removeprefix("failed:")], **dict.fromkeys(CHECKS)}
     try:
-        ctx = context_for(plan())
+        ctx = context_for(order, photos)
     except Exception as error:  # the render stage would fail the run: a finding, not a crash
         message = " ".join(str(error).split())[:300]
-        return {"plans": [f"{type(error).__name__}: {message}"],
-                **dict.fromkeys(CHECKS)}
-    return {"plans": [], **{name: check(ctx) for name, check in CHECKS.items()}}
-
+        return {"plans": [f"{type(error).__name__}: {message}"], **dict.fromkeys(CHECKS)}
+    return {"plans": [] if ctx.planned else None,
+            **{name: check(ctx) for name, check in CHECKS.items()}}

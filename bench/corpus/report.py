@@ -1,20 +1,17 @@
-"""Every corpus order through the plan-level invariants: pass rates, the worst orders, the
-failures as JSON.
+"""Every order of the corpus fixture through the plan-level invariants: pass rates, the
+spread, the worst orders, the failures as JSON.
 
-    python -m bench.corpus.report [--orders 300] [--seed 42] [--cache DIR] [--json FILE]
+    python -m bench.corpus.report [--fixture FILE] [--every N] [--workers 2] [--json FILE]
 
-The photos are generated and analysed once into the cache (``FILM_CORPUS_CACHE``, default
-``~/.cache/filmworker-corpus``); each order's results are kept there too, keyed by the order and
-by the code that planned and checked it (any change to ``media/``, ``activities/``,
-``services/``, ``workflows/``, ``bench/corpus/`` or the labels plans and checks again).
+It reads the fixture ``python -m bench.corpus.generate`` wrote (no photo is decoded): each
+order's spec is planned (:func:`media.plan.planner.plan`) and its shots framed as the renderer
+frames them (:mod:`bench.corpus.framing`).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -23,32 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.corpus.analysis import analyse_all, clip_facts
-from bench.corpus.generate import Case, generate_corpus
+from bench.corpus import fixture
+from bench.corpus.fixture import Corpus, CorpusOrder
 from bench.corpus.invariants import INVARIANTS, check_order
-from bench.corpus.planning import plan_case
-from bench.corpus.sources import LABELS, REPO
-
-DEFAULT_ORDERS = 300
-DEFAULT_SEED = 42
-CODE_FOLDERS = ("media", "activities", "services", "workflows", "bench/corpus")
-
-
-def default_cache() -> Path:
-    """Where the corpus and its analysis live (``FILM_CORPUS_CACHE``)."""
-    return Path(os.environ.get("FILM_CORPUS_CACHE")
-                or Path.home() / ".cache" / "filmworker-corpus")
-
-
-def code_key() -> str:
-    """A hash of the code and data the results depend on."""
-    digest = hashlib.sha256(LABELS.read_bytes())
-    for folder in CODE_FOLDERS:
-        for path in sorted((REPO / folder).rglob("*")):
-            if path.suffix in (".py", ".toml") and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(REPO)).encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 @dataclass
@@ -65,54 +39,41 @@ class OrderResult:
         return [name for name, fails in self.checks.items() if fails]
 
 
-def _facts(case: Case, order: dict[str, Any]) -> dict[str, Any]:
-    return {"scenario": case.scenario, "text_kind": case.text_kind,
-            "photos": len(case.photos), "photo_kinds": [p.kind for p in case.photos],
-            "clips": len(case.clips), "occasion": order["occasion"]["slug"],
-            "tier": order["tier"], "style": order["style"], "length_sec": order["length_sec"],
-            "subject_photo": "subject_photo" in order}
+def check(corpus: Corpus, order: CorpusOrder) -> OrderResult:
+    """``order`` of ``corpus`` through every invariant."""
+    return OrderResult(order.id, order.facts, check_order(order, corpus.photos_of(order)))
 
 
-def _run_one(case: Case, cache: Path, key: str) -> OrderResult:
-    order = json.loads((case.folder / "order.json").read_text(encoding="utf-8"))
-    stamp = hashlib.sha256((case.folder / "truth.json").read_bytes()
-                           + (case.folder / "order.json").read_bytes()).hexdigest()[:12]
-    stored = cache / "results" / key / f"{case.id}-{stamp}.json"
-    if stored.exists():
-        checks = json.loads(stored.read_text(encoding="utf-8"))
-    else:
-        checks = check_order(lambda: plan_case(case, cache))
-        stored.parent.mkdir(parents=True, exist_ok=True)
-        partial = stored.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(json.dumps(checks, ensure_ascii=False), encoding="utf-8")
-        partial.replace(stored)
-    return OrderResult(case.id, _facts(case, order), checks)
+def spread_subset(orders: list[CorpusOrder], every: int) -> list[CorpusOrder]:
+    """Every ``every``-th order (the generator cycles scenarios, photo counts, occasions,
+    tiers and styles at coprime periods, so a stride keeps the spread)."""
+    return orders[::every]
 
 
-def _run_chunk(args: tuple[list[Case], Path, str]) -> list[OrderResult]:
-    cases, cache, key = args
-    return [_run_one(case, cache, key) for case in cases]
+_CORPUS: list[Corpus] = []
 
 
-def run_corpus(cache: Path | None = None, seed: int = DEFAULT_SEED,
-               orders: int = DEFAULT_ORDERS, workers: int = 2) -> list[OrderResult]:
-    """Generate (or find) the corpus, analyse its photos, plan and check every order."""
-    cache = cache or default_cache()
-    cases = generate_corpus(cache, seed, orders)
-    analyse_all([c.folder / "photos" / f"{k + 1:02d}-{p.file}" for c in cases
-                 for k, p in enumerate(c.photos)], cache, threads=workers)
-    for path in {p for c in cases for p in (c.folder / "clips").iterdir()}:
-        clip_facts(path, cache)
-    key = code_key()
-    chunks = [cases[k::workers * 4] for k in range(workers * 4)]
+def _check_chunk(args: tuple[Path, list[int]]) -> list[OrderResult]:
+    path, indices = args
+    if not _CORPUS:
+        _CORPUS.append(fixture.load(path))
+    corpus = _CORPUS[0]
+    return [check(corpus, corpus.orders[k]) for k in indices]
+
+
+def run_corpus(path: Path = fixture.FIXTURE, every: int = 1,
+               workers: int = 1) -> list[OrderResult]:
+    """Every ``every``-th order of the fixture at ``path`` checked, on ``workers`` processes."""
+    corpus = fixture.load(path)
+    indices = list(range(len(corpus.orders)))[::every]
     if workers <= 1:
-        results = _run_chunk((cases, cache, key))
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            results = [r for chunk in pool.map(_run_chunk, [(c, cache, key) for c in chunks])
-                       for r in chunk]
-    order = {c.id: k for k, c in enumerate(cases)}
-    return sorted(results, key=lambda r: order[r.id])
+        return [check(corpus, corpus.orders[k]) for k in indices]
+    chunks = [indices[k::workers * 4] for k in range(workers * 4)]
+    with ProcessPoolExecutor(workers) as pool:
+        results = [r for chunk in pool.map(_check_chunk, [(path, c) for c in chunks])
+                   for r in chunk]
+    rank = {o.id: k for k, o in enumerate(corpus.orders)}
+    return sorted(results, key=lambda r: rank[r.id])
 
 
 def pass_rates(results: list[OrderResult]) -> dict[str, tuple[int, int]]:
@@ -183,15 +144,14 @@ def print_report(results: list[OrderResult], seconds: float, out: Any = sys.stdo
 def main(argv: list[str] | None = None) -> int:
     """The report command."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--orders", type=int, default=DEFAULT_ORDERS)
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--fixture", type=Path, default=fixture.FIXTURE)
+    parser.add_argument("--every", type=int, default=1, help="check every N-th order")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None,
                         help="write every failing order's failures here")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    results = run_corpus(args.cache, args.seed, args.orders, args.workers)
+    results = run_corpus(args.fixture, args.every, args.workers)
     print_report(results, time.monotonic() - start)
     if args.json:
         failures = {r.id: {"facts": r.facts, "failures": {k: v for k, v in r.checks.items()
