@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 
 from bench.corpus import fixture
-from bench.corpus.framing import SWAPPED
+from bench.corpus.framing import SWAPPED, render_photos
 from bench.corpus.report import run_corpus
-from media.frames import photo_shots
 
 EVERY = 3
 """Check every third order (the generator's cycles keep the spread; see
@@ -135,7 +134,7 @@ def test_the_fixture_stays_small() -> None:
 
 
 def test_the_renderer_still_has_the_layers_the_corpus_records() -> None:
-    assert all(hasattr(photo_shots, name) for name in SWAPPED)
+    assert all(hasattr(render_photos, name) for name in (*SWAPPED, "steady"))
 
 
 def test_a_photo_line_reads_back_as_written(tmp_path: Path) -> None:

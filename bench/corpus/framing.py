@@ -19,6 +19,7 @@ that changes (``tests/test_corpus.py`` fails when a name it swaps is gone).
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -29,15 +30,17 @@ import numpy as np
 from media.analysis.camera import Motion, Rect
 from media.analysis.subjects import Subject
 from media.base import spec
-from media.frames import photo_shots as render_photos
-from media.frames.photo_shots import PhotoShots, steady
+from media.frames.preparer import PhotoShots
 from media.frames.sources import card_photo
 from media.plan.timeline import Timeline
 
+render_photos = sys.modules[PhotoShots.__module__]
+"""The renderer's photo shots (:mod:`media.frames.photo_shots`, reached through the public
+:mod:`media.frames.preparer` that runs them)."""
 _PATCH_LOCK = threading.Lock()
 SWAPPED = ("PhotoLayer", "ParallaxLayer", "RollPushLayer", "SplitLayer", "cv2", "texture_map")
 """The names of :mod:`media.frames.photo_shots` that draw or read pixels, swapped for
-recorders while the views are planned."""
+recorders while the views are planned (``steady`` is read as it is)."""
 
 Box = tuple[float, float, float, float]
 
@@ -178,7 +181,8 @@ def shot_views(timeline: Timeline, facts: Mapping[str, PhotoFacts],
                 layers = shots.prepare(index).layers
             elif shot.kind == "card" and (photo_id := card_photo(timeline, index)):
                 layers = shots.layers(_Photo(photo_id, facts[photo_id]),  # type: ignore[arg-type]
-                                      photo_id, shot, {}, aspects, steady(timeline, index))
+                                      photo_id, shot, {}, aspects,
+                                      render_photos.steady(timeline, index))
             else:
                 out.append({})
                 continue
