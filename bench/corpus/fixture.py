@@ -7,8 +7,8 @@ Its lines: one ``header`` (the seed, the order count, the analysis code's key), 
 per distinct pool photo an order uses (:class:`CorpusPhoto`: the working copy's size, the
 subject the assets stage found, its texture map, the labelled faces in the working copy's
 pixels, whether it is blank or degenerate, or intake's reason for refusing it), then one
-``order`` per order (:class:`CorpusOrder`: its spec, the pool photo behind each of its photo
-ids, the customer's words and the outcome the real intake and gate gave it).
+``order`` per order (:class:`CorpusOrder`: the order, its spec, the pool photo behind each of
+its photo ids, the customer's words and the outcome the real intake and gate gave it).
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ class CorpusOrder:
     words: dict[str, Any]
     expected: str
     facts: dict[str, Any] = field(default_factory=dict)
+    order: dict[str, Any] = field(default_factory=dict)
+    """The order as the worker received it (:class:`workflows.contract.FilmOrder`'s JSON)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ def order_line(order: CorpusOrder) -> dict[str, Any]:
     """An order's fixture line."""
     return {"kind": "order", "id": order.id, "expected": order.expected,
             "photos": order.photos, "words": order.words, "facts": order.facts,
+            "order": order.order,
             "spec": json.loads(order.spec.to_json(None)) if order.spec else None}
 
 
@@ -143,7 +146,7 @@ def write(path: Path, header: dict[str, Any], lines: Iterable[dict[str, Any]]) -
     path.parent.mkdir(parents=True, exist_ok=True)
     body = "\n".join(json.dumps(line, ensure_ascii=False, separators=(",", ":"))
                      for line in ({"kind": "header", "format": FORMAT, **header}, *lines))
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
+    with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0,
                                                compresslevel=9) as out:
         out.write((body + "\n").encode("utf-8"))
 
@@ -163,7 +166,7 @@ def _photo(line: dict[str, Any]) -> CorpusPhoto:
 def _order(line: dict[str, Any]) -> CorpusOrder:
     spec = FilmSpec.model_validate(line["spec"]) if line["spec"] is not None else None
     return CorpusOrder(line["id"], spec, line["photos"], line["words"], line["expected"],
-                       line["facts"])
+                       line["facts"], line["order"])
 
 
 def load(path: Path = FIXTURE) -> Corpus:

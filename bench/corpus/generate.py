@@ -30,6 +30,8 @@ from bench.corpus.specs import PLANNED, Prepared, cached_sources, gate_outcome, 
 
 DEFAULT_ORDERS = 300
 DEFAULT_SEED = 42
+CONSENT_AT = "2026-01-01T00:00:00Z"
+"""The consent time every corpus order carries (the fixture is the same for the same code)."""
 
 
 def default_cache() -> Path:
@@ -79,7 +81,9 @@ def corpus_order(case: Case, prepared: Prepared) -> CorpusOrder:
     words = {"recipient_name": o.recipient_name, "relationship": o.relationship,
              "memory": o.memory, "story_note": o.story_note,
              "feeling_words": list(o.feeling_words)}
-    return CorpusOrder(case.id, spec, photos, words, expected, _facts(case, prepared))
+    received = o.model_dump(mode="json")
+    received["consent"]["at"] = CONSENT_AT  # read_order_folder stamps the time it read it
+    return CorpusOrder(case.id, spec, photos, words, expected, _facts(case, prepared), received)
 
 
 def build(cache: Path, seed: int, orders: int, out: Path, workers: int = 2) -> dict[str, float]:
@@ -91,6 +95,8 @@ def build(cache: Path, seed: int, orders: int, out: Path, workers: int = 2) -> d
     times["orders"] = time.monotonic() - start
     paths = {c.folder / "photos" / f"{k + 1:02d}-{p.file}": p for c in cases
              for k, p in enumerate(c.photos)}
+    count = len({p.id for p in paths.values()})
+    print(f"{len(cases)} orders, {count} photos: analysing", file=sys.stderr)
     facts = analyse_all(list(paths), cache, threads=workers)
     for case in cases:
         for path in (case.folder / "clips").iterdir():
@@ -101,8 +107,10 @@ def build(cache: Path, seed: int, orders: int, out: Path, workers: int = 2) -> d
         photos.setdefault(pool.id, corpus_photo(pool, facts[path]))
     made = []
     with cached_sources(cache):
-        for case in cases:
+        for count, case in enumerate(cases, 1):
             made.append(corpus_order(case, prepare(case.folder, cache)))
+            if count % 50 == 0:
+                print(f"{count} orders made into specs", file=sys.stderr)
     times["specs"] = time.monotonic() - start - sum(times.values())
     header = {"seed": seed, "orders": orders, "analysis": analysis_key()}
     lines = [fixture.photo_line(p, s) for _, (p, s) in sorted(photos.items())]

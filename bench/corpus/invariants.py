@@ -16,6 +16,7 @@ from typing import Any
 
 from bench.corpus.fixture import CorpusOrder, CorpusPhoto
 from bench.corpus.framing import PhotoFacts, View, shot_views
+from bench.corpus.specs import with_current_words
 from media.analysis.framing import largest_crop
 from media.analysis.subjects import keep_whole, union
 from media.base.spec import ASPECTS, PORTRAIT
@@ -24,6 +25,7 @@ from media.design.reading import message_hold_s
 from media.plan.planner import plan
 from media.plan.timeline import Timeline
 from media.plan.transitions import transition_kind
+from workflows.contract import FilmOrder
 
 FRAME_STEP = 2  # frames between the samples of a move (its first and last always sampled)
 PHONE_WIDTH_PX = {"9x16": 390, "16x9": 844}
@@ -70,7 +72,8 @@ class Context:
 
 
 def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
-    """The shared facts of an order: its plan (:func:`media.plan.planner.plan` of its spec)
+    """The shared facts of an order: its plan (:func:`media.plan.planner.plan` of its spec,
+    its words made by the current wording rules: :func:`bench.corpus.specs.with_current_words`)
     and every shot's views (computed once)."""
     usable = [pid for pid, photo in photos.items()
               if not photo.rejected and not photo.unusable]
@@ -79,7 +82,8 @@ def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
               for pid, photo in photos.items()}
     timeline, views = None, []
     if order.spec is not None:
-        timeline = plan(order.spec)
+        spec = with_current_words(order.spec, FilmOrder.model_validate(order.order))
+        timeline = plan(spec)
         facts = {pid: PhotoFacts(p.width, p.height, p.subject, p.texture)
                  for pid, p in photos.items()
                  if not p.rejected and p.subject is not None and p.texture is not None}
