@@ -7,7 +7,9 @@ perceptual hashes the render stage compares (:func:`activities.order_plan.photo_
 texture map a repeat is framed by (:func:`media.analysis.detail.texture_map`). The assets stage
 finds the subject on the restored photo (the signature tier restores every photo); here it is
 found on the prepared one, the same for both tiers. Results live under
-``<cache>/analysis/<sha256>/``, so a second run of the corpus decodes nothing.
+``<cache>/analysis/<analysis code key>-<sha256>/`` (:func:`analysis_key`): a second run of the
+corpus decodes nothing, and a change to intake or analysis (a new face detector) analyses
+again.
 """
 
 from __future__ import annotations

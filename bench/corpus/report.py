@@ -23,6 +23,9 @@ from typing import Any
 from bench.corpus import fixture
 from bench.corpus.fixture import Corpus, CorpusOrder
 from bench.corpus.invariants import INVARIANTS, check_order
+from bench.corpus.orders import OCCASIONS
+
+OCCASION_CYCLE = len(OCCASIONS)
 
 
 @dataclass
@@ -44,10 +47,12 @@ def check(corpus: Corpus, order: CorpusOrder) -> OrderResult:
     return OrderResult(order.id, order.facts, check_order(order, corpus.photos_of(order)))
 
 
-def spread_subset(orders: list[CorpusOrder], every: int) -> list[CorpusOrder]:
-    """Every ``every``-th order (the generator cycles scenarios, photo counts, occasions,
-    tiers and styles at coprime periods, so a stride keeps the spread)."""
-    return orders[::every]
+def spread_subset(count: int, every: int) -> list[int]:
+    """About one in ``every`` of ``count`` orders' indices, spread like the whole: the generator
+    cycles occasions every 12 orders (and scenarios, photo counts, tiers and styles at other
+    periods), so each run of 12 keeps another residue modulo ``every`` and every occasion,
+    scenario, photo count, tier and style stays in."""
+    return [k for k in range(count) if k % every == (k // OCCASION_CYCLE) % every]
 
 
 _CORPUS: list[Corpus] = []
@@ -63,9 +68,10 @@ def _check_chunk(args: tuple[Path, list[int]]) -> list[OrderResult]:
 
 def run_corpus(path: Path = fixture.FIXTURE, every: int = 1,
                workers: int = 1) -> list[OrderResult]:
-    """Every ``every``-th order of the fixture at ``path`` checked, on ``workers`` processes."""
+    """About one in ``every`` orders of the fixture at ``path`` (:func:`spread_subset`)
+    checked, on ``workers`` processes."""
     corpus = fixture.load(path)
-    indices = list(range(len(corpus.orders)))[::every]
+    indices = spread_subset(len(corpus.orders), every)
     if workers <= 1:
         return [check(corpus, corpus.orders[k]) for k in indices]
     chunks = [indices[k::workers * 4] for k in range(workers * 4)]
@@ -145,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     """The report command."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fixture", type=Path, default=fixture.FIXTURE)
-    parser.add_argument("--every", type=int, default=1, help="check every N-th order")
+    parser.add_argument("--every", type=int, default=1,
+                        help="check one order in N, spread like the whole")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None,
                         help="write every failing order's failures here")
