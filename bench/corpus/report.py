@@ -2,10 +2,12 @@
 spread, the worst orders, the failures as JSON.
 
     python -m bench.corpus.report [--fixture FILE] [--every N] [--workers 2] [--json FILE]
+    python -m bench.corpus.report --order ID [--order ID ...]
 
 It reads the fixture ``python -m bench.corpus.generate`` wrote (no photo is decoded): each
 order's spec is planned (:func:`media.plan.planner.plan`) and its shots framed as the renderer
-frames them (:mod:`bench.corpus.framing`).
+frames them (:mod:`bench.corpus.framing`). ``--order`` prints one order's timeline and every
+failure of its own instead.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from bench.corpus import fixture
 from bench.corpus.fixture import Corpus, CorpusOrder
 from bench.corpus.invariants import INVARIANTS, check_order
 from bench.corpus.orders import OCCASIONS
+from bench.corpus.specs import with_current_words
+from media.plan.planner import plan
+from workflows.contract import FilmOrder
 
 OCCASION_CYCLE = len(OCCASIONS)
 
@@ -147,6 +152,21 @@ def print_report(results: list[OrderResult], seconds: float, out: Any = sys.stdo
                 print(f"      {name}: {line}", file=out)
 
 
+def print_orders(path: Path, ids: list[str], out: Any = sys.stdout) -> None:
+    """Each order of ``ids``: its spread, its timeline as planned and every failure."""
+    corpus = fixture.load(path)
+    by_id = {o.id: o for o in corpus.orders}
+    for order_id in ids:
+        order = by_id[order_id]
+        print(f"{order_id}: {order.facts}; expected {order.expected}", file=out)
+        if order.spec is not None:
+            spec = with_current_words(order.spec, FilmOrder.model_validate(order.order))
+            print(plan(spec).describe(), file=out)
+        for name, fails in check(corpus, order).checks.items():
+            for line in fails or []:
+                print(f"  {name}: {line}", file=out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The report command."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -156,7 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None,
                         help="write every failing order's failures here")
+    parser.add_argument("--order", action="append", default=[],
+                        help="print this order's timeline and failures (repeatable)")
     args = parser.parse_args(argv)
+    if args.order:
+        print_orders(args.fixture, args.order)
+        return 0
     start = time.monotonic()
     results = run_corpus(args.fixture, args.every, args.workers)
     print_report(results, time.monotonic() - start)
