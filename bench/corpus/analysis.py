@@ -15,6 +15,7 @@ again.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import threading
@@ -29,6 +30,7 @@ from PIL import Image
 
 from activities.order_plan import photo_hashes
 from bench.corpus.sources import REPO
+from media.analysis import detail
 from media.analysis.detail import texture_map
 from media.analysis.subjects import Subject, find_subject, subject_from_dict
 from media.base.errors import MediaRejected
@@ -39,19 +41,43 @@ from media.intake.sandbox import prepare_photo_bounded
 from workflows.contract import PHOTO_MAX_BYTES
 
 ANALYSIS_CODE = ("media/intake", "media/analysis")
-"""The code (and model files) a photo's facts come from: a change there analyses again."""
+"""The code (and model files) a photo's facts come from: a change there analyses again ..."""
+NOT_ANALYSIS = ("media/analysis/camera.py", "media/analysis/framing.py",
+                "media/analysis/scales.py", "media/analysis/words.py",
+                "media/analysis/clip_window.py", "media/analysis/detail.py")
+"""... but for the modules that frame a photo, not analyse it (a fix of the camera keeps the
+cache); of ``detail`` only the texture map counts (:data:`TEXTURE_CODE`)."""
+TEXTURE_CODE = (detail.texture_map, detail._in_focus)
+SOURCES_CODE = ("activities/order_plan.py", "media/frames/matte.py", "media/frames/parallax.py",
+                "media/frames/soft_matte.py", "media/frames/fill.py")
+"""The code of a photo's traits and matte beside its analysis (:mod:`bench.corpus.specs`)."""
+
+
+def _digest(paths: list[Path], extra: str = "") -> str:
+    digest = hashlib.sha256(extra.encode())
+    for path in paths:
+        digest.update(str(path.relative_to(REPO)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
 
 
 @cache
 def analysis_key() -> str:
-    """A short hash of :data:`ANALYSIS_CODE`'s files (the face detector's model included)."""
-    digest = hashlib.sha256()
-    for folder in ANALYSIS_CODE:
-        for path in sorted((REPO / folder).rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(REPO)).encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()[:10]
+    """A short hash of the code a photo's facts come from (:data:`ANALYSIS_CODE`, the face
+    detector's model files included)."""
+    paths = [path for folder in ANALYSIS_CODE for path in sorted((REPO / folder).rglob("*"))
+             if path.is_file() and "__pycache__" not in path.parts
+             and str(path.relative_to(REPO)) not in NOT_ANALYSIS]
+    texture = "".join(inspect.getsource(f) for f in TEXTURE_CODE) + repr(
+        (detail.TEXTURE_LONG_EDGE, detail.TEXTURED_GRADIENT, detail.SHARP_LONG_EDGE,
+         detail.SHARP_SHARE))
+    return _digest(paths, texture)
+
+
+@cache
+def sources_key() -> str:
+    """A short hash of :func:`analysis_key` and :data:`SOURCES_CODE`."""
+    return _digest([REPO / p for p in SOURCES_CODE], analysis_key())
 
 
 def content_hash(path: Path) -> str:

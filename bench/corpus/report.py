@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus import fixture
+from bench.corpus.analysis import analysis_key
 from bench.corpus.fixture import Corpus, CorpusOrder
 from bench.corpus.invariants import INVARIANTS, check_order
 from bench.corpus.orders import OCCASIONS
@@ -182,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.order:
         print_orders(args.fixture, args.order)
         return 0
+    made_with = fixture.load(args.fixture).header.get("analysis")
+    if made_with != analysis_key():
+        print(f"the fixture was made with analysis {made_with}, the code's is {analysis_key()}: "
+              "python -m bench.corpus.generate makes it again", file=sys.stderr)
     start = time.monotonic()
     results = run_corpus(args.fixture, args.every, args.workers)
     print_report(results, time.monotonic() - start)

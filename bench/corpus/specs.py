@@ -30,7 +30,7 @@ import activities.order_plan as order_plan
 from activities.assets import order_song_seed, song_brief
 from activities.gate import run_gate
 from app.order_folder import read_order_folder
-from bench.corpus.analysis import ClipFacts, PhotoFacts, analysis_key, clip_facts, photo_facts
+from bench.corpus.analysis import ClipFacts, PhotoFacts, clip_facts, photo_facts, sources_key
 from media.analysis.likeness import animal_region
 from media.analysis.subjects import Subject
 from media.cards import wording
@@ -140,7 +140,7 @@ def cached_sources(cache: Path) -> Iterator[None]:
     once for each. An order whose subject photo shows an animal (its other photos are matched
     against it) is computed whole, uncached."""
     real_photos, real_clips = order_plan.photo_sources, order_plan.clip_sources
-    folder = cache / "sources" / analysis_key()
+    folder = cache / "sources" / sources_key()
 
     def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, Subject],
                       *, premium: bool = False, subject_id: str | None = None
