@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -151,10 +152,7 @@ def test_the_renderer_still_has_the_layers_the_corpus_records() -> None:
 def test_a_photo_line_reads_back_as_written(tmp_path: Path) -> None:
     corpus = fixture.load()
     photo = next(p for p in corpus.photos.values() if p.faces and p.texture is not None)
-    subject = None if photo.subject is None else {
-        "faces": [vars(b) for b in photo.subject.faces], "focus": vars(photo.subject.focus),
-        "source": photo.subject.source, "compact": photo.subject.compact,
-        "horizon": photo.subject.horizon}
+    subject = asdict(photo.subject) if photo.subject is not None else None
     path = tmp_path / "one.jsonl.gz"
     fixture.write(path, {}, [fixture.photo_line(photo, subject)])
     again = fixture.load(path).photos[photo.key]

@@ -7,9 +7,9 @@ its ground truth, into ``tests/fixtures/corpus/orders.jsonl.gz`` (:mod:`bench.co
 Everything slow is cached under ``--cache`` (``FILM_CORPUS_CACHE``, default
 ``~/.cache/filmworker-corpus``): the pool's photos and the order folders (per seed), each
 photo's intake and analysis (per content and the analysis code: a new face detector analyses
-again, a fix of the camera does not), each photo's traits and matte per tier. Run it again after a change to intake or
-analysis (``media/intake``, ``media/analysis``) or to how an order becomes a spec, and commit
-the fixture it writes.
+again, a fix of the camera does not), each photo's traits and matte per tier. Run it again
+after a change to intake or analysis (``media/intake``, ``media/analysis``) or to how an order
+becomes a spec, and commit the fixture it writes.
 """
 
 from __future__ import annotations
