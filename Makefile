@@ -11,16 +11,17 @@ TEST_LOCK := requirements-test.lock
 UV_VERSION := 0.13.9
 COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --no-config
 
-.PHONY: install demo test test-fast test-wheel lint bench clean browser ocr soundfont schemas lock \
-	starter-ts
+.PHONY: install demo test test-fast test-wheel lint bench clean browser ocr soundfont schemas \
+	lock starter-ts
 
 # The song's instruments (media/song/synth.py): libfluidsynth3 and the FluidR3 General MIDI
 # SoundFont from Debian. As root they are installed; otherwise say what is missing.
 SOUNDFONT := /usr/share/sounds/sf2/FluidR3_GM.sf2
 soundfont:
 	@( [ -f $(SOUNDFONT) ] && ldconfig -p | grep -q libfluidsynth ) || \
-		([ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq libfluidsynth3 fluid-soundfont-gm) || \
+		([ "$$(id -u)" = 0 ] && echo "make: installing libfluidsynth3 and fluid-soundfont-gm" \
+		"with apt-get (the song's instruments)" && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfluidsynth3 fluid-soundfont-gm) || \
 		(echo "install libfluidsynth3 and fluid-soundfont-gm (or set FILM_SOUNDFONT)" && false)
 
 $(STAMP): pyproject.toml $(TEST_LOCK) | soundfont
@@ -52,15 +53,20 @@ schemas: $(STAMP)
 	$(BIN)/python -m app.contract_files
 
 # Debian's tesseract-ocr for the reading tests (the cards read back at phone size; best effort:
-# without it they skip).
+# without it they skip). As root it is installed with apt-get, and the line before says so.
 ocr:
-	@command -v tesseract >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	@command -v tesseract >/dev/null || ([ "$$(id -u)" = 0 ] && echo "make: installing" \
+		"tesseract-ocr with apt-get (the reading tests; without it they skip)" && \
+		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr) || \
 		echo "tesseract unavailable: the reading tests will skip"
 
-# Debian's chromium for the gift page browser tests (best effort: without it they skip).
+# Debian's chromium for the gift page browser tests (best effort: without it they skip). As
+# root it is installed with apt-get, and the line before says so.
 browser:
-	@command -v chromium >/dev/null || ([ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	@command -v chromium >/dev/null || ([ "$$(id -u)" = 0 ] && echo "make: installing" \
+		"chromium with apt-get (the gift page browser tests; without it they skip)" && \
+		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
 		echo "chromium unavailable: browser tests will skip"
 
@@ -87,6 +93,7 @@ FAST_MARKERS := not e2e and not render and not ocr and not slow and not bench an
 test-fast: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q -n 2 -m "$(FAST_MARKERS)"
+
 
 # Issue 7's benchmark (long; see README "Benchmark"): make bench BENCH_ARGS=--quick
 bench: $(STAMP)

@@ -11,6 +11,7 @@ import logging
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,12 +92,21 @@ class Heartbeater:
 
     Media calls report progress from their own threads; this keeps the heartbeat regular even
     while a long ffmpeg call runs, and carries typed details (stage, percent, frames done).
+
+    With ``stall_s`` the heartbeats follow progress: they go out only while :meth:`update` or
+    :meth:`fraction` was called within the last ``stall_s`` seconds (a render calls it as its
+    frames advance), so a stalled activity goes silent and the server times its attempt out
+    after the activity's heartbeat timeout, however long the work may rightly take.
     """
 
-    def __init__(self, stage: str, interval_s: float = HEARTBEAT_INTERVAL_S) -> None:
+    def __init__(self, stage: str, interval_s: float = HEARTBEAT_INTERVAL_S,
+                 stall_s: float | None = None) -> None:
         self._details: dict[str, Any] = {"stage": stage, "percent": 0}
         self._reported_percent = 0
         self._interval_s = interval_s
+        self._stall_s = stall_s
+        self._moved_at = time.monotonic()
+        self._stalled = False
         self._stop = threading.Event()
         self._context = contextvars.copy_context()
         self._thread = threading.Thread(target=self._context.run, args=(self._loop,),
@@ -105,6 +115,7 @@ class Heartbeater:
     def update(self, **details: Any) -> None:
         """Record the latest progress; sent with the next heartbeat."""
         self._details = {**self._details, **details}
+        self._moved_at = time.monotonic()
 
     def fraction(self, done: float) -> None:
         """Record progress as a fraction 0..1 of this stage."""
@@ -112,9 +123,29 @@ class Heartbeater:
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval_s):
+            if self._silent():
+                continue
             with contextlib.suppress(Exception):
                 activity.heartbeat(dict(self._details))
                 self._report_progress()
+
+    def _silent(self) -> bool:
+        """True while the activity has made no progress for ``stall_s`` (said once in the
+        log when it stalls, once when it moves again)."""
+        if self._stall_s is None:
+            return False
+        idle_s = time.monotonic() - self._moved_at
+        stalled = idle_s > self._stall_s
+        if stalled != self._stalled:
+            self._stalled = stalled
+            with contextlib.suppress(Exception):
+                if stalled:
+                    activity.logger.warning(
+                        "no progress for %.0f s: heartbeats stop, the attempt will time out",
+                        idle_s, extra={"reason": "stalled"})
+                else:
+                    activity.logger.info("progress again: heartbeats resume")
+        return stalled
 
     def _report_progress(self) -> None:
         """Signal the run when the percent moved since the last report (so at most once per
@@ -125,6 +156,7 @@ class Heartbeater:
             self._reported_percent = percent
 
     def __enter__(self) -> Heartbeater:
+        self._moved_at = time.monotonic()
         with contextlib.suppress(Exception):
             activity.heartbeat(dict(self._details))
         self._thread.start()

@@ -20,7 +20,7 @@ from activities.render import (
     run_render_plan,
     run_render_segment,
 )
-from activities.report import cleanup_of, keep_run_files, run_clean, run_report
+from activities.report import keep_run_files, run_clean, run_report
 from activities.verify import run_verify
 from workflows.cleanup import CleanupInput
 from workflows.contract import FilmOrder
@@ -101,19 +101,21 @@ class FilmActivities:
         return run_deliver(self.ctx, deliver_input)
 
     @activity.defn(name=ActivityName.REPORT_OUTCOME)
-    async def report_outcome(self, report_input: ReportInput) -> str:
-        """Send the outcome to the order API (or the local sink), then delete the run's working
-        files, or schedule their deletion after ``FILM_RUN_RETENTION_DAYS``."""
-        said = await asyncio.to_thread(run_report, self.ctx, report_input)
-        cleanup = cleanup_of(report_input)
-        if cleanup is None:
-            return said
+    def report_outcome(self, report_input: ReportInput) -> str:
+        """Send the outcome to the order API (or the local sink); nothing else, so a retry of
+        anything after it never posts the outcome again."""
+        return run_report(self.ctx, report_input)
+
+    @activity.defn(name=ActivityName.FORGET_RUN_FILES)
+    async def forget_run_files(self, cleanup: CleanupInput) -> str:
+        """After the report: delete the run's working files, or schedule their deletion after
+        ``FILM_RUN_RETENTION_DAYS`` (a delayed FilmRunCleanup)."""
         days = self.ctx.settings.run_retention_days
         if days > 0:
             await keep_run_files(activity.client(), cleanup, days, activity.info().task_queue)
-            return f"{said}; run files kept {days:g} days"
+            return f"run files kept {days:g} days"
         deleted = await asyncio.to_thread(run_clean, self.ctx, cleanup)
-        return f"{said}; {deleted} run files deleted"
+        return f"{deleted} run files deleted"
 
     @activity.defn(name=ActivityName.CLEAN_RUN)
     def clean_run(self, cleanup: CleanupInput) -> int:

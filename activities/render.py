@@ -34,6 +34,7 @@ from media.song.soundtrack import build_soundtrack
 from services.storage.base import Storage
 from workflows.contract import FilmOrder
 from workflows.stages import (
+    RENDER_STALL,
     JoinInput,
     RenderInput,
     RenderPlan,
@@ -120,6 +121,12 @@ def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Pat
                                        on_frame=on_frame),
                          EncoderSettings(preset=ctx.settings.encoder_preset))
     return outputs, stats.frames, stats.signals
+
+
+def _frames_heartbeater() -> Heartbeater:
+    """The heartbeats of a render of frames: they go out while its frames advance (see
+    :data:`workflows.stages.RENDER_STALL`)."""
+    return Heartbeater("render", stall_s=RENDER_STALL.total_seconds())
 
 
 def _store_signals(stored: StoredSet, signals: dict[str, FrameSignal],
@@ -213,7 +220,7 @@ def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResul
     only; fetch only the photos and clips they show."""
     order, frames = segment.render.order, (segment.start_frame, segment.stop_frame)
     manifest_key = order.run_keys.segment_manifest(segment.index)
-    with ctx.scratch("render-segment") as scratch, Heartbeater("render") as heartbeat:
+    with ctx.scratch("render-segment") as scratch, _frames_heartbeater() as heartbeat:
         heartbeat.update(item=f"segment {segment.index}")
         inputs = fingerprint(segment, ctx.storage, segment.plan.timeline_key,
                              extra=ctx.settings.encoder_preset)
@@ -244,7 +251,7 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
     films and poster as the join does (what one segment and its join make, without writing,
     copying and re-muxing a segment)."""
     order, plan = whole.render.order, whole.plan
-    with ctx.scratch("render-film") as scratch, Heartbeater("render") as heartbeat:
+    with ctx.scratch("render-film") as scratch, _frames_heartbeater() as heartbeat:
         heartbeat.update(item="film")
         inputs = fingerprint(whole, ctx.storage, plan.timeline_key, plan.soundtrack_key,
                              extra=ctx.settings.encoder_preset)

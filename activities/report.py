@@ -1,6 +1,7 @@
-"""Report the run's outcome (the signed callback to the order API, or the local sink), then
-forget the run's working files: deleted at once, or after ``FILM_RUN_RETENTION_DAYS`` by a
-delayed :class:`workflows.cleanup.FilmRunCleanup`."""
+"""Report the run's outcome (the signed callback to the order API, or the local sink); then, as
+an activity of its own, forget the run's working files: deleted at once, or after
+``FILM_RUN_RETENTION_DAYS`` by a delayed :class:`workflows.cleanup.FilmRunCleanup`. Apart, so
+that a storage error while the files are deleted is retried without posting the outcome again."""
 
 from __future__ import annotations
 
@@ -70,13 +71,6 @@ def run_clean(ctx: StageContext, cleanup: CleanupInput) -> int:
     log.info("run files deleted", extra={"gift_id": cleanup.gift_id, "attempt": cleanup.attempt,
                                          "result": len(keys)})
     return len(keys)
-
-
-def cleanup_of(report_input: ReportInput) -> CleanupInput | None:
-    """The run whose working files the report forgets (None: an attempt outside the contract,
-    nothing was written for it)."""
-    attempt = report_input.outcome.attempt
-    return CleanupInput(gift_id=report_input.gift_id, attempt=attempt) if attempt >= 1 else None
 
 
 async def keep_run_files(client: Client, cleanup: CleanupInput, days: float,

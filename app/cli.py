@@ -27,8 +27,8 @@ from pydantic import ValidationError
 from temporalio.service import RPCError
 
 from app.client import TemporalConfigError, TemporalUnreachable, target_address
-from app.errors import HistoryFileError, RunExists
-from app.memory import limit_arenas
+from app.errors import GiftLive, HistoryFileError, RunExists
+from app.memory import tune_heap
 from app.order_folder import OrderFolderError
 from services.settings import Settings
 from services.storage.base import StorageError
@@ -304,7 +304,9 @@ def _add_ops_commands(commands: Any) -> None:
     submit.add_argument("--wait", action="store_true",
                         help="show progress and wait for the outcome (exit status by state)")
     submit.add_argument("--gift-id", default=None,
-                        help="gift id (default: derived from the folder's content)")
+                        help="gift id (default: derived from the folder's content); a gift "
+                        "with a live run is refused before any upload, unless this is the "
+                        "run's own folder (then it attaches)")
     submit.add_argument("--attempt", type=int, default=None,
                         help="render attempt (default: order.json's, else 1); an attempt "
                         "that already ran is refused, the next one renders again")
@@ -364,7 +366,7 @@ def error_exit(error: BaseException) -> tuple[ExitCode, str] | None:
     shown with its traceback)."""
     if isinstance(error, ValidationError):
         return ExitCode.USAGE, _validation_summary(error)
-    if isinstance(error, OrderFolderError | HistoryFileError | RunExists):
+    if isinstance(error, OrderFolderError | HistoryFileError | RunExists | GiftLive):
         return ExitCode.USAGE, str(error)
     if isinstance(error, CodecKeyError | TemporalConfigError):
         return ExitCode.INFRASTRUCTURE, str(error)
@@ -407,7 +409,7 @@ def friendly_errors(command: str) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     """``filmworker COMMAND ...`` (``filmworker --help``)."""
-    limit_arenas()  # before the SDK's, the renders' and OpenCV's threads allocate
+    tune_heap()  # before the SDK's, the renders' and OpenCV's threads allocate
     args = build_parser().parse_args(argv)
     with friendly_errors(args.command):
         return COMMANDS[args.command](args)

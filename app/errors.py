@@ -11,3 +11,7 @@ class HistoryFileError(ValueError):
 
 class RunExists(ValueError):
     """The order's attempt already ran: a closed run holds its workflow id."""
+
+
+class GiftLive(ValueError):
+    """The gift has a live run, which reads the uploads a submit would overwrite."""

@@ -18,16 +18,18 @@ from temporalio.api.common.v1 import Payload
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
-from temporalio.client import Client, WorkflowHistory
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHistory
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Replayer, WorkflowReplayResult
 
 from activities.context import StageContext
 from app.client import TemporalConfigError, connect, target_address
-from app.errors import HistoryFileError, RunExists
-from app.order_folder import read_order_folder, upload_media
+from app.errors import GiftLive, HistoryFileError, RunExists
+from app.order_folder import Upload, read_order_folder, upload_media
 from app.progress_view import showing_progress
 from services.settings import Settings
+from services.storage.base import Storage, hash_stream
 from workflows.codec import (
     ENCODING,
     KEY_ID_METADATA,
@@ -37,9 +39,36 @@ from workflows.codec import (
     film_data_converter,
     worker_data_converter,
 )
-from workflows.contract import FilmOutcome, start_render
+from workflows.contract import FilmOrder, FilmOutcome, start_render, workflow_id
 from workflows.film import FilmRender
 from workflows.stages import media_task_queue
+
+
+async def live_run(client: Client, order: FilmOrder) -> str | None:
+    """The workflow id of a running render of ``order``'s gift (attempts 1 to the order's, the
+    latest first), or None. Every attempt of a gift reads the same uploads."""
+    for attempt in range(order.attempt, 0, -1):
+        handle = client.get_workflow_handle(workflow_id(order.gift_id, attempt))
+        try:
+            description = await handle.describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                continue
+            raise
+        if description.status is WorkflowExecutionStatus.RUNNING:
+            return handle.id
+    return None
+
+
+def uploaded_already(storage: Storage, uploads: list[Upload]) -> bool:
+    """Every one of ``uploads`` is in storage at its key, byte for byte."""
+    for upload in uploads:
+        if not storage.exists(upload.key):
+            return False
+        with upload.path.open("rb") as media:
+            if storage.sha256(upload.key) != hash_stream(media):
+                return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -56,10 +85,24 @@ async def submit_folder(folder: Path, settings: Settings, *, gift_id: str | None
     """Validate ``folder``, connect, upload its media to the configured storage and start its
     render as the order API would (``attempt``: that render attempt, default the folder's or
     1); with ``wait``, follow its progress (unless ``quiet``) and wait for the outcome.
-    Raises :class:`RunExists` when that attempt already ran."""
+
+    A gift with a live run is checked before anything is uploaded: the same folder again (the
+    same attempt, its media already stored byte for byte) attaches to the run without
+    uploading; anything else raises :class:`GiftLive`, since the upload would replace the
+    media the run is reading. Raises :class:`RunExists` when that attempt already ran."""
     order, uploads = read_order_folder(folder, gift_id, attempt=attempt)
     client = await connect(settings)
-    upload_media(StageContext.from_settings(settings).storage, uploads)
+    storage = StageContext.from_settings(settings).storage
+    live = await live_run(client, order)
+    if live is None:
+        upload_media(storage, uploads)
+    elif live != order.workflow_id or not uploaded_already(storage, uploads):
+        raise GiftLive(f"gift {order.gift_id} has a live run, {live}, reading its uploads: "
+                       "nothing was uploaded; wait for its outcome, or submit under another "
+                       "--gift-id")
+    else:
+        print(f"{live} is running with this folder's media: attached to it", file=sys.stderr,
+              flush=True)
     try:
         handle = await start_render(client, order, task_queue=settings.task_queue)
     except WorkflowAlreadyStartedError as error:

@@ -18,7 +18,7 @@ from temporalio.worker import Worker
 from activities.context import ProgressSink, StageContext, use_progress_sink
 from activities.observe import StageObserver
 from app.client import connect, target_address
-from app.memory import MemoryReleaser, ThreadPerActivity, limit_arenas
+from app.memory import MemoryReleaser, ThreadPerActivity, tune_heap
 from app.telemetry import configure_logging, make_runtime
 from services.settings import Settings
 from workflows.cleanup import FilmRunCleanup
@@ -90,7 +90,7 @@ async def running_worker(client: Client, settings: Settings) -> AsyncIterator[Wo
 
 async def run_worker(settings: Settings) -> None:
     """Run both workers against ``TEMPORAL_ADDRESS`` until SIGTERM or SIGINT, then drain."""
-    limit_arenas()  # before the runtime's and the executors' threads allocate
+    tune_heap()  # before the runtime's and the executors' threads allocate
     configure_logging(settings)
     client = await connect(settings, make_runtime(settings))
     stop = asyncio.Event()

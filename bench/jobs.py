@@ -80,8 +80,8 @@ def run_job(kind: str, args: dict[str, Any], workdir: Path,
 
 def main(argv: list[str] | None = None) -> int:
     """Child entry: run one job and write its result (the heap capped as the worker caps it)."""
-    from app.memory import limit_arenas
-    limit_arenas()
+    from app.memory import tune_heap
+    tune_heap()
     kind, args, out = (argv if argv is not None else sys.argv[1:])
     result = JOBS[kind](json.loads(args))
     Path(out).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")

@@ -19,13 +19,14 @@ the submission, or (the default) the first time a run's render stage reports
 server is away and its completion is lost (at 75 % on the shared 2-core machine the render was
 still ~50 s from its end when the server came back, and that attempt was cancelled).
 
-Prints one JSON document: idle RSS before, peak tree RSS (with who held it) and PSS and peak
-worker RSS under load, idle RSS after (MiB), wall seconds, the outcomes' states, the callbacks
+Prints one JSON document: idle RSS before, peak tree RSS and PSS (each with who held it) and
+peak worker RSS under load, idle RSS after (MiB), wall seconds, the outcomes' states, the callbacks
 the receiver recorded per workflow and the ones it refused, the activity retries (attempts past
 the first, by activity type, from the runs' histories, with the failure that caused them), the
 outage's times, and the renders: those that finished while the server was away, those whose
 retry returned the finished films (``reused`` in the worker's log) and those rendered again.
-Exits 1 when the tree peaked over ``--peak-budget-mib`` (1024), the idle worker is over
+Exits 1 when the tree's PSS peaked over ``--peak-budget-mib`` (1024: the physical memory the
+tree held; its summed RSS counts the pages the encoders share twice), the idle worker is over
 ``--idle-budget-mib`` (300) afterwards, an order did not succeed or a workflow did not get
 exactly one accepted callback.
 """
@@ -109,26 +110,28 @@ def tree_rss_mib(pid: int) -> tuple[float, float]:
     return own, own + sum(_status_kib(k, "VmRSS") for k in tree_pids(pid)[1:]) / 1024
 
 
-def tree_pss_mib(pid: int) -> float:
-    """The tree's summed PSS in MiB: pages shared between processes (the encoders' program,
-    libraries) split between their sharers instead of counted in each."""
-    return sum(_pss_kib(p) for p in tree_pids(pid)) / 1024
-
-
 def tree_breakdown(pid: int) -> dict[str, float]:
     """Who holds the tree's memory: RSS in MiB by process (the worker is ``python``)."""
     return _parts(pid, {p: _status_kib(p, "VmRSS") / 1024 for p in tree_pids(pid)})
 
 
+def tree_pss_breakdown(pid: int) -> dict[str, float]:
+    """Who holds the tree's physical memory: PSS in MiB by process (the worker is ``python``;
+    pages shared between processes, the encoders' program and libraries, split between their
+    sharers instead of counted in each); the values add up to the tree's PSS."""
+    return _parts(pid, {p: _pss_kib(p) / 1024 for p in tree_pids(pid)})
+
+
 class Sampler:
-    """Samples a worker's RSS and its tree's in a thread; tracks peaks (with who held the
-    tree's peak) and the last sample."""
+    """Samples a worker's RSS and its tree's, and the tree's PSS, in a thread; tracks peaks
+    (with who held the tree's RSS peak and its PSS peak) and the last sample."""
 
     def __init__(self, pid: int, interval_s: float = 0.5) -> None:
         self.pid, self.interval_s = pid, interval_s
         self.peak_tree = self.peak_worker = self.last_worker = self.last_tree = 0.0
         self.peak_parts: dict[str, float] = {}
         self.peak_tree_pss = 0.0
+        self.peak_pss_parts: dict[str, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -138,7 +141,9 @@ class Sampler:
             self.last_worker, self.last_tree = own, tree
             if tree > self.peak_tree:
                 self.peak_parts = tree_breakdown(self.pid)
-            self.peak_tree_pss = max(self.peak_tree_pss, tree_pss_mib(self.pid))
+            pss_parts = tree_pss_breakdown(self.pid)
+            if sum(pss_parts.values()) > self.peak_tree_pss:
+                self.peak_tree_pss, self.peak_pss_parts = sum(pss_parts.values()), pss_parts
             self.peak_worker, self.peak_tree = max(self.peak_worker, own), max(self.peak_tree,
                                                                                 tree)
 
@@ -186,6 +191,7 @@ class LoadResult:
     peak_worker_mib: float
     peak_tree_pss_mib: float
     peak_parts_mib: dict[str, float]
+    peak_pss_parts_mib: dict[str, float]
     idle_after_worker_mib: float
     idle_after_tree_mib: float
     wall_s: float
@@ -200,8 +206,9 @@ class LoadResult:
     environment: dict[str, str] = field(default_factory=dict)
 
     def passed(self, peak_budget_mib: float, idle_budget_mib: float) -> bool:
-        """Every target met: memory budgets, every order succeeded, one callback each."""
-        return (self.peak_tree_mib < peak_budget_mib
+        """Every target met: memory budgets (the tree's PSS peak, the idle worker's RSS),
+        every order succeeded, one callback each."""
+        return (self.peak_tree_pss_mib < peak_budget_mib
                 and self.idle_after_worker_mib < idle_budget_mib
                 and self.states == {FilmState.SUCCEEDED.value: self.orders}
                 and len(self.callbacks_accepted) == self.orders
@@ -374,6 +381,7 @@ async def run_load(orders: int, media_concurrency: int, work: Path,
         return LoadResult(orders, media_concurrency, round(idle_before, 1),
                           round(sampler.peak_tree, 1), round(sampler.peak_worker, 1),
                           round(sampler.peak_tree_pss, 1), sampler.peak_parts,
+                          sampler.peak_pss_parts,
                           round(sampler.last_worker, 1), round(sampler.last_tree, 1),
                           round(wall, 1), dict(states), dict(accepted), dict(refused),
                           dict(retries), dict(causes), task_failures, outage,
@@ -388,7 +396,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--orders", type=int, default=6)
     parser.add_argument("--media-concurrency", type=int, default=1)
-    parser.add_argument("--peak-budget-mib", type=float, default=1024.0)
+    parser.add_argument("--peak-budget-mib", type=float, default=1024.0,
+                        help="most PSS the worker's process tree may peak at (MiB)")
     parser.add_argument("--idle-budget-mib", type=float, default=300.0)
     parser.add_argument("--server-stop-s", type=float, default=0.0,
                         help="stop the Temporal server this long during the load (0: never)")

@@ -31,6 +31,7 @@ from temporalio.worker import Worker
 from media.base.runner import Limits, ToolPaths, ffprobe_argv, run_tool, use_tools
 from services.storage.local import LocalStorage
 from tests.stages import local_context, order_with_media
+from workflows.cleanup import CleanupInput
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, Progress
 from workflows.film import FilmRender
 from workflows.keys import photo_key
@@ -175,8 +176,11 @@ FAKE_CUTS = list(range(45, FAKE_TOTAL_FRAMES, 90))  # a shot boundary every 3 s
 
 class FakeStages:
     """Same-named stand-ins for the six stages, the render stage's parts (plan, segments, join,
-    whole film; ``render_workers`` as the plan reports it) and the report, with hooks per activity
-    (``failures`` keyed ``render_segment:<index>`` hit one segment only)."""
+    whole film; ``render_workers`` as the plan reports it), the report and the forgetting of the
+    run's files, with hooks per activity (``failures`` keyed ``render_segment:<index>`` hit one
+    segment only; ``forget_failures`` are raised by the forgetting's next attempts, one each).
+    ``calls`` lists the stages' activities; the report and the forgetting are recorded apart
+    (``reported``, ``forgotten``: every attempt)."""
 
     def __init__(self, render_workers: int = 1) -> None:
         self.render_workers = render_workers
@@ -184,6 +188,8 @@ class FakeStages:
         self.queues: dict[str, str] = {}
         self.reported: list[FilmOutcome] = []
         self.reported_gifts: list[str] = []
+        self.forgotten: list[CleanupInput] = []
+        self.forget_failures: list[Exception] = []
         self.gates: dict[str, asyncio.Event] = {}
         self.failures: dict[str, Callable[[], Exception]] = {}
         self.segments: list[SegmentInput] = []
@@ -261,8 +267,17 @@ class FakeStages:
             self.reported_gifts.append(report.gift_id)
             return "accepted"
 
+        @activity.defn(name=ActivityName.FORGET_RUN_FILES)
+        async def forget_run_files(cleanup: CleanupInput) -> str:
+            self.queues["forget_run_files"] = activity.info().task_queue
+            self.forgotten.append(cleanup)
+            error = self.forget_failures.pop(0) if self.forget_failures else None
+            if error is not None:
+                raise error
+            return "0 run files deleted"
+
         return [prep, gate, assets, render_plan, render_segment, render_join, render_film,
-                verify, deliver, report_outcome]
+                verify, deliver, report_outcome, forget_run_files]
 
 
 @contextlib.asynccontextmanager

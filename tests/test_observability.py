@@ -245,7 +245,7 @@ async def test_run_logs_carry_gift_workflow_and_stage_but_no_customer_text_or_se
     assert SECRET not in text
     records = [json.loads(line) for line in lines]
     stages = [r for r in records if r["msg"] in ("stage started", "stage finished")]
-    assert {r["stage"] for r in stages} == {"prep", "gate", "report_outcome"}
+    assert {r["stage"] for r in stages} == {"prep", "gate", "report_outcome", "forget_run_files"}
     assert all(r["gift_id"].startswith("obs") and r["workflow_id"] == f"film-{r['gift_id']}-1"
                for r in stages)
     held_gate = next(r for r in stages if r["stage"] == "gate" and r["msg"] == "stage finished")

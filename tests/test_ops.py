@@ -6,7 +6,9 @@
   left behind (one run covers both, so CI renders the sample once here, not twice);
 - SIGTERM drains: running activities are cancelled after the grace period and their ffmpeg
   process groups die with them;
-- the order API refusing connections and answering 503 still gets the outcome exactly once.
+- the order API refusing connections and answering 503 still gets the outcome exactly once;
+- S3 failing while the run's working files are deleted, after the order API accepted the
+  outcome, does not post it again.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from tests.s3 import create_bucket, s3_client, s3_env, start_moto_server
 from tests.tcpproxy import TcpProxy
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, Progress
+from workflows.keys import run_prefix
 from workflows.search import ALL_KEYS
 
 pytestmark = pytest.mark.e2e
@@ -352,6 +355,38 @@ async def test_outcome_arrives_once_when_the_secret_rotation_reaches_the_order_a
     assert [body["state"] for body in receiver.bodies()] == ["held"]
     assert {(r.status, r.reason) for r in receiver.rejected} == {(401, "invalid_signature")}
     assert (await started_attempts(handle))["report_outcome"][0] == len(receiver.rejected) + 1
+
+
+@pytest.mark.timeout(300)
+async def test_outcome_is_posted_once_when_s3_fails_while_the_run_files_are_deleted(
+    server: ServerProcess, client: Client, receiver: OrderApiReceiver,
+    s3_via_proxy: tuple[str, TcpProxy], workers: list[WorkerProcess], tmp_path: Path,
+) -> None:
+    """The order API has accepted the outcome when S3 fails the first delete of the run's
+    working files: the deletion is retried on its own, the outcome is not posted again."""
+    endpoint, proxy = s3_via_proxy
+    env = worker_env(server, tmp_path, receiver, FILM_STORAGE_URL=f"s3://{BUCKET}/{PREFIX}",
+                     FILM_TEXT_POLICY_WORDS="mission", **s3_env(proxy.url))
+    start_worker(workers, env, tmp_path / "worker.log")
+    gift_id = f"forget{uuid.uuid4().hex[:10]}"
+    proxy.cut_when(f"DELETE /{BUCKET}/{PREFIX}/{run_prefix(gift_id, 1)}/".encode())
+    handle = await submit(client, env, SAMPLE_ORDER, gift_id)
+
+    async def deletion_failed_once() -> bool:
+        return await pending_attempt(handle, "forget_run_files") >= 2
+
+    await wait_for(deletion_failed_once, 120, "a deletion of the run's files failed by S3")
+    proxy.restore()
+    outcome = await asyncio.wait_for(handle.result(), timeout=120)
+
+    assert (outcome.state, outcome.reason) == (FilmState.HELD, "text_policy")
+    assert len(proxy.cuts) == 1, "S3 failed one delete"
+    assert receiver.requests == 1 and len(receiver.accepted) == 1 and not receiver.rejected
+    attempts = await started_attempts(handle)
+    assert attempts["report_outcome"][0] == 1 and attempts["forget_run_files"][0] >= 2
+    run_files = s3_client(endpoint).list_objects_v2(
+        Bucket=BUCKET, Prefix=f"{PREFIX}/{run_prefix(gift_id, 1)}/")
+    assert run_files.get("KeyCount", 0) == 0, "the run's working files outlived the retry"
 
 
 @pytest.mark.timeout(1500)

@@ -26,6 +26,12 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.cleanup import (
+        CLEAN_RUN_TIMEOUT,
+        FORGET_RUN_FILES_RETRY,
+        FORGET_RUN_FILES_SCHEDULE_TO_CLOSE,
+        CleanupInput,
+    )
     from workflows.codec import (
         CLEAR_METADATA,
         ENCODING,
@@ -229,7 +235,8 @@ class FilmRender:
         return await self._report(refused.gift_id, outcome)
 
     async def _report(self, gift_id: str, outcome: FilmOutcome) -> FilmOutcome:
-        """Log, count and report ``outcome`` to the order API; returns it."""
+        """Log, count and report ``outcome`` to the order API, then forget the run's working
+        files; returns it."""
         self._record_outcome(gift_id, outcome)
         await workflow.execute_activity(
             ActivityName.REPORT_OUTCOME,
@@ -238,7 +245,29 @@ class FilmRender:
             start_to_close_timeout=REPORT_START_TO_CLOSE,
             retry_policy=REPORT_RETRY,
         )
+        await self._forget_run_files(gift_id, outcome.attempt)
         return outcome
+
+    @staticmethod
+    async def _forget_run_files(gift_id: str, attempt: int) -> None:
+        """Delete the run's working files now, or have them deleted after their retention: an
+        activity apart from the report, so a storage error here is retried without posting the
+        outcome again. Past its retries the files are left to the storage's lifecycle rule and
+        the run keeps its outcome (an attempt outside the contract wrote nothing)."""
+        if attempt < 1:
+            return
+        try:
+            await workflow.execute_activity(
+                ActivityName.FORGET_RUN_FILES, CleanupInput(gift_id=gift_id, attempt=attempt),
+                start_to_close_timeout=CLEAN_RUN_TIMEOUT,
+                schedule_to_close_timeout=FORGET_RUN_FILES_SCHEDULE_TO_CLOSE,
+                retry_policy=FORGET_RUN_FILES_RETRY,
+            )
+        except ActivityError as error:
+            cause = error.cause
+            kind = cause.type if isinstance(cause, ApplicationError) else type(cause).__name__
+            workflow.logger.warning("run files not deleted: left to the storage's lifecycle rule",
+                                    extra={"gift_id": gift_id, "reason": kind or ""})
 
     async def _run_stages(self, order: FilmOrder) -> tuple[DeliverResult, float]:
         prep = await self._stage_call(order, FilmStage.PREP, ActivityName.PREP, order,
@@ -302,6 +331,7 @@ class FilmRender:
                 result_type=result_type,
                 task_queue=self._task_queue_for(name),
                 start_to_close_timeout=timeouts.start_to_close,
+                schedule_to_close_timeout=timeouts.schedule_to_close,
                 heartbeat_timeout=timeouts.heartbeat,
                 retry_policy=STAGE_RETRY,
                 summary=f"{what} for gift {order.gift_id}",

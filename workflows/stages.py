@@ -29,7 +29,7 @@ def hold(reason: str, message: str) -> ApplicationError:
 
 class ActivityName(StrEnum):
     """Registered activity names: one per stage but render, the render stage's parts, the
-    outcome report.
+    outcome report and what forgets the run's working files after it.
 
     The render stage is ``render_plan``, then either ``render_film`` (the plan allows one
     segment: the film whole, nothing to join) or one ``render_segment`` per segment and
@@ -46,6 +46,7 @@ class ActivityName(StrEnum):
     VERIFY = "verify"
     DELIVER = "deliver"
     REPORT_OUTCOME = "report_outcome"
+    FORGET_RUN_FILES = "forget_run_files"  # after the report: deleted now, or a FilmRunCleanup
     CLEAN_RUN = "clean_run"  # workflows.cleanup: a run's working files, after their retention
     PLAIN_START = "plain_start"
 
@@ -85,6 +86,7 @@ ACTIVITY_QUEUE: dict[ActivityName, TaskQueue] = {
     ActivityName.VERIFY: TaskQueue.MEDIA,
     ActivityName.DELIVER: TaskQueue.MEDIA,
     ActivityName.REPORT_OUTCOME: TaskQueue.MAIN,
+    ActivityName.FORGET_RUN_FILES: TaskQueue.MAIN,
     ActivityName.CLEAN_RUN: TaskQueue.MAIN,
     ActivityName.PLAIN_START: TaskQueue.MAIN,  # a local activity of the orchestration worker
 }
@@ -113,23 +115,39 @@ STAGE_RETRY = RetryPolicy(
 
 
 class StageTimeouts:
-    """Start-to-close and heartbeat timeouts of one stage activity."""
+    """The timeouts of one stage's activities: start-to-close (one attempt), schedule-to-close
+    (all attempts and the waits between them; None: unbounded but by the attempts) and
+    heartbeat (None: the activity does not heartbeat)."""
 
-    def __init__(self, start_to_close: timedelta, heartbeat: timedelta | None) -> None:
+    def __init__(self, start_to_close: timedelta | None, heartbeat: timedelta | None,
+                 schedule_to_close: timedelta | None = None) -> None:
         self.start_to_close = start_to_close
         self.heartbeat = heartbeat
+        self.schedule_to_close = schedule_to_close
 
 
 # Start-to-close: sized for the worst order (180 s film, 30 photos, three 500 MB clips) on a
-# 2-core worker. Heartbeat: the stages heartbeat every few seconds from a background thread
-# (activities.context.Heartbeater), so 30 s of silence means the worker died; the server then
-# retries the stage elsewhere after STAGE_RETRY's interval instead of waiting for start-to-close.
+# 2-core worker; the render stage has none (see RENDER_STALL). Heartbeat: the stages heartbeat
+# every few seconds from a background thread (activities.context.Heartbeater), so 30 s of
+# silence means the worker died; the server then retries the stage elsewhere after
+# STAGE_RETRY's interval instead of waiting for start-to-close.
 STAGE_HEARTBEAT = timedelta(seconds=30)
+RENDER_STALL = timedelta(minutes=10)
+"""How long a render of frames (``render_film``, ``render_segment``) may go without a frame
+composed before it counts as stalled: its heartbeats stop (they go out only while frames
+advance) and the server times the attempt out :data:`STAGE_HEARTBEAT` later, then retries it.
+A busy host is slow, not broken: its frames come slowly but they come, so the render's limit
+follows its progress, never the film's length or the clock."""
+RENDER_SAFETY_NET = timedelta(hours=12)
+"""Schedule-to-close of every render stage activity, all attempts included: a net for a render
+that keeps composing frames and never ends, far above any film's render on a busy host (the
+sample orders' 30-35 s films render whole, every stage, in about a minute on an idle 2-core
+worker). No start-to-close: a slow attempt is ended by its stall, never by the clock."""
 STAGE_TIMEOUTS: dict[FilmStage, StageTimeouts] = {
     FilmStage.PREP: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
     FilmStage.GATE: StageTimeouts(timedelta(minutes=2), None),
     FilmStage.ASSETS: StageTimeouts(timedelta(minutes=30), STAGE_HEARTBEAT),
-    FilmStage.RENDER: StageTimeouts(timedelta(minutes=60), STAGE_HEARTBEAT),
+    FilmStage.RENDER: StageTimeouts(None, STAGE_HEARTBEAT, RENDER_SAFETY_NET),
     FilmStage.VERIFY: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
     FilmStage.DELIVER: StageTimeouts(timedelta(minutes=15), STAGE_HEARTBEAT),
 }

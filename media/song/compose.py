@@ -33,10 +33,11 @@ from media.song.mix import (
     normalize,
 )
 from media.song.plan import BEATS_PER_BAR, SongBrief, SongPlan, plan_song, song_seed
-from media.song.synth import render_notes, use_soundfont
+from media.song.synth import load_fluidsynth, render_notes, use_soundfont
 
 __all__ = ["BEATS_PER_BAR", "LIMITER_CEILING_DBTP", "MASTER_TRUE_PEAK_DBTP", "ComposedSong",
-           "SongBrief", "SongPlan", "beat_grid", "compose_song", "master", "measure_loudness",
+           "SongBrief", "SongPlan", "beat_grid", "compose_song", "load_fluidsynth", "master",
+           "measure_loudness",
            "plan_song", "song_seed", "use_soundfont", "write_lyrics", "write_wav"]
 
 measure_loudness = audio_io.measure_loudness

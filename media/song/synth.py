@@ -11,6 +11,8 @@ finished in :mod:`media.song.mix`.
 
 from __future__ import annotations
 
+import sys
+from contextlib import redirect_stdout
 from ctypes import c_int, c_void_p
 from functools import cache
 from pathlib import Path
@@ -62,10 +64,12 @@ def soundfont_path() -> Path:
 
 
 @cache
-def _fluidsynth() -> tuple[Any, Any]:
+def load_fluidsynth() -> tuple[Any, Any]:
     """The pyfluidsynth module and a float writer (pyfluidsynth only wraps the int16 one)."""
     try:
-        import fluidsynth
+        # pyfluidsynth prints where it found the library when CI is set; stdout is the CLI's
+        with redirect_stdout(sys.stderr):
+            import fluidsynth
     except (ImportError, OSError) as exc:
         raise SoundFontMissing(f"libfluidsynth is not installed ({exc}); run make install"
                                ) from exc
@@ -119,7 +123,7 @@ def render_notes(notes: list[Note], palette: Palette, feel: str, n: int,
                  sample_rate: int) -> np.ndarray:
     """Play ``notes`` on the palette's instruments: float32 stereo (n, 2) at ``sample_rate`` Hz,
     with FluidSynth's reverb and chorus. Deterministic (no real-time clock involved)."""
-    fluidsynth, write_float = _fluidsynth()
+    fluidsynth, write_float = load_fluidsynth()
     synth = fluidsynth.Synth(gain=SYNTH_GAIN, samplerate=float(sample_rate))
     try:
         synth.setting("synth.polyphony", 256)

@@ -1,7 +1,9 @@
-"""The process's heap cap (app.memory): a capped process's threads share HEAP_ARENAS arenas."""
+"""The process's heap (app.memory): a capped process's threads share MALLOC_ARENAS arenas, and
+big blocks go back to the system when freed."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -50,3 +52,38 @@ def test_a_capped_process_keeps_its_threads_in_heap_arenas() -> None:
 
 def test_trimming_the_heap_is_safe_at_any_time() -> None:
     media_heap.trim()
+
+
+# A 20 MB block freed (which raises glibc's own threshold to 20 MB), then ten 6 MB blocks (an RGB
+# frame each) freed but the last: from an arena they stay resident below the one still in use.
+BIG_BLOCKS = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    from app import memory
+
+    def rss_mib():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+
+    if sys.argv[1] == "tuned":
+        assert memory.tune_heap()
+    del bytearray(20 * 1024**2)[:]
+    before = rss_mib()
+    blocks = [bytearray(b"x" * (6 * 1024**2)) for _ in range(10)]
+    kept = blocks[-1]
+    del blocks
+    print(json.dumps({"held_mib": rss_mib() - before, "kept": len(kept)}))
+""")
+
+
+def _held_after_freeing(mode: str) -> float:
+    done = subprocess.run([sys.executable, "-c", BIG_BLOCKS, mode], cwd=REPO,
+                          capture_output=True, text=True, timeout=60, check=True)
+    return float(json.loads(done.stdout)["held_mib"])
+
+
+@pytest.mark.skipif(media_heap.glibc() is None, reason="glibc malloc only")
+def test_a_tuned_process_gives_big_freed_blocks_back_at_once() -> None:
+    assert _held_after_freeing("free") > 40  # nine freed frames kept in the arena
+    assert _held_after_freeing("tuned") < 15  # only the frame still in use

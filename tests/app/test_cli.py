@@ -315,3 +315,37 @@ def test_a_worker_whose_payload_keys_give_one_id_twice_refuses_to_start(tmp_path
     done = filmworker("worker", env=env, timeout_s=60)
     assert done.returncode == ExitCode.INFRASTRUCTURE
     _one_line_error(done, "FILM_PAYLOAD_KEYS: key id 'k1' is given twice")
+
+
+async def test_submit_under_a_live_gift_is_refused_before_any_upload_and_its_inputs_stay(
+    temporal_env: WorkflowEnvironment, tmp_path: Path,
+) -> None:
+    address = temporal_env.client.service_client.config.target_host
+    gift_id = f"live{uuid.uuid4().hex[:8]}"
+    running, other = _order_folder(tmp_path / "a"), _order_folder(tmp_path / "b")
+    (other / "photos" / "01.jpg").write_bytes(b"another customer's photo")
+    stored = tmp_path / "storage" / "orders" / gift_id / "photos" / "p01.jpg"
+    stages = FakeStages()
+    stages.gates["prep"] = asyncio.Event()  # the first run stays live, reading its inputs
+    async with fake_workers(temporal_env.client, stages) as queue:
+        env = {**_env(tmp_path, address), "FILM_TASK_QUEUE": queue}
+
+        def submit(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+            return filmworker("submit", str(folder), "--gift-id", gift_id, *extra, env=env)
+
+        first = await asyncio.to_thread(submit, running)
+        assert first.returncode == ExitCode.SUCCEEDED, first.stderr
+        inputs = stored.read_bytes()
+        refused = await asyncio.to_thread(submit, other)
+        next_attempt = await asyncio.to_thread(submit, other, "--attempt", "2")
+        assert stored.read_bytes() == inputs == b"not really a jpeg"
+        again = await asyncio.to_thread(submit, running, "--json")
+        stages.gates["prep"].set()
+        outcome = await temporal_env.client.get_workflow_handle(f"film-{gift_id}-1").result()
+    for done in (refused, next_attempt):
+        assert done.returncode == ExitCode.USAGE
+        _one_line_error(done, f"gift {gift_id} has a live run, film-{gift_id}-1, reading its "
+                        "uploads: nothing was uploaded")
+    assert again.returncode == ExitCode.SUCCEEDED, again.stderr
+    assert json.loads(again.stdout)["workflow_id"] == f"film-{gift_id}-1"  # attached
+    assert outcome["state"] == "succeeded" and stages.calls.count("prep") == 1

@@ -29,7 +29,8 @@ from workflows.codec import (
 from workflows.film import FilmRender
 from workflows.stages import ActivityName, media_task_queue
 
-MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME, ActivityName.CLEAN_RUN,
+MAIN_QUEUE_ACTIVITIES = {ActivityName.GATE, ActivityName.REPORT_OUTCOME,
+                         ActivityName.FORGET_RUN_FILES, ActivityName.CLEAN_RUN,
                          ActivityName.PLAIN_START}
 
 

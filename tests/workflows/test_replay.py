@@ -90,13 +90,15 @@ def test_baseline_runs_media_stages_on_the_media_queue_and_gate_and_report_on_th
     }
     assert activity_queues(history)[ActivityName.GATE] == queue
     assert activity_queues(history)[ActivityName.REPORT_OUTCOME] == queue
+    assert activity_queues(history)[ActivityName.FORGET_RUN_FILES] == queue
 
 
 def test_baseline_renders_a_one_segment_film_whole_and_a_longer_split_in_segments_and_joined(
 ) -> None:
     whole = read_history(BASELINE / "succeeded.json")
     assert scheduled_activities(whole) == ["prep", "gate", "assets", "render_plan", "render_film",
-                                           "verify", "deliver", "report_outcome"]
+                                           "verify", "deliver", "report_outcome",
+                                           "forget_run_files"]
 
     segmented = read_history(BASELINE / "succeeded-segmented.json")
     render = render_activities(scheduled_activities(segmented))
@@ -108,10 +110,11 @@ def test_baseline_renders_a_one_segment_film_whole_and_a_longer_split_in_segment
 def test_baseline_failed_run_ends_at_the_render_and_held_run_at_the_gate() -> None:
     failed = scheduled_activities(read_history(BASELINE / "failed.json"))
     assert "render_film" in failed and "render_segment" not in failed
-    assert "verify" not in failed and failed[-1] == ActivityName.REPORT_OUTCOME
+    assert "verify" not in failed
+    assert failed[-2:] == [ActivityName.REPORT_OUTCOME, ActivityName.FORGET_RUN_FILES]
 
     held = scheduled_activities(read_history(BASELINE / "held.json"))
-    assert held == ["prep", "gate", "report_outcome"]
+    assert held == ["prep", "gate", "report_outcome", "forget_run_files"]
 
 
 def tampered(source: Path, dest: Path) -> Path:

@@ -11,14 +11,15 @@ import uuid
 from pathlib import Path
 
 import pytest
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.context import StageContext
 from app.order_folder import load_order_folder
 from app.workers import running_worker
 from services.settings import Settings
-from workflows.cleanup import cleanup_workflow_id
+from workflows.cleanup import CLEANUP_WORKFLOW_TYPE, INVALID_CLEANUP, cleanup_workflow_id
 from workflows.contract import FilmOrder, FilmState, start_render
 
 SAMPLE_ORDER = Path(__file__).resolve().parents[1] / "fixtures" / "order"
@@ -54,3 +55,33 @@ async def test_run_files_are_kept_the_configured_days_then_deleted_by_the_cleanu
         assert time.monotonic() - reported >= KEPT_S - 0.5
     assert storage.list(order.run_prefix + "/") == []
     assert (await cleanup.describe()).status is WorkflowExecutionStatus.COMPLETED
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("arguments", "reason"), [
+    ([{"gift_id": "g0", "attempt": 0}], "attempt: Input should be greater than or equal to 1"),
+    ([{"gift_id": "g0", "attempt": -1}], "attempt: Input should be greater than or equal to 1"),
+    ([{"gift_id": "g0"}], "attempt: Field required"),
+    (["film-g0-1"], "input: Input should be an object"),
+    ([], "started without input"),
+    ([{"gift_id": "g0", "attempt": 1}, {"gift_id": "g0", "attempt": 2}], "TypeError"),
+])
+async def test_a_cleanup_started_without_a_valid_run_fails_at_once_with_the_reason(
+    temporal_env: WorkflowEnvironment, tmp_path: Path, arguments: list[object], reason: str,
+) -> None:
+    settings = Settings(FILM_STORAGE_URL=f"file://{tmp_path / 'storage'}",
+                        FILM_TASK_QUEUE=f"badclean-{uuid.uuid4()}",
+                        FILM_WORK_DIR=str(tmp_path / "w"))
+    async with running_worker(temporal_env.client, settings):
+        handle = await temporal_env.client.start_workflow(
+            CLEANUP_WORKFLOW_TYPE, args=arguments, id=f"cleanup-bad-{uuid.uuid4()}",
+            task_queue=settings.task_queue)
+        with pytest.raises(WorkflowFailureError) as failed:
+            await asyncio.wait_for(handle.result(), timeout=60)
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError), cause
+    if reason != "TypeError":
+        assert cause.type == INVALID_CLEANUP
+    assert reason in str(cause)
+    history = await handle.fetch_history()
+    assert not [e for e in history.events if e.HasField("workflow_task_failed_event_attributes")]

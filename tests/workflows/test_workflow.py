@@ -16,6 +16,7 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
+from services.storage.base import StorageUnavailable
 from tests.helpers import (
     FAKE_CUTS,
     FAKE_FPS,
@@ -26,6 +27,7 @@ from tests.helpers import (
     make_order,
     wait_for_stage,
 )
+from workflows.cleanup import CleanupInput
 from workflows.contract import (
     FilmStage,
     FilmState,
@@ -135,7 +137,7 @@ async def test_media_stages_run_on_the_media_queue_and_orchestration_on_the_main
     assert outcome.state is FilmState.SUCCEEDED
     expected = {name: media_task_queue(queue) if stage in MEDIA_STAGES else queue
                 for stage in FilmStage for name in STAGE_ACTIVITIES[stage]}
-    assert stages.queues == {**expected, "report_outcome": queue}
+    assert stages.queues == {**expected, "report_outcome": queue, "forget_run_files": queue}
     assert stages.queues["gate"] == queue
     assert stages.queues["render_film"] == f"{queue}-media"
 
@@ -144,8 +146,8 @@ def test_the_media_worker_runs_every_media_stage_activity_and_no_orchestration_o
     media_activities = {"prep", "assets", "render_plan", "render_segment", "render_join",
                         "render_film", "verify", "deliver"}
     assert set(activities_on(TaskQueue.MEDIA)) == media_activities
-    assert set(activities_on(TaskQueue.MAIN)) == {"gate", "report_outcome", "clean_run",
-                                                  "plain_start"}
+    assert set(activities_on(TaskQueue.MAIN)) == {"gate", "report_outcome", "forget_run_files",
+                                                  "clean_run", "plain_start"}
     assert "render" not in {name.value for name in ActivityName}, "no render stage activity"
 
 
@@ -217,3 +219,37 @@ async def test_a_failing_segment_ends_the_run_failed_and_is_reported_once(
     assert [s.index for s in stages.segments].count(0) == 1
     assert "render_join" not in stages.calls and "verify" not in stages.calls
     assert stages.reported == [outcome]
+
+
+async def test_the_run_files_are_forgotten_after_the_outcome_is_reported(
+    fake_worker: Any,
+) -> None:
+    client, queue, stages = fake_worker
+    order = make_order()
+    outcome = await (await start_render(client, order, task_queue=queue)).result()
+    assert stages.reported == [outcome]
+    assert stages.forgotten == [CleanupInput(gift_id=order.gift_id, attempt=order.attempt)]
+
+
+@pytest.mark.timeout(120)
+async def test_a_storage_error_while_forgetting_the_run_files_is_retried_without_reporting_again(
+    fake_worker: Any,
+) -> None:
+    client, queue, stages = fake_worker
+    stages.forget_failures = [StorageUnavailable("S3 answered 503"), StorageUnavailable("reset")]
+    outcome = await (await start_render(client, make_order(), task_queue=queue)).result()
+    assert outcome.state is FilmState.SUCCEEDED
+    assert len(stages.forgotten) == 3, "two storage errors, then deleted"
+    assert stages.reported == [outcome], "the outcome was posted once"
+
+
+async def test_a_run_whose_files_cannot_be_forgotten_still_ends_with_its_reported_outcome(
+    fake_worker: Any,
+) -> None:
+    client, queue, stages = fake_worker
+    stages.forget_failures = [ApplicationError("bucket gone", type="NoSuchBucket",
+                                               non_retryable=True)]
+    handle = await start_render(client, make_order(), task_queue=queue)
+    outcome = await handle.result()
+    assert outcome.state is FilmState.SUCCEEDED
+    assert stages.reported == [outcome] and len(stages.forgotten) == 1
