@@ -125,16 +125,15 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
 def _motion_orders(ctx: StageContext, stage_input: StageInput, subjects: dict[str, Subject],
                    paths: dict[str, Path]) -> list[MotionOrder]:
     """The photos whose motion the tier orders from the motion provider (its recipe's
-    ``provider_motion``): those its full moves go to first, at most its full moves and
-    ``FILM_MOTION_PROVIDER_MAX_SHOTS`` (:func:`media.plan.motion_clips.motion_photos`), each
-    for the longest shot the film's look holds a photo; none when the tier's motion is local
-    or no provider is configured."""
+    ``provider_motion``): those its full moves go to first, most wanted first, at most its full
+    moves (:func:`media.plan.motion_clips.motion_photos`; the provider keeps to the run's
+    budget), each for the longest shot the film's look holds a photo; none when the tier's
+    motion is local or no provider is configured."""
     order = stage_input.order
     recipe = ctx.settings.recipe(order.tier)
     if not (recipe.provider_motion and ctx.settings.motion_provider_url):
         return []
-    count = min(MotionRecipe(motion_shots=recipe.motion_shots).full_moves(order.length_sec),
-                ctx.settings.motion_provider_max_shots)
+    count = MotionRecipe(motion_shots=recipe.motion_shots).full_moves(order.length_sec)
     chosen = motion_photos(photo_sources(stage_input.prep, paths, subjects),
                            order.subject_photo_id, count)
     seconds = motion_clip_seconds(pacing_of(order_look(order)))

@@ -22,6 +22,10 @@ did. :class:`HttpMotionProvider` speaks a small job protocol, one job per photo:
   (:mod:`media.intake`: its container by its bytes, the probe's checks, normalized to the
   mezzanine: H.264 30 fps CFR BT.709, at most the seconds ordered).
 
+A run orders at most its :class:`MotionBudget` (``FILM_MOTION_PROVIDER_MAX_CLIPS`` clips and
+``FILM_MOTION_PROVIDER_MAX_SECONDS`` seconds of generated motion), most wanted photo first; the
+photos past it are never sent and keep their local moves (``budget``: not an error).
+
 What each answer does:
 
 - ``hold`` (the service will not animate this photo: its content policy) ends the run held,
@@ -36,7 +40,7 @@ What each answer does:
   not a refund): ``failed`` (``failed``), a refused request (``refused_<status>``), an answer
   we cannot read (``bad_answer``), a job not done within the run's wait (``timeout``), a video
   over ``max_bytes`` (``too_large``) and one our intake refuses (its reason, e.g.
-  ``not_a_video``). :attr:`MotionResult.fallbacks` says which photo and why.
+  ``unsupported_container``). :attr:`MotionResult.fallbacks` says which photo and why.
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ BAD_ANSWER = "bad_answer"
 TOO_LARGE = "too_large"
 UNAVAILABLE = "unavailable"
 UPLOAD_TOO_LARGE = "upload_too_large"
+BUDGET = "budget"
 
 
 class MotionProviderUnavailable(ApplicationError):
@@ -108,6 +113,26 @@ class MotionOrder:
     photo: Path
     seconds: float
     idempotency_key: str
+
+
+@dataclass(frozen=True)
+class MotionBudget:
+    """What one run may order: at most ``clips`` clips and ``seconds`` seconds of generated
+    motion (the seconds ordered, summed)."""
+
+    clips: int = 6
+    seconds: float = 60.0
+
+    def split(self, orders: Sequence[MotionOrder]) -> tuple[list[MotionOrder], list[str]]:
+        """The ``orders`` within the budget, most wanted (first) first, and the ids of the
+        photos past it (they keep their local moves: :data:`BUDGET`)."""
+        within: list[MotionOrder] = []
+        seconds = 0.0
+        for order in orders:
+            if len(within) < self.clips and seconds + order.seconds <= self.seconds:
+                within.append(order)
+                seconds += order.seconds
+        return within, [o.photo_id for o in orders if o not in within]
 
 
 @dataclass(frozen=True)
@@ -171,17 +196,19 @@ class HttpMotionProvider:
     """Orders clips from an external image-to-video service (see the module doc).
 
     ``timeout`` is per request, ``poll_interval`` between status reads and ``max_wait`` the
-    longest the run waits for all its clips (seconds); ``max_bytes`` caps each download."""
+    longest the run waits for all its clips (seconds); ``max_bytes`` caps each download and
+    ``budget`` what one run orders."""
 
     name = "http"
 
     def __init__(self, base_url: str, timeout: float, poll_interval: float, max_wait: float,
-                 *, max_bytes: int, token: str | None = None) -> None:
+                 *, max_bytes: int, budget: MotionBudget = MotionBudget(),
+                 token: str | None = None) -> None:
         if urlsplit(base_url).scheme not in ("http", "https"):
             raise ValueError(f"motion provider URL must be http(s): {base_url!r}")
         self.base_url = base_url.rstrip("/") + "/"
         self.timeout, self.poll_interval, self.max_wait = timeout, poll_interval, max_wait
-        self.max_bytes = max_bytes
+        self.max_bytes, self.budget = max_bytes, budget
         self._auth = {"Authorization": f"Bearer {token}"} if token else {}
 
     @classmethod
@@ -191,12 +218,16 @@ class HttpMotionProvider:
         return cls(settings.motion_provider_url, settings.motion_provider_timeout_s,
                    settings.motion_provider_poll_s, settings.motion_provider_max_wait_s,
                    max_bytes=settings.motion_provider_max_bytes,
+                   budget=MotionBudget(settings.motion_provider_max_clips,
+                                       settings.motion_provider_max_seconds),
                    token=settings.motion_provider_token)
 
     def make_motions(self, orders: Sequence[MotionOrder], scratch_dir: Path, *,
                      last_attempt: bool = False) -> MotionResult:
-        """Order every clip, wait for them together, download and take in each one done."""
-        result = MotionResult()
+        """Order every clip within the run's budget (the rest: :data:`BUDGET`), wait for them
+        together, download and take in each one done."""
+        orders, over_budget = self.budget.split(orders)
+        result = MotionResult(fallbacks=dict.fromkeys(over_budget, BUDGET))
         if not orders:
             return result
         deadline = time.monotonic() + self.max_wait
@@ -304,7 +335,8 @@ class HttpMotionProvider:
                               info.height, str(job["id"]))
 
     def _download(self, client: httpx.Client, url: str, dest: Path) -> Path:
-        """Stream the video to ``dest`` (at most ``max_bytes``)."""
+        """Stream the video to ``dest`` (at most ``max_bytes``); nothing is left there when the
+        download fails."""
         try:
             with client.stream("GET", url, headers=self._auth_for(url)) as response:
                 if response.status_code != 200:
@@ -312,8 +344,12 @@ class HttpMotionProvider:
                     raise _FallBack(f"refused_{response.status_code}", "video download")
                 return self._save(response, dest)
         except httpx.TransportError as exc:
+            dest.unlink(missing_ok=True)
             raise MotionProviderUnavailable(
                 f"video download failed: {type(exc).__name__}: {exc}") from exc
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            raise
 
     def _auth_for(self, url: str) -> dict[str, str]:
         """Our token goes to the service's own origin only, never to a CDN it links to."""

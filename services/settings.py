@@ -114,9 +114,10 @@ class Settings(BaseSettings):
                                             alias="FILM_SONG_PROVIDER_MAX_WAIT_S")
     song_provider_max_bytes: int = Field(256 * 1024**2, gt=0,
                                          alias="FILM_SONG_PROVIDER_MAX_BYTES")
-    # Motion provider (unset URL: the local moves); seconds, bytes, requests. max_wait is the
-    # whole run's wait for its clips (polled together, beside the song), well under the assets
-    # stage's 30 min start-to-close timeout; max_shots the most clips one run orders.
+    # Motion provider (unset URL: the local moves); seconds, bytes. max_wait is the whole run's
+    # wait for its clips (polled together, beside the song), well under the assets stage's 30 min
+    # start-to-close timeout. The run's budget: at most max_clips clips and max_seconds seconds
+    # of generated motion; the photos past it keep their local moves.
     motion_provider_url: str | None = Field(None, alias="FILM_MOTION_PROVIDER_URL")
     motion_provider_token: str | None = Field(None, alias="FILM_MOTION_PROVIDER_TOKEN",
                                               repr=False)
@@ -127,7 +128,9 @@ class Settings(BaseSettings):
                                               alias="FILM_MOTION_PROVIDER_MAX_WAIT_S")
     motion_provider_max_bytes: int = Field(64 * 1024**2, gt=0,
                                            alias="FILM_MOTION_PROVIDER_MAX_BYTES")
-    motion_provider_max_shots: int = Field(6, ge=0, le=30, alias="FILM_MOTION_PROVIDER_MAX_SHOTS")
+    motion_provider_max_clips: int = Field(6, ge=0, le=30, alias="FILM_MOTION_PROVIDER_MAX_CLIPS")
+    motion_provider_max_seconds: float = Field(60.0, ge=0, le=600,
+                                               alias="FILM_MOTION_PROVIDER_MAX_SECONDS")
     work_dir: Path = Field(Path("/tmp/filmworker"), alias="FILM_WORK_DIR")
     # Days a run's working files (orders/{gift_id}/runs/{attempt}/) are kept after its outcome
     # is reported; 0: deleted at once (customer data is kept no longer than needed).

@@ -26,6 +26,7 @@ import email.parser
 import email.policy
 import json
 import subprocess
+import sys
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,6 +81,14 @@ def multipart_parts(content_type: str, body: bytes) -> dict[str, bytes]:
             part.get_payload(decode=True) or b"" for part in message.iter_parts()}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client hanging up mid-answer (a download refused as too large) is not an error."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeMotionProvider:
     """The fake service in a background thread; ``url`` is its base URL."""
 
@@ -97,7 +106,7 @@ class FakeMotionProvider:
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="fake-motion-")
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
