@@ -80,8 +80,6 @@ class ClipSource:
     score_step_s: float = 0.0
 
 
-
-
 @dataclass(frozen=True)
 class MotionClipSource:
     """A photo brought to motion by the motion provider (:mod:`media.plan.motion_clips`): a
