@@ -19,7 +19,6 @@ that changes (``tests/test_corpus.py`` fails when a name it swaps is gone).
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -30,13 +29,10 @@ import numpy as np
 from media.analysis.camera import Motion, Rect
 from media.analysis.subjects import Subject
 from media.base import spec
-from media.frames.preparer import PhotoShots
+from media.frames import photo_shots as render_photos
 from media.frames.sources import card_photo
 from media.plan.timeline import Timeline
 
-render_photos = sys.modules[PhotoShots.__module__]
-"""The renderer's photo shots (:mod:`media.frames.photo_shots`, reached through the public
-:mod:`media.frames.preparer` that runs them)."""
 _PATCH_LOCK = threading.Lock()
 SWAPPED = ("PhotoLayer", "ParallaxLayer", "RollPushLayer", "SplitLayer", "cv2", "texture_map")
 """The names of :mod:`media.frames.photo_shots` that draw or read pixels, swapped for
@@ -175,7 +171,7 @@ def shot_views(timeline: Timeline, facts: Mapping[str, PhotoFacts],
     photos' by id."""
     out: list[dict[str, list[View]]] = []
     with _recording():
-        shots = PhotoShots(timeline, aspects, _Store(facts), [])  # type: ignore[arg-type]
+        shots = render_photos.PhotoShots(timeline, aspects, _Store(facts), [])  # type: ignore[arg-type]
         for index, shot in enumerate(timeline.shots):
             if shot.kind == "photo":
                 layers = shots.prepare(index).layers
