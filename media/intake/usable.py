@@ -4,13 +4,14 @@ not black to the eye). A photo that fails is left out of the film with the reaso
 (:class:`media.base.errors.MediaRejected`), and an order left with none is held by the gate.
 
 Judged on the working copy :func:`media.intake.photos.prepare_photo` wrote (our own JPEG, at most
-4096 px long), decoded at 1/8 scale: libjpeg's DCT scaling averages 8 x 8 blocks, which takes a
-sensor's or JPEG's noise out of the measure and leaves what a viewer sees. Numpy and Pillow
-only, a few milliseconds a photo.
+4096 px long) in blocks of at least 4 x 4 pixels averaged (libjpeg's DCT scaling, then a box
+filter), which takes a sensor's or JPEG's noise out of the measure and leaves what a viewer
+sees. Numpy and Pillow only, a few milliseconds a photo.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -30,14 +31,17 @@ MIN_SHORT_EDGE_PX = 64
 (a 64 px side fills a 1080 px frame magnified 17x). Tiny real photos (a 120 x 68 thumbnail of a
 16:9 photo, a 300 px old scan) are kept and shown small (``low_res``)."""
 JUDGE_LONG_EDGE_PX = 256
-"""Long edge (pixels) the content is judged at, at least: the 1/8 DCT scale of the working copy,
-or the copy itself when it is smaller."""
+"""Long edge (pixels) the content is judged at, at most: every pixel judged is the mean of a
+block of the photo (libjpeg's DCT scaling, then a box filter)."""
+MIN_BLOCK_PX = 4
+"""Side (pixels) of the smallest block averaged into one judged pixel, for small photos too:
+a sensor's noise of 4 levels becomes 1."""
 TAIL_SHARE = 0.005
 """Share of the pixels at each end of a channel's levels left out of its spread (a status bar's
 icons, a speck of dust, a lit phone screen's corner do not make a picture)."""
 BLANK_MAX_SPREAD = 24.0
 """A photo whose every channel spans fewer levels than this (8-bit sRGB, between its
-:data:`TAIL_SHARE` quantiles, after 8 x 8 averaging) shows nothing: one colour with noise, or a
+:data:`TAIL_SHARE` quantiles, in averaged blocks) shows nothing: one colour with noise, or a
 picture faded past seeing. Measured: pocket shots, white screenshots and grey frames span 0-9
 levels, photos faded to 3-4 % contrast 9-12; the samples, the fixtures and 150 corpus photos
 (old scans, tiny thumbnails, panoramas, screenshots, close-ups) 121 and more; a photo kept at
@@ -62,10 +66,18 @@ def check_usable(working_jpeg: Path) -> None:
     :data:`BLACK_PICTURE_SHARE`)."""
     with Image.open(working_jpeg) as image:
         check_shape(*image.size)
-        shrink = max(1, min(8, max(image.size) // JUDGE_LONG_EDGE_PX))
-        image.draft("RGB", (max(1, image.width // shrink), max(1, image.height // shrink)))
-        pixels = np.asarray(image.convert("RGB"))
+        pixels = _averaged(image)
     check_content(pixels)
+
+
+def _averaged(image: Image.Image) -> np.ndarray:
+    """The photo as RGB uint8 pixels, each the mean of a block of at least :data:`MIN_BLOCK_PX`
+    square, the long edge at most :data:`JUDGE_LONG_EDGE_PX` (at least 1 px)."""
+    target = max(1, min(JUDGE_LONG_EDGE_PX, max(image.size) // MIN_BLOCK_PX))
+    k = target / max(image.size)
+    image.draft("RGB", (max(1, math.ceil(image.width * k)), max(1, math.ceil(image.height * k))))
+    rgb = image.convert("RGB")
+    return np.asarray(rgb.reduce(max(1, round(max(rgb.size) / target))))
 
 
 def check_shape(width: int, height: int) -> None:

@@ -149,6 +149,7 @@ def _reason(working: Path) -> str:
 
 @pytest.mark.parametrize(("name", "make", "fmt", "reason"), [
     ("pocket shot", _pocket_shot, "JPEG", errors.IMAGE_BLANK),
+    ("small pocket shot", lambda: _plain(200, 150, (4, 3, 5), 5.0), "PNG", errors.IMAGE_BLANK),
     ("white screenshot", _white_screenshot, "PNG", errors.IMAGE_BLANK),
     ("one colour with JPEG noise", _one_colour_jpeg_noise, "JPEG", errors.IMAGE_BLANK),
     ("photo faded nearly black", _near_blank_dark, "JPEG", errors.IMAGE_BLANK),
