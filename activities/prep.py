@@ -1,8 +1,8 @@
 """Prep stage: fetch the order's media by key, keep what is genuinely usable, normalize it.
 
 A photo that decodes but cannot be shown (blank, black, a sliver, a thumbnail:
-:mod:`media.intake.usable`) is left out like a broken one, with its reason; the gate holds an
-order left with none."""
+:mod:`media.intake.usable`, judged in the decoding child) is left out like a broken one, with its
+reason; the gate holds an order left with none."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from media.base.probe import sniff_container
 from media.intake.clip_checks import probe_clip
 from media.intake.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
 from media.intake.sandbox import prepare_photo_bounded
-from media.intake.usable import check_usable
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
 from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
 
@@ -88,7 +87,6 @@ def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Pat
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", PHOTO_MAX_BYTES, "photo_too_large")
     working = scratch / f"{ref.id}.jpg"
     info = prepare_photo_bounded(source, working)
-    check_usable(working)
     key = order.run_keys.prepared_photo(ref.id)
     ctx.storage.put_file(key, working, content_type="image/jpeg")
     return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,

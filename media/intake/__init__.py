@@ -6,4 +6,4 @@ clip's limits are checked in ``clip_checks``.
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["clip_analysis", "clip_checks", "clips", "logo", "restore", "sandbox", "usable"]
+__all__ = ["clip_analysis", "clip_checks", "clips", "logo", "restore", "sandbox"]

@@ -3,7 +3,8 @@ frame) and its content (not blank: a pocket shot, a white screenshot, one colour
 not black to the eye). A photo that fails is left out of the film with the reason
 (:class:`media.base.errors.MediaRejected`), and an order left with none is held by the gate.
 
-Judged on the working copy :func:`media.intake.photos.prepare_photo` wrote (our own JPEG, at most
+Judged in the sandbox's child (:func:`prepare_usable_photo`), on the working copy
+:func:`media.intake.photos.prepare_photo` wrote (our own JPEG, at most
 4096 px long) in blocks of at least 4 x 4 pixels averaged (libjpeg's DCT scaling, then a box
 filter), which takes a sensor's or JPEG's noise out of the measure and leaves what a viewer
 sees. Numpy and Pillow only, a few milliseconds a photo.
@@ -19,6 +20,7 @@ from PIL import Image
 
 from media.base import errors
 from media.base.errors import MediaRejected
+from media.intake.photos import PhotoInfo, prepare_photo
 
 MAX_ASPECT = 4.0
 """Longest side over shortest side of a photo the film shows (a 4:1 panorama is kept; a
@@ -56,6 +58,14 @@ BLACK_PICTURE_SHARE = 0.98
 would play as a black stretch, so it is left out; a night scene or a candle-lit face with any
 lit part bigger than that is kept."""
 _LUMA_709 = np.array([0.2126, 0.7152, 0.0722], np.float32)
+
+
+def prepare_usable_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
+    """:func:`media.intake.photos.prepare_photo`, then :func:`check_usable` on its working copy:
+    what the prep stage runs for each photo (in the sandbox's child)."""
+    info = prepare_photo(src, dest_jpeg)
+    check_usable(dest_jpeg)
+    return info
 
 
 def check_usable(working_jpeg: Path) -> None:
