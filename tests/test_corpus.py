@@ -194,15 +194,11 @@ def _intake(paths: dict[str, Path], folder: Path) -> PrepResult:
     return PrepResult(photos=kept, clips=[], rejected=refused)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="intake keeps blank photos (a white screenshot, a pocket shot)")
 def test_intake_leaves_out_blank_and_degenerate_photos_with_a_reason(tmp_path: Path) -> None:
     prep = _intake(_unusable_photos(tmp_path), tmp_path)
     assert [p.id for p in prep.photos] == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="intake keeps blank photos, so the run goes on to the render")
 def test_an_order_of_only_unusable_photos_is_held(tmp_path: Path,
                                                   corpus: fixture.Corpus) -> None:
     received = next(o.order for o in corpus.orders if o.facts["scenario"] == "all_blank")
