@@ -11,7 +11,7 @@ nothing else.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from media.frames.grade import finished
 from media.frames.parallax import matte_score
 from media.frames.sources import load_photo
 from media.intake.clip_analysis import analyse_clip, frame_scores
-from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.inputs import ClipSource, MotionClipSource, PhotoSource
 from media.plan.pacing import closing_budget_s, film_look
 from media.plan.planner import plan
 from media.plan.spec import FilmSpec, FilmWords, LeftOut, MotionRecipe, SongGrid
@@ -113,13 +113,15 @@ def film_words(order: FilmOrder, look: looks.Look | None = None) -> FilmWords:
 
 def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRecipe, *,
               photo_paths: dict[str, Path], clip_paths: dict[str, Path],
-              subjects: dict[str, Subject]) -> FilmSpec:
+              subjects: dict[str, Subject],
+              motion_seconds: Mapping[str, float] | None = None) -> FilmSpec:
     """The film ``order`` asks for, as the planner reads it: its look (:func:`order_look`) and
     words (:func:`film_words`), its grade (the signature tier's
     ``premium`` recipe is finished, see :mod:`media.frames.grade`), the prepared photos and
     clips on local disk (``photo_paths``, ``clip_paths``) with what their pixels and
     ``subjects`` say (:func:`photo_sources`, :func:`clip_sources`), which of them show the same
-    picture, and the ``song``'s grid."""
+    picture, the motion provider's clips (``motion_seconds``: their seconds by photo id, the
+    assets stage's) and the ``song``'s grid."""
     premium = recipe.motion == "premium"
     photos = photo_sources(prep, photo_paths, subjects, premium=premium,
                            subject_id=order.subject_photo_id)
@@ -135,6 +137,8 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
         photos=photos, clips=clips,
         left_out=[LeftOut(id=r.id, reason=r.reason) for r in prep.rejected],
         subject_photo_id=order.subject_photo_id, near_duplicates=twins,
+        motion_clips=tuple(MotionClipSource(photo_id, seconds)
+                           for photo_id, seconds in sorted((motion_seconds or {}).items())),
         words=film_words(order, look),
         song=song)
 

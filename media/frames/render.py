@@ -100,13 +100,13 @@ def _aspects_for(outputs: dict[str, Path]) -> tuple[spec.Aspect, ...]:
 
 
 def _frame_range(timeline: Timeline, frames: tuple[int, int] | None) -> tuple[int, int]:
-    """``frames`` checked (default: the whole film). A range may not start inside a clip
-    shot: clips are decoded sequentially from the shot's first frame."""
+    """``frames`` checked (default: the whole film). A range may not start inside a shot that
+    plays a clip: clips are decoded sequentially from the shot's first frame."""
     start, stop = frames if frames is not None else (0, timeline.total_frames)
     if not 0 <= start < stop <= timeline.total_frames:
         raise ValueError(f"frames {start}..{stop} outside the film's 0..{timeline.total_frames}")
     for index, shot in enumerate(timeline.shots):
-        if shot.kind == "clip" and shot.visible_in < start < shot.visible_out:
+        if shot.plays_clip and shot.visible_in < start < shot.visible_out:
             raise ValueError(f"frame {start} is inside clip shot {index} "
                              f"({shot.visible_in}..{shot.visible_out})")
     return start, stop

@@ -3,9 +3,10 @@ each shot is seen over, where each clip shot starts, and the chorus's warm light
 
 Transitions follow the song's sections (:func:`media.plan.moves.transition_kinds`), or the
 look's one transition without sections, each fitted to the shots' lengths. The tier's full
-camera moves go to the parallax shots first (premium), then the subject's and the faces'
-shots, then the others evenly (:func:`_motions`); every photo shot's move follows its photo
-and its section (:func:`media.plan.moves.choose_moves`). Frames are film frame indices.
+camera moves go to the motion provider's clips first (:mod:`media.plan.motion_clips`), then
+the parallax shots (premium), then the subject's and the faces' shots, then the others evenly
+(:func:`_motions`); every photo shot's move follows its photo and its section
+(:func:`media.plan.moves.choose_moves`). Frames are film frame indices.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from media.plan.film import Film
 from media.plan.inputs import PARALLAX_MATTE_MIN, ClipSource, PhotoSource
 from media.plan.layouts import Layout
 from media.plan.montage import LightLeak, Middle, light_leak
+from media.plan.motion_clips import motion_clip_slots
 from media.plan.moves import PhotoLook, choose_moves, section_at, transition_kinds
 from media.plan.shot_order import Slot, even_pick, shows_subject
 from media.plan.timeline import (
     FULL_MOTIONS,
     KEN_BURNS,
     PARALLAX,
+    PROVIDER,
     PUSH,
     ROLL,
     STILL,
@@ -39,7 +42,6 @@ PARALLAX_MIN_S = 2.0  # a parallax shot lasts at least this long: its layers' sl
 # A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
-RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
 
 
 def even_frames(frames: float) -> int:
@@ -64,16 +66,20 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
         if cuts[i] in lit:
             transitions[i] = _transition(CROSSFADE, montage.light_s, fps,
                                          min(cuts[i] - cuts[i - 1], cuts[i + 1] - cuts[i]))
+    paired = {k for k, layout in enumerate(middle.layouts) if layout.kind}
+    visible_s = [(_visible_out(transitions[k + 2], cuts[k + 2])
+                  - _visible_in(transitions[k + 1], cuts[k + 1])) / fps
+                 for k in range(len(slots))]
+    provider = motion_clip_slots(slots, visible_s, paired, film.spec.motion_clips)
     motions = [(STILL, 0),
                *_motions(film, slots, [(cuts[k + 2] - cuts[k + 1]) / fps
-                                       for k in range(len(slots))],
-                         {k for k, layout in enumerate(middle.layouts) if layout.kind}),
+                                       for k in range(len(slots))], paired, provider),
                (STILL, 0)]
     sections = [section_at(film.song.sections, (cuts[k + 1] + cuts[k + 2]) // 2)
                 for k in range(len(slots))]
     shown = [Layout(), *(middle.layouts or [Layout()] * len(slots)), Layout()]
     moves = ["", *choose_moves(_looks(slots, film.photo_by_id), sections, film.spec.gentle,
-                               [m in FULL_MOTIONS for m, _ in motions[1:-1]]), ""]
+                               [m in (*FULL_MOTIONS, PROVIDER) for m, _ in motions[1:-1]]), ""]
     shots = []
     for i, (kind, source, card) in enumerate(kinds):
         vis_in = _visible_in(transitions[i], cuts[i])
@@ -115,10 +121,12 @@ def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
     return Transition(kind, frames) if frames >= 2 else Transition(CUT, 0)
 
 
-def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
-             paired: set[int]) -> list[tuple[str, int]]:
+def _motions(film: Film, slots: list[Slot], lengths_s: list[float], paired: set[int],
+             provider: set[int]) -> list[tuple[str, int]]:
     """(motion, choice) per slot (``lengths_s`` seconds each): the tier's full moves (its
-    ``motion_shots`` per :data:`RECIPE_FILM_S` of film) go to the parallax shots (premium: up
+    ``motion_shots`` per :data:`media.plan.spec.RECIPE_FILM_S` of film) go to the slots that
+    show the motion provider's clips (``provider``, see
+    :func:`media.plan.motion_clips.motion_clip_slots`), then the parallax shots (premium: up
     to :data:`PARALLAX_MAX_SHARE` of the film on the best mattes, see :func:`_parallax_slots`;
     ``paired``: the slots that share the frame with a second photo), then the subject's and
     faces' shots, then the others spread evenly (a low-res photo only pushes). In a premium
@@ -127,15 +135,15 @@ def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
     :data:`media.analysis.framing.PUSH_ZOOM`); repeats of a photo get a different move."""
     photos, spec = film.photo_by_id, film.spec
     order = {p.id: i for i, p in enumerate(film.photos)}
-    motion_shots = round(spec.recipe.motion_shots * max(1.0, spec.length_sec / RECIPE_FILM_S))
+    motion_shots = spec.recipe.full_moves(spec.length_sec)
     parallax_s = PARALLAX_MAX_SHARE * spec.length_sec if spec.recipe.premium else 0.0
     eligible = [i for i, s in enumerate(slots)
-                if s.kind == "photo" and not photos[s.source_id].low_res]
+                if s.kind == "photo" and not photos[s.source_id].low_res and i not in provider]
     parallax = _parallax_slots(slots, eligible, photos, parallax_s, lengths_s, paired)
     heroes = [i for i in eligible if i not in parallax
               and shows_subject(photos[slots[i].source_id], film.subject_id)]
     others = [i for i in eligible if i not in parallax and i not in heroes]
-    room = max(0, motion_shots - len(parallax))
+    room = max(0, motion_shots - len(provider) - len(parallax))
     rest = max(0, room - len(heroes))
     chosen = parallax | set(heroes[:room]) | {others[j] for j in
                                               even_pick(min(rest, len(others)), len(others))}
@@ -147,8 +155,8 @@ def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
             result.append((STILL, 0))
             continue
         choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
-        motion = (PARALLAX if i in parallax else ROLL if i in roll
-                  else KEN_BURNS if i in chosen else PUSH)
+        motion = (PROVIDER if i in provider else PARALLAX if i in parallax
+                  else ROLL if i in roll else KEN_BURNS if i in chosen else PUSH)
         result.append((motion, choice))
     return result
 
