@@ -35,7 +35,7 @@ from media.analysis.likeness import animal_region
 from media.analysis.subjects import Subject
 from media.cards import wording
 from media.plan.inputs import ClipSource, PhotoSource
-from media.plan.spec import FilmSpec, FilmWords, SongGrid
+from media.plan.spec import FilmSpec, SongGrid
 from media.song.compose import beat_grid, plan_song, write_lyrics
 from services.settings import Settings
 from workflows.contract import FilmOrder
@@ -184,15 +184,12 @@ def cached_sources(cache: Path) -> Iterator[None]:
 
 def with_current_words(spec: FilmSpec, order: FilmOrder) -> FilmSpec:
     """``spec`` with its look, cards and interludes made again from ``order`` by the current
-    wording rules (:func:`activities.order_plan.cards_for`,
-    :func:`activities.order_plan.interlude_cards`) and its song's words by the current
-    lyricist: a fixture made before a change to the words checks the words that change
+    wording rules (:func:`activities.order_plan.film_words`) and its song's words by the
+    current lyricist: a fixture made before a change to the words checks the words that change
     makes, without being generated again."""
     look = order_plan.order_look(order)
-    opening, closing = order_plan.cards_for(order, look)
     lyrics = tuple(write_lyrics(song_brief(order)))
-    words = FilmWords(opening=opening, closing=closing,
-                      interludes=order_plan.interlude_cards(order, closing, lyrics))
+    words = order_plan.film_words(order, look)
     return spec.model_copy(update={
         "look": look.name, "words": words, "song": spec.song.model_copy(update={
             "lyrics": lyrics}),

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from media.plan.beat_snap import card_bounds
 from media.plan.film import Film, film_of
-from media.plan.interludes import place_interludes
+from media.plan.interludes import InterludeSpan, place_interludes
 from media.plan.montage import LightLeak, chorus_montage
 from media.plan.pacing import card_dissolve_s
 from media.plan.shots import build_shots, even_frames
 from media.plan.slots import plan_middle
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Shot, Timeline
-from media.plan.title_sequence import over_photos, title_of, title_sequence
+from media.plan.title_sequence import Title, over_photos, title_of, title_sequence
 
 CLIP_SOUND_NOTE = "clip sound is mixed under the song by the render stage (media.song.soundtrack)"
 
@@ -46,11 +46,9 @@ def plan(spec: FilmSpec) -> Timeline:
     :func:`media.plan.shot_order.separate`). The interludes carry the customer's words through
     a long film, between runs of pictures. ValueError for a film under 3 s."""
     film = film_of(spec)
-    title = title_of(film)
-    bounds = card_bounds(film.opening_s + title.lead_s, film.closing_s, film.fps, film.frames,
-                         film.song.beats, film.song.bars)
-    spans = place_interludes(spec.words.interludes, spec.length_sec, bounds, film.song,
-                             film.fps, card_dissolve_s(film.pacing, spec.gentle))
+    title, bounds, spans = _cards(film, title_of(film))
+    if title.leads and len(spans) < spec.words.required:  # the opener yields to their words
+        title, bounds, spans = _cards(film, Title())
     middle, dropped = plan_middle(film, bounds, spans)
     if spec.recipe.premium and middle.slots:  # the signature chorus: a montage on the beat
         middle = chorus_montage(middle, film.song, film.photo_by_id, film.subject_id,
@@ -60,6 +58,17 @@ def plan(spec: FilmSpec) -> Timeline:
     if title.leads and middle.slots:
         shots = title_sequence(shots, film, title)
     return _timeline(film, shots, leaks, (*film.twins_dropped, *dropped))
+
+
+def _cards(film: Film, title: Title) -> tuple[Title, tuple[int, int], list[InterludeSpan]]:
+    """``title``, the frames where the opening ends and the closing starts (on the song's
+    bars), and the interludes placed between them."""
+    bounds = card_bounds(film.opening_s + title.lead_s, film.closing_s, film.fps, film.frames,
+                         film.song.beats, film.song.bars)
+    spans = place_interludes(film.spec.words.interludes, film.spec.length_sec, bounds,
+                             film.song, film.fps, card_dissolve_s(film.pacing, film.spec.gentle),
+                             film.spec.words.required)
+    return title, bounds, spans
 
 
 def _timeline(film: Film, shots: list[Shot], leaks: tuple[LightLeak, ...],

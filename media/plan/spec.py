@@ -98,11 +98,16 @@ class MotionRecipe(_Spec):
 class FilmWords(_Spec):
     """The words on screen as the wording rules set them (:mod:`media.cards.wording`): the
     opening and closing cards, and the interludes a long film may carry (best first; the
-    planner decides how many and where, :mod:`media.plan.interludes`)."""
+    planner decides how many and where, :mod:`media.plan.interludes`); the first
+    ``required`` of them carry the customer's words the film promises to show, so the planner
+    shortens its runs of pictures before it leaves one out."""
 
     opening: CardSpec
     closing: CardSpec
     interludes: tuple[CardSpec, ...] = ()
+    required: int = Field(default=0, ge=0)
+    notes: tuple[str, ...] = ()
+    """What of the customer's words no card carries (:func:`media.cards.wording.left_out_notes`)."""
 
 
 class LeftOut(_Spec):

@@ -89,7 +89,7 @@ def test_the_spec_says_what_the_order_decided(tmp_path: Path) -> None:
     assert (spec.family, spec.look, spec.grade) == ("pet_tribute", opening.look, "gentle+finish")
     assert spec.gentle and spec.recipe.premium and spec.recipe.motion_shots == 6
     assert spec.words.opening == opening and spec.words.closing == closing
-    assert spec.words.interludes == interlude_cards(order, closing, spec.song.lyrics)
+    assert spec.words.interludes == interlude_cards(order, closing)
     assert [(o.id, o.reason) for o in spec.left_out] == [("p99", "not_an_image")]
     assert [p.id for p in spec.photos] == [p.id for p in order.photos]
     assert spec.subject_photo_id == order.subject_photo_id
