@@ -11,12 +11,15 @@ pictures, cuts and layouts (:mod:`media.plan.slots`), the chorus montages
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from media.plan.beat_snap import card_bounds
 from media.plan.film import Film, film_of
 from media.plan.interludes import place_interludes
 from media.plan.montage import LightLeak, chorus_montage
 from media.plan.pacing import card_dissolve_s
-from media.plan.shots import build_shots, even_frames
+from media.plan.shot_order import closing_photo
+from media.plan.shots import build_shots, even_frames, faces_apart
 from media.plan.slots import plan_middle
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Shot, Timeline
@@ -51,14 +54,19 @@ def plan(spec: FilmSpec) -> Timeline:
                          film.song.beats, film.song.bars)
     spans = place_interludes(spec.words.interludes, spec.length_sec, bounds, film.song,
                              film.fps, card_dissolve_s(film.pacing, spec.gentle))
-    middle, dropped = plan_middle(film, bounds, spans)
+    middle, dropped = plan_middle(film, bounds, spans, title.leads)
     if spec.recipe.premium and middle.slots:  # the signature chorus: a montage on the beat
         middle = chorus_montage(middle, film.song, film.photo_by_id, film.subject_id,
                                 film.look.montage.beats, film.fps)
     shots, leaks = build_shots(film, middle)
-    shots = over_photos(shots, film.photos[0].id if film.photos and middle.slots else None)
+    title_photo = film.photos[0].id if film.photos and middle.slots else None
+    by_id = film.photo_by_id
+    closing = closing_photo([by_id[p] for p in dropped if p in by_id], title_photo)
+    dropped = [p for p in dropped if p != closing]
+    shots = over_photos(shots, title_photo, closing)
     if title.leads and middle.slots:
-        shots = title_sequence(shots, film, title)
+        shots = title_sequence(shots, film, replace(title, photos=middle.leads))
+    shots = faces_apart(shots, film)
     return _timeline(film, shots, leaks, (*film.twins_dropped, *dropped))
 
 

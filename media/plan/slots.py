@@ -18,7 +18,7 @@ from itertools import pairwise
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import snap_cuts
 from media.plan.film import Film
-from media.plan.inputs import ClipSource
+from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.interludes import (
     InterludeSpan,
     group_by_runs,
@@ -41,29 +41,37 @@ from media.plan.shot_order import (
 )
 
 LAYOUT_PASSES = 8  # plans of a long film's layouts, each on the last one's shot lengths
+FEW_PHOTOS = 3  # a film of this many photos or fewer holds each shot longer before repeats
+FEW_PHOTOS_HOLD = 1.6
 
 
-def plan_middle(film: Film, bounds: tuple[int, int],
-                spans: list[InterludeSpan]) -> tuple[Middle, list[str]]:
+def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
+                leads: int = 0) -> tuple[Middle, list[str]]:
     """The middle of ``film`` between ``bounds`` (the opening's end and the closing's start,
-    frames) around the interludes' ``spans``, and the ids of the photos left out for lack of
-    room. Without photos or clips the opening card holds until the close."""
+    frames) around the interludes' ``spans``, with the photos of the title's ``leads`` lead
+    shots (:attr:`Middle.leads`), and the ids of the photos left out for lack of room.
+    Without photos or clips the opening card holds until the close."""
     open_end, close_start = bounds
     middle_s = (close_start - open_end - sum(span.frames for span in spans)) / film.fps
     min_s = min(film.pacing.min_shot_s, max(1.0, middle_s / 6))
-    slots, dropped = _plan_slots(film, middle_s, min_s)
+    slots, dropped, lead_ids = _plan_slots(film, middle_s, min_s, leads)
     slots = separate(slots, film.spec.near_duplicates)
     if not slots:
         return Middle([], [0, close_start, film.frames], [], {}), dropped
     fewest = math.ceil(middle_s / film.look.layouts.hold_max_s - 1e-9)
-    return _laid_out(film, slots, spans, bounds, min_s, fewest), dropped
+    before = (*lead_ids, film.photos[0].id) if film.photos else lead_ids
+    middle = _laid_out(film, slots, (spans, before), bounds, min_s, fewest)
+    return replace(middle, leads=lead_ids), dropped
 
 
-def _laid_out(film: Film, slots: list[Slot], spans: list[InterludeSpan], bounds: tuple[int, int],
+def _laid_out(film: Film, slots: list[Slot],
+              around: tuple[list[InterludeSpan], Sequence[str]], bounds: tuple[int, int],
               min_s: float, fewest: int) -> Middle:
-    """``slots`` cut around the ``spans`` and laid out: repeats that would show the same
-    picture again alone are left out (while ``fewest`` slots remain) and shots of several
-    photos hold longer, plan after plan until it settles (at most :data:`LAYOUT_PASSES`)."""
+    """``slots`` cut around the interludes' spans and laid out after the title's photos
+    (``around``): repeats that would show the same picture again alone are left out (while
+    ``fewest`` slots remain) and shots of several photos hold longer, plan after plan until
+    it settles (at most :data:`LAYOUT_PASSES`)."""
+    spans, before = around
     fps, rules, twins = film.fps, film.look.layouts, film.spec.near_duplicates
     weights = [1.0] * len(slots)
     for _ in range(LAYOUT_PASSES):
@@ -74,11 +82,12 @@ def _laid_out(film: Film, slots: list[Slot], spans: list[InterludeSpan], bounds:
         cuts = [0, bounds[0], *middle_cuts, bounds[1], film.frames]
         placed = _interlude_backdrops(film, placed, cuts, cards)
         arranged, layouts = _layouts(film, placed,
-                                     [(b - a) / fps for a, b in pairwise(cuts[1:-1])])
+                                     [(b - a) / fps for a, b in pairwise(cuts[1:-1])], before)
         at = [k for k, slot in enumerate(placed) if slot.kind != "card"]
         held = [1.0 + rules.hold_per_photo * len(layouts[k].partners) for k in at]
         gone = _orphans_to_drop(slots, [at.index(k) for k in orphans(
-            arranged, layouts, film.photo_by_id, film.subject_id)], twins, fewest)
+            arranged, layouts, film.photo_by_id, film.subject_id)], (twins, before[-1:]),
+            fewest)
         if not gone and held == weights:
             break
         slots = renumbered([s for k, s in enumerate(slots) if k not in gone])
@@ -97,37 +106,63 @@ def _clip_slots(clips: Sequence[ClipSource], count: int, pacing: Pacing) -> list
     return slots
 
 
-def _plan_slots(film: Film, middle_s: float, min_s: float) -> tuple[list[Slot], list[str]]:
+def _plan_slots(film: Film, middle_s: float, min_s: float,
+                leads: int) -> tuple[list[Slot], list[str], tuple[str, ...]]:
     """The middle shots of ``middle_s`` seconds in order, each at least ``min_s``, with
-    nominal lengths; and the ids of photos left out. The title stands over the first photo
-    (the subject): it is its first showing (see :func:`media.plan.shot_order.photo_slots`)."""
+    nominal lengths; the ids of photos left out; and the photos of the title's ``leads``
+    lead shots (:func:`_lead_photos`). The title stands over the first photo (the subject)
+    after its leads: those are their photos' first showings, so the middle shows every other
+    photo first (see :func:`media.plan.shot_order.photo_slots`)."""
     photos, clips, pacing = film.photos, film.spec.clips, film.pacing
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
-    dropped = [p.id for p in photos if p not in kept]
+    lead_ids = _lead_photos(kept, [p for p in photos if p not in kept], leads)
+    dropped = [p.id for p in photos if p not in kept and p.id not in lead_ids]
     chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
     photo_slot_list: list[Slot] = []
     if kept:
         photo_s = max(0.0, middle_s - clip_total)
         most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
-        count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, most)
+        count = _photo_count(len(kept) - 1 - sum(p.id in lead_ids for p in kept),
+                             max(photo_s, min_s), _hold_s(pacing, len(kept)), most)
+        if len(kept) == 2 and count % 2 == 0:  # the other photo between the title's and the
+            count += 1 if count < most else -1  # closing's: an odd count alternates cleanly
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
-                                      subject_id=film.subject_id, opened=True)
+                                      subject_id=film.subject_id,
+                                      before=(*lead_ids, kept[0].id), after=kept[0].id)
         clip_count = len(chosen_clips)
     else:
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
     slots = interleave(photo_slot_list,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
-    return slots, dropped
+    return slots, dropped, lead_ids
+
+
+def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
+                 leads: int) -> tuple[str, ...]:
+    """The photos of the title's ``leads`` lead shots: photos the middle has no room for
+    first (``left_out``), then the ``kept`` ones (arc order) from the last before the closer
+    back (never the subject, the first: the title stands over it); each is that photo's first
+    showing."""
+    if not kept:
+        return ()
+    pool = [*left_out, *reversed(kept[1:-1]), *kept[-1:]]
+    return tuple(p.id for p in pool if p.id != kept[0].id)[:leads]
+
+
+def _hold_s(pacing: Pacing, photos: int) -> float:
+    """The longest a photo shot holds before photos repeat: the pacing's ``hold_s``, and
+    :data:`FEW_PHOTOS_HOLD` times that in a film of :data:`FEW_PHOTOS` photos or fewer (each
+    repeat of so few photos shows one again: fewer, longer shots)."""
+    return pacing.hold_s * (FEW_PHOTOS_HOLD if photos <= FEW_PHOTOS else 1.0)
 
 
 def _photo_count(photos: int, photo_s: float, hold_s: float, most: int) -> int:
     """How many photo shots fill ``photo_s`` seconds: every photo once, held up to ``hold_s``
-    before any is shown again (the subject's return is one of them); never more than
-    ``most``."""
+    before any is shown again; never more than ``most``."""
     return max(1, min(max(photos, math.ceil(photo_s / hold_s - 1e-9)), most))
 
 
@@ -189,30 +224,34 @@ def _interlude_backdrops(film: Film, slots: list[Slot], cuts: list[int],
             for i, s in enumerate(slots)]
 
 
-def _layouts(film: Film, slots: list[Slot],
-             lengths: list[float]) -> tuple[list[Slot], list[Layout]]:
+def _layouts(film: Film, slots: list[Slot], lengths: list[float],
+             before: Sequence[str]) -> tuple[list[Slot], list[Layout]]:
     """The slots and their layouts (:func:`media.plan.layouts.arrange`) in the film's look,
-    partners drawn from the photos the film shows."""
+    partners drawn from the photos the film shows (``before``: those the title showed)."""
     shown = {s.source_id for s in slots if s.kind == "photo"}
     return arrange(slots, {p.id: p for p in film.photos if p.id in shown}, lengths,
                    film.look.layouts, subject_id=film.subject_id,
-                   twins=film.spec.near_duplicates)
+                   twins=film.spec.near_duplicates, before=before)
 
 
-def _orphans_to_drop(slots: list[Slot], found: list[int], twins: tuple[tuple[str, str], ...],
+def _orphans_to_drop(slots: list[Slot], found: list[int],
+                     apart: tuple[tuple[tuple[str, str], ...], tuple[str, ...]],
                      fewest: int) -> set[int]:
     """Which of the ``found`` slots (indices into ``slots``: repeats that would show their
     photo alone again, see :func:`media.plan.layouts.orphans`) to leave out: each while at
-    least ``fewest`` slots remain and its neighbours then differ (nor are ``twins``)."""
+    least ``fewest`` slots remain and its neighbours then differ (nor are twins: ``apart``
+    holds the twins and the closing's photo, the last slot's neighbour after it)."""
+    twins, closing = apart
     pairs = {frozenset(t) for t in twins}
     gone: set[int] = set()
     for k in found:
         kept = [j for j in range(len(slots)) if j not in gone and j != k]
-        if len(kept) < fewest or k in (0, len(slots) - 1):
+        if len(kept) < fewest or k == 0:
             continue
         before = max(j for j in kept if j < k)
-        after = min(j for j in kept if j > k)
-        a, b = slots[before].source_id, slots[after].source_id
+        after = min((j for j in kept if j > k), default=None)
+        a = slots[before].source_id
+        b = slots[after].source_id if after is not None else (closing or ("",))[0]
         if a != b and frozenset((a, b)) not in pairs:
             gone.add(k)
     return gone
