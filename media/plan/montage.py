@@ -111,14 +111,24 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
                    subject_id: str | None, beats_per_piece: int, fps: int) -> Middle:
     """``middle`` with every chorus of the ``song`` as a montage (see the module doc), one
     after another, cut on the song's beats every ``beats_per_piece`` beats. Unchanged without
-    choruses, beats or ``beats_per_piece``."""
-    if beats_per_piece <= 0 or len(song.beats) < 3:
+    choruses, beats or ``beats_per_piece``, and in a film whose photos are enough for its
+    length (none shown twice: a flash would be a needless repeat)."""
+    if beats_per_piece <= 0 or len(song.beats) < 3 or not _repeats(middle, photos):
         return middle
     for section in song.sections:
         if section.name == CHORUS:
             middle = _one_montage(middle, section, song.beats, photos, subject_id,
                                   beats_per_piece, fps)
     return middle
+
+
+def _repeats(middle: Middle, photos: Mapping[str, PhotoSource]) -> bool:
+    """True when ``middle`` shows a photo twice, counting the title's (its lead shots'
+    ``middle.leads`` and the first of ``photos``)."""
+    shown = [*middle.leads, *list(photos)[:1]]
+    shown += [p for k, slot in enumerate(middle.slots) if slot.kind == "photo"
+              for p in (slot.source_id, *middle.layouts[k].partners) if p]
+    return len(shown) > len(set(shown))
 
 
 def _span(middle: Middle, section: Section, fps: int) -> tuple[int, int, int] | None:
@@ -212,12 +222,14 @@ def _flash_photos(middle: Middle, first: int, stop: int,
                   fps: int) -> list[tuple[str, int, int]]:
     """The photos a montage over ``middle.slots[first:stop]`` may flash back to, best first,
     each with the frames from and until which it may: once every one of ``photos`` was shown
-    (the title's ``middle.leads`` and first photo count), :data:`REPEAT_SPACING_S` after its
+    (the title's ``middle.leads`` and first photo count, as shown until the title's end),
+    :data:`REPEAT_SPACING_S` after its
     last showing (alone or in a split) began, and as long before its next one. None of the
     montage's own photos, nor the one shown next; the subject's photos first, then the one
     shown longest ago."""
-    last: dict[str, int] = {}
-    unseen = set(photos) - set(middle.leads) - {next(iter(photos), "")}
+    title = {*middle.leads, *list(photos)[:1]}
+    last = dict.fromkeys(title, middle.cuts[1])  # (the title ends there: a safe start)
+    unseen = set(photos) - title
     complete = 0 if not unseen else None  # the frame from which every photo was shown
     for k, slot in enumerate(middle.slots[:stop]):
         if slot.kind == "photo":
@@ -232,7 +244,7 @@ def _flash_photos(middle: Middle, first: int, stop: int,
     near = {s for k in (*range(first, stop), stop) if k < len(middle.slots)
             for s in (middle.slots[k].source_id, *middle.layouts[k].partners) if s}
     spacing = round(REPEAT_SPACING_S * fps)
-    upcoming: dict[str, int] = {}
+    upcoming = dict.fromkeys(list(photos)[:1], middle.cuts[-2])  # the closing stands over it
     for k in range(len(middle.slots) - 1, stop - 1, -1):
         for photo_id in (middle.slots[k].source_id, *middle.layouts[k].partners):
             if photo_id and middle.slots[k].kind == "photo":
