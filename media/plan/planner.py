@@ -31,11 +31,13 @@ CLIP_SOUND_NOTE = "clip sound is mixed under the song by the render stage (media
 def plan(spec: FilmSpec) -> Timeline:
     """The timeline of the film ``spec`` describes.
 
-    Opening card, photo and clip shots, closing card (over the subject photo), each card as long
-    as reading its words needs (:mod:`media.design.reading`). Cuts land on the song's beats
-    (card boundaries prefer its bars, and inside a chorus only bars count) where the grid
-    allows; the subject photo comes first (see :func:`media.plan.shot_order.showing_order`);
-    clips are spread through the film; photos hold up to the pacing's ``hold_s`` and then
+    Opening card (over the subject photo), photo and clip shots, closing card (over the subject
+    photo again, or over a photo the middle had no room for), each card as long as reading its
+    words needs (:mod:`media.design.reading`). Cuts land on the song's beats (card boundaries
+    prefer its bars, and inside a chorus only bars count) where the grid allows; every photo is
+    shown once before any is shown again, never in two consecutive shots (see
+    :func:`media.plan.shot_order.showing_order`); clips are spread through the film; photos
+    hold up to the pacing's ``hold_s`` and then
     repeat (framed anew by the render, see :mod:`media.analysis.detail`) when there are too few,
     and when there are too many each still lasts at least the style's minimum (about 2 s) and
     the rest are listed in ``dropped_photo_ids``. The recipe's ``motion_shots`` photo shots
@@ -47,7 +49,8 @@ def plan(spec: FilmSpec) -> Timeline:
     :mod:`media.plan.moves`); without sections every transition is the look's. Near-duplicates
     are dropped or kept apart (see :func:`media.plan.shot_order.drop_twins`,
     :func:`media.plan.shot_order.separate`). The interludes carry the customer's words through
-    a long film, between runs of pictures. ValueError for a film under 3 s."""
+    a long film, between runs of pictures. No dissolve lays a face over another
+    (:func:`media.plan.shots.faces_apart`). ValueError for a film under 3 s."""
     film = film_of(spec)
     title = title_of(film)
     bounds = card_bounds(film.opening_s + title.lead_s, film.closing_s, film.fps, film.frames,
