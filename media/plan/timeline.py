@@ -32,8 +32,8 @@ FULL_MOTIONS = (KEN_BURNS, PARALLAX, ROLL)  # the motions that make a full camer
 
 @dataclass(frozen=True)
 class Transition:
-    """How a shot comes in: ``kind`` (cut, crossfade, fade_black, dip: :mod:`media.plan.transitions`)
-    lasting ``frames`` frames."""
+    """How a shot comes in: ``kind`` (cut, crossfade, fade_black, dip; see
+    :mod:`media.plan.transitions`) lasting ``frames`` frames."""
 
     kind: str = CUT
     frames: int = 0
