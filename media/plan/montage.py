@@ -243,6 +243,8 @@ def _flash_photos(middle: Middle, first: int, stop: int,
         return []
     near = {s for k in (*range(first, stop), stop) if k < len(middle.slots)
             for s in (middle.slots[k].source_id, *middle.layouts[k].partners) if s}
+    if stop >= len(middle.slots):  # the closing comes next, over the title's photo
+        near |= set(list(photos)[:1])
     spacing = round(REPEAT_SPACING_S * fps)
     upcoming = dict.fromkeys(list(photos)[:1], middle.cuts[-2])  # the closing stands over it
     for k in range(len(middle.slots) - 1, stop - 1, -1):

@@ -120,7 +120,7 @@ def showing_order(ids: Sequence[str], count: int, spacing: int,
     order = [*before, *fresh]
     total = len(before) + count
     fixed = {total: after} if after else {}
-    shown = {i: order.count(i) for i in ids}
+    shown = {i: order.count(i) + (i == after) for i in ids}  # the closing's counts too
     runs = {tuple(order[j:j + 3]) for j in range(len(order) - 2)}
     gap = max(2, min(spacing, n - 1))
     for k in range(len(order), total):

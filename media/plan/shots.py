@@ -58,7 +58,8 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
     montage = film.look.montage
     lit = middle.downbeats if montage.light_s > 0 and montage.light_strength > 0 else ()
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, words.opening)]
-    kinds += [(s.kind, s.source_id or None, middle.cards.get(i)) for i, s in enumerate(slots)]
+    kinds += [(s.kind, s.source_id if s.kind == "card" else s.source_id or None,
+               middle.cards.get(i)) for i, s in enumerate(slots)]  # a card's "": no photo
     kinds.append(("card", None, words.closing))
     transitions = _transitions(film, [k[0] for k in kinds], cuts)
     for i in range(1, len(kinds)):
@@ -112,9 +113,10 @@ def faces_apart(shots: list[Shot], film: Film) -> list[Shot]:
 
 
 def _shows_face(shot: Shot, photos: Mapping[str, PhotoSource], subject_id: str | None) -> bool:
-    """True when a photo ``shot`` shows (its own, a card's, a layout's partners) has a face
-    or the subject in it."""
-    ids = (shot.source_id, shot.partner_id, shot.second_partner_id) if shot.kind != "clip" else ()
+    """True when a photo ``shot`` shows (its own, a card's: the subject's when it names none,
+    as the render reads it, a layout's partners) has a face or the subject in it."""
+    own = subject_id if shot.kind == "card" and shot.source_id is None else shot.source_id
+    ids = (own, shot.partner_id, shot.second_partner_id) if shot.kind != "clip" else ()
     return any(p in photos and shows_subject(photos[p], subject_id) for p in ids if p)
 
 

@@ -60,18 +60,20 @@ def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
         return Middle([], [0, close_start, film.frames], [], {}), dropped
     fewest = math.ceil(middle_s / film.look.layouts.hold_max_s - 1e-9)
     before = (*lead_ids, film.photos[0].id) if film.photos else lead_ids
-    middle = _laid_out(film, slots, (spans, before), bounds, min_s, fewest)
-    return replace(middle, leads=lead_ids), dropped
+    middle = _laid_out(film, slots, (spans, before, dropped), bounds, min_s, fewest)
+    behind = {s.source_id for s in middle.slots if s.kind == "card"}  # the interludes'
+    return replace(middle, leads=lead_ids), [p for p in dropped if p not in behind]
 
 
 def _laid_out(film: Film, slots: list[Slot],
-              around: tuple[list[InterludeSpan], Sequence[str]], bounds: tuple[int, int],
-              min_s: float, fewest: int) -> Middle:
-    """``slots`` cut around the interludes' spans and laid out after the title's photos
-    (``around``): repeats that would show the same picture again alone are left out (while
-    ``fewest`` slots remain) and shots of several photos hold longer, plan after plan until
-    it settles (at most :data:`LAYOUT_PASSES`)."""
-    spans, before = around
+              around: tuple[list[InterludeSpan], Sequence[str], Sequence[str]],
+              bounds: tuple[int, int], min_s: float, fewest: int) -> Middle:
+    """``slots`` cut around the interludes' spans and laid out after the title's photos, the
+    photos left out for room spare for the interludes (``around``): repeats that would show
+    the same picture again alone are left out (while ``fewest`` slots remain) and shots of
+    several photos hold longer, plan after plan until it settles (at most
+    :data:`LAYOUT_PASSES`)."""
+    spans, before, spare = around
     fps, rules, twins = film.fps, film.look.layouts, film.spec.near_duplicates
     weights = [1.0] * len(slots)
     for _ in range(LAYOUT_PASSES):
@@ -80,7 +82,10 @@ def _laid_out(film: Film, slots: list[Slot],
         middle_cuts, placed, cards = _cuts_around(weighted, spans, bounds, min_s, fps,
                                                   film.song.cut_grid)
         cuts = [0, bounds[0], *middle_cuts, bounds[1], film.frames]
-        placed = _interlude_backdrops(film, placed, cuts, cards)
+        placed = _interlude_backdrops(film, placed, (cuts, cards), (before, spare))
+        where = {id(slot): k for k, slot in enumerate(weighted)}  # shots an interlude moved
+        moved = [where[id(slot)] for slot in placed if slot.kind != "card"]
+        slots, weights = [slots[k] for k in moved], [weights[k] for k in moved]
         arranged, layouts = _layouts(film, placed,
                                      [(b - a) / fps for a, b in pairwise(cuts[1:-1])], before)
         at = [k for k, slot in enumerate(placed) if slot.kind != "card"]
@@ -126,8 +131,8 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
         most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
         count = _photo_count(len(kept) - 1 - sum(p.id in lead_ids for p in kept),
                              max(photo_s, min_s), _hold_s(pacing, len(kept)), most)
-        if len(kept) == 2 and count % 2 == 0:  # the other photo between the title's and the
-            count += 1 if count < most else -1  # closing's: an odd count alternates cleanly
+        if len(kept) == 2:  # the other photo between the title's and the closing's: an odd
+            count = _odd_count(max(photo_s, min_s) / _hold_s(pacing, 2), most)  # count
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
                                       subject_id=film.subject_id,
@@ -151,6 +156,15 @@ def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
         return ()
     pool = [*left_out, *reversed(kept[1:-1]), *kept[-1:]]
     return tuple(p.id for p in pool if p.id != kept[0].id)[:leads]
+
+
+def _odd_count(ideal: float, most: int) -> int:
+    """The odd number of shots nearest ``ideal`` (the larger on a tie), at most ``most``
+    where that is at least 1: two photos alternate between the title's and the closing's."""
+    count = 2 * math.floor((ideal - 1) / 2 + 0.5) + 1
+    while count > max(1, most):
+        count -= 2
+    return max(1, count)
 
 
 def _hold_s(pacing: Pacing, photos: int) -> float:
@@ -210,18 +224,77 @@ def _cuts_around(slots: list[Slot], spans: list[InterludeSpan], bounds: tuple[in
     return cuts, items, cards
 
 
-def _interlude_backdrops(film: Film, slots: list[Slot], cuts: list[int],
-                         cards: dict[int, CardSpec]) -> list[Slot]:
-    """``slots`` with each interlude's slot naming the photo behind it (see
-    :func:`media.plan.interludes.interlude_photos`)."""
+def _interlude_backdrops(film: Film, slots: list[Slot],
+                         cut: tuple[list[int], dict[int, CardSpec]],
+                         shown: tuple[Sequence[str], Sequence[str]]) -> list[Slot]:
+    """``slots`` (cut at ``cut[0]``, the interludes' cards ``cut[1]`` by slot index) with each
+    interlude's slot naming the photo behind it (see
+    :func:`media.plan.interludes.interlude_photos`) among those that keep the repeat rules
+    (:func:`_backdrops_allowed`; ``shown``: the title's photos and those left out for room),
+    else none ("": the card alone on its backdrop). An interlude before every photo was shown
+    stands over the photo the middle shows last for the first time; when that photo's shot
+    comes right after it, that shot trades places with the next (:func:`_made_room`)."""
+    cuts, cards = cut
     if not cards:
         return slots
     photos = film.photos
     apart = round(rules_for(next(iter(cards.values()))).photo_apart_s * film.fps)
-    chosen = interlude_photos([(s.kind, s.source_id) for s in slots], cuts, sorted(cards),
-                              photos, film.subject_id, apart, photos[0].id if photos else None)
-    return [Slot(s.kind, chosen.get(i, ""), s.nominal_s) if i in cards else s
-            for i, s in enumerate(slots)]
+    out = list(slots)
+    for i in sorted(cards):
+        everyone = {p.id for p in photos}
+        allowed = _backdrops_allowed(out, i, shown, everyone)
+        if not allowed:
+            out = _made_room(out, i, shown[0])
+            allowed = _backdrops_allowed(out, i, shown, everyone)
+        chosen = interlude_photos([(s.kind, s.source_id) for s in out], cuts, [i],
+                                  [p for p in photos if p.id in allowed],
+                                  film.subject_id, apart, photos[0].id if photos else None)
+        out[i] = Slot(out[i].kind, chosen.get(i, ""), out[i].nominal_s)
+    return out
+
+
+def _made_room(slots: list[Slot], i: int, before: Sequence[str]) -> list[Slot]:
+    """``slots`` with the shot right after the interlude at ``i`` traded with the one after
+    it when the first is its photo's first showing, the second a repeat, and neither then
+    shows the photo of a shot beside it; else unchanged."""
+    j, k = i + 1, i + 2
+    if k >= len(slots) or slots[j].kind != "photo" or slots[k].kind != "photo":
+        return slots
+    seen = {*before, *(s.source_id for s in slots[:j])}
+    first, second = slots[j].source_id, slots[k].source_id
+    after = slots[k + 1].source_id if k + 1 < len(slots) else (before[-1:] or [""])[0]
+    if first in seen or second not in seen or first == after or second == first:
+        return slots
+    out = list(slots)
+    out[j], out[k] = slots[k], slots[j]
+    return out
+
+
+def _backdrops_allowed(slots: list[Slot], i: int, shown: tuple[Sequence[str], Sequence[str]],
+                       everyone: set[str]) -> set[str]:
+    """The photos the interlude at slot ``i`` may stand over: never one a shot beside it
+    shows (the title's before the first slot, the closing's after the last); once every
+    photo was shown (``shown[0]``: the title's), any other; before that, a photo left out
+    for room (``shown[1]``) not behind another card yet, or the photo the middle shows last
+    for the first time (its shot then comes once every other was seen)."""
+    before, spare = shown
+    ends = list(before[-1:])
+    beside = {s.source_id for s in (*slots[max(0, i - 1):i], *slots[i + 1:i + 2])}
+    if i == 0 or i == len(slots) - 1:
+        beside |= set(ends)
+    seen = {*before, *(s.source_id for s in slots[:i])}
+    taken = {s.source_id for s in slots if s.kind == "card"}  # behind another interlude
+    if everyone <= seen:
+        return (everyone - beside - taken) or (everyone - beside)
+    firsts: dict[str, int] = {}
+    for j, slot in enumerate(slots):
+        if slot.kind == "photo":
+            firsts.setdefault(slot.source_id, j)
+    allowed = set(spare) - taken
+    last_new = max(((j, p) for p, j in firsts.items() if p not in seen), default=None)
+    if last_new is not None and last_new[0] > i + 1:
+        allowed.add(last_new[1])
+    return allowed - beside
 
 
 def _layouts(film: Film, slots: list[Slot], lengths: list[float],

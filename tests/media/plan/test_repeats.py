@@ -33,6 +33,7 @@ PHOTO_COUNTS = (1, 2, 3, 4, 5, 7, 10, 30)
 LENGTHS = (30.0, 45.0, 67.0, 180.0)
 KINDS = (("all", "birthday"), ("some", "memorial"), ("none", "birthday"))
 """Which photos have faces (every one, every other, none), and in which occasion's look."""
+MEMORY = "The roof in June, the whole street singing along."
 
 
 @functools.cache
@@ -65,14 +66,18 @@ def _spec(n: int, length: float, premium: bool, faces: str, occasion: str) -> Fi
         photos=_photos(n, faces), subject_photo_id="p00" if faces != "none" else None,
         words=FilmWords(opening=CardSpec("opening", title, look=look),
                         closing=CardSpec("closing", ("With love", "from all of us"),
-                                         look=look)),
+                                         look=look),
+                        interludes=(CardSpec("interlude", (MEMORY, ""), look=look),
+                                    CardSpec("interlude", ("", "grateful · warm"), look=look))),
         song=_song(length, occasion))
 
 
 def _showings(tl: Timeline) -> list[tuple[int, set[str]]]:
-    """Each shot that shows a photo, with the photos it shows."""
-    return [(i, set(shot_photos(tl, i))) for i, shot in enumerate(tl.shots)
-            if shot.kind != "clip" and shot_photos(tl, i)]
+    """Each shot that shows a photo, with the photos it shows (an interlude's card alone on
+    its backdrop shows none)."""
+    shown = [(i, {p for p in shot_photos(tl, i) if p}) for i, shot in enumerate(tl.shots)
+             if shot.kind != "clip"]
+    return [(i, photos) for i, photos in shown if photos]
 
 
 def shown_again_too_soon(spec: FilmSpec, tl: Timeline) -> list[str]:
@@ -202,3 +207,14 @@ def test_the_closing_stands_over_a_photo_the_middle_had_no_room_for() -> None:
     closing = tl.shots[-1].source_id
     assert closing not in shown and closing not in tl.dropped_photo_ids
     assert spec.photos[int(closing[1:])].face_fraction > 0  # a face, as the subject's would
+
+
+def test_an_interlude_stands_over_a_photo_that_keeps_the_repeat_rules_or_over_none() -> None:
+    tl = plan(_spec(7, 67.0, False, "all", "birthday"))  # an interlude inside the first round
+    (interlude,) = [s for s in tl.shots if s.card is not None and s.card.kind == "interlude"]
+    photo_ids = [s.source_id for s in tl.shots if s.kind == "photo"]
+    assert interlude.source_id in photo_ids  # the last photo the middle shows for the first time
+    assert photo_ids.index(interlude.source_id) == len({"p00", *photo_ids}) - 2
+    two = plan(_spec(2, 67.0, False, "all", "birthday"))  # between the two photos: neither
+    (alone,) = [s for s in two.shots if s.card is not None and s.card.kind == "interlude"]
+    assert alone.source_id == ""
