@@ -36,7 +36,7 @@ from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
-from media.plan.shot_order import REPEAT_SPACING_S, Slot, shows_subject
+from media.plan.shot_order import FEW_PHOTOS, REPEAT_SPACING_S, Slot, shows_subject
 from media.plan.spec import SongFrames
 
 MONTAGE_MIN_S = 0.75  # a montage piece lasts at least this long (fast songs cut every 4 beats)
@@ -111,9 +111,12 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
                    subject_id: str | None, beats_per_piece: int, fps: int) -> Middle:
     """``middle`` with every chorus of the ``song`` as a montage (see the module doc), one
     after another, cut on the song's beats every ``beats_per_piece`` beats. Unchanged without
-    choruses, beats or ``beats_per_piece``, and in a film whose photos are enough for its
-    length (none shown twice: a flash would be a needless repeat)."""
-    if beats_per_piece <= 0 or len(song.beats) < 3 or not _repeats(middle, photos):
+    choruses, beats or ``beats_per_piece``, in a film whose photos are enough for its length
+    (none shown twice: a flash would be a needless repeat), and in one of
+    :data:`media.plan.shot_order.FEW_PHOTOS` photos or fewer (its shots hold long: a flash
+    would only cut back to the photo just seen)."""
+    if (beats_per_piece <= 0 or len(song.beats) < 3 or len(photos) <= FEW_PHOTOS
+            or not _repeats(middle, photos)):
         return middle
     for section in song.sections:
         if section.name == CHORUS:

@@ -82,6 +82,7 @@ def item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> t
 
 
 REPEAT_SPACING_S = 10.0  # a photo shown again waits at least this long after its last showing
+FEW_PHOTOS = 3  # a film of this many photos or fewer: its shots hold longer, and never flash
 SUBJECT_HOLD = 1.3  # a shot of the subject (or of a face) is this much longer than scenery
 
 

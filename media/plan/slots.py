@@ -29,6 +29,7 @@ from media.plan.layouts import Layout, arrange, orphans, renumbered
 from media.plan.montage import Middle
 from media.plan.pacing import Pacing
 from media.plan.shot_order import (
+    FEW_PHOTOS,
     REPEAT_SPACING_S,
     Slot,
     arc_order,
@@ -41,8 +42,7 @@ from media.plan.shot_order import (
 )
 
 LAYOUT_PASSES = 8  # plans of a long film's layouts, each on the last one's shot lengths
-FEW_PHOTOS = 3  # a film of this many photos or fewer holds each shot longer before repeats
-FEW_PHOTOS_HOLD = 1.6
+FEW_PHOTOS_HOLD = 1.6  # a film of FEW_PHOTOS photos or fewer holds each shot this much longer
 
 
 def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
@@ -83,16 +83,18 @@ def _laid_out(film: Film, slots: list[Slot],
                                                   film.song.cut_grid)
         cuts = [0, bounds[0], *middle_cuts, bounds[1], film.frames]
         placed = _interlude_backdrops(film, placed, (cuts, cards), (before, spare))
-        where = {id(slot): k for k, slot in enumerate(weighted)}  # shots an interlude moved
-        moved = [where[id(slot)] for slot in placed if slot.kind != "card"]
-        slots, weights = [slots[k] for k in moved], [weights[k] for k in moved]
+        where = {id(slot): k for k, slot in enumerate(weighted)}  # shots an interlude moved:
+        moved = [where[id(slot)] for slot in placed if slot.kind != "card"]  # each one's slot
         arranged, layouts = _layouts(film, placed,
                                      [(b - a) / fps for a, b in pairwise(cuts[1:-1])], before)
         at = [k for k, slot in enumerate(placed) if slot.kind != "card"]
-        held = [1.0 + rules.hold_per_photo * len(layouts[k].partners) for k in at]
-        gone = _orphans_to_drop(slots, [at.index(k) for k in orphans(
-            arranged, layouts, film.photo_by_id, film.subject_id)], (twins, before[-1:]),
-            fewest)
+        held = [1.0] * len(slots)
+        for k, slot in zip(at, moved, strict=True):
+            held[slot] = 1.0 + rules.hold_per_photo * len(layouts[k].partners)
+        gone = {moved[k] for k in _orphans_to_drop(
+            [slots[k] for k in moved], [at.index(k) for k in orphans(
+                arranged, layouts, film.photo_by_id, film.subject_id)],
+            (twins, before[-1:]), fewest)}
         if not gone and held == weights:
             break
         slots = renumbered([s for k, s in enumerate(slots) if k not in gone])

@@ -16,7 +16,7 @@ import pytest
 
 from media.cards.spec import CardSpec
 from media.frames.sources import shot_photos
-from media.plan.inputs import PhotoSource
+from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.planner import plan
 from media.plan.shot_order import shows_subject
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
@@ -64,6 +64,7 @@ def _spec(n: int, length: float, premium: bool, faces: str, occasion: str) -> Fi
         length_sec=length, family=look, look=look, gentle=gentle,
         recipe=MotionRecipe(motion_shots=6 if premium else 4, premium=premium),
         photos=_photos(n, faces), subject_photo_id="p00" if faces != "none" else None,
+        clips=[ClipSource("c01", 6.0, 1920, 1080, True)] if n % 2 else [],  # odd counts
         words=FilmWords(opening=CardSpec("opening", title, look=look),
                         closing=CardSpec("closing", ("With love", "from all of us"),
                                          look=look),
