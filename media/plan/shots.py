@@ -11,7 +11,7 @@ the parallax shots (premium), then the subject's and the faces' shots, then the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
 
@@ -36,12 +36,13 @@ from media.plan.timeline import (
     Shot,
     Transition,
 )
-from media.plan.transitions import CROSSFADE, CUT, transition_kind
+from media.plan.transitions import CROSSFADE, CUT, DIP, transition_kind
 
 PARALLAX_MIN_S = 2.0  # a parallax shot lasts at least this long: its layers' slide must read
 # A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
+DIP_MAX_S = 0.8  # a dip between two faces is quicker than the dissolve it replaces
 
 
 def even_frames(frames: float) -> int:
@@ -59,7 +60,8 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
     montage = film.look.montage
     lit = middle.downbeats if montage.light_s > 0 and montage.light_strength > 0 else ()
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, words.opening)]
-    kinds += [(s.kind, s.source_id or None, middle.cards.get(i)) for i, s in enumerate(slots)]
+    kinds += [(s.kind, s.source_id if s.kind == "card" else s.source_id or None,
+               middle.cards.get(i)) for i, s in enumerate(slots)]  # a card's "": no photo
     kinds.append(("card", None, words.closing))
     transitions = _transitions(film, [k[0] for k in kinds], cuts)
     for i in range(1, len(kinds)):
@@ -92,6 +94,38 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
                              parse_hex(montage.light_colour), montage.light_strength, k)
                   for k, frame in enumerate(lit))
     return shots, leaks
+
+
+def faces_apart(shots: list[Shot], film: Film) -> list[Shot]:
+    """``shots`` of ``film`` (their cards over their photos) with every dissolve between two
+    shots that both show a face (or the subject, :func:`media.plan.shot_order.shows_subject`)
+    made a cut, or in a gentle film a :data:`media.plan.transitions.DIP` of at most
+    :data:`DIP_MAX_S`: a dissolve would lay one face over the other (a ghost)."""
+    photos, subject_id = film.photo_by_id, film.subject_id
+    out = list(shots)
+    for i in range(1, len(out)):
+        transition = out[i].transition_in
+        if not (transition_kind(transition.kind).overlaps and transition.frames > 0
+                and _shows_face(out[i - 1], photos, subject_id)
+                and _shows_face(out[i], photos, subject_id)):
+            continue
+        frames = even_frames(min(transition.frames, DIP_MAX_S * film.fps))
+        apart = (Transition(DIP, frames) if film.spec.gentle and frames >= 2
+                 else Transition(CUT, 0))
+        cut = out[i].cut_in
+        out[i - 1] = replace(out[i - 1], visible_out=_visible_out(apart, cut))
+        out[i] = replace(out[i], transition_in=apart, visible_in=_visible_in(apart, cut))
+    return out
+
+
+def _shows_face(shot: Shot, photos: Mapping[str, PhotoSource], subject_id: str | None) -> bool:
+    """True when a photo ``shot`` shows (its own, a card's: the subject's when it names none,
+    as the render reads it, a layout's partners) has a face (one analysis measured, or one
+    its crops must hold) or the subject in it."""
+    own = subject_id if shot.kind == "card" and shot.source_id is None else shot.source_id
+    ids = (own, shot.partner_id, shot.second_partner_id) if shot.kind != "clip" else ()
+    return any(p in photos and (shows_subject(photos[p], subject_id) or photos[p].hold_w > 0)
+               for p in ids if p)
 
 
 def _transitions(film: Film, kinds: list[str], cuts: list[int]) -> list[Transition]:

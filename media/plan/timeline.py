@@ -34,7 +34,8 @@ PROVIDER = "provider"  # the photo brought to motion by the motion provider: its
 
 @dataclass(frozen=True)
 class Transition:
-    """How a shot comes in: ``kind`` (cut, crossfade, fade_black) lasting ``frames`` frames."""
+    """How a shot comes in: ``kind`` (cut, crossfade, fade_black, dip; see
+    :mod:`media.plan.transitions`) lasting ``frames`` frames."""
 
     kind: str = CUT
     frames: int = 0

@@ -97,9 +97,10 @@ def test_each_clip_plays_once_in_a_full_motion_shot_that_it_lasts_through(
         premium: bool) -> None:
     photos = [replace(p, matte=0.9 if i < 3 else 0.0)
               for i, p in enumerate(_photos(6, faces={0: 0.3, 3: 0.2}))]
-    timeline = planner.plan(_spec(photos, {"p0": 8.0, "p3": 8.0}, premium=premium))
+    # p0, the subject, is first shown by the title card (p3, p4 by signature's title leads)
+    timeline = planner.plan(_spec(photos, {"p1": 8.0, "p2": 8.0}, premium=premium))
     played = _provider_shots(timeline)
-    assert set(played) == {"p0", "p3"} and all(len(v) == 1 for v in played.values())
+    assert set(played) == {"p1", "p2"} and all(len(v) == 1 for v in played.values())
     for indices in played.values():
         shot = timeline.shots[indices[0]]
         assert shot.kind == "photo" and not shot.partner_id
