@@ -220,7 +220,7 @@ class _FilmFrames:
         if light is not None:
             composed = light.apply(composed, frame)
         if texture is not None:
-            composed = texture.apply(composed, frame)
+            composed = texture.apply(composed)
         if self.logo is not None:
             on_shots = sum(w for i, w in layers if self.timeline.shots[i].kind != "card")
             last = self.held.get(aspect.name)
