@@ -13,27 +13,24 @@ pet tributes) is softer, warmer and less saturated.
 
 Signature films are *finished* (:func:`finished` names their grade, e.g. ``natural+finish``):
 a designed grade a viewer sees on a phone beside the standard film (the tone curve, richer
-colour, warm highlights over cool shadows), a warm halation around the highlights (``bloom``,
-part of the grade, so it belongs to the picture and moves with it), then, on every composed
-frame, a :class:`FrameTexture`: a vignette fixed to the frame. The texture is the same on every
-frame: a film grain was dropped, since at a phone's 390 pixels across a two-pixel grain is
-averaged away while x264 spent more than half the film's bits on it (a foggy shot went from
-2.3 to 5.8 Mbit/s).
+colour, warm highlights over cool shadows) and a warm halation around the highlights
+(``bloom``, part of the grade, so it belongs to the picture and moves with it), all of it worked
+once per photo. Nothing is drawn over the composed frames any more: a film grain and a vignette
+were, and neither shows at a phone's 390 pixels across (a two-pixel grain is averaged away, a
+16 % darkening of the far corners goes unseen), while x264 spent half the birthday film's bits
+on the grain (a foggy shot went from 2.3 to 5.8 Mbit/s) and the two took a quarter of the
+render's CPU.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from media.base import yuv
-
 FINISH_SUFFIX = "+finish"  # a grade name ending so is the signature tier's finished look
-VIGNETTE_START = 0.6  # the vignette starts this far out (share of the half-diagonal)
 SPLIT_NORM = 10.392  # 1 / the peak of x (1 - x) (2x - 1): the split tone's full strength
 BLOOM_THRESHOLD = 190.0  # luma (0..255) from which highlights glow
 BLOOM_SIGMA = 0.025  # the glow's spread, a share of the picture's long edge
@@ -63,14 +60,6 @@ class Grade:
         return self == Grade()
 
 
-@dataclass(frozen=True)
-class Finish:
-    """The frame texture of a finished film: ``vignette``, the share of brightness the corners
-    lose (the same on every frame: no grain, see the module doc)."""
-
-    vignette: float = 0.16
-
-
 GRADES = {
     "natural": Grade(),
     "gentle": Grade(contrast=0.88, lift=10.0, warmth=9.0, saturation=0.80),
@@ -79,7 +68,6 @@ GRADES = {
     "gentle" + FINISH_SUFFIX: Grade(contrast=0.92, lift=10.0, curve=0.2, warmth=10.0, split=4.0,
                                     saturation=0.86, bloom=0.4),
 }
-FINISHES = {"natural" + FINISH_SUFFIX: Finish(), "gentle" + FINISH_SUFFIX: Finish()}
 
 
 def grade_named(name: str) -> Grade:
@@ -90,11 +78,6 @@ def grade_named(name: str) -> Grade:
 def finished(name: str) -> str:
     """The finished (signature) version of the grade called ``name``."""
     return name if name.endswith(FINISH_SUFFIX) else name + FINISH_SUFFIX
-
-
-def finish_named(name: str) -> Finish | None:
-    """The frame texture of the grade called ``name``, None when it has none."""
-    return FINISHES.get(name)
 
 
 @lru_cache(maxsize=8)
@@ -151,57 +134,3 @@ def _bloom_glow(image: np.ndarray, strength: float) -> np.ndarray:
     tinted = np.dstack([glow * t for t in BLOOM_TINT])
     return cv2.resize(np.clip(tinted + 0.5, 0, 255).astype(np.uint8), (w, h),
                       interpolation=cv2.INTER_LINEAR)
-
-
-def _vignette(width: int, height: int, strength: float) -> tuple[np.ndarray, np.ndarray]:
-    """Luma gain (uint8, 255 = 1) and the black level it takes back (uint8) of a vignette
-    that darkens toward the corners by ``strength``, smoothly from :data:`VIGNETTE_START`."""
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    r = np.hypot((xs + 0.5 - width / 2) / (width / 2), (ys + 0.5 - height / 2) / (height / 2))
-    u = np.clip((r / np.sqrt(2) - VIGNETTE_START) / (1 - VIGNETTE_START), 0.0, 1.0)
-    gain = 1.0 - strength * u * u * (3 - 2 * u)
-    lift = yuv.BLACK_Y * (1.0 - gain)  # darken toward black (16), not below it
-    return (np.clip(gain * 255 + 0.5, 0, 255).astype(np.uint8),
-            np.clip(lift + 0.5, 0, 255).astype(np.uint8))
-
-
-class FrameTexture:
-    """The finish of one aspect's frames (see the module doc): the vignette, drawn once,
-    applied to each composed I420 frame with a few saturating array operations on its luma.
-    The same on every frame, so a frame held still stays the same array (and costs x264
-    nothing)."""
-
-    def __init__(self, finish: Finish, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.gain, self.lift = _vignette(width, height, finish.vignette)
-        self.edges = _darkened_strips(self.gain)
-        self._last: tuple[np.ndarray, np.ndarray] | None = None
-
-    def apply(self, frame: np.ndarray) -> np.ndarray:
-        """``frame`` (I420) with the texture, as a new array (``frame`` is not written to); the
-        same array again when ``frame`` is the last frame's array (a hold)."""
-        if self._last is not None and self._last[0] is frame:
-            return self._last[1]
-        out = frame.copy()
-        luma, dst = yuv.luma_rows(frame), yuv.luma_rows(out)
-        for strip in self.edges:  # the vignette, where it darkens at all
-            cv2.multiply(luma[strip], self.gain[strip], dst=dst[strip], scale=1.0 / 255.0)
-            cv2.add(dst[strip], self.lift[strip], dst=dst[strip])
-        self._last = (frame, out)
-        return out
-
-
-def _darkened_strips(gain: np.ndarray) -> tuple[tuple[slice, slice], ...]:
-    """Strips (row and column slices: top, bottom, left, right) holding every pixel the
-    vignette darkens, around the centre rectangle it leaves untouched (the rectangle inscribed
-    in its untouched ellipse: the middle :data:`VIGNETTE_START` of each axis)."""
-    height, width = gain.shape
-    x0 = math.ceil(width * (1 - VIGNETTE_START) / 2) + 1
-    y0 = math.ceil(height * (1 - VIGNETTE_START) / 2) + 1
-    x1, y1 = width - x0, height - y0
-    everything = ((slice(0, height), slice(0, width)),)
-    if x1 <= x0 or y1 <= y0 or not (gain[y0:y1, x0:x1] == 255).all():
-        return everything
-    cols = slice(0, width)
-    return ((slice(0, y0), cols), (slice(y1, height), cols),
-            (slice(y0, y1), slice(0, x0)), (slice(y0, y1), slice(x1, width)))

@@ -14,17 +14,9 @@ from skimage import data
 from media.analysis.arc import look
 from media.base import spec, yuv
 from media.cards.spec import CardSpec
-from media.frames.grade import (
-    GRADES,
-    Finish,
-    FrameTexture,
-    apply_grade,
-    finish_named,
-    finished,
-    grade_named,
-)
+from media.frames.grade import GRADES, apply_grade, finished, grade_named
 from media.frames.preparer import SourcePreparer
-from media.frames.render import render_films
+from media.frames.render import RenderRequest, render_films
 from media.frames.sources import FilmSources
 from media.plan import planner
 from media.plan.inputs import PhotoSource
@@ -79,33 +71,27 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
 # --- the signature finish ----------------------------------------------------------------------
 
 
-def _grey_frame(width: int = 320, height: int = 180, level: int = 120) -> np.ndarray:
-    frame = yuv.black(width, height)
-    yuv.luma_rows(frame)[:] = level
-    return frame
-
-
-def test_the_signature_texture_has_no_grain_and_is_the_same_on_every_frame() -> None:
-    """Grain cannot be seen at a phone's width and cost x264 most of the film's bits."""
-    texture = FrameTexture(finish_named(finished("natural")), 320, 180)
-    frame = _grey_frame(level=120)
-    before = frame.copy()
-    out = texture.apply(frame)
-    np.testing.assert_array_equal(frame, before)  # the input is not written to
-    centre = yuv.luma_rows(out)[60:120, 110:210]
-    assert (centre == 120).all()  # no noise anywhere the vignette leaves alone
-    assert texture.apply(frame) is out  # a held frame stays the same array
-    np.testing.assert_array_equal(texture.apply(frame.copy()), out)
-
-
-def test_the_vignette_darkens_only_the_corners() -> None:
-    finish = Finish(vignette=0.16)
-    frame = _grey_frame(level=120)
-    out = yuv.luma_rows(FrameTexture(finish, 320, 180).apply(frame)).astype(np.float32)
-    assert float(np.abs(out[60:120, 110:210] - 120).max()) == 0
-    assert float(out[:20, :30].mean()) < 120 - 0.5 * finish.vignette * (120 - 16)
-    np.testing.assert_array_equal(yuv.chroma_rows(FrameTexture(finish, 320, 180).apply(frame)),
-                                  yuv.chroma_rows(frame))
+@pytest.mark.render
+def test_a_signature_frame_is_its_graded_shots_with_nothing_drawn_over_them(
+        tmp_path: Path) -> None:
+    """No grain and no vignette over the composed frames: neither shows at a phone's width, and
+    the grain cost x264 half the film's bytes. The same held picture is the same frame."""
+    Image.new("RGB", (1600, 1200), (120, 120, 120)).save(tmp_path / "a.png")
+    timeline = planner.plan(FilmSpec(
+        length_sec=6.0, photos=[PhotoSource("a", 1600, 1200, False)],
+        recipe=MotionRecipe(motion_shots=0), subject_photo_id="a", grade=finished("natural"),
+        words=FilmWords(opening=CardSpec("opening", ("Hi",)),
+                        closing=CardSpec("closing", ("Bye",))),
+        song=SongGrid(beat_times=[i * 0.5 for i in range(13)])))
+    frames: list[np.ndarray] = []
+    render_films(timeline, FilmSources({"a": tmp_path / "a.png"}),
+                 {spec.LANDSCAPE.name: tmp_path / "a.mp4"},
+                 RenderRequest(on_frame=lambda index, name, frame: frames.append(frame.copy())),
+                 encoder=spec.EncoderSettings(preset="ultrafast"))
+    shot = next(s for s in timeline.shots if s.kind == "photo")
+    middle = frames[(shot.visible_in + shot.visible_out) // 2]
+    luma = yuv.luma_rows(middle).astype(np.float32)
+    assert float(np.abs(luma - float(np.median(luma))).max()) <= 1  # flat: no grain, no corners
 
 
 def _phone(image: np.ndarray) -> np.ndarray:
@@ -130,9 +116,8 @@ def test_the_signature_grade_shows_at_phone_size() -> None:
     assert ramp[0].max() <= 8 and ramp[255].min() >= 250  # the curve clips neither end
 
 
-def test_only_finished_grades_have_a_texture_and_a_warm_glow_around_highlights() -> None:
-    assert finish_named("natural") is None and finish_named("gentle") is None
-    assert finish_named(finished("natural")) is not None
+def test_only_finished_grades_have_a_warm_glow_around_highlights() -> None:
+    assert grade_named("natural").bloom == 0 and grade_named("gentle").bloom == 0
     assert finished(finished("gentle")) == finished("gentle")
     image = np.full((240, 320, 3), 40, np.uint8)
     image[100:140, 140:180] = 255  # a bright window
@@ -152,7 +137,7 @@ def test_only_finished_grades_have_a_texture_and_a_warm_glow_around_highlights()
 
 @pytest.mark.render
 def test_the_signature_finish_costs_the_encoder_little(tmp_path: Path) -> None:
-    """A film of a textured photo finished (grade, halation, vignette) encodes at most 10 %
+    """A film of a textured photo finished (grade, halation) encodes at most 10 %
     larger than the same film unfinished: the finish changes what a viewer sees, not what x264
     has to spend (the film grain it had doubled the birthday sample's bytes)."""
     photo = cv2.resize(data.coffee(), (1600, 1067), interpolation=cv2.INTER_CUBIC)
