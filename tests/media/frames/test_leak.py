@@ -79,8 +79,9 @@ def test_whites_stay_in_range_and_the_light_does_not_band() -> None:
 
 
 def test_each_looks_chorus_light_reads_on_a_phone() -> None:
-    """The light a look's chorus enters through lasts at least 0.8 s and, at its peak on a
-    mid-grey picture seen 390 pixels across, brightens it by a tenth and turns it warm."""
+    """The light a look asks for over its chorus's downbeat lasts at least 0.8 s (the plan
+    fits it into the dissolve there when the montage's pieces are shorter) and, at its peak on
+    a mid-grey picture seen 390 pixels across, brightens it by a tenth and turns it warm."""
     for name in look_names():
         montage = look(name).montage
         if not montage.beats or not montage.light_s:
