@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 import socket
@@ -17,7 +18,9 @@ import time
 import uuid
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,10 +32,18 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
 from media.base.runner import Limits, ToolPaths, ffprobe_argv, run_tool, use_tools
+from media.cards.spec import CardSpec
+from media.plan import planner
+from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.pacing import card_seconds, film_look
+from media.plan.shot_order import shows_subject
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.timeline import Timeline
+from media.plan.transitions import transition_kind
 from services.storage.local import LocalStorage
 from tests.stages import local_context, order_with_media
 from workflows.cleanup import CleanupInput
-from workflows.contract import FilmOrder, FilmOutcome, FilmStage, Progress
+from workflows.contract import FilmOrder, FilmOutcome, FilmStage, Progress, Tier
 from workflows.film import FilmRender
 from workflows.keys import photo_key
 from workflows.stages import (
@@ -485,3 +496,321 @@ def readme_metrics() -> dict[str, str]:
     rows = re.findall(r"^\| `(film_[a-z_]+)` \((histogram|gauge|counter)\)",
                       (TESTS.parent / "README.md").read_text(encoding="utf-8"), re.MULTILINE)
     return {name: kinds[kind] for name, kind in rows}
+
+
+# --- The Dockerfile read as data ------------------------------------------------------------------
+
+
+REPO = TESTS.parent
+"""The repository's root."""
+DOCKER = REPO / "docker"
+"""The folder of the Dockerfile and the compose file."""
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of docker/Dockerfile, continuation lines joined."""
+    text = (DOCKER / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines()]
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines
+            if line and not line.startswith("#")]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ``FROM`` of the Dockerfile: its name (``AS``), base image (build args resolved) and
+    instructions."""
+
+    name: str
+    base: str
+    instructions: tuple[tuple[str, str], ...]
+
+    def runs(self) -> list[str]:
+        """The arguments of its ``RUN`` instructions."""
+        return [args for kind, args in self.instructions if kind == "RUN"]
+
+    def copied(self) -> list[str]:
+        """The sources of its ``COPY`` instructions from the build context."""
+        return [source for kind, args in self.instructions
+                if kind == "COPY" and not args.startswith("--from=")
+                for source in args.split()[:-1]]
+
+
+def dockerfile_stages() -> list[Stage]:
+    """The Dockerfile's build stages in order (the last one is the image)."""
+    build_args: dict[str, str] = {}
+    heads: list[tuple[str, str]] = []  # (name, base) of each FROM
+    bodies: list[list[tuple[str, str]]] = []
+    for kind, args in dockerfile_instructions():
+        if kind == "FROM":
+            image, _, name = args.partition(" AS ")
+            base = re.sub(r"\$\{(\w+)\}", lambda m: build_args[m.group(1)], image.strip())
+            heads.append((name.strip() or str(len(heads)), base))
+            bodies.append([])
+        elif bodies:
+            bodies[-1].append((kind, args))
+        elif kind == "ARG":  # a build argument the FROM lines may use
+            name, _, value = args.partition("=")
+            build_args[name] = value
+    return [Stage(name, base, tuple(body)) for (name, base), body in zip(heads, bodies,
+                                                                          strict=True)]
+
+
+def dockerignore_pattern(pattern: str) -> re.Pattern[str]:
+    """A ``.dockerignore`` line as a regex of context paths (``**`` any depth, ``*`` within one
+    name), as Docker matches it."""
+    body = re.escape(pattern.strip("/")).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*")
+    return re.compile(body.replace(r"\*", "[^/]*").replace(r"\?", "[^/]") + "$")
+
+
+def dockerignore_patterns() -> list[re.Pattern[str]]:
+    """The patterns of the repository's ``.dockerignore`` (no exceptions: ``!`` is not used)."""
+    lines = [line.strip() for line in (REPO / ".dockerignore").read_text("utf-8").splitlines()]
+    patterns = [line for line in lines if line and not line.startswith("#")]
+    assert not any(p.startswith("!") for p in patterns), "exceptions are not supported here"
+    return [dockerignore_pattern(p) for p in patterns]
+
+
+def in_build_context(relative: str, patterns: list[re.Pattern[str]]) -> bool:
+    """Whether the repository path ``relative`` (posix) is sent to the Docker build: neither it
+    nor a folder above it is ignored."""
+    parts = relative.split("/")
+    return not any(pattern.match("/".join(parts[:i])) for i in range(1, len(parts) + 1)
+                   for pattern in patterns)
+
+
+def context_files(sources: list[str]) -> list[str]:
+    """Every file below the repository paths ``sources`` that the build context holds."""
+    patterns = dockerignore_patterns()
+    found = []
+    for source in sources:
+        path = REPO / source
+        walked = [path] if path.is_file() else [Path(d) / f for d, _, files in os.walk(path)
+                                                  for f in files]
+        found += [rel for file in walked
+                  if in_build_context(rel := file.relative_to(REPO).as_posix(), patterns)]
+    return sorted(found)
+
+
+def wheel_stage() -> Stage:
+    """The stage that builds the package's wheel from the source."""
+    return next(stage for stage in dockerfile_stages()
+                if any("pip wheel" in run for run in stage.runs()))
+
+
+# --- Film plans for the planner's tests -----------------------------------------------------------
+
+
+OPENING = CardSpec("opening", ("Happy Birthday", "Zoë O'Brien"), None, False, "gift")
+"""A birthday film's title card."""
+CLOSING = CardSpec("closing", ("With love", "from all of us"), "#C0392B", False, "gift")
+"""A birthday film's closing card."""
+
+
+def plan_photos(n: int, low_res: frozenset[int] = frozenset()) -> list[PhotoSource]:
+    """``n`` landscape 4000x3000 photos ``p0``.., those at ``low_res`` indices low-res."""
+    return [PhotoSource(f"p{i}", 4000, 3000, i in low_res)
+            for i in range(n)]
+
+
+def plan_clips(n: int, duration_s: float = 8.0) -> list[ClipSource]:
+    """``n`` 1920x1080 clips ``c0``.. of ``duration_s`` seconds each."""
+    return [ClipSource(f"c{i}", duration_s, 1920, 1080, True)
+            for i in range(n)]
+
+
+def beat_grid(length: float, bpm: float = 112.0, offset: float = 0.23,
+              jitter: float = 0.0) -> list[float]:
+    """Beat times (seconds) over ``length`` s at ``bpm`` from ``offset``, each moved by up to
+    ``jitter`` s (a fixed seed)."""
+    step = 60.0 / bpm
+    rng = np.random.default_rng(3)
+    times = np.arange(offset, length, step)
+    return [float(t) for t in times + rng.uniform(-jitter, jitter, len(times))]
+
+
+def planned_film(n_photos: int = 8, n_clips: int = 2, length: float = 30.0, *,
+                 style: str = "gift", gentle: bool = False, beats: list[float] | None = None,
+                 motion_shots: int = 3, subject: str | None = "p3",
+                 clip_s: float = 8.0) -> Timeline:
+    """The standard tier's plan of a birthday film of ``length`` s from :func:`plan_photos` and
+    :func:`plan_clips` (``clip_s`` s each), on :func:`beat_grid` unless ``beats`` are given."""
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=plan_photos(n_photos), clips=plan_clips(n_clips, clip_s),
+        style=style, gentle=gentle, recipe=MotionRecipe(motion_shots=motion_shots),
+        subject_photo_id=subject, words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(length) if beats is None else beats)))
+
+
+def signature_film(n_photos: int = 8, length: float = 30.0, gentle: bool = False) -> Timeline:
+    """The signature tier's plan of a birthday film of ``length`` s (two clips, subject p3)."""
+    return planner.plan(FilmSpec(
+        length_sec=length, photos=plan_photos(n_photos), clips=plan_clips(2), gentle=gentle,
+        recipe=MotionRecipe(motion_shots=3, premium=True), subject_photo_id="p3",
+        words=FilmWords(opening=OPENING, closing=CLOSING),
+        song=SongGrid(beat_times=beat_grid(length))))
+
+
+def check_structure(tl: Timeline) -> None:
+    """Assert ``tl`` is well formed: cards at both ends, shots abutting and covering every
+    frame, each longer than its transition in, each visible around its cut."""
+    shots = tl.shots
+    assert shots[0].cut_in == 0 and shots[-1].cut_out == tl.total_frames
+    assert shots[0].kind == "card" and shots[-1].kind == "card"
+    for a, b in pairwise(shots):
+        assert a.cut_out == b.cut_in
+        assert a.cut_out - a.cut_in > b.transition_in.frames
+    for shot in shots:
+        assert 0 <= shot.visible_in <= shot.cut_in < shot.cut_out <= shot.visible_out
+        assert shot.visible_out <= tl.total_frames
+    assert sum(s.cut_out - s.cut_in for s in shots) == tl.total_frames
+
+
+ANNIVERSARY_LOOK = "romance"
+"""The anniversary film's look."""
+ANNIVERSARY_OPENING = CardSpec("opening", ("Happy Anniversary", "Lene & Mads"),
+                               look=ANNIVERSARY_LOOK)
+"""An anniversary film's title card."""
+ANNIVERSARY_STORY = "Ten years of trips, toasts and long summer evenings by the sea."
+"""The anniversary order's story line."""
+ANNIVERSARY_MEMORY = ("The July morning in Skagen when you stood with a foot in each sea and "
+                      "watched the waves meet.")
+"""The anniversary order's memory."""
+ANNIVERSARY_CLOSING = CardSpec("closing", ("Happy Anniversary, Lene & Mads", ANNIVERSARY_STORY,
+                                           "From your friends"), look=ANNIVERSARY_LOOK)
+"""An anniversary film's closing card, its story line under the greeting."""
+INTERLUDES = (CardSpec("interlude", (ANNIVERSARY_MEMORY, ""), look=ANNIVERSARY_LOOK),
+              CardSpec("interlude", ("", "grateful · warm · tender"), look=ANNIVERSARY_LOOK))
+"""The anniversary film's interludes: its memory, then its feeling words."""
+
+
+def anniversary_song(length: float) -> tuple[list[float], list[float],
+                                             list[tuple[str, float, float]]]:
+    """The beats, bars and sections (seconds) of the song composed for the anniversary film's
+    cards."""
+    from media.song.compose import SongBrief, plan_song
+    from media.song.compose import beat_grid as song_beat_grid
+
+    opening_s, closing_s = card_seconds(length, ANNIVERSARY_CLOSING,
+                                        film_look("gift", False, ANNIVERSARY_CLOSING.look))
+    song = plan_song(SongBrief("anniversary", "romantic", False, "Lene", "friends",
+                               ANNIVERSARY_MEMORY, ANNIVERSARY_STORY, ("warm",), "gift", length,
+                               opening_s, closing_s), 7)
+    beats, bars = song_beat_grid(song)
+    sections = [(name, start * song.bar_s,
+                 song.length_sec if name == "ending" else (start + n) * song.bar_s)
+                for name, start, n in song.form]
+    return beats, bars, sections
+
+
+# --- The repeat promises, checked on a plan -------------------------------------------------------
+
+
+SUBJECT_SHARE_MAX = 0.3  # "about a quarter" of the photo time, as the corpus checks it
+
+
+def photo_showings(tl: Timeline) -> list[tuple[int, set[str]]]:
+    """Each shot that shows a photo, with the photos it shows (an interlude's card alone on
+    its backdrop shows none)."""
+    from media.frames.sources import shot_photos
+
+    shown = [(i, {p for p in shot_photos(tl, i) if p}) for i, shot in enumerate(tl.shots)
+             if shot.kind != "clip"]
+    return [(i, photos) for i, photos in shown if photos]
+
+
+def shown_again_too_soon(spec: FilmSpec, tl: Timeline) -> list[str]:
+    """Shots that show a photo a second time while a photo of the spec is still unseen."""
+    usable, seen, out = {p.id for p in spec.photos}, set(), []
+    for i, photos in photo_showings(tl):
+        if photos & seen and not usable <= seen:
+            out.append(f"#{i} {sorted(photos & seen)} again before {sorted(usable - seen)}")
+        seen |= photos
+    return out
+
+
+def back_to_back(tl: Timeline) -> list[str]:
+    """Consecutive shots that show the same photo."""
+    return [f"#{a}->#{b} {sorted(pa & pb)}" for (a, pa), (b, pb) in pairwise(photo_showings(tl))
+            if b == a + 1 and pa & pb]
+
+
+def subject_share(tl: Timeline) -> float:
+    """The subject photo's share of the photo shots' time (a layout's cells share it)."""
+    total = mine = 0.0
+    for shot in tl.shots:
+        if shot.kind != "photo":
+            continue
+        cells = [p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p]
+        total += shot.cut_out - shot.cut_in
+        mine += (shot.cut_out - shot.cut_in) * cells.count(tl.subject_photo_id) / len(cells)
+    return mine / total if total else 0.0
+
+
+def ghosts(spec: FilmSpec, tl: Timeline) -> list[str]:
+    """Dissolves whose two shots both show a face (or the subject)."""
+    photos = {p.id: p for p in spec.photos}
+    faced = {p for p in photos if shows_subject(photos[p], tl.subject_photo_id)}
+    shown = dict(photo_showings(tl))
+    return [f"#{i - 1}->#{i}" for i in range(1, len(tl.shots))
+            if transition_kind(tl.shots[i].transition_in.kind).overlaps
+            and tl.shots[i].transition_in.frames > 0
+            and shown.get(i - 1, set()) & faced and shown.get(i, set()) & faced]
+
+
+# --- The samples' orders, planned -----------------------------------------------------------------
+
+
+SAMPLES = REPO / "samples"
+WORKING_EDGE = 1024  # the samples' photos, made small: the plan reads facts, not detail
+
+
+def prepared_sample(tmp_path: Path, sample: str, tier: Tier
+                    ) -> tuple[FilmOrder, PrepResult, dict[str, Path]]:
+    """The sample order in ``tier``, its photos prepared (small copies) and one file refused."""
+    from app.order_folder import read_order_folder
+    from workflows.stages import PreparedPhoto, Rejection
+
+    folder = tmp_path / sample
+    shutil.copytree(SAMPLES / sample, folder, ignore=shutil.ignore_patterns("clips"))
+    order, _ = read_order_folder(folder)
+    order = order.model_copy(update={"tier": tier})
+    paths, prepared = {}, []
+    for ref, source in zip(order.photos, sorted((folder / "photos").glob("*.jpg")),
+                           strict=True):
+        with Image.open(source) as image:
+            image.thumbnail((WORKING_EDGE, WORKING_EDGE))
+            paths[ref.id] = tmp_path / f"{ref.id}.jpg"
+            image.convert("RGB").save(paths[ref.id], quality=92)
+            prepared.append(PreparedPhoto(id=ref.id, key=ref.key, width=image.width,
+                                          height=image.height, low_res=False))
+    return order, PrepResult(photos=prepared, clips=[],
+                             rejected=[Rejection(id="p99", reason="not_an_image")]), paths
+
+
+def sample_song(order: FilmOrder) -> SongGrid:
+    """The beats, bars, sections (seconds) and a lyric line of the song composed for ``order``."""
+    from media.song.compose import SongBrief, plan_song
+    from media.song.compose import _sections as song_sections
+    from media.song.compose import beat_grid as song_beat_grid
+
+    song = plan_song(SongBrief(order.occasion.slug, order.occasion.tone, order.occasion.gentle,
+                               order.recipient_name, order.relationship, order.memory,
+                               order.story_note, tuple(order.feeling_words), order.style.value,
+                               order.length_sec), 7)
+    beats, bars = song_beat_grid(song)
+    return SongGrid(beat_times=beats, bar_times=bars, sections=song_sections(song),
+                    lyrics=("waiting for the school bus",))
+
+
+def sample_spec(tmp_path: Path, sample: str, tier: Tier) -> tuple[FilmOrder, FilmSpec]:
+    """The sample order in ``tier`` and the film spec made from it (its photos analysed)."""
+    from activities.order_plan import film_spec
+    from media.analysis.subjects import find_subject
+    from media.frames.sources import load_photo
+    from services.settings import DEFAULT_RECIPES
+
+    order, prep, paths = prepared_sample(tmp_path, sample, tier)
+    subjects = {pid: find_subject(load_photo(path)) for pid, path in paths.items()}
+    spec = film_spec(order, prep, sample_song(order), DEFAULT_RECIPES[tier], photo_paths=paths,
+                     clip_paths={}, subjects=subjects)
+    return order, spec

@@ -5,19 +5,22 @@ built from the source, installed with the hashed lock) on a base pinned by patch
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from services.settings import Settings
+from tests.helpers import (
+    DOCKER,
+    REPO,
+    context_files,
+    dockerfile_stages,
+    dockerignore_patterns,
+    in_build_context,
+    wheel_stage,
+)
 from workflows.codec import KEY_ID_ENV, KEYS_ENV
-
-REPO = Path(__file__).resolve().parent.parent
-DOCKER = REPO / "docker"
 
 
 @pytest.fixture(scope="module")
@@ -25,96 +28,6 @@ def compose() -> dict[str, Any]:
     """docker/compose.yaml, parsed."""
     yaml = pytest.importorskip("yaml")
     return yaml.safe_load((DOCKER / "compose.yaml").read_text(encoding="utf-8"))
-
-
-def dockerfile_instructions() -> list[tuple[str, str]]:
-    """(INSTRUCTION, arguments) of docker/Dockerfile, continuation lines joined."""
-    text = (DOCKER / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
-    lines = [line.strip() for line in text.splitlines()]
-    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines
-            if line and not line.startswith("#")]
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One ``FROM`` of the Dockerfile: its name (``AS``), base image (build args resolved) and
-    instructions."""
-
-    name: str
-    base: str
-    instructions: tuple[tuple[str, str], ...]
-
-    def runs(self) -> list[str]:
-        """The arguments of its ``RUN`` instructions."""
-        return [args for kind, args in self.instructions if kind == "RUN"]
-
-    def copied(self) -> list[str]:
-        """The sources of its ``COPY`` instructions from the build context."""
-        return [source for kind, args in self.instructions
-                if kind == "COPY" and not args.startswith("--from=")
-                for source in args.split()[:-1]]
-
-
-def dockerfile_stages() -> list[Stage]:
-    """The Dockerfile's build stages in order (the last one is the image)."""
-    build_args: dict[str, str] = {}
-    heads: list[tuple[str, str]] = []  # (name, base) of each FROM
-    bodies: list[list[tuple[str, str]]] = []
-    for kind, args in dockerfile_instructions():
-        if kind == "FROM":
-            image, _, name = args.partition(" AS ")
-            base = re.sub(r"\$\{(\w+)\}", lambda m: build_args[m.group(1)], image.strip())
-            heads.append((name.strip() or str(len(heads)), base))
-            bodies.append([])
-        elif bodies:
-            bodies[-1].append((kind, args))
-        elif kind == "ARG":  # a build argument the FROM lines may use
-            name, _, value = args.partition("=")
-            build_args[name] = value
-    return [Stage(name, base, tuple(body)) for (name, base), body in zip(heads, bodies,
-                                                                          strict=True)]
-
-
-def _ignore_pattern(pattern: str) -> re.Pattern[str]:
-    """A ``.dockerignore`` line as a regex of context paths (``**`` any depth, ``*`` within one
-    name), as Docker matches it."""
-    body = re.escape(pattern.strip("/")).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*")
-    return re.compile(body.replace(r"\*", "[^/]*").replace(r"\?", "[^/]") + "$")
-
-
-def dockerignore_patterns() -> list[re.Pattern[str]]:
-    """The patterns of the repository's ``.dockerignore`` (no exceptions: ``!`` is not used)."""
-    lines = [line.strip() for line in (REPO / ".dockerignore").read_text("utf-8").splitlines()]
-    patterns = [line for line in lines if line and not line.startswith("#")]
-    assert not any(p.startswith("!") for p in patterns), "exceptions are not supported here"
-    return [_ignore_pattern(p) for p in patterns]
-
-
-def in_build_context(relative: str, patterns: list[re.Pattern[str]]) -> bool:
-    """Whether the repository path ``relative`` (posix) is sent to the Docker build: neither it
-    nor a folder above it is ignored."""
-    parts = relative.split("/")
-    return not any(pattern.match("/".join(parts[:i])) for i in range(1, len(parts) + 1)
-                   for pattern in patterns)
-
-
-def context_files(sources: list[str]) -> list[str]:
-    """Every file below the repository paths ``sources`` that the build context holds."""
-    patterns = dockerignore_patterns()
-    found = []
-    for source in sources:
-        path = REPO / source
-        walked = [path] if path.is_file() else [Path(d) / f for d, _, files in os.walk(path)
-                                                  for f in files]
-        found += [rel for file in walked
-                  if in_build_context(rel := file.relative_to(REPO).as_posix(), patterns)]
-    return sorted(found)
-
-
-def wheel_stage() -> Stage:
-    """The stage that builds the package's wheel from the source."""
-    return next(stage for stage in dockerfile_stages()
-                if any("pip wheel" in run for run in stage.runs()))
 
 
 def test_compose_starts_temporal_with_ui_minio_with_its_bucket_and_the_worker(

@@ -1,7 +1,7 @@
 """The dependency direction between the rooms: media <- services <- activities <- app, the
 workflow side light (``workflows.film`` imports no media, service or activity code), the rooms
-inside media/ in one direction, each reached only through what its ``__init__`` names, and no
-import cycle anywhere in the product."""
+inside media/ in one direction, each reached only through what its ``__init__`` names, no
+import cycle anywhere in the product, and no test module imported by another module of tests/."""
 
 from __future__ import annotations
 
@@ -128,3 +128,13 @@ def test_the_product_has_no_import_cycle() -> None:
     for module, imported in graph.items():  # a package's __init__ is not an edge of its own
         imported.discard(module)
     graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle
+
+
+def test_no_module_under_tests_imports_a_test_module() -> None:
+    """What test modules share lives in tests/helpers.py (or the servers beside it)."""
+    wrong = {f"{path.relative_to(REPO)}: {imported}"
+             for path in (REPO / "tests").rglob("*.py")
+             for imported in _imports_with_names(path)
+             if imported.split(".")[0] == "tests"
+             and any(part.startswith("test_") for part in imported.split(".")[1:])}
+    assert sorted(wrong) == []

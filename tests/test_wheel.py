@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_docker import REPO, context_files, wheel_stage
+from tests.helpers import REPO, context_files, wheel_stage
 
 PRODUCT_FOLDERS = ("workflows", "activities", "services", "app", "media", "samples")
 """Every folder of the source tree the package is made of (``worker.py`` beside them)."""

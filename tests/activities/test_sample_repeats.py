@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from activities.order_plan import film_plan
-from tests.activities.test_order_plan import _spec
-from tests.media.plan.test_repeats import (
+from tests.helpers import (
     SUBJECT_SHARE_MAX,
-    _showings,
     back_to_back,
     ghosts,
+    photo_showings,
+    sample_spec,
     shown_again_too_soon,
     subject_share,
 )
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow  # each sample's photos analysed: seconds of CPU
 @pytest.mark.parametrize("sample", ["birthday", "anniversary", "pet-tribute"])
 def test_a_sample_film_keeps_the_repeat_promises(tmp_path: Path, sample: str,
                                                  tier: Tier) -> None:
-    order, spec = _spec(tmp_path, sample, tier)
+    order, spec = sample_spec(tmp_path, sample, tier)
     tl = film_plan(spec)
     assert not shown_again_too_soon(spec, tl), tl.describe()
     assert not back_to_back(tl), tl.describe()
@@ -36,5 +36,5 @@ def test_a_sample_film_keeps_the_repeat_promises(tmp_path: Path, sample: str,
     if tl.subject_photo_id and len(spec.photos) >= 4:
         assert subject_share(tl) <= SUBJECT_SHARE_MAX
     if order.length_sec <= 30:
-        shown = [p for _, photos in _showings(tl) for p in photos]
+        shown = [p for _, photos in photo_showings(tl) for p in photos]
         assert len(shown) - len(set(shown)) <= 1, tl.describe()  # the closing's subject only

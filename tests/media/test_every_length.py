@@ -16,8 +16,7 @@ from media.frames.encode import FilmSound, encoder_argv
 from media.frames.segments import join_segments
 from media.song.audio import write_wav
 from media.song.compose import plan_song
-from tests.media.plan.test_timeline import _signature as signature_plan
-from tests.media.plan.test_timeline import check_structure, plan
+from tests.helpers import check_structure, planned_film, signature_film
 from tests.stages import order_with_media
 from workflows.contract import LENGTH_MAX_SEC, LENGTH_MIN_SEC
 
@@ -37,7 +36,7 @@ def test_the_range_covers_every_half_second_the_contract_sells() -> None:
 @pytest.mark.parametrize("length", RANGE + FRACTIONAL)
 def test_plan_and_song_have_exactly_the_films_frames(length: float) -> None:
     frames = spec.film_frames(length)
-    assert plan(length=length).total_frames == frames
+    assert planned_film(length=length).total_frames == frames
     brief = song_brief(order_with_media("gift0001", [("p01", "jpg")], length_sec=length))
     song_plan = plan_song(brief, seed=7)
     samples = round(song_plan.length_sec * spec.AUDIO_SAMPLE_RATE)
@@ -104,6 +103,6 @@ def test_segments_joined_under_the_soundtrack_keep_every_frame(tmp_path: Path,
 
 @pytest.mark.parametrize("length", RANGE + FRACTIONAL)
 def test_a_signature_plan_has_exactly_the_films_frames(length: float) -> None:
-    timeline = signature_plan(length=length)
+    timeline = signature_film(length=length)
     assert timeline.total_frames == spec.film_frames(length)
     check_structure(timeline)

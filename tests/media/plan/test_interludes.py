@@ -17,21 +17,19 @@ from media.design.reading import TEXT_EXIT_S, WORDS_IN_S, message_hold_s
 from media.plan import planner
 from media.plan.inputs import PhotoSource
 from media.plan.interludes import interlude_count
-from media.plan.pacing import card_seconds, film_look
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline, timeline_from_dict
-from media.song.compose import SongBrief, beat_grid, plan_song
+from tests.helpers import (
+    ANNIVERSARY_CLOSING,
+    ANNIVERSARY_LOOK,
+    ANNIVERSARY_MEMORY,
+    ANNIVERSARY_OPENING,
+    ANNIVERSARY_STORY,
+    INTERLUDES,
+    anniversary_song,
+)
 
-LOOK = "romance"
-OPENING = CardSpec("opening", ("Happy Anniversary", "Lene & Mads"), look=LOOK)
-STORY = "Ten years of trips, toasts and long summer evenings by the sea."
-MEMORY = ("The July morning in Skagen when you stood with a foot in each sea and watched "
-          "the waves meet.")
-CLOSING = CardSpec("closing", ("Happy Anniversary, Lene & Mads", STORY, "From your friends"),
-                   look=LOOK)
-INTERLUDES = (CardSpec("interlude", (MEMORY, ""), look=LOOK),
-              CardSpec("interlude", ("", "grateful · warm · tender"), look=LOOK))
-RULES = looks.look(LOOK).interlude
+RULES = looks.look(ANNIVERSARY_LOOK).interlude
 FPS = 30
 
 
@@ -40,25 +38,14 @@ def _photos(n: int = 7) -> list[PhotoSource]:
                         face_fraction=0.15 if i in (1, 4) else 0.0) for i in range(n)]
 
 
-def _song(length: float) -> tuple[list[float], list[float], list[tuple[str, float, float]]]:
-    """The beats, bars and sections (seconds) of the song composed for this film's cards."""
-    opening_s, closing_s = card_seconds(length, CLOSING, film_look("gift", False, CLOSING.look))
-    song = plan_song(SongBrief("anniversary", "romantic", False, "Lene", "friends", MEMORY,
-                               STORY, ("warm",), "gift", length, opening_s, closing_s), 7)
-    beats, bars = beat_grid(song)
-    sections = [(name, start * song.bar_s,
-                 song.length_sec if name == "ending" else (start + n) * song.bar_s)
-                for name, start, n in song.form]
-    return beats, bars, sections
-
-
 def _film(length: float, interludes: tuple[CardSpec, ...] = INTERLUDES,
           n_photos: int = 7) -> Timeline:
-    beats, bars, sections = _song(length)
+    beats, bars, sections = anniversary_song(length)
     return planner.plan(FilmSpec(
-        length_sec=length, photos=_photos(n_photos), look=OPENING.look,
+        length_sec=length, photos=_photos(n_photos), look=ANNIVERSARY_OPENING.look,
         recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
-        words=FilmWords(opening=OPENING, closing=CLOSING, interludes=interludes),
+        words=FilmWords(opening=ANNIVERSARY_OPENING, closing=ANNIVERSARY_CLOSING,
+                        interludes=interludes),
         song=SongGrid(beat_times=beats, bar_times=bars, sections=sections)))
 
 
@@ -77,7 +64,7 @@ def test_a_film_gets_interludes_by_its_length(length: float, count: int) -> None
 @pytest.mark.parametrize("length", [60.0, 90.0, 120.0, 150.0, 180.0])
 def test_interludes_sit_between_runs_of_pictures_on_the_songs_bars(length: float) -> None:
     tl = _film(length)
-    beats, bars, _ = _song(length)
+    beats, bars, _ = anniversary_song(length)
     bar_frames = {round(b * FPS) for b in bars}
     beat_frames = {round(b * FPS) for b in beats}
     between = RULES.pictures_between_s * FPS
@@ -112,7 +99,7 @@ def test_the_middle_stays_mostly_pictures(length: float) -> None:
 
 def test_interludes_carry_the_lines_verbatim_best_first() -> None:
     tl = _film(120.0)
-    assert [tl.shots[i].card.lines for i in _interludes(tl)] == [(MEMORY, ""),
+    assert [tl.shots[i].card.lines for i in _interludes(tl)] == [(ANNIVERSARY_MEMORY, ""),
                                                                  ("", "grateful · warm · tender")]
 
 
@@ -167,12 +154,13 @@ def test_a_plan_with_interludes_reads_back_from_json() -> None:
 def test_interlude_lines_are_the_customers_unused_text_then_feelings_never_a_song_line() -> None:
     # the story is on the closing: the memory comes first (required from 45 s), the song's
     # lines that quote them are sung, never shown; feeling words last
-    assert interlude_lines((STORY, MEMORY), STORY, ["grateful", "warm"], 9.0, 60.0) == \
-        (InterludeLine(MEMORY, True, True), InterludeLine("grateful · warm", False))
-    assert interlude_lines((STORY, MEMORY), STORY, [], 9.0, 30.0) == \
-        (InterludeLine(MEMORY, True),)  # a 30 s film with the story on its closing
-    assert interlude_lines((STORY, ""), "", [], 9.0, 30.0) == \
-        (InterludeLine(STORY, True, True),)  # the closing carries none: one is required
+    story, memory = ANNIVERSARY_STORY, ANNIVERSARY_MEMORY
+    assert interlude_lines((story, memory), story, ["grateful", "warm"], 9.0, 60.0) == \
+        (InterludeLine(memory, True, True), InterludeLine("grateful · warm", False))
+    assert interlude_lines((story, memory), story, [], 9.0, 30.0) == \
+        (InterludeLine(memory, True),)  # a 30 s film with the story on its closing
+    assert interlude_lines((story, ""), "", [], 9.0, 30.0) == \
+        (InterludeLine(story, True, True),)  # the closing carries none: one is required
     assert interlude_lines(("", ""), "", [], 9.0, 180.0) == ()
 
 
@@ -227,14 +215,16 @@ def test_every_length_sold_keeps_its_frames_and_its_rules(length: float) -> None
 @pytest.mark.parametrize("length", [30.0, 45.0])
 def test_a_required_interlude_is_placed_where_the_looks_rules_leave_no_room(
         length: float) -> None:
-    beats, bars, sections = _song(length)
+    beats, bars, sections = anniversary_song(length)
     # shorter than 45 s the closing carries none of their texts when one must go between
-    closing = CLOSING if length >= 45 else replace(CLOSING, lines=(CLOSING.lines[0], "",
-                                                                   CLOSING.lines[2]))
+    greeting, _, signed = ANNIVERSARY_CLOSING.lines
+    closing = ANNIVERSARY_CLOSING if length >= 45 else replace(ANNIVERSARY_CLOSING,
+                                                               lines=(greeting, "", signed))
     spec = FilmSpec(
-        length_sec=length, photos=_photos(), look=OPENING.look,
+        length_sec=length, photos=_photos(), look=ANNIVERSARY_OPENING.look,
         recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
-        words=FilmWords(opening=OPENING, closing=closing, interludes=INTERLUDES, required=1),
+        words=FilmWords(opening=ANNIVERSARY_OPENING, closing=closing, interludes=INTERLUDES,
+                        required=1),
         song=SongGrid(beat_times=beats, bar_times=bars, sections=sections))
     tl = planner.plan(spec)
     assert interlude_count(length, RULES) == 0

@@ -26,14 +26,13 @@ from media.plan.layouts import (
 from media.plan.shot_order import Slot
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Shot, Timeline, timeline_from_dict
-from tests.media.plan.test_interludes import INTERLUDES, _song
-from tests.media.plan.test_timeline import CLOSING, OPENING, beat_grid, photos
+from tests.helpers import CLOSING, INTERLUDES, OPENING, anniversary_song, beat_grid, plan_photos
 
 
 def _film(n_photos: int, length: float, tall: frozenset[int] = frozenset(),
           gentle: bool = False) -> Timeline:
     given = [dataclasses.replace(p, width=3000, height=4000) if i in tall else p
-             for i, p in enumerate(photos(n_photos))]
+             for i, p in enumerate(plan_photos(n_photos))]
     return planner.plan(FilmSpec(
         length_sec=length, photos=given, gentle=gentle, recipe=MotionRecipe(motion_shots=3),
         subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
@@ -223,7 +222,7 @@ def _birthday_like() -> list[PhotoSource]:
 
 def _birthday_film(length: float = 180.0) -> Timeline:
     """The birthday-like photos over a song's bars and sections, with the words' interludes."""
-    beats, bars, sections = _song(length)
+    beats, bars, sections = anniversary_song(length)
     return planner.plan(FilmSpec(
         length_sec=length, photos=_birthday_like(), recipe=MotionRecipe(motion_shots=3),
         subject_photo_id="p1",

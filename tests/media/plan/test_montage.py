@@ -23,7 +23,7 @@ from media.plan.timeline import PARALLAX, ROLL, Timeline, timeline_from_dict
 from media.plan.transitions import CROSSFADE
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
-from tests.media.plan.test_timeline import check_structure
+from tests.helpers import check_structure
 from workflows.contract import LENGTH_MAX_SEC, LENGTH_MIN_SEC
 
 OPENING = CardSpec("opening", ("Happy Birthday", "Eileen"))

@@ -17,7 +17,7 @@ from media.design.reading import (
 from media.plan import planner
 from media.plan.pacing import closing_budget_s, film_look
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
-from tests.media.plan.test_timeline import OPENING, beat_grid, clips, photos
+from tests.helpers import OPENING, beat_grid, plan_clips, plan_photos
 
 ANNIVERSARY = OccasionWords(
     slug="anniversary", greeting="Happy Anniversary", tone="romantic", gentle=False,
@@ -31,7 +31,7 @@ def _film(length: float, style: str, gentle: bool):
     words = closing(ANNIVERSARY, closing_budget_s(length, film_look(style, gentle)))
     card = CardSpec("closing", words.lines, None, gentle, style)
     return planner.plan(FilmSpec(
-        length_sec=length, photos=photos(8), clips=clips(1), style=style, gentle=gentle,
+        length_sec=length, photos=plan_photos(8), clips=plan_clips(1), style=style, gentle=gentle,
         recipe=MotionRecipe(motion_shots=3), subject_photo_id="p0",
         words=FilmWords(opening=OPENING, closing=card),
         song=SongGrid(beat_times=beat_grid(length)))), words

@@ -10,22 +10,26 @@ interludes, the closing)."""
 from __future__ import annotations
 
 import functools
-from itertools import pairwise
 
 import pytest
 
 from media.cards.spec import CardSpec
-from media.frames.sources import shot_photos
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.planner import plan
-from media.plan.shot_order import shows_subject
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline
 from media.plan.transitions import CROSSFADE, CUT, DIP, transition_kind
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
+from tests.helpers import (
+    SUBJECT_SHARE_MAX,
+    back_to_back,
+    ghosts,
+    photo_showings,
+    shown_again_too_soon,
+    subject_share,
+)
 
-SUBJECT_SHARE_MAX = 0.3  # "about a quarter" of the photo time, as the corpus checks it
 SIZES = [(4000, 3000), (3000, 4000), (4032, 2268), (3024, 3024), (2268, 4032)]
 OCCASIONS = {"birthday": ("celebration", False, "joyful", ("Happy Birthday", "Ann")),
              "memorial": ("memorial", True, "tender", ("In Loving Memory", "Ann"))}
@@ -71,53 +75,6 @@ def _spec(n: int, length: float, premium: bool, faces: str, occasion: str) -> Fi
                         interludes=(CardSpec("interlude", (MEMORY, ""), look=look),
                                     CardSpec("interlude", ("", "grateful · warm"), look=look))),
         song=_song(length, occasion))
-
-
-def _showings(tl: Timeline) -> list[tuple[int, set[str]]]:
-    """Each shot that shows a photo, with the photos it shows (an interlude's card alone on
-    its backdrop shows none)."""
-    shown = [(i, {p for p in shot_photos(tl, i) if p}) for i, shot in enumerate(tl.shots)
-             if shot.kind != "clip"]
-    return [(i, photos) for i, photos in shown if photos]
-
-
-def shown_again_too_soon(spec: FilmSpec, tl: Timeline) -> list[str]:
-    """Shots that show a photo a second time while a photo of the spec is still unseen."""
-    usable, seen, out = {p.id for p in spec.photos}, set(), []
-    for i, photos in _showings(tl):
-        if photos & seen and not usable <= seen:
-            out.append(f"#{i} {sorted(photos & seen)} again before {sorted(usable - seen)}")
-        seen |= photos
-    return out
-
-
-def back_to_back(tl: Timeline) -> list[str]:
-    """Consecutive shots that show the same photo."""
-    return [f"#{a}->#{b} {sorted(pa & pb)}" for (a, pa), (b, pb) in pairwise(_showings(tl))
-            if b == a + 1 and pa & pb]
-
-
-def subject_share(tl: Timeline) -> float:
-    """The subject photo's share of the photo shots' time (a layout's cells share it)."""
-    total = mine = 0.0
-    for shot in tl.shots:
-        if shot.kind != "photo":
-            continue
-        cells = [p for p in (shot.source_id, shot.partner_id, shot.second_partner_id) if p]
-        total += shot.cut_out - shot.cut_in
-        mine += (shot.cut_out - shot.cut_in) * cells.count(tl.subject_photo_id) / len(cells)
-    return mine / total if total else 0.0
-
-
-def ghosts(spec: FilmSpec, tl: Timeline) -> list[str]:
-    """Dissolves whose two shots both show a face (or the subject)."""
-    photos = {p.id: p for p in spec.photos}
-    faced = {p for p in photos if shows_subject(photos[p], tl.subject_photo_id)}
-    shown = dict(_showings(tl))
-    return [f"#{i - 1}->#{i}" for i in range(1, len(tl.shots))
-            if transition_kind(tl.shots[i].transition_in.kind).overlaps
-            and tl.shots[i].transition_in.frames > 0
-            and shown.get(i - 1, set()) & faced and shown.get(i, set()) & faced]
 
 
 def _plans(n: int, length: float, premium: bool) -> list[tuple[FilmSpec, Timeline]]:
@@ -203,7 +160,7 @@ def test_the_signature_title_shows_its_lead_photos_first_and_the_middle_every_ot
 def test_the_closing_stands_over_a_photo_the_middle_had_no_room_for() -> None:
     spec = _spec(30, 30.0, False, "some", "birthday")
     tl = plan(spec)
-    shown = [p for _, photos in _showings(tl)[:-1] for p in photos]
+    shown = [p for _, photos in photo_showings(tl)[:-1] for p in photos]
     assert len(shown) == len(set(shown))  # no repeat at all
     closing = tl.shots[-1].source_id
     assert closing not in shown and closing not in tl.dropped_photo_ids

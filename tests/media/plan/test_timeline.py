@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media.cards.spec import CardSpec
 from media.design import looks
 from media.frames.blend import layer_weights
 from media.plan import planner
@@ -23,56 +22,22 @@ from media.plan.timeline import KEN_BURNS, PUSH, Shot, Timeline, timeline_from_d
 from media.plan.transitions import CROSSFADE, CUT
 from media.song.compose import SongBrief, plan_song
 from media.song.compose import beat_grid as beat_grid_of
-
-OPENING = CardSpec("opening", ("Happy Birthday", "Zoë O'Brien"), None, False, "gift")
-CLOSING = CardSpec("closing", ("With love", "from all of us"), "#C0392B", False, "gift")
-
-
-def photos(n: int, low_res: frozenset[int] = frozenset()) -> list[PhotoSource]:
-    return [PhotoSource(f"p{i}", 4000, 3000, i in low_res)
-            for i in range(n)]
-
-
-def clips(n: int, duration_s: float = 8.0) -> list[ClipSource]:
-    return [ClipSource(f"c{i}", duration_s, 1920, 1080, True)
-            for i in range(n)]
-
-
-def beat_grid(length: float, bpm: float = 112.0, offset: float = 0.23,
-              jitter: float = 0.0) -> list[float]:
-    step = 60.0 / bpm
-    rng = np.random.default_rng(3)
-    times = np.arange(offset, length, step)
-    return [float(t) for t in times + rng.uniform(-jitter, jitter, len(times))]
-
-
-def plan(n_photos: int = 8, n_clips: int = 2, length: float = 30.0, *, style: str = "gift",
-         gentle: bool = False, beats: list[float] | None = None, motion_shots: int = 3,
-         subject: str | None = "p3", clip_s: float = 8.0) -> Timeline:
-    return planner.plan(FilmSpec(
-        length_sec=length, photos=photos(n_photos), clips=clips(n_clips, clip_s), style=style,
-        gentle=gentle, recipe=MotionRecipe(motion_shots=motion_shots), subject_photo_id=subject,
-        words=FilmWords(opening=OPENING, closing=CLOSING),
-        song=SongGrid(beat_times=beat_grid(length) if beats is None else beats)))
-
-
-def check_structure(tl: Timeline) -> None:
-    shots = tl.shots
-    assert shots[0].cut_in == 0 and shots[-1].cut_out == tl.total_frames
-    assert shots[0].kind == "card" and shots[-1].kind == "card"
-    for a, b in pairwise(shots):
-        assert a.cut_out == b.cut_in
-        assert a.cut_out - a.cut_in > b.transition_in.frames
-    for shot in shots:
-        assert 0 <= shot.visible_in <= shot.cut_in < shot.cut_out <= shot.visible_out
-        assert shot.visible_out <= tl.total_frames
-    assert sum(s.cut_out - s.cut_in for s in shots) == tl.total_frames
+from tests.helpers import (
+    CLOSING,
+    OPENING,
+    beat_grid,
+    check_structure,
+    plan_clips,
+    plan_photos,
+    planned_film,
+    signature_film,
+)
 
 
 @pytest.mark.parametrize("length", [30.0, 47.3, 180.0])
 @pytest.mark.parametrize("style", ["gift", "brand", "social"])
 def test_total_frames_exact(length: float, style: str) -> None:
-    tl = plan(length=length, style=style)
+    tl = planned_film(length=length, style=style)
     assert tl.total_frames == round(length * 30)
     check_structure(tl)
 
@@ -81,14 +46,14 @@ def test_total_frames_exact(length: float, style: str) -> None:
 @pytest.mark.parametrize("jitter", [0.0, 0.02])
 def test_cuts_land_on_beats(length: float, jitter: float) -> None:
     beats = beat_grid(length, jitter=jitter)
-    tl = plan(n_photos=12, n_clips=3, length=length, beats=beats)
+    tl = planned_film(n_photos=12, n_clips=3, length=length, beats=beats)
     beat_frames = np.array([round(b * 30) for b in beats])
     for shot in tl.shots[1:]:
         assert np.abs(beat_frames - shot.cut_in).min() <= 1, shot
 
 
 def test_cards_frame_the_film() -> None:
-    tl = plan(length=60.0)
+    tl = planned_film(length=60.0)
     opening, closing = tl.shots[0], tl.shots[-1]
     assert 3.95 - 0.05 <= opening.cut_out / 30 <= 3.95 + 0.65  # in, 2.5 s held, then out
     assert 4.65 - 0.05 <= (tl.total_frames - closing.cut_in) / 30 <= 4.65 + 0.65  # 3 s read
@@ -99,7 +64,7 @@ def test_cards_frame_the_film() -> None:
 def test_the_subject_opens_under_the_title_and_is_not_shown_again_straight_after(
         length: float) -> None:
     for subject in ("p0", "p3", "p7"):
-        tl = plan(subject=subject, length=length)
+        tl = planned_film(subject=subject, length=length)
         shown = [s.source_id for s in _showings(tl)]
         assert tl.shots[0].kind == "card" and tl.shots[0].source_id == subject
         assert tl.shots[1].source_id != subject  # the title was its opening showing
@@ -110,7 +75,7 @@ def test_the_subject_opens_under_the_title_and_is_not_shown_again_straight_after
 
 
 def test_clips_are_spread_through_the_film() -> None:
-    tl = plan(n_photos=10, n_clips=3, length=60.0)
+    tl = planned_film(n_photos=10, n_clips=3, length=60.0)
     middle = [s for s in tl.shots if s.kind != "card"]
     positions = [i for i, s in enumerate(middle) if s.kind == "clip"]
     assert len(positions) == 3
@@ -124,7 +89,7 @@ def test_clips_are_spread_through_the_film() -> None:
 
 
 def test_many_photos_each_get_two_seconds_on_beats() -> None:
-    tl = plan(n_photos=40, n_clips=0, length=47.3, style="brand", subject="p0")
+    tl = planned_film(n_photos=40, n_clips=0, length=47.3, style="brand", subject="p0")
     shown = [s for s in tl.shots if s.kind == "photo"]
     assert len({s.source_id for s in shown}) == len(shown)  # no repeats
     closing = tl.shots[-1].source_id  # a photo with no room in the middle: none shown twice
@@ -135,7 +100,7 @@ def test_many_photos_each_get_two_seconds_on_beats() -> None:
 
 
 def test_few_photos_repeat_with_other_moves() -> None:
-    tl = plan(n_photos=3, n_clips=0, length=60.0, motion_shots=99, subject="p1")
+    tl = planned_film(n_photos=3, n_clips=0, length=60.0, motion_shots=99, subject="p1")
     shown = [s for s in tl.shots if s.kind == "photo"]
     assert len(shown) > 3
     for a, b in pairwise(shown):
@@ -146,22 +111,22 @@ def test_few_photos_repeat_with_other_moves() -> None:
 
 
 def test_motion_shots_get_ken_burns_the_subject_first_and_the_rest_push() -> None:
-    tl = plan(n_photos=8, n_clips=1, length=30.0, motion_shots=3)
+    tl = planned_film(n_photos=8, n_clips=1, length=30.0, motion_shots=3)
     stills = [s for s in tl.shots if s.kind == "photo"]
     assert sum(s.motion == KEN_BURNS for s in stills) == 3
     assert all(s.motion in (KEN_BURNS, PUSH) for s in stills)
     assert all(s.motion == KEN_BURNS for s in stills if s.source_id == "p3")  # the subject
     low = planner.plan(FilmSpec(
-        length_sec=30.0, photos=photos(4, low_res=frozenset({0, 1, 2, 3})),
+        length_sec=30.0, photos=plan_photos(4, low_res=frozenset({0, 1, 2, 3})),
         recipe=MotionRecipe(motion_shots=4), words=FilmWords(opening=OPENING, closing=CLOSING),
         song=SongGrid(beat_times=beat_grid(30))))
     assert all(s.motion == PUSH for s in low.shots if s.kind == "photo")
 
 
 def test_transitions_and_pacing_follow_style() -> None:
-    gift = plan(length=60.0)
-    gentle = plan(length=60.0, gentle=True)
-    social = plan(length=60.0, style="social")
+    gift = planned_film(length=60.0)
+    gentle = planned_film(length=60.0, gentle=True)
+    social = planned_film(length=60.0, style="social")
     kinds = {tl.style + str(tl.gentle): {s.transition_in.kind for s in tl.shots[1:]}
              for tl in (gift, gentle, social)}
     assert kinds == {"giftFalse": {CROSSFADE}, "giftTrue": {CROSSFADE}, "socialFalse": {CUT}}
@@ -172,26 +137,26 @@ def test_transitions_and_pacing_follow_style() -> None:
 
 
 def test_without_beats_or_media() -> None:
-    tl = plan(length=47.3, beats=[])
+    tl = planned_film(length=47.3, beats=[])
     check_structure(tl)
     bare = planner.plan(FilmSpec(
         length_sec=12.0, words=FilmWords(opening=OPENING, closing=CLOSING)))
     check_structure(bare)
     assert [s.kind for s in bare.shots] == ["card", "card"]
-    only_clips = plan(n_photos=0, n_clips=2, length=30.0, subject=None, clip_s=3.0)
+    only_clips = planned_film(n_photos=0, n_clips=2, length=30.0, subject=None, clip_s=3.0)
     check_structure(only_clips)
     assert {s.kind for s in only_clips.shots[1:-1]} == {"clip"}
 
 
 def test_short_film_keeps_everything() -> None:
-    tl = plan(n_photos=2, n_clips=1, length=16.0, subject="p1", clip_s=4.0)
+    tl = planned_film(n_photos=2, n_clips=1, length=16.0, subject="p1", clip_s=4.0)
     check_structure(tl)
     assert [s.kind for s in tl.shots] == ["card", "photo", "clip", "card"]  # no repeat
     assert [s.source_id for s in tl.shots if s.kind != "clip"] == ["p1", "p0", "p1"]
 
 
 def test_serializes_and_reads_back() -> None:
-    tl = plan(n_photos=5, n_clips=2, length=30.0)
+    tl = planned_film(n_photos=5, n_clips=2, length=30.0)
     data = dataclasses.asdict(tl)
     text = json.dumps(data, ensure_ascii=False)
     assert "Zoë O'Brien" in text
@@ -201,7 +166,7 @@ def test_serializes_and_reads_back() -> None:
 
 @pytest.mark.parametrize("gentle", [False, True])
 def test_layer_weights_cover_every_frame(gentle: bool) -> None:
-    tl = plan(n_photos=6, n_clips=2, length=30.0, gentle=gentle)
+    tl = planned_film(n_photos=6, n_clips=2, length=30.0, gentle=gentle)
     fade_in, fade_out = tl.fade_in_frames, tl.fade_out_frames
     black_run = longest = 0
     for frame in range(tl.total_frames):
@@ -235,7 +200,7 @@ def song_beats(style: str, gentle: bool, length: float) -> tuple[list[float], li
 def test_every_cut_is_on_a_real_songs_beat(style: str, gentle: bool, length: float) -> None:
     beats, bars = song_beats(style, gentle, length)
     tl = planner.plan(FilmSpec(
-        length_sec=length, photos=photos(12), clips=clips(2), style=style, gentle=gentle,
+        length_sec=length, photos=plan_photos(12), clips=plan_clips(2), style=style, gentle=gentle,
         recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
         words=FilmWords(opening=OPENING, closing=CLOSING),
         song=SongGrid(beat_times=beats, bar_times=bars)))
@@ -253,7 +218,7 @@ def _solid_mix(tl: Timeline, frame: int) -> np.ndarray:
 
 
 def test_gentle_cuts_never_dip_to_a_near_black_frame() -> None:
-    tl = plan(n_photos=6, n_clips=1, length=45.0, gentle=True)
+    tl = planned_film(n_photos=6, n_clips=1, length=45.0, gentle=True)
     for shot in tl.shots[1:]:
         assert shot.transition_in.kind == CROSSFADE and shot.transition_in.frames >= 30
         half = shot.transition_in.frames // 2
@@ -263,7 +228,7 @@ def test_gentle_cuts_never_dip_to_a_near_black_frame() -> None:
 
 
 def test_gift_cuts_crossfade_two_shots() -> None:
-    tl = plan(n_photos=6, n_clips=1, length=45.0)
+    tl = planned_film(n_photos=6, n_clips=1, length=45.0)
     for i, shot in enumerate(tl.shots[1:], start=1):
         assert shot.transition_in.kind == CROSSFADE
         layers = dict(layer_weights(tl, shot.cut_in))
@@ -273,10 +238,10 @@ def test_gift_cuts_crossfade_two_shots() -> None:
 
 
 def test_social_cuts_hard_and_quicker_than_gift() -> None:
-    gift = plan(n_photos=8, n_clips=2, length=60.0)
-    social = plan(n_photos=8, n_clips=2, length=60.0, style="social")
-    many = plan(n_photos=20, n_clips=2, length=60.0)  # the pacing, not the hold, decides
-    gentle = plan(n_photos=20, n_clips=2, length=60.0, gentle=True)
+    gift = planned_film(n_photos=8, n_clips=2, length=60.0)
+    social = planned_film(n_photos=8, n_clips=2, length=60.0, style="social")
+    many = planned_film(n_photos=20, n_clips=2, length=60.0)  # the pacing, not the hold, decides
+    gentle = planned_film(n_photos=20, n_clips=2, length=60.0, gentle=True)
 
     def mean_shot(tl: Timeline) -> float:
         middle = tl.shots[1:-1]
@@ -312,7 +277,7 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
 
 
 def test_repeated_photos_never_end_on_the_closing_photo() -> None:
-    tl = plan(n_photos=3, n_clips=0, length=60.0, subject="p1")
+    tl = planned_film(n_photos=3, n_clips=0, length=60.0, subject="p1")
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
     assert tl.shots[0].source_id == "p1"  # under the title
     assert len(order) > 3 and order[0] != "p1" and order[-1] != "p1"  # the closing's photo
@@ -323,7 +288,7 @@ def test_clip_shot_starts_on_its_best_stretch() -> None:
     scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
     clip = ClipSource("c0", 8.0, 1920, 1080, True, scores, 0.2)
     tl = planner.plan(FilmSpec(
-        length_sec=30.0, photos=photos(6), clips=[clip], recipe=MotionRecipe(motion_shots=1),
+        length_sec=30.0, photos=plan_photos(6), clips=[clip], recipe=MotionRecipe(motion_shots=1),
         subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
         song=SongGrid(beat_times=beat_grid(30))))
     shot = next(s for s in tl.shots if s.kind == "clip")
@@ -349,7 +314,7 @@ def _showings(tl: Timeline) -> list[Shot]:
                                                            (6, 35.0, True), (5, 38.0, False)])
 def test_photos_hold_up_to_six_seconds_before_any_repeats(
         n_photos: int, length: float, gentle: bool) -> None:
-    tl = plan(n_photos=n_photos, n_clips=0, length=length, gentle=gentle, subject="p0")
+    tl = planned_film(n_photos=n_photos, n_clips=0, length=length, gentle=gentle, subject="p0")
     shown = [s.source_id for s in _showings(tl)]
     others = sorted(f"p{i}" for i in range(1, n_photos))  # the subject opened the title
     assert sorted(shown[:n_photos - 1]) == others  # each once before any again
@@ -359,7 +324,7 @@ def test_photos_hold_up_to_six_seconds_before_any_repeats(
 
 @pytest.mark.parametrize("n_photos", [1, 3, 7])
 def test_a_long_film_from_few_photos_spaces_every_repeat_ten_seconds(n_photos: int) -> None:
-    tl = plan(n_photos=n_photos, n_clips=0, length=180.0, subject="p0")
+    tl = planned_film(n_photos=n_photos, n_clips=0, length=180.0, subject="p0")
     hold = 6.0 * 1.3 + 1.0  # the subject's longer hold, and a beat of snapping
     if n_photos <= 3:  # too few new pictures for 6 s shots: the look's longest hold instead
         hold = looks.look(looks.DEFAULT_LOOK).layouts.hold_max_s * 1.3 + 1.0
@@ -379,7 +344,7 @@ def test_a_long_film_from_few_photos_spaces_every_repeat_ten_seconds(n_photos: i
 
 def test_without_a_chosen_subject_the_largest_face_opens_and_closes() -> None:
     given = [dataclasses.replace(p, face_fraction=f) for p, f in
-             zip(photos(4), (0.0, 0.1, 0.3, 0.0), strict=True)]
+             zip(plan_photos(4), (0.0, 0.1, 0.3, 0.0), strict=True)]
     tl = planner.plan(FilmSpec(
         length_sec=30.0, photos=given, recipe=MotionRecipe(motion_shots=2),
         words=FilmWords(opening=OPENING, closing=CLOSING), song=SongGrid(beat_times=beat_grid(30))))
@@ -387,18 +352,10 @@ def test_without_a_chosen_subject_the_largest_face_opens_and_closes() -> None:
     assert _showings(tl)[0].source_id != "p2"
 
 
-def _signature(n_photos: int = 8, length: float = 30.0, gentle: bool = False) -> Timeline:
-    return planner.plan(FilmSpec(
-        length_sec=length, photos=photos(n_photos), clips=clips(2), gentle=gentle,
-        recipe=MotionRecipe(motion_shots=3, premium=True), subject_photo_id="p3",
-        words=FilmWords(opening=OPENING, closing=CLOSING),
-        song=SongGrid(beat_times=beat_grid(length))))
-
-
 @pytest.mark.parametrize("length", [30.0, 60.0, 180.0])
 def test_the_signature_title_is_a_sequence_cut_on_the_beats_over_three_photos(
         length: float) -> None:
-    tl = _signature(length=length)
+    tl = signature_film(length=length)
     title = tl.shots[:3]
     assert [s.kind for s in title] == ["card"] * 3
     assert [s.card.part for s in title] == ["occasion", "name", ""]
@@ -417,14 +374,14 @@ def test_the_signature_title_is_a_sequence_cut_on_the_beats_over_three_photos(
 
 
 def test_the_standard_title_is_a_single_shot_over_the_subject() -> None:
-    tl = plan(length=30.0)
+    tl = planned_film(length=30.0)
     assert tl.shots[0].card == OPENING and tl.shots[0].source_id == "p3"
     assert tl.shots[1].kind != "card"
 
 
 def test_a_signature_film_of_one_photo_keeps_a_single_title_shot() -> None:
     tl = planner.plan(FilmSpec(
-        length_sec=30.0, photos=photos(1), recipe=MotionRecipe(motion_shots=3, premium=True),
+        length_sec=30.0, photos=plan_photos(1), recipe=MotionRecipe(motion_shots=3, premium=True),
         subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
         song=SongGrid(beat_times=beat_grid(30))))
     assert [s.kind for s in tl.shots].count("card") == 2
@@ -434,7 +391,7 @@ def test_a_signature_film_of_one_photo_keeps_a_single_title_shot() -> None:
 @pytest.mark.parametrize("length", [30.0, 30.5, 47.3, 90.0, 119.99, 120.0, 179.5, 180.0])
 @pytest.mark.parametrize("gentle", [False, True])
 def test_a_signature_film_has_exactly_its_frames(length: float, gentle: bool) -> None:
-    tl = _signature(length=length, gentle=gentle)
+    tl = signature_film(length=length, gentle=gentle)
     assert tl.total_frames == round(length * 30)
     check_structure(tl)
 
@@ -443,7 +400,7 @@ def test_a_signature_film_has_exactly_its_frames(length: float, gentle: bool) ->
 @pytest.mark.parametrize("length", [4.0, 30.0])
 def test_even_a_film_of_few_shots_never_shows_the_titles_photo_straight_after_it(
         n_photos: int, length: float) -> None:
-    tl = plan(n_photos=n_photos, n_clips=0, length=length, subject="p0")
+    tl = planned_film(n_photos=n_photos, n_clips=0, length=length, subject="p0")
     assert tl.shots[0].source_id == "p0"
     if n_photos > 1:  # a one-photo film explores its one photo, framed anew each time
         assert tl.shots[1].source_id != "p0"
