@@ -6,5 +6,5 @@ the film"s arc.
 ``__all__`` names the modules other rooms may import; the rest are this room's own.
 """
 
-__all__ = ["arc", "clip_window", "dedupe", "detail", "framing", "likeness", "scales",
+__all__ = ["arc", "clip_window", "dedupe", "detail", "faces", "framing", "likeness", "scales",
            "subjects", "words"]
