@@ -68,21 +68,29 @@ def _checked_bytes(key: str, sha256: str) -> bytes:
 
 
 @cache
+def _labels() -> dict[str, dict[str, object]]:
+    return json.loads(LABELS.read_text(encoding="utf-8"))["photos"]
+
+
+@cache
+def labelled_source(key: str) -> Source:
+    """The labelled photo ``key`` (a path under the repository), upright (turned by its
+    ``angle``), faces in pixels; its bytes checked against the labels' sha256."""
+    entry = _labels()[key]
+    with Image.open(io.BytesIO(_checked_bytes(key, str(entry["sha256"])))) as image:
+        pixels = np.asarray(image.convert("RGB"))
+    if entry["angle"]:
+        pixels = np.ascontiguousarray(np.rot90(pixels, -int(entry["angle"]) // 90))
+    height, width = pixels.shape[:2]
+    faces = tuple(Face(_pixels(f["box"], width, height), _pixels(f["core"], width, height),
+                       bool(f.get("profile", False)), f.get("optional", ""))
+                  for f in entry["faces"])  # type: ignore[attr-defined]
+    return Source(key, str(entry["kind"]), Picture(pixels, faces))
+
+
 def sources() -> tuple[Source, ...]:
-    """Every labelled photo, upright (turned by its ``angle``), faces in pixels."""
-    photos = json.loads(LABELS.read_text(encoding="utf-8"))["photos"]
-    out = []
-    for key, entry in photos.items():
-        with Image.open(io.BytesIO(_checked_bytes(key, entry["sha256"]))) as image:
-            pixels = np.asarray(image.convert("RGB"))
-        if entry["angle"]:
-            pixels = np.ascontiguousarray(np.rot90(pixels, -entry["angle"] // 90))
-        height, width = pixels.shape[:2]
-        faces = tuple(Face(_pixels(f["box"], width, height), _pixels(f["core"], width, height),
-                           bool(f.get("profile", False)), f.get("optional", ""))
-                      for f in entry["faces"])
-        out.append(Source(key, entry["kind"], Picture(pixels, faces)))
-    return tuple(out)
+    """Every labelled photo (see :func:`labelled_source`), in the labels file's order."""
+    return tuple(labelled_source(key) for key in _labels())
 
 
 def _pixels(box: list[float], width: int, height: int) -> tf.BoxPx:
