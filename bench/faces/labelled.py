@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -212,15 +213,18 @@ def old_scans(rng: np.random.Generator) -> list[Case]:
 
 
 def exif_turned(rng: np.random.Generator) -> list[Case]:
-    """Each labelled photo as a phone's sideways JPEG with its EXIF orientation, decoded as
-    intake decodes a customer's photo (upright)."""
-    from media.intake.photos import decode_image
+    """Each labelled photo as a phone's sideways JPEG with its EXIF orientation, through
+    intake's preparation of a customer's photo (decoded in a child, turned upright)."""
+    from media.intake.sandbox import prepare_photo_bounded
 
     out = []
     for i, source in enumerate(_people()):
-        data = tf.phone_jpeg(source.picture, (1, 3)[i % 2])
-        image, _ = decode_image(io.BytesIO(data), data[:64])
-        pixels = np.asarray(image.convert("RGB"))
+        with tempfile.TemporaryDirectory() as scratch:
+            phone, upright = Path(scratch) / "phone.jpg", Path(scratch) / "upright.jpg"
+            phone.write_bytes(tf.phone_jpeg(source.picture, (1, 3)[i % 2]))
+            prepare_photo_bounded(phone, upright)
+            with Image.open(upright) as image:
+                pixels = np.asarray(image.convert("RGB"))
         if pixels.shape[:2] != source.picture.pixels.shape[:2]:
             raise ValueError(f"{source.key}: the upright turn did not restore the photo")
         out.append(_case("exif turned", f"{_short(source.key)} sideways",
