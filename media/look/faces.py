@@ -116,8 +116,8 @@ class _View:
 
 
 def _square_view(centre: tuple[float, float], side: float, degrees: float = 0.0) -> _View:
-    """The view of the square of ``side`` photo pixels about ``centre``, turned ``degrees``
-    counter-clockwise (the photo is turned clockwise under it: a face tilted that way upright)."""
+    """The view of the square of ``side`` photo pixels about ``centre``, the photo turned
+    ``degrees`` counter-clockwise in it (a face tilted that much clockwise comes out upright)."""
     k = NET_SIZE / side
     turn = cv2.getRotationMatrix2D(centre, degrees, k)
     turn[:, 2] += NET_SIZE / 2 - np.asarray(centre)
@@ -174,7 +174,7 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def weighted_nms(found: list[_Raw], min_iou: float) -> list[_Raw]:
+def _weighted_nms(found: list[_Raw], min_iou: float) -> list[_Raw]:
     """MediaPipe's weighted non-maximum suppression: from the best remaining detection, every
     detection overlapping it by at least ``min_iou`` is merged into one whose box and points are
     their score-weighted mean and whose score is the best one's."""
@@ -208,10 +208,11 @@ SECOND_VIEWS = (1.5, 2.8)
 FACE_SCORE = 0.75  # the (averaged) confidence that makes a face. On the labelled set
 # (bench/faces) a pet's face scores up to 0.8 at one look, so one look at 0.75 kept a dog or a
 # rabbit in 1 of 5 pet photos (the pet tribute's spaniels among them, whose "face" then left
-# the other dog's head to be cut); three looks averaged keep the same people's faces and lose
-# all the pets' but one
+# the other dog's head to be cut); three looks averaged lost 1 of 205 people's faces and every
+# pet's
 MERGE_IOU = 0.3  # MediaPipe's suppression threshold
-MAX_CANDIDATES = 24  # looked at closer, most confident first (a class photo's faces)
+MAX_CANDIDATES = 40  # looked at closer, most confident first (a class photo's faces; the
+# bound keeps a photo of patterns from costing a look per pattern)
 
 
 def _tile_views(width: int, height: int) -> list[_View]:
@@ -337,7 +338,7 @@ def find_faces(image_rgb: np.ndarray) -> tuple[FoundFace, ...]:
     found: list[_Raw] = []
     for view in (*_whole_views(width, height), *_tile_views(width, height)):
         found += _detect_in(pyramid, view, CANDIDATE_SCORE)
-    candidates = weighted_nms(found, MERGE_IOU)[:MAX_CANDIDATES]
+    candidates = _weighted_nms(found, MERGE_IOU)[:MAX_CANDIDATES]
     faces: list[tuple[_Raw, _View]] = []
     for candidate in candidates:
         look = _confirmed(pyramid, candidate)
