@@ -282,7 +282,7 @@ def _confirmed(pyramid: _Pyramid, candidate: _Raw) -> tuple[_Raw, _View] | None:
 
 # --- a face's boxes from the model's box and points -----------------------------------------
 
-FOREHEAD = 0.25  # the model's box starts at the brows: the whole face reaches this share of
+FOREHEAD = 0.1  # the model's box starts on the forehead: the whole face reaches this share of
 # its height higher
 FACE_SIDES = 0.05  # ... and this share of its width wider on each side (the ears' edge)
 # The core from the eye and mouth points, in shares of the eye span: chosen on the labelled set
