@@ -147,12 +147,14 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
 
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
               keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN) -> bool:
-    """True when a crop would cut a face, or keep less than ``keep_min`` of the photo (down to
+    """True when a crop would cut a face (with the least margin a move yields it,
+    :data:`FACE_MARGIN_MIN`), or keep less than ``keep_min`` of the photo (down to
     :data:`SUBJECT_KEEP_MIN` when the subject's focus fits a crop magnified at most
     :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a wide frame is then cropped full width
-    on its subject, not fitted small over its blur)."""
+    on its subject, not fitted small over its blur). In a portrait frame a subject that fits
+    such a crop is always cropped (the 9:16 film is full-bleed whenever it can be)."""
     cw, ch = largest_crop(width, height, aspect)
-    guard = face_guard(subject, width, height)
+    guard = face_guard(subject, width, height, FACE_MARGIN_MIN)
     if guard is not None and (guard[2] - guard[0] > cw + 1e-6 or guard[3] - guard[1] > ch + 1e-6):
         return True
     keep = cw * ch / (width * height)
@@ -161,7 +163,10 @@ def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
     fx0, fy0, fx1, fy1 = subject.focus.to_pixels(width, height)
     focus_fits = fx1 - fx0 <= cw + 1e-6 and fy1 - fy0 <= ch + 1e-6
     sharp = aspect.width / cw <= SUBJECT_CROP_MAX_UPSCALE
-    return not (focus_fits and sharp and keep >= min(keep_min, subject_keep_min))
+    if aspect.is_portrait and guard is not None:  # full-bleed when the faces fit
+        return not sharp
+    return not (focus_fits and sharp and (aspect.is_portrait
+                                          or keep >= min(keep_min, subject_keep_min)))
 
 
 def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -> tuple[float,
@@ -333,8 +338,10 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
         return _plan_crop(photo_size, subject, aspect, frames, moves, fit,
                           Reach(zoom, frame_scale, min_travel))
     reach = Reach(zoom, 1.0, min_travel)
+    subject = held_by_cores(photo_size, subject, aspect)
     if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min):
-        planned = _plan_crop(photo_size, subject, aspect, frames, moves, fit, reach)
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves,
+                             None if aspect.is_portrait else fit, reach)
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
         planned = _plan_fill(photo_size, subject, aspect, frames, min_travel) or _plan_crop(
             photo_size, subject, aspect, frames, moves, fit, reach)
@@ -395,13 +402,15 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-               moves: list[str], fit: Motion, reach: Reach) -> Motion:
+               moves: list[str], fit: Motion | None, reach: Reach) -> Motion:
     """The first of ``moves`` that keeps the faces in and travels ``reach.min_travel``, as a
     crop ``reach.frame_scale`` times closer than the largest: with the faces' full
     :data:`FACE_MARGIN` and a push moving toward the focus and stopping at its box if one can,
     else yielding those step by step (:data:`YIELDS`) until one can. Failing all, the crop that
     travels farthest, unless it barely moves (under half of ``min_travel``) while ``fit`` moves
-    twice as far: then ``fit``, as when no crop holds the faces at all."""
+    twice as far: then ``fit``, as when no crop holds the faces at all. Without ``fit`` (the
+    9:16 film, full-bleed whenever a crop holds the faces) the crop that travels farthest; a
+    still crop on the faces when no move holds them."""
     min_travel = reach.min_travel
     best: Motion | None = None
     for step in YIELDS if subject.faces else YIELDS[:3]:
@@ -415,10 +424,46 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
                 return motion
             if best is None or travel(motion) > travel(best) + 1e-9:
                 best = motion
+    if fit is None:
+        return best or _still(photo_size, subject, aspect, frames, reach.frame_scale)
     if best is None or (travel(best) < min_travel / 2 and motion_extent(
             fit, aspect.width) > 2 * motion_extent(best, aspect.width)):
         return fit
     return best
+
+
+def _still(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+           frame_scale: float = 1.0) -> Motion:
+    """The crop ``frame_scale`` times closer than the largest, held still, centred on the
+    faces with the margin they leave (else the focus) as near as the photo's edges allow."""
+    width, height = photo_size
+    crop_w, crop_h = (side / frame_scale for side in largest_crop(width, height, aspect))
+    guard = face_guard(subject, width, height, 0.0)
+    fx, fy = subject.focus.center
+    rect = _place((crop_w, crop_h), (fx * width, fy * height), photo_size, guard)
+    return Motion("crop", rect, rect, frames, "still")
+
+
+def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
+    """``subject`` as a crop of ``aspect`` holds it: as it is when the largest crop holds its
+    whole faces with the margin a move may yield them to (:data:`FACE_MARGIN_MIN`); else,
+    when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`)
+    with :data:`FACE_MARGIN_MIN` of theirs,
+    magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces
+    (a close-up filling its photo is framed full, its forehead or chin may be cut, never its
+    eyes or mouth); else as it is (fitted, or filling the frame's width)."""
+    if subject.source != "faces" or not subject.cores:
+        return subject
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    guard = face_guard(subject, *photo_size, FACE_MARGIN_MIN)
+    if guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
+                         and guard[3] - guard[1] <= crop_h + 1e-6):
+        return subject
+    cores = replace(subject, faces=subject.cores, focus=union(subject.cores))
+    held = face_guard(cores, *photo_size, FACE_MARGIN_MIN)
+    if held is None or held[2] - held[0] > crop_w + 1e-6 or held[3] - held[1] > crop_h + 1e-6:
+        return subject
+    return cores if aspect.width / crop_w <= SUBJECT_CROP_MAX_UPSCALE + 1e-6 else subject
 
 
 def fill_width(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
