@@ -61,6 +61,13 @@ def film(sources: Sequence[PhotoSource], length: float, premium: bool) -> Timeli
         song=SongGrid(beat_times=beat_times(length))))
 
 
+def truth_cores(case: Case) -> tuple[Box, ...]:
+    """The labelled faces' eyes-to-mouth cores (clipped to the photo): what no frame may cut."""
+    height, width = case.picture.pixels.shape[:2]
+    return tuple(_normalized(f.core, width, height) for f in case.picture.faces
+                 if not f.optional)
+
+
 def truth_subject(case: Case) -> Subject:
     """The subject a perfect detector would find: the labelled faces (clipped to the photo)
     with their cores."""
@@ -69,8 +76,7 @@ def truth_subject(case: Case) -> Subject:
     if not faces:
         return Subject((), Box(0.3, 0.3, 0.7, 0.7), "centre")
     boxes = tuple(_normalized(f.box, width, height) for f in faces)
-    return Subject(boxes, union(boxes), "faces",
-                   cores=tuple(_normalized(f.core, width, height) for f in faces))
+    return Subject(boxes, union(boxes), "faces", cores=truth_cores(case))
 
 
 def _normalized(box: tuple[float, float, float, float], width: int, height: int) -> Box:
@@ -93,16 +99,25 @@ class Tally:
         return 1.0 - self.cut / self.films if self.films else 1.0
 
 
-def check(cases: Sequence[Case], subjects: str) -> dict[str, Tally]:
-    """Plan every case alone and in groups of its kind, both tiers; tally per kind."""
+def subjects_of(cases: Sequence[Case], how: str) -> list[Subject]:
+    """Each case's subject: ``new`` found on its pixels, ``truth`` its labels."""
+    return [find_subject(c.picture.pixels) if how == "new" else truth_subject(c) for c in cases]
+
+
+def check(cases: Sequence[Case], subjects: Sequence[Subject],
+          scale: float = 1.0) -> dict[str, Tally]:
+    """Plan every case alone and in groups of its kind, both tiers, its size ``scale`` times
+    its pixels' (the set's photos are at most 960 px long: a phone's are four times that);
+    tally per kind."""
     tallies: dict[str, Tally] = {}
     facts = {}
     for k, case in enumerate(cases):
         pixels = case.picture.pixels
         height, width = pixels.shape[:2]
-        found = find_subject(pixels) if subjects == "new" else truth_subject(case)
+        found = subjects[k]
         gray = pixels.mean(axis=2).astype(np.uint8)
-        facts[f"p{k}"] = (case, (width, height), found, truth_subject(case), texture_map(gray))
+        size = (round(width * scale), round(height * scale))
+        facts[f"p{k}"] = (case, size, found, truth_cores(case), texture_map(gray))
     by_kind: dict[str, list[str]] = {}
     for pid, (case, *_rest) in facts.items():
         by_kind.setdefault(case.kind, []).append(pid)
@@ -118,7 +133,7 @@ def check(cases: Sequence[Case], subjects: str) -> dict[str, Tally]:
             sizes = {pid: facts[pid][1] for pid in ids}
             lines = cut_faces(timeline, sizes, {pid: facts[pid][2] for pid in ids},
                               {pid: facts[pid][4] for pid in ids},
-                              {pid: facts[pid][3].cores for pid in ids})
+                              {pid: facts[pid][3] for pid in ids})
             tally.films += 1
             if lines:
                 tally.cut += 1
@@ -136,15 +151,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--subjects", choices=("new", "truth"), default="new")
     parser.add_argument("--kinds", nargs="*", default=[k for k in KINDS if k != "no face"])
     parser.add_argument("--every", type=int, default=1, help="every Nth photo only")
+    parser.add_argument("--scales", type=float, nargs="*", default=[1.0, 4.0],
+                        help="photo sizes times these")
     parser.add_argument("--failures", type=int, default=3, help="failures shown per kind")
     args = parser.parse_args(argv)
     cases = [c for c in labelled_set(kinds=tuple(args.kinds))[::args.every]]
-    tallies = check(cases, args.subjects)
-    print(f"faces whole, subjects {args.subjects}: films that cut no labelled face's core")
-    for kind, tally in tallies.items():
-        print(f"  {kind:16s} {tally.films - tally.cut:4d}/{tally.films:<4d} {tally.rate:6.1%}")
-        for line in tally.failures[:args.failures]:
-            print(f"      {line}")
+    found = subjects_of(cases, args.subjects)
+    for scale in args.scales:
+        tallies = check(cases, found, scale)
+        print(f"faces whole, subjects {args.subjects}, sizes x{scale:g}: films that cut no "
+              "labelled face's core")
+        for kind, tally in tallies.items():
+            print(f"  {kind:16s} {tally.films - tally.cut:4d}/{tally.films:<4d} "
+                  f"{tally.rate:6.1%}")
+            for line in tally.failures[:args.failures]:
+                print(f"      {line}")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,9 @@ class Yield(NamedTuple):
 # acceleration budget the zoom needs: the push then stays centred as the faces allow)
 YIELDS = tuple(Yield(*step) for step in (
     (FACE_MARGIN, True, False), (FACE_MARGIN, False, False), (FACE_MARGIN, False, True),
-    (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True)))
+    (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True),
+    (0.0, False, True)))
+LEAST_MARGIN = YIELDS[-1].margin  # a face (or its core) edge to edge: whole, and no more
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
@@ -148,13 +150,13 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
               keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN) -> bool:
     """True when a crop would cut a face (with the least margin a move yields it,
-    :data:`FACE_MARGIN_MIN`), or keep less than ``keep_min`` of the photo (down to
+    :data:`LEAST_MARGIN`), or keep less than ``keep_min`` of the photo (down to
     :data:`SUBJECT_KEEP_MIN` when the subject's focus fits a crop magnified at most
     :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a wide frame is then cropped full width
     on its subject, not fitted small over its blur). In a portrait frame a subject that fits
     such a crop is always cropped (the 9:16 film is full-bleed whenever it can be)."""
     cw, ch = largest_crop(width, height, aspect)
-    guard = face_guard(subject, width, height, FACE_MARGIN_MIN)
+    guard = face_guard(subject, width, height, LEAST_MARGIN)
     if guard is not None and (guard[2] - guard[0] > cw + 1e-6 or guard[3] - guard[1] > ch + 1e-6):
         return True
     keep = cw * ch / (width * height)
@@ -446,21 +448,20 @@ def _still(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames
 
 def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
     """``subject`` as a crop of ``aspect`` holds it: as it is when the largest crop holds its
-    whole faces with the margin a move may yield them to (:data:`FACE_MARGIN_MIN`); else,
-    when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`)
-    with :data:`FACE_MARGIN_MIN` of theirs,
+    whole faces with the least margin a move may yield them to (:data:`LEAST_MARGIN`); else,
+    when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`),
     magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces
     (a close-up filling its photo is framed full, its forehead or chin may be cut, never its
     eyes or mouth); else as it is (fitted, or filling the frame's width)."""
     if subject.source != "faces" or not subject.cores:
         return subject
     crop_w, crop_h = largest_crop(*photo_size, aspect)
-    guard = face_guard(subject, *photo_size, FACE_MARGIN_MIN)
+    guard = face_guard(subject, *photo_size, LEAST_MARGIN)
     if guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
                          and guard[3] - guard[1] <= crop_h + 1e-6):
         return subject
     cores = replace(subject, faces=subject.cores, focus=union(subject.cores))
-    held = face_guard(cores, *photo_size, FACE_MARGIN_MIN)
+    held = face_guard(cores, *photo_size, LEAST_MARGIN)
     if held is None or held[2] - held[0] > crop_w + 1e-6 or held[3] - held[1] > crop_h + 1e-6:
         return subject
     return cores if aspect.width / crop_w <= SUBJECT_CROP_MAX_UPSCALE + 1e-6 else subject
