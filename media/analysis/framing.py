@@ -436,14 +436,60 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
 
 def _still(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
            frame_scale: float = 1.0) -> Motion:
-    """The crop ``frame_scale`` times closer than the largest, held still, centred on the
-    faces with the margin they leave (else the focus) as near as the photo's edges allow."""
-    width, height = photo_size
-    crop_w, crop_h = (side / frame_scale for side in largest_crop(width, height, aspect))
-    guard = face_guard(subject, width, height, 0.0)
-    fx, fy = subject.focus.center
-    rect = _place((crop_w, crop_h), (fx * width, fy * height), photo_size, guard)
+    """The crop ``frame_scale`` times closer than the largest, held still where it keeps the
+    faces whole (:func:`whole_faces_rect`)."""
+    crop_w, crop_h = (side / frame_scale for side in largest_crop(*photo_size, aspect))
+    rect = whole_faces_rect(photo_size, subject, (crop_w, crop_h))
     return Motion("crop", rect, rect, frames, "still")
+
+
+def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
+                     size: tuple[float, float]) -> Rect:
+    """A viewport of ``size`` (width, height source pixels, at most the photo's) inside a
+    ``photo_size`` photo that cuts no face: every face's core whole (its eyes-to-mouth box,
+    :attr:`media.analysis.subjects.Subject.cores`, else the face), centred on them as near as
+    the photo's edges allow; when they do not all fit, the biggest faces that fit whole and
+    every other face wholly outside, never half of one; the focus's centre without faces."""
+    width, height = photo_size
+    cores = [c.to_pixels(width, height)
+             for c in (subject.cores if subject.source == "faces" and subject.cores
+                       else subject.faces)]
+    for kept in range(len(cores), 0, -1):
+        rect = _apart(photo_size, size, cores[:kept], cores[kept:])
+        if rect is not None:
+            return rect
+    fx, fy = subject.focus.center
+    return _place(size, (fx * width, fy * height), photo_size, None)
+
+
+def _apart(photo_size: tuple[int, int], size: tuple[float, float],
+           kept: list[tuple[float, float, float, float]],
+           out: list[tuple[float, float, float, float]]) -> Rect | None:
+    """The viewport of ``size`` holding every ``kept`` box whole and no part of the ``out``
+    boxes (source pixels), nearest the kept boxes' centre; None when there is none."""
+    w, h = size
+    x0, y0 = min(b[0] for b in kept), min(b[1] for b in kept)
+    x1, y1 = max(b[2] for b in kept), max(b[3] for b in kept)
+    xs = _positions(w, photo_size[0], (x0, x1), [(b[0], b[2]) for b in out])
+    ys = _positions(h, photo_size[1], (y0, y1), [(b[1], b[3]) for b in out])
+    centre = ((x0 + x1) / 2 - w / 2, (y0 + y1) / 2 - h / 2)
+    fits = [Rect(x, y, w, h) for x in xs for y in ys
+            if all(x + w <= b[0] + 1e-6 or x >= b[2] - 1e-6 or y + h <= b[1] + 1e-6
+                   or y >= b[3] - 1e-6 for b in out)]
+    return min(fits, key=lambda r: abs(r.x - centre[0]) + abs(r.y - centre[1]), default=None)
+
+
+def _positions(side: float, extent: float, held: tuple[float, float],
+               out: list[tuple[float, float]]) -> list[float]:
+    """Where a viewport side ``side`` long may start on an axis ``extent`` long holding the
+    interval ``held``: the ends of that range, its middle nearest ``held``'s centre, and
+    just clear of each ``out`` interval on either side."""
+    lo, hi = max(0.0, held[1] - side), min(extent - side, held[0])
+    if lo > hi + 1e-6:
+        return []
+    middle = min(max((held[0] + held[1]) / 2 - side / 2, lo), hi)
+    edges = [b[0] - side for b in out] + [b[1] for b in out]
+    return [lo, hi, middle, *(e for e in edges if lo - 1e-6 <= e <= hi + 1e-6)]
 
 
 def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:

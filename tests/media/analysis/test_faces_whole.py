@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from bench.faces.crops import View, cut_faces, shot_views
+from bench.faces.crops import View, cut_faces, is_cut, shot_views
 from bench.faces.whole import film, photo_source
+from media.analysis.framing import whole_faces_rect
 from media.analysis.subjects import Box, Subject, union
-from media.base.spec import LANDSCAPE, PORTRAIT
+from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
+from media.frames.split import still_crop
 from media.plan.timeline import Timeline
 
 PHONE_TALL, PHONE_WIDE, SQUARE = (3024, 4032), (4032, 3024), (3000, 3000)
@@ -139,3 +141,27 @@ def test_9x16_fits_or_fills_a_group_whose_faces_no_crop_holds() -> None:
     modes = {v.motion.mode for shot in _views(timeline, photos)
              for v in shot.get(PORTRAIT.name, []) if v.photo_id == "p0" and not v.cell}
     assert modes and "crop" not in modes
+
+
+@pytest.mark.parametrize("size", [(900.0, 1600.0), (1200.0, 2250.0), (2000.0, 2250.0)])
+def test_a_crop_too_narrow_for_the_group_keeps_the_biggest_faces_whole_and_the_others_out(
+        size: tuple[float, float]) -> None:
+    # the middle face is the biggest: a 9:16 cell of the group photo holds it whole, and no
+    # neighbour by half
+    group = faces((Box(0.42, 0.3, 0.58, 0.55), Box(0.45, 0.36, 0.55, 0.5)),
+                  *((Box(x, 0.35, x + 0.1, 0.5), Box(x + 0.02, 0.39, x + 0.08, 0.47))
+                    for x in (0.05, 0.25, 0.65, 0.85)))
+    photo = (4000, 2250)
+    rect = whole_faces_rect(photo, group, size)
+    cores = [c.to_pixels(*photo) for c in group.cores]
+    assert rect.contains(cores[0])
+    assert not any(is_cut(core, rect) for core in cores)
+    assert rect.x >= 0 and rect.x + rect.w <= photo[0] + 1e-6
+
+
+def test_a_still_cell_of_a_couple_too_wide_for_it_cuts_neither_face() -> None:
+    cell = Aspect("9x16-half", 1080, 640)
+    motion = still_crop((2000, 3000), COUPLE, cell, 60)
+    cores = [c.to_pixels(2000, 3000) for c in COUPLE.cores]
+    assert not any(is_cut(core, motion.start) for core in cores)
+    assert motion.start.contains(cores[0])
