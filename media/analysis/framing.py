@@ -6,8 +6,12 @@ Subjects (faces, else the salient region, else the centre) come from :mod:`media
 Three modes:
 
 * ``crop``: the viewport has the output's ratio and stays inside the photo; every detected face
-  (with a margin) stays inside it on every frame, and the move is bounded so that image points
-  never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame squared.
+  (with a margin it may yield down to none) stays inside it on every frame, or, when no crop
+  holds the whole faces, their eyes-to-mouth cores (:func:`held_by_cores`: a close-up filling
+  its photo is framed full, never fitted small for its forehead's sake); the move is bounded so
+  that image points never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame
+  squared. A portrait frame is always a crop when the faces' cores (or the focus) fit one
+  magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE` (the 9:16 film is full-bleed).
 * ``fill``: a photo much wider than the frame (a landscape photo in 9:16, a panorama in 16:9)
   whose subject fits a crop is cropped (``crop``, panning toward the subject); when the subject
   (a wide group) or the photo's resolution does not allow a full crop, the viewport spans the
@@ -15,8 +19,12 @@ Three modes:
   :data:`FILL_MAX_UPSCALE`) need: the photo fills the frame's width, the backdrop shows above
   and below, and the camera pans across toward the subject.
 * ``fit``: the whole photo is shown, fitted inside the frame over a blurred, darkened copy of
-  itself (a tall photo in 16:9 whose crop would cut a face or keep too little of it). The
-  viewport is then larger than the photo; the area outside the photo shows the backdrop.
+  itself (a tall photo in 16:9 whose crop would cut a face's core, or keep too little of it or
+  magnify it more than that). The viewport is then larger than the photo; the area outside the
+  photo shows the backdrop.
+
+A crop held still (a layout's cell no move fits, :func:`whole_faces_rect`) keeps every core
+whole, or the biggest faces whole and the others wholly out: never half a face.
 
 All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height). The
 move itself, its ease and how it reads are :mod:`media.analysis.camera`'s.
