@@ -27,18 +27,26 @@ from media.analysis.subjects import Box, Subject, find_subject, keep_whole, unio
 from media.cards.spec import CardSpec
 from media.plan import planner
 from media.plan.inputs import PhotoSource
-from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
+from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid, SongSection
 from media.plan.timeline import Timeline
 
 OPENING = CardSpec("opening", ("Happy Birthday", "Zoë O'Brien"), None, False, "gift")
 CLOSING = CardSpec("closing", ("With love", "from all of us"), "#C0392B", False, "gift")
 GROUP = 5  # photos in a film of one kind
 BPM = 112.0
+SECTION_S = 12.0  # seconds of a verse or a chorus
 
 
-def beat_times(length: float) -> tuple[float, ...]:
-    """A steady song's beats over ``length`` seconds."""
-    return tuple(float(t) for t in np.arange(0.23, length, 60.0 / BPM))
+def song(length: float) -> SongGrid:
+    """A steady song of ``length`` seconds: its beats, a bar every four, verses and choruses
+    in turn every :data:`SECTION_S` after an intro (a signature film cuts its choruses into
+    montages: flashes and punch-ins)."""
+    beats = tuple(float(t) for t in np.arange(0.23, length, 60.0 / BPM))
+    edges = [0.0, *np.arange(SECTION_S / 2, length, SECTION_S), length]
+    names = ["intro", *(("verse", "chorus")[k % 2] for k in range(len(edges) - 3)), "ending"]
+    return SongGrid(beat_times=beats, bar_times=beats[::4],
+                    sections=tuple(SongSection(name, float(a), float(b))
+                                   for name, a, b in zip(names, edges, edges[1:], strict=False)))
 
 
 def photo_source(photo_id: str, size: tuple[int, int], subject: Subject) -> PhotoSource:
@@ -58,7 +66,7 @@ def film(sources: Sequence[PhotoSource], length: float, premium: bool) -> Timeli
         length_sec=length, photos=tuple(sources),
         recipe=MotionRecipe(motion_shots=6 if premium else 4, premium=premium),
         subject_photo_id=sources[0].id, words=FilmWords(opening=OPENING, closing=CLOSING),
-        song=SongGrid(beat_times=beat_times(length))))
+        song=song(length)))
 
 
 def truth_cores(case: Case) -> tuple[Box, ...]:
