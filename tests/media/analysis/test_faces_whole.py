@@ -6,6 +6,7 @@ crop magnified at most 2x."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from bench.faces.crops import View, cut_faces, is_cut, shot_views
@@ -165,3 +166,16 @@ def test_a_still_cell_of_a_couple_too_wide_for_it_cuts_neither_face() -> None:
     cores = [c.to_pixels(2000, 3000) for c in COUPLE.cores]
     assert not any(is_cut(core, motion.start) for core in cores)
     assert motion.start.contains(cores[0])
+
+
+@pytest.mark.parametrize("kind", ["close-up", "tilted", "at the edge", "couple"])
+def test_closer_looks_at_a_photo_of_people_look_at_all_its_faces_never_at_its_texture(
+        kind: str) -> None:
+    # a photo textured everywhere (skin, a jumper, a wall): its repeats alone look closer at
+    # its faces, all of them whole, never at "another region with texture" beside them
+    size, subject = ALONE[kind]
+    photos = {"p0": (size, subject)}
+    textured = {"p0": np.ones((72, 96), np.float32)}
+    for premium in (False, True):
+        timeline = _planned(photos, 67.0, premium)
+        assert cut_faces(timeline, {"p0": size}, {"p0": subject}, textured) == []
