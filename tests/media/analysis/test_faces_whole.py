@@ -179,3 +179,18 @@ def test_closer_looks_at_a_photo_of_people_look_at_all_its_faces_never_at_its_te
     for premium in (False, True):
         timeline = _planned(photos, 67.0, premium)
         assert cut_faces(timeline, {"p0": size}, {"p0": subject}, textured) == []
+
+
+@pytest.mark.parametrize("premium", [False, True], ids=["standard", "signature"])
+@pytest.mark.parametrize("length", [90.0, 180.0])
+def test_layout_cells_never_cut_a_face_at_the_edge_or_of_a_couple(length: float,
+                                                                  premium: bool) -> None:
+    # five photos over a long film: repeats share the frame (splits, triptychs, insets) with
+    # faces at a photo's edge, at its top, and couples in each cell
+    photos = {"p0": (PHONE_WIDE, COUPLE), "p1": (PHONE_WIDE, AT_EDGE),
+              "p2": ((3000, 2000), scenery()), "p3": (PHONE_WIDE, AT_TOP),
+              "p4": (PHONE_TALL, COUPLE)}
+    timeline = _planned(photos, length, premium)
+    assert sum(1 for shot in timeline.shots if shot.partner_id) >= 2
+    assert cut_faces(timeline, {p: s for p, (s, _) in photos.items()},
+                     {p: subject for p, (_, subject) in photos.items()}) == []
