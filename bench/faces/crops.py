@@ -4,7 +4,8 @@ frames cut: ``faces whole`` (issue 42) checked at plan level.
 :func:`shot_views` runs the render's own photo framing (:class:`media.frames.photo_shots.
 PhotoShots`: which showing of a photo a shot is, the closer look of a repeat, the camera move,
 the cells of a layout; the photo behind a card) with the layers that would draw pixels replaced
-by recorders of their moves and the photos by their sizes. :func:`cut_faces` says which frames
+by recorders of their moves (a roll push's with its push in about the frame's centre) and the
+photos by their sizes. :func:`cut_faces` says which frames
 cut a face's eyes-to-mouth core (:attr:`media.analysis.subjects.Subject.cores`, its whole face
 for a subject stored without cores): partly inside a frame's rectangle of the photo, not
 wholly. A core wholly inside or wholly outside is kept whole.
@@ -25,6 +26,7 @@ from media.analysis.subjects import Box, Subject
 from media.base import spec
 from media.frames import photo_shots
 from media.frames.photo_shots import PhotoShots, steady
+from media.frames.roll import RollPushLayer
 from media.frames.sources import card_photo
 from media.plan.timeline import Timeline
 
@@ -94,6 +96,28 @@ class _Layer:
         self.motion = motion
 
 
+class _Rolled:
+    """A roll push's move: the planned viewport pushed in about its centre by the roll's zoom
+    at each frame (:class:`media.frames.roll.RollPushLayer`; its small turn left out)."""
+
+    def __init__(self, motion: Motion, layer: RollPushLayer) -> None:
+        self.planned, self.layer = motion, layer
+        self.mode, self.move, self.frames = motion.mode, f"roll {motion.move}", motion.frames
+
+    def rect_at(self, frame: int) -> Rect:
+        rect = self.planned.rect_at(frame)
+        zoom = self.layer.turn_at(frame)[1]
+        w, h = rect.w / zoom, rect.h / zoom
+        return Rect(rect.cx - w / 2, rect.cy - h / 2, w, h)
+
+
+class _RollLayer:
+    """Records a roll push's move (stands in for :class:`media.frames.roll.RollPushLayer`)."""
+
+    def __init__(self, src: object, motion: Motion, out_w: int, out_h: int) -> None:
+        self.motion = _Rolled(motion, RollPushLayer(None, motion, out_w, out_h))  # type: ignore
+
+
 class _Split:
     """Records a layout's cells (stands in for :class:`media.frames.split.SplitLayer`)."""
 
@@ -115,7 +139,7 @@ class _CvShim:
 @contextlib.contextmanager
 def _recording() -> Iterator[None]:
     """The pixel layers swapped for recorders while framing (one film at a time)."""
-    names = {"PhotoLayer": _Layer, "ParallaxLayer": _Layer, "RollPushLayer": _Layer,
+    names = {"PhotoLayer": _Layer, "ParallaxLayer": _Layer, "RollPushLayer": _RollLayer,
              "SplitLayer": _Split, "cv2": _CvShim, "texture_map": lambda image: image.texture}
     with _PATCH_LOCK:
         saved = {name: getattr(photo_shots, name) for name in names}

@@ -527,6 +527,14 @@ def keep_whole(subject: Subject) -> Subject:
     return replace(subject, faces=(_core(subject.focus),))
 
 
+def whole_boxes(subject: Subject) -> tuple[Box, ...]:
+    """What no frame may cut: the faces' eyes-to-mouth cores (the whole faces of a subject
+    stored without cores), else a compact subject's core (:func:`keep_whole`)."""
+    if subject.source == "faces":
+        return subject.cores or subject.faces
+    return keep_whole(subject).faces
+
+
 def subject_from_dict(data: dict[str, Any]) -> Subject:
     """Rebuild a :class:`Subject` from ``dataclasses.asdict`` output (e.g. stored JSON)."""
     return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),

@@ -11,9 +11,11 @@ import pytest
 
 from bench.faces.crops import View, cut_faces, is_cut, shot_views
 from bench.faces.whole import film, photo_source
+from media.analysis.camera import Motion, Rect
 from media.analysis.framing import whole_faces_rect
 from media.analysis.subjects import Box, Subject, union
 from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
+from media.frames.roll import roll_keeps
 from media.frames.split import still_crop
 from media.plan.timeline import Timeline
 
@@ -194,3 +196,12 @@ def test_layout_cells_never_cut_a_face_at_the_edge_or_of_a_couple(length: float,
     assert sum(1 for shot in timeline.shots if shot.partner_id) >= 2
     assert cut_faces(timeline, {p: s for p, (s, _) in photos.items()},
                      {p: subject for p, (_, subject) in photos.items()}) == []
+
+
+def test_a_roll_push_that_would_cut_a_face_at_the_frame_edge_is_not_used() -> None:
+    # the roll push zooms about 11 % in about the frame's centre: a core the planned move holds
+    # at its edge would leave the frame
+    motion = Motion("crop", Rect(0, 0, 1920, 1080), Rect(40, 20, 1800, 1012.5), 90, "zoom_in")
+    assert not roll_keeps(motion, [(10.0, 400.0, 300.0, 700.0)], 1920, 1080)
+    assert roll_keeps(motion, [(800.0, 400.0, 1100.0, 700.0)], 1920, 1080)
+    assert roll_keeps(motion, [(-400.0, 400.0, -100.0, 700.0)], 1920, 1080)  # out: stays out
