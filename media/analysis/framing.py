@@ -80,7 +80,10 @@ YIELDS = tuple(Yield(*step) for step in (
     (FACE_MARGIN, True, False), (FACE_MARGIN, False, False), (FACE_MARGIN, False, True),
     (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True),
     (0.0, False, True)))
-LEAST_MARGIN = YIELDS[-1].margin  # a face (or its core) edge to edge: whole, and no more
+LEAST_MARGIN = FACE_MARGIN_MIN  # what a whole face keeps at least; its core (padded, see
+# CORE_PAD) may go edge to edge (YIELDS' last step)
+CORE_PAD = 0.1  # a core's sides pushed out by this share of its size: a found core is a few
+# per cent smaller than the labelled one on tilted faces (bench/faces: 97.5 % of it on average)
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
@@ -123,12 +126,14 @@ class MoveRequest:
 
 class Reach(NamedTuple):
     """How far a crop move goes: its ``zoom`` ratio between the wide and the tight viewport,
-    how much closer than the largest crop its wide end looks (``frame_scale``), and the
-    travel it must reach (``min_travel``, a share of the frame)."""
+    how much closer than the largest crop its wide end looks (``frame_scale``), the
+    travel it must reach (``min_travel``, a share of the frame), and the least margin its
+    faces may yield to (``least_margin``: none for faces' cores)."""
 
     zoom: float
     frame_scale: float
     min_travel: float
+    least_margin: float = LEAST_MARGIN
 
 
 def face_guard(subject: Subject, width: int, height: int,
@@ -156,15 +161,16 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
 
 
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
-              keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN) -> bool:
-    """True when a crop would cut a face (with the least margin a move yields it,
-    :data:`LEAST_MARGIN`), or keep less than ``keep_min`` of the photo (down to
-    :data:`SUBJECT_KEEP_MIN` when the subject's focus fits a crop magnified at most
-    :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a wide frame is then cropped full width
-    on its subject, not fitted small over its blur). In a portrait frame a subject that fits
-    such a crop is always cropped (the 9:16 film is full-bleed whenever it can be)."""
+              keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN,
+              margin: float = LEAST_MARGIN) -> bool:
+    """True when a crop would cut a face (with the least ``margin`` a move yields it), or keep
+    less than ``keep_min`` of the photo (down to :data:`SUBJECT_KEEP_MIN` when the subject's
+    focus fits a crop magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a
+    wide frame is then cropped full width on its subject, not fitted small over its blur). In a
+    portrait frame a subject that fits such a crop is always cropped (the 9:16 film is
+    full-bleed whenever it can be)."""
     cw, ch = largest_crop(width, height, aspect)
-    guard = face_guard(subject, width, height, LEAST_MARGIN)
+    guard = face_guard(subject, width, height, margin)
     if guard is not None and (guard[2] - guard[0] > cw + 1e-6 or guard[3] - guard[1] > ch + 1e-6):
         return True
     keep = cw * ch / (width * height)
@@ -347,11 +353,14 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if frame_scale > 1.0 + 1e-6:
         return _plan_crop(photo_size, subject, aspect, frames, moves, fit,
                           Reach(zoom, frame_scale, min_travel))
-    reach = Reach(zoom, 1.0, min_travel)
-    subject = held_by_cores(photo_size, subject, aspect)
-    if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min):
+    held = held_by_cores(photo_size, subject, aspect)
+    reach = Reach(zoom, 1.0, min_travel, LEAST_MARGIN if held is subject else 0.0)
+    subject = held
+    if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min,
+                     reach.least_margin):
         planned = _plan_crop(photo_size, subject, aspect, frames, moves,
-                             None if aspect.is_portrait else fit, reach)
+                             None if aspect.is_portrait or reach.least_margin == 0.0 else fit,
+                             reach)  # full-bleed 9:16, a close-up framed full
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
         planned = _plan_fill(photo_size, subject, aspect, frames, min_travel) or _plan_crop(
             photo_size, subject, aspect, frames, moves, fit, reach)
@@ -423,7 +432,8 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
     still crop on the faces when no move holds them."""
     min_travel = reach.min_travel
     best: Motion | None = None
-    for step in YIELDS if subject.faces else YIELDS[:3]:
+    for step in [s for s in YIELDS if s.margin >= reach.least_margin] if subject.faces else \
+            YIELDS[:3]:
         guard = face_guard(subject, *photo_size, step.margin)
         for move in moves:
             start, end = _crop_rects(photo_size, subject, aspect, move, reach, step)
@@ -460,14 +470,21 @@ def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
     every other face wholly outside, never half of one; the focus's centre without faces."""
     width, height = photo_size
     cores = [c.to_pixels(width, height)
-             for c in (subject.cores if subject.source == "faces" and subject.cores
-                       else subject.faces)]
+             for c in ([_padded(c) for c in subject.cores]
+                       if subject.source == "faces" and subject.cores else subject.faces)]
     for kept in range(len(cores), 0, -1):
         rect = _apart(photo_size, size, cores[:kept], cores[kept:])
         if rect is not None:
             return rect
     fx, fy = subject.focus.center
     return _place(size, (fx * width, fy * height), photo_size, None)
+
+
+def _padded(core: Box) -> Box:
+    """``core`` with :data:`CORE_PAD` of its size added on every side, within the photo."""
+    pad_w, pad_h = CORE_PAD * (core.x1 - core.x0), CORE_PAD * (core.y1 - core.y0)
+    return Box(max(0.0, core.x0 - pad_w), max(0.0, core.y0 - pad_h), min(1.0, core.x1 + pad_w),
+               min(1.0, core.y1 + pad_h))
 
 
 def _apart(photo_size: tuple[int, int], size: tuple[float, float],
@@ -503,7 +520,8 @@ def _positions(side: float, extent: float, held: tuple[float, float],
 def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
     """``subject`` as a crop of ``aspect`` holds it: as it is when the largest crop holds its
     whole faces with the least margin a move may yield them to (:data:`LEAST_MARGIN`); else,
-    when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`),
+    when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`,
+    each :data:`CORE_PAD` larger),
     magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces
     (a close-up filling its photo is framed full, its forehead or chin may be cut, never its
     eyes or mouth); else as it is (fitted, or filling the frame's width)."""
@@ -514,8 +532,9 @@ def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect)
     if guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
                          and guard[3] - guard[1] <= crop_h + 1e-6):
         return subject
-    cores = replace(subject, faces=subject.cores, focus=union(subject.cores))
-    held = face_guard(cores, *photo_size, LEAST_MARGIN)
+    padded = tuple(_padded(core) for core in subject.cores)
+    cores = replace(subject, faces=padded, focus=union(padded))
+    held = face_guard(cores, *photo_size, 0.0)
     if held is None or held[2] - held[0] > crop_w + 1e-6 or held[3] - held[1] > crop_h + 1e-6:
         return subject
     return cores if aspect.width / crop_w <= SUBJECT_CROP_MAX_UPSCALE + 1e-6 else subject
