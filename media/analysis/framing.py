@@ -50,6 +50,7 @@ from media.analysis.camera import (
 from media.analysis.subjects import (
     Box,
     Subject,
+    padded_core,
     union,
 )
 from media.base.spec import Aspect
@@ -81,9 +82,7 @@ YIELDS = tuple(Yield(*step) for step in (
     (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True),
     (0.0, False, True)))
 LEAST_MARGIN = FACE_MARGIN_MIN  # what a whole face keeps at least; its core (padded, see
-# CORE_PAD) may go edge to edge (YIELDS' last step)
-CORE_PAD = 0.1  # a core's sides pushed out by this share of its size: a found core is a few
-# per cent smaller than the labelled one on tilted faces (bench/faces: 97.5 % of it on average)
+# media.analysis.subjects.padded_core) may go edge to edge (YIELDS' last step)
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
@@ -470,7 +469,7 @@ def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
     every other face wholly outside, never half of one; the focus's centre without faces."""
     width, height = photo_size
     cores = [c.to_pixels(width, height)
-             for c in ([_padded(c) for c in subject.cores]
+             for c in ([padded_core(c) for c in subject.cores]
                        if subject.source == "faces" and subject.cores else subject.faces)]
     for kept in range(len(cores), 0, -1):
         rect = _apart(photo_size, size, cores[:kept], cores[kept:])
@@ -478,13 +477,6 @@ def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
             return rect
     fx, fy = subject.focus.center
     return _place(size, (fx * width, fy * height), photo_size, None)
-
-
-def _padded(core: Box) -> Box:
-    """``core`` with :data:`CORE_PAD` of its size added on every side, within the photo."""
-    pad_w, pad_h = CORE_PAD * (core.x1 - core.x0), CORE_PAD * (core.y1 - core.y0)
-    return Box(max(0.0, core.x0 - pad_w), max(0.0, core.y0 - pad_h), min(1.0, core.x1 + pad_w),
-               min(1.0, core.y1 + pad_h))
 
 
 def _apart(photo_size: tuple[int, int], size: tuple[float, float],
@@ -521,7 +513,7 @@ def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect)
     """``subject`` as a crop of ``aspect`` holds it: as it is when the largest crop holds its
     whole faces with the least margin a move may yield them to (:data:`LEAST_MARGIN`); else,
     when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`,
-    each :data:`CORE_PAD` larger),
+    each :data:`media.analysis.subjects.CORE_PAD` larger),
     magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces
     (a close-up filling its photo is framed full, its forehead or chin may be cut, never its
     eyes or mouth); else as it is (fitted, or filling the frame's width)."""
@@ -532,7 +524,7 @@ def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect)
     if guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
                          and guard[3] - guard[1] <= crop_h + 1e-6):
         return subject
-    padded = tuple(_padded(core) for core in subject.cores)
+    padded = tuple(padded_core(core) for core in subject.cores)
     cores = replace(subject, faces=padded, focus=union(padded))
     held = face_guard(cores, *photo_size, 0.0)
     if held is None or held[2] - held[0] > crop_w + 1e-6 or held[3] - held[1] > crop_h + 1e-6:

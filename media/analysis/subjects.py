@@ -527,11 +527,24 @@ def keep_whole(subject: Subject) -> Subject:
     return replace(subject, faces=(_core(subject.focus),))
 
 
+CORE_PAD = 0.2  # a found core's sides pushed out by this share of its size: on tilted and
+# small faces it runs up to about a sixth off the labelled one (bench/faces: 97.5 % of it kept
+# on average); what a frame that holds a core alone keeps
+
+
+def padded_core(core: Box) -> Box:
+    """``core`` with :data:`CORE_PAD` of its size added on every side, within the photo."""
+    pad_w, pad_h = CORE_PAD * (core.x1 - core.x0), CORE_PAD * (core.y1 - core.y0)
+    return Box(max(0.0, core.x0 - pad_w), max(0.0, core.y0 - pad_h), min(1.0, core.x1 + pad_w),
+               min(1.0, core.y1 + pad_h))
+
+
 def whole_boxes(subject: Subject) -> tuple[Box, ...]:
-    """What no frame may cut: the faces' eyes-to-mouth cores (the whole faces of a subject
-    stored without cores), else a compact subject's core (:func:`keep_whole`)."""
+    """What no frame may cut: the faces' eyes-to-mouth cores (:func:`padded_core`; the whole
+    faces of a subject stored without cores), else a compact subject's core
+    (:func:`keep_whole`)."""
     if subject.source == "faces":
-        return subject.cores or subject.faces
+        return tuple(padded_core(core) for core in subject.cores) or subject.faces
     return keep_whole(subject).faces
 
 

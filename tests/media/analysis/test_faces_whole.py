@@ -33,7 +33,9 @@ def scenery(focus: Box | None = None) -> Subject:
 
 
 # a close-up filling its photo: the whole face with its margin fits no crop of either aspect
-CLOSE_UP = faces((Box(0.08, 0.1, 0.92, 0.9), Box(0.22, 0.36, 0.78, 0.7)))
+CLOSE_UP = faces((Box(0.15, 0.18, 0.85, 0.8), Box(0.27, 0.38, 0.73, 0.66)))
+# a face filling 80 % of its photo: its core is as tall as a 16:9 crop of a phone portrait
+FILLING = faces((Box(0.08, 0.1, 0.92, 0.9), Box(0.22, 0.36, 0.78, 0.7)))
 # the same face turned 25 degrees: its core's upright box is wider and taller
 TILTED = faces((Box(0.02, 0.04, 0.98, 0.96), Box(0.16, 0.26, 0.84, 0.8)))
 # a face at the photo's left edge, partly outside it (clipped)
@@ -70,7 +72,8 @@ def _cuts(photos: dict[str, tuple[tuple[int, int], Subject]], length: float,
 ALONE = {"close-up": (PHONE_TALL, CLOSE_UP), "close-up wide": (PHONE_WIDE, CLOSE_UP),
          "tilted": (SQUARE, TILTED), "at the edge": (PHONE_WIDE, AT_EDGE),
          "at the top": (PHONE_WIDE, AT_TOP), "couple": (PHONE_WIDE, COUPLE),
-         "group": ((4000, 2250), GROUP), "small close-up": ((800, 1000), CLOSE_UP)}
+         "group": ((4000, 2250), GROUP), "small close-up": ((800, 1000), CLOSE_UP),
+         "filling": (PHONE_TALL, FILLING)}
 
 
 @pytest.mark.parametrize("premium", [False, True], ids=["standard", "signature"])
