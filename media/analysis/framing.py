@@ -350,11 +350,11 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))
     frame_scale = min(ask.frame_scale, holding_scale(photo_size, subject, aspect))
     if frame_scale > 1.0 + 1e-6:
-        return _plan_crop(photo_size, subject, aspect, frames, moves, fit,
+        return _plan_crop(photo_size, subject, aspect, frames, moves,
+                          None if aspect.is_portrait else fit,
                           Reach(zoom, frame_scale, min_travel))
-    held = held_by_cores(photo_size, subject, aspect)
-    reach = Reach(zoom, 1.0, min_travel, LEAST_MARGIN if held is subject else 0.0)
-    subject = held
+    subject, least = held_by_cores(photo_size, subject, aspect)
+    reach = Reach(zoom, 1.0, min_travel, least)
     if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min,
                      reach.least_margin):
         planned = _plan_crop(photo_size, subject, aspect, frames, moves,
@@ -509,27 +509,36 @@ def _positions(side: float, extent: float, held: tuple[float, float],
     return [lo, hi, middle, *(e for e in edges if lo - 1e-6 <= e <= hi + 1e-6)]
 
 
-def held_by_cores(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> Subject:
-    """``subject`` as a crop of ``aspect`` holds it: as it is when the largest crop holds its
-    whole faces with the least margin a move may yield them to (:data:`LEAST_MARGIN`); else,
-    when it holds their eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`,
-    each :data:`media.analysis.subjects.CORE_PAD` larger),
-    magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces
-    (a close-up filling its photo is framed full, its forehead or chin may be cut, never its
-    eyes or mouth); else as it is (fitted, or filling the frame's width)."""
+def held_by_cores(photo_size: tuple[int, int], subject: Subject,
+                  aspect: Aspect) -> tuple[Subject, float]:
+    """``subject`` as a crop of ``aspect`` holds it, and the least margin its faces may yield
+    to: as it is with :data:`LEAST_MARGIN` when the largest crop holds its whole faces so; else
+    as it is, edge to edge (no margin), when it holds them so; else, when it holds their
+    eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`, each
+    :data:`media.analysis.subjects.CORE_PAD` larger) magnified at most
+    :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces, edge to edge (a
+    close-up filling its photo is framed full, its forehead or chin may be cut, never its eyes
+    or mouth); else as it is (fitted, or filling the frame's width)."""
     if subject.source != "faces" or not subject.cores:
-        return subject
+        return subject, LEAST_MARGIN
     crop_w, crop_h = largest_crop(*photo_size, aspect)
-    guard = face_guard(subject, *photo_size, LEAST_MARGIN)
-    if guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
-                         and guard[3] - guard[1] <= crop_h + 1e-6):
-        return subject
+    if _holds(face_guard(subject, *photo_size, LEAST_MARGIN), crop_w, crop_h):
+        return subject, LEAST_MARGIN
+    if aspect.width / crop_w > SUBJECT_CROP_MAX_UPSCALE + 1e-6:
+        return subject, LEAST_MARGIN
+    if _holds(face_guard(subject, *photo_size, 0.0), crop_w, crop_h):
+        return subject, 0.0
     padded = tuple(padded_core(core) for core in subject.cores)
     cores = replace(subject, faces=padded, focus=union(padded))
-    held = face_guard(cores, *photo_size, 0.0)
-    if held is None or held[2] - held[0] > crop_w + 1e-6 or held[3] - held[1] > crop_h + 1e-6:
-        return subject
-    return cores if aspect.width / crop_w <= SUBJECT_CROP_MAX_UPSCALE + 1e-6 else subject
+    if _holds(face_guard(cores, *photo_size, 0.0), crop_w, crop_h):
+        return cores, 0.0
+    return subject, LEAST_MARGIN
+
+
+def _holds(guard: tuple[float, ...] | None, crop_w: float, crop_h: float) -> bool:
+    """True when a crop ``crop_w`` x ``crop_h`` holds ``guard`` (no guard: it does)."""
+    return guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
+                             and guard[3] - guard[1] <= crop_h + 1e-6)
 
 
 def fill_width(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:
