@@ -208,3 +208,17 @@ def test_a_roll_push_that_would_cut_a_face_at_the_frame_edge_is_not_used() -> No
     assert not roll_keeps(motion, [(10.0, 400.0, 300.0, 700.0)], 1920, 1080)
     assert roll_keeps(motion, [(800.0, 400.0, 1100.0, 700.0)], 1920, 1080)
     assert roll_keeps(motion, [(-400.0, 400.0, -100.0, 700.0)], 1920, 1080)  # out: stays out
+
+
+@pytest.mark.parametrize("premium", [False, True], ids=["standard", "signature"])
+def test_a_face_as_wide_as_a_9x16_crop_is_cropped_edge_to_edge_not_filled(premium: bool) -> None:
+    # a square photo's 9:16 crop is 56 % of its width; a face 54 % wide fits it with no margin
+    wide_face = faces((Box(0.23, 0.2, 0.77, 0.75), Box(0.33, 0.38, 0.67, 0.62)))
+    photos = {"p0": (SQUARE, wide_face), "p1": ((3000, 2000), scenery()),
+              "p2": (PHONE_TALL, COUPLE)}
+    timeline = _planned(photos, 45.0, premium)
+    modes = {v.motion.mode for shot in _views(timeline, photos)
+             for v in shot.get(PORTRAIT.name, []) if v.photo_id == "p0" and not v.cell}
+    assert modes == {"crop"}
+    assert cut_faces(timeline, {p: s for p, (s, _) in photos.items()},
+                     {p: subject for p, (_, subject) in photos.items()}) == []
