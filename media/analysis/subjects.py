@@ -532,9 +532,9 @@ CORE_PAD = 0.2  # a found core's sides pushed out by this share of its size: on 
 # on average); what a frame that holds a core alone keeps
 
 
-def padded_core(core: Box) -> Box:
-    """``core`` with :data:`CORE_PAD` of its size added on every side, within the photo."""
-    pad_w, pad_h = CORE_PAD * (core.x1 - core.x0), CORE_PAD * (core.y1 - core.y0)
+def padded_core(core: Box, pad: float = CORE_PAD) -> Box:
+    """``core`` with ``pad`` of its size added on every side, within the photo."""
+    pad_w, pad_h = pad * (core.x1 - core.x0), pad * (core.y1 - core.y0)
     return Box(max(0.0, core.x0 - pad_w), max(0.0, core.y0 - pad_h), min(1.0, core.x1 + pad_w),
                min(1.0, core.y1 + pad_h))
 
