@@ -1,4 +1,5 @@
-"""Assets stage: restore each photo and find its subject for framing, compose the song."""
+"""Assets stage: restore each photo and find its subject for framing, compose the song, and
+order the photos' motion clips from the motion provider when one is configured."""
 
 from __future__ import annotations
 
@@ -12,16 +13,19 @@ from PIL import Image
 from temporalio import activity
 
 from activities.context import Heartbeater, StageContext
-from activities.order_plan import cards_for
-from media.analysis.subjects import find_subject
+from activities.order_plan import cards_for, order_look, photo_sources
+from media.analysis.subjects import Subject, find_subject
 from media.base.spec import film_frames, film_seconds
 from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
-from media.plan.pacing import card_seconds, film_look
+from media.plan.motion_clips import motion_clip_seconds, motion_photos
+from media.plan.pacing import card_seconds, film_look, pacing_of
+from media.plan.spec import MotionRecipe
 from media.song.compose import SongBrief, song_seed
 from services.logo_fetch import LogoRefused, fetch_logo
+from services.motion_provider import MotionOrder, motion_provider
 from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
-from workflows.stages import AssetsResult, StageInput
+from workflows.stages import STAGE_RETRY, AssetsResult, MotionClip, StageInput
 
 LOGO_FETCH_ERROR = "fetch_error"
 """The ``logo_skipped:`` reason of a logo fetch that failed in a way it did not name."""
@@ -82,18 +86,21 @@ def _brand_logo(ctx: StageContext, order: FilmOrder,
 
 
 def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
-                    heartbeat: Heartbeater) -> tuple[dict[str, object], dict[str, str]]:
+                    heartbeat: Heartbeater
+                    ) -> tuple[dict[str, Subject], dict[str, str], dict[str, Path]]:
     """Restore every prepared photo per the tier's recipe, at the size the film shows it, into
     ``{run}/assets/photos/{id}.jpg``; find its subject on the restored image; record each
     :class:`media.intake.restore.RestoreReport` in ``{run}/assets/restore.json``.
 
-    Returns the framing facts and the restored photos' keys (photo id -> key).
+    Returns the subjects found (the framing facts), the restored photos' keys and their local
+    copies (by photo id).
     """
     order, photos = stage_input.order, stage_input.prep.photos
     run = order.run_keys
     recipe = ctx.settings.recipe(order.tier).restore
-    framing: dict[str, object] = {}
+    subjects: dict[str, Subject] = {}
     keys: dict[str, str] = {}
+    paths: dict[str, Path] = {}
     reports: dict[str, object] = {}
     for index, photo in enumerate(photos):
         heartbeat.update(percent=round(50 * index / len(photos)), item=photo.id)  # per photo
@@ -106,17 +113,67 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
         if report.applied:  # unchanged photos keep their bytes (no second JPEG generation)
             out = scratch / f"{photo.id}.restored.jpg"
             save_jpeg(restored, out)
-        keys[photo.id] = run.restored_photo(photo.id)
+        keys[photo.id], paths[photo.id] = run.restored_photo(photo.id), out
         ctx.storage.put_file(keys[photo.id], out, content_type="image/jpeg")
-        framing[photo.id] = asdict(find_subject(restored))
+        subjects[photo.id] = find_subject(restored)
         reports[photo.id] = report.to_dict()
     ctx.storage.put_bytes(run.restore_report, json.dumps(reports).encode(),
                           "application/json")
-    return framing, keys
+    return subjects, keys, paths
+
+
+def _motion_orders(ctx: StageContext, stage_input: StageInput, subjects: dict[str, Subject],
+                   paths: dict[str, Path]) -> list[MotionOrder]:
+    """The photos whose motion the tier orders from the motion provider (its recipe's
+    ``provider_motion``): those its full moves go to first, most wanted first, at most its full
+    moves (:func:`media.plan.motion_clips.motion_photos`; the provider keeps to the run's
+    budget), each for the longest shot the film's look holds a photo; none when the tier's
+    motion is local or no provider is configured."""
+    order = stage_input.order
+    recipe = ctx.settings.recipe(order.tier)
+    if not (recipe.provider_motion and ctx.settings.motion_provider_url):
+        return []
+    count = MotionRecipe(motion_shots=recipe.motion_shots).full_moves(order.length_sec)
+    chosen = motion_photos(photo_sources(stage_input.prep, paths, subjects),
+                           order.subject_photo_id, count)
+    seconds = motion_clip_seconds(pacing_of(order_look(order)))
+    return [MotionOrder(photo_id, paths[photo_id], seconds,
+                        f"{order.workflow_id}-{photo_id}") for photo_id in chosen]
+
+
+def _motion_clips(ctx: StageContext, stage_input: StageInput, orders: list[MotionOrder],
+                  scratch: Path, heartbeat: Heartbeater) -> tuple[dict[str, MotionClip],
+                                                                 list[str]]:
+    """The provider's clips of ``orders`` stored under ``{run}/assets/motion/{id}.mp4`` (by
+    photo id), and the notes saying which photos keep their local moves and why."""
+    if not orders:
+        return {}, []
+    heartbeat.update(percent=50, item="motion")
+    run = stage_input.order.run_keys
+    made = motion_provider(ctx.settings).make_motions(orders, scratch,
+                                                      last_attempt=_last_attempt())
+    clips = {}
+    for photo_id, clip in made.clips.items():
+        ctx.storage.put_file(run.motion_clip(photo_id), clip.path, content_type="video/mp4")
+        clips[photo_id] = MotionClip(key=run.motion_clip(photo_id), duration_sec=clip.duration_s,
+                                     width=clip.width, height=clip.height)
+    if made.fallbacks:
+        activity.logger.warning("motion provider: photos keep their local moves: %s",
+                                made.fallbacks)
+    return clips, made.notes()
+
+
+def _last_attempt() -> bool:
+    """True in the assets activity's last attempt (:data:`workflows.stages.STAGE_RETRY`): what
+    would be retried falls back to the local moves instead."""
+    return (activity.in_activity()
+            and activity.info().attempt >= STAGE_RETRY.maximum_attempts)
 
 
 def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
-    """Write the framing facts of every photo and the mastered song with its beat grid."""
+    """Write the framing facts of every photo, the mastered song with its beat grid, and the
+    motion provider's clips of the photos the tier orders them for (none with the local
+    moves: see :mod:`services.motion_provider` for what holds the run and what falls back)."""
     order, run = stage_input.order, stage_input.order.run_keys
     with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat, \
             ThreadPoolExecutor(1, thread_name_prefix="song") as pool:
@@ -128,9 +185,16 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
                                 ctx.settings.recipe(order.tier).song_candidates, scratch,
                                 idempotency_key=order.workflow_id)
         logo_key, logo_notes = _brand_logo(ctx, order, scratch)
-        framing, photo_keys = _restore_photos(ctx, stage_input, scratch, heartbeat)
+        subjects, photo_keys, photo_paths = _restore_photos(ctx, stage_input, scratch,
+                                                            heartbeat)
+        framing = {photo_id: asdict(subject) for photo_id, subject in subjects.items()}
         framing_key = run.framing
         ctx.storage.put_bytes(framing_key, json.dumps(framing).encode(), "application/json")
+
+        # The provider's jobs are polled here while the song is composed on its thread.
+        motion_clips, motion_notes = _motion_clips(
+            ctx, stage_input, _motion_orders(ctx, stage_input, subjects, photo_paths), scratch,
+            heartbeat)
 
         heartbeat.update(percent=50, item="song")
         song = composing.result()
@@ -142,5 +206,6 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
         song_key=song_key, song_meta_key=meta_key, framing_key=framing_key,
         photo_keys=photo_keys, lyrics=song.metadata["lyrics"],
         lyrics_sung=song.metadata["lyrics_sung"],
-        notes=notes + logo_notes, logo_key=logo_key,
+        notes=notes + logo_notes + motion_notes, logo_key=logo_key,
+        motion_clips=motion_clips,
     )

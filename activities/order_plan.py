@@ -10,7 +10,8 @@ nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -26,19 +27,18 @@ from media.analysis.subjects import Subject, keep_whole
 from media.base.spec import FPS
 from media.cards import wording
 from media.cards.spec import CardSpec, card_look
-from media.cards.text import undrawn_notes
+from media.cards.text import reads_on_a_phone, undrawn_notes
 from media.cards.wording import OccasionWords
 from media.design import looks
 from media.frames.grade import finished
 from media.frames.parallax import matte_score
 from media.frames.sources import load_photo
 from media.intake.clip_analysis import analyse_clip, frame_scores
-from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.inputs import ClipSource, MotionClipSource, PhotoSource
 from media.plan.pacing import closing_budget_s, film_look
 from media.plan.planner import plan
 from media.plan.spec import FilmSpec, FilmWords, LeftOut, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline
-from media.song import lyrics
 from services.settings import TierRecipe
 from workflows.contract import FilmOrder
 from workflows.stages import PrepResult
@@ -64,41 +64,64 @@ def order_look(order: FilmOrder) -> looks.Look:
 def cards_for(order: FilmOrder, look: looks.Look | None = None) -> tuple[CardSpec, CardSpec]:
     """The opening and closing cards of ``order`` in its ``look`` (:func:`order_look` when not
     given): the occasion and the name; then the greeting with the name, the customer's own
-    line when the film leaves time to read it, and who it is from (:mod:`media.cards.wording`)."""
+    words as they wrote them when the film leaves time to read them and the card can set
+    them at a size a phone reads, and who it is from (:mod:`media.cards.wording`)."""
     look = look or order_look(order)
     common = {"accent_hex": order.brand.color if order.brand else None,
               "gentle": order.occasion.gentle, "style": order.style.value, "look": look.name}
     opening = CardSpec(kind="opening", lines=(order.occasion.short_name, order.recipient_name),
                        **common)
     budget = closing_budget_s(order.length_sec, look)
-    closing = CardSpec(kind="closing", lines=wording.closing(occasion_words(order), budget).lines,
-                       **common)
-    return opening, closing
+    card = CardSpec(kind="closing", lines=(), **common)
+    words = wording.closing(occasion_words(order), budget,
+                            lambda lines: reads_on_a_phone(replace(card, lines=lines)))
+    return opening, replace(card, lines=words.lines)
 
 
-def interlude_cards(order: FilmOrder, closing: CardSpec,
-                    song_lines: Sequence[str] = ()) -> tuple[CardSpec, ...]:
-    """The interludes a long film may carry, best first (the planner decides how many and
-    where, :mod:`media.plan.interludes`): the customer's story line or memory that the closing
-    did not use, then a line of their song that quotes them, then their feeling words
-    (:func:`media.cards.wording.interlude_lines`), each in the closing's look."""
-    hold_max = card_look(closing).interlude.hold_max_s
-    customer = (order.story_note, order.memory)
-    lines = wording.interlude_lines(customer, (closing.lines[1],), song_lines,
-                                    order.feeling_words, hold_max,
-                                    [c for text in customer for c in lyrics.clauses(text)])
-    return tuple(replace(closing, kind="interlude", lines=line.lines) for line in lines)
+def interlude_cards(order: FilmOrder, closing: CardSpec) -> tuple[CardSpec, ...]:
+    """The interludes a film may carry, best first (the planner decides how many and where,
+    :mod:`media.plan.interludes`), each in the closing's look: the customer's story line or
+    memory that the closing does not carry, then their other sentences, then their feeling
+    words (:func:`media.cards.wording.interlude_lines`)."""
+    card = replace(closing, kind="interlude", lines=())
+    return tuple(replace(card, lines=line.lines) for line in _interlude_lines(order, closing))
+
+
+def _interlude_lines(order: FilmOrder, closing: CardSpec) -> tuple[wording.InterludeLine, ...]:
+    """The lines of :func:`interlude_cards`, each set on a card that reads on a phone."""
+    card = replace(closing, kind="interlude", lines=())
+    return wording.interlude_lines(
+        (order.story_note, order.memory), closing.lines[1], order.feeling_words,
+        card_look(closing).interlude.hold_max_s, order.length_sec,
+        lambda lines: reads_on_a_phone(replace(card, lines=lines)))
+
+
+def film_words(order: FilmOrder, look: looks.Look | None = None) -> FilmWords:
+    """Every card ``order``'s film may show (:func:`cards_for`, :func:`interlude_cards`), and
+    how many of the interludes carry the words the film promises to show (the memory or the
+    story line the closing does not carry)."""
+    opening, closing = cards_for(order, look)
+    lines = _interlude_lines(order, closing)
+    card = replace(closing, kind="interlude", lines=())
+    notes = wording.left_out_notes({"memory": order.memory, "story line": order.story_note},
+                                   [closing.lines[1], *(line.text for line in lines)])
+    return FilmWords(opening=opening, closing=closing,
+                     interludes=tuple(replace(card, lines=line.lines) for line in lines),
+                     required=sum(1 for _ in itertools.takewhile(lambda x: x.required, lines)),
+                     notes=notes)
 
 
 def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRecipe, *,
               photo_paths: dict[str, Path], clip_paths: dict[str, Path],
-              subjects: dict[str, Subject]) -> FilmSpec:
+              subjects: dict[str, Subject],
+              motion_seconds: Mapping[str, float] | None = None) -> FilmSpec:
     """The film ``order`` asks for, as the planner reads it: its look (:func:`order_look`) and
-    words (:func:`cards_for`, :func:`interlude_cards`), its grade (the signature tier's
+    words (:func:`film_words`), its grade (the signature tier's
     ``premium`` recipe is finished, see :mod:`media.frames.grade`), the prepared photos and
     clips on local disk (``photo_paths``, ``clip_paths``) with what their pixels and
     ``subjects`` say (:func:`photo_sources`, :func:`clip_sources`), which of them show the same
-    picture, and the ``song``'s grid."""
+    picture, the motion provider's clips (``motion_seconds``: their seconds by photo id, the
+    assets stage's) and the ``song``'s grid."""
     premium = recipe.motion == "premium"
     photos = photo_sources(prep, photo_paths, subjects, premium=premium,
                            subject_id=order.subject_photo_id)
@@ -106,7 +129,6 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
     twins = near_duplicates(photo_hashes({p.id: photo_paths[p.id] for p in prep.photos}),
                             clip_hashes)
     look = order_look(order)
-    opening, closing = cards_for(order, look)
     return FilmSpec(
         length_sec=order.length_sec, fps=FPS, family=wording.family_of(occasion_words(order)),
         style=order.style.value, gentle=order.occasion.gentle, look=look.name,
@@ -115,20 +137,38 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
         photos=photos, clips=clips,
         left_out=[LeftOut(id=r.id, reason=r.reason) for r in prep.rejected],
         subject_photo_id=order.subject_photo_id, near_duplicates=twins,
-        words=FilmWords(opening=opening, closing=closing,
-                        interludes=interlude_cards(order, closing, song.lyrics)),
+        motion_clips=tuple(MotionClipSource(photo_id, seconds)
+                           for photo_id, seconds in sorted((motion_seconds or {}).items())),
+        words=film_words(order, look),
         song=song)
 
 
 def film_plan(spec: FilmSpec) -> Timeline:
     """The film's timeline as data (:func:`media.plan.planner.plan`), cut on the song's beats
     and following its sections. Text a card cannot draw is never lost silently: the plan's
-    notes say what was left out."""
+    notes say what was left out, and what of the customer's words no card carries."""
     timeline = plan(spec)
     shown = [shot.card for shot in timeline.shots[1:-1] if shot.card is not None]
     undrawn = sum((undrawn_notes(card) for card in (spec.words.opening, spec.words.closing,
                                                     *shown)), ())
-    return replace(timeline, notes=timeline.notes + undrawn) if undrawn else timeline
+    notes = (*undrawn, *spec.words.notes, *_unshown_notes(spec.words, shown))
+    return replace(timeline, notes=timeline.notes + notes) if notes else timeline
+
+
+def _unshown_notes(words: FilmWords, shown: Sequence[CardSpec]) -> tuple[str, ...]:
+    """How many of the customer's lines the interludes could carry found no room between
+    the pictures (those the film promises apart): counts, never their words."""
+    quotes = [card for card in words.interludes if card.lines[0]]
+    required = words.interludes[:words.required]
+    missed = [card for card in quotes if card not in shown]
+    out = []
+    if any(card not in shown for card in required):
+        out.append(f"{sum(card not in shown for card in required)} of the customer's texts the "
+                   "film promises found no room between its pictures")
+    if missed:
+        out.append(f"{len(missed)} of {len(quotes)} lines of the customer's words that "
+                   "interludes could carry found no room between the pictures")
+    return tuple(out)
 
 
 def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, Subject], *,

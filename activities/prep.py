@@ -1,4 +1,8 @@
-"""Prep stage: fetch the order's media by key, keep what is genuinely usable, normalize it."""
+"""Prep stage: fetch the order's media by key, keep what is genuinely usable, normalize it.
+
+A photo that decodes but cannot be shown (blank, black, a sliver, a thumbnail:
+:mod:`media.intake.usable`, judged in the decoding child) is left out like a broken one, with its
+reason; the gate holds an order left with none."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ paths share the helpers below; only the storage keys they exchange cross activit
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +27,7 @@ from media.frames.encode import FilmSound
 from media.frames.render import RenderRequest, render_films
 from media.frames.segments import count_video_frames, join_limits, join_segments
 from media.frames.signal import STORED_MAX_BYTES, FrameSignal, joined
-from media.frames.sources import FilmSources, sources_for
+from media.frames.sources import FilmSources, motion_clips_for, sources_for
 from media.plan.spec import FilmSpec, SongGrid
 from media.plan.timeline import Timeline, segment_cut_frames, timeline_from_dict
 from media.song.soundtrack import build_soundtrack
@@ -56,18 +56,22 @@ def load_logo(storage: Storage, key: str | None, scratch: Path) -> np.ndarray | 
 
 @dataclass
 class _Sources:
-    """The render inputs fetched to local scratch: photos and clips by id, subjects, logo."""
+    """The render inputs fetched to local scratch: photos and clips by id, subjects, logo, and
+    the motion provider's clips by photo id."""
 
     photo_paths: dict[str, Path]
     clip_paths: dict[str, Path]
     subjects: dict[str, Subject]
     logo_key: str | None
+    motion_paths: dict[str, Path] = field(default_factory=dict)
 
 
 def _fetch_sources(storage: Storage, render_input: RenderInput, scratch: Path,
-                   needed: tuple[set[str], set[str]] | None = None) -> _Sources:
+                   needed: tuple[set[str], set[str]] | None = None,
+                   motion: Collection[str] = ()) -> _Sources:
     """Download the prepared photos and clips (only the ``needed`` photo and clip ids when
-    given) and read the subjects the assets stage found."""
+    given) and the motion provider's clips of the photos in ``motion``, and read the subjects
+    the assets stage found."""
     prep, assets = render_input.prep, render_input.assets
     photos, clips = needed if needed is not None else (set(assets.photo_keys),
                                                        {c.id for c in prep.clips})
@@ -75,9 +79,12 @@ def _fetch_sources(storage: Storage, render_input: RenderInput, scratch: Path,
                    for pid, key in assets.photo_keys.items() if pid in photos}
     clip_paths = {c.id: storage.get_file(c.key, scratch / f"{c.id}.mp4")
                   for c in prep.clips if c.id in clips}
+    motion_paths = {pid: storage.get_file(clip.key, scratch / f"{pid}.motion.mp4")
+                    for pid, clip in assets.motion_clips.items() if pid in motion}
     framing = json.loads(storage.get_bytes(assets.framing_key, 4 << 20))
     return _Sources(photo_paths, clip_paths,
-                    {pid: subject_from_dict(s) for pid, s in framing.items()}, assets.logo_key)
+                    {pid: subject_from_dict(s) for pid, s in framing.items()}, assets.logo_key,
+                    motion_paths)
 
 
 def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
@@ -88,7 +95,9 @@ def _plan(ctx: StageContext, render_input: RenderInput, sources: _Sources,
     song_meta = json.loads(ctx.storage.get_bytes(assets.song_meta_key, 4 << 20))
     spec = film_spec(order, render_input.prep, SongGrid.from_song_meta(song_meta),
                      ctx.settings.recipe(order.tier), photo_paths=sources.photo_paths,
-                     clip_paths=sources.clip_paths, subjects=sources.subjects)
+                     clip_paths=sources.clip_paths, subjects=sources.subjects,
+                     motion_seconds={pid: clip.duration_sec
+                                     for pid, clip in assets.motion_clips.items()})
     timeline = film_plan(spec)
     song = ctx.storage.get_file(assets.song_key, scratch / "song.wav")
     soundtrack = build_soundtrack(timeline, song, sources.clip_paths,
@@ -105,7 +114,8 @@ def _render(ctx: StageContext, timeline: Timeline, sources: _Sources, audio: Pat
     aspect name, the frames rendered and what each aspect's frames looked like."""
     outputs = {aspect.name: scratch / f"{aspect.name}.mp4" for aspect in ASPECTS}
     film = FilmSources(sources.photo_paths, sources.clip_paths, sources.subjects,
-                       load_logo(ctx.storage, sources.logo_key, scratch), audio)
+                       load_logo(ctx.storage, sources.logo_key, scratch), audio,
+                       sources.motion_paths)
     stats = render_films(timeline, film, outputs,
                          RenderRequest(frames=frames, on_progress=heartbeat.fraction,
                                        on_frame=on_frame),
@@ -221,7 +231,7 @@ def run_render_segment(ctx: StageContext, segment: SegmentInput) -> SegmentResul
         forget(ctx.storage, manifest_key)
         timeline = _load_timeline(ctx.storage, segment.plan)
         sources = _fetch_sources(ctx.storage, segment.render, scratch,
-                                 sources_for(timeline, frames))
+                                 sources_for(timeline, frames), motion_clips_for(timeline, frames))
         films, count, signals = _render(ctx, timeline, sources, None, frames, heartbeat,
                                         scratch)
         stored = StoredSet(ctx.storage)
@@ -251,7 +261,8 @@ def run_render_film(ctx: StageContext, whole: WholeFilmInput) -> RenderResult:
             return done
         forget(ctx.storage, order.run_keys.render_manifest)
         timeline = _load_timeline(ctx.storage, plan)
-        sources = _fetch_sources(ctx.storage, whole.render, scratch, sources_for(timeline))
+        sources = _fetch_sources(ctx.storage, whole.render, scratch, sources_for(timeline),
+                                 motion_clips_for(timeline))
         audio = ctx.storage.get_file(plan.soundtrack_key, scratch / "soundtrack.wav")
         with PostersFromFrames(poster_frame(timeline), cards_for(order)[0],
                                _poster_paths(scratch)) as posters:

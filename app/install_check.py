@@ -78,9 +78,18 @@ def _fluidsynth() -> str:
     return "libfluidsynth"
 
 
+def _right_to_left() -> str:
+    from PIL import features
+
+    if not (features.check_feature("raqm") and features.check_feature("fribidi")):
+        raise RuntimeError("right-to-left words need Pillow's RAQM layout with FriBiDi "
+                           "(Debian's libfribidi0)")
+    return f"FriBiDi {features.version_feature('fribidi')}"
+
+
 CHECKS: dict[str, Callable[[], str]] = {
     "looks": _looks, "fonts": _fonts, "word list": _word_list, "samples": _samples,
-    "tools": _tools, "fluidsynth": _fluidsynth,
+    "tools": _tools, "fluidsynth": _fluidsynth, "right-to-left": _right_to_left,
 }
 """Each check: what it found, or an exception saying what is missing."""
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from workflows.codec import KEY_ID_ENV, KEYS_ENV, AesGcmCodec, codec_of
@@ -16,7 +16,9 @@ from workflows.contract import TASK_QUEUE, TIER_PRICE_CENTS, Tier
 
 
 class TierRecipe(BaseModel):
-    """What a tier buys: motion shots, motion kind, song candidates, restoration depth."""
+    """What a tier buys: motion shots, motion kind, song candidates, restoration depth, and
+    whether its motion shots are ordered from the motion provider when one is configured
+    (``provider_motion``; unset: the ``premium`` motion is, ``ken_burns`` stays local)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -24,6 +26,15 @@ class TierRecipe(BaseModel):
     motion: Literal["ken_burns", "premium"]
     song_candidates: int = Field(ge=1, le=5)
     restore: Literal["light", "full"]
+    provider_motion: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _premium_motion_is_the_providers(cls, data: Any) -> Any:
+        """An override that leaves ``provider_motion`` out keeps the rule of its motion kind."""
+        if isinstance(data, dict) and "provider_motion" not in data:
+            return {**data, "provider_motion": data.get("motion") == "premium"}
+        return data
 
 
 DEFAULT_RECIPES: dict[Tier, TierRecipe] = {
@@ -103,6 +114,23 @@ class Settings(BaseSettings):
                                             alias="FILM_SONG_PROVIDER_MAX_WAIT_S")
     song_provider_max_bytes: int = Field(256 * 1024**2, gt=0,
                                          alias="FILM_SONG_PROVIDER_MAX_BYTES")
+    # Motion provider (unset URL: the local moves); seconds, bytes. max_wait is the whole run's
+    # wait for its clips (polled together, beside the song), well under the assets stage's 30 min
+    # start-to-close timeout. The run's budget: at most max_clips clips and max_seconds seconds
+    # of generated motion; the photos past it keep their local moves.
+    motion_provider_url: str | None = Field(None, alias="FILM_MOTION_PROVIDER_URL")
+    motion_provider_token: str | None = Field(None, alias="FILM_MOTION_PROVIDER_TOKEN",
+                                              repr=False)
+    motion_provider_timeout_s: float = Field(30.0, gt=0, le=300,
+                                             alias="FILM_MOTION_PROVIDER_TIMEOUT_S")
+    motion_provider_poll_s: float = Field(5.0, gt=0, le=60, alias="FILM_MOTION_PROVIDER_POLL_S")
+    motion_provider_max_wait_s: float = Field(600.0, gt=0, le=1200,
+                                              alias="FILM_MOTION_PROVIDER_MAX_WAIT_S")
+    motion_provider_max_bytes: int = Field(64 * 1024**2, gt=0,
+                                           alias="FILM_MOTION_PROVIDER_MAX_BYTES")
+    motion_provider_max_clips: int = Field(6, ge=0, le=30, alias="FILM_MOTION_PROVIDER_MAX_CLIPS")
+    motion_provider_max_seconds: float = Field(60.0, ge=0, le=600,
+                                               alias="FILM_MOTION_PROVIDER_MAX_SECONDS")
     work_dir: Path = Field(Path("/tmp/filmworker"), alias="FILM_WORK_DIR")
     # Days a run's working files (orders/{gift_id}/runs/{attempt}/) are kept after its outcome
     # is reported; 0: deleted at once (customer data is kept no longer than needed).

@@ -126,6 +126,56 @@ def disguised_photo_order(folder: Path) -> Path:
     return folder
 
 
+def _encoded(pixels: np.ndarray, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, fmt, **({"quality": 85} if fmt == "JPEG" else {}))
+    return buffer.getvalue()
+
+
+def pocket_shot_jpeg() -> bytes:
+    """A phone's shot from a pocket: near black with sensor noise (1600x1200 JPEG)."""
+    noise = np.random.default_rng(5).normal(0.0, 4.0, (1200, 1600, 3))
+    return _encoded(np.clip(noise + np.array([4, 3, 5]), 0, 255).astype(np.uint8), "JPEG")
+
+
+def white_screenshot_png() -> bytes:
+    """A blank white phone screenshot under its status bar (1170x2532 PNG)."""
+    pixels = np.full((2532, 1170, 3), 255, np.uint8)
+    pixels[:90] = 246
+    return _encoded(pixels, "PNG")
+
+
+def grey_frame_jpeg() -> bytes:
+    """One flat colour (1200x900 JPEG)."""
+    return _encoded(np.full((900, 1200, 3), (128, 126, 120), np.uint8), "JPEG")
+
+
+def stripe_png() -> bytes:
+    """A 20000x20 picture (a gradient): a sliver no film frame can show."""
+    row = np.linspace(0, 255, 20000, dtype=np.float32)
+    pixels = np.stack([row, row[::-1], np.full_like(row, 90)], axis=-1).astype(np.uint8)
+    return _encoded(np.repeat(pixels[None], 20, axis=0), "PNG")
+
+
+def order_with_blank_photos(folder: Path, sample: Path, good: int) -> Path:
+    """An order folder of ``sample``'s order with its first ``good`` photos, then a pocket shot,
+    a white screenshot and a 20000x20 stripe (``good`` 0: only those three)."""
+    folder.mkdir()
+    data = json.loads((sample / "order.json").read_text())
+    photos = folder / "photos"
+    photos.mkdir()
+    kept = sorted((sample / "photos").iterdir())[:good]
+    for path in kept:
+        shutil.copy(path, photos / path.name)
+    if data.get("subject_photo") not in {path.name for path in kept}:
+        data.pop("subject_photo", None)
+    (photos / "90-pocket.jpg").write_bytes(pocket_shot_jpeg())
+    (photos / "91-screenshot.png").write_bytes(white_screenshot_png())
+    (photos / "92-stripe.png").write_bytes(stripe_png())
+    (folder / "order.json").write_text(json.dumps(data))
+    return folder
+
+
 def order_fields(**overrides: Any) -> dict[str, Any]:
     """A valid order's fields, with overrides."""
     fields: dict[str, Any] = {
@@ -306,10 +356,21 @@ async def wait_for_stage(handle: WorkflowHandle[Any, Any], stage: FilmStage,
 # --- Customer files -------------------------------------------------------------------------------
 
 
+def picture(width: int, height: int) -> Image.Image:
+    """A picture the film can show (not blank: colour ramps across and down, a dark and a light
+    block), ``width`` x ``height`` RGB."""
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    pixels = np.stack([255 * xs / max(1, width - 1), 255 * ys / max(1, height - 1),
+                       np.full_like(xs, 120)], axis=-1)
+    pixels[height // 4:height // 2, width // 4:width // 2] = 20
+    pixels[height // 2:3 * height // 4, width // 2:3 * width // 4] = 235
+    return Image.fromarray(pixels.astype(np.uint8))
+
+
 def jpeg_bytes() -> bytes:
-    """A plain grey 320x240 JPEG."""
+    """A 320x240 JPEG of :func:`picture`."""
     buffer = io.BytesIO()
-    Image.fromarray(np.full((240, 320, 3), 128, np.uint8)).save(buffer, "JPEG")
+    picture(320, 240).save(buffer, "JPEG")
     return buffer.getvalue()
 
 

@@ -25,6 +25,7 @@ from media.base.runner import Limits
 from media.intake.photos import MAX_JPEG_SCANS, without_png_text, working_long_edge
 from media.intake.sandbox import PHOTO_LIMITS, prepare_photo_bounded
 from services.storage.local import LocalStorage
+from tests.helpers import picture
 from tests.stages import local_context, order_with_media
 from workflows.contract import PHOTO_MAX_BYTES
 from workflows.stages import Rejection
@@ -70,7 +71,7 @@ def scan_bomb(scans: int, size: int = 4096) -> bytes:
 def png_with_big_text(text_bytes: int) -> bytes:
     """A small genuine PNG carrying a zTXt chunk that inflates to ``text_bytes``."""
     buffer = io.BytesIO()
-    Image.new("RGB", (64, 48), (200, 30, 30)).save(buffer, "PNG")
+    picture(96, 64).save(buffer, "PNG")
     data = buffer.getvalue()
     body = b"Comment\0\0" + zlib.compress(b"x" * text_bytes, 9)
     chunk = struct.pack(">I", len(body)) + b"zTXt" + body
@@ -96,7 +97,7 @@ def test_progressive_jpeg_with_thousands_of_scans_is_refused_in_bounded_time(
     bomb = scan_bomb(30_000)
     assert len(bomb) <= PHOTO_MAX_BYTES
     good = io.BytesIO()
-    Image.new("RGB", (640, 480), (10, 120, 200)).save(good, "JPEG")
+    picture(640, 480).save(good, "JPEG")
     kept, rejected, elapsed = prep_photos(tmp_path, [bomb, good.getvalue()])
     assert kept == ["p02"]
     assert rejected == [Rejection(id="p01", reason=errors.IMAGE_TOO_COMPLEX)]
@@ -105,7 +106,7 @@ def test_progressive_jpeg_with_thousands_of_scans_is_refused_in_bounded_time(
 
 def test_a_progressive_jpeg_with_a_normal_scan_count_is_kept(tmp_path: Path) -> None:
     buffer = io.BytesIO()
-    Image.new("RGB", (640, 480), (10, 120, 200)).save(buffer, "JPEG", progressive=True)
+    picture(640, 480).save(buffer, "JPEG", progressive=True)
     assert buffer.getvalue().count(b"\xff\xda") < MAX_JPEG_SCANS
     kept, rejected, _ = prep_photos(tmp_path, [buffer.getvalue()])
     assert (kept, rejected) == (["p01"], [])
@@ -138,7 +139,9 @@ def test_a_16_bit_png_of_50_megapixels_is_prepared_without_a_float64_copy(
     tmp_path: Path,
 ) -> None:
     src = tmp_path / "gray16.png"
-    Image.new("I;16", (7071, 7071), 30000).save(src)
+    gray16 = Image.new("I;16", (7071, 7071), 30000)
+    gray16.paste(Image.new("I;16", (7071, 2071), 5000), (0, 5000))  # a picture, not a blank
+    gray16.save(src)
     assert src.stat().st_size < 1024**2
     tight = Limits(timeout_s=PHOTO_LIMITS.timeout_s, cpu_s=PHOTO_LIMITS.cpu_s,
                    address_space_bytes=SIXTEEN_BIT_PEAK_RSS_BYTES + 500 * 1024**2)
@@ -168,6 +171,6 @@ def test_the_worker_process_never_decodes_a_customer_photo(
 
     monkeypatch.setattr(media.intake.photos, "prepare_photo", refuse_in_process)
     good = io.BytesIO()
-    Image.new("RGB", (320, 240), (0, 0, 0)).save(good, "JPEG")
+    picture(320, 240).save(good, "JPEG")
     kept, _, _ = prep_photos(tmp_path, [good.getvalue()])
     assert kept == ["p01"]

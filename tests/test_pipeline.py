@@ -23,13 +23,14 @@ from media.deliver.verify import ffprobe_json
 from media.frames.segments import count_video_frames
 from services.settings import Settings
 from services.storage.base import Storage
-from tests.helpers import SAMPLE_ORDER, disguised_photo_order
+from tests.helpers import SAMPLE_ORDER, disguised_photo_order, order_with_blank_photos
 from tests.receiver import DEFAULT_SECRET, OrderApiReceiver
 from workflows.cleanup import cleanup_workflow_id
 from workflows.contract import FilmOrder, FilmOutcome, FilmStage, FilmState, start_render
 from workflows.stages import ActivityName, RenderResult, WholeFilmInput
 
 pytestmark = pytest.mark.e2e
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
 
 def unique_gift_id() -> str:
@@ -187,6 +188,34 @@ async def test_order_with_only_unusable_photos_is_held_and_reported(
     assert receiver.bodies()[0]["reason"] == "no_usable_photos"
     assert storage_of(real_worker).list(order.delivery_prefix + "/") == []
     assert_run_files_deleted(storage_of(real_worker), order)
+
+
+@pytest.mark.timeout(300)
+async def test_order_of_only_blank_photos_is_held_for_its_media_and_reported(
+    temporal_env: WorkflowEnvironment, real_worker: Settings, receiver: OrderApiReceiver,
+    tmp_path: Path,
+) -> None:
+    folder = order_with_blank_photos(tmp_path / "order", SAMPLES / "birthday", good=0)
+    order = load_order_folder(folder, real_worker, unique_gift_id())
+    outcome = await run_order(temporal_env, order, real_worker)
+    assert (outcome.state, outcome.stage, outcome.reason) == (
+        FilmState.HELD, FilmStage.GATE, "no_usable_photos")
+    assert [body["state"] for body in receiver.bodies()] == ["held"]
+
+
+@pytest.mark.render
+@pytest.mark.timeout(1800)
+async def test_five_good_photos_and_three_blank_ones_succeed_with_the_three_left_out(
+    temporal_env: WorkflowEnvironment, real_worker: Settings, receiver: OrderApiReceiver,
+    tmp_path: Path,
+) -> None:
+    folder = order_with_blank_photos(tmp_path / "order", SAMPLES / "birthday", good=5)
+    order = load_order_folder(folder, real_worker, unique_gift_id())
+    outcome = await run_order(temporal_env, order, real_worker)
+    assert outcome.state is FilmState.SUCCEEDED, outcome.reason
+    assert outcome.reason == ("left_out:p06=image_blank,p07=image_blank,"
+                              "p08=image_aspect_unsupported")
+    assert [body["state"] for body in receiver.bodies()] == ["succeeded"]
 
 
 @activity.defn(name=ActivityName.RENDER_FILM)

@@ -9,7 +9,7 @@ command line, the tests) builds its keys here::
     orders/{gift_id}/runs/{attempt}/           one attempt's working files (RunKeys)
         prep/photos/{id}.jpg  prep/clips/{id}.mp4
         assets/photos/{id}.jpg  assets/framing.json  assets/restore.json
-        assets/song.wav  assets/song.json  assets/logo.png
+        assets/song.wav  assets/song.json  assets/logo.png  assets/motion/{id}.mp4
         render/timeline.json  render/soundtrack.wav  render/{aspect}.mp4
         render/poster.jpg  render/poster-9x16.jpg  render/manifest.json
         render/segments/{index:03d}/{aspect}.mp4  render/segments/{index:03d}/manifest.json
@@ -128,6 +128,10 @@ class RunKeys:
     def logo(self) -> str:
         """The brand logo, fetched and checked (assets, brand style)."""
         return self.key(f"assets/{LOGO_NAME}")
+
+    def motion_clip(self, photo_id: str) -> str:
+        """A photo brought to motion by the motion provider, normalized (assets)."""
+        return self.key(f"assets/motion/{photo_id}.mp4")
 
     @property
     def film_spec(self) -> str:

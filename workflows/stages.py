@@ -188,6 +188,7 @@ class HoldReason(StrEnum):
     TEXT_POLICY = "text_policy"
     MODERATION_HOLD = "moderation_hold"
     SONG_PROVIDER_HOLD = "song_provider_hold"
+    MOTION_PROVIDER_HOLD = "motion_provider_hold"
 
 
 class _Model(BaseModel):
@@ -243,6 +244,17 @@ class GateResult(_Model):
     notes: list[str]
 
 
+class MotionClip(_Model):
+    """A photo brought to motion by the motion provider, normalized like a customer's clip
+    (H.264, 30 fps CFR, upright, BT.709): ``duration_sec`` seconds, ``width`` x ``height``
+    pixels; the film shows it in that photo's full-motion shot."""
+
+    key: str
+    duration_sec: float
+    width: int
+    height: int
+
+
 class AssetsResult(_Model):
     """Keys of the assets the render stage reads."""
 
@@ -257,6 +269,8 @@ class AssetsResult(_Model):
     lyrics_sung: bool = False
     """True only when the song sings ``lyrics`` (a song service's vocal); the local composer's
     lines are a dedication."""
+    motion_clips: dict[str, MotionClip] = Field(default_factory=dict)
+    """The motion provider's clips by photo id (none with the local moves, the default)."""
 
 
 class RenderInput(_Model):

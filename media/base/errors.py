@@ -19,6 +19,9 @@ IMAGE_TRUNCATED = "image_truncated"
 IMAGE_CORRUPT = "image_corrupt"
 IMAGE_TOO_COMPLEX = "image_too_complex"
 IMAGE_DECODE_LIMIT = "image_decode_limit"
+IMAGE_ASPECT = "image_aspect_unsupported"
+IMAGE_BLANK = "image_blank"
+IMAGE_TOO_DARK = "image_too_dark"
 
 # Clips.
 NOT_A_VIDEO = "not_a_video"

@@ -19,8 +19,8 @@ class CardSpec:
 
     ``lines``: opening: (occasion short name, recipient name); closing: (greeting with the
     name, the customer's line, the signature; see :mod:`media.cards.wording`); interlude: (one
-    of the customer's lines, set as a quotation, or "" and a line set plainly: a line of their
-    song, their feeling words; :func:`media.cards.wording.interlude_lines`).
+    of the customer's texts or sentences as they wrote it, set as a quotation, or "" and a line
+    set plainly: their feeling words; :func:`media.cards.wording.interlude_lines`).
     Missing or blank lines are left out. ``accent_hex``:
     ``#RRGGBB`` (or ``#RGB``) brand colour, or None for the house palette. ``gentle``: memorial
     or pet tribute (quieter palette, softer type). ``style``: ``gift``, ``brand`` or ``social``

@@ -11,7 +11,10 @@ Layout: lines are set as the card's look says (:mod:`media.design.looks`: face, 
 of the frame's height per aspect, tracking, caps, pitch), centred in a safe area (8% side
 margins; for a look's ``social_safe`` variant the top 12% and bottom 20% of the frame stay
 clear), wrap into balanced lines (at most 2-3; a ``keep_phrase`` role keeps the words before its
-first comma together) and shrink until every line fits, so text never clips.
+first comma together) and shrink until every line fits, so text never clips. They never shrink
+below the size a phone reads (:func:`media.design.reading.type_min_px`): a line too long for its
+lines at that size takes more lines (up to :data:`LINES_MAX_AT_MIN`), and a card whose words do
+not fit its safe area that way is one the planner must not make (:func:`reads_on_a_phone`).
 :func:`text_layout` returns the ink boxes of the drawn lines and
 :func:`text_mask` the glyph coverage, for tests and verifiers; :func:`layout_card` is the layout
 :mod:`media.cards.draw` draws.
@@ -29,12 +32,13 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from media.base import heap
+from media.base.spec import ASPECTS
 from media.cards import bidi, fonts
 from media.cards.overlay import card_logo_size
 from media.cards.shaping import ShapedLine, clusters, draw_emoji, shape_line
 from media.cards.spec import CardSpec, TextBox, card_look
 from media.design import looks
-from media.design.reading import word_count
+from media.design.reading import type_min_px, word_count
 
 # Fractions of the frame kept clear of text.
 SIDE_MARGIN = 0.08
@@ -42,6 +46,7 @@ SOCIAL_TOP_CLEAR = 0.12
 SOCIAL_BOTTOM_CLEAR = 0.20
 # Widest line, in units of the frame's short side (keeps 16:9 lines from running edge to edge).
 MAX_MEASURE_U = 1.36
+LINES_MAX_AT_MIN = 12  # a role's lines may grow to this many rather than shrink below the minimum
 LOGO_GAP = 0.04  # space between a card's logo and its text, in units of the short side
 # Each card's lines, in order: (the engine's role name, the look's role).
 CARD_ROLES = {"opening": (("heading", "occasion"), ("title", "name")),
@@ -223,8 +228,9 @@ def _quoted(text: str, face: int) -> str:
 
 
 def _balanced(widths: list[float], spaces: list[bool], space_w: float,
-              lines: int) -> tuple[list[int], float]:
-    """Split tokens into ``lines`` lines minimising the widest; return (line starts, width)."""
+              lines: int) -> list[tuple[list[int], float]]:
+    """Split tokens into 1, 2, ... ``lines`` lines minimising the widest; return (line starts,
+    width) for each count of lines, in order (one pass for all of them)."""
     count = len(widths)
     pw = [0.0]
     ps = [0]
@@ -248,13 +254,16 @@ def _balanced(widths: list[float], spaces: list[bool], space_w: float,
                 if cand < best[k][j]:
                     best[k][j] = cand
                     back[k][j] = i
-    starts = []
-    j = count
-    for k in range(lines, 0, -1):
-        i = back[k][j]
-        starts.append(i)
-        j = i
-    return starts[::-1], best[lines][count]
+    out = []
+    for total in range(1, lines + 1):
+        starts = []
+        j = count
+        for k in range(total, 0, -1):
+            i = back[k][j]
+            starts.append(i)
+            j = i
+        out.append((starts[::-1], best[total][count]))
+    return out
 
 
 _REF = 100
@@ -272,9 +281,12 @@ def _phrase_kept(tokens: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     return [(phrase, tokens[0][1]), *tokens[end + 1:]]
 
 
-def _wrap(text: str, role: TextRole, max_px: float, measure: float, weight: str,
-          face: int) -> tuple[int, list[str]]:
-    """Largest size (<= ``max_px``) and balanced lines (<= ``role.max_lines``) that fit."""
+def _wrap(text: str, role: TextRole, px_range: tuple[float, float], measure: float,
+          weight: str, face: int) -> tuple[int, list[str]]:
+    """Largest size (within ``px_range``: the smallest a phone reads, the role's largest) and
+    balanced lines (<= ``role.max_lines``, more when fewer would need type below the
+    smallest) that fit ``measure``."""
+    min_px, max_px = px_range
     tracking_ref = role.tracking * _REF
     space_w = shape_line(" ", _REF, weight, face, 0.0).advance + tracking_ref
     best: tuple[float, int, list[str]] | None = None  # score, size, lines
@@ -285,21 +297,25 @@ def _wrap(text: str, role: TextRole, max_px: float, measure: float, weight: str,
         widths = [shape_line(t, _REF, weight, face, tracking_ref).advance + tracking_ref
                   for t, _ in tokens]
         spaces = [s for _, s in tokens]
-        for n in range(1, min(role.max_lines, len(tokens)) + 1):
-            starts, widest = _balanced(widths, spaces, space_w, n)
+        splits = _balanced(widths, spaces, space_w, min(LINES_MAX_AT_MIN, len(tokens)))
+        for n, (starts, widest) in enumerate(splits, start=1):
             size = min(max_px, _REF * measure / max(widest, 1.0) * 0.985)
+            if n > role.max_lines and (best is None or best[1] >= min_px):
+                break  # more lines than the look sets only to keep the type readable
             # A second or third line must buy clearly bigger type to be worth it.
             score = size * 0.86 ** (n - 1) - (0.5 if hard else 0.0)
-            if best is None or score > best[0]:
+            if n > role.max_lines or best is None or score > best[0]:
                 lines = []
                 for a, b in zip(starts, [*starts[1:], len(tokens)], strict=True):
                     lines.append("".join((" " if s and k > a else "") + t
                                          for k, (t, s) in enumerate(tokens[a:b], start=a)))
                 best = (score, max(1, int(size)), lines)
-        if best is not None and best[1] >= 0.45 * max_px:
-            break  # soft breaks were good enough: never split words needlessly
+        enough = max(min_px, 0.45 * max_px)
+        words_fit = max(widths, default=0.0) * enough / _REF <= measure
+        if best is not None and (best[1] >= enough or words_fit):
+            break  # soft breaks were good enough, or no word is too long: never split words
     assert best is not None
-    return best[1], best[2]
+    return max(best[1], math.ceil(min_px)), best[2]
 
 
 @dataclass(frozen=True)
@@ -362,21 +378,24 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0,
     rule_thick = max(2, round(unit * look.rule.thickness))
     gap = unit * 0.034
 
-    wrapped = [(role, *_wrap(text, role, role.size_px(width, height), measure, role.weight,
-                             face)) for text, role in roles]
+    min_px = type_min_px(width, height)
+    wrapped = [(role, *_wrap(text, role, (min_px, role.size_px(width, height)), measure,
+                             role.weight, face)) for text, role in roles]
     levels = {role.name: bidi.base_level(text) for text, role in roles}
     if not wrapped:
         return CardLayout((), None, safe, face, tuple(notes))
 
     def fitted(role: TextRole, lines: list[str], px: int) -> int:
         """Largest size <= px at which every line's real ink fits the measure (kerning and
-        hinting can differ slightly from the estimate); one size for the whole role."""
-        while px > 4:
+        hinting can differ slightly from the estimate); one size for the whole role, never
+        below the smallest a phone reads."""
+        px = max(px, min_px)
+        while px > min_px:
             widths = [shape_line(t, px, role.weight, face, role.tracking * px,
                                  levels[role.name]).ink for t in lines]
             if max(r - left for left, _, r, _ in widths) <= measure:
                 break
-            px = max(4, int(px * 0.97))
+            px = max(min_px, int(px * 0.97))
         return px
 
     # a lead shot of the title sequence (one line alone) has no rule under it
@@ -426,12 +445,32 @@ def layout_card(card: CardSpec, width: int, height: int, reserve_top: int = 0,
     scale = 1.0 if at is None else at[2]
     for _ in range(60):
         lines_out, rule_box = place(scale)
-        boxes = [line.box for line in lines_out] + ([rule_box] if rule_box else [])
-        if (min(b[1] for b in boxes) >= safe[1] and max(b[3] for b in boxes) <= safe[3]) \
-                or scale < 0.05:
+        if _inside(lines_out, rule_box, safe) or scale < 0.05 or all(
+                line.size <= min_px for line in lines_out):
             break
         scale *= 0.95  # too tall for the safe area: shrink everything a step
     return CardLayout(tuple(lines_out), rule_box, safe, face, tuple(notes))
+
+
+def _inside(lines: list[LaidLine], rule: tuple[int, int, int, int] | None,
+            safe: tuple[int, int, int, int]) -> bool:
+    """True when the ink of ``lines`` and the ``rule`` stays within the ``safe`` box's height."""
+    boxes = [line.box for line in lines] + ([rule] if rule else [])
+    return min(b[1] for b in boxes) >= safe[1] and max(b[3] for b in boxes) <= safe[3]
+
+
+def reads_on_a_phone(card: CardSpec) -> bool:
+    """True when every line of ``card`` is set at least at the size a phone reads
+    (:func:`media.design.reading.type_min_px`) inside its safe area, in both aspects: what
+    the wording checks before it puts the customer's words on a card."""
+    for aspect in ASPECTS:
+        with fonts.LOCK:
+            lay = layout_card(card, aspect.width, aspect.height)
+        if lay.lines and not (_inside(list(lay.lines), lay.rule, lay.safe) and all(
+                line.box[0] >= lay.safe[0] and line.box[2] <= lay.safe[2]
+                for line in lay.lines)):
+            return False
+    return True
 
 
 def logo_reserve(width: int, height: int, logo: np.ndarray | None) -> tuple[int, int, int]:

@@ -6,10 +6,16 @@ it in: the name on the title at least :data:`TITLE_HOLD_S`; a message of ``W`` w
 ``max(3 s, 1 s + W / 3 s)`` (:func:`message_hold_s`). Reading wins over pacing: the planner
 gives the cards what these rules ask (:mod:`media.plan.beat_snap`) and the wording picks a
 message short enough for the film it closes (:mod:`media.cards.wording`).
+
+Words must also be large enough: the gift page plays the 9:16 film upright on a phone
+(:data:`PHONE_WIDTH_PX`) and the 16:9 film turned, and a line reads there when its capitals are
+at least :data:`CAP_HEIGHT_MIN_PX` tall: :func:`type_min_px` is the smallest type a card sets in
+a frame of a given size (the layout wraps and the planner splits rather than go below it).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -23,6 +29,12 @@ MESSAGE_MIN_HOLD_S = 3.0
 MESSAGE_BASE_S = 1.0  # finding the message
 WORDS_PER_S = 3.0  # reading it
 UNSPACED_CHARS_PER_WORD = 2  # CJK, Thai...: a word's worth of characters for the rule
+
+PHONE_WIDTH_PX = {"portrait": 390, "landscape": 844}
+"""A 390 x 844 pt phone: the 9:16 film played upright fills its 390 width, the 16:9 film
+turned its 844."""
+CAP_HEIGHT_MIN_PX = 8.0  # capitals this tall on that phone read
+CAP_HEIGHT_SHARE = 0.7  # a Latin face's cap height over its size (em): Inter 0.73, Spartan 0.7
 
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 
@@ -48,3 +60,12 @@ def word_count(text: str) -> int:
 def message_hold_s(text: str) -> float:
     """Seconds ``text`` must stay fully visible: ``max(3, 1 + words / 3)``."""
     return max(MESSAGE_MIN_HOLD_S, MESSAGE_BASE_S + word_count(text) / WORDS_PER_S)
+
+
+def type_min_px(width: int, height: int) -> int:
+    """The smallest type size (pixels per em) a card may set in a ``width`` x ``height`` frame:
+    capitals :data:`CAP_HEIGHT_MIN_PX` tall once the frame is shown :data:`PHONE_WIDTH_PX`
+    wide (a portrait frame upright, a landscape one turned). 32 px in 1080x1920, 26 in
+    1920x1080."""
+    phone = PHONE_WIDTH_PX["portrait" if height > width else "landscape"]
+    return math.ceil(CAP_HEIGHT_MIN_PX / CAP_HEIGHT_SHARE * width / phone - 1e-6)

@@ -8,5 +8,5 @@ verify (signal).
 """
 
 __all__ = ["blend", "card_shots", "compose", "encode", "fill", "grade", "leak", "matte",
-           "parallax", "photo_shots", "preparer", "render", "roll", "segments", "signal", "sources",
-           "stall"]
+           "parallax", "photo_shots", "preparer", "render", "roll", "segments", "signal",
+           "sources", "stall"]

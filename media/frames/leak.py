@@ -32,15 +32,16 @@ from media.base import yuv
 from media.plan.montage import LightLeak
 
 FIELD_STEP = 8  # the light's shape is worked out on a grid this many times smaller
-WASH = 0.12  # share of the light over the whole frame (the warm wash)
+WASH = 0.18  # share of the light over the whole frame (the warm wash)
 GLOW_SIGMA = 0.24  # the glow's spread, a share of the frame's long side
 LUMA_SHARE = 0.6  # the light brightens less than it colours: warm, not washed out
 CHROMA_FLOOR = 0.5  # even a bright pixel takes this share of the light's colour
 STREAK_SIGMA = 0.05  # the streak's half-width, a share of the long side
 STREAK_SHARE = 0.55  # the streak's brightness against the glow's
 STREAK_SLANT = math.radians(62)  # the streak's angle from the horizontal
-GLOW_FROM, GLOW_TO = -0.12, 0.38  # the glow's centre drifts between these (share of the width
-# from the side it enters from) over the light's life
+GLOW_FROM, GLOW_TO = -0.2, 0.62  # the glow's centre sweeps between these (share of the width
+# from the side it enters from) over the light's life: a light passing across the lens, which a
+# phone shows as movement where a glow drifting a third of the way read as a flash
 GLOW_HEIGHT = 0.32  # the glow's centre, a share of the height from the top
 DITHER_SEED = 20261128
 DITHER_TILE = 128

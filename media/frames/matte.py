@@ -318,6 +318,9 @@ def matte_cut(image_rgb: np.ndarray, subject: Subject) -> tuple[np.ndarray | Non
     seed = _seed_mask(small, subject)
     if not np.isin(seed, (cv2.GC_FGD, cv2.GC_PR_FGD)).any():
         return None, Separation(False, "nothing salient to seed the subject")
+    if not np.isin(seed, (cv2.GC_BGD, cv2.GC_PR_BGD)).any():  # GrabCut needs both to start
+        return None, Separation(False, "the subject fills the photo: no background to cut "
+                                       "it from")
     fg, iterations, change = _grabcut(small, seed)
     verdict, piece = judge(fg, small, subject, iterations, change)
     return (piece if verdict.ok else None), verdict

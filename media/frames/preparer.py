@@ -2,9 +2,10 @@
 
 :class:`SourcePreparer` turns shot ``index`` into a :class:`media.frames.sources.Prepared` (its
 frames in every aspect): photo shots and layouts by :mod:`media.frames.photo_shots`, cards by
-:mod:`media.frames.card_shots`, clips by :mod:`media.frames.clip_shots`. The frame loop runs it
-on a helper thread a little ahead of the frame that needs a shot
-(:mod:`media.frames.render`).
+:mod:`media.frames.card_shots`, clips by :mod:`media.frames.clip_shots`, and so are the photo
+shots that play the motion provider's clip of their photo (``provider``: framed as a
+customer's clip is). The frame loop runs it on a helper thread a little ahead of the frame
+that needs a shot (:mod:`media.frames.render`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from media.frames.photo_shots import PhotoShots
 from media.frames.photo_store import PhotoStore
 from media.frames.sources import FilmSources, Prepared, shot_photos
 from media.frames.stall import StallWatch
-from media.plan.timeline import PARALLAX, Timeline
+from media.plan.timeline import PARALLAX, PROVIDER, Timeline
 
 
 class SourcePreparer:
@@ -39,20 +40,28 @@ class SourcePreparer:
                                 grade)
         self.photos = PhotoShots(timeline, aspects, self.store, self.notes)
         self.cards = CardShots(aspects, self.photos, sources.logo)
-        self.clips = ClipShots(timeline, aspects, sources.clips, watch or StallWatch(), grade)
+        watch = watch or StallWatch()
+        self.clips = ClipShots(timeline, aspects, sources.clips, watch, grade)
+        self.motion_clips = ClipShots(timeline, aspects, sources.motion_clips, watch, grade)
 
     def _count_uses(self) -> dict[str, int]:
-        """Uses of each photo by the shots rendered (a photo is freed after its last one)."""
+        """Uses of each photo by the shots rendered (a photo is freed after its last one); a
+        shot that plays the photo's motion clip does not use the photo."""
         uses: dict[str, int] = {}
         for i in self.shots:
+            if self.timeline.shots[i].motion == PROVIDER:
+                continue
             for photo in shot_photos(self.timeline, i):
                 uses[photo] = uses.get(photo, 0) + 1
         return uses
 
     def prepare(self, index: int) -> Prepared:
         """Everything shot ``index`` needs to produce its frames."""
-        kind = self.timeline.shots[index].kind
+        shot = self.timeline.shots[index]
+        kind = shot.kind
         try:
+            if kind == "photo" and shot.motion == PROVIDER:
+                return self.motion_clips.prepare(index)
             if kind == "photo":
                 return self.photos.prepare(index)
             if kind == "clip":

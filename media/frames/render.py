@@ -30,7 +30,6 @@ from media.base import spec
 from media.cards.overlay import LogoOverlay
 from media.frames.blend import layer_weights, mix
 from media.frames.encode import POLL_S, EncoderFactory, EncoderFeed, FilmSound, open_encoders
-from media.frames.grade import FrameTexture, finish_named
 from media.frames.leak import LightOverlay
 from media.frames.preparer import SourcePreparer
 from media.frames.signal import FrameSignal, SignalRecorder
@@ -100,13 +99,13 @@ def _aspects_for(outputs: dict[str, Path]) -> tuple[spec.Aspect, ...]:
 
 
 def _frame_range(timeline: Timeline, frames: tuple[int, int] | None) -> tuple[int, int]:
-    """``frames`` checked (default: the whole film). A range may not start inside a clip
-    shot: clips are decoded sequentially from the shot's first frame."""
+    """``frames`` checked (default: the whole film). A range may not start inside a shot that
+    plays a clip: clips are decoded sequentially from the shot's first frame."""
     start, stop = frames if frames is not None else (0, timeline.total_frames)
     if not 0 <= start < stop <= timeline.total_frames:
         raise ValueError(f"frames {start}..{stop} outside the film's 0..{timeline.total_frames}")
     for index, shot in enumerate(timeline.shots):
-        if shot.kind == "clip" and shot.visible_in < start < shot.visible_out:
+        if shot.plays_clip and shot.visible_in < start < shot.visible_out:
             raise ValueError(f"frame {start} is inside clip shot {index} "
                              f"({shot.visible_in}..{shot.visible_out})")
     return start, stop
@@ -189,8 +188,8 @@ _Held = dict[str, tuple[np.ndarray, float, np.ndarray]]
 class _FilmFrames:
     """Composes the film frames of ``aspects`` from the prepared shots of ``pipeline``: the
     visible shots blended by their weights, the chorus's warm light (see
-    :mod:`media.frames.leak`), the finished film's texture (see :mod:`media.frames.grade`), and
-    the corner ``logo`` (RGBA) over the part that is shots rather than cards."""
+    :mod:`media.frames.leak`) and the corner ``logo`` (RGBA) over the part that is shots rather
+    than cards."""
 
     def __init__(self, timeline: Timeline, pipeline: _ShotPipeline,
                  aspects: tuple[spec.Aspect, ...], logo: np.ndarray | None) -> None:
@@ -198,9 +197,6 @@ class _FilmFrames:
         self.pipeline = pipeline
         self.aspects = aspects
         self.logo = LogoOverlay(logo, aspects) if logo is not None else None
-        finish = finish_named(timeline.grade)
-        self.textures = {a.name: FrameTexture(finish, a.width, a.height) if finish else None
-                         for a in aspects}
         self.lights = {a.name: LightOverlay(timeline.light_leaks, a.width, a.height)
                        if timeline.light_leaks else None for a in aspects}
         self.held: _Held = {}
@@ -216,11 +212,9 @@ class _FilmFrames:
             images.append((self.pipeline.get(index).frame(aspect, frame - shot.visible_in),
                            weight))
         composed = mix(images, aspect.width, aspect.height)
-        light, texture = self.lights[aspect.name], self.textures[aspect.name]
+        light = self.lights[aspect.name]
         if light is not None:
             composed = light.apply(composed, frame)
-        if texture is not None:
-            composed = texture.apply(composed, frame)
         if self.logo is not None:
             on_shots = sum(w for i, w in layers if self.timeline.shots[i].kind != "card")
             last = self.held.get(aspect.name)

@@ -20,27 +20,32 @@ from PIL import Image
 
 from media.analysis.subjects import Subject
 from media.base import spec
-from media.plan.timeline import Timeline
+from media.plan.timeline import PROVIDER, Timeline
 
 
 @dataclass(frozen=True, eq=False)
 class FilmSources:
     """What a film's frames and sound are made of beside its timeline: ``photos`` and ``clips``
     (local paths by id), the ``subjects`` found earlier (photo id -> subject, e.g. by the assets
-    stage: not detected again), the brand ``logo`` (RGBA uint8, straight alpha) and the mastered
-    soundtrack ``audio`` (48 kHz stereo WAV; None: a video-only render, e.g. a segment)."""
+    stage: not detected again), the brand ``logo`` (RGBA uint8, straight alpha), the mastered
+    soundtrack ``audio`` (48 kHz stereo WAV; None: a video-only render, e.g. a segment) and the
+    motion provider's clips of photos (``motion_clips``, local paths by photo id: what the
+    ``provider`` shots play, :func:`motion_clips_for`)."""
 
     photos: Mapping[str, Path] = field(default_factory=dict)
     clips: Mapping[str, Path] = field(default_factory=dict)
     subjects: Mapping[str, Subject] = field(default_factory=dict)
     logo: np.ndarray | None = None
     audio: Path | None = None
+    motion_clips: Mapping[str, Path] = field(default_factory=dict)
 
     def check(self, timeline: Timeline, frames: tuple[int, int]) -> None:
-        """Every photo and clip that rendering ``frames`` of ``timeline`` reads has a path
-        (ValueError naming the first that has none)."""
+        """Every photo, clip and motion clip that rendering ``frames`` of ``timeline`` reads
+        has a path (ValueError naming the first that has none)."""
         photos, clips = sources_for(timeline, frames)
-        for kind, ids, paths in (("photo", photos, self.photos), ("clip", clips, self.clips)):
+        for kind, ids, paths in (("photo", photos, self.photos), ("clip", clips, self.clips),
+                                 ("motion clip of photo", motion_clips_for(timeline, frames),
+                                  self.motion_clips)):
             for missing in sorted(ids - set(paths)):
                 raise ValueError(f"no path for {kind} {missing!r}")
 
@@ -109,3 +114,11 @@ def sources_for(timeline: Timeline,
     clips = {timeline.shots[i].source_id or "" for i in shots
              if timeline.shots[i].kind == "clip"}
     return photos, clips
+
+
+def motion_clips_for(timeline: Timeline, frames: tuple[int, int] | None = None) -> set[str]:
+    """Ids of the photos whose motion provider's clip rendering ``frames`` (default: the whole
+    film) plays: the photos of its ``provider`` shots."""
+    shots = shots_in(timeline, frames or (0, timeline.total_frames))
+    return {timeline.shots[i].source_id or "" for i in shots
+            if timeline.shots[i].motion == PROVIDER}

@@ -28,6 +28,8 @@ ALLOWED_FORMATS: tuple[str, ...] = ("JPEG", "PNG", "WEBP")
 MAX_PIXELS = 50_000_000
 """Largest decoded image accepted (pixels), well below Pillow's own bomb limit."""
 MIN_EDGE_PX = 16
+"""Shortest edge (pixels) of any image decoded, refused by its declared size (logos too); a
+photo the film shows needs more (:data:`media.intake.usable.MIN_SHORT_EDGE_PX`)."""
 MAX_JPEG_SCANS = 100
 """Most scans (SOS markers) in a JPEG: baseline has 1 per component, progressive encoders write
 about 10; every scan is a pass over all the image's blocks, so tens of thousands of them cost

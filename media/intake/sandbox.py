@@ -3,7 +3,8 @@ wall-clock limits.
 
 A picture's bytes can cost far more than their size: a 4 MB progressive JPEG of tens of
 thousands of scans costs minutes of CPU, a 430 KB 16-bit PNG a gigabyte of pixels.
-:func:`prepare_photo_bounded` runs :func:`media.intake.photos.prepare_photo`, and
+:func:`prepare_photo_bounded` runs :func:`media.intake.photos.prepare_photo` (and judges the
+working copy showable, :mod:`media.intake.usable`), and
 :func:`prepare_logo_bounded` runs :func:`media.intake.logo.prepare_logo`, in
 ``python -m media.intake.sandbox KIND SRC DEST`` through :mod:`media.base.runner` (own process
 group,
@@ -66,11 +67,13 @@ refused inside C code (segfault or abort)."""
 
 def prepare_photo_bounded(src: Path, dest_jpeg: Path, limits: Limits = PHOTO_LIMITS
                           ) -> PhotoInfo:
-    """:func:`media.intake.photos.prepare_photo` in a child process under ``limits``.
+    """:func:`media.intake.photos.prepare_photo` in a child process under ``limits``, the working
+    copy then judged showable there (:func:`media.intake.usable.prepare_usable_photo`).
 
-    Raises :class:`MediaRejected` for the customer's file (its own reasons, or
-    ``image_decode_limit`` when the child ran out of time, CPU or memory); a child that fails
-    any other way (a bug, a missing file) is our fault and raises :class:`ToolError`.
+    Raises :class:`MediaRejected` for the customer's file (its own reasons, those of a photo
+    that cannot be shown such as ``image_blank``, or ``image_decode_limit`` when the child ran
+    out of time, CPU or memory); a child that fails any other way (a bug, a missing file) is our
+    fault and raises :class:`ToolError`.
     """
     from media.intake.photos import PhotoInfo
 
@@ -119,7 +122,7 @@ def _child(kind: str, src: str, dest: str) -> int:
     """In the child: prepare the photo or logo, print the answer as one JSON line."""
     # imported here, after the thread settings
     if kind == PHOTO:
-        from media.intake.photos import prepare_photo as prepare
+        from media.intake.usable import prepare_usable_photo as prepare
     elif kind == LOGO:
         from media.intake.logo import prepare_logo as prepare
     else:

@@ -80,3 +80,10 @@ class ClipSource:
     score_step_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class MotionClipSource:
+    """A photo brought to motion by the motion provider (:mod:`media.plan.motion_clips`): a
+    mezzanine clip of ``duration_s`` seconds, read by the photo's id ``photo_id``."""
+
+    photo_id: str
+    duration_s: float

@@ -8,7 +8,12 @@ runs of pictures. The rules are the look's data (:class:`media.design.looks.Inte
   60 s (the opening and the closing already take about a third of a short film, and its middle
   is a single run of pictures), one from 60 s (its middle, about 45 s, splits into two runs of
   about 20 s, each a verse or more of the song), two from 120 s (three runs of 30 s or more).
-  Never more than there are lines to carry; none for a film whose words are empty.
+  Never more than there are lines to carry; none for a film whose words are empty. The
+  customer's words the film promises (the ``required`` first cards: the memory or story line
+  the closing does not carry, :mod:`media.cards.wording`) are shown whatever the length: when
+  the look's rules leave no room for them, the runs of pictures between the cards shorten
+  (down to :data:`PICTURES_BETWEEN_MIN_S`) and the interludes may take more of the middle
+  (up to :data:`REQUIRED_SHARE_MAX`): the pictures yield before the customer's words do.
 * **Where.** Evenly through the middle, each starting where a song section starts (a verse or
   the bridge first: a breath in the music, never the lift into the last chorus), else on a bar,
   else on a beat, and ending on a bar where one is within reach; at least ``pictures_between_s``
@@ -48,6 +53,9 @@ SECTION_PENALTY_S = 2.0
 BAR_PENALTY_S = 6.0
 BEAT_PENALTY_S = 9.0
 OFF_GRID_PENALTY_S = 12.0
+PICTURES_BETWEEN_MIN_S = 3.0  # the shortest run of pictures around a required interlude
+REQUIRED_SHARE_MAX = 0.6  # the most of the middle interludes take to show the promised words
+RELAX_STEPS = 6  # how many steps the look's rules relax in towards those limits
 
 
 @dataclass(frozen=True)
@@ -83,22 +91,46 @@ def interlude_seconds(card: CardSpec, dissolve_s: float) -> float:
 
 
 def place_interludes(cards: Sequence[CardSpec], length_sec: float, middle: tuple[int, int],
-                     song: SongFrames, fps: int, dissolve_s: float) -> list[InterludeSpan]:
+                     song: SongFrames, fps: int, dissolve_s: float,
+                     required: int = 0) -> list[InterludeSpan]:
     """Where the interludes of ``cards`` (best first) sit in the ``middle`` of a film of
     ``length_sec`` seconds (frames: the opening's end and the closing's start), on the
     ``song``'s grid: as many as the film's length earns and the rules allow (see the module),
-    fewer when they do not fit. ``dissolve_s``: the longest dissolve into or out of a card."""
+    fewer when they do not fit, and the first ``required`` of them whenever they fit with the
+    rules relaxed. ``dissolve_s``: the longest dissolve into or out of a card."""
     if not cards:
         return []
     rules = rules_for(cards[0])
-    open_end, close_start = middle
-    for count in range(min(interlude_count(length_sec, rules), len(cards)), 0, -1):
-        chosen = _fitting(cards, count, rules.share_max * (close_start - open_end) / fps,
-                          dissolve_s)
-        spans = _spans(chosen, rules, middle, song, fps, dissolve_s)
-        if spans:
-            return spans
+    required = min(required, len(cards))
+    earned = min(max(interlude_count(length_sec, rules), required), len(cards))
+    middle_s = (middle[1] - middle[0]) / fps
+    for step, (gap_s, share) in enumerate(_relaxed(rules, required)):
+        # the look's own rules place what the film earns; relaxed, only the promised words
+        for count in range(earned if step == 0 else required, max(required, 1) - 1, -1):
+            chosen = _fitting(cards, count, share * middle_s, dissolve_s)
+            if chosen[:required] != list(cards[:required]):
+                continue
+            spans = _spans(chosen, (gap_s, share), middle, song, fps, dissolve_s)
+            if spans:
+                return spans
+    if required:  # not all the promised words fit: as many of them as do
+        return place_interludes(cards[:required - 1], length_sec, middle, song, fps,
+                                dissolve_s, required - 1)
     return []
+
+
+def _relaxed(rules: looks.Interlude, required: int) -> list[tuple[float, float]]:
+    """The (pictures between, share of the middle) the interludes are placed with: the look's
+    own; with ``required`` interludes, then steps towards :data:`PICTURES_BETWEEN_MIN_S` and
+    :data:`REQUIRED_SHARE_MAX`."""
+    own = (rules.pictures_between_s, rules.share_max)
+    if not required:
+        return [own]
+    gap_min = min(PICTURES_BETWEEN_MIN_S, rules.pictures_between_s)
+    share_max = max(REQUIRED_SHARE_MAX, rules.share_max)
+    return [own, *((own[0] + (gap_min - own[0]) * k / RELAX_STEPS,
+                    own[1] + (share_max - own[1]) * k / RELAX_STEPS)
+                   for k in range(1, RELAX_STEPS + 1))]
 
 
 def _fitting(cards: Sequence[CardSpec], count: int, budget_s: float,
@@ -115,17 +147,20 @@ def _fitting(cards: Sequence[CardSpec], count: int, budget_s: float,
     return chosen
 
 
-def _spans(cards: Sequence[CardSpec], rules: looks.Interlude, bounds: tuple[int, int],
+def _spans(cards: Sequence[CardSpec], room: tuple[float, float], bounds: tuple[int, int],
            song: SongFrames, fps: int, dissolve_s: float) -> list[InterludeSpan]:
-    """``cards`` placed in order (see :func:`place_interludes`), or [] when they do not fit."""
+    """``cards`` placed in order (see :func:`place_interludes`) with ``room``'s seconds of
+    pictures between cards and share of the middle they may take, or [] when they do not
+    fit."""
+    pictures_between_s, share_max = room
     open_end, close_start = bounds
     beats, bars = song.beats, song.bars
     middle = close_start - open_end
     if not cards:
         return []
     lengths = [math.ceil(interlude_seconds(card, dissolve_s) * fps) for card in cards]
-    gap = math.ceil(rules.pictures_between_s * fps)
-    if sum(lengths) > rules.share_max * middle or sum(lengths) + gap * (len(cards) + 1) > middle:
+    gap = math.ceil(pictures_between_s * fps)
+    if sum(lengths) > share_max * middle or sum(lengths) + gap * (len(cards) + 1) > middle:
         return []
     starts = _start_grid(song, fps)
     reach = max(round(CARD_SNAP_REACH_S * fps), _beat_frames(beats))

@@ -104,12 +104,14 @@ def fresh_alone(photo: PhotoSource, only: bool = False) -> int:
 
 def _kept_single(i: int, slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
                  subject_id: str | None) -> bool:
-    """True for the slots never shown as a layout: the first and last photo shots, and the
-    subject's return (its second showing) when its photo has a new picture for it (else the
-    subject comes back beside other photos, the first of them)."""
+    """True for the slots never shown as a layout: the first photo shot, the last one when
+    it is its photo's first showing, and the subject's return (its second showing) when its
+    photo has a new picture for it (else the subject comes back beside other photos, the
+    first of them)."""
     photo_slots = [k for k, s in enumerate(slots) if s.kind == "photo"]
     slot = slots[i]
-    return (not photo_slots or i in (photo_slots[0], photo_slots[-1])
+    return (not photo_slots or i == photo_slots[0]
+            or (i == photo_slots[-1] and slot.occurrence == 0)
             or (slot.source_id == subject_id and slot.occurrence == 1
                 and fresh_alone(photos[slot.source_id], len(photos) == 1) >= 2))
 
@@ -127,17 +129,18 @@ def _reserved(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
 
 def plan_layouts(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
                  lengths_s: Sequence[float], rules: looks.Layouts, *, subject_id: str | None,
-                 twins: Sequence[tuple[str, str]] = ()) -> list[Layout]:
+                 twins: Sequence[tuple[str, str]] = (), before: Sequence[str] = ()
+                 ) -> list[Layout]:
     """One :class:`Layout` per slot of ``slots`` (see :func:`arrange`; no slot gives its place
     to another photo)."""
     return arrange(slots, photos, lengths_s, rules, subject_id=subject_id, twins=twins,
-                   substitute=False)[1]
+                   substitute=False, before=before)[1]
 
 
 def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
             lengths_s: Sequence[float], rules: looks.Layouts, *, subject_id: str | None,
-            twins: Sequence[tuple[str, str]] = (),
-            substitute: bool = True) -> tuple[list[Slot], list[Layout]]:
+            twins: Sequence[tuple[str, str]] = (), substitute: bool = True,
+            before: Sequence[str] = ()) -> tuple[list[Slot], list[Layout]]:
     """The slots and one :class:`Layout` per slot (the module's rules): a showing past its
     photo's fresh showings alone (:func:`fresh_alone`, the kept single slots' counted first) is
     a layout of one of the look's ``rules.kinds`` where partners allow, else a layout around
@@ -145,10 +148,14 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
     other repeats are layouts while at most ``rules.split_share`` of them are (none when
     ``kinds`` is empty); with ``rules.portrait_pairs`` a tall photo's showing pairs in 16:9.
     ``lengths_s`` are the slots' lengths (seconds), ``twins`` pairs of ids showing the same
-    picture; without ``substitute`` no slot gives its place to another photo."""
+    picture; without ``substitute`` no slot gives its place to another photo. No shot shares
+    the frame before every photo was shown once (``before``: the photos the title showed, its
+    own last; a partner would be a repeat, or a first showing its own slot then repeats), and
+    the last shot's partners are never the title's photo (the closing's too)."""
     kinds, split_share, portrait_pairs = rules.kinds, rules.split_share, rules.portrait_pairs
-    starts = [0.0, *accumulate(lengths_s)][:len(slots)]
-    slots = list(slots)
+    closing = [Slot("card", before[-1], 0.0)] if before else []  # the last slot's neighbour
+    starts = [0.0, *accumulate(lengths_s)][:len(slots) + len(closing)]
+    slots = [*slots, *closing]
     layouts = [Layout()] * len(slots)
     sets: set[frozenset[str]] = set()
     twin_pairs = {frozenset(t) for t in twins}
@@ -166,9 +173,17 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
         sets.add(frozenset((photo_id, *layout.partners)))
         used[layout.kind] = used.get(layout.kind, 0) + 1
 
+    unseen = {s.source_id for s in slots if s.kind == "photo" and s.source_id in photos}
+    unseen -= set(before)
     for i, slot in enumerate(slots):
         photo = photos.get(slot.source_id) if slot.kind == "photo" else None
         if photo is None:
+            continue
+        first_round = bool(unseen)
+        unseen.discard(photo.id)
+        if first_round:
+            if not _kept_single(i, slots, photos, subject_id):  # (counted in ``reserved``)
+                alone[photo.id] = alone.get(photo.id, 0) + 1
             continue
         if _kept_single(i, slots, photos, subject_id):
             # alone in 9:16; a tall photo still pairs in 16:9 rather than sit small over its
@@ -211,7 +226,7 @@ def arrange(slots: Sequence[Slot], photos: Mapping[str, PhotoSource],
             slots[i] = slot
         if layouts[i].kind in (SINGLE, PORTRAIT_PAIR):  # 9:16 shows a pair's photo alone
             alone[photo.id] = alone.get(photo.id, 0) + 1
-    return renumbered(slots), layouts
+    return renumbered(slots[:len(slots) - len(closing)]), layouts[:len(slots) - len(closing)]
 
 
 def _first_layout(i: int, slots: Sequence[Slot], layouts: Sequence[Layout],
@@ -259,15 +274,19 @@ def orphans(slots: Sequence[Slot], layouts: Sequence[Layout],
             photos: Mapping[str, PhotoSource], subject_id: str | None) -> list[int]:
     """The slots that show their photo alone once more than it has new pictures for
     (:func:`fresh_alone`, the first and last shots' and the subject's return's counted first)
-    though they could have been layouts: the planner leaves them out where it can."""
+    though they could have been layouts: the planner leaves them out where it can (never a
+    photo's first showing in the middle)."""
     alone = _reserved(slots, photos, subject_id)
     out = []
+    seen: set[str] = set()
     for i, (slot, layout) in enumerate(zip(slots, layouts, strict=True)):
         photo = photos.get(slot.source_id) if slot.kind == "photo" else None
+        first = photo is not None and photo.id not in seen
+        seen.update(_shown_at(slots, layouts, i))
         if (photo is None or layout.kind not in (SINGLE, PORTRAIT_PAIR)
                 or _kept_single(i, slots, photos, subject_id)):
             continue
-        if alone.get(photo.id, 0) >= fresh_alone(photo, len(photos) == 1):
+        if not first and alone.get(photo.id, 0) >= fresh_alone(photo, len(photos) == 1):
             out.append(i)
         alone[photo.id] = alone.get(photo.id, 0) + 1
     return out

@@ -7,7 +7,7 @@ last under :data:`MONTAGE_MIN_S`). The photos planned there keep their showing, 
 piece of the montage (the last piece the longest, running to the planned cut), and the pieces
 before them are *flashes*: closer showings of photos the film has shown, the subject's first
 (its photo, faces, the same animal), the longest ago first. Where fewer photos are ready to
-flash than pieces fit, a planned photo *punches in*: on the next beat the same photo, closer.
+flash than pieces fit, the planned photo holds on: the montage never cuts a photo to itself.
 The verses keep their cuts.
 
 A flash is a photo shown again while the film's shots could still be longer, which the edit's
@@ -15,11 +15,12 @@ rule forbids elsewhere (:func:`media.plan.shot_order.showing_order`: photos hold
 repeats). The montage is the one designed exception, kept inside that rule's other limits: it
 lives only in a chorus, where the song's rhythm sets the shots' length (two beats, about a
 second, is what a montage is; no shot there could be held longer without leaving the beat); a
-flash is at least :data:`media.plan.shot_order.REPEAT_SPACING_S` after its photo's last
-showing began; it is framed anew (the render looks closer, :mod:`media.analysis.detail`: 1.6x on
-the faces or the animal on a second showing); no photo flashes twice in one montage; and no
-planned photo loses its showing. A punch-in repeats nothing: its photo never leaves the
-screen, the cut only moves the camera closer on the beat.
+flash comes only once every photo of the film was shown (a film of few photos, or of more than
+it has room for, may have no flash at all), at least
+:data:`media.plan.shot_order.REPEAT_SPACING_S` after its photo's last showing began; it is
+framed anew (the render looks closer, :mod:`media.analysis.detail`: 1.6x on the faces or the
+animal on a second showing); no photo flashes twice in one montage; and no planned photo
+loses its showing.
 
 The downbeat where a montage starts is entered through a dissolve under a warm light
 (:class:`LightLeak`, drawn by :mod:`media.frames.leak`): the look's ``light_s``,
@@ -29,19 +30,18 @@ The downbeat where a montage starts is entered through a dissolve under a warm l
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
-from media.plan.shot_order import REPEAT_SPACING_S, Slot, shows_subject
+from media.plan.shot_order import FEW_PHOTOS, REPEAT_SPACING_S, Slot, shows_subject
 from media.plan.spec import SongFrames
 
 MONTAGE_MIN_S = 0.75  # a montage piece lasts at least this long (fast songs cut every 4 beats)
 LIGHT_DECAY = 1.5  # the light fades out this many times as long as it took to come up
-OWN, FLASH, PUNCH = "own", "flash", "punch"  # a montage piece: a planned photo, an earlier
-# photo shown again closer, the planned photo again closer on the next beat
+OWN, FLASH = "own", "flash"  # a montage piece: a planned photo, an earlier photo shown again
 
 
 @dataclass(frozen=True)
@@ -75,14 +75,16 @@ class LightLeak:
 class Middle:
     """The middle of a film between its cards: its ``slots``, the full ``cuts`` (opening card
     first: slot ``k`` spans ``cuts[k + 1]..cuts[k + 2]``), the slots' ``layouts``, the
-    interludes' ``cards`` by slot index, and the frames where a chorus montage starts
-    (``downbeats``, :func:`chorus_montage`)."""
+    interludes' ``cards`` by slot index, the frames where a chorus montage starts
+    (``downbeats``, :func:`chorus_montage`) and the photos of the title's lead shots
+    (``leads``, shown before the middle: :mod:`media.plan.title_sequence`)."""
 
     slots: list[Slot]
     cuts: list[int]
     layouts: list[Layout]
     cards: dict[int, CardSpec]
     downbeats: tuple[int, ...] = ()
+    leads: tuple[str, ...] = ()
 
 
 def light_leak(cut: int, frames: int, colour: tuple[int, int, int], strength: float,
@@ -109,14 +111,27 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
                    subject_id: str | None, beats_per_piece: int, fps: int) -> Middle:
     """``middle`` with every chorus of the ``song`` as a montage (see the module doc), one
     after another, cut on the song's beats every ``beats_per_piece`` beats. Unchanged without
-    choruses, beats or ``beats_per_piece``."""
-    if beats_per_piece <= 0 or len(song.beats) < 3:
+    choruses, beats or ``beats_per_piece``, in a film whose photos are enough for its length
+    (none shown twice: a flash would be a needless repeat), and in one of
+    :data:`media.plan.shot_order.FEW_PHOTOS` photos or fewer (its shots hold long: a flash
+    would only cut back to the photo just seen)."""
+    if (beats_per_piece <= 0 or len(song.beats) < 3 or len(photos) <= FEW_PHOTOS
+            or not _repeats(middle, photos)):
         return middle
     for section in song.sections:
         if section.name == CHORUS:
             middle = _one_montage(middle, section, song.beats, photos, subject_id,
                                   beats_per_piece, fps)
     return middle
+
+
+def _repeats(middle: Middle, photos: Mapping[str, PhotoSource]) -> bool:
+    """True when ``middle`` shows a photo twice, counting the title's (its lead shots'
+    ``middle.leads`` and the first of ``photos``)."""
+    shown = [*middle.leads, *list(photos)[:1]]
+    shown += [p for k, slot in enumerate(middle.slots) if slot.kind == "photo"
+              for p in (slot.source_id, *middle.layouts[k].partners) if p]
+    return len(shown) > len(set(shown))
 
 
 def _span(middle: Middle, section: Section, fps: int) -> tuple[int, int, int] | None:
@@ -146,9 +161,8 @@ def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
                  fps: int) -> Middle:
     """``middle`` with the chorus ``section`` as a montage (see :func:`chorus_montage`): every
     planned shot from the downbeat on is cut every ``per_piece`` beats (or more, see
-    :func:`piece_beats`): its own photo on its planned cut, then flashes and a punch-in
-    (:func:`_piece`) on its last beats, as many as there is something ready to show: its
-    own photo holds the longest."""
+    :func:`piece_beats`): its own photo on its planned cut, then flashes on its last beats,
+    as many as there are photos ready to flash: its own photo holds the longest."""
     span = _span(middle, section, fps)
     if span is None:
         return middle
@@ -158,9 +172,7 @@ def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
         return middle
     step = piece_beats(per_piece, (grid[-1] - grid[0]) / (len(grid) - 1), fps)
     ready = _flash_photos(middle, first, stop, photos, subject_id, fps)
-    single = {k for k in range(first, stop) if not middle.layouts[k].kind}
     used: set[str] = set()
-    punched: set[int] = set()
     pieces: list[tuple[int, str, int | str]] = []  # (first frame, kind, slot or photo id)
     for k in range(first, stop):
         begin, finish = middle.cuts[k + 1], middle.cuts[k + 2]
@@ -171,16 +183,13 @@ def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
             times.insert(0, after)  # the downbeat, inside the shot that holds it
         times = [t for t in times[::step] if t > begin and finish - t >= 0.9 * MONTAGE_MIN_S
                  * fps and t - begin >= 0.9 * MONTAGE_MIN_S * fps]
-        trial = (set(used), set(punched), pieces[-1][1])
-        fed = 0
-        for time in times:  # how many of its beats the shot can feed
-            kind, _ = _piece(k, time, trial[2], ready, trial[0], trial[1], single)
-            fed, trial = (fed + 1, (*trial[:2], kind)) if kind else (fed, trial)
+        trial = set(used)
+        fed = sum(_flash(time, ready, trial) is not None for time in times)
         # the shot holding the downbeat cuts on it; the others' own photo holds first
         for time in times[:fed] if begin < downbeat else times[len(times) - fed:]:
-            kind, what = _piece(k, time, pieces[-1][1], ready, used, punched, single)
-            if kind:
-                pieces.append((time, kind, what))
+            flash = _flash(time, ready, used)
+            if flash is not None:
+                pieces.append((time, FLASH, flash))
     if len(pieces) == stop - first:
         return middle
     out_slots: list[Slot] = []
@@ -191,60 +200,61 @@ def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
             out_slots.append(middle.slots[int(what)])
             shown.append(middle.layouts[int(what)])
         else:
-            photo_id = middle.slots[int(what)].source_id if kind == PUNCH else str(what)
-            out_slots.append(Slot("photo", photo_id, (bounds[j + 1] - bounds[j]) / fps))
+            out_slots.append(Slot("photo", str(what), (bounds[j + 1] - bounds[j]) / fps))
             shown.append(Layout())
     slots = [*middle.slots[:first], *out_slots, *middle.slots[stop:]]
     cuts = [*middle.cuts[:first + 1], *bounds[:-1], *middle.cuts[stop + 1:]]
     layouts = [*middle.layouts[:first], *shown, *middle.layouts[stop:]]
     added = len(pieces) - (stop - first)
     cards = {(k + added if k >= stop else k): card for k, card in middle.cards.items()}
-    return Middle(renumbered(slots), cuts, layouts, cards, (*middle.downbeats, downbeat))
+    return replace(middle, slots=renumbered(slots), cuts=cuts, layouts=layouts, cards=cards,
+                   downbeats=(*middle.downbeats, downbeat))
 
 
-def _piece(slot: int, time: int, before: str, ready: list[tuple[str, int, int]],
-           used: set[str], punched: set[int], single: set[int]) -> tuple[str, int | str]:
-    """What the piece of planned shot ``slot`` starting at frame ``time`` shows, after a piece
-    of kind ``before``: a flash (the best photo of ``ready`` that may flash then, not ``used``)
-    unless the piece before was one, else a punch-in on the shot's photo (right after it,
-    once, and only when it shows one photo alone, ``single``), else a flash after all;
-    ``("", "")`` when nothing is left (updates ``used`` and ``punched``)."""
+def _flash(time: int, ready: list[tuple[str, int, int]], used: set[str]) -> str | None:
+    """The best photo of ``ready`` that may flash at frame ``time`` and is not ``used`` yet
+    (then added to it), None when none may."""
     flash = next((p for p, at, until in ready if p not in used and at <= time < until), None)
-    if flash is not None and before != FLASH:
-        used.add(flash)
-        return FLASH, flash
-    if before == OWN and slot in single and slot not in punched:
-        punched.add(slot)
-        return PUNCH, slot
     if flash is not None:
         used.add(flash)
-        return FLASH, flash
-    return "", ""
+    return flash
 
 
 def _flash_photos(middle: Middle, first: int, stop: int,
                   photos: Mapping[str, PhotoSource], subject_id: str | None,
                   fps: int) -> list[tuple[str, int, int]]:
     """The photos a montage over ``middle.slots[first:stop]`` may flash back to, best first,
-    each with the frames from and until which it may: :data:`REPEAT_SPACING_S` after its last
-    showing (alone or in a split) began, and as long before its next one. None of the
+    each with the frames from and until which it may: once every one of ``photos`` was shown
+    (the title's ``middle.leads`` and first photo count, as shown until the title's end),
+    :data:`REPEAT_SPACING_S` after its
+    last showing (alone or in a split) began, and as long before its next one. None of the
     montage's own photos, nor the one shown next; the subject's photos first, then the one
     shown longest ago."""
-    last: dict[str, int] = {}
-    for k, slot in enumerate(middle.slots[:first]):
+    title = {*middle.leads, *list(photos)[:1]}
+    last = dict.fromkeys(title, middle.cuts[1])  # (the title ends there: a safe start)
+    unseen = set(photos) - title
+    complete = 0 if not unseen else None  # the frame from which every photo was shown
+    for k, slot in enumerate(middle.slots[:stop]):
         if slot.kind == "photo":
             for photo_id in (slot.source_id, *middle.layouts[k].partners):
-                if photo_id:
+                if photo_id and k < first:
                     last[photo_id] = middle.cuts[k + 1]
+                unseen.discard(photo_id)
+            if not unseen and complete is None:
+                complete = middle.cuts[k + 1] + 1
+    if complete is None:
+        return []
     near = {s for k in (*range(first, stop), stop) if k < len(middle.slots)
             for s in (middle.slots[k].source_id, *middle.layouts[k].partners) if s}
+    if stop >= len(middle.slots):  # the closing comes next, over the title's photo
+        near |= set(list(photos)[:1])
     spacing = round(REPEAT_SPACING_S * fps)
-    upcoming: dict[str, int] = {}
+    upcoming = dict.fromkeys(list(photos)[:1], middle.cuts[-2])  # the closing stands over it
     for k in range(len(middle.slots) - 1, stop - 1, -1):
         for photo_id in (middle.slots[k].source_id, *middle.layouts[k].partners):
             if photo_id and middle.slots[k].kind == "photo":
                 upcoming[photo_id] = middle.cuts[k + 1]
     ready = sorted((p for p in last if p not in near and p in photos),
                    key=lambda p: (not shows_subject(photos[p], subject_id), last[p], p))
-    return [(p, last[p] + spacing, upcoming.get(p, middle.cuts[-1] + spacing) - spacing)
-            for p in ready]
+    return [(p, max(complete, last[p] + spacing),
+             upcoming.get(p, middle.cuts[-1] + spacing) - spacing) for p in ready]

@@ -24,12 +24,13 @@ from media.plan.moves import TransitionStyle
 from media.plan.transitions import CUT
 
 READING_RULES_FROM_S = 30.0  # the shortest film sold (the contract's LENGTH_MIN_SEC)
-CARD_SHARE_MAX = 0.45
+CARD_SHARE_MAX = 0.5
 """The share of the film the two cards' words may take: reading wins. The title needs about 4 s
 (its entrance, 2.5 s held, its exit); a closing with the greeting, the customer's line of 12-15
-words as they wrote it and a signature needs 6-8 s held (``1 + W / 3``) plus its entrance and
-the fade: together about 13 s of a 30 s film. The closing's wording keeps its words within what
-is left (:func:`closing_budget_s`); a line too long for that is left out. Putting the cards'
+words as they wrote it and a signature of up to 7 words needs 6-9 s held (``1 + W / 3``) plus
+its entrance and the fade: together about 15 s of a 30 s film (the pictures yield before the
+customer's words do). The closing's wording keeps its words within what is left
+(:func:`closing_budget_s`); a line too long for that goes to an interlude. Putting the cards'
 boundaries on the beat may lengthen each by up to a beat more
 (:func:`media.plan.beat_snap.card_bounds`)."""
 CLOSING_HOLD_MAX_S = 9.0  # the longest the closing words need to hold, whatever the film

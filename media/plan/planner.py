@@ -11,16 +11,19 @@ pictures, cuts and layouts (:mod:`media.plan.slots`), the chorus montages
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from media.plan.beat_snap import card_bounds
 from media.plan.film import Film, film_of
-from media.plan.interludes import place_interludes
+from media.plan.interludes import InterludeSpan, place_interludes
 from media.plan.montage import LightLeak, chorus_montage
 from media.plan.pacing import card_dissolve_s
-from media.plan.shots import build_shots, even_frames
+from media.plan.shot_order import closing_photo
+from media.plan.shots import build_shots, even_frames, faces_apart
 from media.plan.slots import plan_middle
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Shot, Timeline
-from media.plan.title_sequence import over_photos, title_of, title_sequence
+from media.plan.title_sequence import Title, over_photos, title_of, title_sequence
 
 CLIP_SOUND_NOTE = "clip sound is mixed under the song by the render stage (media.song.soundtrack)"
 
@@ -28,11 +31,13 @@ CLIP_SOUND_NOTE = "clip sound is mixed under the song by the render stage (media
 def plan(spec: FilmSpec) -> Timeline:
     """The timeline of the film ``spec`` describes.
 
-    Opening card, photo and clip shots, closing card (over the subject photo), each card as long
-    as reading its words needs (:mod:`media.design.reading`). Cuts land on the song's beats
-    (card boundaries prefer its bars, and inside a chorus only bars count) where the grid
-    allows; the subject photo comes first (see :func:`media.plan.shot_order.showing_order`);
-    clips are spread through the film; photos hold up to the pacing's ``hold_s`` and then
+    Opening card (over the subject photo), photo and clip shots, closing card (over the subject
+    photo again, or over a photo the middle had no room for), each card as long as reading its
+    words needs (:mod:`media.design.reading`). Cuts land on the song's beats (card boundaries
+    prefer its bars, and inside a chorus only bars count) where the grid allows; every photo is
+    shown once before any is shown again, never in two consecutive shots (see
+    :func:`media.plan.shot_order.showing_order`); clips are spread through the film; photos
+    hold up to the pacing's ``hold_s`` and then
     repeat (framed anew by the render, see :mod:`media.analysis.detail`) when there are too few,
     and when there are too many each still lasts at least the style's minimum (about 2 s) and
     the rest are listed in ``dropped_photo_ids``. The recipe's ``motion_shots`` photo shots
@@ -44,22 +49,37 @@ def plan(spec: FilmSpec) -> Timeline:
     :mod:`media.plan.moves`); without sections every transition is the look's. Near-duplicates
     are dropped or kept apart (see :func:`media.plan.shot_order.drop_twins`,
     :func:`media.plan.shot_order.separate`). The interludes carry the customer's words through
-    a long film, between runs of pictures. ValueError for a film under 3 s."""
+    a long film, between runs of pictures. No dissolve lays a face over another
+    (:func:`media.plan.shots.faces_apart`). ValueError for a film under 3 s."""
     film = film_of(spec)
-    title = title_of(film)
-    bounds = card_bounds(film.opening_s + title.lead_s, film.closing_s, film.fps, film.frames,
-                         film.song.beats, film.song.bars)
-    spans = place_interludes(spec.words.interludes, spec.length_sec, bounds, film.song,
-                             film.fps, card_dissolve_s(film.pacing, spec.gentle))
-    middle, dropped = plan_middle(film, bounds, spans)
+    title, bounds, spans = _cards(film, title_of(film))
+    if title.leads and len(spans) < spec.words.required:  # the opener yields to their words
+        title, bounds, spans = _cards(film, Title())
+    middle, dropped = plan_middle(film, bounds, spans, title.leads)
     if spec.recipe.premium and middle.slots:  # the signature chorus: a montage on the beat
         middle = chorus_montage(middle, film.song, film.photo_by_id, film.subject_id,
                                 film.look.montage.beats, film.fps)
     shots, leaks = build_shots(film, middle)
-    shots = over_photos(shots, film.photos[0].id if film.photos and middle.slots else None)
+    title_photo = film.photos[0].id if film.photos and middle.slots else None
+    by_id = film.photo_by_id
+    closing = closing_photo([by_id[p] for p in dropped if p in by_id], title_photo)
+    dropped = [p for p in dropped if p != closing]
+    shots = over_photos(shots, title_photo, closing)
     if title.leads and middle.slots:
-        shots = title_sequence(shots, film, title)
+        shots = title_sequence(shots, film, replace(title, photos=middle.leads))
+    shots = faces_apart(shots, film)
     return _timeline(film, shots, leaks, (*film.twins_dropped, *dropped))
+
+
+def _cards(film: Film, title: Title) -> tuple[Title, tuple[int, int], list[InterludeSpan]]:
+    """``title``, the frames where the opening ends and the closing starts (on the song's
+    bars), and the interludes placed between them."""
+    bounds = card_bounds(film.opening_s + title.lead_s, film.closing_s, film.fps, film.frames,
+                         film.song.beats, film.song.bars)
+    spans = place_interludes(film.spec.words.interludes, film.spec.length_sec, bounds,
+                             film.song, film.fps, card_dissolve_s(film.pacing, film.spec.gentle),
+                             film.spec.words.required)
+    return title, bounds, spans
 
 
 def _timeline(film: Film, shots: list[Shot], leaks: tuple[LightLeak, ...],

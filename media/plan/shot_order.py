@@ -82,6 +82,7 @@ def item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> t
 
 
 REPEAT_SPACING_S = 10.0  # a photo shown again waits at least this long after its last showing
+FEW_PHOTOS = 3  # a film of this many photos or fewer: its shots hold longer, and never flash
 SUBJECT_HOLD = 1.3  # a shot of the subject (or of a face) is this much longer than scenery
 
 
@@ -101,34 +102,36 @@ def pick_subject(photos: Sequence[PhotoSource], subject_id: str | None) -> str |
 
 
 def showing_order(ids: Sequence[str], count: int, spacing: int,
-                  subject_id: str | None = None) -> list[str]:
+                  before: Sequence[str] = (), after: str | None = None) -> list[str]:
     """``count`` showings of the photos ``ids`` (arc order: the opener first, the closer last).
 
-    The subject opens and, when photos repeat, returns in the middle; the closer ends the film;
-    every other photo is shown once before any is shown again. A repeat comes at least
-    ``spacing`` showings after the start of its last one where the photos allow, in no run of
-    three already seen where another photo avoids it (no replayed order), the least shown photo
-    first."""
+    ``before``: the photos shown ahead of these showings, in order (the title's); ``after``:
+    the photo shown right after them (the closing's). Every photo is shown once before any is
+    shown again: first those not shown ``before``, in arc order (the closer ends that round),
+    then the repeats. A repeat is never next to a showing of its own photo (nor to
+    ``after``) where another photo avoids it, comes at least ``spacing`` showings after the
+    start of its last one where the photos allow, in no run of three already seen where
+    another photo avoids it (no replayed order), the least shown photo first."""
     n = len(ids)
-    if count <= n or n <= 1:
-        return [ids[i % n] for i in range(count)] if n else []
-    fixed = {0: ids[0], count - 1: ids[-1]}
-    if subject_id in ids:
-        fixed.setdefault(count // 2, subject_id)
-    shown = {i: 0 for i in ids}
-    for photo_id in fixed.values():
-        shown[photo_id] += 1  # a fixed showing counts from the start: others go first
-    order: list[str] = []
-    runs: set[tuple[str, ...]] = set()
+    if n <= 1:
+        return [ids[0]] * count if n else []
+    fresh = [i for i in ids if i not in before]
+    if count <= len(fresh):
+        return [*fresh[:count - 1], fresh[-1]] if count else []
+    order = [*before, *fresh]
+    total = len(before) + count
+    fixed = {total: after} if after else {}
+    shown = {i: order.count(i) + (i == after) for i in ids}  # the closing's counts too
+    runs = {tuple(order[j:j + 3]) for j in range(len(order) - 2)}
     gap = max(2, min(spacing, n - 1))
-    for k in range(count):
+    for k in range(len(order), total):
         pick = fixed.get(k) or _next_showing(ids, order, fixed, k, gap, shown, runs)
         if k not in fixed:
             shown[pick] += 1
         if len(order) >= 2:
             runs.add((order[-2], order[-1], pick))
         order.append(pick)
-    return order
+    return order[len(before):]
 
 
 def _next_showing(ids: Sequence[str], order: list[str], fixed: dict[int, str], k: int, gap: int,
@@ -146,22 +149,26 @@ def _next_showing(ids: Sequence[str], order: list[str], fixed: dict[int, str], k
     return min(ids, key=cost)
 
 
+def closing_photo(left_out: Sequence[PhotoSource], title_photo: str | None) -> str | None:
+    """The photo the closing stands over: the title's (the subject, shown again at the end),
+    unless photos were ``left_out`` for lack of room; then one of those (the one with the
+    subject, else the largest face, else the warmest), so that no photo is shown twice while
+    another is never shown."""
+    if not left_out:
+        return title_photo
+    return max(left_out, key=lambda p: (p.with_subject, p.face_fraction, p.glow)).id
+
+
 def photo_slots(photos: list[PhotoSource], count: int, shot_s: float, *, spacing: int = 1,
                 subject_id: str | None = None, max_s: float | None = None,
-                opened: bool = False) -> list[Slot]:
+                before: Sequence[str] = (), after: str | None = None) -> list[Slot]:
     """``count`` photo slots over ``photos`` in arc order (see :func:`showing_order`; repeats
     get a new occurrence, framed anew by the render). Shots of the subject or of faces are
     :data:`SUBJECT_HOLD` times longer than scenery (each at most ``max_s`` where the film
-    allows). ``opened``: the title already stands over the opener (the first photo, the
-    subject): it is the opener's first showing, so the slots start with the showing after it
-    (never the opener again) and the subject's comes back in the middle."""
-    ids = [p.id for p in photos]
-    if opened:
-        ids = showing_order(ids, count + 1, spacing, subject_id)[1:]
-        if len(ids) > 1 and ids[0] == photos[0].id != ids[1]:  # a film of two or three shots
-            ids[0], ids[1] = ids[1], ids[0]  # never the opener again straight after the title
-    else:
-        ids = showing_order(ids, count, spacing, subject_id)
+    allows). ``before``: the photos the title already showed, in order (the subject last:
+    the title stands over it), so the slots show every other photo before those again;
+    ``after``: the closing's photo, never the last slot's where another can be."""
+    ids = showing_order([p.id for p in photos], count, spacing, before, after)
     by_id = {p.id: p for p in photos}
     seen: dict[str, int] = {}
     slots = []

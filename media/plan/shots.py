@@ -3,14 +3,15 @@ each shot is seen over, where each clip shot starts, and the chorus's warm light
 
 Transitions follow the song's sections (:func:`media.plan.moves.transition_kinds`), or the
 look's one transition without sections, each fitted to the shots' lengths. The tier's full
-camera moves go to the parallax shots first (premium), then the subject's and the faces'
-shots, then the others evenly (:func:`_motions`); every photo shot's move follows its photo
-and its section (:func:`media.plan.moves.choose_moves`). Frames are film frame indices.
+camera moves go to the motion provider's clips first (:mod:`media.plan.motion_clips`), then
+the parallax shots (premium), then the subject's and the faces' shots, then the others evenly
+(:func:`_motions`); every photo shot's move follows its photo and its section
+(:func:`media.plan.moves.choose_moves`). Frames are film frame indices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
 
@@ -21,25 +22,27 @@ from media.plan.film import Film
 from media.plan.inputs import PARALLAX_MATTE_MIN, ClipSource, PhotoSource
 from media.plan.layouts import Layout
 from media.plan.montage import LightLeak, Middle, light_leak
+from media.plan.motion_clips import motion_clip_slots
 from media.plan.moves import PhotoLook, choose_moves, section_at, transition_kinds
 from media.plan.shot_order import Slot, even_pick, shows_subject
 from media.plan.timeline import (
     FULL_MOTIONS,
     KEN_BURNS,
     PARALLAX,
+    PROVIDER,
     PUSH,
     ROLL,
     STILL,
     Shot,
     Transition,
 )
-from media.plan.transitions import CROSSFADE, CUT, transition_kind
+from media.plan.transitions import CROSSFADE, CUT, DIP, transition_kind
 
 PARALLAX_MIN_S = 2.0  # a parallax shot lasts at least this long: its layers' slide must read
 # A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
-RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
+DIP_MAX_S = 0.8  # a dip between two faces is quicker than the dissolve it replaces
 
 
 def even_frames(frames: float) -> int:
@@ -57,23 +60,28 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
     montage = film.look.montage
     lit = middle.downbeats if montage.light_s > 0 and montage.light_strength > 0 else ()
     kinds: list[tuple[str, str | None, CardSpec | None]] = [("card", None, words.opening)]
-    kinds += [(s.kind, s.source_id or None, middle.cards.get(i)) for i, s in enumerate(slots)]
+    kinds += [(s.kind, s.source_id if s.kind == "card" else s.source_id or None,
+               middle.cards.get(i)) for i, s in enumerate(slots)]  # a card's "": no photo
     kinds.append(("card", None, words.closing))
     transitions = _transitions(film, [k[0] for k in kinds], cuts)
     for i in range(1, len(kinds)):
         if cuts[i] in lit:
             transitions[i] = _transition(CROSSFADE, montage.light_s, fps,
                                          min(cuts[i] - cuts[i - 1], cuts[i + 1] - cuts[i]))
+    paired = {k for k, layout in enumerate(middle.layouts) if layout.kind}
+    visible_s = [(_visible_out(transitions[k + 2], cuts[k + 2])
+                  - _visible_in(transitions[k + 1], cuts[k + 1])) / fps
+                 for k in range(len(slots))]
+    provider = motion_clip_slots(slots, visible_s, paired, film.spec.motion_clips)
     motions = [(STILL, 0),
                *_motions(film, slots, [(cuts[k + 2] - cuts[k + 1]) / fps
-                                       for k in range(len(slots))],
-                         {k for k, layout in enumerate(middle.layouts) if layout.kind}),
+                                       for k in range(len(slots))], paired, provider),
                (STILL, 0)]
     sections = [section_at(film.song.sections, (cuts[k + 1] + cuts[k + 2]) // 2)
                 for k in range(len(slots))]
     shown = [Layout(), *(middle.layouts or [Layout()] * len(slots)), Layout()]
     moves = ["", *choose_moves(_looks(slots, film.photo_by_id), sections, film.spec.gentle,
-                               [m in FULL_MOTIONS for m, _ in motions[1:-1]]), ""]
+                               [m in (*FULL_MOTIONS, PROVIDER) for m, _ in motions[1:-1]]), ""]
     shots = []
     for i, (kind, source, card) in enumerate(kinds):
         vis_in = _visible_in(transitions[i], cuts[i])
@@ -86,6 +94,38 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
                              parse_hex(montage.light_colour), montage.light_strength, k)
                   for k, frame in enumerate(lit))
     return shots, leaks
+
+
+def faces_apart(shots: list[Shot], film: Film) -> list[Shot]:
+    """``shots`` of ``film`` (their cards over their photos) with every dissolve between two
+    shots that both show a face (or the subject, :func:`media.plan.shot_order.shows_subject`)
+    made a cut, or in a gentle film a :data:`media.plan.transitions.DIP` of at most
+    :data:`DIP_MAX_S`: a dissolve would lay one face over the other (a ghost)."""
+    photos, subject_id = film.photo_by_id, film.subject_id
+    out = list(shots)
+    for i in range(1, len(out)):
+        transition = out[i].transition_in
+        if not (transition_kind(transition.kind).overlaps and transition.frames > 0
+                and _shows_face(out[i - 1], photos, subject_id)
+                and _shows_face(out[i], photos, subject_id)):
+            continue
+        frames = even_frames(min(transition.frames, DIP_MAX_S * film.fps))
+        apart = (Transition(DIP, frames) if film.spec.gentle and frames >= 2
+                 else Transition(CUT, 0))
+        cut = out[i].cut_in
+        out[i - 1] = replace(out[i - 1], visible_out=_visible_out(apart, cut))
+        out[i] = replace(out[i], transition_in=apart, visible_in=_visible_in(apart, cut))
+    return out
+
+
+def _shows_face(shot: Shot, photos: Mapping[str, PhotoSource], subject_id: str | None) -> bool:
+    """True when a photo ``shot`` shows (its own, a card's: the subject's when it names none,
+    as the render reads it, a layout's partners) has a face (one analysis measured, or one
+    its crops must hold) or the subject in it."""
+    own = subject_id if shot.kind == "card" and shot.source_id is None else shot.source_id
+    ids = (own, shot.partner_id, shot.second_partner_id) if shot.kind != "clip" else ()
+    return any(p in photos and (shows_subject(photos[p], subject_id) or photos[p].hold_w > 0)
+               for p in ids if p)
 
 
 def _transitions(film: Film, kinds: list[str], cuts: list[int]) -> list[Transition]:
@@ -115,10 +155,12 @@ def _transition(kind: str, seconds: float, fps: int, room: int) -> Transition:
     return Transition(kind, frames) if frames >= 2 else Transition(CUT, 0)
 
 
-def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
-             paired: set[int]) -> list[tuple[str, int]]:
+def _motions(film: Film, slots: list[Slot], lengths_s: list[float], paired: set[int],
+             provider: set[int]) -> list[tuple[str, int]]:
     """(motion, choice) per slot (``lengths_s`` seconds each): the tier's full moves (its
-    ``motion_shots`` per :data:`RECIPE_FILM_S` of film) go to the parallax shots (premium: up
+    ``motion_shots`` per :data:`media.plan.spec.RECIPE_FILM_S` of film) go to the slots that
+    show the motion provider's clips (``provider``, see
+    :func:`media.plan.motion_clips.motion_clip_slots`), then the parallax shots (premium: up
     to :data:`PARALLAX_MAX_SHARE` of the film on the best mattes, see :func:`_parallax_slots`;
     ``paired``: the slots that share the frame with a second photo), then the subject's and
     faces' shots, then the others spread evenly (a low-res photo only pushes). In a premium
@@ -127,15 +169,15 @@ def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
     :data:`media.analysis.framing.PUSH_ZOOM`); repeats of a photo get a different move."""
     photos, spec = film.photo_by_id, film.spec
     order = {p.id: i for i, p in enumerate(film.photos)}
-    motion_shots = round(spec.recipe.motion_shots * max(1.0, spec.length_sec / RECIPE_FILM_S))
+    motion_shots = spec.recipe.full_moves(spec.length_sec)
     parallax_s = PARALLAX_MAX_SHARE * spec.length_sec if spec.recipe.premium else 0.0
     eligible = [i for i, s in enumerate(slots)
-                if s.kind == "photo" and not photos[s.source_id].low_res]
+                if s.kind == "photo" and not photos[s.source_id].low_res and i not in provider]
     parallax = _parallax_slots(slots, eligible, photos, parallax_s, lengths_s, paired)
     heroes = [i for i in eligible if i not in parallax
               and shows_subject(photos[slots[i].source_id], film.subject_id)]
     others = [i for i in eligible if i not in parallax and i not in heroes]
-    room = max(0, motion_shots - len(parallax))
+    room = max(0, motion_shots - len(provider) - len(parallax))
     rest = max(0, room - len(heroes))
     chosen = parallax | set(heroes[:room]) | {others[j] for j in
                                               even_pick(min(rest, len(others)), len(others))}
@@ -147,8 +189,8 @@ def _motions(film: Film, slots: list[Slot], lengths_s: list[float],
             result.append((STILL, 0))
             continue
         choice = (order[s.source_id] + 2 * s.occurrence + s.occurrence // 2) % 4
-        motion = (PARALLAX if i in parallax else ROLL if i in roll
-                  else KEN_BURNS if i in chosen else PUSH)
+        motion = (PROVIDER if i in provider else PARALLAX if i in parallax
+                  else ROLL if i in roll else KEN_BURNS if i in chosen else PUSH)
         result.append((motion, choice))
     return result
 

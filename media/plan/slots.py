@@ -18,7 +18,7 @@ from itertools import pairwise
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import snap_cuts
 from media.plan.film import Film
-from media.plan.inputs import ClipSource
+from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.interludes import (
     InterludeSpan,
     group_by_runs,
@@ -29,6 +29,7 @@ from media.plan.layouts import Layout, arrange, orphans, renumbered
 from media.plan.montage import Middle
 from media.plan.pacing import Pacing
 from media.plan.shot_order import (
+    FEW_PHOTOS,
     REPEAT_SPACING_S,
     Slot,
     arc_order,
@@ -41,29 +42,38 @@ from media.plan.shot_order import (
 )
 
 LAYOUT_PASSES = 8  # plans of a long film's layouts, each on the last one's shot lengths
+FEW_PHOTOS_HOLD = 1.6  # a film of FEW_PHOTOS photos or fewer holds each shot this much longer
 
 
-def plan_middle(film: Film, bounds: tuple[int, int],
-                spans: list[InterludeSpan]) -> tuple[Middle, list[str]]:
+def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
+                leads: int = 0) -> tuple[Middle, list[str]]:
     """The middle of ``film`` between ``bounds`` (the opening's end and the closing's start,
-    frames) around the interludes' ``spans``, and the ids of the photos left out for lack of
-    room. Without photos or clips the opening card holds until the close."""
+    frames) around the interludes' ``spans``, with the photos of the title's ``leads`` lead
+    shots (:attr:`Middle.leads`), and the ids of the photos left out for lack of room.
+    Without photos or clips the opening card holds until the close."""
     open_end, close_start = bounds
     middle_s = (close_start - open_end - sum(span.frames for span in spans)) / film.fps
     min_s = min(film.pacing.min_shot_s, max(1.0, middle_s / 6))
-    slots, dropped = _plan_slots(film, middle_s, min_s)
+    slots, dropped, lead_ids = _plan_slots(film, middle_s, min_s, leads)
     slots = separate(slots, film.spec.near_duplicates)
     if not slots:
         return Middle([], [0, close_start, film.frames], [], {}), dropped
     fewest = math.ceil(middle_s / film.look.layouts.hold_max_s - 1e-9)
-    return _laid_out(film, slots, spans, bounds, min_s, fewest), dropped
+    before = (*lead_ids, film.photos[0].id) if film.photos else lead_ids
+    middle = _laid_out(film, slots, (spans, before, dropped), bounds, min_s, fewest)
+    behind = {s.source_id for s in middle.slots if s.kind == "card"}  # the interludes'
+    return replace(middle, leads=lead_ids), [p for p in dropped if p not in behind]
 
 
-def _laid_out(film: Film, slots: list[Slot], spans: list[InterludeSpan], bounds: tuple[int, int],
-              min_s: float, fewest: int) -> Middle:
-    """``slots`` cut around the ``spans`` and laid out: repeats that would show the same
-    picture again alone are left out (while ``fewest`` slots remain) and shots of several
-    photos hold longer, plan after plan until it settles (at most :data:`LAYOUT_PASSES`)."""
+def _laid_out(film: Film, slots: list[Slot],
+              around: tuple[list[InterludeSpan], Sequence[str], Sequence[str]],
+              bounds: tuple[int, int], min_s: float, fewest: int) -> Middle:
+    """``slots`` cut around the interludes' spans and laid out after the title's photos, the
+    photos left out for room spare for the interludes (``around``): repeats that would show
+    the same picture again alone are left out (while ``fewest`` slots remain) and shots of
+    several photos hold longer, plan after plan until it settles (at most
+    :data:`LAYOUT_PASSES`)."""
+    spans, before, spare = around
     fps, rules, twins = film.fps, film.look.layouts, film.spec.near_duplicates
     weights = [1.0] * len(slots)
     for _ in range(LAYOUT_PASSES):
@@ -72,13 +82,19 @@ def _laid_out(film: Film, slots: list[Slot], spans: list[InterludeSpan], bounds:
         middle_cuts, placed, cards = _cuts_around(weighted, spans, bounds, min_s, fps,
                                                   film.song.cut_grid)
         cuts = [0, bounds[0], *middle_cuts, bounds[1], film.frames]
-        placed = _interlude_backdrops(film, placed, cuts, cards)
+        placed = _interlude_backdrops(film, placed, (cuts, cards), (before, spare))
+        where = {id(slot): k for k, slot in enumerate(weighted)}  # shots an interlude moved:
+        moved = [where[id(slot)] for slot in placed if slot.kind != "card"]  # each one's slot
         arranged, layouts = _layouts(film, placed,
-                                     [(b - a) / fps for a, b in pairwise(cuts[1:-1])])
+                                     [(b - a) / fps for a, b in pairwise(cuts[1:-1])], before)
         at = [k for k, slot in enumerate(placed) if slot.kind != "card"]
-        held = [1.0 + rules.hold_per_photo * len(layouts[k].partners) for k in at]
-        gone = _orphans_to_drop(slots, [at.index(k) for k in orphans(
-            arranged, layouts, film.photo_by_id, film.subject_id)], twins, fewest)
+        held = [1.0] * len(slots)
+        for k, slot in zip(at, moved, strict=True):
+            held[slot] = 1.0 + rules.hold_per_photo * len(layouts[k].partners)
+        gone = {moved[k] for k in _orphans_to_drop(
+            [slots[k] for k in moved], [at.index(k) for k in orphans(
+                arranged, layouts, film.photo_by_id, film.subject_id)],
+            (twins, before[-1:]), fewest)}
         if not gone and held == weights:
             break
         slots = renumbered([s for k, s in enumerate(slots) if k not in gone])
@@ -97,37 +113,72 @@ def _clip_slots(clips: Sequence[ClipSource], count: int, pacing: Pacing) -> list
     return slots
 
 
-def _plan_slots(film: Film, middle_s: float, min_s: float) -> tuple[list[Slot], list[str]]:
+def _plan_slots(film: Film, middle_s: float, min_s: float,
+                leads: int) -> tuple[list[Slot], list[str], tuple[str, ...]]:
     """The middle shots of ``middle_s`` seconds in order, each at least ``min_s``, with
-    nominal lengths; and the ids of photos left out. The title stands over the first photo
-    (the subject): it is its first showing (see :func:`media.plan.shot_order.photo_slots`)."""
+    nominal lengths; the ids of photos left out; and the photos of the title's ``leads``
+    lead shots (:func:`_lead_photos`). The title stands over the first photo (the subject)
+    after its leads: those are their photos' first showings, so the middle shows every other
+    photo first (see :func:`media.plan.shot_order.photo_slots`)."""
     photos, clips, pacing = film.photos, film.spec.clips, film.pacing
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
-    dropped = [p.id for p in photos if p not in kept]
+    lead_ids = _lead_photos(kept, [p for p in photos if p not in kept], leads)
+    dropped = [p.id for p in photos if p not in kept and p.id not in lead_ids]
     chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
     photo_slot_list: list[Slot] = []
     if kept:
         photo_s = max(0.0, middle_s - clip_total)
         most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
-        count = _photo_count(len(kept), max(photo_s, min_s), pacing.hold_s, most)
+        count = _photo_count(len(kept) - 1 - sum(p.id in lead_ids for p in kept),
+                             max(photo_s, min_s), _hold_s(pacing, len(kept)), most)
+        if len(kept) == 2:  # the other photo between the title's and the closing's: an odd
+            count = _odd_count(max(photo_s, min_s) / _hold_s(pacing, 2), most)  # count
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
-                                      subject_id=film.subject_id, opened=True)
+                                      subject_id=film.subject_id,
+                                      before=(*lead_ids, kept[0].id), after=kept[0].id)
         clip_count = len(chosen_clips)
     else:
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
     slots = interleave(photo_slot_list,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
-    return slots, dropped
+    return slots, dropped, lead_ids
+
+
+def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
+                 leads: int) -> tuple[str, ...]:
+    """The photos of the title's ``leads`` lead shots: photos the middle has no room for
+    first (``left_out``), then the ``kept`` ones (arc order) from the last before the closer
+    back (never the subject, the first: the title stands over it); each is that photo's first
+    showing."""
+    if not kept:
+        return ()
+    pool = [*left_out, *reversed(kept[1:-1]), *kept[-1:]]
+    return tuple(p.id for p in pool if p.id != kept[0].id)[:leads]
+
+
+def _odd_count(ideal: float, most: int) -> int:
+    """The odd number of shots nearest ``ideal`` (the larger on a tie), at most ``most``
+    where that is at least 1: two photos alternate between the title's and the closing's."""
+    count = 2 * math.floor((ideal - 1) / 2 + 0.5) + 1
+    while count > max(1, most):
+        count -= 2
+    return max(1, count)
+
+
+def _hold_s(pacing: Pacing, photos: int) -> float:
+    """The longest a photo shot holds before photos repeat: the pacing's ``hold_s``, and
+    :data:`FEW_PHOTOS_HOLD` times that in a film of :data:`FEW_PHOTOS` photos or fewer (each
+    repeat of so few photos shows one again: fewer, longer shots)."""
+    return pacing.hold_s * (FEW_PHOTOS_HOLD if photos <= FEW_PHOTOS else 1.0)
 
 
 def _photo_count(photos: int, photo_s: float, hold_s: float, most: int) -> int:
     """How many photo shots fill ``photo_s`` seconds: every photo once, held up to ``hold_s``
-    before any is shown again (the subject's return is one of them); never more than
-    ``most``."""
+    before any is shown again; never more than ``most``."""
     return max(1, min(max(photos, math.ceil(photo_s / hold_s - 1e-9)), most))
 
 
@@ -175,44 +226,107 @@ def _cuts_around(slots: list[Slot], spans: list[InterludeSpan], bounds: tuple[in
     return cuts, items, cards
 
 
-def _interlude_backdrops(film: Film, slots: list[Slot], cuts: list[int],
-                         cards: dict[int, CardSpec]) -> list[Slot]:
-    """``slots`` with each interlude's slot naming the photo behind it (see
-    :func:`media.plan.interludes.interlude_photos`)."""
+def _interlude_backdrops(film: Film, slots: list[Slot],
+                         cut: tuple[list[int], dict[int, CardSpec]],
+                         shown: tuple[Sequence[str], Sequence[str]]) -> list[Slot]:
+    """``slots`` (cut at ``cut[0]``, the interludes' cards ``cut[1]`` by slot index) with each
+    interlude's slot naming the photo behind it (see
+    :func:`media.plan.interludes.interlude_photos`) among those that keep the repeat rules
+    (:func:`_backdrops_allowed`; ``shown``: the title's photos and those left out for room),
+    else none ("": the card alone on its backdrop). An interlude before every photo was shown
+    stands over the photo the middle shows last for the first time; when that photo's shot
+    comes right after it, that shot trades places with the next (:func:`_made_room`)."""
+    cuts, cards = cut
     if not cards:
         return slots
     photos = film.photos
     apart = round(rules_for(next(iter(cards.values()))).photo_apart_s * film.fps)
-    chosen = interlude_photos([(s.kind, s.source_id) for s in slots], cuts, sorted(cards),
-                              photos, film.subject_id, apart, photos[0].id if photos else None)
-    return [Slot(s.kind, chosen.get(i, ""), s.nominal_s) if i in cards else s
-            for i, s in enumerate(slots)]
+    out = list(slots)
+    for i in sorted(cards):
+        everyone = {p.id for p in photos}
+        allowed = _backdrops_allowed(out, i, shown, everyone)
+        if not allowed:
+            out = _made_room(out, i, shown[0])
+            allowed = _backdrops_allowed(out, i, shown, everyone)
+        chosen = interlude_photos([(s.kind, s.source_id) for s in out], cuts, [i],
+                                  [p for p in photos if p.id in allowed],
+                                  film.subject_id, apart, photos[0].id if photos else None)
+        out[i] = Slot(out[i].kind, chosen.get(i, ""), out[i].nominal_s)
+    return out
 
 
-def _layouts(film: Film, slots: list[Slot],
-             lengths: list[float]) -> tuple[list[Slot], list[Layout]]:
+def _made_room(slots: list[Slot], i: int, before: Sequence[str]) -> list[Slot]:
+    """``slots`` with the shot right after the interlude at ``i`` traded with the one after
+    it when the first is its photo's first showing, the second a repeat, and neither then
+    shows the photo of a shot beside it; else unchanged."""
+    j, k = i + 1, i + 2
+    if k >= len(slots) or slots[j].kind != "photo" or slots[k].kind != "photo":
+        return slots
+    seen = {*before, *(s.source_id for s in slots[:j])}
+    first, second = slots[j].source_id, slots[k].source_id
+    after = slots[k + 1].source_id if k + 1 < len(slots) else (before[-1:] or [""])[0]
+    if first in seen or second not in seen or first == after or second == first:
+        return slots
+    out = list(slots)
+    out[j], out[k] = slots[k], slots[j]
+    return out
+
+
+def _backdrops_allowed(slots: list[Slot], i: int, shown: tuple[Sequence[str], Sequence[str]],
+                       everyone: set[str]) -> set[str]:
+    """The photos the interlude at slot ``i`` may stand over: never one a shot beside it
+    shows (the title's before the first slot, the closing's after the last); once every
+    photo was shown (``shown[0]``: the title's), any other; before that, a photo left out
+    for room (``shown[1]``) not behind another card yet, or the photo the middle shows last
+    for the first time (its shot then comes once every other was seen)."""
+    before, spare = shown
+    ends = list(before[-1:])
+    beside = {s.source_id for s in (*slots[max(0, i - 1):i], *slots[i + 1:i + 2])}
+    if i == 0 or i == len(slots) - 1:
+        beside |= set(ends)
+    seen = {*before, *(s.source_id for s in slots[:i])}
+    taken = {s.source_id for s in slots if s.kind == "card"}  # behind another interlude
+    if everyone <= seen:
+        return (everyone - beside - taken) or (everyone - beside)
+    firsts: dict[str, int] = {}
+    for j, slot in enumerate(slots):
+        if slot.kind == "photo":
+            firsts.setdefault(slot.source_id, j)
+    allowed = set(spare) - taken
+    last_new = max(((j, p) for p, j in firsts.items() if p not in seen), default=None)
+    if last_new is not None and last_new[0] > i + 1:
+        allowed.add(last_new[1])
+    return allowed - beside
+
+
+def _layouts(film: Film, slots: list[Slot], lengths: list[float],
+             before: Sequence[str]) -> tuple[list[Slot], list[Layout]]:
     """The slots and their layouts (:func:`media.plan.layouts.arrange`) in the film's look,
-    partners drawn from the photos the film shows."""
+    partners drawn from the photos the film shows (``before``: those the title showed)."""
     shown = {s.source_id for s in slots if s.kind == "photo"}
     return arrange(slots, {p.id: p for p in film.photos if p.id in shown}, lengths,
                    film.look.layouts, subject_id=film.subject_id,
-                   twins=film.spec.near_duplicates)
+                   twins=film.spec.near_duplicates, before=before)
 
 
-def _orphans_to_drop(slots: list[Slot], found: list[int], twins: tuple[tuple[str, str], ...],
+def _orphans_to_drop(slots: list[Slot], found: list[int],
+                     apart: tuple[tuple[tuple[str, str], ...], tuple[str, ...]],
                      fewest: int) -> set[int]:
     """Which of the ``found`` slots (indices into ``slots``: repeats that would show their
     photo alone again, see :func:`media.plan.layouts.orphans`) to leave out: each while at
-    least ``fewest`` slots remain and its neighbours then differ (nor are ``twins``)."""
+    least ``fewest`` slots remain and its neighbours then differ (nor are twins: ``apart``
+    holds the twins and the closing's photo, the last slot's neighbour after it)."""
+    twins, closing = apart
     pairs = {frozenset(t) for t in twins}
     gone: set[int] = set()
     for k in found:
         kept = [j for j in range(len(slots)) if j not in gone and j != k]
-        if len(kept) < fewest or k in (0, len(slots) - 1):
+        if len(kept) < fewest or k == 0:
             continue
         before = max(j for j in kept if j < k)
-        after = min(j for j in kept if j > k)
-        a, b = slots[before].source_id, slots[after].source_id
+        after = min((j for j in kept if j > k), default=None)
+        a = slots[before].source_id
+        b = slots[after].source_id if after is not None else (closing or ("",))[0]
         if a != b and frozenset((a, b)) not in pairs:
             gone.add(k)
     return gone

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from media.base.spec import FPS
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import frame_grid
-from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.inputs import ClipSource, MotionClipSource, PhotoSource
 from media.plan.moves import Section, downbeat_grid, section_frames
 
 
@@ -78,6 +78,9 @@ class SongFrames:
         return downbeat_grid(self.beats, self.bars, self.sections)
 
 
+RECIPE_FILM_S = 30.0  # a tier recipe's motion_shots count full moves per this much film
+
+
 class MotionRecipe(_Spec):
     """The tier's recipe as the plan reads it: ``motion_shots`` full camera moves per 30 s of
     film, and ``premium`` (signature: parallax and the roll push, the chorus montage, the title
@@ -86,15 +89,25 @@ class MotionRecipe(_Spec):
     motion_shots: int = Field(default=0, ge=0)
     premium: bool = False
 
+    def full_moves(self, length_sec: float) -> int:
+        """Full camera moves in a film of ``length_sec`` seconds: ``motion_shots`` per
+        :data:`RECIPE_FILM_S` seconds, at least ``motion_shots``."""
+        return round(self.motion_shots * max(1.0, length_sec / RECIPE_FILM_S))
+
 
 class FilmWords(_Spec):
     """The words on screen as the wording rules set them (:mod:`media.cards.wording`): the
     opening and closing cards, and the interludes a long film may carry (best first; the
-    planner decides how many and where, :mod:`media.plan.interludes`)."""
+    planner decides how many and where, :mod:`media.plan.interludes`); the first
+    ``required`` of them carry the customer's words the film promises to show, so the planner
+    shortens its runs of pictures before it leaves one out."""
 
     opening: CardSpec
     closing: CardSpec
     interludes: tuple[CardSpec, ...] = ()
+    required: int = Field(default=0, ge=0)
+    notes: tuple[str, ...] = ()
+    """What of the customer's words no card carries (:func:`media.cards.wording.left_out_notes`)."""
 
 
 class LeftOut(_Spec):
@@ -115,7 +128,8 @@ class FilmSpec(_Spec):
     order's order, with what intake and analysis learned of them; ``left_out`` what intake
     refused; ``subject_photo_id`` the photo of the person or pet the film is for;
     ``near_duplicates`` pairs of photo and clip ids showing the same picture
-    (:mod:`media.analysis.dedupe`)."""
+    (:mod:`media.analysis.dedupe`); ``motion_clips`` the photos the motion provider brought
+    to motion (:mod:`media.plan.motion_clips`; none with the local moves)."""
 
     length_sec: float = Field(gt=0.0)
     fps: int = Field(default=FPS, gt=0)
@@ -130,6 +144,7 @@ class FilmSpec(_Spec):
     left_out: tuple[LeftOut, ...] = ()
     subject_photo_id: str | None = None
     near_duplicates: tuple[tuple[str, str], ...] = ()
+    motion_clips: tuple[MotionClipSource, ...] = ()
     words: FilmWords
     song: SongGrid = SongGrid()
 

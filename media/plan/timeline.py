@@ -28,11 +28,14 @@ PARALLAX = "parallax"  # premium: a Ken Burns move with the subject on its own l
 ROLL = "roll"  # premium: a Ken Burns move with a turn and a push (media.frames.parallax's roll
 # push), for a subject's shot whose photo does not separate cleanly enough for parallax
 FULL_MOTIONS = (KEN_BURNS, PARALLAX, ROLL)  # the motions that make a full camera move
+PROVIDER = "provider"  # the photo brought to motion by the motion provider: its clip plays
+# (media.plan.motion_clips), framed like a customer's clip
 
 
 @dataclass(frozen=True)
 class Transition:
-    """How a shot comes in: ``kind`` (cut, crossfade, fade_black) lasting ``frames`` frames."""
+    """How a shot comes in: ``kind`` (cut, crossfade, fade_black, dip; see
+    :mod:`media.plan.transitions`) lasting ``frames`` frames."""
 
     kind: str = CUT
     frames: int = 0
@@ -46,7 +49,8 @@ class Transition:
 class Shot:
     """One shot. ``kind`` is card, photo or clip; frames are film frame indices.
 
-    ``motion`` is ken_burns, parallax, push or none (how much the camera moves); ``move`` is
+    ``motion`` is ken_burns, parallax, roll, push, provider (the motion provider's clip of the
+    photo plays) or none (how much the camera moves); ``move`` is
     the camera move of a photo shot (:data:`media.plan.moves.MOVE_VOCABULARY`: push_in, pull_out,
     pan, tilt; "" before moves were planned, then ``motion_choice`` picks one); clips start at
     ``clip_start_s`` seconds into the clip at ``visible_in``; cards carry their ``card``. A photo
@@ -74,6 +78,12 @@ class Shot:
     def frames(self) -> int:
         """Frames during which the shot is (at least partly) on screen."""
         return self.visible_out - self.visible_in
+
+    @property
+    def plays_clip(self) -> bool:
+        """True when the shot's frames are a clip's, decoded in order from its first visible
+        frame: a customer's clip, or a photo's clip from the motion provider."""
+        return self.kind == "clip" or self.motion == PROVIDER
 
 
 @dataclass(frozen=True)
@@ -148,15 +158,15 @@ def segment_cut_frames(timeline: Timeline) -> list[int]:
     """Frames where the film may be split into separately rendered segments, ascending.
 
     A candidate is a shot boundary (some shot's ``visible_in`` or ``visible_out``) strictly
-    inside the film where no clip shot is on screen on both sides of it (no clip shot with
-    ``visible_in < f < visible_out``). Every other frame is a pure function of its index
-    (photo moves, cards, logo, transitions, film fades), but a clip is decoded sequentially from
-    its shot's first visible frame, so a segment must never start in the middle of one. Cutting
-    on shot boundaries also keeps the closed-GOP restart (an IDR frame) at a change of picture,
-    where it costs least.
+    inside the film where no shot that plays a clip is on screen on both sides of it (no
+    :attr:`Shot.plays_clip` shot with ``visible_in < f < visible_out``). Every other frame is a
+    pure function of its index (photo moves, cards, logo, transitions, film fades), but a clip
+    is decoded sequentially from its shot's first visible frame, so a segment must never start
+    in the middle of one. Cutting on shot boundaries also keeps the closed-GOP restart (an IDR
+    frame) at a change of picture, where it costs least.
     """
     bounds = {f for shot in timeline.shots for f in (shot.visible_in, shot.visible_out)}
-    clips = [(s.visible_in, s.visible_out) for s in timeline.shots if s.kind == "clip"]
+    clips = [(s.visible_in, s.visible_out) for s in timeline.shots if s.plays_clip]
     return sorted(f for f in bounds if 0 < f < timeline.total_frames
                   and not any(a < f < b for a, b in clips))
 

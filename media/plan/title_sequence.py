@@ -26,12 +26,14 @@ from media.plan.transitions import CUT
 @dataclass(frozen=True)
 class Title:
     """The title's lead shots: how many (``leads``, 0 without a sequence), the frames each
-    holds (``lead_frames``), and the seconds they add to the opening (``lead_s``, with a beat's
-    slack: a lead's cut lands on a beat)."""
+    holds (``lead_frames``), the seconds they add to the opening (``lead_s``, with a beat's
+    slack: a lead's cut lands on a beat) and their photos once the middle is planned
+    (``photos``, :func:`media.plan.slots.plan_middle`: each its photo's first showing)."""
 
     leads: int = 0
     lead_frames: int = 0
     lead_s: float = 0.0
+    photos: tuple[str, ...] = ()
 
 
 def title_of(film: Film) -> Title:
@@ -45,18 +47,22 @@ def title_of(film: Film) -> Title:
                  / film.fps)
 
 
-def over_photos(shots: list[Shot], title_photo: str | None) -> list[Shot]:
+def over_photos(shots: list[Shot], title_photo: str | None,
+                closing_photo: str | None = None) -> list[Shot]:
     """``shots`` with every card over its photo given a camera move: the title over
-    ``title_photo`` (the subject: the title is its first showing), pushing in; the closing,
-    pulling out; an interlude, pushing in. The render shows the photo sharp and moving under
-    the words (:mod:`media.frames.sources`)."""
+    ``title_photo`` (the subject: the title is its first showing), pushing in; the closing
+    over ``closing_photo``, else over the title's photo again (the subject, or the first
+    photo of a film without one: never the last shot's photo again), pulling out; an
+    interlude, pushing in. The render shows the photo sharp and moving under the words
+    (:mod:`media.frames.sources`)."""
     out = []
     for i, shot in enumerate(shots):
         if shot.kind == "card":
-            closing = i == len(shots) - 1
-            photo = title_photo if i == 0 else shot.source_id
+            closing = i == len(shots) - 1 and len(shots) > 2
+            photo = (title_photo if i == 0 else (closing_photo or title_photo) if closing
+                     else shot.source_id)
             shot = replace(shot, source_id=photo, motion=KEN_BURNS,
-                           move=PULL_OUT if closing else PUSH_IN)
+                           move=PULL_OUT if i == len(shots) - 1 else PUSH_IN)
         out.append(shot)
     return out
 
@@ -90,12 +96,13 @@ def title_sequence(shots: list[Shot], film: Film, title: Title) -> list[Shot]:
     lead shots (the occasion alone, then the name alone, set larger: ``part`` cards over
     photos of their own) cut on the beats, then the whole title (the lockup) over the title's
     photo, at least as long as reading it needs. Hard cuts inside the sequence; the lead
-    photos are the film's photos shown last in the middle (farthest from the title)."""
+    photos are ``title.photos`` (the middle shows every other photo before them again), else
+    the film's photos shown last in the middle (farthest from the title)."""
     first = shots[0]
     assert first.card is not None
     leads, fps = title.leads, film.fps
     lockup_frames = math.ceil(film.opening_s * fps)
-    latest = _lead_photos(shots, leads)
+    latest = list(title.photos[:leads]) or _lead_photos(shots, leads)
     if len(latest) < leads:
         return shots
     room = first.cut_out - lockup_frames  # the lockup holds at least what reading needs

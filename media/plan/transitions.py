@@ -23,7 +23,8 @@ Weights = tuple[float, float]
 """The opacities of the incoming and of the outgoing shot (0..1; what they leave is black)."""
 WeightsAt = Callable[[float], Weights]
 
-CUT, CROSSFADE, FADE_BLACK = "cut", "crossfade", "fade_black"
+CUT, CROSSFADE, FADE_BLACK, DIP = "cut", "crossfade", "fade_black", "dip"
+DIP_LEVEL = 0.35  # a dip's darkest frame keeps this much of the picture's light
 
 
 @dataclass(frozen=True)
@@ -84,3 +85,14 @@ def fade_black(u: float) -> Weights:
     """Through black: the outgoing shot fades out over the first half, the incoming one in
     over the second."""
     return _clamped(2 * u - 1), _clamped(1 - 2 * u)
+
+
+@transition(DIP, overlaps=False)
+def dip(u: float) -> Weights:
+    """A soft dip: the outgoing shot dims to :data:`DIP_LEVEL` of its light over the first
+    half, the incoming one rises from there over the second; never both on screen, so a face
+    is never laid over another (a gentle film's dissolve between two faces), and never near
+    black (a memorial does not drop to a dark frame between two photos)."""
+    if u < 0.5:
+        return 0.0, 1.0 - (1.0 - DIP_LEVEL) * _clamped(2 * u)
+    return DIP_LEVEL + (1.0 - DIP_LEVEL) * _clamped(2 * u - 1), 0.0

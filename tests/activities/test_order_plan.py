@@ -9,11 +9,22 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from activities.order_plan import cards_for, film_plan, film_spec, interlude_cards
+from activities.order_plan import (
+    cards_for,
+    film_plan,
+    film_spec,
+    interlude_cards,
+    order_look,
+    photo_sources,
+)
 from app.order_folder import read_order_folder
 from media.analysis.subjects import find_subject
 from media.frames.sources import load_photo
-from media.plan.spec import FilmSpec, SongGrid
+from media.plan.inputs import MotionClipSource
+from media.plan.motion_clips import motion_clip_seconds, motion_photos
+from media.plan.pacing import pacing_of
+from media.plan.spec import FilmSpec, MotionRecipe, SongGrid
+from media.plan.timeline import PROVIDER
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
 from services.settings import DEFAULT_RECIPES
@@ -78,9 +89,25 @@ def test_the_spec_says_what_the_order_decided(tmp_path: Path) -> None:
     assert (spec.family, spec.look, spec.grade) == ("pet_tribute", opening.look, "gentle+finish")
     assert spec.gentle and spec.recipe.premium and spec.recipe.motion_shots == 6
     assert spec.words.opening == opening and spec.words.closing == closing
-    assert spec.words.interludes == interlude_cards(order, closing, spec.song.lyrics)
+    assert spec.words.interludes == interlude_cards(order, closing)
     assert [(o.id, o.reason) for o in spec.left_out] == [("p99", "not_an_image")]
     assert [p.id for p in spec.photos] == [p.id for p in order.photos]
     assert spec.subject_photo_id == order.subject_photo_id
     assert any(p.with_subject for p in spec.photos)  # the same dog, found in another photo
     assert film_plan(spec).grade == "gentle+finish"
+
+
+def test_the_motion_providers_clips_reach_the_spec_and_play_in_their_photos_shots(
+        tmp_path: Path) -> None:
+    order, prep, paths = _order(tmp_path, "pet-tribute", Tier.SIGNATURE)
+    subjects = {pid: find_subject(load_photo(path)) for pid, path in paths.items()}
+    recipe = DEFAULT_RECIPES[Tier.SIGNATURE]
+    wanted = motion_photos(photo_sources(prep, paths, subjects), order.subject_photo_id,
+                           MotionRecipe(motion_shots=recipe.motion_shots).full_moves(
+                               order.length_sec))
+    seconds = motion_clip_seconds(pacing_of(order_look(order)))
+    spec = film_spec(order, prep, _song(order), recipe, photo_paths=paths, clip_paths={},
+                     subjects=subjects, motion_seconds=dict.fromkeys(wanted, seconds))
+    assert spec.motion_clips == tuple(MotionClipSource(pid, seconds) for pid in sorted(wanted))
+    played = [s.source_id for s in film_plan(spec).shots if s.motion == PROVIDER]
+    assert played and len(played) == len(set(played)) and set(played) <= set(wanted)

@@ -24,3 +24,10 @@ def test_a_package_without_its_looks_or_samples_cannot_pass(
     found, problems = install_report()
     assert [problem.split(":")[0] for problem in problems] == ["looks", "samples"]
     assert "no look in" in problems[0] and "fonts" in " ".join(found)
+
+
+def test_an_installation_without_fribidi_cannot_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("PIL.features.check_feature", lambda feature: feature != "fribidi")
+    _, problems = install_report()
+    assert [problem.split(":")[0] for problem in problems] == ["right-to-left"]
+    assert "libfribidi0" in problems[0]

@@ -6,6 +6,8 @@ import cv2
 import numpy as np
 
 from media.base import yuv
+from media.design.looks import look, look_names
+from media.design.values import parse_hex
 from media.frames.leak import LightOverlay, light_shape
 from media.plan.montage import LightLeak, light_leak
 
@@ -74,3 +76,23 @@ def test_whites_stay_in_range_and_the_light_does_not_band() -> None:
     assert 0.3 < float(noise[8:-8, 8:-8].std()) < 1.5  # dithered: no flat steps of one level
     shape = light_shape(LEAK, LEAK.peak, W, H)
     assert float(np.abs(np.diff(shape, axis=1)).max()) < 0.1  # a smooth field, no edges
+
+
+def test_each_looks_chorus_light_reads_on_a_phone() -> None:
+    """The light a look asks for over its chorus's downbeat lasts at least 0.8 s (the plan
+    fits it into the dissolve there when the montage's pieces are shorter) and, at its peak on
+    a mid-grey picture seen 390 pixels across, brightens it by a tenth and turns it warm."""
+    for name in look_names():
+        montage = look(name).montage
+        if not montage.beats or not montage.light_s:
+            continue
+        frames = round(montage.light_s * 30 / 2) * 2
+        leak = light_leak(60, frames, parse_hex(montage.light_colour), montage.light_strength,
+                          0)
+        assert leak.end - leak.start >= 0.8 * 30, name
+        lit = LightOverlay([leak], 1080, 1920).apply(
+            yuv.rgb_to_i420(np.full((1920, 1080, 3), 110, np.uint8)), leak.peak)
+        phone = cv2.resize(yuv.i420_to_rgb(lit), (390, 693), interpolation=cv2.INTER_AREA)
+        rgb = phone.reshape(-1, 3).astype(np.float32).mean(axis=0)
+        assert rgb.mean() > 1.1 * 110, name
+        assert rgb[0] - rgb[2] > 15, name

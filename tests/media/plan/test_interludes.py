@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -20,7 +21,6 @@ from media.plan.pacing import card_seconds, film_look
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline, timeline_from_dict
 from media.song.compose import SongBrief, beat_grid, plan_song
-from media.song.lyrics import clauses
 
 LOOK = "romance"
 OPENING = CardSpec("opening", ("Happy Anniversary", "Lene & Mads"), look=LOOK)
@@ -137,7 +137,7 @@ def test_an_interlude_prefers_the_subject_photo_where_it_is_not_shown_nearby() -
 
 
 def test_a_film_without_words_gets_no_interludes() -> None:
-    assert interlude_lines(("", "  "), ("",), ["Oh Marta, this one's for you"], [], 9.0) == ()
+    assert interlude_lines(("", "  "), "", [], 9.0, 180.0) == ()
     tl = _film(180.0, interludes=())
     assert _interludes(tl) == []
     assert [s.kind for s in tl.shots].count("card") == 2
@@ -164,31 +164,38 @@ def test_a_plan_with_interludes_reads_back_from_json() -> None:
     assert again.shots[_interludes(tl)[0]].card.kind == "interlude"
 
 
-def test_interlude_lines_are_the_customers_unused_line_then_song_then_feelings() -> None:
-    song = ["Happy anniversary, Lene & Mads", "Remember? ten years of trips",
-            "Still choosing you, year after year"]
-    said = [*clauses(STORY), *clauses(MEMORY)]
-    # the story is on the closing: the memory comes first, the song's quote of the story
-    # is already on screen, stock song lines never come, feeling words last
-    assert interlude_lines((STORY, MEMORY), (STORY,), song, ["grateful", "warm"], 9.0,
-                           said) == \
-        (InterludeLine(MEMORY, True), InterludeLine("grateful · warm", False))
-    assert interlude_lines((STORY, ""), ("",), song, [], 9.0, said) == \
-        (InterludeLine(STORY, True),)
-    assert interlude_lines(("", ""), ("",), song, [], 9.0) == ()
-    # the story is too long to read: the song's line quoting a clause of it may carry it
-    long_story = "A " + "very " * 30 + "long day, ten years of trips"
-    sung = interlude_lines((long_story, ""), ("",), song, [], 9.0, clauses(long_story))
-    assert sung == (InterludeLine("Remember? ten years of trips", False),)
-    assert sung[0].lines == ("", "Remember? ten years of trips")
+def test_interlude_lines_are_the_customers_unused_text_then_feelings_never_a_song_line() -> None:
+    # the story is on the closing: the memory comes first (required from 45 s), the song's
+    # lines that quote them are sung, never shown; feeling words last
+    assert interlude_lines((STORY, MEMORY), STORY, ["grateful", "warm"], 9.0, 60.0) == \
+        (InterludeLine(MEMORY, True, True), InterludeLine("grateful · warm", False))
+    assert interlude_lines((STORY, MEMORY), STORY, [], 9.0, 30.0) == \
+        (InterludeLine(MEMORY, True),)  # a 30 s film with the story on its closing
+    assert interlude_lines((STORY, ""), "", [], 9.0, 30.0) == \
+        (InterludeLine(STORY, True, True),)  # the closing carries none: one is required
+    assert interlude_lines(("", ""), "", [], 9.0, 180.0) == ()
 
 
 def test_interlude_lines_are_never_cut_nor_rewritten() -> None:
     messy = "  We  laughed   all the way\nhome.  "
-    assert interlude_lines((messy,), (), [], [], 9.0) == \
-        (InterludeLine("We laughed all the way home.", True),)
+    assert interlude_lines((messy,), "", [], 9.0, 60.0) == \
+        (InterludeLine("We laughed all the way home.", True, True),)
     too_long = " ".join(["word"] * 40)
-    assert interlude_lines((too_long,), (), [], [], 9.0) == ()
+    assert interlude_lines((too_long,), "", [], 9.0, 60.0) == ()
+
+
+def test_a_text_too_long_for_a_card_shows_its_first_whole_sentence_then_the_others() -> None:
+    first = "He taught us both to play pool in the basement, and he never once let us win."
+    second = "Every Sunday he made pancakes shaped like the letters of our names."
+    third = " ".join(["And"] + ["then"] * 25) + "."
+    lines = interlude_lines((f"{first} {second}  {third}",), "", [], 8.0, 60.0)
+    assert lines == (InterludeLine(first, True, True), InterludeLine(second, True))
+
+
+def test_a_sentence_too_long_for_any_card_shows_its_first_whole_clauses() -> None:
+    long = ("We drove to the lake every summer, " + "and " * 30 + "we swam until dark.")
+    lines = interlude_lines((long,), "", [], 9.0, 60.0)
+    assert lines == (InterludeLine("We drove to the lake every summer,", True, True),)
 
 
 def test_feeling_words_become_one_short_line_as_typed() -> None:
@@ -215,3 +222,23 @@ def test_every_length_sold_keeps_its_frames_and_its_rules(length: float) -> None
     assert len(_interludes(tl)) == interlude_count(length, RULES)
     for i in _interludes(tl):
         assert tl.shots[i - 1].kind == tl.shots[i + 1].kind == "photo"
+
+
+@pytest.mark.parametrize("length", [30.0, 45.0])
+def test_a_required_interlude_is_placed_where_the_looks_rules_leave_no_room(
+        length: float) -> None:
+    beats, bars, sections = _song(length)
+    # shorter than 45 s the closing carries none of their texts when one must go between
+    closing = CLOSING if length >= 45 else replace(CLOSING, lines=(CLOSING.lines[0], "",
+                                                                   CLOSING.lines[2]))
+    spec = FilmSpec(
+        length_sec=length, photos=_photos(), look=OPENING.look,
+        recipe=MotionRecipe(motion_shots=4), subject_photo_id="p3",
+        words=FilmWords(opening=OPENING, closing=closing, interludes=INTERLUDES, required=1),
+        song=SongGrid(beat_times=beats, bar_times=bars, sections=sections))
+    tl = planner.plan(spec)
+    assert interlude_count(length, RULES) == 0
+    assert [tl.shots[i].card for i in _interludes(tl)] == [INTERLUDES[0]]  # not the feelings
+    index = _interludes(tl)[0]
+    assert tl.shots[index - 1].kind == "photo" and tl.shots[index + 1].kind == "photo"
+    assert tl.total_frames == round(length * FPS)

@@ -54,7 +54,7 @@ def test_a_long_film_from_few_photos_shows_some_repeats_as_layouts(n_photos: int
     shots = _photo_shots(_film(n_photos, length))
     layouts = [s for s in shots if s.layout in (SPLIT, TRIPTYCH, INSET)]
     assert len(layouts) >= 2
-    assert shots[0].layout == shots[-1].layout == SINGLE  # the subject opens, the closer ends
+    assert shots[0].layout == SINGLE  # the middle opens on a photo alone
     seen: set[str] = set()
     for shot in shots:
         if shot.layout in (SPLIT, TRIPTYCH, INSET):
@@ -111,22 +111,30 @@ def test_a_gentle_look_shares_the_frame_for_fewer_repeats() -> None:
 
 
 def test_a_tall_photo_pairs_in_16x9_preferring_another_tall_photo() -> None:
-    shots = _photo_shots(_film(7, 30.0, tall=frozenset({2, 5})))
-    assert [s.source_id for s in shots if s.layout == PORTRAIT_PAIR] == ["p2"]
-    slots = _slots("abcdefgh")
+    shots = _photo_shots(_film(7, 90.0, tall=frozenset({2, 5})))
+    pairs = [s for s in shots if s.layout == PORTRAIT_PAIR]
+    assert pairs and all(s.source_id in ("p2", "p5") for s in pairs)
+    slots = _slots("abcdefghbdfh")
     sources = {**_sources("abcdefgh"), **{i: PhotoSource(i, 3000, 4000, False) for i in "bf"}}
-    layouts = plan_layouts(slots, sources, [6.0] * len(slots), _rules(0.5, True), subject_id="a")
-    assert layouts[1] == Layout(PORTRAIT_PAIR, "f")
-    assert layouts[5].kind == PORTRAIT_PAIR and layouts[5].partner_id != "b"  # no pair twice
+    layouts = plan_layouts(slots, sources, [6.0] * len(slots), _rules(0.0, True), subject_id="a")
+    assert layouts[8] == Layout(PORTRAIT_PAIR, "f")
+    assert layouts[10].kind == PORTRAIT_PAIR and layouts[10].partner_id != "b"  # not twice
 
 
-def test_a_tall_photo_opening_the_middle_still_pairs_in_16x9() -> None:
-    # the pet sample's window (2056 x 3088) came first after the title and was kept single:
-    # in 16:9 a print a third of the frame wide over its own blur
-    slots = _slots("bcdefgb")
+def test_no_shot_shares_the_frame_before_every_photo_was_shown_once() -> None:
+    # a pair in the first round would show its partner again before the last photo's turn,
+    # or show the partner first and its own shot again later: the tall photo waits alone
+    slots = _slots("bcdefgbc")
     sources = {**_sources("bcdefg"), "b": PhotoSource("b", 2056, 3088, False)}
-    layouts = plan_layouts(slots, sources, [4.0] * len(slots), _rules(0.0, True), subject_id="a")
-    assert layouts[0].kind == PORTRAIT_PAIR and layouts[0].partner_id not in ("b", "c")
+    layouts = plan_layouts(slots, sources, [4.0] * len(slots), _rules(0.0, True),
+                           subject_id="a", before=("a",))
+    assert layouts[:6] == [Layout()] * 6
+    assert layouts[6].kind == PORTRAIT_PAIR and layouts[6].partner_id not in ("a", "b", "g")
+    for n_photos, length in ((5, 120.0), (7, 180.0), (3, 90.0)):
+        seen = {"p0"}  # the title's
+        for shot in _photo_shots(_film(n_photos, length)):
+            assert not shot.partner_id or len(seen) == n_photos
+            seen |= _showings(shot)
 
 
 def test_16x9_shows_every_layout_and_9x16_all_but_the_portrait_pair() -> None:
@@ -165,7 +173,7 @@ def test_a_look_without_layouts_keeps_every_showing_single() -> None:
 def test_no_partner_keeps_the_rules_and_the_repeat_stays_single() -> None:
     slots = _slots("abcabcabc")  # three photos: the only others are the neighbours
     layouts = plan_layouts(slots, _sources("abc"), [6.0] * len(slots), _rules(1.0, True),
-                           subject_id="a")
+                           subject_id="a", before=("a",))  # the closing's too
     assert layouts == [Layout()] * len(slots)
 
 
@@ -285,8 +293,8 @@ def test_a_showing_alone_past_its_photos_new_pictures_is_an_orphan() -> None:
     slots = _slots("abcab")
     small = {i: PhotoSource(i, 800, 600, True) for i in "abc"}
     singles = [Layout()] * len(slots)
-    # the opener's and the closer's showings alone come first: b's middle one, a's return
-    assert orphans(slots, singles, small, subject_id="a") == [1, 3]
+    # the opener's showing alone comes first: a's return; then b's second showing
+    assert orphans(slots, singles, small, subject_id="a") == [3, 4]
     assert orphans(slots, singles, _sources("abc"), subject_id="a") == []  # big photos: closer
 
 

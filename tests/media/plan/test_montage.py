@@ -108,11 +108,14 @@ def test_no_photo_separating_means_no_parallax_and_the_subject_rolls_instead() -
 # --- the chorus montage ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("length", "gentle", "seed"),
-                         [(30.0, False, 7), (30.0, True, 7), (35.0, True, 3), (60.0, False, 5),
-                          (90.0, False, 11), (180.0, True, 7)])
+@pytest.mark.parametrize(("length", "gentle", "seed", "flashes"),
+                         [(30.0, False, 7, False), (30.0, True, 7, False), (35.0, True, 3, False),
+                          (60.0, False, 5, True), (90.0, False, 11, True),
+                          (180.0, True, 7, True)])
 def test_signature_cuts_the_chorus_on_the_beat_and_keeps_every_planned_cut(
-        length: float, gentle: bool, seed: int) -> None:
+        length: float, gentle: bool, seed: int, flashes: bool) -> None:
+    """A chorus flashes back only once every photo was shown (no flash where the first round
+    ends after the chorus: the chorus then keeps its planned cuts)."""
     signature = _film(length, gentle=gentle, n=7, seed=seed)
     standard = _film(length, premium=False, gentle=gentle, n=7, seed=seed)
     beats = sorted(set(signature.beat_frames))
@@ -121,7 +124,7 @@ def test_signature_cuts_the_chorus_on_the_beat_and_keeps_every_planned_cut(
     cuts = {s.cut_in for s in signature.shots}
     assert planned <= cuts  # every planned cut stays: a verse keeps its shots
     added = sorted(cuts - planned)
-    assert added, "the montage adds cuts"
+    assert bool(added) == flashes, "the montage adds cuts where photos may flash"
     assert all(any(c.start <= cut < c.end for c in choruses) for cut in added)
     assert all(cut in beats for cut in added)  # on the beat
     look = looks.look("memorial" if gentle else "celebration").montage
@@ -129,7 +132,7 @@ def test_signature_cuts_the_chorus_on_the_beat_and_keeps_every_planned_cut(
     ordered = sorted(cuts)
     gaps = [beats.index(b) - beats.index(a) for a, b in pairwise(ordered)
             if a in beats and b in beats and any(c.start <= a < c.end for c in choruses)]
-    assert step in gaps  # the montage's rhythm: cuts every ``step`` beats
+    assert not added or min(gaps) >= step  # the montage's rhythm: every ``step`` beats
     assert {leak.peak for leak in signature.light_leaks} <= {c.start for c in choruses} | \
         {s.cut_in for s in signature.shots}
     for shot in signature.shots:
@@ -150,7 +153,9 @@ def test_standard_keeps_todays_chorus(length: float, gentle: bool) -> None:
 @pytest.mark.parametrize(("length", "seed"), [(30.0, 7), (30.0, 5), (60.0, 7), (180.0, 7)])
 def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
         length: float, seed: int) -> None:
-    signature, standard = _film(length, seed=seed), _film(length, premium=False, seed=seed)
+    n = 4 if length < 60 else 7  # photos too few for the film: they repeat, and may flash
+    signature = _film(length, seed=seed, n=n)
+    standard = _film(length, premium=False, seed=seed, n=n)
     choruses = _chorus(signature, length, seed=seed)
     count: dict[str, int] = {}
     for shot in standard.shots:
@@ -164,10 +169,10 @@ def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
     previous = None
     for shot in photo_shots:
         inside = any(c.start <= shot.cut_in < c.end for c in choruses)
-        punch_in = previous is not None and previous.source_id == shot.source_id
-        assert not punch_in or inside  # the same photo twice in a row: only a punch-in
-        if not punch_in and shot.cut_in not in planned:
+        assert previous is None or previous.source_id != shot.source_id  # never cut to itself
+        if shot.cut_in not in planned:
             assert inside  # a flash: only in a chorus, 10 s after its photo's last showing
+            assert len({"p0", *last}) == n  # and once every photo was shown
             for photo_id in (shot.source_id, shot.partner_id, shot.second_partner_id):
                 if photo_id in last:
                     assert shot.cut_in - last[photo_id] >= REPEAT_SPACING_S * signature.fps
@@ -179,11 +184,12 @@ def test_a_flash_keeps_the_repeat_rules_and_no_planned_photo_loses_its_showing(
 
 
 def test_the_chorus_downbeat_dissolves_under_a_warm_light() -> None:
-    tl = _film(30.0)
+    tl = _film(30.0, n=4)
     look = looks.look("celebration").montage
     (leak,) = tl.light_leaks
     shot = next(s for s in tl.shots if s.cut_in == leak.peak)
-    assert any(c.start == leak.peak for c in _chorus(tl, 30.0))  # on the chorus's downbeat
+    # on the chorus's downbeat, or on the cut just before it
+    assert any(0 <= c.start - leak.peak < MONTAGE_MIN_S * tl.fps for c in _chorus(tl, 30.0))
     assert shot.transition_in.kind == CROSSFADE
     assert shot.transition_in.frames == round(look.light_s * tl.fps / 2) * 2
     assert leak.start == leak.peak - shot.transition_in.frames // 2 < leak.peak < leak.end
@@ -195,13 +201,9 @@ def test_the_chorus_downbeat_dissolves_under_a_warm_light() -> None:
 
 
 def test_a_montage_flashes_the_subjects_photos_first() -> None:
-    tl = _film(30.0)
-    (leak,) = tl.light_leaks
-    montage = [s for s in tl.shots if s.kind == "photo" and s.cut_in >= leak.peak]
-    first_seen = {}
-    for shot in tl.shots:
-        first_seen.setdefault(shot.source_id, shot.cut_in)
-    flashes = [s.source_id for s in montage if first_seen[s.source_id] < leak.peak]
+    tl, standard = _film(60.0, n=6), _film(60.0, n=6, premium=False)
+    planned = {s.cut_in for s in standard.shots}
+    flashes = [s.source_id for s in tl.shots if s.kind == "photo" and s.cut_in not in planned]
     assert flashes and flashes[0] in {"p0", "p3"}  # the subject or the other face first
 
 
@@ -233,7 +235,8 @@ def test_a_photo_showing_the_same_animal_holds_longer_moves_most_and_says_where_
         length_sec=30.0, photos=pets, gentle=True, recipe=MotionRecipe(motion_shots=2),
         subject_photo_id="p0", words=FilmWords(opening=GENTLE_OPENING, closing=GENTLE_CLOSING)))
     full = {s.source_id for s in tl.shots if s.kind == "photo" and s.motion == "ken_burns"}
-    assert full == {"p0", "p3"}  # the tier's two full moves go to the dog's photos
+    # the tier's two full moves: the dog's photo first (the subject's opened under the title)
+    assert "p3" in full and len(full) == 2
     assert tl.with_subject == ("p3",)
     again = timeline_from_dict(json.loads(tl.to_json()))
     assert again.with_subject == ("p3",)

@@ -28,7 +28,7 @@ from media.plan.moves import (
 from media.plan.pacing import card_lengths, film_look, pacing_of
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import FULL_MOTIONS, PARALLAX, Timeline
-from media.plan.transitions import CROSSFADE, CUT
+from media.plan.transitions import CROSSFADE, CUT, DIP
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
 
@@ -129,9 +129,12 @@ def test_transitions_follow_the_song_sections() -> None:
 def test_gentle_films_dissolve_slowly_and_slower_where_a_section_changes() -> None:
     tl, _, sections = _film(60.0, gentle=True, n_photos=10)
     parts = section_frames(sections, tl.fps, tl.total_frames)
-    assert {s.transition_in.kind for s in tl.shots[1:]} == {CROSSFADE}  # never a dip to black
+    # never through black; a soft dip, not a dissolve, between two faces (no ghost)
+    assert {s.transition_in.kind for s in tl.shots[1:]} == {CROSSFADE, DIP}
     inside, changes = [], []
     for before, shot in pairwise(tl.shots[1:-1]):
+        if shot.transition_in.kind != CROSSFADE:
+            continue
         changed = (section_at(parts, shot.cut_in)
                    != section_at(parts, (before.cut_in + shot.cut_in) // 2))
         room = min(before.cut_out - before.cut_in, shot.cut_out - shot.cut_in)
@@ -139,7 +142,8 @@ def test_gentle_films_dissolve_slowly_and_slower_where_a_section_changes() -> No
             (changes if changed else inside).append(shot.transition_in.frames)
     assert inside and changes
     assert min(changes) > max(inside)  # a section change dissolves slower
-    assert all(s.transition_in.frames >= 30 for s in tl.shots[1:])  # slow: a second or more
+    assert all(s.transition_in.frames >= 30 for s in tl.shots[1:]  # slow: a second or more
+               if s.transition_in.kind == CROSSFADE)
 
 
 @pytest.mark.parametrize("gentle", [False, True])

@@ -18,7 +18,7 @@ from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.context import Heartbeater
-from tests.test_workflow import FakeStages, make_order
+from tests.helpers import FakeStages, make_order
 from workflows.contract import FilmState, start_render
 from workflows.film import FilmRender
 from workflows.stages import (
