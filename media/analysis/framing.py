@@ -6,8 +6,12 @@ Subjects (faces, else the salient region, else the centre) come from :mod:`media
 Three modes:
 
 * ``crop``: the viewport has the output's ratio and stays inside the photo; every detected face
-  (with a margin) stays inside it on every frame, and the move is bounded so that image points
-  never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame squared.
+  (with a margin it may yield down to none) stays inside it on every frame, or, when no crop
+  holds the whole faces, their eyes-to-mouth cores (:func:`held_by_cores`: a close-up filling
+  its photo is framed full, never fitted small for its forehead's sake); the move is bounded so
+  that image points never accelerate faster than :data:`MAX_ACCEL_PX` output pixels per frame
+  squared. A portrait frame is always a crop when the faces' cores (or the focus) fit one
+  magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE` (the 9:16 film is full-bleed).
 * ``fill``: a photo much wider than the frame (a landscape photo in 9:16, a panorama in 16:9)
   whose subject fits a crop is cropped (``crop``, panning toward the subject); when the subject
   (a wide group) or the photo's resolution does not allow a full crop, the viewport spans the
@@ -15,8 +19,12 @@ Three modes:
   :data:`FILL_MAX_UPSCALE`) need: the photo fills the frame's width, the backdrop shows above
   and below, and the camera pans across toward the subject.
 * ``fit``: the whole photo is shown, fitted inside the frame over a blurred, darkened copy of
-  itself (a tall photo in 16:9 whose crop would cut a face or keep too little of it). The
-  viewport is then larger than the photo; the area outside the photo shows the backdrop.
+  itself (a tall photo in 16:9 whose crop would cut a face's core, or keep too little of it or
+  magnify it more than that). The viewport is then larger than the photo; the area outside the
+  photo shows the backdrop.
+
+A crop held still (a layout's cell no move fits, :func:`whole_faces_rect`) keeps every core
+whole, or the biggest faces whole and the others wholly out: never half a face.
 
 All boxes in :class:`Subject` are normalized (0..1 of the photo's width and height). The
 move itself, its ease and how it reads are :mod:`media.analysis.camera`'s.
@@ -40,8 +48,10 @@ from media.analysis.camera import (
     within_budget,
 )
 from media.analysis.subjects import (
+    CORE_PAD,
     Box,
     Subject,
+    padded_core,
     union,
 )
 from media.base.spec import Aspect
@@ -70,7 +80,15 @@ class Yield(NamedTuple):
 # acceleration budget the zoom needs: the push then stays centred as the faces allow)
 YIELDS = tuple(Yield(*step) for step in (
     (FACE_MARGIN, True, False), (FACE_MARGIN, False, False), (FACE_MARGIN, False, True),
-    (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True)))
+    (0.14, False, True), (0.1, False, True), (FACE_MARGIN_MIN, False, True),
+    (0.0, False, True)))
+CORE_PADS = (CORE_PAD,)  # the pads a core held alone may take, the largest that fits first.
+# Measured on the labelled set planned in films (bench/faces/whole, every other photo, sizes x4):
+# (0.2,) cuts a labelled core in 24 of 168 films (faces the detector missed) and leaves 78
+# 9:16 views fitted whose bare cores would fit; (0.2, 0.1): 32 films and 45 views; (0.2, 0.1,
+# 0): 48 films and none. A cut face costs more than a band of backdrop.
+LEAST_MARGIN = FACE_MARGIN_MIN  # what a whole face keeps at least; its core (padded, see
+# media.analysis.subjects.padded_core) may go edge to edge (YIELDS' last step)
 SUBJECT_KEEP_MIN = 0.28  # ... when the subject fits the crop (a 9:16 portrait in 16:9 keeps 0.32)
 SUBJECT_CROP_MAX_UPSCALE = 2.0  # ... and the crop is magnified at most this much
 KEEP_MIN = 0.4  # smallest fraction of the photo's area a crop may keep before we fit instead
@@ -113,12 +131,14 @@ class MoveRequest:
 
 class Reach(NamedTuple):
     """How far a crop move goes: its ``zoom`` ratio between the wide and the tight viewport,
-    how much closer than the largest crop its wide end looks (``frame_scale``), and the
-    travel it must reach (``min_travel``, a share of the frame)."""
+    how much closer than the largest crop its wide end looks (``frame_scale``), the
+    travel it must reach (``min_travel``, a share of the frame), and the least margin its
+    faces may yield to (``least_margin``: none for faces' cores)."""
 
     zoom: float
     frame_scale: float
     min_travel: float
+    least_margin: float = LEAST_MARGIN
 
 
 def face_guard(subject: Subject, width: int, height: int,
@@ -146,13 +166,16 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
 
 
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
-              keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN) -> bool:
-    """True when a crop would cut a face, or keep less than ``keep_min`` of the photo (down to
-    :data:`SUBJECT_KEEP_MIN` when the subject's focus fits a crop magnified at most
-    :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a wide frame is then cropped full width
-    on its subject, not fitted small over its blur)."""
+              keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN,
+              margin: float = LEAST_MARGIN) -> bool:
+    """True when a crop would cut a face (with the least ``margin`` a move yields it), or keep
+    less than ``keep_min`` of the photo (down to :data:`SUBJECT_KEEP_MIN` when the subject's
+    focus fits a crop magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`: a tall photo in a
+    wide frame is then cropped full width on its subject, not fitted small over its blur). In a
+    portrait frame a subject that fits such a crop is always cropped (the 9:16 film is
+    full-bleed whenever it can be)."""
     cw, ch = largest_crop(width, height, aspect)
-    guard = face_guard(subject, width, height)
+    guard = face_guard(subject, width, height, margin)
     if guard is not None and (guard[2] - guard[0] > cw + 1e-6 or guard[3] - guard[1] > ch + 1e-6):
         return True
     keep = cw * ch / (width * height)
@@ -161,7 +184,10 @@ def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
     fx0, fy0, fx1, fy1 = subject.focus.to_pixels(width, height)
     focus_fits = fx1 - fx0 <= cw + 1e-6 and fy1 - fy0 <= ch + 1e-6
     sharp = aspect.width / cw <= SUBJECT_CROP_MAX_UPSCALE
-    return not (focus_fits and sharp and keep >= min(keep_min, subject_keep_min))
+    if aspect.is_portrait and guard is not None:  # full-bleed when the faces fit
+        return not sharp
+    return not (focus_fits and sharp and (aspect.is_portrait
+                                          or keep >= min(keep_min, subject_keep_min)))
 
 
 def _axis_range(size: float, extent: float, guard: tuple[float, float] | None) -> tuple[float,
@@ -330,11 +356,16 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     fit = _plan_fit(photo_size, aspect, frames, moves[0], max(FIT_ZOOM, seen_zoom))
     frame_scale = min(ask.frame_scale, holding_scale(photo_size, subject, aspect))
     if frame_scale > 1.0 + 1e-6:
-        return _plan_crop(photo_size, subject, aspect, frames, moves, fit,
+        return _plan_crop(photo_size, subject, aspect, frames, moves,
+                          None if aspect.is_portrait else fit,
                           Reach(zoom, frame_scale, min_travel))
-    reach = Reach(zoom, 1.0, min_travel)
-    if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min):
-        planned = _plan_crop(photo_size, subject, aspect, frames, moves, fit, reach)
+    subject, least = held_by_cores(photo_size, subject, aspect)
+    reach = Reach(zoom, 1.0, min_travel, least)
+    if not needs_fit(width, height, subject, aspect, ask.keep_min, ask.subject_keep_min,
+                     reach.least_margin):
+        planned = _plan_crop(photo_size, subject, aspect, frames, moves,
+                             None if aspect.is_portrait or reach.least_margin == 0.0 else fit,
+                             reach)  # full-bleed 9:16, a close-up framed full
     elif width * aspect.height > height * aspect.width:  # wider than the frame: fill
         planned = _plan_fill(photo_size, subject, aspect, frames, min_travel) or _plan_crop(
             photo_size, subject, aspect, frames, moves, fit, reach)
@@ -395,16 +426,19 @@ def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: As
 
 
 def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
-               moves: list[str], fit: Motion, reach: Reach) -> Motion:
+               moves: list[str], fit: Motion | None, reach: Reach) -> Motion:
     """The first of ``moves`` that keeps the faces in and travels ``reach.min_travel``, as a
     crop ``reach.frame_scale`` times closer than the largest: with the faces' full
     :data:`FACE_MARGIN` and a push moving toward the focus and stopping at its box if one can,
     else yielding those step by step (:data:`YIELDS`) until one can. Failing all, the crop that
     travels farthest, unless it barely moves (under half of ``min_travel``) while ``fit`` moves
-    twice as far: then ``fit``, as when no crop holds the faces at all."""
+    twice as far: then ``fit``, as when no crop holds the faces at all. Without ``fit`` (the
+    9:16 film, full-bleed whenever a crop holds the faces) the crop that travels farthest; a
+    still crop on the faces when no move holds them."""
     min_travel = reach.min_travel
     best: Motion | None = None
-    for step in YIELDS if subject.faces else YIELDS[:3]:
+    for step in [s for s in YIELDS if s.margin >= reach.least_margin] if subject.faces else \
+            YIELDS[:3]:
         guard = face_guard(subject, *photo_size, step.margin)
         for move in moves:
             start, end = _crop_rects(photo_size, subject, aspect, move, reach, step)
@@ -415,10 +449,104 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
                 return motion
             if best is None or travel(motion) > travel(best) + 1e-9:
                 best = motion
+    if fit is None:
+        return best or _still(photo_size, subject, aspect, frames, reach.frame_scale)
     if best is None or (travel(best) < min_travel / 2 and motion_extent(
             fit, aspect.width) > 2 * motion_extent(best, aspect.width)):
         return fit
     return best
+
+
+def _still(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+           frame_scale: float = 1.0) -> Motion:
+    """The crop ``frame_scale`` times closer than the largest, held still where it keeps the
+    faces whole (:func:`whole_faces_rect`)."""
+    crop_w, crop_h = (side / frame_scale for side in largest_crop(*photo_size, aspect))
+    rect = whole_faces_rect(photo_size, subject, (crop_w, crop_h))
+    return Motion("crop", rect, rect, frames, "still")
+
+
+def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
+                     size: tuple[float, float]) -> Rect:
+    """A viewport of ``size`` (width, height source pixels, at most the photo's) inside a
+    ``photo_size`` photo that cuts no face: every face's core whole (its eyes-to-mouth box,
+    :attr:`media.analysis.subjects.Subject.cores`, else the face), centred on them as near as
+    the photo's edges allow; when they do not all fit, the biggest faces that fit whole and
+    every other face wholly outside, never half of one; the focus's centre without faces."""
+    width, height = photo_size
+    cores = [c.to_pixels(width, height)
+             for c in ([padded_core(c) for c in subject.cores]
+                       if subject.source == "faces" and subject.cores else subject.faces)]
+    for kept in range(len(cores), 0, -1):
+        rect = _apart(photo_size, size, cores[:kept], cores[kept:])
+        if rect is not None:
+            return rect
+    fx, fy = subject.focus.center
+    return _place(size, (fx * width, fy * height), photo_size, None)
+
+
+def _apart(photo_size: tuple[int, int], size: tuple[float, float],
+           kept: list[tuple[float, float, float, float]],
+           out: list[tuple[float, float, float, float]]) -> Rect | None:
+    """The viewport of ``size`` holding every ``kept`` box whole and no part of the ``out``
+    boxes (source pixels), nearest the kept boxes' centre; None when there is none."""
+    w, h = size
+    x0, y0 = min(b[0] for b in kept), min(b[1] for b in kept)
+    x1, y1 = max(b[2] for b in kept), max(b[3] for b in kept)
+    xs = _positions(w, photo_size[0], (x0, x1), [(b[0], b[2]) for b in out])
+    ys = _positions(h, photo_size[1], (y0, y1), [(b[1], b[3]) for b in out])
+    centre = ((x0 + x1) / 2 - w / 2, (y0 + y1) / 2 - h / 2)
+    fits = [Rect(x, y, w, h) for x in xs for y in ys
+            if all(x + w <= b[0] + 1e-6 or x >= b[2] - 1e-6 or y + h <= b[1] + 1e-6
+                   or y >= b[3] - 1e-6 for b in out)]
+    return min(fits, key=lambda r: abs(r.x - centre[0]) + abs(r.y - centre[1]), default=None)
+
+
+def _positions(side: float, extent: float, held: tuple[float, float],
+               out: list[tuple[float, float]]) -> list[float]:
+    """Where a viewport side ``side`` long may start on an axis ``extent`` long holding the
+    interval ``held``: the ends of that range, its middle nearest ``held``'s centre, and
+    just clear of each ``out`` interval on either side."""
+    lo, hi = max(0.0, held[1] - side), min(extent - side, held[0])
+    if lo > hi + 1e-6:
+        return []
+    middle = min(max((held[0] + held[1]) / 2 - side / 2, lo), hi)
+    edges = [b[0] - side for b in out] + [b[1] for b in out]
+    return [lo, hi, middle, *(e for e in edges if lo - 1e-6 <= e <= hi + 1e-6)]
+
+
+def held_by_cores(photo_size: tuple[int, int], subject: Subject,
+                  aspect: Aspect) -> tuple[Subject, float]:
+    """``subject`` as a crop of ``aspect`` holds it, and the least margin its faces may yield
+    to: as it is with :data:`LEAST_MARGIN` when the largest crop holds its whole faces so; else
+    as it is, edge to edge (no margin), when it holds them so; else, when it holds their
+    eyes-to-mouth cores (:attr:`media.analysis.subjects.Subject.cores`, each
+    :data:`media.analysis.subjects.CORE_PAD` larger, else less: :data:`CORE_PADS`) magnified at
+    most
+    :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces, edge to edge (a
+    close-up filling its photo is framed full, its forehead or chin may be cut, never its eyes
+    or mouth); else as it is (fitted, or filling the frame's width)."""
+    if subject.source != "faces" or not subject.cores:
+        return subject, LEAST_MARGIN
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    if _holds(face_guard(subject, *photo_size, LEAST_MARGIN), crop_w, crop_h):
+        return subject, LEAST_MARGIN
+    if aspect.width / crop_w > SUBJECT_CROP_MAX_UPSCALE + 1e-6:
+        return subject, LEAST_MARGIN
+    if _holds(face_guard(subject, *photo_size, 0.0), crop_w, crop_h):
+        return subject, 0.0
+    for pad in CORE_PADS:
+        padded = tuple(padded_core(core, pad) for core in subject.cores)
+        cores = replace(subject, faces=padded, focus=union(padded))
+        if _holds(face_guard(cores, *photo_size, 0.0), crop_w, crop_h):
+            return cores, 0.0
+    return subject, LEAST_MARGIN
+
+
+def _holds(guard: tuple[float, ...] | None, crop_w: float, crop_h: float) -> bool:
+    """True when a crop ``crop_w`` x ``crop_h`` holds ``guard`` (no guard: it does)."""
+    return guard is None or (guard[2] - guard[0] <= crop_w + 1e-6
+                             and guard[3] - guard[1] <= crop_h + 1e-6)
 
 
 def fill_width(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> float:

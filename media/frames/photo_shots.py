@@ -18,14 +18,14 @@ import numpy as np
 from media.analysis.camera import STEADY_SHARE, Motion, steady_share
 from media.analysis.detail import ShowingFrame, showing_frame, texture_map, whole_motion
 from media.analysis.framing import KEEP_MIN, MoveRequest, plan_ken_burns
-from media.analysis.subjects import Box, Subject, keep_whole
+from media.analysis.subjects import Box, Subject, keep_whole, whole_boxes
 from media.base import spec
 from media.cards.spec import card_look
 from media.design import looks
 from media.frames.compose import PhotoLayer, prescale_factor
 from media.frames.parallax import ParallaxLayer
 from media.frames.photo_store import HeldPhoto, PhotoStore
-from media.frames.roll import RollPushLayer
+from media.frames.roll import RollPushLayer, roll_keeps
 from media.frames.sources import Prepared, shot_photo
 from media.frames.split import (
     SplitLayer,
@@ -227,15 +227,21 @@ class PhotoShots:
                      factor: float, aspect: spec.Aspect) -> ShotLayer:
         """A parallax layer for a premium shot whose subject separates well and whose move is a
         crop; the roll push for a roll shot's crop, and for a parallax crop whose matte the
-        render finds doubtful; otherwise the standard Ken Burns layer."""
-        if shot.motion == ROLL and motion.mode == "crop":
+        render finds doubtful, unless its push in would cut a face the move holds whole
+        (:func:`media.frames.roll.roll_keeps`); otherwise the standard Ken Burns layer."""
+        rolls = motion.mode == "crop" and roll_keeps(
+            motion, [b.to_pixels(*photo.image.shape[1::-1]) for b in whole_boxes(photo.subject)],
+            aspect.width, aspect.height)  # its push in never cuts a face the move holds
+        if shot.motion == ROLL and rolls:
             return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
         if shot.motion == PARALLAX and motion.mode == "crop":
             scaled = photo.parallax(factor)
             if scaled is not None:
                 return ParallaxLayer(scaled, motion, aspect.width, aspect.height)
             self._note(f"parallax fell back to the roll push for {photo_id}: {photo.separated}")
-            return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+            if rolls:
+                return RollPushLayer(photo.prescaled(factor), motion, aspect.width,
+                                     aspect.height)
         elif shot.motion == PARALLAX:
             self._note(f"parallax fell back to Ken Burns for {photo_id} in {aspect.name}: "
                        "the photo is fitted, not cropped")

@@ -7,11 +7,12 @@ the planned viewport (:func:`roll_zoom`), so the photo's edges never show.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 
-from media.analysis.camera import Motion, ease
+from media.analysis.camera import Motion, Rect, ease
 from media.base import yuv
 from media.frames.compose import PrescaledI420, viewport_matrix
 
@@ -25,6 +26,27 @@ def roll_zoom(angle: float, out_w: int, out_h: int) -> float:
     only what the unturned frame showed: no corner ever leaves the planned viewport."""
     ratio = max(out_w / out_h, out_h / out_w)
     return math.cos(abs(angle)) + ratio * math.sin(abs(angle))
+
+
+def roll_keeps(motion: Motion, boxes: Sequence[tuple[float, float, float, float]], out_w: int,
+               out_h: int) -> bool:
+    """True when a roll push over ``motion`` (output ``out_w`` x ``out_h``) cuts none of the
+    ``boxes`` (source pixels: faces' cores): its push in about the frame's centre
+    (:class:`RollPushLayer`) keeps inside whatever the planned viewport shows of each, checked
+    every other frame."""
+    base = roll_zoom(math.radians(ROLL_DEGREES), out_w, out_h) * ROLL_SAFETY
+    last = max(0, motion.frames - 1)
+    for index in sorted({*range(0, last, 2), last}):
+        rect = motion.rect_at(index)
+        zoom = base * (1.0 + ROLL_PUSH * ease(index / max(1, last)))
+        w, h = rect.w / zoom, rect.h / zoom
+        inner = Rect(rect.cx - w / 2, rect.cy - h / 2, w, h)
+        for x0, y0, x1, y1 in boxes:  # what the planned viewport shows of each box
+            shown = (max(x0, rect.x), max(y0, rect.y), min(x1, rect.x + rect.w),
+                     min(y1, rect.y + rect.h))
+            if shown[0] < shown[2] and shown[1] < shown[3] and not inner.contains(shown):
+                return False
+    return True
 
 
 class RollPushLayer:

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from media.analysis.camera import Motion, Rect
-from media.analysis.framing import face_guard, largest_crop
+from media.analysis.framing import largest_crop, whole_faces_rect
 from media.analysis.subjects import Box as FocusBox
 from media.analysis.subjects import Subject
 from media.base import spec, yuv
@@ -116,19 +116,11 @@ def _views(frame: np.ndarray, box: Box) -> tuple[np.ndarray, ...]:
 
 def still_crop(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspect,
                frames: int) -> Motion:
-    """The largest crop of ``cell``'s ratio of a ``photo_size`` photo, centred on its faces
-    (else its focus) as near as the photo's edges allow, held still for ``frames``: a cell whose
-    faces leave no room for a move (a group photo's print) still fills its cell, never over
-    its own blur."""
-    width, height = photo_size
-    w, h = largest_crop(width, height, cell)
-    guard = face_guard(subject, width, height)
-    if guard is not None:
-        cx, cy = (guard[0] + guard[2]) / 2, (guard[1] + guard[3]) / 2
-    else:
-        cx, cy = subject.focus.center[0] * width, subject.focus.center[1] * height
-    rect = Rect(min(max(cx - w / 2, 0.0), width - w), min(max(cy - h / 2, 0.0), height - h),
-                w, h)
+    """The largest crop of ``cell``'s ratio of a ``photo_size`` photo where it cuts no face
+    (:func:`media.analysis.framing.whole_faces_rect`: all of them whole if they fit, else the
+    biggest whole and the others out), held still for ``frames``: a cell whose faces leave no
+    room for a move (a group photo's print) still fills its cell, never over its own blur."""
+    rect = whole_faces_rect(photo_size, subject, largest_crop(*photo_size, cell))
     return Motion("crop", rect, rect, max(1, frames), "still")
 
 
