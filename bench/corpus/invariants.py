@@ -144,18 +144,24 @@ def faces_whole(ctx: Context) -> list[str] | None:
 
 
 def detected_faces_whole(ctx: Context) -> list[str] | None:
-    """The faces the detector found: their cores (eyes to mouth of its boxes) never cut."""
+    """The faces the detector found: their eyes-to-mouth cores (the subject's ``cores``, else
+    :data:`DETECTED_CORE` of its face boxes, for subjects stored before cores) never cut."""
     facts = ctx.photos
-    found = {pid: f.subject.faces for pid, f in facts.items()
+    found = {pid: f.subject for pid, f in facts.items()
              if f.subject is not None and f.subject.source == "faces" and f.subject.faces}
     if not ctx.planned or not found:
         return None
     a, b, c, d = DETECTED_CORE
 
     def cores(pid: str) -> list[tuple[str, tuple[float, ...]]]:
-        fact = facts[pid]
+        fact, subject = facts[pid], found.get(pid)
+        if subject is None:
+            return []
+        if subject.cores:
+            return [(f"found{k}", core.to_pixels(fact.width, fact.height))
+                    for k, core in enumerate(subject.cores)]
         out = []
-        for k, box in enumerate(found.get(pid, ())):
+        for k, box in enumerate(subject.faces):
             w, h = box.x1 - box.x0, box.y1 - box.y0
             out.append((f"found{k}", _px([box.x0 + a * w, box.y0 + b * h, box.x0 + c * w,
                                           box.y0 + d * h], fact.width, fact.height)))
