@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.corpus.fixture import CorpusOrder, CorpusPhoto
@@ -22,7 +23,9 @@ from media.analysis.subjects import keep_whole, union
 from media.base.spec import ASPECTS, PORTRAIT
 from media.cards.text import text_layout
 from media.design.reading import message_hold_s
+from media.frames.sources import FilmSources
 from media.plan.planner import plan
+from media.plan.spec import FilmSpec
 from media.plan.timeline import Timeline
 from media.plan.transitions import transition_kind
 from workflows.contract import FilmOrder
@@ -84,11 +87,20 @@ def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
     if order.spec is not None:
         spec = with_current_words(order.spec, FilmOrder.model_validate(order.order))
         timeline = plan(spec)
+        _renderable(timeline, spec)
         facts = {pid: PhotoFacts(p.width, p.height, p.subject, p.texture)
                  for pid, p in photos.items()
                  if not p.rejected and p.subject is not None and p.texture is not None}
         views = shot_views(timeline, facts)
     return Context(order, photos, timeline, views, usable, groups)
+
+
+def _renderable(timeline: Timeline, spec: FilmSpec) -> None:
+    """Raises as the render stage would when ``timeline`` reads a photo or clip ``spec`` lacks
+    (a shot naming an empty or unknown source)."""
+    sources = FilmSources(photos={p.id: Path(p.id) for p in spec.photos},
+                          clips={c.id: Path(c.id) for c in spec.clips})
+    sources.check(timeline, (0, timeline.total_frames))
 
 
 def _px(box: list[float], width: int, height: int) -> tuple[float, float, float, float]:

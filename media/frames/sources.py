@@ -69,11 +69,11 @@ class Prepared:
 
 
 def card_photo(timeline: Timeline, index: int) -> str | None:
-    """The photo behind card ``index``: the one it names (an interlude's); the first photo
-    shot for the opening card; for the closing card the subject's photo (the recipient, the
-    pet), else the last photo shot."""
+    """The photo behind card ``index``: the one it names (an interlude's; ``""`` names none:
+    the card alone on its backdrop); the first photo shot for the opening card; for the closing
+    card the subject's photo (the recipient, the pet), else the last photo shot."""
     if timeline.shots[index].source_id is not None:
-        return timeline.shots[index].source_id
+        return timeline.shots[index].source_id or None
     ids = [s.source_id for s in timeline.shots if s.kind == "photo"]
     if index != 0 and timeline.subject_photo_id is not None:
         return timeline.subject_photo_id

@@ -209,3 +209,14 @@ def test_a_second_showing_of_scenery_in_9x16_ends_on_another_part_of_it(
         end = layer.motion.rect_at(layer.motion.frames - 1)
         ends.append((end.x + end.w / 2) / 1200)
     assert abs(ends[0] - ends[1]) > 0.2, ends  # another part of the landscape, not the same
+
+
+def test_a_card_that_names_no_photo_stands_alone_and_the_render_reads_no_photo_for_it() -> None:
+    planned = _timeline(["a", "b", "c"], [])
+    last = len(planned.shots) - 1
+    shots = [*planned.shots[:last], dataclasses.replace(planned.shots[last], source_id="")]
+    timeline = dataclasses.replace(planned, shots=shots)
+    assert card_photo(timeline, last) is None and shot_photo(timeline, last) is None
+    photos, _ = sources_for(timeline)
+    assert "" not in photos
+    FilmSources(photos={p: Path(p) for p in photos}).check(timeline, (0, timeline.total_frames))
