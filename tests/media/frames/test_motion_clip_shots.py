@@ -42,7 +42,7 @@ def _timeline(photos: list[PhotoSource], clips: tuple[MotionClipSource, ...]) ->
     beats = [i * 0.5 for i in range(int(LENGTH_S * 2) + 1)]
     return planner.plan(FilmSpec(
         length_sec=LENGTH_S, photos=photos, recipe=MotionRecipe(motion_shots=2),
-        subject_photo_id="p0", motion_clips=clips,
+        subject_photo_id="p2", motion_clips=clips,  # the title and closing over p2
         words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Ada")),
                         closing=CardSpec("closing", ("With love",))),
         song=SongGrid(beat_times=beats)))

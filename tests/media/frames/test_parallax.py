@@ -285,9 +285,10 @@ def test_premium_gives_parallax_to_the_clean_matte_within_its_share_of_the_film(
 def test_renderer_uses_parallax_and_falls_back_to_the_roll_push(tmp_path: Path) -> None:
     face, _, subject = portrait()
     photos = [photo_source(tmp_path, "face", face),
-              photo_source(tmp_path, "flat", gradient())]
+              photo_source(tmp_path, "flat", gradient()),
+              photo_source(tmp_path, "title", gradient())]  # the cards stand over it
     timeline = planner.plan(FilmSpec(length_sec=12.0, photos=photos, words=_words(),
-                                     recipe=MotionRecipe(motion_shots=6), subject_photo_id="face"))
+                                     recipe=MotionRecipe(motion_shots=6), subject_photo_id="title"))
     timeline = dataclasses.replace(timeline, shots=tuple(
         dataclasses.replace(s, motion=PARALLAX) if s.kind == "photo" else s
         for s in timeline.shots))

@@ -45,6 +45,7 @@ pytestmark = pytest.mark.render
 LENGTH_S = 6.0
 GRAY = (128, 128, 128)
 RED = (255, 0, 0)
+BLUE = (30, 60, 160)  # the subject's photo: the title and the closing stand over it
 ENCODER = spec.EncoderSettings(preset="superfast")  # still High profile; keeps the test quick
 LOGO_RGB = (250, 120, 20)
 LIMITS = Limits(timeout_s=60)
@@ -93,7 +94,8 @@ def _logo() -> np.ndarray:
 
 
 def _inputs(tmp: Path) -> tuple[list[PhotoSource], list[ClipSource], Path]:
-    photos = [_solid_photo(tmp / "gray.png", GRAY), _solid_photo(tmp / "red.png", RED)]
+    photos = [_solid_photo(tmp / "gray.png", GRAY), _solid_photo(tmp / "red.png", RED),
+              _solid_photo(tmp / "blue.png", BLUE)]
     clips = [_clip(tmp / "clip.mp4")]
     _song(tmp / "song.wav", LENGTH_S)
     return photos, clips, tmp / "song.wav"
@@ -103,7 +105,7 @@ def _timeline(photos: list[PhotoSource], clips: list[ClipSource], length: float)
     beats = [i * 0.5 for i in range(int(length * 2) + 1)]
     return planner.plan(FilmSpec(
         length_sec=length, photos=photos, clips=clips, recipe=MotionRecipe(motion_shots=1),
-        subject_photo_id="gray",
+        subject_photo_id="blue" if any(p.id == "blue" for p in photos) else "gray",
         words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Zoë O'Brien")),
                         closing=CardSpec("closing", ("With love",))),
         song=SongGrid(beat_times=beats)))
