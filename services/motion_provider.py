@@ -63,9 +63,9 @@ from media.base.errors import MediaRejected
 from media.base.probe import sniff_container
 from media.intake.clip_checks import probe_clip
 from media.intake.clips import MEZZANINE_FPS, normalize_clip
-from services.outcome import parse_retry_after
+from services.provider_http import provider_request, raise_if_retryable, save_capped
 from services.settings import Settings
-from services.song_provider import ANSWER_MAX_BYTES, PENDING_STATUSES, RETRYABLE_STATUSES
+from services.song_provider import ANSWER_MAX_BYTES, PENDING_STATUSES
 from workflows.contract import IDEMPOTENCY_HEADER
 from workflows.stages import HoldReason, hold
 
@@ -340,7 +340,8 @@ class HttpMotionProvider:
         try:
             with client.stream("GET", url, headers=self._auth_for(url)) as response:
                 if response.status_code != 200:
-                    _raise_unavailable_if_retryable(response, "video download")
+                    raise_if_retryable(response, "video download", "motion provider",
+                                       MotionProviderUnavailable)
                     raise _FallBack(f"refused_{response.status_code}", "video download")
                 return self._save(response, dest)
         except httpx.TransportError as exc:
@@ -357,17 +358,10 @@ class HttpMotionProvider:
         return self._auth if same else {}
 
     def _save(self, response: httpx.Response, dest: Path) -> Path:
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            raise _FallBack(TOO_LARGE, f"{declared} bytes")
-        size = 0
-        with dest.open("wb") as out:
-            for chunk in response.iter_bytes(1 << 16):
-                size += len(chunk)
-                if size > self.max_bytes:
-                    raise _FallBack(TOO_LARGE, f"over {self.max_bytes} bytes")
-                out.write(chunk)
-        return dest
+        def too_large(declared: str | None) -> _FallBack:
+            return _FallBack(TOO_LARGE, f"{declared} bytes" if declared
+                             else f"over {self.max_bytes} bytes")
+        return save_capped(response, dest, self.max_bytes, too_large)
 
     # ---------------------------------------------------------------- HTTP plumbing
 
@@ -375,14 +369,8 @@ class HttpMotionProvider:
                  **kwargs: Any) -> httpx.Response:
         """One request; a network error, a timeout, a 5xx, 408 or 429 raises
         :class:`MotionProviderUnavailable` for the activity's retry policy."""
-        what = f"{method} {urlsplit(url).path}"
-        try:
-            response = client.request(method, url, **kwargs)
-        except httpx.TransportError as exc:
-            raise MotionProviderUnavailable(
-                f"motion provider unavailable: {what}: {type(exc).__name__}: {exc}") from exc
-        _raise_unavailable_if_retryable(response, what)
-        return response
+        return provider_request(client, method, url, "motion provider",
+                                MotionProviderUnavailable, **kwargs)
 
     @staticmethod
     def _answer(response: httpx.Response) -> dict[str, Any]:
@@ -402,14 +390,6 @@ class HttpMotionProvider:
 
 def _status(job: Mapping[str, Any]) -> str:
     return str(job.get("status", "")).lower()
-
-
-def _raise_unavailable_if_retryable(response: httpx.Response, what: str) -> None:
-    """Raise :class:`MotionProviderUnavailable` for a 5xx, 408 or 429 answer to ``what``."""
-    status = response.status_code
-    if status >= 500 or status in RETRYABLE_STATUSES:
-        raise MotionProviderUnavailable(f"motion provider unavailable: {what}: HTTP {status}",
-                                        parse_retry_after(response.headers.get("Retry-After")))
 
 
 def upload_photo(path: Path) -> tuple[bytes, int, int]:

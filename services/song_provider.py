@@ -42,12 +42,15 @@ from media.base.spec import AUDIO_CHANNELS, AUDIO_SAMPLE_RATE
 from media.song.compose import ComposedSong, SongBrief, song_seed, write_wav
 from media.song.imported import SongAudioRejected, import_song
 from media.song.score import SongScore, compose_best, score_song
-from services.outcome import parse_retry_after
+from services.provider_http import (
+    provider_request,
+    raise_if_retryable,
+    save_capped,
+)
 from services.settings import Settings
 from workflows.contract import IDEMPOTENCY_HEADER
 from workflows.stages import HoldReason, hold
 
-RETRYABLE_STATUSES = frozenset({408, 429})
 PENDING_STATUSES = frozenset({"queued", "pending", "running", "processing", "accepted"})
 ANSWER_MAX_BYTES = 1 << 20
 """Largest JSON answer (bytes) read from the provider."""
@@ -233,7 +236,8 @@ class HttpSongProvider:
             with client.stream("GET", url, headers=self._auth_for(url)) as response:
                 if response.status_code == 200:
                     return self._save(response, dest)
-                _raise_unavailable_if_retryable(response, "audio download")
+                raise_if_retryable(response, "audio download", "song provider",
+                                   SongProviderUnavailable)
                 raise SongProviderError(f"audio download refused: HTTP {response.status_code}")
         except httpx.TransportError as exc:
             raise SongProviderUnavailable(
@@ -245,19 +249,11 @@ class HttpSongProvider:
         return self._auth if same else {}
 
     def _save(self, response: httpx.Response, dest: Path) -> Path:
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            raise SongProviderError(f"audio is {declared} bytes, over {self.max_bytes}",
-                                    "SongProviderBadAudio")
-        size = 0
-        with dest.open("wb") as out:
-            for chunk in response.iter_bytes(1 << 16):
-                size += len(chunk)
-                if size > self.max_bytes:
-                    raise SongProviderError(f"audio over {self.max_bytes} bytes",
-                                            "SongProviderBadAudio")
-                out.write(chunk)
-        return dest
+        def too_large(declared: str | None) -> SongProviderError:
+            return SongProviderError(f"audio is {declared} bytes, over {self.max_bytes}"
+                                     if declared else f"audio over {self.max_bytes} bytes",
+                                     "SongProviderBadAudio")
+        return save_capped(response, dest, self.max_bytes, too_large)
 
     # ---------------------------------------------------------------- HTTP plumbing
 
@@ -265,14 +261,8 @@ class HttpSongProvider:
                  **kwargs: Any) -> httpx.Response:
         """One request; a network error, a timeout, a 5xx, 408 or 429 raises
         :class:`SongProviderUnavailable` for the activity's retry policy."""
-        what = f"{method} {urlsplit(url).path}"
-        try:
-            response = client.request(method, url, **kwargs)
-        except httpx.TransportError as exc:
-            raise SongProviderUnavailable(
-                f"song provider unavailable: {what}: {type(exc).__name__}: {exc}") from exc
-        _raise_unavailable_if_retryable(response, what)
-        return response
+        return provider_request(client, method, url, "song provider", SongProviderUnavailable,
+                                **kwargs)
 
     @staticmethod
     def _answer(response: httpx.Response) -> dict[str, Any]:
@@ -288,14 +278,6 @@ class HttpSongProvider:
         if not isinstance(data, dict):
             raise SongProviderError("song provider answer is not a JSON object")
         return data
-
-
-def _raise_unavailable_if_retryable(response: httpx.Response, what: str) -> None:
-    """Raise :class:`SongProviderUnavailable` for a 5xx, 408 or 429 answer to ``what``."""
-    status = response.status_code
-    if status >= 500 or status in RETRYABLE_STATUSES:
-        raise SongProviderUnavailable(f"song provider unavailable: {what}: HTTP {status}",
-                                      parse_retry_after(response.headers.get("Retry-After")))
 
 
 def song_provider(settings: Settings) -> SongProvider:
