@@ -37,6 +37,7 @@ import numpy as np
 from PIL import Image
 
 from media.base.runner import ffmpeg_argv
+from tests.fake_http import BackgroundServer, send_body, send_json
 
 MODES = ("done", "slow", "hold", "failed", "oversized", "not_a_video", "unavailable")
 MARKER_RGB = (255, 0, 255)
@@ -89,7 +90,7 @@ class _QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class FakeMotionProvider:
+class FakeMotionProvider(BackgroundServer):
     """The fake service in a background thread; ``url`` is its base URL."""
 
     def __init__(self, mode: str = "done", *, modes: dict[str, str] | None = None,
@@ -106,25 +107,10 @@ class FakeMotionProvider:
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.lock = threading.Lock()
         self._dir = tempfile.TemporaryDirectory(prefix="fake-motion-")
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """Base URL of the service."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> FakeMotionProvider:
-        self._thread.start()
-        return self
+        super().__init__(self._handler(), _QuietServer)
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__exit__(*exc)
         self._dir.cleanup()
 
     def mode_of(self, photo_id: str) -> str:
@@ -184,28 +170,6 @@ class FakeMotionProvider:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, content_type: str,
-                      headers: dict[str, str] | None = None, *, chunked: bool = False) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                if chunked:
-                    self.send_header("Transfer-Encoding", "chunked")
-                    self.end_headers()
-                    for start in range(0, len(body), 1 << 16):
-                        chunk = body[start:start + (1 << 16)]
-                        self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-                    self.wfile.write(b"0\r\n\r\n")
-                    return
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _json(self, status: int, data: object,
-                      headers: dict[str, str] | None = None) -> None:
-                self._send(status, json.dumps(data).encode(), "application/json", headers)
-
             def _failing(self) -> bool:
                 fake.requests.append((self.command, self.path, dict(self.headers)))
                 with fake.lock:
@@ -213,7 +177,7 @@ class FakeMotionProvider:
                         fake.fail_left -= 1
                         after = {} if fake.retry_after is None else {
                             "Retry-After": str(fake.retry_after)}
-                        self._json(fake.status, {"error": "busy"}, after)
+                        send_json(self, fake.status, {"error": "busy"}, after)
                         return True
                 return False
 
@@ -225,10 +189,10 @@ class FakeMotionProvider:
                 key = self.headers.get("Idempotency-Key")
                 parts = multipart_parts(self.headers.get("Content-Type", ""), body)
                 if self.path != "/motions" or not key or not {"photo", "request"} <= set(parts):
-                    self._json(400, {"error": "bad request"})
+                    send_json(self, 400, {"error": "bad request"})
                     return
                 job = fake._create(parts, key)
-                self._json(202, {"id": job["id"], "status": "queued"})
+                send_json(self, 202, {"id": job["id"], "status": "queued"})
 
             def do_GET(self) -> None:
                 if self._failing():
@@ -237,14 +201,14 @@ class FakeMotionProvider:
                 job_id = parts[-1].removesuffix(".mp4") if len(parts) == 2 else ""
                 job = fake.jobs.get(job_id)
                 if job is None:
-                    self._json(404, {"error": "no such job"})
+                    send_json(self, 404, {"error": "no such job"})
                 elif parts[0] == "motions":
-                    self._json(200, fake._status(job))
+                    send_json(self, 200, fake._status(job))
                 elif parts[0] == "videos":
                     content_type, body = fake._video(job)
                     oversized = fake.mode_of(job["photo_id"]) == "oversized"
-                    self._send(200, body, content_type, chunked=oversized)
+                    send_body(self, 200, body, content_type, chunked=oversized)
                 else:
-                    self._json(404, {"error": "not found"})
+                    send_json(self, 404, {"error": "not found"})
 
         return Handler

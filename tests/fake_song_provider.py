@@ -28,10 +28,12 @@ import io
 import json
 import threading
 import wave
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
+
+from tests.fake_http import BackgroundServer, send_body, send_json
 
 MODES = ("done", "slow", "hold", "failed", "wrong_length", "not_audio", "503_then_ok")
 TEMPO_BPM = 120.0
@@ -68,7 +70,7 @@ def beat_times(length_sec: float) -> list[float]:
             for k in range(int((length_sec - FIRST_BEAT_S) / beat) + 1)]
 
 
-class FakeSongProvider:
+class FakeSongProvider(BackgroundServer):
     """The fake service in a background thread; ``url`` is its base URL."""
 
     def __init__(self, mode: str = "done", *, pending_polls: int = 2, fail_first: int = 1,
@@ -82,25 +84,7 @@ class FakeSongProvider:
         self.keys: dict[str, str] = {}
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """Base URL of the service."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> FakeSongProvider:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__init__(self._handler())
 
     # ---------------------------------------------------------------- behaviour
 
@@ -142,20 +126,6 @@ class FakeSongProvider:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, content_type: str,
-                      headers: dict[str, str] | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _json(self, status: int, data: object,
-                      headers: dict[str, str] | None = None) -> None:
-                self._send(status, json.dumps(data).encode(), "application/json", headers)
-
             def _failing(self) -> bool:
                 fake.requests.append((self.command, self.path, dict(self.headers)))
                 with fake.lock:
@@ -163,7 +133,7 @@ class FakeSongProvider:
                         fake.fail_left -= 1
                         after = {} if fake.retry_after is None else {
                             "Retry-After": str(fake.retry_after)}
-                        self._json(503, {"error": "busy"}, after)
+                        send_json(self, 503, {"error": "busy"}, after)
                         return True
                 return False
 
@@ -174,10 +144,10 @@ class FakeSongProvider:
                     return
                 key = self.headers.get("Idempotency-Key")
                 if self.path != "/songs" or not key:
-                    self._json(400, {"error": "bad request"})
+                    send_json(self, 400, {"error": "bad request"})
                     return
                 job = fake._create(body, key)
-                self._json(202, {"id": job["id"], "status": "queued"})
+                send_json(self, 202, {"id": job["id"], "status": "queued"})
 
             def do_GET(self) -> None:
                 if self._failing():
@@ -186,13 +156,13 @@ class FakeSongProvider:
                 job_id = parts[-1].removesuffix(".wav") if len(parts) == 2 else ""
                 job = fake.jobs.get(job_id)
                 if job is None:
-                    self._json(404, {"error": "no such job"})
+                    send_json(self, 404, {"error": "no such job"})
                 elif parts[0] == "songs":
-                    self._json(200, fake._status(job))
+                    send_json(self, 200, fake._status(job))
                 elif parts[0] == "audio":
                     content_type, body = fake._audio(job)
-                    self._send(200, body, content_type)
+                    send_body(self, 200, body, content_type)
                 else:
-                    self._json(404, {"error": "not found"})
+                    send_json(self, 404, {"error": "not found"})
 
         return Handler

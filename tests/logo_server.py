@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.fake_http import send_body
+
 LOGO_HOST = "logo.example.test"
 
 Route = Callable[["LogoHandler"], None]
@@ -98,13 +100,7 @@ class LogoHandler(BaseHTTPRequestHandler):
     def send_body(self, status: int, body: bytes, content_type: str,
                   headers: dict[str, str] | None = None) -> None:
         """A complete response with Content-Length."""
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+        send_body(self, status, body, content_type, headers)
 
     def redirect(self, location: str, status: int = 302) -> None:
         """Answer with a redirect to ``location``."""
