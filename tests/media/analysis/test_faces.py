@@ -149,6 +149,16 @@ def test_a_face_in_profile_is_found_with_its_eye_and_mouth_inside_its_core(key: 
     assert max(_covered_share(turned.core, f.core) for f in found) >= 0.9
 
 
+def test_a_profile_filling_a_close_up_is_found() -> None:
+    # the tight second look cuts the back of his head: a profile is looked at wide and mirrored
+    pool = _source("samples/birthday/photos/06-pool.jpg")
+    profile = next(face for face in pool.faces if face.profile)
+    photo = tf.close_up(pool, profile, fill=0.7, ratio=0.75, edge=960)
+    found = faces.find_faces(photo.pixels)
+    core = photo.faces[[f.profile for f in photo.faces].index(True)].core
+    assert max(_covered_share(core, f.core) for f in found) >= 0.9
+
+
 def test_scenery_has_no_face() -> None:
     for key in ("samples/anniversary/photos/05-skagen.jpg",
                 "tests/fixtures/landscapes/anniversary/01-lake-boats.jpg"):
