@@ -49,17 +49,18 @@ planner keeps whole the faces its detector finds; the customer's words are shown
 both from 45 s, for their reading time, at a size a phone reads; no photo twice in a row;
 blank and degenerate photos left out, an order of them held)."""
 FAILING = {
-    "faces_whole": "48.9 % (109/223) keep every labelled face's eyes-to-mouth core whole "
-                   "(the misses: faces the detector does not find, mostly profiles)",
-    "first_round": "80.7 % (167/207) show every usable photo once before a repeat (the "
+    "faces_whole": "73.5 % (164/223) keep every labelled face's eyes-to-mouth core whole "
+                   "(the misses: faces the detector does not find, mostly a man turned away "
+                   "whose eye is hidden)",
+    "first_round": "81.6 % (169/207) show every usable photo once before a repeat (the "
                    "misses: photos dropped as twins the ground truth counts apart)",
     "subject_share": "99.1 % (115/116) keep the subject photo to about a quarter of the "
                      "photo time",
     "few_photo_repeats": "2.8 % (4/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face",
-    "no_ghost_faces": "83.4 % (186/223) never dissolve a face over a face (the misses: "
+    "no_ghost_faces": "88.8 % (198/223) never dissolve a face over a face (the misses: "
                       "faces the detector does not find)",
-    "full_bleed_portrait": "95.6 % (258/270) fill 9:16 whenever the subject fits a 2x crop "
+    "full_bleed_portrait": "95.2 % (257/270) fill 9:16 whenever the subject fits a 2x crop "
                            "(the misses: a one-photo film's whole-photo showing)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""

@@ -5,7 +5,7 @@ repository).
 ``generate_corpus(cache_dir, seed, orders)`` writes ``pool/`` (each photo once, with its truth),
 ``clips/`` (the bundled clips and a synthetic one) and ``orders/<id>/`` (``order.json``,
 ``photos/`` and ``clips/`` hard-linked from the pool, ``truth.json``), and returns the cases.
-A second call with the same seed and count reuses what is there.
+A second call with the same seed, count and face labels reuses what is there.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ import numpy as np
 from PIL import Image
 
 from bench.corpus import transforms as tf
-from bench.corpus.sources import CLIPS, Source, clip_path, labelled_sources, load_source
+from bench.corpus.sources import CLIPS, LABELS, Source, clip_path, labelled_sources, load_source
 from bench.corpus.texts import TEXT_KINDS, WORDS
 from bench.corpus.transforms import Face, Picture
 from media.base.runner import tool_path
 
 GENERATOR_VERSION = "1"
-"""Bumped when the pool or the orders change for the same seed (the cache is keyed by it)."""
+"""Bumped when the pool or the orders change for the same seed (the cache is keyed by it and
+by the face labels: a corrected label makes the pool again)."""
 PHOTO_COUNTS = (1, 2, 3, 5, 10, 30)
 LENGTHS = (30, 30, 37, 45, 45, 60, 61, 90, 119, 120, 150, 173, 180)
 OCCASIONS: tuple[dict[str, Any], ...] = (
@@ -452,7 +453,8 @@ def _link(source: Path, target: Path) -> None:
 def generate_corpus(cache_dir: Path, seed: int = 42, orders: int = 300) -> list[Case]:
     """The corpus of ``orders`` orders from ``seed`` under ``cache_dir`` (made when missing;
     see the module's docstring)."""
-    key = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}".encode()).hexdigest()[:10]
+    labels = hashlib.sha256(LABELS.read_bytes()).hexdigest()
+    key = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}:{labels}".encode()).hexdigest()[:10]
     root = cache_dir / f"corpus-{key}"
     listing = root / "pool" / "pool.json"
     if listing.exists():

@@ -11,10 +11,11 @@ licence in ``assets/SOURCES.md``), run by OpenCV's DNN module on 128x128 views o
 
 Each view's detections are mapped back to the photo and merged by a weighted non-maximum
 suppression (MediaPipe's own); each candidate is then looked at again up close and upright
-(:data:`CLOSE_VIEW`; three looks when one is not sure), which tells a face from a pet's or a
-pattern far better than the first look. A :class:`FoundFace` has the whole face's box and its
-core, the box from the eyes to the mouth (from the model's eye and mouth points) that a frame
-must never cut. Boxes are in pixels of the photo given and may reach past its edges.
+(:data:`CLOSE_VIEW`; three looks when one is not sure, a profile's wide and mirrored), which
+tells a face from a pet's or a pattern far better than the first look. A :class:`FoundFace`
+has the whole face's box and its core, the box from the eyes to the mouth (from the model's
+eye and mouth points) that a frame must never cut. Boxes are in pixels of the photo given and
+may reach past its edges.
 """
 
 from __future__ import annotations
@@ -205,6 +206,12 @@ CLOSE_VIEW = 2.0  # the close look's side over the face box's: the face as a sel
 SURE = 0.9  # a close look at least this confident makes a face at once; a less sure one is
 # looked at twice more, tighter and wider (:data:`SECOND_VIEWS`), and the three scores averaged
 SECOND_VIEWS = (1.5, 2.8)
+PROFILE_SPAN = 0.3  # a close look whose eyes are closer than this share of its box's width
+# sees a face in profile (a frontal face's eyes are 0.4-0.5 of it apart). Its tight second look
+# cuts the back of the head and scores a profile low (0.5 where the whole face scored 0.8), so
+# a profile is looked at again wide and mirrored (:data:`PROFILE_VIEWS`): the model, not
+# quite symmetric, sees the face turned the other way afresh
+PROFILE_VIEWS = ((2.8, False), (CLOSE_VIEW, True))  # (the side's factor, mirrored)
 FACE_SCORE = 0.75  # the (averaged) confidence that makes a face. On the labelled set
 # (bench/faces) a pet's face scores up to 0.8 at one look, so one look at 0.75 kept a dog or a
 # rabbit in 1 of 5 pet photos (the pet tribute's spaniels among them, whose "face" then left
@@ -252,15 +259,25 @@ def _roll(points: np.ndarray) -> float:
     return math.degrees(math.atan2(ly - ry, lx - rx))
 
 
-def _close_look(pyramid: _Pyramid, candidate: _Raw,
-                factor: float = CLOSE_VIEW) -> tuple[_Raw, _View] | None:
+def _mirrored(view: _View) -> _View:
+    """``view`` flipped left to right."""
+    matrix = view.matrix.copy()
+    matrix[0] = -matrix[0]
+    matrix[0, 2] += NET_SIZE
+    return _View(matrix)
+
+
+def _close_look(pyramid: _Pyramid, candidate: _Raw, factor: float = CLOSE_VIEW,
+                mirrored: bool = False) -> tuple[_Raw, _View] | None:
     """The model's look at ``candidate`` up close (a view ``factor`` times its box's side) and
-    upright (turned by its eyes' roll): the detection nearest the view's centre, with the view,
-    or None."""
+    upright (turned by its eyes' roll), ``mirrored`` or not: the detection nearest the view's
+    centre, with the view, or None."""
     x0, y0, x1, y1 = candidate.box
     side = max(x1 - x0, y1 - y0)
     centre = ((x0 + x1) / 2, (y0 + y1) / 2)
     view = _square_view(centre, side * factor, _roll(candidate.points))
+    if mirrored:
+        view = _mirrored(view)
     near = [raw for raw in _detect_in(pyramid, view, CANDIDATE_SCORE)
             if math.dist(((raw.box[0] + raw.box[2]) / 2, (raw.box[1] + raw.box[3]) / 2),
                          centre) < 0.4 * side]
@@ -273,11 +290,18 @@ def _confirmed(pyramid: _Pyramid, candidate: _Raw) -> tuple[_Raw, _View] | None:
     look = _close_look(pyramid, candidate)
     if look is None or look[0].score >= SURE:
         return look
+    views = PROFILE_VIEWS if _in_profile(look[0]) else tuple((f, False) for f in SECOND_VIEWS)
     scores = [look[0].score]
-    for factor in SECOND_VIEWS:
-        other = _close_look(pyramid, candidate, factor)
+    for factor, mirrored in views:
+        other = _close_look(pyramid, candidate, factor, mirrored)
         scores.append(other[0].score if other is not None else 0.0)
     return look if sum(scores) / len(scores) >= FACE_SCORE else None
+
+
+def _in_profile(raw: _Raw) -> bool:
+    """True when the detection's eyes are close together for its box: a face in profile."""
+    span = float(np.linalg.norm(raw.points[LEFT_EYE] - raw.points[RIGHT_EYE]))
+    return span < PROFILE_SPAN * float(raw.box[2] - raw.box[0])
 
 
 # --- a face's boxes from the model's box and points -----------------------------------------

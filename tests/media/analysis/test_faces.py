@@ -130,3 +130,36 @@ def test_each_thread_runs_its_own_net() -> None:
     with ThreadPoolExecutor(1) as pool:
         theirs = pool.submit(faces._net).result()
     assert theirs is not mine
+
+
+def _covered_share(inner: tuple[float, float, float, float],
+                   outer: tuple[float, float, float, float]) -> float:
+    ix = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    iy = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    return ix * iy / ((inner[2] - inner[0]) * (inner[3] - inner[1]))
+
+
+@pytest.mark.parametrize(("key", "index"), [("samples/birthday/photos/06-pool.jpg", 1),
+                                            ("tests/fixtures/order/photos/05-camera.jpg", 0)])
+def test_a_face_in_profile_is_found_with_its_eye_and_mouth_inside_its_core(key: str,
+                                                                          index: int) -> None:
+    # the man turned to the pool table, the cameraman: one eye seen, the nose in the outline
+    turned = _source(key).faces[index]
+    found = faces.find_faces(_source(key).pixels)
+    assert max(_covered_share(turned.core, f.core) for f in found) >= 0.9
+
+
+def test_a_profile_filling_a_close_up_is_found() -> None:
+    # the tight second look cuts the back of his head: a profile is looked at wide and mirrored
+    pool = _source("samples/birthday/photos/06-pool.jpg")
+    profile = next(face for face in pool.faces if face.profile)
+    photo = tf.close_up(pool, profile, fill=0.7, ratio=0.75, edge=960)
+    found = faces.find_faces(photo.pixels)
+    core = photo.faces[[f.profile for f in photo.faces].index(True)].core
+    assert max(_covered_share(core, f.core) for f in found) >= 0.9
+
+
+def test_scenery_has_no_face() -> None:
+    for key in ("samples/anniversary/photos/05-skagen.jpg",
+                "tests/fixtures/landscapes/anniversary/01-lake-boats.jpg"):
+        assert faces.find_faces(_source(key).pixels) == ()
