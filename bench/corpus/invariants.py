@@ -25,6 +25,7 @@ from media.cards.text import text_layout
 from media.design.reading import message_hold_s
 from media.frames.sources import FilmSources
 from media.plan.planner import plan
+from media.plan.shot_order import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Timeline
 from media.plan.transitions import transition_kind
@@ -37,8 +38,6 @@ film turned (844 wide)."""
 CAP_HEIGHT_MIN_PX = 8.0
 """The customer's words read on a phone when their capitals are at least this tall there."""
 CAP_HEIGHT_SHARE = 0.7  # a Latin face's cap height over its size (em)
-SUBJECT_SHARE_MAX = 0.3  # "about a quarter" of the photo time
-SUBJECT_SHARE_FROM = 4  # photos
 BOTH_WORDS_FROM_S = 45.0
 FULL_BLEED_UPSCALE_MAX = 2.0
 OVERLAP_MIN = 0.1  # faces overlapping by this share of the smaller one lie over each other

@@ -278,7 +278,8 @@ def _backdrops_allowed(slots: list[Slot], i: int, shown: tuple[Sequence[str], Se
     shows (the title's before the first slot, the closing's after the last); once every
     photo was shown (``shown[0]``: the title's), any other; before that, a photo left out
     for room (``shown[1]``) not behind another card yet, or the photo the middle shows last
-    for the first time (its shot then comes once every other was seen)."""
+    for the first time (its shot then comes once every other was seen) when no such photo is
+    left."""
     before, spare = shown
     ends = list(before[-1:])
     beside = {s.source_id for s in (*slots[max(0, i - 1):i], *slots[i + 1:i + 2])}
@@ -292,7 +293,9 @@ def _backdrops_allowed(slots: list[Slot], i: int, shown: tuple[Sequence[str], Se
     for j, slot in enumerate(slots):
         if slot.kind == "photo":
             firsts.setdefault(slot.source_id, j)
-    allowed = set(spare) - taken
+    allowed = set(spare) - taken - beside
+    if allowed:  # a photo never shown otherwise: showing the middle's own photo twice while
+        return allowed  # one left out for room stays unseen would break the first round
     last_new = max(((j, p) for p, j in firsts.items() if p not in seen), default=None)
     if last_new is not None and last_new[0] > i + 1:
         allowed.add(last_new[1])
