@@ -145,7 +145,35 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
     slots = interleave(photo_slot_list,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
-    return slots, dropped, lead_ids
+    standing_in = {c for p, c in film.spec.near_duplicates if p in film.twins_dropped}
+    return _stand_ins_first(slots, standing_in, (*lead_ids, *kept[:1])), dropped, lead_ids
+
+
+def _stand_ins_first(slots: list[Slot], clip_ids: set[str], before: Sequence[str]
+                     ) -> list[Slot]:
+    """``slots`` with the first showing of each clip in ``clip_ids`` (clips that stand in for
+    a photo they were made from, dropped as its twin) moved before the last photo shown for
+    the first time (``before``: the photos the title showed) when it came after a repeat, so
+    the first round shows that picture too, and a chorus montage's flashes (which wait for
+    every photo's first showing) come after it."""
+    seen = set(before)
+    repeat = last_new = None
+    for k, slot in enumerate(slots):
+        if slot.kind == "photo":
+            if slot.source_id in seen:
+                repeat = k
+                break
+            seen.add(slot.source_id)
+            last_new = k
+    if repeat is None or last_new is None:
+        return slots
+    late = [k for k, slot in enumerate(slots) if slot.kind == "clip" and k > repeat
+            and slot.occurrence == 0 and slot.source_id in clip_ids]
+    if not late:
+        return slots
+    moved = [slots[k] for k in late]
+    rest = [slot for k, slot in enumerate(slots) if k not in late]
+    return [*rest[:last_new], *moved, *rest[last_new:]]
 
 
 def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],

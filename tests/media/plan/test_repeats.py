@@ -209,3 +209,17 @@ def test_the_chorus_montage_flashes_other_photos_once_the_subject_would_pass_its
     assert tl.subject_photo_id == "p02"
     assert subject_share(tl) <= SUBJECT_SHARE_MAX, tl.describe()
     assert tl.light_leaks  # the montage is still there, flashing the other photos
+
+
+@pytest.mark.parametrize("order_id", ["o053-no_faces", "o233-no_faces"])
+def test_a_clip_standing_in_for_the_photo_it_was_made_from_comes_in_the_first_round(
+        order_id: str) -> None:
+    spec = _corpus_spec(order_id)  # a photo dropped as the twin of a clip made from it
+    tl = plan(spec)
+    stand_ins = {c for p, c in spec.near_duplicates if p in tl.dropped_photo_ids
+                 and c.startswith("c")}
+    assert stand_ins
+    first_repeat = next(i for k, (i, photos) in enumerate(photo_showings(tl))
+                        if photos & {p for _, seen in photo_showings(tl)[:k] for p in seen})
+    clips = [i for i, shot in enumerate(tl.shots) if shot.source_id in stand_ins]
+    assert clips and min(clips) < first_repeat, tl.describe()
