@@ -35,8 +35,8 @@ from media.base.runner import Limits, ToolPaths, ffprobe_argv, run_tool, use_too
 from media.cards.spec import CardSpec
 from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.pacing import SUBJECT_SHARE_MAX as PLANNED_SUBJECT_SHARE_MAX
 from media.plan.pacing import card_seconds, film_look
-from media.plan.shot_order import SUBJECT_SHARE_MAX as PLANNED_SUBJECT_SHARE_MAX
 from media.plan.shot_order import shows_subject
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline

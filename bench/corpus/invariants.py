@@ -24,8 +24,8 @@ from media.base.spec import ASPECTS, PORTRAIT
 from media.cards.text import text_layout
 from media.design.reading import message_hold_s
 from media.frames.sources import FilmSources
+from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
 from media.plan.planner import plan
-from media.plan.shot_order import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Timeline
 from media.plan.transitions import transition_kind

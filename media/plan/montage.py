@@ -36,15 +36,8 @@ from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
-from media.plan.shot_order import (
-    FEW_PHOTOS,
-    REPEAT_SPACING_S,
-    SUBJECT_SHARE_FROM,
-    SUBJECT_SHARE_MAX,
-    Slot,
-    shows_subject,
-    subject_share,
-)
+from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX, subject_share
+from media.plan.shot_order import FEW_PHOTOS, REPEAT_SPACING_S, Slot, shows_subject
 from media.plan.spec import SongFrames
 
 MONTAGE_MIN_S = 0.75  # a montage piece lasts at least this long (fast songs cut every 4 beats)
@@ -139,8 +132,8 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
 
 def _subject_over(middle: Middle, subject_id: str | None, photos: int) -> bool:
     """True when the subject photo takes more than
-    :data:`media.plan.shot_order.SUBJECT_SHARE_MAX` of ``middle``'s photo time in a film of
-    :data:`media.plan.shot_order.SUBJECT_SHARE_FROM` ``photos`` or more."""
+    :data:`media.plan.pacing.SUBJECT_SHARE_MAX` of ``middle``'s photo time in a film of
+    :data:`media.plan.pacing.SUBJECT_SHARE_FROM` ``photos`` or more."""
     if subject_id is None or photos < SUBJECT_SHARE_FROM:
         return False
     shots = [((slot.source_id, *middle.layouts[k].partners), middle.cuts[k + 2]

@@ -86,23 +86,6 @@ FEW_PHOTOS = 3  # a film of this many photos or fewer: its shots hold longer, an
 SUBJECT_HOLD = 1.3  # a shot of the subject (or of a face) is this much longer than scenery
 
 
-SUBJECT_SHARE_MAX = 0.3
-"""With :data:`SUBJECT_SHARE_FROM` photos or more the subject photo takes at most this share of
-the photo shots' time ("about a quarter": the film is about the person, not one picture)."""
-SUBJECT_SHARE_FROM = 4  # photos
-
-
-def subject_share(subject_id: str | None, shots: Sequence[tuple[Sequence[str], int]]) -> float:
-    """The subject photo's share (0..1) of the photo ``shots``' time: each shot as the photos
-    its cells show and its length (frames); a layout's cells share their shot."""
-    total = mine = 0.0
-    for cells, frames in shots:
-        if cells:
-            total += frames
-            mine += frames * list(cells).count(subject_id) / len(cells)
-    return mine / total if total else 0.0
-
-
 def shows_subject(photo: PhotoSource, subject_id: str | None) -> bool:
     """True for the subject photo, for any photo with a face in it, and for a photo that shows
     the same animal as the subject photo (:attr:`PhotoSource.with_subject`)."""

@@ -145,8 +145,21 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
     slots = interleave(photo_slot_list,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
-    standing_in = {c for p, c in film.spec.near_duplicates if p in film.twins_dropped}
-    return _stand_ins_first(slots, standing_in, (*lead_ids, *kept[:1])), dropped, lead_ids
+    return (_stand_ins_first(slots, _stand_in_clips(film), (*lead_ids, *kept[:1])), dropped,
+            lead_ids)
+
+
+def _stand_in_clips(film: Film) -> set[str]:
+    """The clips that alone show a picture the film left out: made from a photo dropped as
+    their twin, which no photo the film keeps shows too."""
+    kept = set(film.photo_by_id)
+    clips = {c.id for c in film.spec.clips}
+    twins: dict[str, set[str]] = {}
+    for a, b in film.spec.near_duplicates:
+        twins.setdefault(a, set()).add(b)
+        twins.setdefault(b, set()).add(a)
+    return {c for p in film.twins_dropped if not twins.get(p, set()) & kept
+            for c in twins.get(p, set()) & clips}
 
 
 def _stand_ins_first(slots: list[Slot], clip_ids: set[str], before: Sequence[str]
