@@ -58,7 +58,8 @@ FAILING = {
     "few_photo_repeats": "2.8 % (4/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face",
     "no_ghost_faces": "83.4 % (186/223) never dissolve a face over a face (the misses: "
-                      "faces the detector does not find)",
+                      "close-ups whose face the detector does not find; every face it finds "
+                      "is kept apart, detected_no_ghost_faces)",
     "full_bleed_portrait": "95.6 % (258/270) fill 9:16 whenever the subject fits a 2x crop "
                            "(the misses: a one-photo film's whole-photo showing)",
 }
