@@ -35,6 +35,7 @@ from media.base.runner import Limits, ToolPaths, ffprobe_argv, run_tool, use_too
 from media.cards.spec import CardSpec
 from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.pacing import SUBJECT_SHARE_MAX as PLANNED_SUBJECT_SHARE_MAX
 from media.plan.pacing import card_seconds, film_look
 from media.plan.shot_order import shows_subject
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
@@ -705,7 +706,7 @@ def anniversary_song(length: float) -> tuple[list[float], list[float],
 # --- The repeat promises, checked on a plan -------------------------------------------------------
 
 
-SUBJECT_SHARE_MAX = 0.3  # "about a quarter" of the photo time, as the corpus checks it
+SUBJECT_SHARE_MAX = PLANNED_SUBJECT_SHARE_MAX  # as the planner and the corpus keep it
 
 
 def photo_showings(tl: Timeline) -> list[tuple[int, set[str]]]:

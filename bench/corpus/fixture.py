@@ -65,6 +65,10 @@ class CorpusPhoto:
     near_blank: bool = False
     degenerate: str = ""
     duplicate_of: str = ""
+    picture: str = ""
+    """The picture it shows whole, "" when none (a close-up, a strip): photos with the same one
+    are one picture to a viewer, an old scan and a phone's re-save of one print alike
+    (:func:`bench.corpus.orders.same_picture`)."""
 
     @property
     def unusable(self) -> bool:
@@ -87,6 +91,8 @@ class CorpusOrder:
     facts: dict[str, Any] = field(default_factory=dict)
     order: dict[str, Any] = field(default_factory=dict)
     """The order as the worker received it (:class:`workflows.contract.FilmOrder`'s JSON)."""
+    clip_pictures: dict[str, str] = field(default_factory=dict)
+    """Clip id -> the picture a clip made from a photo shows (:attr:`CorpusPhoto.picture`)."""
 
 
 @dataclass(frozen=True)
@@ -129,14 +135,15 @@ def photo_line(photo: CorpusPhoto, subject: dict[str, Any] | None) -> dict[str, 
             "faces": [{"box": _rounded(f.box), "core": _rounded(f.core), "profile": f.profile,
                        "small": f.small, "cut_by_photo": f.cut_by_photo} for f in photo.faces],
             "blank": photo.blank, "near_blank": photo.near_blank,
-            "degenerate": photo.degenerate, "duplicate_of": photo.duplicate_of}
+            "degenerate": photo.degenerate, "duplicate_of": photo.duplicate_of,
+            "picture": photo.picture}
 
 
 def order_line(order: CorpusOrder) -> dict[str, Any]:
     """An order's fixture line."""
     return {"kind": "order", "id": order.id, "expected": order.expected,
             "photos": order.photos, "words": order.words, "facts": order.facts,
-            "order": order.order,
+            "order": order.order, "clip_pictures": order.clip_pictures,
             "spec": json.loads(order.spec.to_json(None)) if order.spec else None}
 
 
@@ -160,13 +167,13 @@ def _photo(line: dict[str, Any]) -> CorpusPhoto:
         faces=tuple(TruthFace(tuple(f["box"]), tuple(f["core"]), f["profile"], f["small"],
                               f["cut_by_photo"]) for f in line["faces"]),
         blank=line["blank"], near_blank=line["near_blank"], degenerate=line["degenerate"],
-        duplicate_of=line["duplicate_of"])
+        duplicate_of=line["duplicate_of"], picture=line.get("picture", ""))
 
 
 def _order(line: dict[str, Any]) -> CorpusOrder:
     spec = FilmSpec.model_validate(line["spec"]) if line["spec"] is not None else None
     return CorpusOrder(line["id"], spec, line["photos"], line["words"], line["expected"],
-                       line["facts"], line["order"])
+                       line["facts"], line["order"], line.get("clip_pictures", {}))
 
 
 def load(path: Path = FIXTURE) -> Corpus:

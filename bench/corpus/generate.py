@@ -25,7 +25,8 @@ from typing import Any
 from bench.corpus import fixture
 from bench.corpus.analysis import PhotoFacts, analyse_all, analysis_key, clip_facts
 from bench.corpus.fixture import CorpusOrder, CorpusPhoto, TruthFace
-from bench.corpus.orders import Case, PoolPhoto, generate_corpus
+from bench.corpus.orders import Case, PoolPhoto, generate_corpus, same_picture
+from bench.corpus.sources import CLIP_PICTURES
 from bench.corpus.specs import PLANNED, Prepared, cached_sources, gate_outcome, order_spec, prepare
 
 DEFAULT_ORDERS = 300
@@ -44,15 +45,17 @@ def _scaled(box: list[float], width: int, height: int) -> tuple[float, float, fl
     return box[0] * width, box[1] * height, box[2] * width, box[3] * height
 
 
-def corpus_photo(pool: PoolPhoto, facts: PhotoFacts) -> tuple[CorpusPhoto, dict[str, Any] | None]:
+def corpus_photo(pool: PoolPhoto, facts: PhotoFacts, picture: str = ""
+                 ) -> tuple[CorpusPhoto, dict[str, Any] | None]:
     """A pool photo as the fixture holds it (its labelled faces moved into its working copy's
-    pixels), and its subject as JSON data."""
+    pixels, the ``picture`` it shows whole: :func:`bench.corpus.orders.same_picture`), and its
+    subject as JSON data."""
     w, h = facts.width, facts.height
     faces = tuple(TruthFace(_scaled(f["box"], w, h), _scaled(f["core"], w, h), f["profile"],
                             f["small"], f["cut_by_photo"]) for f in pool.faces) if w else ()
     photo = CorpusPhoto(pool.id, pool.kind, facts.rejected, w, h, facts.subject,
                         facts.texture_map(), faces, pool.blank, pool.near_blank,
-                        pool.degenerate, pool.duplicate_of)
+                        pool.degenerate, pool.duplicate_of, picture)
     return photo, asdict(facts.subject) if facts.subject else None
 
 
@@ -83,7 +86,10 @@ def corpus_order(case: Case, prepared: Prepared) -> CorpusOrder:
              "feeling_words": list(o.feeling_words)}
     received = o.model_dump(mode="json")
     received["consent"]["at"] = CONSENT_AT  # read_order_folder stamps the time it read it
-    return CorpusOrder(case.id, spec, photos, words, expected, _facts(case, prepared), received)
+    clip_pictures = {f"c{k + 1:02d}": CLIP_PICTURES[name] for k, name in enumerate(case.clips)
+                     if name in CLIP_PICTURES}
+    return CorpusOrder(case.id, spec, photos, words, expected, _facts(case, prepared), received,
+                       clip_pictures)
 
 
 def build(cache: Path, seed: int, orders: int, out: Path, workers: int = 2) -> dict[str, float]:
@@ -103,8 +109,10 @@ def build(cache: Path, seed: int, orders: int, out: Path, workers: int = 2) -> d
             clip_facts(path, cache)
     times["analysis"] = time.monotonic() - start - sum(times.values())
     photos = {}
+    pool_by_id = {p.id: p for c in cases for p in c.photos}
     for path, pool in paths.items():
-        photos.setdefault(pool.id, corpus_photo(pool, facts[path]))
+        photos.setdefault(pool.id, corpus_photo(pool, facts[path],
+                                                same_picture(pool, pool_by_id)))
     made = []
     with cached_sources(cache):
         for count, case in enumerate(cases, 1):

@@ -24,6 +24,7 @@ from media.base.spec import ASPECTS, PORTRAIT
 from media.cards.text import text_layout
 from media.design.reading import message_hold_s
 from media.frames.sources import FilmSources
+from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
 from media.plan.planner import plan
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Timeline
@@ -37,8 +38,6 @@ film turned (844 wide)."""
 CAP_HEIGHT_MIN_PX = 8.0
 """The customer's words read on a phone when their capitals are at least this tall there."""
 CAP_HEIGHT_SHARE = 0.7  # a Latin face's cap height over its size (em)
-SUBJECT_SHARE_MAX = 0.3  # "about a quarter" of the photo time
-SUBJECT_SHARE_FROM = 4  # photos
 BOTH_WORDS_FROM_S = 45.0
 FULL_BLEED_UPSCALE_MAX = 2.0
 OVERLAP_MIN = 0.1  # faces overlapping by this share of the smaller one lie over each other
@@ -61,7 +60,8 @@ class Context:
     views: list[dict[str, list[View]]]
     usable: list[str]
     groups: dict[str, str]
-    """Photo id -> its duplicate group (the id of the first photo showing the same picture)."""
+    """Photo id -> its duplicate group (the id of the first photo showing the same picture: a
+    copy, or the same picture whole, :attr:`CorpusPhoto.picture`)."""
 
     @property
     def timeline(self) -> Timeline:
@@ -81,7 +81,7 @@ def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
     usable = [pid for pid, photo in photos.items()
               if not photo.rejected and not photo.unusable]
     first: dict[str, str] = {}
-    groups = {pid: first.setdefault(photo.duplicate_of or photo.key, pid)
+    groups = {pid: first.setdefault(photo.picture or photo.duplicate_of or photo.key, pid)
               for pid, photo in photos.items()}
     timeline, views = None, []
     if order.spec is not None:
@@ -300,23 +300,29 @@ def _smallest_cap(card: Any, line: str) -> str | None:
 # --- repeats -----------------------------------------------------------------------------------
 
 
-def _showings(ctx: Context) -> list[tuple[int, set[str]]]:
-    """Each shot with a picture and the duplicate groups of the photos it shows."""
+def _showings(ctx: Context, clips: bool = False) -> list[tuple[int, set[str]]]:
+    """Each shot with a picture and the duplicate groups of the photos it shows (with
+    ``clips``, a clip made from a photo of the order shows that photo's picture too)."""
     out = []
     for index, views in enumerate(ctx.views):
         photos = {v.photo_id for layer in views.values() for v in layer}
+        shot = ctx.timeline.shots[index]
+        picture = ctx.order.clip_pictures.get(shot.source_id or "") if clips else None
+        if picture and shot.kind == "clip":
+            photos |= {p for p, photo in ctx.photos.items() if photo.picture == picture}
         if photos:
             out.append((index, {ctx.groups[p] for p in photos}))
     return out
 
 
 def first_round(ctx: Context) -> list[str] | None:
-    """No photo is shown a second time before every usable photo was shown once."""
+    """No photo is shown a second time before every usable photo was shown once (copies of
+    one picture are one photo, and a clip made from a photo shows it)."""
     if not ctx.planned or len(ctx.usable) < 2:
         return None
     usable = {ctx.groups[p] for p in ctx.usable}
     seen: set[str] = set()
-    for index, groups in _showings(ctx):
+    for index, groups in _showings(ctx, clips=True):
         again = groups & seen
         if again and not usable <= seen:
             missing = sorted(usable - seen)
@@ -408,13 +414,31 @@ def _iou(a: Any, b: Any) -> float:
 # --- dissolves, 9:16, blank photos ---------------------------------------------------------------
 
 
-def _faces_on_screen(ctx: Context, index: int, aspect: str, frame: int
-                     ) -> list[tuple[float, ...]]:
-    """The labelled faces (whole boxes) of shot ``index`` on the frame at its ``frame``."""
+FaceBoxes = Callable[[str], list[tuple[float, ...]]]
+"""A photo id -> its faces' whole boxes (pixels of its working copy)."""
+
+
+def _labelled_boxes(ctx: Context) -> FaceBoxes:
+    return lambda pid: [face.box for face in ctx.photos[pid].faces]
+
+
+def _detected_boxes(ctx: Context) -> FaceBoxes:
+    def boxes(pid: str) -> list[tuple[float, ...]]:
+        photo = ctx.photos[pid]
+        subject = photo.subject
+        if subject is None or subject.source != "faces":
+            return []
+        return [b.to_pixels(photo.width, photo.height) for b in subject.faces]
+    return boxes
+
+
+def _faces_on_screen(ctx: Context, index: int, aspect: str, frame: int,
+                     boxes: FaceBoxes) -> list[tuple[float, ...]]:
+    """The faces (whole ``boxes``) of shot ``index`` on the frame at its ``frame``."""
     out = []
     for view in ctx.views[index].get(aspect, []):
-        for face in ctx.photos[view.photo_id].faces:
-            x0, y0, x1, y1 = view.to_screen(frame, face.box)
+        for face_box in boxes(view.photo_id):
+            x0, y0, x1, y1 = view.to_screen(frame, face_box)
             bx = view.box
             box = (max(x0, bx[0]), max(y0, bx[1]), min(x1, bx[2]), min(y1, bx[3]))
             if box[2] > box[0] and box[3] > box[1]:
@@ -426,6 +450,20 @@ def no_ghost_faces(ctx: Context) -> list[str] | None:
     """No dissolve lays a face over another face."""
     if not ctx.planned or not any(p.faces for p in ctx.photos.values()):
         return None
+    return _ghosts(ctx, _labelled_boxes(ctx))
+
+
+def detected_no_ghost_faces(ctx: Context) -> list[str] | None:
+    """No dissolve lays a face the detector found over another one it found (the planner's
+    part of :func:`no_ghost_faces`: it can keep apart only the faces it is told of)."""
+    found = _detected_boxes(ctx)
+    if not ctx.planned or not any(found(pid) for pid in ctx.photos if ctx.photos[pid].width):
+        return None
+    return _ghosts(ctx, found)
+
+
+def _ghosts(ctx: Context, boxes: FaceBoxes) -> list[str]:
+    """Where a dissolve lays one of the faces ``boxes`` gives over another."""
     out = []
     shots = ctx.timeline.shots
     for index in range(1, len(shots)):
@@ -437,8 +475,9 @@ def no_ghost_faces(ctx: Context) -> list[str] | None:
             for film_frame in (start, start + transition.frames // 2,
                                start + transition.frames - 1):
                 old = _faces_on_screen(ctx, index - 1, aspect,
-                                       film_frame - shots[index - 1].visible_in)
-                new = _faces_on_screen(ctx, index, aspect, film_frame - shots[index].visible_in)
+                                       film_frame - shots[index - 1].visible_in, boxes)
+                new = _faces_on_screen(ctx, index, aspect, film_frame - shots[index].visible_in,
+                                       boxes)
                 if any(_overlap(a, b) >= OVERLAP_MIN for a in old for b in new):
                     out.append(f"#{index - 1}->#{index} {aspect} at "
                                f"{film_frame / ctx.timeline.fps:.1f}s")
@@ -513,6 +552,7 @@ CHECKS: dict[str, Callable[[Context], list[str] | None]] = {
     "subject_share": subject_share,
     "few_photo_repeats": few_photo_repeats,
     "no_ghost_faces": no_ghost_faces,
+    "detected_no_ghost_faces": detected_no_ghost_faces,
     "full_bleed_portrait": full_bleed_portrait,
     "blanks_left_out": blanks_left_out,
     "unusable_order_held": unusable_order_held,

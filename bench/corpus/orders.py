@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,15 @@ import numpy as np
 from PIL import Image
 
 from bench.corpus import transforms as tf
-from bench.corpus.sources import CLIPS, LABELS, Source, clip_path, labelled_sources, load_source
+from bench.corpus.sources import (
+    CLIPS,
+    LABELS,
+    Source,
+    clip_path,
+    labelled_sources,
+    load_source,
+    picture_of,
+)
 from bench.corpus.texts import TEXT_KINDS, WORDS
 from bench.corpus.transforms import Face, Picture
 from media.base.runner import tool_path
@@ -67,6 +76,9 @@ USABLE_KINDS = ("portrait", "closeup", "closeup_tilted", "closeup_profile", "clo
 BLANK_KINDS = ("blank_pocket", "blank_white", "blank_grey", "near_blank")
 DEGENERATE_KINDS = ("degenerate_stripe", "degenerate_aspect", "degenerate_small")
 DUPLICATE_KINDS = ("duplicate", "near_duplicate")
+WHOLE_PICTURE_KINDS = ("portrait", "group", "scenery", "pet", "old_scan", "phone_exif", "tiny")
+"""Kinds that show their source's whole picture, only rescaled, recoloured, grained or
+trimmed to 4:3 (a close-up, a panorama's strip or a screenshot's canvas makes another one)."""
 SCENARIOS: dict[str, dict[str, float]] = {
     "mixed": {k: 1.0 for k in USABLE_KINDS},
     "memorial_closeup": {"closeup": 2, "closeup_tilted": 3, "closeup_partial": 1,
@@ -347,6 +359,15 @@ def _duplicates(make: _Maker) -> None:
                                                  width * (1 - cut / 2), height * (1 - cut))),
                                int(rng.integers(45, 70)))
         make.add("near_duplicate", original.source, near, duplicate_of=original.id, quality=70)
+
+
+def same_picture(photo: PoolPhoto, pool: Mapping[str, PoolPhoto]) -> str:
+    """The picture ``photo`` shows whole (:func:`bench.corpus.sources.picture_of` of its
+    source) when it is a :data:`WHOLE_PICTURE_KINDS` photo or a copy of one, else "": two
+    photos with the same one are the same picture to a viewer (an old scan and a phone's
+    re-save of one print, a small copy of it), as the worker's near-duplicate test finds."""
+    original = pool.get(photo.duplicate_of, photo)
+    return picture_of(original.source) if original.kind in WHOLE_PICTURE_KINDS else ""
 
 
 def _denorm(box: list[float], photo: PoolPhoto) -> tuple[float, ...]:

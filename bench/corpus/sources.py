@@ -24,6 +24,18 @@ SKIMAGE_SCENES = ("coffee", "rocket", "chelsea", "page", "coins", "moon")
 ``moon`` a grey surface)."""
 CLIPS = ("tests/fixtures/order/clips/01-rocket-launch.mp4",
          "tests/fixtures/order/clips/02-chelsea.mp4", "samples/birthday/clips/01-hello.mp4")
+COPIES = {f"tests/fixtures/order/photos/{name}.jpg": SKIMAGE_PREFIX + name.split("-", 1)[1]
+          for name in ("02-chelsea", "03-coffee", "04-rocket")}
+"""Sources that are another source's picture re-encoded (the test fixture's photos are
+scikit-image's, ``tests/fixtures/order/SOURCES.md``): the same picture under two keys."""
+CLIP_PICTURES = {"01-rocket-launch.mp4": SKIMAGE_PREFIX + "rocket",
+                 "02-chelsea.mp4": SKIMAGE_PREFIX + "chelsea"}
+"""The clips made from a photo (a slow push-in, a pan), by file name: the picture they show."""
+
+
+def picture_of(key: str) -> str:
+    """The picture the source ``key`` is (one key for a source and its re-encoded copies)."""
+    return COPIES.get(key, key)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
+from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX, subject_share
 from media.plan.shot_order import FEW_PHOTOS, REPEAT_SPACING_S, Slot, shows_subject
 from media.plan.spec import SongFrames
 
@@ -120,9 +121,25 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
         return middle
     for section in song.sections:
         if section.name == CHORUS:
-            middle = _one_montage(middle, section, song.beats, photos, subject_id,
-                                  beats_per_piece, fps)
+            montage = _one_montage(middle, section, song.beats, photos, subject_id,
+                                   beats_per_piece, fps)
+            if _subject_over(montage, subject_id, len(photos)):  # it flashes other photos
+                montage = _one_montage(middle, section, song.beats, photos, subject_id,
+                                       beats_per_piece, fps, keep_subject=False)
+            middle = montage
     return middle
+
+
+def _subject_over(middle: Middle, subject_id: str | None, photos: int) -> bool:
+    """True when the subject photo takes more than
+    :data:`media.plan.pacing.SUBJECT_SHARE_MAX` of ``middle``'s photo time in a film of
+    :data:`media.plan.pacing.SUBJECT_SHARE_FROM` ``photos`` or more."""
+    if subject_id is None or photos < SUBJECT_SHARE_FROM:
+        return False
+    shots = [((slot.source_id, *middle.layouts[k].partners), middle.cuts[k + 2]
+              - middle.cuts[k + 1]) for k, slot in enumerate(middle.slots)
+             if slot.kind == "photo" and k not in middle.cards]
+    return subject_share(subject_id, shots) > SUBJECT_SHARE_MAX
 
 
 def _repeats(middle: Middle, photos: Mapping[str, PhotoSource]) -> bool:
@@ -158,11 +175,12 @@ def _span(middle: Middle, section: Section, fps: int) -> tuple[int, int, int] | 
 
 def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
                  photos: Mapping[str, PhotoSource], subject_id: str | None, per_piece: int,
-                 fps: int) -> Middle:
+                 fps: int, keep_subject: bool = True) -> Middle:
     """``middle`` with the chorus ``section`` as a montage (see :func:`chorus_montage`): every
     planned shot from the downbeat on is cut every ``per_piece`` beats (or more, see
     :func:`piece_beats`): its own photo on its planned cut, then flashes on its last beats,
-    as many as there are photos ready to flash: its own photo holds the longest."""
+    as many as there are photos ready to flash (the subject photo among them only when
+    ``keep_subject``): its own photo holds the longest."""
     span = _span(middle, section, fps)
     if span is None:
         return middle
@@ -171,7 +189,8 @@ def _one_montage(middle: Middle, section: Section, beats: Sequence[int],
     if len(grid) < 2:
         return middle
     step = piece_beats(per_piece, (grid[-1] - grid[0]) / (len(grid) - 1), fps)
-    ready = _flash_photos(middle, first, stop, photos, subject_id, fps)
+    ready = [r for r in _flash_photos(middle, first, stop, photos, subject_id, fps)
+             if keep_subject or r[0] != subject_id]
     used: set[str] = set()
     pieces: list[tuple[int, str, int | str]] = []  # (first frame, kind, slot or photo id)
     for k in range(first, stop):

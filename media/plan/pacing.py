@@ -3,11 +3,13 @@
 The look (:mod:`media.design.looks`) says the shot lengths and the transitions in each style;
 the cards last what reading their words needs (:mod:`media.design.reading`,
 :func:`card_lengths`), within the share of the film the cards may take
-(:data:`CARD_SHARE_MAX`). Seconds throughout.
+(:data:`CARD_SHARE_MAX`); the subject photo keeps to its share of the photo time
+(:data:`SUBJECT_SHARE_MAX`). Seconds throughout.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from media.cards.spec import CardSpec
@@ -121,3 +123,20 @@ def card_dissolve_s(pacing: Pacing, gentle: bool) -> float:
     interlude's length allows for either side of its words."""
     style = pacing.transitions
     return max(pacing.transition_s, style.dissolve_s, style.gentle_change_s if gentle else 0.0)
+
+
+SUBJECT_SHARE_MAX = 0.3
+"""With :data:`SUBJECT_SHARE_FROM` photos or more the subject photo takes at most this share of
+the photo shots' time ("about a quarter": the film is about the person, not one picture)."""
+SUBJECT_SHARE_FROM = 4  # photos
+
+
+def subject_share(subject_id: str | None, shots: Sequence[tuple[Sequence[str], int]]) -> float:
+    """The subject photo's share (0..1) of the photo ``shots``' time: each shot as the photos
+    its cells show and its length (frames); a layout's cells share their shot."""
+    total = mine = 0.0
+    for cells, frames in shots:
+        if cells:
+            total += frames
+            mine += frames * list(cells).count(subject_id) / len(cells)
+    return mine / total if total else 0.0

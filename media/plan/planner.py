@@ -36,7 +36,9 @@ def plan(spec: FilmSpec) -> Timeline:
     words needs (:mod:`media.design.reading`). Cuts land on the song's beats (card boundaries
     prefer its bars, and inside a chorus only bars count) where the grid allows; every photo is
     shown once before any is shown again, never in two consecutive shots (see
-    :func:`media.plan.shot_order.showing_order`); clips are spread through the film; photos
+    :func:`media.plan.shot_order.showing_order`; a clip made from a photo it replaced comes
+    before the repeats, and an interlude before the first round ends stands over a photo left
+    out for room); clips are spread through the film; photos
     hold up to the pacing's ``hold_s`` and then
     repeat (framed anew by the render, see :mod:`media.analysis.detail`) when there are too few,
     and when there are too many each still lasts at least the style's minimum (about 2 s) and

@@ -145,7 +145,48 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
                          max(1, math.floor(middle_s / min_s))) if chosen_clips else 0
     slots = interleave(photo_slot_list,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
-    return slots, dropped, lead_ids
+    return (_stand_ins_first(slots, _stand_in_clips(film), (*lead_ids, *kept[:1])), dropped,
+            lead_ids)
+
+
+def _stand_in_clips(film: Film) -> set[str]:
+    """The clips that alone show a picture the film left out: made from a photo dropped as
+    their twin, which no photo the film keeps shows too."""
+    kept = set(film.photo_by_id)
+    clips = {c.id for c in film.spec.clips}
+    twins: dict[str, set[str]] = {}
+    for a, b in film.spec.near_duplicates:
+        twins.setdefault(a, set()).add(b)
+        twins.setdefault(b, set()).add(a)
+    return {c for p in film.twins_dropped if not twins.get(p, set()) & kept
+            for c in twins.get(p, set()) & clips}
+
+
+def _stand_ins_first(slots: list[Slot], clip_ids: set[str], before: Sequence[str]
+                     ) -> list[Slot]:
+    """``slots`` with the first showing of each clip in ``clip_ids`` (clips that stand in for
+    a photo they were made from, dropped as its twin) moved before the last photo shown for
+    the first time (``before``: the photos the title showed) when it came after a repeat, so
+    the first round shows that picture too, and a chorus montage's flashes (which wait for
+    every photo's first showing) come after it."""
+    seen = set(before)
+    repeat = last_new = None
+    for k, slot in enumerate(slots):
+        if slot.kind == "photo":
+            if slot.source_id in seen:
+                repeat = k
+                break
+            seen.add(slot.source_id)
+            last_new = k
+    if repeat is None or last_new is None:
+        return slots
+    late = [k for k, slot in enumerate(slots) if slot.kind == "clip" and k > repeat
+            and slot.occurrence == 0 and slot.source_id in clip_ids]
+    if not late:
+        return slots
+    moved = [slots[k] for k in late]
+    rest = [slot for k, slot in enumerate(slots) if k not in late]
+    return [*rest[:last_new], *moved, *rest[last_new:]]
 
 
 def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
@@ -278,7 +319,8 @@ def _backdrops_allowed(slots: list[Slot], i: int, shown: tuple[Sequence[str], Se
     shows (the title's before the first slot, the closing's after the last); once every
     photo was shown (``shown[0]``: the title's), any other; before that, a photo left out
     for room (``shown[1]``) not behind another card yet, or the photo the middle shows last
-    for the first time (its shot then comes once every other was seen)."""
+    for the first time (its shot then comes once every other was seen) when no such photo is
+    left."""
     before, spare = shown
     ends = list(before[-1:])
     beside = {s.source_id for s in (*slots[max(0, i - 1):i], *slots[i + 1:i + 2])}
@@ -292,7 +334,9 @@ def _backdrops_allowed(slots: list[Slot], i: int, shown: tuple[Sequence[str], Se
     for j, slot in enumerate(slots):
         if slot.kind == "photo":
             firsts.setdefault(slot.source_id, j)
-    allowed = set(spare) - taken
+    allowed = set(spare) - taken - beside
+    if allowed:  # a photo never shown otherwise: showing the middle's own photo twice while
+        return allowed  # one left out for room stays unseen would break the first round
     last_new = max(((j, p) for p, j in firsts.items() if p not in seen), default=None)
     if last_new is not None and last_new[0] > i + 1:
         allowed.add(last_new[1])

@@ -176,3 +176,50 @@ def test_an_interlude_stands_over_a_photo_that_keeps_the_repeat_rules_or_over_no
     two = plan(_spec(2, 67.0, False, "all", "birthday"))  # between the two photos: neither
     (alone,) = [s for s in two.shots if s.card is not None and s.card.kind == "interlude"]
     assert alone.source_id == ""
+
+
+@functools.cache
+def _corpus_spec(order_id: str) -> FilmSpec:
+    """The spec of the corpus order ``order_id`` (``tests/fixtures/corpus``), its words made by
+    the current wording rules, as the corpus report plans it."""
+    from bench.corpus import fixture
+    from bench.corpus.specs import with_current_words
+    from workflows.contract import FilmOrder
+
+    order = next(o for o in fixture.load().orders if o.id == order_id)
+    assert order.spec is not None
+    return with_current_words(order.spec, FilmOrder.model_validate(order.order))
+
+
+@pytest.mark.parametrize("order_id", ["o038-duplicates", "o218-duplicates"])
+def test_an_interlude_stands_over_a_photo_left_out_for_room_rather_than_show_one_twice(
+        order_id: str) -> None:
+    spec = _corpus_spec(order_id)  # 30 photos in 61 s and 90 s: many left out for room
+    tl = plan(spec)
+    shown = [p for _, photos in photo_showings(tl)[:-1] for p in photos]
+    assert len(shown) == len(set(shown)), tl.describe()  # no repeat while photos stay unseen
+    interludes = [s for s in tl.shots if s.card is not None and s.card.kind == "interlude"]
+    assert interludes and all(s.source_id not in tl.dropped_photo_ids for s in interludes)
+
+
+def test_the_chorus_montage_flashes_other_photos_once_the_subject_would_pass_its_share(
+        ) -> None:
+    spec = _corpus_spec("o036-blank_mix")  # signature, 4 usable photos, 90 s, one montage
+    tl = plan(spec)
+    assert tl.subject_photo_id == "p02"
+    assert subject_share(tl) <= SUBJECT_SHARE_MAX, tl.describe()
+    assert tl.light_leaks  # the montage is still there, flashing the other photos
+
+
+@pytest.mark.parametrize("order_id", ["o053-no_faces", "o233-no_faces"])
+def test_a_clip_standing_in_for_the_photo_it_was_made_from_comes_in_the_first_round(
+        order_id: str) -> None:
+    spec = _corpus_spec(order_id)  # a photo dropped as the twin of a clip made from it
+    tl = plan(spec)
+    stand_ins = {c for p, c in spec.near_duplicates if p in tl.dropped_photo_ids
+                 and c.startswith("c")}
+    assert stand_ins
+    first_repeat = next(i for k, (i, photos) in enumerate(photo_showings(tl))
+                        if photos & {p for _, seen in photo_showings(tl)[:k] for p in seen})
+    clips = [i for i, shot in enumerate(tl.shots) if shot.source_id in stand_ins]
+    assert clips and min(clips) < first_repeat, tl.describe()
