@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from media.base.spec import X264_PRESET
 from workflows.codec import KEY_ID_ENV, KEYS_ENV, AesGcmCodec, codec_of
 from workflows.contract import TASK_QUEUE, TIER_PRICE_CENTS, Tier
 
@@ -135,7 +136,7 @@ class Settings(BaseSettings):
     # Days a run's working files (orders/{gift_id}/runs/{attempt}/) are kept after its outcome
     # is reported; 0: deleted at once (customer data is kept no longer than needed).
     run_retention_days: float = Field(0.0, ge=0, le=365, alias="FILM_RUN_RETENTION_DAYS")
-    encoder_preset: str = Field("veryfast", alias="FILM_ENCODER_PRESET")
+    encoder_preset: str = Field(X264_PRESET, alias="FILM_ENCODER_PRESET")
     recipes: dict[Tier, TierRecipe] = Field(DEFAULT_RECIPES, alias="FILM_TIER_RECIPES")
     tier_price_cents: dict[Tier, int] = Field(TIER_PRICE_CENTS, alias="FILM_TIER_PRICES")
     max_concurrent_activities: int = Field(2, alias="FILM_MAX_CONCURRENT_ACTIVITIES")

@@ -50,10 +50,18 @@ DURATION_TOLERANCE_S = 0.5
 MAX_BLACK_S = 1.5
 MAX_FROZEN_S = 4.0
 
-X264_PRESET = "veryfast"
-"""x264's speed preset unless ``FILM_ENCODER_PRESET`` names another: both aspects' encoders share
-the cores with the composer, and the render's time targets and its benchmark floor
-(``bench/exact_floor.py``: the encode alone of the film's frames) are set at this preset."""
+X264_PRESET = "superfast"
+"""x264's speed preset unless ``FILM_ENCODER_PRESET`` names another, with :data:`X264_PARAMS`
+over it: both aspects' encoders share the cores with the composer, and the render's time
+targets and its benchmark floor (``bench/exact_floor.py``: the encode alone of the film's
+frames) are set at these settings. On a 30 s film's exact frames (``bench/encoder_choice.py``,
+issue 43) they encode both aspects in 28 CPU-s against veryfast's 45, at the same picture (PSNR
+within 0.03 dB, SSIM within 0.0002 of veryfast's against the raw frames) and 1-5 % more bytes."""
+X264_PARAMS = "mbtree=1:rc-lookahead=10"
+"""x264 parameters over the preset's: superfast turns off the macroblock tree and its 10-frame
+lookahead (veryfast's), which doubled the film's bytes at the same CRF (a held or slowly moving
+photo is where the tree saves most: it spends bits on what later frames reuse); restored, they
+cost less CPU than the extra bytes did."""
 X264_CRF = 20
 """x264's constant rate factor: the picture's quality held constant rather than its bitrate, so
 a photo held still costs little and a dissolve more at the same quality; a notch finer than
@@ -67,13 +75,15 @@ frames verify decodes alone to check the film against what was composed
 
 @dataclass(frozen=True)
 class EncoderSettings:
-    """How the delivered films are encoded: x264's ``preset``, constant rate factor ``crf`` and
-    keyframe interval ``gop`` (frames). The defaults are the output spec's; an environment
-    chooses only the preset (``FILM_ENCODER_PRESET``)."""
+    """How the delivered films are encoded: x264's ``preset``, constant rate factor ``crf``,
+    keyframe interval ``gop`` (frames) and ``params`` over the preset (x264's ``key=value:...``).
+    The defaults are the output spec's; an environment chooses only the preset
+    (``FILM_ENCODER_PRESET``)."""
 
     preset: str = X264_PRESET
     crf: int = X264_CRF
     gop: int = GOP_FRAMES
+    params: str = X264_PARAMS
 
 
 def film_frames(length_sec: float) -> int:

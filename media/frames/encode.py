@@ -104,11 +104,18 @@ def encoder_threads(aspects: int = len(spec.ASPECTS), cores: int | None = None) 
     return max(1, min(MAX_ENCODER_THREADS, usable // max(1, aspects)))
 
 
+def x264_params(settings: spec.EncoderSettings) -> str:
+    """The ``-x264-params`` of an encoder at ``settings``: no lookahead thread of its own
+    (``sync-lookahead=0``: one thread per encoder already fills the cores) and the settings'
+    parameters over the preset."""
+    return ":".join(p for p in ("sync-lookahead=0", settings.params) if p)
+
+
 def encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
                  settings: spec.EncoderSettings) -> list[str]:
     """ffmpeg reading raw frames of ``aspect`` on stdin plus the sound, writing the delivery MP4:
     H.264 High yuv420p with the BT.709 matrix and tags at x264's ``settings`` (preset, CRF,
-    keyframe interval: :class:`media.base.spec.EncoderSettings`), AAC-LC 48 kHz stereo,
+    keyframe interval, parameters: :class:`media.base.spec.EncoderSettings`), AAC-LC 48 kHz stereo,
     +faststart.
 
     The frames are the film's I420 frames (:mod:`media.base.yuv`), tagged BT.709 limited range
@@ -130,7 +137,7 @@ def encoder_argv(aspect: spec.Aspect, sound: FilmSound | None, out_path: Path,
         *audio_in,
         "-c:v", "libx264", "-profile:v", "high", "-preset", settings.preset,
         "-crf", str(settings.crf), "-g", str(settings.gop),
-        "-threads", str(threads), "-x264-params", "sync-lookahead=0",
+        "-threads", str(threads), "-x264-params", x264_params(settings),
         "-pix_fmt", spec.PIX_FMT, "-colorspace", spec.COLOR_SPACE,
         "-color_primaries", spec.COLOR_PRIMARIES, "-color_trc", spec.COLOR_TRANSFER,
         "-color_range", spec.COLOR_RANGE, "-r", str(spec.FPS),

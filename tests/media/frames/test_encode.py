@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.exact_floor import raw_writer_argv
+from bench.exact_floor import raw_writer_argv, x264_options
 from media.base import spec, yuv
 from media.base.runner import Limits, ToolError, ffmpeg_argv, run_tool
 from media.frames.encode import (
@@ -137,8 +137,25 @@ def test_the_encoder_takes_preset_crf_and_keyframe_interval_from_its_settings(
     assert argv[argv.index("-preset") + 1] == spec.X264_PRESET
     assert argv[argv.index("-crf") + 1] == str(spec.X264_CRF)
     assert argv[argv.index("-g") + 1] == str(spec.GOP_FRAMES)
-    chosen = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4", ENCODER)
-    assert chosen[chosen.index("-preset") + 1] == "superfast"
+    assert argv[argv.index("-x264-params") + 1] == f"sync-lookahead=0:{spec.X264_PARAMS}"
+    chosen = encoder_argv(spec.LANDSCAPE, None, tmp_path / "a.mp4",
+                          spec.EncoderSettings(preset="veryfast", params=""))
+    assert chosen[chosen.index("-preset") + 1] == "veryfast"
+    assert chosen[chosen.index("-x264-params") + 1] == "sync-lookahead=0"
+
+
+def test_the_delivery_encode_keeps_the_macroblock_tree_and_its_lookahead(tmp_path: Path) -> None:
+    # superfast alone turns both off, which doubled a film's bytes at the same CRF (issue 43)
+    aspect = spec.Aspect("small16x9", 320, 180)
+    film = tmp_path / "film.mp4"
+    with open_encoders((aspect,), None, {aspect.name: film}, spec.EncoderSettings(),
+                       StallWatch(60)) as feeds:
+        for _ in range(12):
+            feeds[aspect.name].put(yuv.black(aspect.width, aspect.height))
+        feeds[aspect.name].finish()
+    options = dict(item.split("=", 1) for item in x264_options(film).split() if "=" in item)
+    assert (options["mbtree"], options["rc_lookahead"]) == ("1", "10")
+    assert (options["me"], options["subme"]) == ("dia", "1")  # superfast's search
 
 
 def test_segment_encoder_without_audio_maps_only_the_video(tmp_path: Path) -> None:
