@@ -18,6 +18,7 @@ Pure: a small grey copy of the photo in, normalized boxes and scales out.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -300,25 +301,19 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
 
 def _keeps_faces(motion: Motion, photo: Repeat, core_only: bool = False) -> bool:
     """True when no detected face is cut and one at least is whole along ``motion``
-    (:data:`FACE_SAMPLES` frames): each face whole (its box, not only its core), or wholly
-    out of frame, or, when its box is larger than the frame, its eyes-to-mouth core whole
-    (:func:`media.analysis.subjects.whole_boxes`): a repeat never looks at a face cut to its
-    core. With ``core_only``, each face's core whole or wholly out is enough."""
+    (:data:`FACE_SAMPLES` frames): each face whole (its box, not only its core) or wholly
+    out of frame: a repeat never looks at a face cut to its core. With ``core_only``, each
+    face's eyes-to-mouth core (:func:`media.analysis.subjects.whole_boxes`) whole or wholly
+    out is enough."""
     subject = photo.subject
     if subject.source != "faces" or not subject.faces:
         return True
-    boxes = [b.to_pixels(*photo.size) for b in subject.faces]
-    cores = [b.to_pixels(*photo.size) for b in whole_boxes(subject)]
-    if len(cores) != len(boxes):
-        cores = boxes
-    if core_only:
-        boxes = cores
+    boxes = [b.to_pixels(*photo.size)
+             for b in (whole_boxes(subject) if core_only else subject.faces)]
     last = max(0, motion.frames - 1)
     for k in range(FACE_SAMPLES):
         rect = motion.rect_at(round(last * k / (FACE_SAMPLES - 1)))
-        whole = [rect.contains(box, tol=1.0) or (
-            (box[2] - box[0] > rect.w or box[3] - box[1] > rect.h) and rect.contains(core))
-            for box, core in zip(boxes, cores, strict=True)]
+        whole = [rect.contains(box, tol=1.0) for box in boxes]
         if not any(whole) or not all(w or _outside(box, rect) for w, box in zip(
                 whole, boxes, strict=True)):
             return False
@@ -338,7 +333,8 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
     of each): the whole photo; the closer looks (:func:`showing_frame`'s, each scale a family);
     the largest crop with the answer to the shot's move, then every other move; then closer looks
     between the scales (:data:`BETWEEN_SCALES`). Each move comes also played backwards. A
-    photo with no face found (nor a pet's head) shows its whole first, every way it may."""
+    photo with no face found (nor a pet's head) shows its whole first, every way it may. Last
+    the largest crop held still."""
     families = [_whole(photo, aspect, frames)]
     levels = detail_scales(photo.size, aspect, _hold(photo), False)
     families += [_closer(photo, aspect, frames, ask, level) for level in range(1, len(levels))]
@@ -348,7 +344,7 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
         photo.size, photo.subject, aspect))
     families += [_wide(photo, aspect, frames, ask, scale) for scale in BETWEEN_SCALES
                  if scale <= closest + 1e-6]
-    families.append(_held(photo, aspect, frames, ask))
+
     if not photo.subject.faces:  # nothing found to hold: the whole photo first, as it may
         yield from families.pop(0)  # hold a face the analysis missed
     while families:
@@ -358,6 +354,15 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
                 families.remove(family)
             else:
                 yield motion
+    yield from _held(photo, aspect, frames, ask)
+
+
+@functools.lru_cache(maxsize=4096)
+def _planned(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+             ask: MoveRequest) -> Motion:
+    """:func:`media.analysis.framing.plan_ken_burns`, each candidate planned once: a film's
+    every repeat of a photo goes through the candidates the ones before it took."""
+    return plan_ken_burns(photo_size, subject, aspect, frames, ask)
 
 
 def _hold(photo: Repeat) -> tuple[float, float] | None:
@@ -453,7 +458,7 @@ def _slides(photo_size: tuple[int, int], rect: Rect, frames: int) -> Iterator[Mo
 def _held(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Iterator[Motion]:
     """The largest crop held still on the subject, when nothing else is new (a photo whose
     subject leaves a crop no room to move, and whose film is full-bleed)."""
-    motion = plan_ken_burns(photo.size, photo.subject, aspect, frames, ask)
+    motion = _planned(photo.size, photo.subject, aspect, frames, ask)
     if motion.mode == "crop":
         yield Motion("crop", motion.end, motion.end, frames, "still")
 
@@ -478,7 +483,7 @@ def _group(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Iter
         if scale <= 1.0:
             continue
         for move in _moves(ask):
-            yield from _both_ways(plan_ken_burns(
+            yield from _both_ways(_planned(
                 photo.size, some, aspect, frames,
                 replace(ask, move=move, full=True, frame_scale=scale)))
 
@@ -488,7 +493,7 @@ def _wide(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
     """Crops ``scale`` times closer than the largest, on the photo's own subject, with every
     move in turn (:func:`_moves`), each also backwards."""
     for move in _moves(ask):
-        yield from _both_ways(plan_ken_burns(
+        yield from _both_ways(_planned(
             photo.size, photo.subject, aspect, frames,
             replace(ask, move=move, full=True, frame_scale=scale)))
 
@@ -503,8 +508,8 @@ def _closer(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
                               level + turn * levels, subject_at=photo.subject_at)
         if frame.frame_scale <= 1.0:
             return
-        for move in _moves(ask)[:4]:
-            yield from _both_ways(plan_ken_burns(
+        for move in _moves(ask):
+            yield from _both_ways(_planned(
                 photo.size, frame.subject, aspect, frames,
                 replace(ask, move=move, full=True, frame_scale=frame.frame_scale)))
         if photo.subject.faces:

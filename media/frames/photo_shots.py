@@ -10,13 +10,19 @@ the other aspect.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import cv2
 import numpy as np
 
 from media.analysis.camera import STEADY_SHARE, Motion, steady_share
-from media.analysis.detail import Repeat, repeat_motion, texture_map
+from media.analysis.detail import (
+    Repeat,
+    repeat_motion,
+    reversed_motion,
+    same_framing,
+    texture_map,
+)
 from media.analysis.framing import KEEP_MIN, MoveRequest, plan_ken_burns
 from media.analysis.subjects import Box, Subject, keep_whole, whole_boxes
 from media.base import spec
@@ -208,26 +214,34 @@ class PhotoShots:
             layers = self.layers(photos[0], ids[0], shot, showing, alone, steady, index)
             for aspect in self.aspects:
                 if aspect not in alone:
-                    layers[aspect.name] = self._split_layer(photos, shot, aspect, in_cells)
+                    layers[aspect.name] = self._split_layer(photos, shot, aspect,
+                                                            (in_cells, index))
             return PreparedSplit(layers)
         finally:
             for photo_id in ids:
                 self.store.release(photo_id)
 
     def _split_layer(self, photos: tuple[HeldPhoto, ...], shot: Shot, aspect: spec.Aspect,
-                     in_cells: tuple[int, ...]) -> SplitLayer:
+                     before: tuple[tuple[int, ...], int | None]) -> SplitLayer:
         """The layout's cells where its kind places them (:mod:`media.plan.layout_kinds`) over
         the look's gutters (:mod:`media.frames.split`): each next cell planned
         :data:`media.frames.split.STAGGER_S` longer at both ends (and sampled that far ahead),
         each next photo with the opposite push of the one before; a photo shown in a cell
-        before moves otherwise (:func:`media.frames.split.half_move`)."""
+        before moves otherwise (:func:`media.frames.split.half_move`, :func:`cell_layer`;
+        ``before``: how many cells showed each photo before, and the shot's index, whose
+        earlier showings alone a cell the size of the frame keeps apart from)."""
+        in_cells, index = before
         look = self._look()
         base = FRAMING_MOVE.get(shot.move)
         moves = []
         for shown in in_cells[:len(photos)]:
             moves.append(half_move(base, shown))
             base = partner_move(base)
-        shown_in = _ShotCells(photos, aspect, shot.frames, tuple(moves))
+        alone = tuple(tuple(self._earlier(photo, photo_id, aspect, index))
+                      if index is not None else () for photo, photo_id in zip(
+                          photos, (shot.source_id, shot.partner_id, shot.second_partner_id),
+                          strict=False))
+        shown_in = _ShotCells(photos, aspect, shot.frames, tuple(moves), (in_cells, alone))
         plan = layout_kind(shot.layout).place(aspect, look.layouts, shown_in)
         cells = [cell for cell in plan.cells if cell.photo < len(photos)]
         return SplitLayer([shown_in.layer(cell, order) for order, cell in enumerate(cells)],
@@ -276,29 +290,72 @@ class PhotoShots:
             self.notes.append(note)
 
 
-def cell_layer(photo: HeldPhoto, cell: spec.Aspect, frames: int, move: str | None) -> PhotoLayer:
+def cell_layer(photo: HeldPhoto, cell: spec.Aspect, frames: int, move: str | None,
+               shown: int = 0, avoid: Sequence[Motion] = ()) -> PhotoLayer:
     """One photo in a cell of the frame (``cell``: its size): a gentle move planned for the
     cell, faces kept whole (:func:`media.analysis.framing.plan_ken_burns`); the largest crop held
     still on its faces when no move keeps them whole (the plan's cells fit every face,
-    :func:`media.plan.layout_kinds.fills`)."""
+    :func:`media.plan.layout_kinds.fills`). A photo ``shown`` in cells before takes the next of
+    its other cell framings (:func:`_cell_motions`), so a cell never shows it as before; none
+    the same framing as a motion of ``avoid`` (its showings alone, when the cell is the frame:
+    an inset's backdrop) when another is left."""
     height, width = photo.image.shape[:2]
-    motion = plan_ken_burns((width, height), keep_whole(photo.subject), cell, frames,
-                            MoveRequest(full=False, move=move))
-    if motion.mode != "crop":  # never a print over its own blur inside a cell: the
-        motion = still_crop((width, height), keep_whole(photo.subject), cell, frames)
+    size, subject = (width, height), keep_whole(photo.subject)
+    first = _cell_motion(size, subject, cell, frames, MoveRequest(full=False, move=move))
+    again = _cell_motions(size, subject, cell, frames) if shown or avoid else []
+    turn = (shown - 1) % len(again) if shown and again else 0
+    ordered = [*([] if shown else [first]), *again[turn:], *again[:turn], first]
+    motion = next((m for m in ordered if not any(same_framing(m, a) for a in avoid)),
+                  ordered[0])
     factor = round(prescale_factor(motion, cell.width), 4)
     return PhotoLayer(photo.prescaled(factor), motion, cell.width, cell.height)
+
+
+def _cell_motion(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspect,
+                 frames: int, ask: MoveRequest) -> Motion:
+    """The move ``ask``ed in a cell, a still crop when no move holds the faces inside it
+    (never a print over its own blur inside a cell)."""
+    motion = plan_ken_burns(photo_size, subject, cell, frames, ask)
+    return motion if motion.mode == "crop" else still_crop(photo_size, subject, cell, frames)
+
+
+def _cell_motions(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspect,
+                  frames: int) -> list[Motion]:
+    """The crops a photo shown in cells again takes in turn: every full move
+    (:data:`CELL_MOVES`) each way, none the same framing as another
+    (:func:`media.analysis.detail.same_framing`) nor as any first showing in a cell (a
+    layout's gentle push, pull, pan or tilt)."""
+    firsts = [_cell_motion(photo_size, subject, cell, frames, MoveRequest(full=False, move=m))
+              for m in CELL_MOVES]
+    out: list[Motion] = []
+    for move in CELL_MOVES:
+        motion = plan_ken_burns(photo_size, subject, cell, frames,
+                                MoveRequest(full=True, move=move))
+        if motion.mode != "crop":
+            continue
+        for candidate in (motion, reversed_motion(motion)):
+            if not any(same_framing(candidate, m) for m in (*out, *firsts)):
+                out.append(candidate)
+    return out
+
+
+CELL_MOVES = ("pan", "zoom_out", "tilt", "zoom_in")
+"""The moves of a photo in a cell: a layout's first showing asks one of them gently."""
 
 
 class _ShotCells:
     """A layout shot's photos in one aspect as its layout places the cells
     (:class:`media.plan.layout_kinds.CellFrame`): each cell's layer planned once, as long as
-    the shot (``frames``) and with its photo's move (``moves``, by photo), each later cell
+    the shot (``frames``) and with its photo's move (``moves``, by photo; ``before``: how many
+    cells showed each photo before, and its moves alone before), each later cell
     :data:`media.frames.split.STAGGER_S` longer at both ends."""
 
     def __init__(self, photos: tuple[HeldPhoto, ...], aspect: spec.Aspect, frames: int,
-                 moves: tuple[str | None, ...]) -> None:
+                 moves: tuple[str | None, ...],
+                 before: tuple[tuple[int, ...], tuple[tuple[Motion, ...], ...]] = ((), ())
+                 ) -> None:
         self.photos = photos
+        self.shown, self.alone = before
         self.aspect = aspect
         self.frames = frames
         self.moves = moves
@@ -314,7 +371,9 @@ class _ShotCells:
         if (cell, order) not in self._layers:
             self._layers[cell, order] = cell_layer(
                 self.photos[cell.photo], half_aspect(self.aspect, cell.box),
-                self.frames + 2 * order * self.lead, self.moves[cell.photo])
+                self.frames + 2 * order * self.lead, self.moves[cell.photo],
+                self.shown[cell.photo] if cell.photo < len(self.shown) else 0,
+                self.alone[cell.photo] if cell.photo < len(self.alone) else ())
         return self._layers[cell, order]
 
     def focus(self, cell: Cell, order: int) -> tuple[float, float, float, float]:
