@@ -13,7 +13,12 @@ them all with their margin): a photo allows as many new showings alone as it has
 (:mod:`media.analysis.scales`); the planner shows its other repeats beside other photos
 (:mod:`media.plan.layouts`).
 
-Pure: a small grey copy of the photo in, normalized boxes and scales out.
+:func:`repeat_motion` frames a repeat knowing the showings before it: the first framing, in a
+motion designer's alternation (the whole photo, a push closer to the faces, the answer to the
+shot's move, another crop of a group, ...), that no earlier showing of the photo had and that
+keeps every detected face whole.
+
+Pure: a small grey copy of the photo in, normalized boxes, scales and moves out.
 """
 
 from __future__ import annotations
