@@ -43,26 +43,26 @@ EVERY = 3
 FIXTURE_MAX_BYTES = 4_000_000
 
 KEPT = ("plans", "detected_faces_whole", "words_verbatim", "words_shown", "first_round",
-        "no_back_to_back", "subject_share", "detected_no_ghost_faces", "blanks_left_out",
-        "unusable_order_held")
+        "no_back_to_back", "subject_share", "detected_no_ghost_faces", "full_bleed_portrait",
+        "blanks_left_out", "unusable_order_held")
 """Promises every checked corpus order keeps today (every order gets a spec and a plan; the
 planner keeps whole the faces its detector finds; the customer's words are shown as written,
 both from 45 s, for their reading time, at a size a phone reads; every photo once before a
 repeat (99.5 % of the whole corpus: a close-up and a profile close-up of one face, dropped as
 twins, count apart in the ground truth); no photo twice in a row; the subject photo at most
-about a quarter of the photo time; no dissolve between two faces the detector found; blank and
-degenerate photos left out, an order of them held)."""
+about a quarter of the photo time; no dissolve between two faces the detector found; 9:16
+full-bleed whenever the subject fits a 2x crop; blank and degenerate photos left out, an order
+of them held)."""
 FAILING = {
     "faces_whole": "73.5 % (164/223) keep every labelled face's eyes-to-mouth core whole "
                    "(the misses: faces the detector does not find, mostly a man turned away "
                    "whose eye is hidden)",
-    "few_photo_repeats": "2.8 % (4/144) of 1-3 photo films repeat in a new framing that "
-                         "holds a face",
+    "few_photo_repeats": "77.8 % (112/144) of 1-3 photo films repeat in a new framing that "
+                         "holds a face (the misses: close-ups whose face the detector does "
+                         "not find, and one photo shown 15-25 times in a long film)",
     "no_ghost_faces": "88.8 % (198/223) never dissolve a face over a face (the misses: "
                       "close-ups whose face the detector does not find; every face it finds "
                       "is kept apart, detected_no_ghost_faces)",
-    "full_bleed_portrait": "95.2 % (257/270) fill 9:16 whenever the subject fits a 2x crop "
-                           "(the misses: a one-photo film's whole-photo showing)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 

@@ -177,8 +177,8 @@ def shot_views(timeline: Timeline, facts: Mapping[str, PhotoFacts],
                 layers = shots.prepare(index).layers
             elif shot.kind == "card" and (photo_id := card_photo(timeline, index)):
                 layers = shots.layers(_Photo(photo_id, facts[photo_id]),  # type: ignore[arg-type]
-                                      photo_id, shot, {}, aspects,
-                                      render_photos.steady(timeline, index))
+                                      photo_id, shot, shots.showing(index), aspects,
+                                      render_photos.steady(timeline, index), index)
             else:
                 out.append({})
                 continue

@@ -119,12 +119,14 @@ def peak_acceleration(motion: Motion, out_width: int) -> float:
     corners and centre of the mid-shot viewport, followed through the whole move."""
     if motion.frames < 3:
         return 0.0
-    rects = [motion.rect_at(i) for i in range(motion.frames)]
-    mid = rects[len(rects) // 2]
+    u = np.arange(motion.frames) / (motion.frames - 1)  # every frame's eased share, at once
+    t = (1 - EASE_MIX) * u + EASE_MIX * (1 - np.cos(np.pi * u)) / 2
+    start, end = motion.start, motion.end
+    xy = np.stack([start.x + (end.x - start.x) * t, start.y + (end.y - start.y) * t], axis=1)
+    scale = out_width / (start.w + (end.w - start.w) * t)
+    mid = motion.rect_at(motion.frames // 2)
     points = np.array([[mid.x, mid.y], [mid.x + mid.w, mid.y], [mid.x, mid.y + mid.h],
                        [mid.x + mid.w, mid.y + mid.h], [mid.cx, mid.cy]])
-    xy = np.array([[r.x, r.y] for r in rects])
-    scale = np.array([out_width / r.w for r in rects])
     out = (points[None, :, :] - xy[:, None, :]) * scale[:, None, None]
     accel = out[2:] - 2 * out[1:-1] + out[:-2]
     return float(np.abs(accel).max())

@@ -13,27 +13,42 @@ them all with their margin): a photo allows as many new showings alone as it has
 (:mod:`media.analysis.scales`); the planner shows its other repeats beside other photos
 (:mod:`media.plan.layouts`).
 
-Pure: a small grey copy of the photo in, normalized boxes and scales out.
+:func:`repeat_motion` frames a repeat knowing the showings before it: the first framing, in a
+motion designer's alternation (the whole photo, a push closer to the faces, the answer to the
+shot's move, another crop of a group, ...), that no earlier showing of the photo had and that
+keeps every detected face whole.
+
+Pure: a small grey copy of the photo in, normalized boxes, scales and moves out.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 import cv2
 import numpy as np
 
+from media.analysis.camera import within_budget
 from media.analysis.framing import (
     FIT_MARGIN,
     FIT_ZOOM,
+    MAX_UPSCALE,
     PUSH_ZOOM,
     Motion,
+    MoveRequest,
     Rect,
     face_guard,
+    full_bleed,
+    holding_scale,
     largest_crop,
+    needs_fit,
+    plan_ken_burns,
 )
-from media.analysis.scales import detail_scales
-from media.analysis.subjects import Box, Subject, keep_whole, union
+from media.analysis.scales import WHOLE_STEP, detail_scales, max_detail_scale, whole_scale
+from media.analysis.subjects import Box, Subject, keep_whole, union, whole_boxes
 from media.base.spec import Aspect
 
 TEXTURE_LONG_EDGE = 96  # the texture map's size: regions, not pixels, matter
@@ -210,3 +225,297 @@ def _near(region: Box, focus: Box) -> bool:
     there would show again what the first showing ended on."""
     (rx, ry), (fx, fy) = region.center, focus.center
     return max(abs(rx - fx), abs(ry - fy)) < ANOTHER_PART
+
+
+# --- a repeat's framing: new every time --------------------------------------------------------
+
+NEW_FRAMING_IOU = 0.9
+"""A showing is framed as an earlier one when it makes the same move between nearly the same
+rectangles: both its start and its end overlap the earlier's by more than this (intersection
+over union)."""
+REVERSE = {"zoom_in": "zoom_out", "zoom_out": "zoom_in", "pan": "tilt", "tilt": "pan",
+           "drift_in": "zoom_out", "still": "zoom_in"}
+"""The move a repeat answers a showing's move with: a push with a pull, a pan with a tilt."""
+BETWEEN_SCALES = (1.25, 2.0)  # closer looks between the detail scales, for long films
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A photo shown again alone: its ``size`` (pixels), its ``subject`` (after
+    :func:`media.analysis.subjects.keep_whole`), its :func:`texture_map` and where the film's
+    animal is in it (``subject_at``, see :func:`showing_frame`)."""
+
+    size: tuple[int, int]
+    subject: Subject
+    texture: np.ndarray
+    subject_at: Box | None = None
+
+
+def same_framing(a: Motion, b: Motion) -> bool:
+    """True when ``a`` makes ``b``'s move between nearly the same rectangles
+    (:data:`NEW_FRAMING_IOU`): a viewer sees the same picture again."""
+    return (a.move == b.move and _iou(a.start, b.start) > NEW_FRAMING_IOU
+            and _iou(a.end, b.end) > NEW_FRAMING_IOU)
+
+
+def _iou(a: Rect, b: Rect) -> float:
+    ix = max(0.0, min(a.x + a.w, b.x + b.w) - max(a.x, b.x))
+    iy = max(0.0, min(a.y + a.h, b.y + b.h) - max(a.y, b.y))
+    inter = ix * iy
+    return inter / max(1e-9, a.w * a.h + b.w * b.h - inter)
+
+
+def reversed_motion(motion: Motion) -> Motion:
+    """``motion`` played backwards (a push becomes a pull, a pan runs the other way): the
+    same rectangles, so the same faces held, and the same acceleration budget."""
+    move = {"zoom_in": "zoom_out", "zoom_out": "zoom_in", "drift_in": "drift_out"}.get(
+        motion.move, motion.move)
+    return Motion(motion.mode, motion.end, motion.start, motion.frames, move)
+
+
+def shows_whole(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> bool:
+    """True when a showing may fit the whole photo over its backdrop in ``aspect`` and that
+    looks new: the whole photo is :data:`media.analysis.scales.WHOLE_STEP` wider than its
+    largest crop, and the frame is not the 9:16 film of a photo whose subject fits a crop
+    (:func:`media.analysis.framing.full_bleed`: that film is full-bleed)."""
+    return (whole_scale(photo_size, aspect) * WHOLE_STEP <= 1.0 + 1e-6
+            and not full_bleed(photo_size, subject, aspect))
+
+
+def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
+                  earlier: Sequence[Motion]) -> Motion:
+    """The camera move of a photo shown again alone in ``aspect`` for ``frames`` frames, the
+    ``earlier`` showings of it in that aspect being known: the first framing, in the order a
+    motion designer alternates them (:func:`_framings`: the whole photo, a push to its faces, the
+    answer to the shot's move, a closer push, a pan or tilt the other way, ...), that is new
+    (:func:`same_framing` none of ``earlier``) and keeps every detected face whole
+    (:func:`_keeps_faces`); failing that the first new one, failing all the first."""
+    first: Motion | None = None
+    new: Motion | None = None
+    for motion in _framings(photo, aspect, frames, ask):
+        first = first or motion
+        if any(same_framing(motion, m) for m in earlier):
+            continue
+        if _keeps_faces(motion, photo):
+            return motion
+        if new is None and _keeps_faces(motion, photo, core_only=True):
+            new = motion
+    assert first is not None
+    return new or first
+
+
+def _keeps_faces(motion: Motion, photo: Repeat, core_only: bool = False) -> bool:
+    """True when no detected face is cut and one at least is whole along ``motion``
+    (:data:`FACE_SAMPLES` frames): each face whole (its box, not only its core) or wholly
+    out of frame: a repeat never looks at a face cut to its core. With ``core_only``, each
+    face's eyes-to-mouth core (:func:`media.analysis.subjects.whole_boxes`) whole or wholly
+    out is enough."""
+    subject = photo.subject
+    if subject.source != "faces" or not subject.faces:
+        return True
+    boxes = [b.to_pixels(*photo.size)
+             for b in (whole_boxes(subject) if core_only else subject.faces)]
+    last = max(0, motion.frames - 1)
+    for k in range(FACE_SAMPLES):
+        rect = motion.rect_at(round(last * k / (FACE_SAMPLES - 1)))
+        whole = [rect.contains(box, tol=1.0) for box in boxes]
+        if not any(whole) or not all(w or _outside(box, rect) for w, box in zip(
+                whole, boxes, strict=True)):
+            return False
+    return True
+
+
+FACE_SAMPLES = 9  # frames of a repeat's move checked for its faces (its ends and between)
+
+
+def _outside(box: tuple[float, float, float, float], rect: Rect) -> bool:
+    return (box[2] <= rect.x or box[0] >= rect.x + rect.w or box[3] <= rect.y
+            or box[1] >= rect.y + rect.h)
+
+
+def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Iterator[Motion]:
+    """Every framing a repeat may take, the families taken in turn (one of each, then the next
+    of each): the whole photo; the closer looks (:func:`showing_frame`'s, each scale a family);
+    the largest crop with the answer to the shot's move, then every other move; then closer looks
+    between the scales (:data:`BETWEEN_SCALES`). Each move comes also played backwards. A
+    photo with no face found (nor a pet's head) shows its whole first, every way it may. Last
+    the largest crop held still."""
+    families = [_whole(photo, aspect, frames)]
+    levels = detail_scales(photo.size, aspect, _hold(photo), False)
+    families += [_closer(photo, aspect, frames, ask, level) for level in range(1, len(levels))]
+    families.insert(min(2, len(families)), _wide(photo, aspect, frames, ask, 1.0))
+    families.insert(min(3, len(families)), _group(photo, aspect, frames, ask))
+    closest = min(max_detail_scale(photo.size, aspect), holding_scale(
+        photo.size, photo.subject, aspect))
+    families += [_wide(photo, aspect, frames, ask, scale) for scale in BETWEEN_SCALES
+                 if scale <= closest + 1e-6]
+
+    if not photo.subject.faces:  # nothing found to hold: the whole photo first, as it may
+        yield from families.pop(0)  # hold a face the analysis missed
+    while families:
+        for family in list(families):
+            motion = next(family, None)
+            if motion is None:
+                families.remove(family)
+            else:
+                yield motion
+    yield from _held(photo, aspect, frames, ask)
+
+
+@functools.lru_cache(maxsize=4096)
+def _planned(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+             ask: MoveRequest) -> Motion:
+    """:func:`media.analysis.framing.plan_ken_burns`, each candidate planned once: a film's
+    every repeat of a photo goes through the candidates the ones before it took."""
+    return plan_ken_burns(photo_size, subject, aspect, frames, ask)
+
+
+def _hold(photo: Repeat) -> tuple[float, float] | None:
+    guard = face_guard(photo.subject, *photo.size)
+    return (guard[2] - guard[0], guard[3] - guard[1]) if guard else None
+
+
+def _moves(ask: MoveRequest) -> list[str]:
+    """The answer to the shot's move first, then the others."""
+    own = ask.move or "zoom_in"
+    first = REVERSE.get(own, "zoom_out")
+    return [first, *(m for m in ("pan", "tilt", own, "zoom_in", "zoom_out", "drift_in")
+                     if m != first)]
+
+
+def _both_ways(motion: Motion) -> Iterator[Motion]:
+    yield motion
+    if motion.move != "still":
+        yield reversed_motion(motion)
+
+
+def _whole(photo: Repeat, aspect: Aspect, frames: int) -> Iterator[Motion]:
+    """The whole photo fitted over its backdrop (when the film may show it so and it looks
+    new, :func:`shows_whole`, or when no crop holds its faces), pulling out to it then pushing
+    in, then as a ladder of fitted frames between the whole photo and its faces
+    (:func:`fitted_frames`), each step pushed in or pulled out, and slid across."""
+    width, height = photo.size
+    if full_bleed(photo.size, photo.subject, aspect) or not (
+            shows_whole(photo.size, photo.subject, aspect)
+            or needs_fit(width, height, photo.subject, aspect)):
+        return
+    rects = fitted_frames(photo.size, photo.subject, aspect)
+    for a, b in sorted(combinations(range(len(rects)), 2), key=lambda p: p[1] - p[0]):
+        yield from _both_ways(within_budget(Motion("fit", rects[b], rects[a], frames,
+                                                   "zoom_out"), aspect.width))
+    for rect in rects:
+        yield from (within_budget(m, aspect.width) for m in _slides(photo.size, rect, frames))
+
+
+FIT_STEP = 1.1  # each fitted frame of the ladder this much closer than the one before
+SLIDE = 0.1  # a fitted frame slid across by this share of its width (or height)
+
+
+def fitted_frames(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
+                  ) -> list[Rect]:
+    """Viewports (source pixels, ``aspect``'s ratio) from the whole photo fitted with its
+    margin (:func:`whole_motion`'s end; first the wider one its push starts from) closer by
+    :data:`FIT_STEP` each, while they still show
+    the photo wider than its largest crop, hold its faces' cores (padded, else its focus)
+    and magnify it at most :data:`media.analysis.framing.MAX_UPSCALE`; each on the faces (the
+    focus) as far as the photo's edges allow."""
+    width, height = photo_size
+    wider, first = (lambda m: (m.start, m.end))(whole_motion(photo_size, aspect, 2))
+    held = whole_boxes(subject)  # the faces' cores (a face filling the photo: closer on it)
+    guard = union(held).to_pixels(width, height) if held else subject.focus.to_pixels(
+        width, height)
+    crop_w, _ = largest_crop(width, height, aspect)
+    narrowest = max(crop_w * FIT_STEP, guard[2] - guard[0],
+                    (guard[3] - guard[1]) * aspect.width / aspect.height,
+                    aspect.width / MAX_UPSCALE)
+    rects, w = [wider, first], first.w / FIT_STEP
+    centre = ((guard[0] + guard[2]) / 2, (guard[1] + guard[3]) / 2)
+    while w >= narrowest:
+        h = w * aspect.height / aspect.width
+        rects.append(Rect(_along(centre[0], w, width), _along(centre[1], h, height), w, h))
+        w /= FIT_STEP
+    return rects
+
+
+def _along(centre: float, side: float, extent: float) -> float:
+    """Where a viewport side ``side`` long starts on an axis ``extent`` long, centred on
+    ``centre`` inside the photo when it is shorter than the photo, else on the photo."""
+    if side >= extent:
+        return extent / 2 - side / 2
+    return min(max(centre - side / 2, 0.0), extent - side)
+
+
+def _slides(photo_size: tuple[int, int], rect: Rect, frames: int) -> Iterator[Motion]:
+    """``rect`` reached by sliding :data:`SLIDE` across from each side, along the axes where
+    the photo overflows the frame (a crop's pan or tilt over a fitted print)."""
+    width, height = photo_size
+    for axis, (side, extent) in enumerate(((rect.w, width), (rect.h, height))):
+        for sign in (-1, 1):
+            shift = sign * SLIDE * side
+            start = (Rect(rect.x + shift, rect.y, rect.w, rect.h) if axis == 0
+                     else Rect(rect.x, rect.y + shift, rect.w, rect.h))
+            lo, hi = (start.x, start.x + start.w) if axis == 0 else (start.y, start.y + start.h)
+            if side < extent and (lo < 0 or hi > extent):
+                continue  # a crop axis: the slide would leave the photo
+            yield Motion("fit", start, rect, frames, "pan" if axis == 0 else "tilt")
+
+
+def _held(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Iterator[Motion]:
+    """The largest crop held still on the subject, when nothing else is new (a photo whose
+    subject leaves a crop no room to move, and whose film is full-bleed)."""
+    motion = _planned(photo.size, photo.subject, aspect, frames, ask)
+    if motion.mode == "crop":
+        yield Motion("crop", motion.end, motion.end, frames, "still")
+
+
+def _group(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Iterator[Motion]:
+    """A different crop of a group: closer on some of its faces (each side's, then each face
+    alone, the biggest first), the others wholly out of frame (:func:`_keeps_faces` decides)."""
+    subject = photo.subject
+    if subject.source != "faces" or len(subject.faces) < 2:
+        return
+    order = sorted(range(len(subject.faces)), key=lambda k: subject.faces[k].center[0])
+    half = len(order) // 2
+    biggest = sorted(order, key=lambda k: -((subject.faces[k].x1 - subject.faces[k].x0)
+                                            * (subject.faces[k].y1 - subject.faces[k].y0)))
+    for part in (order[:half], order[half:], *([k] for k in biggest)):
+        faces = tuple(subject.faces[k] for k in part)
+        cores = tuple(subject.cores[k] for k in part) if len(subject.cores) == len(
+            subject.faces) else ()
+        some = replace(subject, faces=faces, cores=cores, focus=union(faces))
+        scale = min(holding_scale(photo.size, some, aspect),
+                    max_detail_scale(photo.size, aspect)) / FIT_STEP
+        if scale <= 1.0:
+            continue
+        for move in _moves(ask):
+            yield from _both_ways(_planned(
+                photo.size, some, aspect, frames,
+                replace(ask, move=move, full=True, frame_scale=scale)))
+
+
+def _wide(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
+          scale: float) -> Iterator[Motion]:
+    """Crops ``scale`` times closer than the largest, on the photo's own subject, with every
+    move in turn (:func:`_moves`), each also backwards."""
+    for move in _moves(ask):
+        yield from _both_ways(_planned(
+            photo.size, photo.subject, aspect, frames,
+            replace(ask, move=move, full=True, frame_scale=scale)))
+
+
+def _closer(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
+            level: int) -> Iterator[Motion]:
+    """The closer look of :func:`showing_frame` at ``level`` (on the faces, the animal, a
+    pet's head, else the most textured regions in turn), with every move in turn."""
+    levels = len(detail_scales(photo.size, aspect, _hold(photo), False))
+    for turn in range(REGIONS):
+        frame = showing_frame(photo.subject, photo.texture, photo.size, aspect,
+                              level + turn * levels, subject_at=photo.subject_at)
+        if frame.frame_scale <= 1.0:
+            return
+        for move in _moves(ask):
+            yield from _both_ways(_planned(
+                photo.size, frame.subject, aspect, frames,
+                replace(ask, move=move, full=True, frame_scale=frame.frame_scale)))
+        if photo.subject.faces:
+            return  # the faces are the one thing to look closer at

@@ -165,6 +165,20 @@ def largest_crop(width: int, height: int, aspect: Aspect) -> tuple[float, float]
     return float(width), width / ratio
 
 
+def full_bleed(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> bool:
+    """True when ``aspect`` is the portrait film and ``subject`` (its faces, else its focus)
+    fits the photo's largest crop magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE`: that
+    film then shows the photo full-bleed (a crop), never fitted over its backdrop."""
+    if not aspect.is_portrait:
+        return False
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    if aspect.width / crop_w > SUBJECT_CROP_MAX_UPSCALE:
+        return False
+    x0, y0, x1, y1 = (union(subject.faces) if subject.faces else subject.focus).to_pixels(
+        *photo_size)
+    return x1 - x0 <= crop_w + 1e-6 and y1 - y0 <= crop_h + 1e-6
+
+
 def needs_fit(width: int, height: int, subject: Subject, aspect: Aspect,
               keep_min: float = KEEP_MIN, subject_keep_min: float = SUBJECT_KEEP_MIN,
               margin: float = LEAST_MARGIN) -> bool:

@@ -127,8 +127,8 @@ class CardShots:
         store = self.photos.store
         photo = store.acquire(photo_id)
         try:
-            layers = self.photos.layers(photo, photo_id, shot, {}, self.aspects,
-                                        steady(self.timeline, index))
+            layers = self.photos.layers(photo, photo_id, shot, self.photos.showing(index),
+                                        self.aspects, steady(self.timeline, index), index)
             images = {aspect.name: self._words_over(card, photo, layers[aspect.name], aspect)
                       for aspect in self.aspects}
             return PreparedWordsOver(layers, images, delay, frames, exit_frame)

@@ -7,7 +7,8 @@ cell's size, so faces stay whole and the camera moves as on a full frame, drawn 
 the frame's planes: a frame costs about one full photo frame (an inset's backdrop is a full
 frame plus the print). Each next cell's move is :data:`STAGGER_S` out of phase with the one
 before at both ends, so the cells never start or settle in lockstep; a photo shown in a cell
-again pans (:func:`half_move`).
+again moves otherwise, never as before (:func:`half_move`,
+:func:`media.frames.photo_shots.cell_layer`).
 """
 
 from __future__ import annotations

@@ -75,10 +75,11 @@ def test_a_gentle_film_grades_its_photos(tmp_path: Path) -> None:
 def test_a_signature_frame_is_its_graded_shots_with_nothing_drawn_over_them(
         tmp_path: Path) -> None:
     """No grain and no vignette over the composed frames: neither shows at a phone's width, and
-    the grain cost x264 half the film's bytes. The same held picture is the same frame."""
-    Image.new("RGB", (1600, 1200), (120, 120, 120)).save(tmp_path / "a.png")
+    the grain cost x264 half the film's bytes. The same held picture is the same frame. (A
+    photo of the frame's shape: its repeat shows it whole, filling the frame, no backdrop.)"""
+    Image.new("RGB", (1920, 1080), (120, 120, 120)).save(tmp_path / "a.png")
     timeline = planner.plan(FilmSpec(
-        length_sec=6.0, photos=[PhotoSource("a", 1600, 1200, False)],
+        length_sec=6.0, photos=[PhotoSource("a", 1920, 1080, False)],
         recipe=MotionRecipe(motion_shots=0), subject_photo_id="a", grade=finished("natural"),
         words=FilmWords(opening=CardSpec("opening", ("Hi",)),
                         closing=CardSpec("closing", ("Bye",))),
