@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from media.base import spec, yuv
+from media.cards import planes as planes_module
 from media.cards.draw import CardImage, render_card_image, render_words_over
 from media.cards.motion import (
     card_frame,
@@ -207,3 +208,17 @@ def test_words_holding_over_a_moving_photo_are_the_words_composited_afresh() -> 
         lay_text(yuv.planes(afresh), image.sprites_i420, placements)
         assert np.abs(held.astype(np.int16) - afresh).max() <= 1, index
     assert image.held[HELD_MAPS][1] is not None  # the words held: laid by their map
+
+
+def test_held_words_map_a_plane_as_the_float_steps_did() -> None:
+    rng = np.random.default_rng(3)
+    plane = rng.integers(0, 256, (90, 160), np.uint8)
+    scale = rng.random((40, 120), dtype=np.float32)
+    offset = (rng.random((40, 120), dtype=np.float32) * 300 - 40).astype(np.float32)
+    region = plane[30:70, 20:140].astype(np.float32)
+    region *= scale
+    region += offset
+    expected = plane.copy()
+    expected[30:70, 20:140] = cv2.convertScaleAbs(region)
+    planes_module._apply_map(plane, ((20, 30, 140, 70), scale, offset))
+    assert np.array_equal(plane, expected)
