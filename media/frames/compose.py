@@ -455,8 +455,6 @@ class PhotoLayer:
         self.out_w, self.out_h = out_w, out_h
         self.back: np.ndarray | None = None
         self._last: tuple[Rect, np.ndarray] | None = None
-        # the last viewport drawn by :meth:`draw`, and its planes once it holds
-        self._drawn: tuple[Rect | None, tuple[np.ndarray, ...] | None] = (None, None)
         if motion.mode != "crop":  # fit or fill: the photo does not cover the whole frame
             mid = motion.rect_at(motion.frames // 2)
             self.back = backdrop_i420(tuple(p.image for p in src.planes), out_w, out_h,
@@ -477,18 +475,8 @@ class PhotoLayer:
 
     def draw(self, index: int, planes: Sequence[np.ndarray]) -> None:
         """Frame ``index`` written into ``planes`` (Y, U, V of the layer's size, views into a
-        larger frame): a crop straight into them, no frame of its own in between. Once the
-        viewport holds (the same as the last frame's), the held picture is kept and copied
-        into the following frames of the hold instead of being resampled again."""
-        rect = self.motion.rect_at(index)
-        drawn_rect, held = self._drawn
-        if held is not None and drawn_rect == rect:
-            for dst, src in zip(planes, held, strict=True):
-                dst[:] = src
-            return
+        larger frame): a crop straight into them, no frame of its own in between."""
         if self.back is not None:
-            render_fit_i420(self.src, rect, self.back, planes)
-        else:
-            draw_crop_i420(self.src, rect, planes)
-        # the second frame of a hold: keep its picture (the callers draw on their planes)
-        self._drawn = (rect, tuple(p.copy() for p in planes) if drawn_rect == rect else None)
+            render_fit_i420(self.src, self.motion.rect_at(index), self.back, planes)
+            return
+        draw_crop_i420(self.src, self.motion.rect_at(index), planes)

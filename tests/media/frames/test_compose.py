@@ -13,7 +13,6 @@ from media.analysis.framing import plan_ken_burns
 from media.analysis.subjects import find_subject
 from media.base import yuv
 from media.base.spec import LANDSCAPE
-from media.frames import compose as compose_module
 from media.frames.blend import incoming_weight, mix, outgoing_weight
 from media.frames.compose import (
     PhotoLayer,
@@ -180,33 +179,6 @@ def test_a_held_viewport_returns_the_same_frame_without_composing_again() -> Non
     last = layer.frame(19)
     assert layer.frame(25) is last  # past the move's end the viewport holds
     assert layer.frame(18) is not last
-
-
-def _drawn(layer: PhotoLayer, index: int) -> np.ndarray:
-    frame = np.full(yuv.frame_shape(layer.out_w, layer.out_h), 7, np.uint8)
-    layer.draw(index, yuv.planes(frame))
-    return frame
-
-
-@pytest.mark.render
-def test_a_held_viewport_is_drawn_the_same_without_resampling_again(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    image = cv2.resize(data.astronaut(), (1200, 900))
-    motion = plan_ken_burns((1200, 900), find_subject(image), LANDSCAPE, 20)
-    layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, LANDSCAPE.width)), motion,
-                       LANDSCAPE.width, LANDSCAPE.height)
-    expected = [layer.frame(i).copy() for i in (18, 19, 25)]
-    drawn = [_drawn(layer, 18), _drawn(layer, 19), _drawn(layer, 20)]
-    calls = []
-    original = compose_module.draw_crop_i420
-    monkeypatch.setattr(compose_module, "draw_crop_i420",
-                        lambda *args: calls.append(args) or original(*args))
-    drawn += [_drawn(layer, 25), _drawn(layer, 26)]  # callers draw over what they get
-    assert calls == []  # the hold is copied, not resampled
-    assert np.array_equal(drawn[0], expected[0])
-    assert all(np.array_equal(frame, expected[1]) for frame in drawn[1:])
-    assert np.array_equal(_drawn(layer, 18), expected[0])  # a new viewport is drawn again
-    assert len(calls) == 1
 
 
 def _plane_psnrs(a: np.ndarray, b: np.ndarray) -> list[float]:
