@@ -235,10 +235,11 @@ def _apply_map(plane: np.ndarray, text_map: TextMap) -> None:
     if text_map is None:
         return
     (x0, y0, x1, y1), scale, offset = text_map
-    region = plane[y0:y1, x0:x1].astype(np.float32)
-    region *= scale
-    region += offset
-    plane[y0:y1, x0:x1] = cv2.convertScaleAbs(region)
+    region = plane[y0:y1, x0:x1]
+    # The same float32 products and sums as converting first, one pass fewer.
+    mapped = cv2.multiply(region, scale, dtype=cv2.CV_32F)
+    cv2.add(mapped, offset, dst=mapped)
+    cv2.convertScaleAbs(mapped, dst=region)
 
 
 def _window(shape: tuple[int, ...], layers: list) -> tuple[int, int, int, int] | None:

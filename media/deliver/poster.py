@@ -68,6 +68,13 @@ def _scrim(picture: np.ndarray, text_y: float, text_x: float | None = None) -> n
     return picture.astype(np.float32) * keep[..., None]
 
 
+def _as_uint8(shaded: np.ndarray) -> np.ndarray:
+    """:func:`_scrim`'s picture as uint8, truncated: the scrim only darkens a uint8 picture
+    (its keep is in 0-1), so every value is already within 0-255 and needs no clipping (a
+    clip of the whole float picture cost as much as the scrim itself)."""
+    return np.ascontiguousarray(shaded.astype(np.uint8))
+
+
 def picture_rows(frame: np.ndarray) -> tuple[int, int] | None:
     """(top, bottom) pixel rows of a sharp picture sitting inside a soft, blurred fill (how the
     film frames a photo it does not crop), or None when the frame is sharp edge to edge."""
@@ -154,10 +161,10 @@ def design_poster_with_layout(picture: np.ndarray, card: CardSpec, subject: Box 
     height, width = picture.shape[:2]
     image = render_card_image(card, width, height, picture)
     if not image.sprites:
-        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8), None
+        return _as_uint8(_scrim(picture, height * 2.0)), None
     left, top, right, bottom = _inked_box(image.sprites)
     if right <= left:
-        return np.clip(_scrim(picture, height * 2.0), 0, 255).astype(np.uint8), None
+        return _as_uint8(_scrim(picture, height * 2.0)), None
     ref_x, ref_y = (left + right) / 2, (top + bottom) / 2  # the inked block's centre
     shadowed_h = (max(s.y0 + s.alpha.shape[0] for s in image.sprites)
                   - min(s.y0 for s in image.sprites))
@@ -168,7 +175,7 @@ def design_poster_with_layout(picture: np.ndarray, card: CardSpec, subject: Box 
     scale *= fit
     text_y = min(text_y, 0.95 * height - (bottom - ref_y) * scale)  # on the poster
     shaded = _scrim(picture, text_y, text_x)
-    poster = np.ascontiguousarray(np.clip(shaded, 0, 255).astype(np.uint8))
+    poster = _as_uint8(shaded)
     for shade in (True, False):
         for sprite in image.sprites:
             x, y, arrays = placed_sprite(sprite, Placement(

@@ -13,6 +13,10 @@ import numpy as np
 import pytest
 
 from media.base import spec, yuv
+from media.cards import draw as draw_module
+from media.cards import planes as planes_module
+from media.cards import sprites as sprites_module
+from media.cards import text as text_module
 from media.cards.draw import CardImage, render_card_image, render_words_over
 from media.cards.motion import (
     card_frame,
@@ -207,3 +211,44 @@ def test_words_holding_over_a_moving_photo_are_the_words_composited_afresh() -> 
         lay_text(yuv.planes(afresh), image.sprites_i420, placements)
         assert np.abs(held.astype(np.int16) - afresh).max() <= 1, index
     assert image.held[HELD_MAPS][1] is not None  # the words held: laid by their map
+
+
+def test_held_words_map_a_plane_as_the_float_steps_did() -> None:
+    rng = np.random.default_rng(3)
+    plane = rng.integers(0, 256, (90, 160), np.uint8)
+    scale = rng.random((40, 120), dtype=np.float32)
+    offset = (rng.random((40, 120), dtype=np.float32) * 300 - 40).astype(np.float32)
+    region = plane[30:70, 20:140].astype(np.float32)
+    region *= scale
+    region += offset
+    expected = plane.copy()
+    expected[30:70, 20:140] = cv2.convertScaleAbs(region)
+    planes_module._apply_map(plane, ((20, 30, 140, 70), scale, offset))
+    assert np.array_equal(plane, expected)
+
+
+def test_a_cards_words_are_laid_out_and_drawn_once_not_per_frame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the words never change over a card: their layout is cached per card and size, their
+    # sprites drawn once when the card is prepared; the frames only move them
+    text_module.layout_card.cache_clear()
+    drawn: list[tuple[int, int]] = []
+    original = sprites_module.word_sprites
+    monkeypatch.setattr(draw_module, "word_sprites",
+                        lambda base, *args: drawn.append(base.shape[:2]) or original(base, *args))
+    aspect = spec.LANDSCAPE
+    photo = _photo(aspect.width, aspect.height)
+    image = render_words_over(CLOSING, aspect.width, aspect.height, photo)
+    laid_out = text_module.layout_card.cache_info().misses
+    for index in range(20):
+        words_over_frame(image, yuv.rgb_to_i420(np.roll(photo, index, axis=1)),
+                         1.0 + index / spec.FPS, 3.0)
+    assert drawn == [(aspect.height, aspect.width)]
+    assert text_module.layout_card.cache_info().misses == laid_out
+    render_words_over(CLOSING, aspect.width, aspect.height, photo)  # the same words and size
+    assert text_module.layout_card.cache_info().misses == laid_out
+    portrait = spec.PORTRAIT
+    render_words_over(CLOSING, portrait.width, portrait.height,
+                      _photo(portrait.width, portrait.height))  # another size: laid out again
+    assert text_module.layout_card.cache_info().misses > laid_out
+    assert drawn[-1] == (portrait.height, portrait.width)

@@ -14,6 +14,7 @@ from media.analysis.subjects import Box
 from media.base import yuv
 from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.spec import CardSpec
+from media.deliver import poster as poster_module
 from media.deliver.layout import CENTRE_SUBJECT
 from media.deliver.poster import (
     PostersFromFrames,
@@ -237,3 +238,14 @@ def test_the_written_poster_reports_its_subject_or_the_middle_when_nothing_stand
     cv2.circle(spot, (250, 50), 22, (250, 200, 40), -1)  # a bright, compact subject
     found = write_poster(spot, TITLE, tmp_path / "spot.jpg").layout.subject
     assert found is not None and found.x0 < 250 / 320 < found.x1 and found.y0 < 50 / 180 < found.y1
+
+
+@pytest.mark.parametrize("text_x", [None, 300.0])
+def test_the_poster_scrim_stays_within_the_picture_levels_so_truncating_needs_no_clip(
+        text_x: float | None) -> None:
+    picture = np.full((360, 640, 3), 255, np.uint8)
+    picture[::7] = 0
+    shaded = poster_module._scrim(picture, 250.0, text_x)
+    assert shaded.min() >= 0.0 and shaded.max() <= 255.0
+    assert np.array_equal(poster_module._as_uint8(shaded),
+                          np.clip(shaded, 0, 255).astype(np.uint8))
