@@ -60,9 +60,9 @@ class Variant:
 
 
 DEFAULT_VARIANTS = (
-    Variant("veryfast-20", "veryfast", 20),
+    Variant("delivered", spec.X264_PRESET, spec.X264_CRF, spec.X264_PARAMS),
     Variant("superfast-20", "superfast", 20),
-    Variant("superfast-mbtree-20", spec.X264_PRESET, spec.X264_CRF, spec.X264_PARAMS),
+    Variant("superfast-mbtree-20", "superfast", spec.X264_CRF, spec.X264_PARAMS),
 )
 
 
