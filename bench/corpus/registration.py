@@ -119,12 +119,25 @@ def shown_region(photo_grey: np.ndarray, frame_grey: np.ndarray,
                                  flags=cv2.INTER_NEAREST) > 0
     if inside.sum() < 64:
         return inside
-    src = warped[inside].astype(np.float64)
-    dst = frame_grey[inside].astype(np.float64)
-    gain, offset = np.polyfit(src, dst, 1) if src.std() > 1 else (1.0, dst.mean() - src.mean())
+    gain, offset = _grade_fit(warped[inside].astype(np.float64),
+                              frame_grey[inside].astype(np.float64))
     diff = np.abs(frame_grey.astype(np.float32) - (gain * warped.astype(np.float32) + offset))
     diff = cv2.blur(diff, (AGREE_WINDOW, AGREE_WINDOW))
     return inside & (diff < AGREE_LEVELS)
+
+
+def _grade_fit(src: np.ndarray, dst: np.ndarray, rounds: int = 3) -> tuple[float, float]:
+    """The gain and offset taking the photo's grey levels ``src`` to the frame's ``dst``,
+    fitted over the pixels that agree (what covers the photo, or lies past its shown part,
+    left out): an offset first, then lines refitted over the closest pixels."""
+    gain, offset = 1.0, float(np.median(dst - src))
+    for _ in range(rounds):
+        residual = np.abs(dst - (gain * src + offset))
+        close = residual <= max(AGREE_LEVELS, float(np.percentile(residual, 50)))
+        if close.sum() < 64 or src[close].std() < 1:
+            break
+        gain, offset = (float(v) for v in np.polyfit(src[close], dst[close], 1))
+    return gain, offset
 
 
 def core_shown(core: Box, placement: Placement, shown: np.ndarray) -> float:
