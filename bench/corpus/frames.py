@@ -6,15 +6,15 @@ Picks a dozen corpus orders spanning the corpus (:data:`DEFAULT_ORDERS`; ``--ord
 others, ``--samples`` takes the three samples in both tiers instead), renders each through the
 real pipeline (``filmworker render ORDER --out DIR/NAME --no-ui --storyboard``: both films and
 their ``timeline.json``; a render already in ``DIR/NAME`` is kept), then reads both films back
-at :data:`SAMPLE_FPS` (half resolution) and checks, per order:
+at :data:`SAMPLE_FPS` (half resolution; faces at :data:`FACE_FPS`) and checks, per order:
 
 - ``faces_whole``: on every frame where one photo shot (or a card over a photo) alone is on
   screen, each labelled face core (the corpus's ground truth; the samples' hand labels) of a
   photo the shot shows is whole or absent. Where the photo lies is found by registering the
   frame back to the photo (:mod:`bench.corpus.registration`); a core is whole when
   :data:`WHOLE_SHARE` of it is shown, absent under :data:`ABSENT_SHARE`, and shown means the
-  frame agrees with the photo there: words or a layout's cell over a core cut it ("covered")
-  as the frame's edge does ("cut by the frame").
+  frame agrees with the photo there: words (or their darker ground), a layout's cell or a
+  print's edge over a core cut it ("hidden in the frame") as the frame's edge does.
 - ``words_read``: every card's words (title, the memory and story interludes, the closing)
   read back by OCR at phone size (:mod:`bench.text_reads`) for the seconds
   :mod:`media.design.reading` asks, in both films (only Latin-script texts: the OCR here reads
@@ -79,7 +79,8 @@ close-up, scans, no faces, right-to-left text, a 500-character text, clips; 30-6
 SAMPLES = ("birthday", "anniversary", "pet-tribute")
 TIERS = ("standard", "signature")
 
-SAMPLE_FPS = 2.0  # frames read back per second of film
+SAMPLE_FPS = 2.0  # frames read back per second of film (the words)
+FACE_FPS = 1.0  # of which faces are checked on this many per second
 DECODE_SCALE = 0.5  # the films are read at half their resolution
 PHOTO_SIDE = 1200  # photos are registered at most this many pixels on their long side
 WHOLE_SHARE = 0.9  # a face core this much shown is whole
@@ -263,8 +264,11 @@ class FaceCount:
 def face_checks(timeline: Timeline, film: Film, photos: dict[str, Photo],
                 count: FaceCount) -> None:
     """Every face core of the photos on ``film``'s sampled frames, added to ``count``."""
+    every = max(1, round(SAMPLE_FPS / FACE_FPS))
     for k, rgb in enumerate(film.frames):
         frame = k * film.step
+        if k % every:
+            continue
         alone = alone_on_screen(timeline, frame)
         slots = [s for s in shown_photos(alone[1]) if photos[s].cores] if alone else []
         if not slots:
@@ -288,7 +292,8 @@ def face_checks(timeline: Timeline, film: Film, photos: dict[str, Photo],
                 else:
                     count.cut += 1
                     framed = reg.core_shown(core, placement, np.ones_like(shown))
-                    how = "cut by the frame" if framed < WHOLE_SHARE else "covered"
+                    how = "cut by the frame's edge" if framed < WHOLE_SHARE else \
+                        "hidden in the frame (words or their ground, a cell's or print's edge)"
                     count.failures.append(f"{film.aspect} {frame / timeline.fps:5.1f}s "
                                           f"#{alone[0]} {alone[1].kind} {slot}: face core "
                                           f"{share:.0%} shown, {how}")
