@@ -34,6 +34,7 @@ film on 2 cores for each render, plus about 1 s per film-second for the checks.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import shutil
@@ -51,12 +52,13 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from bench.corpus import registration as reg
+from bench.corpus.generate import default_cache
+from bench.corpus.orders import GENERATOR_VERSION
 from bench.text_reads import PHONE_WIDTH, ocr, wanted, words
 from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
 from media.plan.timeline import Shot, Timeline, timeline_from_dict
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS_ORDERS = Path("/tmp/corpus-cache/corpus-1d446b526a/orders")
 LABELS = REPO / "tests" / "fixtures" / "faces" / "labels.json"
 FILMWORKER = REPO / ".venv" / "bin" / "filmworker"
 
@@ -122,9 +124,19 @@ def _slots(folder: Path) -> list[tuple[str, Path]]:
     return [(f"p{i:02d}", p) for i, p in enumerate(files, start=1)]
 
 
-def corpus_order(order_id: str, orders: Path = CORPUS_ORDERS) -> BenchOrder:
+def corpus_orders(cache: Path | None = None, seed: int = 42) -> Path:
+    """Where ``python -m bench.corpus.generate`` made the order folders (under
+    ``FILM_CORPUS_CACHE``)."""
+    key = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}".encode()).hexdigest()[:10]
+    return (cache or default_cache()) / f"corpus-{key}" / "orders"
+
+
+def corpus_order(order_id: str, orders: Path | None = None) -> BenchOrder:
     """A corpus order's folder and its photos' ground truth (``truth.json``)."""
-    folder = orders / order_id
+    folder = (orders or corpus_orders()) / order_id
+    if not (folder / "truth.json").exists():
+        raise SystemExit(f"{folder} is missing: run python -m bench.corpus.generate "
+                         "(with FILM_CORPUS_CACHE set as it was)")
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     by_file = {p["file"]: p for p in truth["photos"]}
     photos = {}
