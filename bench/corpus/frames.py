@@ -40,6 +40,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -93,7 +94,9 @@ ABSENT_SHARE = 0.1  # and this little, absent
 MATCH_SHARE = 0.3  # a photo shown beside the best match has this share of its inliers
 WORST = 5
 SHEET_WIDTH = {"16x9": 422, "9x16": 195}  # half a phone's width (text_reads.PHONE_WIDTH)
+SHEET_COLUMNS = {"16x9": 6, "9x16": 10}
 LIMITS = Limits(timeout_s=900.0)
+RENDER_TIME = "render-seconds.txt"
 INVARIANTS = ("faces_whole", "faces_unhidden", "words_read", "first_round", "no_back_to_back",
               "shots_as_planned")
 CHECKS_VERSION = 1  # raised when what a check finds changes: the kept checks are made again
@@ -177,15 +180,18 @@ def sample_order(sample: str, tier: str, dest: Path) -> BenchOrder:
 
 def render(order: BenchOrder, out: Path) -> float:
     """Render ``order`` into ``out/NAME`` unless its films and timeline are there; the wall
-    seconds it took (0 when kept)."""
+    seconds it took (kept in :data:`RENDER_TIME` beside the films; 0 when unknown)."""
     folder = out / order.name
+    timing = folder / RENDER_TIME
     if all((folder / f).exists() for f in ("16x9.mp4", "9x16.mp4", "timeline.json")):
-        return 0.0
+        return float(timing.read_text()) if timing.exists() else 0.0
     start = time.monotonic()
     subprocess.run(["nice", "-n", "10", str(FILMWORKER), "render", str(order.folder), "--out",
                     str(folder), "--no-ui", "--storyboard", "--json"], check=True,
                    stdout=subprocess.DEVNULL, cwd=REPO)
-    return time.monotonic() - start
+    seconds = time.monotonic() - start
+    timing.write_text(f"{seconds:.1f}\n")
+    return seconds
 
 
 # --- reading the films ---------------------------------------------------------------------
@@ -613,6 +619,33 @@ def _films_stamp(folder: Path) -> list[float]:
     return [(folder / f).stat().st_mtime for f in ("16x9.mp4", "9x16.mp4", "timeline.json")]
 
 
+_FACE_LINE = re.compile(r"^(\S+)\s+([\d.]+)s (#\d+ \w+ p\d+): face core (\d+)% shown, (.*)$")
+
+
+def summarized(lines: list[str]) -> list[str]:
+    """Failure lines with a face's frames on one shot told once: ``16x9 #1 card p01: 4
+    frames 3.0-6.0 s, 29-86 % of a core shown (cut by the frame's edge)``; others as they
+    are, in order."""
+    runs: dict[tuple[str, str, str], list[tuple[float, int]]] = {}
+    out: list[str | tuple[str, str, str]] = []
+    for line in lines:
+        match = _FACE_LINE.match(line)
+        if not match:
+            out.append(line)
+            continue
+        aspect, at, shot, share, how = match.groups()
+        key = (aspect, shot, how)
+        if key not in runs:
+            runs[key] = []
+            out.append(key)
+        runs[key].append((float(at), int(share)))
+    return [item if isinstance(item, str) else
+            f"{item[0]} {item[1]}: {len(runs[item])} frames "
+            f"{min(t for t, _ in runs[item]):.1f}-{max(t for t, _ in runs[item]):.1f} s, "
+            f"{min(v for _, v in runs[item])}-{max(v for _, v in runs[item])} % of a core "
+            f"shown ({item[2]})" for item in out]
+
+
 def print_report(results: list[OrderResult], wall_s: float) -> None:
     """Each order's failures, then each invariant's pass rate."""
     for r in results:
@@ -621,13 +654,15 @@ def print_report(results: list[OrderResult], wall_s: float) -> None:
               f"{faces['whole']} whole {faces['absent']} absent {faces['cut']} cut "
               f"({faces['unregistered']} unregistered)  fails: {', '.join(r.failing) or '-'}")
         for name in r.failing:
-            for line in (r.checks[name] or [])[:4]:
+            for line in summarized(r.checks[name] or [])[:6]:
                 print(f"    {name}: {line}")
     print()
     for name, (passed, applied) in pass_rates(results).items():
         rate = f"{100 * passed / applied:5.1f} %" if applied else "   n/a"
         print(f"{name:18s} {rate}  ({passed}/{applied} orders)")
-    print(f"wall time {wall_s:.0f} s for {len(results)} orders")
+    renders, checks = sum(r.render_s for r in results), sum(r.check_s for r in results)
+    print(f"wall time {wall_s:.0f} s for {len(results)} orders this run; as measured when "
+          f"made: renders {renders:.0f} s, checks {checks:.0f} s")
 
 
 def write_worst(results: list[OrderResult], out: Path) -> list[Path]:
@@ -637,10 +672,11 @@ def write_worst(results: list[OrderResult], out: Path) -> list[Path]:
     for rank, result in enumerate(worst(results), start=1):
         lines.append(f"{rank}. {result.name}: fails {', '.join(result.failing)}")
         for name in result.failing:
-            lines += [f"   {name}: {line}" for line in (result.checks[name] or [])[:8]]
+            lines += [f"   {name}: {line}" for line in summarized(result.checks[name] or [])]
         for aspect, width in SHEET_WIDTH.items():
             sheet = out / f"worst-{rank}-{result.name}-{aspect}.png"
-            contact_sheet(out / result.name / f"{aspect}.mp4", sheet, width)
+            contact_sheet(out / result.name / f"{aspect}.mp4", sheet, width,
+                          SHEET_COLUMNS[aspect])
             sheets.append(sheet)
     (out / "worst.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return sheets
@@ -661,7 +697,7 @@ def main(argv: list[str] | None = None) -> None:
     for order in bench_orders(args.orders, args.samples, args.out):
         render_s = render(order, args.out)
         result = checked(order, args.out)
-        result.render_s = render_s or result.render_s
+        result.render_s = render_s
         results.append(result)
         print(f"{order.name}: {', '.join(result.failing) or 'ok'} "
               f"({render_s:.0f} + {result.check_s:.0f} s)", file=sys.stderr, flush=True)

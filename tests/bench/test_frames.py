@@ -18,6 +18,7 @@ from bench.corpus.frames import (
     phone_view,
     reads,
     repeat_failures,
+    summarized,
     text_band,
     worst,
 )
@@ -145,3 +146,16 @@ def test_the_worst_films_fail_most_invariants_then_most_often() -> None:
                _result("two-more", first_round=1, no_back_to_back=3)]
     assert [r.name for r in worst(results, 3)] == ["two-more", "two", "one-many"]
     assert "clean" not in [r.name for r in worst(results)]
+
+
+def test_a_faces_frames_on_one_shot_are_told_once() -> None:
+    lines = ["16x9   3.0s #1 card p01: face core 86% shown, cut by the frame's edge",
+             "16x9   4.0s #1 card p01: face core 29% shown, cut by the frame's edge",
+             "9x16   4.0s #1 card p01: face core 50% shown, cut by the frame's edge",
+             "16x9 #2 opening read 1.0 s"]
+    assert summarized(lines) == [
+        "16x9 #1 card p01: 2 frames 3.0-4.0 s, 29-86 % of a core shown (cut by the frame's "
+        "edge)",
+        "9x16 #1 card p01: 1 frames 4.0-4.0 s, 50-50 % of a core shown (cut by the frame's "
+        "edge)",
+        "16x9 #2 opening read 1.0 s"]
