@@ -23,7 +23,8 @@ at :data:`SAMPLE_FPS` (half resolution; faces at :data:`FACE_FPS`) and checks, p
   :mod:`media.design.reading` asks, in both films (only Latin-script texts: the OCR here reads
   English only); only the frames where the timeline puts a card are read, each cropped to the
   band where its words were found.
-- ``first_round`` and ``no_back_to_back``: which photo each shot shows, by registration of its
+- ``first_round`` and ``no_back_to_back``: which photo each shot shows (the best match; a
+  layout's best matches, one per cell), by registration of its
   middle frame against every photo of the order: no photo is shown again before every photo of
   the film was shown once, and none twice in a row (cards over photos count).
 - ``shots_as_planned``: the photo registration finds is the one the timeline names.
@@ -91,7 +92,6 @@ DECODE_SCALE = 0.5  # the films are read at half their resolution
 PHOTO_SIDE = 1200  # photos are registered at most this many pixels on their long side
 WHOLE_SHARE = 0.9  # a face core this much shown is whole
 ABSENT_SHARE = 0.1  # and this little, absent
-MATCH_SHARE = 0.3  # a photo shown beside the best match has this share of its inliers
 WORST = 5
 SHEET_WIDTH = {"16x9": 422, "9x16": 195}  # half a phone's width (text_reads.PHONE_WIDTH)
 SHEET_COLUMNS = {"16x9": 6, "9x16": 10}
@@ -100,6 +100,7 @@ RENDER_TIME = "render-seconds.txt"
 INVARIANTS = ("faces_whole", "faces_unhidden", "words_read", "first_round", "no_back_to_back",
               "shots_as_planned")
 CHECKS_VERSION = 1  # raised when what a check finds changes: the kept checks are made again
+REPEATS_VERSION = 2  # and this when only the repeats' checks change: they alone are made again
 EDGE_CUT = "cut by the frame's edge"
 HIDDEN = "hidden in the frame (words or their ground, a cell's or print's edge)"
 
@@ -334,16 +335,13 @@ def middle_frame(timeline: Timeline, index: int, step: int) -> int | None:
     return alone[len(alone) // 2] if alone else None
 
 
-def photos_on(frame_features: reg.Features, photos: dict[str, Photo]) -> list[str]:
-    """The slots of the photos registration finds on a frame, best first (a layout's cells
-    beside the best match when they have :data:`MATCH_SHARE` of its inliers)."""
+def photos_on(frame_features: reg.Features, photos: dict[str, Photo], cells: int) -> list[str]:
+    """The slots of the ``cells`` photos registration finds best on a frame (one, or a
+    layout's), best first: photos cut from one picture (a close-up and its tilted copy) match
+    each other too, with fewer inliers."""
     found = {slot: p for slot, photo in photos.items()
              if (p := reg.register(photo.features, frame_features))}
-    if not found:
-        return []
-    best = max(p.inliers for p in found.values())
-    ranked = sorted(found, key=lambda s: -found[s].inliers)
-    return [s for s in ranked if found[s].inliers >= MATCH_SHARE * best]
+    return sorted(found, key=lambda s: -found[s].inliers)[:cells]
 
 
 @dataclass(frozen=True)
@@ -365,7 +363,7 @@ def showings(timeline: Timeline, film: Film, photos: dict[str, Photo]) -> list[S
         rgb = film.at(frame) if frame is not None else None
         if rgb is None:
             continue
-        found = photos_on(reg.features(rgb), photos)
+        found = photos_on(reg.features(rgb), photos, len(planned))
         out.append(Showing(index, tuple(planned), tuple(found)))
     return out
 
@@ -504,6 +502,16 @@ class OrderResult:
         return [name for name, fails in self.checks.items() if fails]
 
 
+def repeat_checks(order: BenchOrder, folder: Path) -> dict[str, list[str] | None]:
+    """``first_round``, ``no_back_to_back`` and ``shots_as_planned`` alone, of the 16:9 film
+    in ``folder``."""
+    timeline = timeline_from_dict(json.loads((folder / "timeline.json").read_text("utf-8")))
+    film = read_film(folder / "16x9.mp4", max(1, round(timeline.fps / SAMPLE_FPS)))
+    photos = {slot: load_photo(truth) for slot, truth in order.photos.items()}
+    return repeat_failures(showings(timeline, film, photos),
+                           {slot: truth.group for slot, truth in order.photos.items()})
+
+
 def check_rendered(order: BenchOrder, folder: Path) -> OrderResult:
     """The frame-level checks of the films rendered for ``order`` in ``folder``."""
     timeline = timeline_from_dict(json.loads((folder / "timeline.json").read_text("utf-8")))
@@ -604,15 +612,22 @@ def checked(order: BenchOrder, out: Path) -> OrderResult:
     kept = folder / CHECKED
     if kept.exists():
         data = json.loads(kept.read_text(encoding="utf-8"))
-        if data.pop("key") == key and data.get("films") == _films_stamp(folder):
-            data.pop("films")
+        if data.pop("key") == key and data.pop("films") == _films_stamp(folder):
+            if data.pop("repeats", None) != REPEATS_VERSION:
+                data["checks"].update(repeat_checks(order, folder))
+                _keep(kept, key, folder, OrderResult(**data))
             return OrderResult(**data)
     began = time.monotonic()
     result = check_rendered(order, folder)
     result.check_s = time.monotonic() - began
-    kept.write_text(json.dumps({"key": key, "films": _films_stamp(folder), **vars(result)},
-                               ensure_ascii=False), encoding="utf-8")
+    _keep(kept, key, folder, result)
     return result
+
+
+def _keep(kept: Path, key: str, folder: Path, result: OrderResult) -> None:
+    kept.write_text(json.dumps({"key": key, "films": _films_stamp(folder),
+                                "repeats": REPEATS_VERSION, **vars(result)},
+                               ensure_ascii=False), encoding="utf-8")
 
 
 def _films_stamp(folder: Path) -> list[float]:
