@@ -639,7 +639,7 @@ _FACE_LINE = re.compile(r"^(\S+)\s+([\d.]+)s (#\d+ \w+ p\d+): face core (\d+)% s
 
 def summarized(lines: list[str]) -> list[str]:
     """Failure lines with a face's frames on one shot told once: ``16x9 #1 card p01: 4
-    frames 3.0-6.0 s, 29-86 % of a core shown (cut by the frame's edge)``; others as they
+    frames 3.0-6.0 s, 29-86 % of a core shown, cut by the frame's edge``; others as they
     are, in order."""
     runs: dict[tuple[str, str, str], list[tuple[float, int]]] = {}
     out: list[str | tuple[str, str, str]] = []
@@ -658,7 +658,7 @@ def summarized(lines: list[str]) -> list[str]:
             f"{item[0]} {item[1]}: {len(runs[item])} frames "
             f"{min(t for t, _ in runs[item]):.1f}-{max(t for t, _ in runs[item]):.1f} s, "
             f"{min(v for _, v in runs[item])}-{max(v for _, v in runs[item])} % of a core "
-            f"shown ({item[2]})" for item in out]
+            f"shown, {item[2]}" for item in out]
 
 
 def print_report(results: list[OrderResult], wall_s: float) -> None:
