@@ -638,9 +638,9 @@ _FACE_LINE = re.compile(r"^(\S+)\s+([\d.]+)s (#\d+ \w+ p\d+): face core (\d+)% s
 
 
 def summarized(lines: list[str]) -> list[str]:
-    """Failure lines with a face's frames on one shot told once: ``16x9 #1 card p01: 4
-    frames 3.0-6.0 s, 29-86 % of a core shown, cut by the frame's edge``; others as they
-    are, in order."""
+    """Failure lines with the faces on one shot told once: ``16x9 #1 card p01: 4 cores over
+    3.0-6.0 s, 29-86 % of a core shown, cut by the frame's edge`` (a core on a frame is one);
+    others as they are, in order."""
     runs: dict[tuple[str, str, str], list[tuple[float, int]]] = {}
     out: list[str | tuple[str, str, str]] = []
     for line in lines:
@@ -655,7 +655,7 @@ def summarized(lines: list[str]) -> list[str]:
             out.append(key)
         runs[key].append((float(at), int(share)))
     return [item if isinstance(item, str) else
-            f"{item[0]} {item[1]}: {len(runs[item])} frames "
+            f"{item[0]} {item[1]}: {len(runs[item])} cores over "
             f"{min(t for t, _ in runs[item]):.1f}-{max(t for t, _ in runs[item]):.1f} s, "
             f"{min(v for _, v in runs[item])}-{max(v for _, v in runs[item])} % of a core "
             f"shown, {item[2]}" for item in out]

@@ -154,8 +154,8 @@ def test_a_faces_frames_on_one_shot_are_told_once() -> None:
              "9x16   4.0s #1 card p01: face core 50% shown, cut by the frame's edge",
              "16x9 #2 opening read 1.0 s"]
     assert summarized(lines) == [
-        "16x9 #1 card p01: 2 frames 3.0-4.0 s, 29-86 % of a core shown, cut by the frame's "
+        "16x9 #1 card p01: 2 cores over 3.0-4.0 s, 29-86 % of a core shown, cut by the frame's "
         "edge",
-        "9x16 #1 card p01: 1 frames 4.0-4.0 s, 50-50 % of a core shown, cut by the frame's "
+        "9x16 #1 card p01: 1 cores over 4.0-4.0 s, 50-50 % of a core shown, cut by the frame's "
         "edge",
         "16x9 #2 opening read 1.0 s"]
