@@ -31,8 +31,10 @@ at :data:`SAMPLE_FPS` (half resolution; faces at :data:`FACE_FPS`) and checks, p
 
 Prints each invariant's pass rate over the orders it applies to and writes 1 fps phone-size
 contact sheets of the five worst films (``DIR/worst-N-NAME-ASPECT.png``, their failures in
-``DIR/worst.txt``). A bench command, not a CI test: about 1.5-3 s of wall time per second of
-film on 2 cores for each render, plus about 1 s per film-second for the checks.
+``DIR/worst.txt``). A bench command, not a CI test: on the shared 2-core machine (load 12-21)
+a render took 3-10 s of wall time per second of film and its checks 2-8 s (the faces at 1
+fps, the OCR of each card frame at 2 fps), so the default dozen takes well over an
+hour the first time; a second run reads the kept checks and only prints and draws.
 """
 
 from __future__ import annotations
