@@ -311,9 +311,10 @@ def _wrap(text: str, role: TextRole, px_range: tuple[float, float], measure: flo
                                          for k, (t, s) in enumerate(tokens[a:b], start=a)))
                 best = (score, max(1, int(size)), lines)
         enough = max(min_px, 0.45 * max_px)
-        words_fit = max(widths, default=0.0) * enough / _REF <= measure
+        words_fit = max(widths, default=0.0) * min_px / _REF <= measure
         if best is not None and (best[1] >= enough or words_fit):
-            break  # soft breaks were good enough, or no word is too long: never split words
+            break  # soft breaks were good enough, or every word fits at a size a phone reads:
+            # the type shrinks rather than split a word ("CONGRATULATI / ONS", "Robert J / ames")
     assert best is not None
     return max(best[1], math.ceil(min_px)), best[2]
 

@@ -143,3 +143,17 @@ def test_long_names_still_fit_at_the_larger_sizes(width: int, height: int) -> No
         boxes = _check_inside(card, width, height)
         titles = [b for b in boxes if b.role == "title"]
         assert "".join(b.text for b in titles).replace(" ", "") == name.replace(" ", "")
+
+
+@pytest.mark.parametrize(("width", "height"), ASPECTS)
+@pytest.mark.parametrize("style", ["gift", "social"])
+@pytest.mark.parametrize("part", ["", "occasion", "name"])
+def test_a_word_that_fits_at_a_readable_size_is_never_split(part: str, style: str, width: int,
+                                                           height: int) -> None:
+    """The type shrinks before a word breaks: never "CONGRATULATI / ONS" or "Robert J / ames"."""
+    lines = ("Congratulations, Graduate", "Robert James Whitaker")
+    card = CardSpec("opening", lines, None, False, style, part=part)
+    words = {w.strip(",").upper() for line in lines for w in line.split()}
+    for box in text_layout(card, width, height):
+        for word in box.text.split():
+            assert word.strip(",").upper() in words, (box.text, part, style, width)
