@@ -4,7 +4,8 @@ Every transform takes and returns a :class:`Picture`: RGB uint8 pixels and the f
 pixels (``box``: the whole face, ``core``: eyes to mouth, see the labels file
 ``tests/fixtures/corpus-sources/labels.json``). Geometry moves the boxes exactly (a rotation
 takes the bounding box of the rotated corners, so a tilted core's box holds all of it); pixel
-effects (sepia, fading, grain, dust) leave them. Deterministic for a given ``numpy`` generator.
+effects (sepia, fading, grain, dust: the face set's, :mod:`bench.faces.transforms`) leave them.
+Deterministic for a given ``numpy`` generator.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+
+from bench.faces.transforms import dust, faded, grain, sepia
 
 BoxPx = tuple[float, float, float, float]
 
@@ -115,45 +118,6 @@ def close_up(picture: Picture, face: Face, fill: float, ratio: float,
     width = height * ratio
     cx, cy = (x0 + x1) / 2 + offset[0] * width, (y0 + y1) / 2 + offset[1] * height
     return crop(picture, (cx - width / 2, cy - height / 2, cx + width / 2, cy + height / 2))
-
-
-def sepia(picture: Picture, strength: float = 1.0) -> Picture:
-    """An old print's brown tone."""
-    rgb = picture.pixels.astype(np.float32)
-    matrix = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]],
-                      np.float32)
-    toned = np.clip(rgb @ matrix.T, 0, 255)
-    mixed = rgb * (1 - strength) + toned * strength
-    return replace(picture, pixels=mixed.astype(np.uint8))
-
-
-def faded(picture: Picture, contrast: float, lift: float) -> Picture:
-    """Contrast squeezed to ``contrast`` and the blacks lifted by ``lift`` levels."""
-    rgb = picture.pixels.astype(np.float32)
-    out = (rgb - 128) * contrast + 128 + lift
-    return replace(picture, pixels=np.clip(out, 0, 255).astype(np.uint8))
-
-
-def grain(picture: Picture, sigma: float, rng: np.random.Generator) -> Picture:
-    """Film grain (or a sensor's noise): Gaussian, ``sigma`` levels."""
-    noise = rng.normal(0, sigma, picture.pixels.shape[:2])[..., None]
-    out = picture.pixels.astype(np.float32) + noise
-    return replace(picture, pixels=np.clip(out, 0, 255).astype(np.uint8))
-
-
-def dust(picture: Picture, specks: int, scratches: int, rng: np.random.Generator) -> Picture:
-    """Dust specks and thin scratches, as a scanner sees a print."""
-    pixels = picture.pixels.copy()
-    width, height = picture.size
-    for _ in range(specks):
-        centre = (int(rng.integers(0, width)), int(rng.integers(0, height)))
-        value = int(rng.choice([15, 240]))
-        cv2.circle(pixels, centre, int(rng.integers(1, 3)), (value, value, value), -1)
-    for _ in range(scratches):
-        x = int(rng.integers(0, width))
-        cv2.line(pixels, (x, 0), (x + int(rng.integers(-20, 20)), height - 1),
-                 (235, 235, 230), 1)
-    return replace(picture, pixels=pixels)
 
 
 def old_scan(picture: Picture, rng: np.random.Generator, edge: int = 640) -> Picture:

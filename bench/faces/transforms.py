@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, replace
+from typing import Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -139,7 +140,20 @@ def close_up(picture: Picture, face: Face, fill: float, ratio: float, edge: int,
     return crop(turned, (cx - width / 2, cy - height / 2, cx + width / 2, cy + height / 2), size)
 
 
-def sepia(picture: Picture, strength: float) -> Picture:
+class Printed(Protocol):
+    """A picture (a dataclass) with RGB uint8 ``pixels``: what the print effects below age,
+    here and in the order corpus (:mod:`bench.corpus.transforms`)."""
+
+    pixels: np.ndarray
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+
+P = TypeVar("P", bound=Printed)
+
+
+def sepia(picture: P, strength: float = 1.0) -> P:
     """An old print's brown tone, mixed in by ``strength`` (0..1)."""
     rgb = picture.pixels.astype(np.float32)
     matrix = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]],
@@ -148,20 +162,20 @@ def sepia(picture: Picture, strength: float) -> Picture:
     return replace(picture, pixels=(rgb * (1 - strength) + toned * strength).astype(np.uint8))
 
 
-def faded(picture: Picture, contrast: float, lift: float) -> Picture:
+def faded(picture: P, contrast: float, lift: float) -> P:
     """Contrast squeezed to ``contrast`` and the blacks lifted by ``lift`` levels."""
     out = (picture.pixels.astype(np.float32) - 128) * contrast + 128 + lift
     return replace(picture, pixels=np.clip(out, 0, 255).astype(np.uint8))
 
 
-def grain(picture: Picture, sigma: float, rng: np.random.Generator) -> Picture:
-    """Film grain: Gaussian, ``sigma`` levels."""
+def grain(picture: P, sigma: float, rng: np.random.Generator) -> P:
+    """Film grain (or a sensor's noise): Gaussian, ``sigma`` levels."""
     noise = rng.normal(0, sigma, picture.pixels.shape[:2])[..., None]
     out = picture.pixels.astype(np.float32) + noise
     return replace(picture, pixels=np.clip(out, 0, 255).astype(np.uint8))
 
 
-def dust(picture: Picture, specks: int, scratches: int, rng: np.random.Generator) -> Picture:
+def dust(picture: P, specks: int, scratches: int, rng: np.random.Generator) -> P:
     """Dust specks and thin scratches, as a scanner sees a print."""
     pixels = picture.pixels.copy()
     width, height = picture.size
