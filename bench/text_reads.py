@@ -1,6 +1,10 @@
 """How long each text of a rendered film reads back on a phone: seconds read against seconds
 needed.
 
+A text is read in the tesseract languages of its scripts (:func:`ocr_languages`: Latin, Arabic,
+Hebrew, Cyrillic, Devanagari, Han, kana, Hangul, with Debian's ``tesseract-ocr-<lang>``
+packages); a text in a script without an installed language is not judged.
+
 ``.venv/bin/python -m bench.text_reads OUT_DIR [--fps 5] [--json FILE]``
 
 ``OUT_DIR`` is a ``render --storyboard`` output folder (its ``16x9.mp4``, ``9x16.mp4`` and the
@@ -21,6 +25,7 @@ are held on the lockup after it).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import subprocess
@@ -36,16 +41,46 @@ from media.design.reading import TITLE_HOLD_S, message_hold_s
 from media.plan.timeline import Timeline, timeline_from_dict
 
 PHONE_WIDTH = {"16x9": 844, "9x16": 390}
+SCRIPT_LANGUAGES = {"LATIN": "eng", "ARABIC": "ara", "HEBREW": "heb", "CYRILLIC": "rus",
+                    "DEVANAGARI": "hin", "CJK": "chi_sim+chi_tra", "HIRAGANA": "jpn",
+                    "KATAKANA": "jpn", "HANGUL": "kor"}
+"""Unicode script (the first word of a letter's name) -> the tesseract languages that read it."""
+_ONE_WORD_A_SIGN = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
 LIMITS = Limits(timeout_s=600.0)
 TITLE_SEARCH_S = 8.0  # a film without its timeline: the title is looked for this far in
 CLOSING_SEARCH_S = 12.0  # and the closing over this much of its end
 
 
 def words(text: str) -> list[str]:
-    """Words as OCR compares them: case and accents folded."""
+    """Words as OCR compares them: case and accents (and Arabic and Hebrew vowel marks)
+    folded; each Han ideograph or kana a word of its own (those scripts set no spaces)."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", text)
                      if not unicodedata.combining(c))
-    return [w.casefold() for w in re.findall(r"\w+", folded)]
+    return [w.casefold() for w in re.findall(r"\w+", _ONE_WORD_A_SIGN.sub(r" \1 ", folded))]
+
+
+@functools.cache
+def installed_languages() -> frozenset[str]:
+    """The languages this machine's tesseract reads (empty without tesseract)."""
+    try:
+        done = subprocess.run(["tesseract", "--list-langs"], capture_output=True, timeout=30,
+                              check=True)
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(done.stdout.decode("utf-8", "replace").split()[1:])
+
+
+def ocr_languages(text: str) -> str | None:
+    """The tesseract ``-l`` argument that reads every letter of ``text`` (e.g. ``eng+heb``),
+    or None when a script in it has no installed language (then it is not judged)."""
+    codes: list[str] = []
+    names = (unicodedata.name(c, "?") for c in text if c.isalpha())
+    for script in sorted({re.split(r"[ -]", name)[0] for name in names}):
+        code = SCRIPT_LANGUAGES.get(script)
+        if code is None or not set(code.split("+")) <= installed_languages():
+            return None
+        codes += [c for c in code.split("+") if c not in codes]
+    return "+".join(codes or ["eng"])
 
 
 BANDS = ((0.0, 0.45), (0.3, 0.75), (0.55, 1.0))
@@ -53,9 +88,9 @@ BANDS = ((0.0, 0.45), (0.3, 0.75), (0.55, 1.0))
 it: tesseract's page layout is thrown by a picture's sun or sky beside the words."""
 
 
-def ocr(rgb: np.ndarray, width: int) -> set[str]:
-    """The words tesseract reads in ``rgb`` shown ``width`` pixels wide (then doubled, as the
-    cards' OCR tests do), as a block, in each of the :data:`BANDS`."""
+def ocr(rgb: np.ndarray, width: int, lang: str = "eng") -> set[str]:
+    """The words tesseract reads (in the languages ``lang``) in ``rgb`` shown ``width`` pixels
+    wide (then doubled, as the cards' OCR tests do), as a block, in each of the :data:`BANDS`."""
     height = round(rgb.shape[0] * width / rgb.shape[1])
     small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
     seen = cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
@@ -64,7 +99,7 @@ def ocr(rgb: np.ndarray, width: int) -> set[str]:
         band = seen[round(top * 2 * height):round(bottom * 2 * height)]
         ok, png = cv2.imencode(".png", cv2.cvtColor(band, cv2.COLOR_RGB2BGR))
         assert ok
-        done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "6"],
+        done = subprocess.run(["tesseract", "stdin", "stdout", "-l", lang, "--psm", "6"],
                               input=png.tobytes(), capture_output=True, timeout=300, check=True)
         read |= set(words(done.stdout.decode("utf-8", "replace")))
     return read
@@ -118,11 +153,14 @@ def film_reads(folder: Path, fps: float, order: Path | None = None) -> list[dict
     for aspect, width in PHONE_WIDTH.items():
         for index, card, start, length in card_windows(folder, order):
             want, share, need = wanted(card)
-            read = [len([w for w in want if w in ocr(f, width)]) >= share * len(want)
-                    for f in frames(folder / f"{aspect}.mp4", start, length, fps)]
+            text = " / ".join(line for line in card.lines if line)
+            lang = ocr_languages(text)
+            read = [] if lang is None else [
+                len([w for w in want if w in ocr(f, width, lang)]) >= share * len(want)
+                for f in frames(folder / f"{aspect}.mp4", start, length, fps)]
             rows.append({"film": aspect, "shot": index, "kind": card.kind, "part": card.part,
-                         "text": " / ".join(line for line in card.lines if line),
-                         "on_screen_s": round(length, 2), "read_s": round(sum(read) / fps, 2),
+                         "text": text, "on_screen_s": round(length, 2),
+                         "read_s": None if lang is None else round(sum(read) / fps, 2),
                          "need_s": need})
     return rows
 
@@ -139,6 +177,10 @@ def main() -> None:
     rows = film_reads(args.folder, args.fps, args.order)
     for row in rows:
         need = "-" if row["need_s"] is None else f"{row['need_s']:.1f}"
+        if row["read_s"] is None:
+            print(f"{row['film']:5s} #{row['shot']:02d} {row['kind']:9s} not judged (no OCR "
+                  f"language installed for its script)  {row['text'][:60]}")
+            continue
         verdict = "" if row["need_s"] is None else (
             "ok" if row["read_s"] >= row["need_s"] else "SHORT")
         print(f"{row['film']:5s} #{row['shot']:02d} {row['kind']:9s} {row['part'] or '':8s} "

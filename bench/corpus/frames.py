@@ -20,8 +20,9 @@ at :data:`SAMPLE_FPS` (half resolution; faces at :data:`FACE_FPS`) and checks, p
   or a print's edge over it.
 - ``words_read``: every card's words (title, the memory and story interludes, the closing)
   read back by OCR at phone size (:mod:`bench.text_reads`) for the seconds
-  :mod:`media.design.reading` asks, in both films (only Latin-script texts: the OCR here reads
-  English only); only the frames where the timeline puts a card are read, each cropped to the
+  :mod:`media.design.reading` asks, in both films, in the languages of the text's scripts
+  (:func:`bench.text_reads.ocr_languages`; a script without an installed tesseract language is
+  not judged); only the frames where the timeline puts a card are read, each cropped to the
   band where its words were found.
 - ``first_round`` and ``no_back_to_back``: which photo each shot shows (the best match; a
   layout's best matches, one per cell), by registration of its
@@ -48,7 +49,6 @@ import shutil
 import subprocess
 import sys
 import time
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +61,7 @@ from PIL import Image, ImageOps
 from bench.corpus import registration as reg
 from bench.corpus.generate import default_cache
 from bench.corpus.orders import GENERATOR_VERSION
-from bench.text_reads import PHONE_WIDTH, ocr, wanted, words
+from bench.text_reads import PHONE_WIDTH, ocr, ocr_languages, wanted, words
 from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
 from media.plan.timeline import Shot, Timeline, timeline_from_dict
 
@@ -400,11 +400,6 @@ def repeat_failures(shows: list[Showing], groups: dict[str, str]
 # --- (b) words -----------------------------------------------------------------------------
 
 
-def latin(text: str) -> bool:
-    """Every letter of ``text`` is Latin (what the OCR here can read)."""
-    return all("LATIN" in unicodedata.name(c, "") for c in text if c.isalpha())
-
-
 def phone_view(rgb: np.ndarray, width: int) -> np.ndarray:
     """``rgb`` as a phone shows it ``width`` pixels wide, doubled for OCR (as
     :func:`bench.text_reads.ocr` does)."""
@@ -413,21 +408,21 @@ def phone_view(rgb: np.ndarray, width: int) -> np.ndarray:
     return cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
 
 
-def _tesseract(rgb: np.ndarray, *extra: str) -> str:
+def _tesseract(rgb: np.ndarray, lang: str, *extra: str) -> str:
     ok, png = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
     assert ok
-    done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "6", *extra],
+    done = subprocess.run(["tesseract", "stdin", "stdout", "-l", lang, "--psm", "6", *extra],
                           input=png.tobytes(), capture_output=True, timeout=120, check=True)
     return done.stdout.decode("utf-8", "replace")
 
 
-def text_band(view: np.ndarray, want: list[str]) -> tuple[int, int] | None:
+def text_band(view: np.ndarray, want: list[str], lang: str) -> tuple[int, int] | None:
     """The rows (top, bottom) of ``view`` where OCR finds any of the ``want`` words, with a
     margin of a line's height; None when it finds none."""
     found = []
     for band_top, band_bottom in ((0.0, 0.45), (0.3, 0.75), (0.55, 1.0)):
         top = round(band_top * view.shape[0])
-        tsv = _tesseract(view[top:round(band_bottom * view.shape[0])], "tsv")
+        tsv = _tesseract(view[top:round(band_bottom * view.shape[0])], lang, "tsv")
         for row in tsv.splitlines()[1:]:
             cells = row.split("\t")
             if len(cells) == 12 and set(words(cells[11])) & set(want):
@@ -440,14 +435,14 @@ def text_band(view: np.ndarray, want: list[str]) -> tuple[int, int] | None:
 
 
 def reads(view: np.ndarray, band: tuple[int, int] | None, want: list[str], share: float,
-          width: int) -> bool:
-    """Whether ``view`` (a phone view) gives back ``share`` of the ``want`` words, read in
-    ``band`` (or band by band over the whole frame)."""
-    read = set(words(_tesseract(view[band[0]:band[1]]))) if band else set()
+          width: int, lang: str) -> bool:
+    """Whether ``view`` (a phone view) gives back ``share`` of the ``want`` words, read in the
+    languages ``lang`` in ``band`` (or band by band over the whole frame)."""
+    read = set(words(_tesseract(view[band[0]:band[1]], lang))) if band else set()
     if band is None or len([w for w in want if w in read]) < share * len(want):
         small = cv2.resize(view, (view.shape[1] // 2, view.shape[0] // 2),
                            interpolation=cv2.INTER_AREA)
-        read |= ocr(small, width) if band is None else set()
+        read |= ocr(small, width, lang) if band is None else set()
     return len([w for w in want if w in read]) >= share * len(want)
 
 
@@ -461,7 +456,8 @@ def word_checks(timeline: Timeline, film: Film) -> tuple[list[dict[str, Any]], l
             continue
         text = " / ".join(line for line in shot.card.lines if line)
         want, share, need = wanted(shot.card)
-        if not want or not latin(text):
+        lang = ocr_languages(text)
+        if not want or lang is None:
             rows.append({"film": film.aspect, "shot": index, "kind": shot.card.kind,
                          "text": text, "read_s": None, "need_s": need})
             continue
@@ -470,8 +466,8 @@ def word_checks(timeline: Timeline, film: Film) -> tuple[list[dict[str, Any]], l
         views = [phone_view(rgb, width) for f in sampled if (rgb := film.at(f)) is not None]
         band = None
         for probe in (views[len(views) * 2 // 3:] + views[:len(views) * 2 // 3])[:3]:
-            band = band or text_band(probe, want)
-        read_s = sum(reads(v, band, want, share, width) for v in views) / SAMPLE_FPS
+            band = band or text_band(probe, want, lang)
+        read_s = sum(reads(v, band, want, share, width, lang) for v in views) / SAMPLE_FPS
         rows.append({"film": film.aspect, "shot": index, "kind": shot.card.kind,
                      "part": shot.card.part, "text": text, "read_s": read_s, "need_s": need,
                      "on_screen_s": round(shot.frames / timeline.fps, 2)})

@@ -22,7 +22,7 @@ from bench.corpus.frames import (
     text_band,
     worst,
 )
-from bench.text_reads import words
+from bench.text_reads import installed_languages, ocr_languages, words
 
 pytestmark = pytest.mark.bench
 
@@ -108,12 +108,38 @@ def _card_frame(text: str | None) -> np.ndarray:
 def test_ocr_reads_a_cards_words_back_at_phone_size_in_their_band() -> None:
     want = words("Forty, still laughing.")
     view = phone_view(_card_frame("Forty, still laughing."), 844)
-    band = text_band(view, want)
+    band = text_band(view, want, "eng")
     assert band is not None
     top, bottom = band
     assert top < 0.62 * view.shape[0] < bottom and bottom - top < 0.5 * view.shape[0]
-    assert reads(view, band, want, 1.0, 844)
-    assert not reads(phone_view(_card_frame(None), 844), band, want, 1.0, 844)
+    assert reads(view, band, want, 1.0, 844, "eng")
+    assert not reads(phone_view(_card_frame(None), 844), band, want, 1.0, 844, "eng")
+
+
+def test_han_and_kana_are_compared_a_sign_at_a_time_and_latin_a_word_at_a_time() -> None:
+    assert words("誕生日おめとう, Mads!") == ["誕", "生", "日", "お", "め", "と", "う", "mads"]
+    assert words("Café DÉJÀ") == ["cafe", "deja"]
+
+
+def test_a_text_is_read_in_its_scripts_languages_or_not_judged_without_them() -> None:
+    if "eng" in installed_languages():
+        assert ocr_languages("Happy birthday, Mads! 🎉") == "eng"
+        assert ocr_languages("🎉 2026") == "eng"  # digits and emoji alone: any language reads them
+    if {"eng", "rus"} <= installed_languages():
+        assert ocr_languages("С днём рождения, Mads") == "rus+eng"
+    assert ocr_languages("ሰላም") is None  # Ethiopic: no tesseract language for it here
+
+
+@pytest.mark.ocr
+@pytest.mark.skipif("rus" not in installed_languages(),
+                    reason="needs Debian's tesseract-ocr-rus")
+def test_a_cyrillic_card_reads_back_in_its_language() -> None:
+    text = "С днём рождения"
+    want, lang = words(text), ocr_languages(text)
+    assert lang is not None
+    view = phone_view(_card_frame(text), 844)
+    assert reads(view, text_band(view, want, lang), want, 1.0, 844, lang)
+    assert not reads(view, None, want, 1.0, 844, "eng")
 
 
 def test_a_photo_shown_again_before_the_others_and_back_to_back_is_caught() -> None:
