@@ -753,7 +753,7 @@ def ghosts(spec: FilmSpec, tl: Timeline) -> list[str]:
     faced = {p for p in photos if shows_subject(photos[p], tl.subject_photo_id)}
     shown = dict(photo_showings(tl))
     return [f"#{i - 1}->#{i}" for i in range(1, len(tl.shots))
-            if transition_kind(tl.shots[i].transition_in.kind).overlaps
+            if transition_kind(tl.shots[i].transition_in.kind).lays_over
             and tl.shots[i].transition_in.frames > 0
             and shown.get(i - 1, set()) & faced and shown.get(i, set()) & faced]
 

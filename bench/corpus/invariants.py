@@ -468,7 +468,7 @@ def _ghosts(ctx: Context, boxes: FaceBoxes) -> list[str]:
     shots = ctx.timeline.shots
     for index in range(1, len(shots)):
         transition = shots[index].transition_in
-        if not transition_kind(transition.kind).overlaps or transition.frames <= 0:
+        if not transition_kind(transition.kind).lays_over or transition.frames <= 0:
             continue
         start = transition.start(shots[index].cut_in)
         for aspect in (a.name for a in ASPECTS):

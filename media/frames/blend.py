@@ -1,6 +1,8 @@
 """The film frame from the shots on screen: their opacities through the transitions and the
 film's fades (:func:`layer_weights`), and their weighted sum (:func:`mix`: linear blends,
-``cv2.addWeighted``, computed in float and rounded; what the weights leave is black).
+``cv2.addWeighted``, computed in float and rounded; what the weights leave is black); through a
+swipe, where each shot sits (:func:`layer_shifts`) and the frame they make side by side
+(:func:`side_by_side`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,55 @@ def layer_weights(timeline: Timeline, frame: int) -> list[tuple[int, float]]:
         if weight > 1e-4:
             layers.append((i, weight))
     return layers
+
+
+def layer_shifts(timeline: Timeline, frame: int, on_screen: Sequence[int]) -> dict[int, float]:
+    """Where each of the shots ``on_screen`` at ``frame`` (indices) sits along the frame's long
+    side, as a share of it (0: in place; 0.3: 30 % of the frame further along, -0.3: back),
+    through a transition that moves the shots (a swipe, :mod:`media.plan.transitions`): the
+    incoming shot comes from beyond the far edge, the outgoing one leaves by the near one.
+    Shots that do not move are left out (an empty dict most frames)."""
+    shifts: dict[int, float] = {}
+    shots = timeline.shots
+    for i in on_screen:
+        if i == 0:
+            continue
+        shot, transition = shots[i], shots[i].transition_in
+        travel = transition_kind(transition.kind).travel
+        start = transition.start(shot.cut_in)
+        if travel is None or not start <= frame < start + transition.frames:
+            continue
+        gone = travel((frame - start + 0.5) / transition.frames)
+        shifts[i - 1], shifts[i] = shifts.get(i - 1, 0.0) - gone, 1.0 - gone
+    return shifts
+
+
+def side_by_side(layers: Sequence[tuple[np.ndarray, float, float]], out_w: int,
+                 out_h: int) -> np.ndarray:
+    """I420 frames ``(frame, weight, shift)`` laid side by side along the frame's long side
+    (across a landscape frame, down a portrait one), each ``shift`` of it along (see
+    :func:`layer_shifts`, rounded to even pixels for the chroma), at ``weight`` (0..1: the
+    film's fades; what is left is black). Always new memory."""
+    out = yuv.black(out_w, out_h)
+    across = out_w >= out_h
+    length = out_w if across else out_h
+    for image, weight, shift in layers:
+        offset = 2 * round(shift * length / 2)
+        for src, dst in zip(yuv.planes(image), yuv.planes(out), strict=True):
+            scale = src.shape[1] / out_w if across else src.shape[0] / out_h
+            step, size = round(offset * scale), dst.shape[1] if across else dst.shape[0]
+            lo, hi = max(0, step), min(size, size + step)
+            if hi <= lo:
+                continue
+            if across:
+                target, source = dst[:, lo:hi], src[:, lo - step:hi - step]
+            else:
+                target, source = dst[lo:hi], src[lo - step:hi - step]
+            if weight >= 0.9999:
+                target[:] = source
+            else:
+                cv2.addWeighted(source, weight, target, 1.0 - weight, 0.0, target)
+    return out
 
 
 def _film_fade(timeline: Timeline, frame: int) -> float:

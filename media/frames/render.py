@@ -28,7 +28,7 @@ import numpy as np
 
 from media.base import spec
 from media.cards.overlay import LogoOverlay
-from media.frames.blend import layer_weights, mix
+from media.frames.blend import layer_shifts, layer_weights, mix, side_by_side
 from media.frames.encode import POLL_S, EncoderFactory, EncoderFeed, FilmSound, open_encoders
 from media.frames.leak import LightOverlay
 from media.frames.preparer import SourcePreparer
@@ -211,12 +211,20 @@ class _FilmFrames:
             shot = self.timeline.shots[index]
             images.append((self.pipeline.get(index).frame(aspect, frame - shot.visible_in),
                            weight))
-        composed = mix(images, aspect.width, aspect.height)
+        shifts = layer_shifts(self.timeline, frame, [index for index, _ in layers])
+        if shifts:
+            composed = side_by_side([(image, weight, shifts.get(index, 0.0)) for
+                                     (image, weight), (index, _) in zip(images, layers,
+                                                                        strict=True)],
+                                    aspect.width, aspect.height)
+        else:
+            composed = mix(images, aspect.width, aspect.height)
         light = self.lights[aspect.name]
         if light is not None:
             composed = light.apply(composed, frame)
         if self.logo is not None:
-            on_shots = sum(w for i, w in layers if self.timeline.shots[i].kind != "card")
+            on_shots = min(1.0, sum(w for i, w in layers
+                                    if self.timeline.shots[i].kind != "card"))
             last = self.held.get(aspect.name)
             if last is not None and last[0] is composed and last[1] == on_shots:
                 return last[2]

@@ -36,13 +36,16 @@ from media.plan.timeline import (
     Shot,
     Transition,
 )
-from media.plan.transitions import CROSSFADE, CUT, DIP, transition_kind
+from media.plan.transitions import CROSSFADE, CUT, DIP, SWIPE, transition_kind
 
 PARALLAX_MIN_S = 2.0  # a parallax shot lasts at least this long: its layers' slide must read
 # A parallax frame costs about 2.5x a Ken Burns frame to compose: parallax shots take at most
 # this share of the film (render time within about 20%); the other motion shots keep Ken Burns.
 PARALLAX_MAX_SHARE = 0.3
 DIP_MAX_S = 0.8  # a dip between two faces is quicker than the dissolve it replaces
+# A premium film swipes between two faces: quick (a swipe slower than this drags), long enough
+# to read as a move (below it, a cut), and rare enough to stay a flourish.
+SWIPE_MAX_S, SWIPE_MIN_S, SWIPE_GAP_S = 0.5, 0.3, 6.0
 
 
 def even_frames(frames: float) -> int:
@@ -99,23 +102,39 @@ def build_shots(film: Film, middle: Middle) -> tuple[list[Shot], tuple[LightLeak
 def faces_apart(shots: list[Shot], film: Film) -> list[Shot]:
     """``shots`` of ``film`` (their cards over their photos) with every dissolve between two
     shots that both show a face (or the subject, :func:`media.plan.shot_order.shows_subject`)
-    made a cut, or in a gentle film a :data:`media.plan.transitions.DIP` of at most
-    :data:`DIP_MAX_S`: a dissolve would lay one face over the other (a ghost)."""
+    replaced, since a dissolve would lay one face over the other (a ghost): in a gentle film by
+    a :data:`media.plan.transitions.DIP` of at most :data:`DIP_MAX_S`; in a premium film by a
+    :data:`media.plan.transitions.SWIPE` of at most :data:`SWIPE_MAX_S`, at most one every
+    :data:`SWIPE_GAP_S`; else (and between those swipes) by a cut."""
     photos, subject_id = film.photo_by_id, film.subject_id
     out = list(shots)
+    last_swipe = -SWIPE_GAP_S * film.fps
     for i in range(1, len(out)):
         transition = out[i].transition_in
-        if not (transition_kind(transition.kind).overlaps and transition.frames > 0
+        if not (transition_kind(transition.kind).lays_over and transition.frames > 0
                 and _shows_face(out[i - 1], photos, subject_id)
                 and _shows_face(out[i], photos, subject_id)):
             continue
-        frames = even_frames(min(transition.frames, DIP_MAX_S * film.fps))
-        apart = (Transition(DIP, frames) if film.spec.gentle and frames >= 2
-                 else Transition(CUT, 0))
+        apart = _apart(transition, film, out[i].cut_in - last_swipe)
+        if apart.kind == SWIPE:
+            last_swipe = out[i].cut_in
         cut = out[i].cut_in
         out[i - 1] = replace(out[i - 1], visible_out=_visible_out(apart, cut))
         out[i] = replace(out[i], transition_in=apart, visible_in=_visible_in(apart, cut))
     return out
+
+
+def _apart(dissolve: Transition, film: Film, since_swipe: int) -> Transition:
+    """What replaces ``dissolve`` between two faces in ``film`` (see :func:`faces_apart`),
+    ``since_swipe`` frames after its last swipe."""
+    if film.spec.gentle:
+        frames = even_frames(min(dissolve.frames, DIP_MAX_S * film.fps))
+        return Transition(DIP, frames) if frames >= 2 else Transition(CUT, 0)
+    frames = 2 * int(min(dissolve.frames, SWIPE_MAX_S * film.fps) // 2)
+    if film.spec.recipe.premium and frames >= SWIPE_MIN_S * film.fps \
+            and since_swipe >= SWIPE_GAP_S * film.fps:
+        return Transition(SWIPE, frames)
+    return Transition(CUT, 0)
 
 
 def _shows_face(shot: Shot, photos: Mapping[str, PhotoSource], subject_id: str | None) -> bool:

@@ -5,10 +5,12 @@ each shot of the timeline (:class:`media.plan.timeline.Transition`). Its functio
 opacities (0..1) of the incoming and of the outgoing shot at progress ``u`` through it: frame
 ``k`` of a transition ``n`` frames long is at ``u = (k + 0.5) / n`` (below 0 before it, above 1
 after, so a function clamps). ``overlaps`` says whether both shots are on screen for the whole
-of it (a dissolve) or each only on its own side of the cut (through black). The planner (where
-each shot is visible, how much of it plays under a transition) and the renderer (the weights,
-:mod:`media.frames.blend`) read nothing else of a transition. A transition of no frames is a
-cut whatever its name.
+of it (a dissolve) or each only on its own side of the cut (through black). A transition with
+a ``travel`` moves the shots instead of fading them (a swipe): both at full opacity, side by
+side, the incoming one having travelled ``travel(u)`` of the frame in; nothing is laid over
+anything. The planner (where each shot is visible, how much of it plays under a transition)
+and the renderer (the weights and the shifts, :mod:`media.frames.blend`) read nothing else of a
+transition. A transition of no frames is a cut whatever its name.
 
 A new transition: a function here under ``@transition("name")``, and its name in a look's
 TOML.
@@ -23,18 +25,28 @@ Weights = tuple[float, float]
 """The opacities of the incoming and of the outgoing shot (0..1; what they leave is black)."""
 WeightsAt = Callable[[float], Weights]
 
-CUT, CROSSFADE, FADE_BLACK, DIP = "cut", "crossfade", "fade_black", "dip"
+CUT, CROSSFADE, FADE_BLACK, DIP, SWIPE = "cut", "crossfade", "fade_black", "dip", "swipe"
+Travel = Callable[[float], float]
+"""The share of the frame (0..1) the incoming shot has travelled in at a progress."""
 DIP_LEVEL = 0.35  # a dip's darkest frame keeps this much of the picture's light
 
 
 @dataclass(frozen=True)
 class TransitionKind:
-    """A registered transition: its ``name``, its ``weights`` at a progress and whether both
-    shots are on screen all through it (``overlaps``)."""
+    """A registered transition: its ``name``, its ``weights`` at a progress, whether both
+    shots are on screen all through it (``overlaps``) and, for one that moves the shots rather
+    than fading them, how far the incoming shot has travelled in (``travel``)."""
 
     name: str
     weights: WeightsAt
     overlaps: bool = True
+    travel: Travel | None = None
+
+    @property
+    def lays_over(self) -> bool:
+        """True when one shot shows through the other (a dissolve): what lays a face over a
+        face."""
+        return self.overlaps and self.travel is None
 
     def under(self, frames: int) -> int:
         """How many frames of a shot play under this transition ``frames`` long, at the end
@@ -46,10 +58,11 @@ TRANSITIONS: dict[str, TransitionKind] = {}
 """Every transition by name (:func:`transition` registers one)."""
 
 
-def transition(name: str, *, overlaps: bool = True) -> Callable[[WeightsAt], WeightsAt]:
+def transition(name: str, *, overlaps: bool = True, travel: Travel | None = None
+               ) -> Callable[[WeightsAt], WeightsAt]:
     """Register the decorated weights function as the transition ``name`` (see the module)."""
     def register(weights: WeightsAt) -> WeightsAt:
-        TRANSITIONS[name] = TransitionKind(name, weights, overlaps)
+        TRANSITIONS[name] = TransitionKind(name, weights, overlaps, travel)
         return weights
     return register
 
@@ -96,3 +109,20 @@ def dip(u: float) -> Weights:
     if u < 0.5:
         return 0.0, 1.0 - (1.0 - DIP_LEVEL) * _clamped(2 * u)
     return DIP_LEVEL + (1.0 - DIP_LEVEL) * _clamped(2 * u - 1), 0.0
+
+
+def swipe_travel(u: float) -> float:
+    """A swipe's travel at progress ``u``: a cubic ease in and out (soft off the mark, quick
+    in the middle, a soft landing), what a phone's own swipe between stories feels like; a
+    steeper ease leaves the middle to two or three frames, which judder without motion
+    blur."""
+    u = _clamped(u)
+    return 4 * u ** 3 if u < 0.5 else 1 - (-2 * u + 2) ** 3 / 2
+
+
+@transition(SWIPE, travel=swipe_travel)
+def swipe(u: float) -> Weights:
+    """A swipe: the incoming shot pushes the outgoing one off the frame (along its long side,
+    :func:`media.frames.blend.layer_shifts`), both at full opacity all through it: two faces
+    pass side by side, never one through the other."""
+    return (1.0 if u > 0.0 else 0.0), (1.0 if u < 1.0 else 0.0)

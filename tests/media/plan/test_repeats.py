@@ -10,15 +10,17 @@ interludes, the closing)."""
 from __future__ import annotations
 
 import functools
+from itertools import pairwise
 
 import pytest
 
 from media.cards.spec import CardSpec
 from media.plan.inputs import ClipSource, PhotoSource
 from media.plan.planner import plan
+from media.plan.shots import SWIPE_GAP_S, SWIPE_MAX_S, SWIPE_MIN_S
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline
-from media.plan.transitions import CROSSFADE, CUT, DIP, transition_kind
+from media.plan.transitions import CROSSFADE, CUT, DIP, SWIPE, transition_kind
 from media.song.compose import SongBrief, beat_grid, plan_song
 from media.song.compose import _sections as song_sections
 from tests.helpers import (
@@ -127,6 +129,31 @@ def test_a_gentle_film_dips_softly_between_two_faces_and_still_dissolves_elsewhe
     weights = transition_kind(DIP).weights
     assert weights(0.25)[0] == 0.0 and weights(0.75)[1] == 0.0  # never both on screen
     assert min(weights(u / 20)[0] + weights(u / 20)[1] for u in range(21)) >= 0.3  # not black
+
+
+@pytest.mark.parametrize("length", [30.0, 67.0, 180.0])
+def test_a_signature_film_swipes_now_and_then_between_two_faces_where_standard_cuts(
+        length: float) -> None:
+    signature = plan(_spec(7, length, True, "all", "birthday"))
+    swipes = [s for s in signature.shots if s.transition_in.kind == SWIPE]
+    assert swipes, signature.describe()
+    fps = signature.fps
+    assert all(SWIPE_MIN_S * fps <= s.transition_in.frames <= SWIPE_MAX_S * fps for s in swipes)
+    assert all(b.cut_in - a.cut_in >= SWIPE_GAP_S * fps for a, b in pairwise(swipes))
+    standard = plan(_spec(7, length, False, "all", "birthday"))
+    assert SWIPE not in {s.transition_in.kind for s in standard.shots}
+    memorial = plan(_spec(7, length, True, "all", "memorial"))
+    assert SWIPE not in {s.transition_in.kind for s in memorial.shots}  # a gentle film dips
+
+
+def test_a_swipe_moves_the_shots_at_full_opacity_and_lays_nothing_over_anything() -> None:
+    kind = transition_kind(SWIPE)
+    assert kind.overlaps and not kind.lays_over and kind.travel is not None
+    assert all(kind.weights(u / 10) == (1.0, 1.0) for u in range(1, 10))
+    travel = [kind.travel(u / 20) for u in range(21)]
+    assert travel[0] == 0.0 and travel[-1] == 1.0 and travel == sorted(travel)
+    assert travel[2] < 0.01 and travel[-3] > 0.99  # eased: soft off the mark and on landing
+    assert transition_kind(CROSSFADE).lays_over and not transition_kind(DIP).lays_over
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
