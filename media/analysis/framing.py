@@ -539,10 +539,19 @@ def held_by_cores(photo_size: tuple[int, int], subject: Subject,
     most
     :data:`SUBJECT_CROP_MAX_UPSCALE`, the cores standing in for the faces, edge to edge (a
     close-up filling its photo is framed full, its forehead or chin may be cut, never its eyes
-    or mouth); else as it is (fitted, or filling the frame's width)."""
+    or mouth); else as it is (fitted, or filling the frame's width). A compact salient core
+    (a pet's head standing in for a face, :func:`media.analysis.subjects.keep_whole`) that the
+    portrait film's largest crop holds only without its margin is held so too: that film is
+    full-bleed whenever a crop magnified at most :data:`SUBJECT_CROP_MAX_UPSCALE` holds it."""
+    crop_w, crop_h = largest_crop(*photo_size, aspect)
+    if subject.source == "saliency" and subject.faces and aspect.is_portrait:
+        if (aspect.width / crop_w <= SUBJECT_CROP_MAX_UPSCALE + 1e-6
+                and not _holds(face_guard(subject, *photo_size, LEAST_MARGIN), crop_w, crop_h)
+                and _holds(face_guard(subject, *photo_size, 0.0), crop_w, crop_h)):
+            return subject, 0.0
+        return subject, LEAST_MARGIN
     if subject.source != "faces" or not subject.cores:
         return subject, LEAST_MARGIN
-    crop_w, crop_h = largest_crop(*photo_size, aspect)
     if _holds(face_guard(subject, *photo_size, LEAST_MARGIN), crop_w, crop_h):
         return subject, LEAST_MARGIN
     if aspect.width / crop_w > SUBJECT_CROP_MAX_UPSCALE + 1e-6:

@@ -78,3 +78,30 @@ def fresh_showings(photo_size: tuple[int, int], aspects: Sequence[Aspect],
     ``aspects`` (see :func:`detail_scales`; ``hold`` and ``whole`` as there): 1 when the photo
     cannot be looked at closer (a small photo, faces that fill it)."""
     return min(len(detail_scales(photo_size, aspect, hold, whole)) for aspect in aspects)
+
+
+CROP_FRAMINGS = 3
+"""New framings a photo's largest crop allows at the least (the answer to the first showing's
+move, another move, one played backwards): what a photo too small to look closer at and shown
+full-bleed has (:func:`media.analysis.detail.repeat_motion`; 3 to 9 over the order corpus)."""
+CLOSER_FRAMINGS = 5  # ... with a closer look the resolution allows (5 to 40 over the corpus)
+WHOLE_FRAMINGS = 10  # ... shown whole over its backdrop too: a ladder of fitted frames (10+)
+
+
+def repeat_framings(photo_size: tuple[int, int], aspects: Sequence[Aspect]) -> int:
+    """How many showings of a photo each framed anew (:func:`media.analysis.detail.
+    repeat_motion`) a film may count on in every one of ``aspects``, from its size alone: a
+    lower bound (:data:`CROP_FRAMINGS`; :data:`CLOSER_FRAMINGS` when it may be looked at
+    :data:`DETAIL_STEP` closer; :data:`WHOLE_FRAMINGS` when it shows whole, never in a
+    portrait frame its subject may fill: that film is full-bleed)."""
+    counts = []
+    for aspect in aspects:
+        crop_w, _ = largest_crop(*photo_size, aspect)
+        may_bleed = aspect.is_portrait and aspect.width / crop_w <= MAX_DETAIL_UPSCALE
+        if whole_scale(photo_size, aspect) * WHOLE_STEP <= 1.0 + 1e-6 and not may_bleed:
+            counts.append(WHOLE_FRAMINGS)
+        elif max_detail_scale(photo_size, aspect) >= DETAIL_STEP - 1e-6:
+            counts.append(CLOSER_FRAMINGS)
+        else:
+            counts.append(CROP_FRAMINGS)
+    return min(counts)

@@ -36,6 +36,10 @@ customer's words do). The closing's wording keeps its words within what is left
 boundaries on the beat may lengthen each by up to a beat more
 (:func:`media.plan.beat_snap.card_bounds`)."""
 CLOSING_HOLD_MAX_S = 9.0  # the longest the closing words need to hold, whatever the film
+SHOT_MAX_S = 15.0
+"""The house's longest photo shot: a slow move held this long still reads as meant (a long
+take), longer reads as stuck. A film of few photos holds its shots up to this long rather than
+show a photo more often than it can be framed anew (:func:`media.plan.slots.plan_middle`)."""
 
 
 @dataclass(frozen=True)

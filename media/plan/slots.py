@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise
 
+from media.analysis.scales import repeat_framings
+from media.base.spec import ASPECTS
 from media.cards.spec import CardSpec
 from media.plan.beat_snap import snap_cuts
 from media.plan.film import Film
@@ -27,7 +29,7 @@ from media.plan.interludes import (
 )
 from media.plan.layouts import Layout, arrange, orphans, renumbered
 from media.plan.montage import Middle
-from media.plan.pacing import Pacing
+from media.plan.pacing import SHOT_MAX_S, Pacing
 from media.plan.shot_order import (
     FEW_PHOTOS,
     REPEAT_SPACING_S,
@@ -43,6 +45,8 @@ from media.plan.shot_order import (
 
 LAYOUT_PASSES = 8  # plans of a long film's layouts, each on the last one's shot lengths
 FEW_PHOTOS_HOLD = 1.6  # a film of FEW_PHOTOS photos or fewer holds each shot this much longer
+ODD_STEP_SLACK = 1.1  # two photos' shots may hold this much over SHOT_MAX_S, not halve
+CARDS_OVER_PHOTOS = 2  # the title's and the closing's: each shows a photo (a framing of it)
 
 
 def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
@@ -54,7 +58,9 @@ def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
     open_end, close_start = bounds
     middle_s = (close_start - open_end - sum(span.frames for span in spans)) / film.fps
     min_s = min(film.pacing.min_shot_s, max(1.0, middle_s / 6))
-    slots, dropped, lead_ids = _plan_slots(film, middle_s, min_s, leads)
+    edges = [open_end, *(f for span in spans for f in (span.start, span.end)), close_start]
+    runs_s = [(b - a) / film.fps for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    slots, dropped, lead_ids = _plan_slots(film, middle_s, min_s, (leads, runs_s))
     slots = separate(slots, film.spec.near_duplicates)
     if not slots:
         return Middle([], [0, close_start, film.frames], [], {}), dropped
@@ -114,13 +120,15 @@ def _clip_slots(clips: Sequence[ClipSource], count: int, pacing: Pacing) -> list
 
 
 def _plan_slots(film: Film, middle_s: float, min_s: float,
-                leads: int) -> tuple[list[Slot], list[str], tuple[str, ...]]:
+                around: tuple[int, list[float]]) -> tuple[list[Slot], list[str], tuple[str, ...]]:
     """The middle shots of ``middle_s`` seconds in order, each at least ``min_s``, with
-    nominal lengths; the ids of photos left out; and the photos of the title's ``leads``
-    lead shots (:func:`_lead_photos`). The title stands over the first photo (the subject)
+    nominal lengths; the ids of photos left out; and the photos of the title's lead shots
+    (``around``: how many leads, and the seconds of each run of pictures between the
+    interludes; :func:`_lead_photos`). The title stands over the first photo (the subject)
     after its leads: those are their photos' first showings, so the middle shows every other
     photo first (see :func:`media.plan.shot_order.photo_slots`)."""
     photos, clips, pacing = film.photos, film.spec.clips, film.pacing
+    leads, runs_s = around
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
     lead_ids = _lead_photos(kept, [p for p in photos if p not in kept], leads)
@@ -131,13 +139,16 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
     if kept:
         photo_s = max(0.0, middle_s - clip_total)
         most = math.floor(max(0.0, middle_s - len(chosen_clips) * min_s) / min_s)
+        hold_s = _hold_s(pacing, kept, max(photo_s, min_s), CARDS_OVER_PHOTOS + len(runs_s) - 1)
         count = _photo_count(len(kept) - 1 - sum(p.id in lead_ids for p in kept),
-                             max(photo_s, min_s), _hold_s(pacing, len(kept)), most)
+                             max(photo_s, min_s), hold_s, most)
         if len(kept) == 2:  # the other photo between the title's and the closing's: an odd
-            count = _odd_count(max(photo_s, min_s) / _hold_s(pacing, 2), most)  # count
+            count = _odd_count(max(photo_s, min_s) / hold_s, most)  # count
+        count = _within_longest(count, [r * photo_s / middle_s for r in runs_s], most,
+                                2 if len(kept) == 2 else 1)
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
-                                      subject_id=film.subject_id,
+                                      subject_id=film.subject_id, max_s=SHOT_MAX_S,
                                       before=(*lead_ids, kept[0].id), after=kept[0].id)
         clip_count = len(chosen_clips)
     else:
@@ -210,11 +221,41 @@ def _odd_count(ideal: float, most: int) -> int:
     return max(1, count)
 
 
-def _hold_s(pacing: Pacing, photos: int) -> float:
-    """The longest a photo shot holds before photos repeat: the pacing's ``hold_s``, and
-    :data:`FEW_PHOTOS_HOLD` times that in a film of :data:`FEW_PHOTOS` photos or fewer (each
-    repeat of so few photos shows one again: fewer, longer shots)."""
-    return pacing.hold_s * (FEW_PHOTOS_HOLD if photos <= FEW_PHOTOS else 1.0)
+def _hold_s(pacing: Pacing, photos: Sequence[PhotoSource], photo_s: float,
+            cards: int) -> float:
+    """The longest a photo shot holds before photos repeat (seconds): the pacing's ``hold_s``;
+    in a film of :data:`FEW_PHOTOS` ``photos`` or fewer :data:`FEW_PHOTOS_HOLD` times that,
+    and longer, up to :data:`media.plan.pacing.SHOT_MAX_S`, when ``photo_s`` seconds of them
+    would otherwise show a photo more often than it can be framed anew
+    (:func:`media.analysis.scales.repeat_framings`, less the ``cards`` shown over them: the
+    title, the closing, the interludes)."""
+    if len(photos) > FEW_PHOTOS:
+        return pacing.hold_s
+    hold_s = pacing.hold_s * FEW_PHOTOS_HOLD
+    fresh = framed_anew([repeat_framings((p.width, p.height), ASPECTS) for p in photos])
+    return max(hold_s, min(SHOT_MAX_S, photo_s / max(1, fresh - cards)))
+
+
+def framed_anew(framings: Sequence[int]) -> int:
+    """How many showings photos of these ``framings`` (new framings each) allow, each one framed
+    anew, no photo twice in a row: all their framings, while the others can stand between a
+    photo's showings (two photos alternate: at most one more than twice the fewer)."""
+    total = sum(framings)
+    if len(framings) < 2:
+        return total
+    return min(total, 2 * (total - max(framings)) + 1)
+
+
+def _within_longest(count: int, runs_s: Sequence[float], most: int, step: int) -> int:
+    """``count`` photo shots, raised by ``step`` at a time (at most to ``most``) until every
+    run of them (``runs_s``: each run's seconds of photos, between the interludes) can be cut
+    into shots no longer than :data:`media.plan.pacing.SHOT_MAX_S` (two photos alternate, two
+    more shots at a time: their runs may hold :data:`ODD_STEP_SLACK` longer)."""
+    longest = SHOT_MAX_S * (ODD_STEP_SLACK if step > 1 else 1.0)
+    fewest = sum(math.ceil(run_s / longest - 1e-9) for run_s in runs_s)
+    while count < fewest and count + step <= most:
+        count += step
+    return count
 
 
 def _photo_count(photos: int, photo_s: float, hold_s: float, most: int) -> int:

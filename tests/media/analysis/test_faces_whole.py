@@ -12,8 +12,8 @@ import pytest
 from bench.faces.crops import View, cut_faces, is_cut, shot_views
 from bench.faces.whole import film, photo_source
 from media.analysis.camera import Motion, Rect
-from media.analysis.framing import whole_faces_rect
-from media.analysis.subjects import Box, Subject, union
+from media.analysis.framing import MoveRequest, plan_ken_burns, whole_faces_rect
+from media.analysis.subjects import Box, Subject, keep_whole, union
 from media.base.spec import LANDSCAPE, PORTRAIT, Aspect
 from media.frames.roll import roll_keeps
 from media.frames.split import still_crop
@@ -138,6 +138,30 @@ def test_9x16_is_full_bleed_whenever_the_subject_fits_a_crop_at_most_2x(premium:
         for view in shot.get(PORTRAIT.name, []):
             if not view.cell:
                 assert view.motion.mode == "crop", view
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["push", "full move"])
+def test_9x16_crops_a_pet_whose_head_fits_the_crop_only_without_its_margin(full: bool) -> None:
+    # a 1400x1047 print of a dog: its head (the salient core) fits a 9:16 crop (1.83x) edge to
+    # edge, with its margin only a viewport wider than the frame (a band over blur)
+    dog = keep_whole(Subject((), Box(0.35, 0.0, 1.0, 1.0), "saliency", compact=True))
+    for move in ("zoom_in", "pan", "zoom_out", "tilt"):
+        motion = plan_ken_burns((1400, 1047), dog, PORTRAIT, 36,
+                                MoveRequest(full=full, move=move))
+        assert motion.mode == "crop", (move, motion)
+        core = dog.faces[0].to_pixels(1400, 1047)
+        assert all(motion.rect_at(f).contains(core, tol=1.0) for f in (0, 18, 35))
+
+
+def test_a_30_photo_film_shows_its_small_pet_print_full_bleed_in_9x16() -> None:
+    dog = Subject((), Box(0.35, 0.0, 1.0, 1.0), "saliency", compact=True)
+    sizes = (PHONE_TALL, PHONE_WIDE, SQUARE, (3000, 2000))
+    photos = {f"p{i:02d}": (sizes[i % 4], COUPLE if i % 3 else scenery()) for i in range(29)}
+    photos["p29"] = ((1400, 1047), dog)
+    timeline = _planned(photos, 119.0, False)
+    shown = [v for shot in _views(timeline, photos) for v in shot.get(PORTRAIT.name, [])
+             if v.photo_id == "p29" and not v.cell]
+    assert shown and {v.motion.mode for v in shown} == {"crop"}
 
 
 def test_9x16_fits_or_fills_a_group_whose_faces_no_crop_holds() -> None:

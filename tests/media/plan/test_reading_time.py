@@ -15,7 +15,8 @@ from media.design.reading import (
     message_hold_s,
 )
 from media.plan import planner
-from media.plan.pacing import closing_budget_s, film_look
+from media.plan.beat_snap import CARD_SNAP_REACH_S
+from media.plan.pacing import CARD_SHARE_MAX, card_seconds, closing_budget_s, film_look
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from tests.helpers import OPENING, beat_grid, plan_clips, plan_photos
 
@@ -82,3 +83,20 @@ def test_a_line_too_long_to_read_in_a_30_second_film_is_left_out_not_cut() -> No
     words = closing(OccasionWords(**{**ANNIVERSARY.__dict__, "lines": (long_line,)}),
                     closing_budget_s(30.0, film_look("gift", False)))
     assert words.greeting == "Happy Anniversary, Ana & Tomás" and words.message == ""
+
+
+@pytest.mark.parametrize(("style", "gentle"), [("gift", False), ("social", False),
+                                               ("brand", False), ("gift", True)])
+def test_a_30_second_films_closing_lasts_what_its_words_need_and_a_beat_at_most(
+        style: str, gentle: bool) -> None:
+    # the customer's line in the closing is the one a 30 s film promises: its reading time
+    # (1 + W / 3 s) sets the card; only the snap onto a bar may add to it, and the two cards
+    # together stay within half the film
+    tl, words = _film(30.0, style, gentle)
+    look = film_look(style, gentle)
+    _, needed_s = card_seconds(30.0, CardSpec("closing", words.lines, None, gentle, style), look)
+    beat_s = max(CARD_SNAP_REACH_S, 60.0 / 112)  # beat_grid's tempo
+    closing_s = (tl.shots[-1].cut_out - tl.shots[-1].cut_in) / tl.fps
+    assert closing_s <= needed_s + beat_s + 1 / tl.fps
+    opening_s = (tl.shots[0].cut_out - tl.shots[0].cut_in) / tl.fps
+    assert opening_s + closing_s <= CARD_SHARE_MAX * 30.0 + 2 * beat_s

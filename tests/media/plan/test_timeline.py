@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from media.design import looks
 from media.frames.blend import layer_weights
 from media.plan import planner
 from media.plan.inputs import ClipSource, PhotoSource
+from media.plan.pacing import SHOT_MAX_S
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import KEN_BURNS, PUSH, Shot, Timeline, timeline_from_dict
 from media.plan.transitions import CROSSFADE, CUT
@@ -326,8 +326,8 @@ def test_photos_hold_up_to_six_seconds_before_any_repeats(
 def test_a_long_film_from_few_photos_spaces_every_repeat_ten_seconds(n_photos: int) -> None:
     tl = planned_film(n_photos=n_photos, n_clips=0, length=180.0, subject="p0")
     hold = 6.0 * 1.3 + 1.0  # the subject's longer hold, and a beat of snapping
-    if n_photos <= 3:  # too few new pictures for 6 s shots: the look's longest hold instead
-        hold = looks.look(looks.DEFAULT_LOOK).layouts.hold_max_s * 1.3 + 1.0
+    if n_photos <= 3:  # too few new pictures for 6 s shots: the house's longest instead
+        hold = SHOT_MAX_S + 1.0
     shots = _showings(tl)
     singles = [s for s in shots if not s.partner_id]
     assert max(s.cut_out - s.cut_in for s in singles) <= hold * tl.fps
