@@ -18,9 +18,9 @@ from media.cards.draw import render_card_image
 from media.cards.motion import card_frame
 from media.cards.spec import CardSpec
 from media.design import looks
+from media.design.reading import PHONE_WIDTH_PX
 from media.design.values import STYLES
 
-PHONE_WIDTH = {"landscape": 844, "portrait": 390}
 ASPECTS = {"landscape": (1920, 1080), "portrait": (1080, 1920)}
 FPS = 5
 SAMPLE = {  # occasion line, name, closing lines: a sample order of each look's family
@@ -58,7 +58,7 @@ def sheet(look: str, style: str, aspect: str, columns: int = 6) -> np.ndarray:
     ending = CardSpec("closing", closing, accent, False, style, look=look)
     frames = (_frames(opening, width, height, 3.6, None, 3.4)
               + _frames(ending, width, height, 4.0, 0.2, None))
-    phone = PHONE_WIDTH[aspect]
+    phone = PHONE_WIDTH_PX[aspect]
     small = [cv2.resize(f, (phone, round(height * phone / width)), interpolation=cv2.INTER_AREA)
              for f in frames]
     blank = np.zeros_like(small[0])

@@ -36,11 +36,13 @@ import cv2
 import numpy as np
 
 from media.base.runner import Limits, ffmpeg_argv, run_tool
+from media.base.spec import ASPECTS
 from media.cards.spec import CardSpec
-from media.design.reading import TITLE_HOLD_S, message_hold_s
+from media.design.reading import TITLE_HOLD_S, message_hold_s, phone_width_px
 from media.plan.timeline import Timeline, timeline_from_dict
 
-PHONE_WIDTH = {"16x9": 844, "9x16": 390}
+PHONE_WIDTH = {a.name: phone_width_px(a.width, a.height) for a in ASPECTS}
+"""The width each film is seen at on the phone, by its aspect's name."""
 SCRIPT_LANGUAGES = {"LATIN": "eng", "ARABIC": "ara", "HEBREW": "heb", "CYRILLIC": "rus",
                     "DEVANAGARI": "hin", "CJK": "chi_sim+chi_tra", "HIRAGANA": "jpn",
                     "KATAKANA": "jpn", "HANGUL": "kor"}
@@ -88,20 +90,40 @@ BANDS = ((0.0, 0.45), (0.3, 0.75), (0.55, 1.0))
 it: tesseract's page layout is thrown by a picture's sun or sky beside the words."""
 
 
-def ocr(rgb: np.ndarray, width: int, lang: str = "eng") -> set[str]:
-    """The words tesseract reads (in the languages ``lang``) in ``rgb`` shown ``width`` pixels
-    wide (then doubled, as the cards' OCR tests do), as a block, in each of the :data:`BANDS`."""
-    height = round(rgb.shape[0] * width / rgb.shape[1])
-    small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
-    seen = cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
+ZOOMS = (2, 1)
+"""How many times a phone's pixels the OCR reads a frame at: doubled first (small type, as
+the cards' OCR tests do), then at the phone's own size when that misses words, since
+tesseract loses large display type doubled (the signature's lead shots: a name 60-80 px tall
+on the phone, plain to the eye, read as nothing at twice that)."""
+
+
+def _band_words(seen: np.ndarray, lang: str) -> set[str]:
     read: set[str] = set()
+    height = seen.shape[0]
     for top, bottom in BANDS:
-        band = seen[round(top * 2 * height):round(bottom * 2 * height)]
+        band = seen[round(top * height):round(bottom * height)]
         ok, png = cv2.imencode(".png", cv2.cvtColor(band, cv2.COLOR_RGB2BGR))
         assert ok
         done = subprocess.run(["tesseract", "stdin", "stdout", "-l", lang, "--psm", "6"],
                               input=png.tobytes(), capture_output=True, timeout=300, check=True)
         read |= set(words(done.stdout.decode("utf-8", "replace")))
+    return read
+
+
+def ocr(rgb: np.ndarray, width: int, lang: str = "eng",
+        want: list[str] | None = None) -> set[str]:
+    """The words tesseract reads (in the languages ``lang``) in ``rgb`` shown ``width`` pixels
+    wide, in each of the :data:`BANDS`: doubled, then (when ``want`` is given and not all of
+    it was read) at the phone's size too (:data:`ZOOMS`)."""
+    height = round(rgb.shape[0] * width / rgb.shape[1])
+    small = cv2.resize(rgb, (width, height), interpolation=cv2.INTER_AREA)
+    read: set[str] = set()
+    for zoom in ZOOMS:
+        seen = small if zoom == 1 else cv2.resize(small, (zoom * width, zoom * height),
+                                                  interpolation=cv2.INTER_CUBIC)
+        read |= _band_words(seen, lang)
+        if want is None or set(want) <= read:
+            break
     return read
 
 
@@ -156,7 +178,7 @@ def film_reads(folder: Path, fps: float, order: Path | None = None) -> list[dict
             text = " / ".join(line for line in card.lines if line)
             lang = ocr_languages(text)
             read = [] if lang is None else [
-                len([w for w in want if w in ocr(f, width, lang)]) >= share * len(want)
+                len([w for w in want if w in ocr(f, width, lang, want)]) >= share * len(want)
                 for f in frames(folder / f"{aspect}.mp4", start, length, fps)]
             rows.append({"film": aspect, "shot": index, "kind": card.kind, "part": card.part,
                          "text": text, "on_screen_s": round(length, 2),

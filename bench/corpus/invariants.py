@@ -22,7 +22,7 @@ from media.analysis.framing import largest_crop
 from media.analysis.subjects import keep_whole, union
 from media.base.spec import ASPECTS, PORTRAIT
 from media.cards.text import text_layout
-from media.design.reading import message_hold_s
+from media.design.reading import CAP_HEIGHT_MIN_PX, cap_height_on_phone_px, message_hold_s
 from media.frames.sources import FilmSources
 from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
 from media.plan.planner import plan
@@ -32,12 +32,6 @@ from media.plan.transitions import transition_kind
 from workflows.contract import FilmOrder
 
 FRAME_STEP = 2  # frames between the samples of a move (its first and last always sampled)
-PHONE_WIDTH_PX = {"9x16": 390, "16x9": 844}
-"""A 390 x 844 pt phone: the gift page plays the 9:16 film upright (390 wide) and the 16:9
-film turned (844 wide)."""
-CAP_HEIGHT_MIN_PX = 8.0
-"""The customer's words read on a phone when their capitals are at least this tall there."""
-CAP_HEIGHT_SHARE = 0.7  # a Latin face's cap height over its size (em)
 BOTH_WORDS_FROM_S = 45.0
 FULL_BLEED_UPSCALE_MAX = 2.0
 OVERLAP_MIN = 0.1  # faces overlapping by this share of the smaller one lie over each other
@@ -230,7 +224,7 @@ def _sentences(text: str) -> list[str]:
 def words_shown(ctx: Context) -> list[str] | None:
     """A film of 45 s or more shows the memory and the story line, a shorter one at least
     one (each whole, or one of its sentences whole), for its reading time, at a size a phone
-    reads (capitals at least :data:`CAP_HEIGHT_MIN_PX` tall)."""
+    reads (capitals at least :data:`media.design.reading.CAP_HEIGHT_MIN_PX` tall)."""
     words = ctx.order.words
     if not ctx.planned:
         return None
@@ -287,8 +281,8 @@ def _smallest_cap(card: Any, line: str) -> str | None:
         for aspect in ASPECTS:
             sizes = [b.size for b in text_layout(card, aspect.width, aspect.height)
                      if b.role != "rule" and _unquoted(b.text) and _unquoted(b.text) in line]
-            caps[aspect.name] = (CAP_HEIGHT_SHARE * min(sizes) * PHONE_WIDTH_PX[aspect.name]
-                                 / aspect.width) if sizes else -1.0
+            caps[aspect.name] = cap_height_on_phone_px(min(sizes), aspect.width,
+                                                       aspect.height) if sizes else -1.0
         _CAPS[key] = caps
     missing = [a for a, v in _CAPS[key].items() if v < 0]
     if missing:

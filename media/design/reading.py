@@ -62,10 +62,23 @@ def message_hold_s(text: str) -> float:
     return max(MESSAGE_MIN_HOLD_S, MESSAGE_BASE_S + word_count(text) / WORDS_PER_S)
 
 
+def phone_width_px(width: int, height: int) -> int:
+    """The width (phone points) a ``width`` x ``height`` frame is seen at on the phone
+    (:data:`PHONE_WIDTH_PX`: a portrait frame upright, a landscape one turned)."""
+    return PHONE_WIDTH_PX["portrait" if height > width else "landscape"]
+
+
+def cap_height_on_phone_px(size_px: float, width: int, height: int) -> float:
+    """How tall (phone points) the capitals of type set ``size_px`` pixels per em in a
+    ``width`` x ``height`` frame are on the phone: :data:`CAP_HEIGHT_SHARE` of the size,
+    scaled to :func:`phone_width_px`."""
+    return CAP_HEIGHT_SHARE * size_px * phone_width_px(width, height) / width
+
+
 def type_min_px(width: int, height: int) -> int:
     """The smallest type size (pixels per em) a card may set in a ``width`` x ``height`` frame:
     capitals :data:`CAP_HEIGHT_MIN_PX` tall once the frame is shown :data:`PHONE_WIDTH_PX`
     wide (a portrait frame upright, a landscape one turned). 32 px in 1080x1920, 26 in
     1920x1080."""
-    phone = PHONE_WIDTH_PX["portrait" if height > width else "landscape"]
+    phone = phone_width_px(width, height)
     return math.ceil(CAP_HEIGHT_MIN_PX / CAP_HEIGHT_SHARE * width / phone - 1e-6)

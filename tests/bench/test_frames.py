@@ -28,6 +28,7 @@ pytestmark = pytest.mark.bench
 
 REPO = Path(__file__).resolve().parents[2]
 PHOTO = REPO / "samples" / "birthday" / "photos" / "04-three-friends.jpg"
+SUNSET = REPO / "samples" / "birthday" / "photos" / "07-summit-sunset.jpg"
 FONT = REPO / "media" / "cards" / "assets" / "fonts" / "NotoSans-Bold.ttf"
 
 
@@ -141,6 +142,20 @@ def test_a_cyrillic_card_reads_back_in_its_language() -> None:
     assert reads(view, text_band(view, want, lang), want, 1.0, 844, lang)
     assert not reads(view, None, want, 1.0, 844, "eng")
 
+
+
+@pytest.mark.ocr
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs Debian's tesseract-ocr")
+def test_a_large_name_over_a_busy_photo_reads_at_the_phones_own_size() -> None:
+    # the signature's lead shot: a name 60 px tall on the phone over a sunlit field, plain to
+    # the eye; tesseract reads nothing of it doubled, as it does small type
+    sunset = Image.open(SUNSET).convert("RGB")
+    frame = sunset.crop((0, 0, sunset.height * 9 // 16, sunset.height)).resize((540, 960))
+    frame = Image.fromarray((np.asarray(frame) * 0.7).astype(np.uint8))
+    ImageDraw.Draw(frame).text((270, 780), "Mads", font=ImageFont.truetype(str(FONT), 120),
+                               fill=(250, 245, 235), anchor="mm")
+    view = phone_view(np.asarray(frame), 390)
+    assert reads(view, text_band(view, ["mads"], "eng"), ["mads"], 1.0, 390, "eng")
 
 def test_a_photo_shown_again_before_the_others_and_back_to_back_is_caught() -> None:
     groups = {"p01": "a", "p02": "b", "p03": "c"}

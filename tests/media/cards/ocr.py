@@ -11,8 +11,9 @@ import cv2
 import numpy as np
 
 from media.base import spec
+from media.design.reading import phone_width_px
 
-PHONE_WIDTH = {spec.LANDSCAPE.name: 844, spec.PORTRAIT.name: 390}
+PHONE_WIDTH = {a.name: phone_width_px(a.width, a.height) for a in (spec.LANDSCAPE, spec.PORTRAIT)}
 """CSS pixels a phone shows each aspect's film across (landscape, portrait)."""
 
 
