@@ -43,6 +43,7 @@ from media.analysis.framing import (
     face_guard,
     full_bleed,
     holding_scale,
+    keeps_possible,
     largest_crop,
     needs_fit,
     plan_ken_burns,
@@ -289,12 +290,14 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
     motion designer alternates them (:func:`_framings`: the whole photo, a push to its faces, the
     answer to the shot's move, a closer push, a pan or tilt the other way, ...), that is new
     (:func:`same_framing` none of ``earlier``) and keeps every detected face whole
-    (:func:`_keeps_faces`); failing that the first new one, failing all the first."""
+    (:func:`_keeps_faces`); failing that the first new one, failing all the first. None cuts a
+    possible face (:func:`media.analysis.framing.keeps_possible`) when one does not."""
     first: Motion | None = None
     new: Motion | None = None
     for motion in _framings(photo, aspect, frames, ask):
         first = first or motion
-        if any(same_framing(motion, m) for m in earlier):
+        if any(same_framing(motion, m) for m in earlier) or not keeps_possible(
+                motion, photo.size, photo.subject):
             continue
         if _keeps_faces(motion, photo):
             return motion
