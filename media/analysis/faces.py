@@ -15,7 +15,9 @@ suppression (MediaPipe's own); each candidate is then looked at again up close a
 tells a face from a pet's or a pattern far better than the first look. A :class:`FoundFace`
 has the whole face's box and its core, the box from the eyes to the mouth (from the model's
 eye and mouth points) that a frame must never cut. Boxes are in pixels of the photo given and
-may reach past its edges.
+may reach past its edges. The candidates the close looks see but are not sure enough of
+(:data:`POSSIBLE_SCORE` to :data:`FACE_SCORE`) are the possible faces
+(:func:`find_face_tiers`): never people, only regions a frame keeps whole or leaves out.
 """
 
 from __future__ import annotations

@@ -348,22 +348,23 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
                    ask: MoveRequest = MoveRequest()) -> Motion:
     """The camera move of :func:`_plan_move` that keeps every possible face
     (:attr:`media.analysis.subjects.Subject.possible`) whole or wholly out of frame
-    (:func:`keeps_possible`): the move planned as if they were not there when it does; else
-    planned holding them like faces (never a 9:16 fitted or filled where the faces alone are
-    cropped: that film is full-bleed); else the crop :func:`_still` that keeps them whole or
-    out; else, when no crop can (a profile wider than the 9:16 crop, too wide to leave out),
-    the move planned without them.
-    A possible face is never a person; it is only never cut."""
-    planned = _plan_move(photo_size, subject, aspect, frames, ask)
-    if keeps_possible(planned, photo_size, subject):
-        return planned
+    (:func:`keeps_possible`): the move planned without them when it does; else the move
+    holding them like faces (never a 9:16 fitted or filled where the move without them is a
+    crop: that film is full-bleed whenever its subject fits one); else the crop :func:`_still`
+    that keeps them whole or out; else (a profile wider than the 9:16 crop, too wide to leave
+    out) the move planned without them. A possible face counts as no one: the analysis's
+    faces, focus and source stay as they are."""
+    plain = _plan_move(photo_size, replace(subject, possible=(), possible_cores=()), aspect,
+                       frames, ask)
+    if keeps_possible(plain, photo_size, subject):
+        return plain
     held = _plan_move(photo_size, holding_possible(subject), aspect, frames, ask)
     if keeps_possible(held, photo_size, subject) and not (
-            aspect.is_portrait and held.mode != "crop" and planned.mode == "crop"):
+            aspect.is_portrait and held.mode != "crop" and plain.mode == "crop"):
         return held
     scale = max(1.0, min(ask.frame_scale, holding_scale(photo_size, subject, aspect)))
     still = _still(photo_size, subject, aspect, frames, scale)
-    return still if keeps_possible(still, photo_size, subject) else planned
+    return still if keeps_possible(still, photo_size, subject) else plain
 
 
 def holding_possible(subject: Subject) -> Subject:
