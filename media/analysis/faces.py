@@ -223,6 +223,10 @@ POSSIBLE_SCORE = 0.5  # the (averaged) confidence from which a candidate short o
 # a possible face: a head turned away, an eye hidden (0.55-0.6), a close-up's profile tilted
 # past the turned views (0.64-0.73), a face at an old scan's edge. It never counts as a person
 # (a pet's face scores as much); it only keeps frames from cutting it (whole or left out)
+POSSIBLE_ALONE = 0.4  # on a photo without a face, a possible face's box side is at least this
+# share of the photo's short side: a close-up's profile (0.6-0.7 on the corpus); smaller ones
+# there were a trail's rocks, a lake's boats, a pet's fur (a face is what the photo is of, or
+# it stands among faces: the bar's man turned away is small beside the faces found)
 MERGE_IOU = 0.3  # MediaPipe's suppression threshold
 MAX_CANDIDATES = 40  # looked at closer, most confident first (a class photo's faces; the
 # bound keeps a photo of patterns from costing a look per pattern)
@@ -361,7 +365,8 @@ def _found_face(raw: _Raw, view: _View) -> FoundFace:
 class FaceTiers:
     """What :func:`find_face_tiers` finds: the ``faces`` (confident enough to be people) and
     the ``possible`` faces (:data:`POSSIBLE_SCORE` to :data:`FACE_SCORE`, none over a face or
-    a more confident possible one), each most confident first."""
+    a more confident possible one; on a photo without a face only large ones,
+    :data:`POSSIBLE_ALONE`), each most confident first."""
 
     faces: tuple[FoundFace, ...]
     possible: tuple[FoundFace, ...]
@@ -395,7 +400,10 @@ def find_face_tiers(image_rgb: np.ndarray) -> FaceTiers:
         elif looked is not None and looked[1] >= POSSIBLE_SCORE:
             possible.append(looked[0])
     sure = _distinct([_found_face(raw, view) for raw, view in faces])
-    return FaceTiers(sure, _beside(sure, [_found_face(raw, view) for raw, view in possible]))
+    least = 0.0 if sure else POSSIBLE_ALONE * min(width, height)
+    unsure = [face for face in (_found_face(raw, view) for raw, view in possible)
+              if max(face.box[2] - face.box[0], face.box[3] - face.box[1]) >= least]
+    return FaceTiers(sure, _beside(sure, unsure))
 
 
 def _beside(faces: tuple[FoundFace, ...], possible: list[FoundFace]) -> tuple[FoundFace, ...]:
