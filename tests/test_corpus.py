@@ -55,15 +55,19 @@ full-bleed whenever the subject fits a 2x crop (98.9 % of the whole corpus: thre
 show one photo's last repeat as a band across 9:16); blank and degenerate photos left out, an order
 of them held)."""
 FAILING = {
-    "faces_whole": "73.5 % (164/223) keep every labelled face's eyes-to-mouth core whole "
-                   "(the misses: faces the detector does not find, mostly a man turned away "
-                   "whose eye is hidden)",
+    "faces_whole": "73.5 % (164/223) keep every labelled face's eyes-to-mouth core whole on "
+                   "this fixture, 88.3 % (197/223) once it is generated with the possible "
+                   "faces (the misses left: a tilted close-up's profile wider than the 9:16 "
+                   "crop, too wide to leave out, where the film stays full-bleed; a profile "
+                   "close-up in layout cells; an old scan's edge faces; a 163 px photo)",
     "few_photo_repeats": "84.7 % (122/144) of 1-3 photo films repeat in a new framing that "
-                         "holds a face (the misses: close-ups whose face the detector does "
-                         "not find, and one photo shown 15-25 times in a long film)",
-    "no_ghost_faces": "88.8 % (198/223) never dissolve a face over a face (the misses: "
-                      "close-ups whose face the detector does not find; every face it finds "
-                      "is kept apart, detected_no_ghost_faces)",
+                         "holds a face, 83.3 % (120/144) with the possible faces (the misses: "
+                         "close-ups whose face the detector does not find, and one photo "
+                         "shown 15-25 times in a long film)",
+    "no_ghost_faces": "88.8 % (198/223) never dissolve a face over a face, 98.2 % (219/223) "
+                      "with the possible faces (the misses: close-ups whose face the "
+                      "detector does not even hold possible; every face it finds is kept "
+                      "apart, detected_no_ghost_faces)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 

@@ -540,7 +540,8 @@ def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
     the photo's edges allow; when they do not all fit, the biggest faces that fit whole and
     every other face wholly outside, never half of one; the focus's centre without faces. The
     possible faces (:func:`media.analysis.subjects.possible_boxes`) whole with the faces, else
-    wholly outside, where a viewport can."""
+    wholly outside, where a viewport can; the cores without their pad when no viewport holds
+    them padded."""
     width, height = photo_size
     cores = [c.to_pixels(width, height)
              for c in ([padded_core(c) for c in subject.cores]
@@ -550,6 +551,9 @@ def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
     tries = [((*cores[:kept], *possible), cores[kept:]) for kept in range(len(cores), 0, -1)]
     tries += [(cores[:kept], (*cores[kept:], *possible)) for kept in range(len(cores), 0, -1)]
     tries += [(cores[:kept], cores[kept:]) for kept in range(len(cores), 0, -1)]
+    bare = [c.to_pixels(width, height) for c in subject.cores] if subject.source == "faces" else []
+    tries += [(bare[:kept], bare[kept:]) for kept in range(len(bare), 0, -1)]  # no pad: a
+    # close-up's core whose pad reaches past the photo's edges in a cell a hair narrower
     if not cores:  # the possible faces whole, else out with the focus's centre held
         tries += [(possible, []), ([(fx * width, fy * height) * 2], possible)]
     for kept, out in tries:

@@ -431,3 +431,14 @@ def test_a_possible_face_alone_is_kept_whole_or_out_by_a_still_crop() -> None:
     for size in ((300, 1200), (700, 400), (1600, 300)):
         rect = whole_faces_rect(COUPLE_SIZE, alone, size)
         assert _whole_or_out(possible, Motion("crop", rect, rect, 1, "still")), size
+
+
+def test_a_still_cell_a_hair_narrower_than_a_close_ups_core_keeps_it_whole() -> None:
+    # o031: a tilted close-up's core spans the photo's width less 4 %; its pad reaches past
+    # both edges, so no cell 1 px narrower than the photo held it padded and the still crop
+    # sat centred, cutting the core by half a pixel: it now holds the core unpadded
+    core = Box(0.0405, 0.18, 1.0, 0.93)
+    close_up = Subject((Box(0.0, 0.0, 1.0, 1.0),), Box(0.0, 0.0, 1.0, 1.0), "faces",
+                       cores=(core,))
+    rect = whole_faces_rect((1210, 1600), close_up, (1208.9, 1600.0))
+    assert rect.contains(core.to_pixels(1210, 1600), tol=1e-6)
