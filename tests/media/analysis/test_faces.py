@@ -214,3 +214,18 @@ def test_subjects_keep_their_possible_faces_when_stored_and_older_ones_load_with
     old = asdict(subject)
     del old["possible"], old["possible_cores"]  # analyses stored before the tier existed
     assert subject_from_dict(old).possible == ()
+
+
+@pytest.mark.parametrize(("degrees", "ratio"), [(25.0, 4 / 3), (-25.0, 4 / 3), (-20.0, 3 / 4),
+                                                (30.0, 4 / 3)])
+def test_a_tilted_profile_close_up_the_detector_is_not_sure_of_is_a_possible_face(
+        degrees: float, ratio: float) -> None:
+    # the pool photo's man in profile filling a close-up turned 20-30 degrees (the corpus's
+    # closeup_tilted): the close looks average under FACE_SCORE, so he is possible, not a face
+    pool = _source("samples/birthday/photos/06-pool.jpg")
+    profile = next(face for face in pool.faces if face.profile)
+    photo = tf.close_up(pool, profile, 0.75, ratio, 1600, degrees=degrees)
+    centre = _centre(photo.faces[[f.profile for f in photo.faces].index(True)].core)
+    tiers = faces.find_face_tiers(photo.pixels)
+    assert not any(_on(centre, face.box) for face in tiers.faces)
+    assert any(_on(centre, face.box) for face in tiers.possible)
