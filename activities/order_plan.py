@@ -180,7 +180,8 @@ def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, 
     return [PhotoSource(p.id, p.width, p.height, p.low_res,
                         **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
                         **_focus(subjects.get(p.id)), **_hold(subjects.get(p.id), p.width,
-                                                              p.height), **facts[p.id])
+                                                              p.height),
+                        **_possible(subjects.get(p.id)), **facts[p.id])
             for p in prep.photos]
 
 
@@ -223,6 +224,11 @@ def _hold(subject: Subject | None, width: int, height: int) -> dict[str, float]:
         return {}
     x0, y0, x1, y1 = guard
     return {"hold_w": round((x1 - x0) / width, 4), "hold_h": round((y1 - y0) / height, 4)}
+
+
+def _possible(subject: Subject | None) -> dict[str, bool]:
+    """Whether the photo has a possible face (``possible_face``), none said without one."""
+    return {"possible_face": True} if subject is not None and subject.possible else {}
 
 
 def _focus(subject: Subject | None) -> dict[str, float]:

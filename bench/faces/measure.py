@@ -2,7 +2,8 @@
 per photo: ``python -m bench.faces.measure [--kinds ...] [--every N]``.
 
 ``old`` is the frontal Haar cascade with its companions (what ``find_subject`` used before issue
-42); ``new`` is :func:`media.analysis.subjects.subject_faces`. A found face matches a labelled one
+42); ``new`` is :func:`media.analysis.subjects.subject_faces`; ``possible`` those and the
+possible faces beside them (:func:`possible_detector`). A found face matches a labelled one
 when the label's core centre lies in the found box and the found core's centre in the label's
 box (one to one, most confident first). Recall counts the required faces; precision the found
 faces, less those matching an optional label. ``core kept`` is the mean share of a matched
@@ -48,7 +49,21 @@ def new_detector(pixels: np.ndarray) -> Found:
                  for face, core in subject_faces(pixels))
 
 
-DETECTORS: dict[str, Detector] = {"old": old_detector, "new": new_detector}
+def possible_detector(pixels: np.ndarray) -> Found:
+    """The faces ``find_subject`` keeps and its possible faces after them (what framing keeps
+    whole or out, :func:`media.analysis.subjects.subject_face_tiers`): its recall over
+    ``new``'s is the tier's hits on faces the detector misses, its precision the tier's false
+    alarms (on pets and scenery among them)."""
+    from media.analysis.subjects import subject_face_tiers
+
+    height, width = pixels.shape[:2]
+    faces, possible = subject_face_tiers(pixels)
+    return tuple((face.to_pixels(width, height), core.to_pixels(width, height))
+                 for face, core in (*faces, *possible))
+
+
+DETECTORS: dict[str, Detector] = {"old": old_detector, "new": new_detector,
+                                  "possible": possible_detector}
 
 
 def _inside(point: tuple[float, float], box: BoxPx) -> bool:

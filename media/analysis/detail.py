@@ -43,6 +43,7 @@ from media.analysis.framing import (
     face_guard,
     full_bleed,
     holding_scale,
+    keeps_possible,
     largest_crop,
     needs_fit,
     plan_ken_burns,
@@ -289,19 +290,25 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
     motion designer alternates them (:func:`_framings`: the whole photo, a push to its faces, the
     answer to the shot's move, a closer push, a pan or tilt the other way, ...), that is new
     (:func:`same_framing` none of ``earlier``) and keeps every detected face whole
-    (:func:`_keeps_faces`); failing that the first new one, failing all the first."""
+    (:func:`_keeps_faces`); failing that the first new one, failing all the first. Those that
+    cut a possible face (:func:`media.analysis.framing.keeps_possible`) come after all these
+    (the first new one keeping every face whole), before the first."""
     first: Motion | None = None
     new: Motion | None = None
+    cutting: Motion | None = None
     for motion in _framings(photo, aspect, frames, ask):
         first = first or motion
         if any(same_framing(motion, m) for m in earlier):
+            continue
+        if not keeps_possible(motion, photo.size, photo.subject):
+            cutting = cutting or (motion if _keeps_faces(motion, photo) else None)
             continue
         if _keeps_faces(motion, photo):
             return motion
         if new is None and _keeps_faces(motion, photo, core_only=True):
             new = motion
     assert first is not None
-    return new or first
+    return new or cutting or first
 
 
 def _keeps_faces(motion: Motion, photo: Repeat, core_only: bool = False) -> bool:

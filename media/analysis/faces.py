@@ -15,7 +15,9 @@ suppression (MediaPipe's own); each candidate is then looked at again up close a
 tells a face from a pet's or a pattern far better than the first look. A :class:`FoundFace`
 has the whole face's box and its core, the box from the eyes to the mouth (from the model's
 eye and mouth points) that a frame must never cut. Boxes are in pixels of the photo given and
-may reach past its edges.
+may reach past its edges. The candidates the close looks see but are not sure enough of
+(:data:`POSSIBLE_SCORE` to :data:`FACE_SCORE`) are the possible faces
+(:func:`find_face_tiers`): never people, only regions a frame keeps whole or leaves out.
 """
 
 from __future__ import annotations
@@ -217,6 +219,14 @@ FACE_SCORE = 0.75  # the (averaged) confidence that makes a face. On the labelle
 # rabbit in 1 of 5 pet photos (the pet tribute's spaniels among them, whose "face" then left
 # the other dog's head to be cut); three looks averaged lost 1 of 205 people's faces and every
 # pet's
+POSSIBLE_SCORE = 0.5  # the (averaged) confidence from which a candidate short of FACE_SCORE is
+# a possible face: a head turned away, an eye hidden (0.55-0.6), a close-up's profile tilted
+# past the turned views (0.64-0.73), a face at an old scan's edge. It never counts as a person
+# (a pet's face scores as much); it only keeps frames from cutting it (whole or left out)
+POSSIBLE_ALONE = 0.4  # on a photo without a face, a possible face's box side is at least this
+# share of the photo's short side: a close-up's profile (0.6-0.7 on the corpus); smaller ones
+# there were a trail's rocks, a lake's boats, a pet's fur (a face is what the photo is of, or
+# it stands among faces: the bar's man turned away is small beside the faces found)
 MERGE_IOU = 0.3  # MediaPipe's suppression threshold
 MAX_CANDIDATES = 40  # looked at closer, most confident first (a class photo's faces; the
 # bound keeps a photo of patterns from costing a look per pattern)
@@ -284,18 +294,19 @@ def _close_look(pyramid: _Pyramid, candidate: _Raw, factor: float = CLOSE_VIEW,
     return (max(near, key=lambda raw: raw.score), view) if near else None
 
 
-def _confirmed(pyramid: _Pyramid, candidate: _Raw) -> tuple[_Raw, _View] | None:
-    """The close look at ``candidate`` when it makes a face (see :data:`SURE` and
-    :data:`FACE_SCORE`), else None."""
+def _looked_at(pyramid: _Pyramid, candidate: _Raw) -> tuple[tuple[_Raw, _View], float] | None:
+    """The close look at ``candidate`` and its (averaged) confidence: the first look's when it
+    is :data:`SURE`, else the mean of the three looks (:data:`SECOND_VIEWS`, a profile's
+    :data:`PROFILE_VIEWS`); None when the close look sees nothing there."""
     look = _close_look(pyramid, candidate)
     if look is None or look[0].score >= SURE:
-        return look
+        return (look, look[0].score) if look is not None else None
     views = PROFILE_VIEWS if _in_profile(look[0]) else tuple((f, False) for f in SECOND_VIEWS)
     scores = [look[0].score]
     for factor, mirrored in views:
         other = _close_look(pyramid, candidate, factor, mirrored)
         scores.append(other[0].score if other is not None else 0.0)
-    return look if sum(scores) / len(scores) >= FACE_SCORE else None
+    return look, sum(scores) / len(scores)
 
 
 def _in_profile(raw: _Raw) -> bool:
@@ -350,13 +361,30 @@ def _found_face(raw: _Raw, view: _View) -> FoundFace:
     return FoundFace(_mapped_box(whole, back), _mapped_box(core, back), raw.score)
 
 
+@dataclass(frozen=True)
+class FaceTiers:
+    """What :func:`find_face_tiers` finds: the ``faces`` (confident enough to be people) and
+    the ``possible`` faces (:data:`POSSIBLE_SCORE` to :data:`FACE_SCORE`, none over a face or
+    a more confident possible one; on a photo without a face only large ones,
+    :data:`POSSIBLE_ALONE`), each most confident first."""
+
+    faces: tuple[FoundFace, ...]
+    possible: tuple[FoundFace, ...]
+
+
 def find_faces(image_rgb: np.ndarray) -> tuple[FoundFace, ...]:
     """The faces on an RGB uint8 photo (H, W, 3), most confident first, in its pixels.
 
     Candidates come from the whole photo (padded, upright and turned) and from tiles; each is
     looked at again up close and upright, and kept when the model is sure enough there
-    (:func:`_confirmed`).
+    (:func:`_looked_at`, :data:`FACE_SCORE`).
     """
+    return find_face_tiers(image_rgb).faces
+
+
+def find_face_tiers(image_rgb: np.ndarray) -> FaceTiers:
+    """:func:`find_faces` and the possible faces beside them (see :class:`FaceTiers`), from the
+    same looks: the possible tier costs no further look."""
     height, width = image_rgb.shape[:2]
     pyramid = _Pyramid(image_rgb)
     found: list[_Raw] = []
@@ -364,11 +392,30 @@ def find_faces(image_rgb: np.ndarray) -> tuple[FoundFace, ...]:
         found += _detect_in(pyramid, view, CANDIDATE_SCORE)
     candidates = _weighted_nms(found, MERGE_IOU)[:MAX_CANDIDATES]
     faces: list[tuple[_Raw, _View]] = []
+    possible: list[tuple[_Raw, _View]] = []
     for candidate in candidates:
-        look = _confirmed(pyramid, candidate)
-        if look is not None:
-            faces.append(look)
-    return _distinct([_found_face(raw, view) for raw, view in faces])
+        looked = _looked_at(pyramid, candidate)
+        if looked is not None and looked[1] >= FACE_SCORE:
+            faces.append(looked[0])
+        elif looked is not None and looked[1] >= POSSIBLE_SCORE:
+            possible.append(looked[0])
+    sure = _distinct([_found_face(raw, view) for raw, view in faces])
+    least = 0.0 if sure else POSSIBLE_ALONE * min(width, height)
+    unsure = [face for face in (_found_face(raw, view) for raw, view in possible)
+              if max(face.box[2] - face.box[0], face.box[3] - face.box[1]) >= least]
+    return FaceTiers(sure, _beside(sure, unsure))
+
+
+def _beside(faces: tuple[FoundFace, ...], possible: list[FoundFace]) -> tuple[FoundFace, ...]:
+    """``possible`` without those whose core's centre lies in a face's box or a more
+    confident possible one's (the same head seen twice), most confident first."""
+    kept: list[FoundFace] = []
+    for face in sorted(possible, key=lambda f: -f.score):
+        cx, cy = (face.core[0] + face.core[2]) / 2, (face.core[1] + face.core[3]) / 2
+        if not any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
+                   for b in (other.box for other in (*faces, *kept))):
+            kept.append(face)
+    return tuple(kept)
 
 
 def _distinct(faces: list[FoundFace]) -> tuple[FoundFace, ...]:

@@ -52,6 +52,7 @@ from media.analysis.subjects import (
     Box,
     Subject,
     padded_core,
+    possible_boxes,
     union,
 )
 from media.base.spec import Aspect
@@ -345,6 +346,57 @@ def _move_order(choice: int, full: bool, move: str | None = None) -> list[str]:
 
 def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
                    ask: MoveRequest = MoveRequest()) -> Motion:
+    """The camera move of :func:`_plan_move` that keeps every possible face
+    (:attr:`media.analysis.subjects.Subject.possible`) whole or wholly out of frame
+    (:func:`keeps_possible`): the move planned without them when it does; else the move
+    holding them like faces (never a 9:16 fitted or filled where the move without them is a
+    crop: that film is full-bleed whenever its subject fits one); else the crop :func:`_still`
+    that keeps them whole or out; else (a profile wider than the 9:16 crop, too wide to leave
+    out) the move planned without them. A possible face counts as no one: the analysis's
+    faces, focus and source stay as they are."""
+    plain = _plan_move(photo_size, replace(subject, possible=(), possible_cores=()), aspect,
+                       frames, ask)
+    if keeps_possible(plain, photo_size, subject):
+        return plain
+    held = _plan_move(photo_size, holding_possible(subject), aspect, frames, ask)
+    if keeps_possible(held, photo_size, subject) and not (
+            aspect.is_portrait and held.mode != "crop" and plain.mode == "crop"):
+        return held
+    scale = max(1.0, min(ask.frame_scale, holding_scale(photo_size, subject, aspect)))
+    still = _still(photo_size, subject, aspect, frames, scale)
+    return still if keeps_possible(still, photo_size, subject) else plain
+
+
+def holding_possible(subject: Subject) -> Subject:
+    """``subject`` with its possible faces (:func:`media.analysis.subjects.possible_boxes`)
+    among the faces a crop holds (their own cores too when its faces have cores), held as
+    faces are (a pet's core too): framing's view alone, never the analysis's (they count as
+    no one)."""
+    boxes = possible_boxes(subject)
+    cores = (*subject.cores, *boxes) if subject.source == "faces" and subject.cores else ()
+    return replace(subject, faces=(*subject.faces, *boxes), cores=cores, source="faces",
+                   possible=(), possible_cores=())
+
+
+def keeps_possible(motion: Motion, photo_size: tuple[int, int], subject: Subject) -> bool:
+    """True when every frame of ``motion`` holds each possible face of ``subject`` whole or
+    shows none of it: at both ends wholly inside, or wholly beyond the same side (the
+    viewport moves linearly between its ends, so every frame does too)."""
+    return all(_whole_or_out(box.to_pixels(*photo_size), motion.start, motion.end)
+               for box in possible_boxes(subject))
+
+
+def _whole_or_out(box: tuple[float, float, float, float], start: Rect, end: Rect) -> bool:
+    x0, y0, x1, y1 = box
+    tol = 0.5  # pixels
+    beyond = (lambda r: r.x + r.w <= x0 + tol, lambda r: r.x >= x1 - tol,
+              lambda r: r.y + r.h <= y0 + tol, lambda r: r.y >= y1 - tol)
+    return (start.contains(box, tol) and end.contains(box, tol)) or any(
+        side(start) and side(end) for side in beyond)
+
+
+def _plan_move(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
+               ask: MoveRequest = MoveRequest()) -> Motion:
     """Plan the camera move over a ``photo_size`` (width, height pixels) photo for ``frames``
     output frames of ``aspect``, as the shot ``ask``s (see :class:`MoveRequest`).
 
@@ -388,8 +440,8 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if planned.mode == "fit" and subject.faces and subject.source == "saliency":
         # a salient core (see keep_whole) may widen a crop into a fill, never shrink the
         # photo into a fitted card: plan again around the focus alone
-        return plan_ken_burns(photo_size, replace(subject, faces=()), aspect, frames,
-                              replace(ask, frame_scale=1.0))
+        return _plan_move(photo_size, replace(subject, faces=()), aspect, frames,
+                          replace(ask, frame_scale=1.0))
     return planned
 
 
@@ -486,16 +538,28 @@ def whole_faces_rect(photo_size: tuple[int, int], subject: Subject,
     ``photo_size`` photo that cuts no face: every face's core whole (its eyes-to-mouth box,
     :attr:`media.analysis.subjects.Subject.cores`, else the face), centred on them as near as
     the photo's edges allow; when they do not all fit, the biggest faces that fit whole and
-    every other face wholly outside, never half of one; the focus's centre without faces."""
+    every other face wholly outside, never half of one; the focus's centre without faces. The
+    possible faces (:func:`media.analysis.subjects.possible_boxes`) whole with the faces, else
+    wholly outside, where a viewport can; the cores without their pad when no viewport holds
+    them padded."""
     width, height = photo_size
     cores = [c.to_pixels(width, height)
              for c in ([padded_core(c) for c in subject.cores]
                        if subject.source == "faces" and subject.cores else subject.faces)]
-    for kept in range(len(cores), 0, -1):
-        rect = _apart(photo_size, size, cores[:kept], cores[kept:])
+    possible = [b.to_pixels(width, height) for b in possible_boxes(subject)]
+    fx, fy = subject.focus.center
+    tries = [((*cores[:kept], *possible), cores[kept:]) for kept in range(len(cores), 0, -1)]
+    tries += [(cores[:kept], (*cores[kept:], *possible)) for kept in range(len(cores), 0, -1)]
+    tries += [(cores[:kept], cores[kept:]) for kept in range(len(cores), 0, -1)]
+    bare = [c.to_pixels(width, height) for c in subject.cores] if subject.source == "faces" else []
+    tries += [(bare[:kept], bare[kept:]) for kept in range(len(bare), 0, -1)]  # no pad: a
+    # close-up's core whose pad reaches past the photo's edges in a cell a hair narrower
+    if not cores:  # the possible faces whole, else out with the focus's centre held
+        tries += [(possible, []), ([(fx * width, fy * height) * 2], possible)]
+    for kept, out in tries:
+        rect = _apart(photo_size, size, list(kept), list(out)) if kept else None
         if rect is not None:
             return rect
-    fx, fy = subject.focus.center
     return _place(size, (fx * width, fy * height), photo_size, None)
 
 

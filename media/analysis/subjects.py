@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from media.analysis.faces import find_faces
+from media.analysis.faces import FoundFace, find_face_tiers
 from media.base import heap
 
 FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
@@ -88,7 +88,11 @@ class Subject:
     without one). ``source`` says where the focus came from: ``faces``, ``saliency`` or ``centre``.
     ``compact`` (meaningful for ``saliency``) says the salient mass is a compact subject that
     must stay whole (a pet's head, an object), not scenery; subjects stored before the measure
-    existed count as compact, the cautious reading.
+    existed count as compact, the cautious reading. ``possible`` are the possible faces
+    (:class:`media.analysis.faces.FaceTiers`: a head turned away, a tilted profile, the
+    detector not sure enough) and ``possible_cores`` their eyes-to-mouth boxes (same order):
+    never people (not in ``faces``, the focus, counts or the subject's choice), only regions a
+    frame keeps whole or leaves out (:func:`possible_boxes`).
     """
 
     faces: tuple[Box, ...]
@@ -99,6 +103,8 @@ class Subject:
     """Height (0..1) of the photo's horizon or dominant level line, if it has one
     (:func:`find_horizon`): crops keep it in frame."""
     cores: tuple[Box, ...] = ()
+    possible: tuple[Box, ...] = ()
+    possible_cores: tuple[Box, ...] = ()
 
 
 # --- subject detection -----------------------------------------------------------------------
@@ -445,6 +451,15 @@ def subject_faces(image_rgb: np.ndarray) -> tuple[tuple[Box, Box], ...]:
     and clipped to the photo, largest first: :func:`media.analysis.faces.find_faces` on a copy at
     most :data:`FACES_LONG_EDGE` pixels long. (The frontal Haar cascade's faces, given as
     further candidates, found no face on the labelled set that the model's views missed.)"""
+    return subject_face_tiers(image_rgb)[0]
+
+
+FacePairs = tuple[tuple[Box, Box], ...]
+
+
+def subject_face_tiers(image_rgb: np.ndarray) -> tuple[FacePairs, FacePairs]:
+    """:func:`subject_faces` and the possible faces beside them
+    (:func:`media.analysis.faces.find_face_tiers`), both as :func:`subject_faces` gives them."""
     height, width = image_rgb.shape[:2]
     scale = min(1.0, FACES_LONG_EDGE / max(height, width))
     copy = image_rgb[..., :3] if image_rgb.ndim == 3 else cv2.cvtColor(image_rgb,
@@ -453,9 +468,12 @@ def subject_faces(image_rgb: np.ndarray) -> tuple[tuple[Box, Box], ...]:
         copy = cv2.resize(copy, (max(1, round(width * scale)), max(1, round(height * scale))),
                           interpolation=cv2.INTER_AREA)
     h, w = copy.shape[:2]
-    found = [(_clipped(face.box, w, h), _clipped(face.core, w, h))
-             for face in find_faces(np.ascontiguousarray(copy))]
-    return tuple(sorted(found, key=lambda pair: -_area(pair[0])))
+    tiers = find_face_tiers(np.ascontiguousarray(copy))
+
+    def pairs(faces: tuple[FoundFace, ...]) -> FacePairs:
+        found = [(_clipped(face.box, w, h), _clipped(face.core, w, h)) for face in faces]
+        return tuple(sorted(found, key=lambda pair: -_area(pair[0])))
+    return pairs(tiers.faces), pairs(tiers.possible)
 
 
 def _clipped(box: tuple[float, float, float, float], width: int, height: int) -> Box:
@@ -474,11 +492,18 @@ def find_subject(image_rgb: np.ndarray) -> Subject:
 
     Faces are :func:`subject_faces` (whole faces and their cores); without faces the focus is
     :func:`focus_blob`, and whether it is a compact subject is read on the photo's whole
-    salient mass (:func:`salient_mass_is_compact`).
+    salient mass (:func:`salient_mass_is_compact`). The possible faces beside the faces are
+    recorded apart (:attr:`Subject.possible`), whatever the focus.
     """
     gray, _ = _gray_copy(image_rgb, 256)
+    found, possible = subject_face_tiers(image_rgb)
+    return replace(_subject(image_rgb, gray, found), possible=tuple(f for f, _ in possible),
+                   possible_cores=tuple(core for _, core in possible))
+
+
+def _subject(image_rgb: np.ndarray, gray: np.ndarray, found: FacePairs) -> Subject:
+    """The :class:`Subject` of :func:`find_subject` from its ``found`` faces."""
     horizon = find_horizon(gray)
-    found = subject_faces(image_rgb)
     if found:
         faces = tuple(face for face, _ in found)
         return Subject(faces, union(faces), "faces", horizon=horizon,
@@ -539,6 +564,15 @@ def padded_core(core: Box, pad: float = CORE_PAD) -> Box:
                min(1.0, core.y1 + pad_h))
 
 
+def possible_boxes(subject: Subject) -> tuple[Box, ...]:
+    """What a frame keeps whole or leaves wholly out, never cuts: each possible face
+    (:attr:`Subject.possible`), its whole box with its core (:func:`padded_core`): the model's
+    points on a face it is not sure of are less sure than its box (a tilted profile's core
+    reached past the box's side)."""
+    return tuple(union((box, padded_core(core)))
+                 for box, core in zip(subject.possible, subject.possible_cores, strict=True))
+
+
 def whole_boxes(subject: Subject) -> tuple[Box, ...]:
     """What no frame may cut: the faces' eyes-to-mouth cores (:func:`padded_core`; the whole
     faces of a subject stored without cores), else a compact subject's core
@@ -553,4 +587,6 @@ def subject_from_dict(data: dict[str, Any]) -> Subject:
     return Subject(faces=tuple(Box(**face) for face in data["faces"]), focus=Box(**data["focus"]),
                    source=data["source"], compact=bool(data.get("compact", True)),
                    horizon=data.get("horizon"),
-                   cores=tuple(Box(**core) for core in data.get("cores", ())))
+                   cores=tuple(Box(**core) for core in data.get("cores", ())),
+                   possible=tuple(Box(**box) for box in data.get("possible", ())),
+                   possible_cores=tuple(Box(**core) for core in data.get("possible_cores", ())))

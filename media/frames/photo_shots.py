@@ -24,7 +24,7 @@ from media.analysis.detail import (
     texture_map,
 )
 from media.analysis.framing import KEEP_MIN, MoveRequest, plan_ken_burns
-from media.analysis.subjects import Box, Subject, keep_whole, whole_boxes
+from media.analysis.subjects import Box, Subject, keep_whole, possible_boxes, whole_boxes
 from media.base import spec
 from media.cards.spec import card_look
 from media.design import looks
@@ -268,7 +268,8 @@ class PhotoShots:
         render finds doubtful, unless its push in would cut a face the move holds whole
         (:func:`media.frames.roll.roll_keeps`); otherwise the standard Ken Burns layer."""
         rolls = motion.mode == "crop" and roll_keeps(
-            motion, [b.to_pixels(*photo.image.shape[1::-1]) for b in whole_boxes(photo.subject)],
+            motion, [b.to_pixels(*photo.image.shape[1::-1])
+                     for b in (*whole_boxes(photo.subject), *possible_boxes(photo.subject))],
             aspect.width, aspect.height)  # its push in never cuts a face the move holds
         if shot.motion == ROLL and rolls:
             return RollPushLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)

@@ -35,6 +35,10 @@ class PhotoSource:
     :func:`media.analysis.framing.face_guard`); 0 without faces."""
     hold_h: float = 0.0
     """Share of the photo's height every crop must hold (as :attr:`hold_w`)."""
+    possible_face: bool = False
+    """Has a possible face (:attr:`media.analysis.subjects.Subject.possible`: the detector not
+    sure of it): never a person, but no dissolve lays it over a face
+    (:func:`media.plan.shots.faces_apart`)."""
     matte: float = 0.0
     """How cleanly its subject comes off the background for parallax (0..1, the usable score of
     :func:`media.frames.parallax.matte_score`; 0 when unmeasured or doubtful)."""

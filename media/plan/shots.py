@@ -140,14 +140,14 @@ def _apart(dissolve: Transition, film: Film, since_swipe: int) -> Transition:
 def _shows_face(shot: Shot, photos: Mapping[str, PhotoSource], subject_id: str | None) -> bool:
     """True when a photo ``shot`` shows (its own, a card's: the subject's when it names none,
     as the render reads it, a layout's partners) has a face (one analysis measured, or one
-    its crops must hold) or the subject in it; a clip counts as showing one (nothing measures
-    its faces, and the customer's clips are mostly of people)."""
+    its crops must hold, or a possible one) or the subject in it; a clip counts as showing one
+    (nothing measures its faces, and the customer's clips are mostly of people)."""
     if shot.kind == "clip":
         return True
     own = subject_id if shot.kind == "card" and shot.source_id is None else shot.source_id
     ids = (own, shot.partner_id, shot.second_partner_id)
-    return any(p in photos and (shows_subject(photos[p], subject_id) or photos[p].hold_w > 0)
-               for p in ids if p)
+    return any(p in photos and (shows_subject(photos[p], subject_id) or photos[p].hold_w > 0
+                                or photos[p].possible_face) for p in ids if p)
 
 
 def _transitions(film: Film, kinds: list[str], cuts: list[int]) -> list[Transition]:
