@@ -54,16 +54,17 @@ about a quarter of the photo time; no dissolve between two faces the detector fo
 full-bleed whenever the subject fits a 2x crop (a pet's head held edge to edge when only that
 fits); blank and degenerate photos left out, an order of them held)."""
 FAILING = {
-    "faces_whole": "73.5 % (164/223) keep every labelled face's eyes-to-mouth core whole "
-                   "(the misses: faces the detector does not find, mostly a man turned away "
-                   "whose eye is hidden)",
-    "few_photo_repeats": "88.2 % (127/144) of 1-3 photo films repeat in a new framing that "
+    "faces_whole": "88.3 % (197/223) keep every labelled face's eyes-to-mouth core whole "
+                   "(the misses: a tilted close-up's profile wider than the 9:16 crop and too "
+                   "big to leave out, where the film stays full-bleed; a profile close-up in "
+                   "layout cells; an old scan's edge faces; a 163 px photo)",
+    "few_photo_repeats": "87.5 % (126/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face (the misses: close-ups whose face the detector does "
                          "not find, and small prints with 3 to 9 framings shown 6-14 times "
                          "in a long film of shots held up to the house's 15 s)",
-    "no_ghost_faces": "88.8 % (198/223) never dissolve a face over a face (the misses: "
-                      "close-ups whose face the detector does not find; every face it finds "
-                      "is kept apart, detected_no_ghost_faces)",
+    "no_ghost_faces": "98.2 % (219/223) never dissolve a face over a face (the misses: "
+                      "close-ups whose face the detector does not even hold possible; every "
+                      "face it finds is kept apart, detected_no_ghost_faces)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 
