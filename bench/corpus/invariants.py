@@ -578,14 +578,17 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 def full_bleed_portrait(ctx: Context) -> list[str] | None:
     """9:16 fills the frame (a crop) whenever the photo's subject fits a crop magnified at
-    most 2x (its faces, else what the analysis keeps whole, else its focus)."""
+    most 2x (its faces, else what the analysis keeps whole, else its focus); but for a card
+    whose photo is set whole above its words on its soft ground (no crop keeps its faces
+    clear of them: :func:`media.analysis.words.framings_for_words`)."""
     if not ctx.planned:
         return None
     out = []
     facts = ctx.photos
     for index, views in enumerate(ctx.views):
         layer = views.get(PORTRAIT.name, [])
-        if len(layer) != 1 or layer[0].motion.mode == "crop":
+        if len(layer) != 1 or layer[0].motion.mode == "crop" or _above_words(ctx, index,
+                                                                             layer[0]):
             continue
         view = layer[0]
         fact = facts[view.photo_id]
@@ -600,6 +603,19 @@ def full_bleed_portrait(ctx: Context) -> list[str] | None:
                        f"({fact.width}x{fact.height}, subject fits a "
                        f"{PORTRAIT.width / crop_w:.2f}x crop)")
     return out
+
+
+def _above_words(ctx: Context, index: int, view: View) -> bool:
+    """True when shot ``index`` is a card whose photo (``view``, in 9:16) lies wholly above
+    its words over the whole move."""
+    at = ctx.words.get(index, {}).get(PORTRAIT.name)
+    shot = ctx.timeline.shots[index]
+    box = _words_on_frame(shot.card, PORTRAIT, at) if at is not None else None
+    if box is None:
+        return False
+    fact = ctx.photos[view.photo_id]
+    return all(view.to_screen(f, (0.0, 0.0, fact.width, fact.height))[3] <= box[1] + 0.5
+               for f in (0, shot.frames // 2, max(0, shot.frames - 1)))
 
 
 def blanks_left_out(ctx: Context) -> list[str] | None:

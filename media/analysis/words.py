@@ -200,7 +200,8 @@ def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: As
     faces' cores. The words where the look wants them, else low on the safe area (else high
     on it, the faces below them); the faces (with a thin margin) in the
     part of the frame above the words and their band (or :data:`BAND_GAP_LEAST` of it; or
-    only their eyes-to-mouth cores, padded, when the whole faces leave no room): the widest
+    only their eyes-to-mouth cores, padded, when the whole faces leave no room, down to no
+    band): the widest
     crop that holds them there pushing gently in to a closer one, else tilting across the
     room it has. Last, always, where no crop does (a face filling the photo): the whole
     photo, smaller, above the words on its soft ground (the fitted treatment), the words on
@@ -220,12 +221,13 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     """The framings :func:`framings_for_words` offers, best first, each with the words'
     place; the fitted photo above the words set low last, always."""
     width, height = photo_size
-    guards = [_face_guard(subject.faces, width, height)]
-    if subject.cores:
-        guards.append(union(tuple(padded_core(c) for c in subject.cores)).to_pixels(width,
-                                                                                   height))
-    for guard, gap, (at, ink) in itertools.product(
-            guards, (block.gap, BAND_GAP_LEAST * block.gap), block.places):
+    faces = _face_guard(subject.faces, width, height)
+    keeps = [(faces, 1.0), (faces, BAND_GAP_LEAST)]
+    if subject.cores:  # then only the eyes-to-mouth, the band's shade reaching the chin
+        cores = union(tuple(padded_core(c) for c in subject.cores)).to_pixels(width, height)
+        keeps += [(cores, 1.0), (cores, BAND_GAP_LEAST), (cores, 0.0)]
+    for (guard, share), (at, ink) in itertools.product(keeps, block.places):
+        gap = share * block.gap
         low = ink[1] + ink[3] > aspect.height  # low on the frame: the faces above the words
         room = ((0.0, (ink[1] - gap) / aspect.height) if low else
                 ((ink[3] + gap) / aspect.height, 1.0))
