@@ -30,7 +30,7 @@ from PIL import Image
 
 from bench.corpus import fixture
 from bench.corpus.framing import SWAPPED, render_photos
-from bench.corpus.invariants import HELD_NO_USABLE
+from bench.corpus.invariants import HELD_NO_USABLE, check_order
 from bench.corpus.report import run_corpus, spread_subset
 from bench.corpus.specs import Prepared, gate_outcome
 from media.base.errors import MediaRejected
@@ -42,11 +42,14 @@ EVERY = 3
 """Check one order in three, spread like the whole (:func:`bench.corpus.report.spread_subset`)."""
 FIXTURE_MAX_BYTES = 4_000_000
 
-KEPT = ("plans", "detected_faces_whole", "words_verbatim", "words_shown", "first_round",
-        "no_back_to_back", "subject_share", "detected_no_ghost_faces", "full_bleed_portrait",
-        "blanks_left_out", "unusable_order_held")
+KEPT = ("plans", "detected_faces_whole", "detected_words_clear_of_faces", "words_verbatim",
+        "words_shown", "first_round", "no_back_to_back", "subject_share",
+        "detected_no_ghost_faces", "full_bleed_portrait", "blanks_left_out",
+        "unusable_order_held")
 """Promises every checked corpus order keeps today (every order gets a spec and a plan; the
-planner keeps whole the faces its detector finds; the customer's words are shown as written,
+planner keeps whole the faces its detector finds, and a card's words off them (99.5 % of the
+whole corpus: a 16:9 closing whose block of words fills the frame over a close-up); the
+customer's words are shown as written,
 both from 45 s, for their reading time, at a size a phone reads; every photo once before a
 repeat (99.5 % of the whole corpus: a close-up and a profile close-up of one face, dropped as
 twins, count apart in the ground truth); no photo twice in a row; the subject photo at most
@@ -55,13 +58,17 @@ full-bleed whenever the subject fits a 2x crop (98.9 % of the whole corpus: thre
 show one photo's last repeat as a band across 9:16); blank and degenerate photos left out, an order
 of them held)."""
 FAILING = {
-    "faces_whole": "73.5 % (164/223) keep every labelled face's eyes-to-mouth core whole "
+    "faces_whole": "71.7 % (160/223) keep every labelled face's eyes-to-mouth core whole "
                    "(the misses: faces the detector does not find, mostly a man turned away "
                    "whose eye is hidden)",
-    "few_photo_repeats": "84.7 % (122/144) of 1-3 photo films repeat in a new framing that "
+    "words_clear_of_faces": "94.6 % (211/223) keep a card's words off every labelled face's "
+                            "eyes-to-mouth core (the misses: profiles and close-ups the "
+                            "detector does not find, and 16:9 cards whose words fill the frame "
+                            "over a close-up)",
+    "few_photo_repeats": "84.0 % (121/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face (the misses: close-ups whose face the detector does "
                          "not find, and one photo shown 15-25 times in a long film)",
-    "no_ghost_faces": "88.8 % (198/223) never dissolve a face over a face (the misses: "
+    "no_ghost_faces": "88.3 % (197/223) never dissolve a face over a face (the misses: "
                       "close-ups whose face the detector does not find; every face it finds "
                       "is kept apart, detected_no_ghost_faces)",
 }
@@ -102,6 +109,22 @@ def test_every_corpus_order_keeps(results: Results, name: str) -> None:
     strict=True, raises=AssertionError, reason=reason)) for name, reason in FAILING.items()])
 def test_every_corpus_order_will_keep(results: Results, name: str) -> None:
     assert _failures(results, name) == []
+
+
+WORDS_OVER_FACES = ("o011-memorial_closeup", "o071-memorial_closeup", "o001-memorial_closeup",
+                    "o002-people", "o052-people", "o074-phone", "o042-people",
+                    "o021-memorial_closeup")
+"""Orders whose title or closing laid its words over a face before cards were framed for their
+words: 1, 1, 2, 3, 5, 5, 10 and 30 photos; 30 to 180 s; both tiers."""
+
+
+@pytest.mark.parametrize("order_id", WORDS_OVER_FACES)
+def test_a_cards_words_stay_off_the_faces_of_the_photo_under_them(
+        corpus: fixture.Corpus, order_id: str) -> None:
+    order = next(o for o in corpus.orders if o.id == order_id)
+    checks = check_order(order, corpus.photos_of(order))
+    assert checks["words_clear_of_faces"] == []
+    assert checks["detected_words_clear_of_faces"] == []
 
 
 def test_every_promise_is_kept_or_expected_to_fail() -> None:
