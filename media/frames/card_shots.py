@@ -135,6 +135,7 @@ class CardShots:
         self.photos = photos
         self.timeline = photos.timeline
         self.logo = logo
+        self._places: dict[tuple[int, str], tuple[Motion | None, Place | None]] = {}
         photos.card_framing = self._card_motion
 
     def prepare(self, index: int) -> PreparedCard:
@@ -191,12 +192,22 @@ class CardShots:
                motion: Motion | None) -> tuple[Motion | None, Place | None]:
         """Where card shot ``index``'s words go over ``photo`` in ``aspect``, moving as
         ``motion`` (a photo shot's move), and the move it makes instead when that one lays them
-        over a face (else None). The words go where the look wants them, moved off where the
+        over a face (else None), worked out once per card and aspect (the move is the one the
+        shot's photo makes as a photo shot's, the same each time). The words go where the look
+        wants them, moved off where the
         photo's subject passes on the frame over the shot
         (:func:`media.analysis.words.clear_of_subject`); where they (or their scrim's band)
         would still lie over a face the photo is framed for them
         (:func:`media.analysis.words.framings_for_words`: the first whose words, as laid out,
         clear the faces' eyes-to-mouth cores), apart from its earlier showings."""
+        key = (index, aspect.name)
+        if key not in self._places:
+            self._places[key] = self._place(index, photo, aspect, motion)
+        return self._places[key]
+
+    def _place(self, index: int, photo: HeldPhoto, aspect: spec.Aspect,
+               motion: Motion | None) -> tuple[Motion | None, Place | None]:
+        """:meth:`placed`, worked out."""
         card = self.timeline.shots[index].card
         if card is None:
             raise ValueError(f"card shot {index} has no card")
