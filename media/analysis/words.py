@@ -208,7 +208,7 @@ def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: As
     that ground at the bottom. A framing the same as one of ``avoid`` (the photo's earlier
     showings) is played backwards, or left out."""
     for motion, at in _word_framings(photo_size, subject, aspect, frames, block):
-        last = motion.mode == "fit"
+        last = motion.mode == "fit"  # the fitted photos differ by their words' place
         fresh = [m for m in (motion, reversed_motion(motion))
                  if not any(same_framing(m, earlier) for earlier in avoid)]
         if fresh or last:
@@ -219,7 +219,7 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
                    frames: int, block: WordsBlock
                    ) -> Iterator[tuple[Motion, tuple[float, float, float]]]:
     """The framings :func:`framings_for_words` offers, best first, each with the words'
-    place; the fitted photo above the words set low last, always."""
+    place; the fitted photo above the words last, always."""
     width, height = photo_size
     faces = _face_guard(subject.faces, width, height)
     keeps = [(faces, 1.0), (faces, BAND_GAP_LEAST)]
@@ -244,7 +244,12 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
             yield within_budget(Motion("crop", *ends, frames, "tilt"), aspect.width), at
         else:
             yield Motion("crop", wide, wide, frames, "still"), at
-    at, ink = max(block.places, key=lambda place: place[1][3])  # the words set lowest
+    # the whole photo above the words: set lowest at full size, else as small as the words
+    # were moved aside at, else wherever they leave the most room
+    for at, ink in sorted(block.places, key=lambda place: (-place[0][2], -place[1][3])):
+        if ink[1] - block.gap >= (FIT_MARGIN + FIT_ROOM_MIN) * aspect.height:
+            yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
+    at, ink = max(block.places, key=lambda place: place[1][1])
     yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
 
 

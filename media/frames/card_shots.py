@@ -4,6 +4,7 @@ or over the look's gradient when the card has no photo (:mod:`media.cards.draw`,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -101,18 +102,18 @@ def _on_frame(box: Box | None, photo_shape: tuple[int, ...], motion: Motion | No
     return union(tuple(seen)) if seen else None
 
 
-def _block(card: CardSpec, wanted: Place, size: tuple[int, int], ink: InkBox,
+def _block(card: CardSpec, places: list[tuple[Place, InkBox]], size: tuple[int, int],
            laid: Callable[[Place], InkBox | None]) -> WordsBlock:
     """``card``'s words on a ``size`` frame as framing them with its photo needs them: the
-    places they may take (``wanted`` by the look, its ``ink`` box there; the lowest and the
-    highest the text's layout keeps them at, which ``laid`` lays out) and how far the scrim's
-    band shades past them."""
-    places = [(wanted, ink)]
-    for at in ((wanted[0], 2.0 * size[1], 1.0), (wanted[0], -float(size[1]), 1.0)):
-        box = laid(at)
-        if box is not None:
-            places.append((at, box))
-    return WordsBlock(tuple(places), card_look(card).over_photo.band_reach * size[1])
+    places they may take (``places``: where the look wants them, at full size, and where they
+    were moved aside, each with its ink box; then the lowest and the highest the text's layout
+    keeps them at full size, which ``laid`` lays out) and how far the scrim's band shades past
+    them."""
+    (centre_x, _, _), _ = places[0]
+    ends = [(at, box) for at in ((centre_x, 2.0 * size[1], 1.0), (centre_x, -float(size[1]), 1.0))
+            if (box := laid(at)) is not None]
+    return WordsBlock((places[0], *ends, *places[1:]),
+                      card_look(card).over_photo.band_reach * size[1])
 
 
 def card_exit(timeline: Timeline, index: int) -> int | None:
@@ -227,7 +228,10 @@ class CardShots:
         gap = card_look(card).over_photo.band_reach * aspect.height
         if ink is None or not faces_under_words(faces, motion, ink, gap, size):
             return None, at
-        block = _block(card, at, size, ink, lambda place: self._ink(card, size, place))
+        look_at = (*wanted[0], 1.0)  # the look's place at full size, not one moved aside
+        laid = functools.partial(self._ink, card, size)
+        places = [(look_at, (laid(look_at) or ink) if look_at != at else ink)]
+        block = _block(card, places + ([(at, ink)] if look_at != at else []), size, laid)
         earlier = self.photos.earlier(photo, card_photo(self.timeline, index) or "", aspect,
                                       index)
         cores = tuple(padded_core(c).to_pixels(width, height) for c in subject.cores) or faces
