@@ -150,6 +150,8 @@ def _covered(block: tuple[float, float, float, float],
 CROP_STEPS = (1.0, 0.92, 0.85, 0.78, 0.7, 0.62, 0.55, 0.5)
 """The crops tried for a card's photo framed for its words, as shares of the largest crop's side
 (the widest first: a title over a photo shows as much of it as the faces and words allow)."""
+BAND_GAP_MOST = 2.0  # a face framed above the words keeps twice the band's reach first: at
+# one reach its shade is still a quarter of the band's, enough to dim a bright face
 BAND_GAP_LEAST = 0.5  # a face framed above the words may come this much of the band's reach
 # nearer them (its shade there is light) before the photo is fitted smaller instead
 FIT_ROOM_MIN = 0.25  # a photo fitted above its words keeps at least this share of the frame's
@@ -199,7 +201,8 @@ def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: As
     ``block``'s: the words keep their size); the caller takes the first whose words clear the
     faces' cores. The words where the look wants them, else low on the safe area (else high
     on it, the faces below them); the faces (with a thin margin) in the
-    part of the frame above the words and their band (or :data:`BAND_GAP_LEAST` of it; or
+    part of the frame above the words and their band (:data:`BAND_GAP_MOST` times its
+    reach, else once, else :data:`BAND_GAP_LEAST` of it; or
     only their eyes-to-mouth cores, padded, when the whole faces leave no room, down to no
     band): the widest
     crop that holds them there pushing gently in to a closer one, else tilting across the
@@ -222,7 +225,7 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     place; the fitted photo above the words last, always."""
     width, height = photo_size
     faces = _face_guard(subject.faces, width, height)
-    keeps = [(faces, 1.0), (faces, BAND_GAP_LEAST)]
+    keeps = [(faces, BAND_GAP_MOST), (faces, 1.0), (faces, BAND_GAP_LEAST)]
     if subject.cores:  # then only the eyes-to-mouth, the band's shade reaching the chin
         cores = union(tuple(padded_core(c) for c in subject.cores)).to_pixels(width, height)
         keeps += [(cores, 1.0), (cores, BAND_GAP_LEAST), (cores, 0.0)]
