@@ -30,7 +30,7 @@ from PIL import Image
 
 from bench.corpus import fixture
 from bench.corpus.framing import SWAPPED, render_photos
-from bench.corpus.invariants import HELD_NO_USABLE
+from bench.corpus.invariants import HELD_NO_USABLE, check_order
 from bench.corpus.report import run_corpus, spread_subset
 from bench.corpus.specs import Prepared, gate_outcome
 from media.base.errors import MediaRejected
@@ -42,11 +42,14 @@ EVERY = 3
 """Check one order in three, spread like the whole (:func:`bench.corpus.report.spread_subset`)."""
 FIXTURE_MAX_BYTES = 4_000_000
 
-KEPT = ("plans", "detected_faces_whole", "words_verbatim", "words_shown", "first_round",
-        "no_back_to_back", "subject_share", "detected_no_ghost_faces", "full_bleed_portrait",
-        "blanks_left_out", "unusable_order_held")
+KEPT = ("plans", "detected_faces_whole", "detected_words_clear_of_faces", "words_verbatim",
+        "words_shown", "first_round", "no_back_to_back", "subject_share",
+        "detected_no_ghost_faces", "full_bleed_portrait", "blanks_left_out",
+        "unusable_order_held")
 """Promises every checked corpus order keeps today (every order gets a spec and a plan; the
-planner keeps whole the faces its detector finds; the customer's words are shown as written,
+planner keeps whole the faces its detector finds, and a card's words off them (99.5 % of the
+whole corpus: a 16:9 closing whose block of words fills the frame over a close-up); the
+customer's words are shown as written,
 both from 45 s, for their reading time, at a size a phone reads; every photo once before a
 repeat (99.5 % of the whole corpus: a close-up and a profile close-up of one face, dropped as
 twins, count apart in the ground truth); no photo twice in a row; the subject photo at most
@@ -65,6 +68,10 @@ FAILING = {
     "no_ghost_faces": "98.2 % (219/223) never dissolve a face over a face (the misses: "
                       "close-ups whose face the detector does not even hold possible; every "
                       "face it finds is kept apart, detected_no_ghost_faces)",
+    "words_clear_of_faces": "94.2 % (210/223) keep a card's words off every labelled face's "
+                            "eyes-to-mouth core (the misses: profiles and close-ups the "
+                            "detector does not find, and 16:9 cards whose words fill the frame "
+                            "over a close-up)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 
@@ -103,6 +110,22 @@ def test_every_corpus_order_keeps(results: Results, name: str) -> None:
     strict=True, raises=AssertionError, reason=reason)) for name, reason in FAILING.items()])
 def test_every_corpus_order_will_keep(results: Results, name: str) -> None:
     assert _failures(results, name) == []
+
+
+WORDS_OVER_FACES = ("o011-memorial_closeup", "o071-memorial_closeup", "o001-memorial_closeup",
+                    "o002-people", "o052-people", "o074-phone", "o042-people",
+                    "o021-memorial_closeup")
+"""Orders whose title or closing laid its words over a face before cards were framed for their
+words: 1, 1, 2, 3, 5, 5, 10 and 30 photos; 30 to 180 s; both tiers."""
+
+
+@pytest.mark.parametrize("order_id", WORDS_OVER_FACES)
+def test_a_cards_words_stay_off_the_faces_of_the_photo_under_them(
+        corpus: fixture.Corpus, order_id: str) -> None:
+    order = next(o for o in corpus.orders if o.id == order_id)
+    checks = check_order(order, corpus.photos_of(order))
+    assert checks["words_clear_of_faces"] == []
+    assert checks["detected_words_clear_of_faces"] == []
 
 
 def test_every_promise_is_kept_or_expected_to_fail() -> None:

@@ -7,10 +7,11 @@ PhotoShots`: which showing of a photo a shot is, the closer look of a repeat
 is its size, the subject the assets stage found and its texture map (all from the corpus
 fixture), and the layers that would draw pixels are recorders of their moves. A card over a
 photo is framed as :class:`media.frames.card_shots.CardShots` frames it (the photo's layers,
-no showing). What it returns per shot and aspect is a list of :class:`View`: a photo, the
-rectangle of it on screen at each frame (source pixels) and where on the frame that rectangle
-is drawn (a cell's box, else the whole frame). The parallax and roll layers move their subject
-a little off the camera's rectangle (a depth slide, a turn): their views are the camera's.
+reframed where its words would lie over a face), and where its words go is recorded. What it
+returns per shot and aspect is a list of :class:`View`: a photo, the rectangle of it on screen
+at each frame (source pixels) and where on the frame that rectangle is drawn (a cell's box,
+else the whole frame). The parallax and roll layers move their subject a little off the
+camera's rectangle (a depth slide, a turn): their views are the camera's.
 
 This module is the one place that knows the renderer's insides; it follows the renderer when
 that changes (``tests/test_corpus.py`` fails when a name it swaps is gone).
@@ -30,6 +31,7 @@ from media.analysis.camera import Motion, Rect
 from media.analysis.subjects import Subject
 from media.base import spec
 from media.frames import photo_shots as render_photos
+from media.frames.card_shots import CardShots
 from media.frames.sources import card_photo
 from media.plan.timeline import Timeline
 
@@ -165,20 +167,29 @@ def _views_of(layer: Any, aspect: spec.Aspect) -> list[View]:
                                                 float(aspect.height)))]
 
 
+WordsPlaces = dict[int, dict[str, "tuple[float, float, float] | None"]]
+"""Card shot index -> aspect name -> where its words go over its photo (centre x, y pixels,
+scale; None: it draws none), as :meth:`media.frames.card_shots.CardShots.framed` puts them."""
+
+
 def shot_views(timeline: Timeline, facts: Mapping[str, PhotoFacts],
-               aspects: tuple[spec.Aspect, ...] = spec.ASPECTS) -> list[dict[str, list[View]]]:
+               aspects: tuple[spec.Aspect, ...] = spec.ASPECTS,
+               words: WordsPlaces | None = None) -> list[dict[str, list[View]]]:
     """Every shot's views per aspect name (empty for clips and bare cards); ``facts`` are the
-    photos' by id."""
+    photos' by id. ``words``, when given, receives where each card over a photo sets its words
+    (laid out as the render lays them, without a brand logo)."""
     out: list[dict[str, list[View]]] = []
     with _recording():
         shots = render_photos.PhotoShots(timeline, aspects, _Store(facts), [])  # type: ignore[arg-type]
+        cards = CardShots(aspects, shots)
         for index, shot in enumerate(timeline.shots):
             if shot.kind == "photo":
                 layers = shots.prepare(index).layers
             elif shot.kind == "card" and (photo_id := card_photo(timeline, index)):
-                layers = shots.layers(_Photo(photo_id, facts[photo_id]),  # type: ignore[arg-type]
-                                      photo_id, shot, shots.showing(index), aspects,
-                                      render_photos.steady(timeline, index), index)
+                layers, places = cards.framed(index, _Photo(photo_id, facts[photo_id]),  # type: ignore[arg-type]
+                                              photo_id)
+                if words is not None:
+                    words[index] = places
             else:
                 out.append({})
                 continue

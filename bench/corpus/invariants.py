@@ -11,16 +11,17 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.corpus.fixture import CorpusOrder, CorpusPhoto
-from bench.corpus.framing import PhotoFacts, View, shot_views
+from bench.corpus.framing import PhotoFacts, View, WordsPlaces, shot_views
 from bench.corpus.specs import with_current_words
 from media.analysis.framing import largest_crop
 from media.analysis.subjects import keep_whole, union
 from media.base.spec import ASPECTS, PORTRAIT
+from media.cards.draw import words_box
 from media.cards.text import text_layout
 from media.design.reading import CAP_HEIGHT_MIN_PX, cap_height_on_phone_px, message_hold_s
 from media.frames.sources import FilmSources
@@ -56,6 +57,9 @@ class Context:
     groups: dict[str, str]
     """Photo id -> its duplicate group (the id of the first photo showing the same picture: a
     copy, or the same picture whole, :attr:`CorpusPhoto.picture`)."""
+    words: WordsPlaces = field(default_factory=dict)
+    """Card shot index -> aspect -> where its words go over its photo (see
+    :func:`bench.corpus.framing.shot_views`)."""
 
     @property
     def timeline(self) -> Timeline:
@@ -77,7 +81,7 @@ def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
     first: dict[str, str] = {}
     groups = {pid: first.setdefault(photo.picture or photo.duplicate_of or photo.key, pid)
               for pid, photo in photos.items()}
-    timeline, views = None, []
+    timeline, views, words = None, [], {}
     if order.spec is not None:
         spec = with_current_words(order.spec, FilmOrder.model_validate(order.order))
         timeline = plan(spec)
@@ -85,8 +89,8 @@ def context_for(order: CorpusOrder, photos: dict[str, CorpusPhoto]) -> Context:
         facts = {pid: PhotoFacts(p.width, p.height, p.subject, p.texture)
                  for pid, p in photos.items()
                  if not p.rejected and p.subject is not None and p.texture is not None}
-        views = shot_views(timeline, facts)
-    return Context(order, photos, timeline, views, usable, groups)
+        views = shot_views(timeline, facts, words=words)
+    return Context(order, photos, timeline, views, usable, groups, words)
 
 
 def _renderable(timeline: Timeline, spec: FilmSpec) -> None:
@@ -119,8 +123,12 @@ def _cut(core: tuple[float, ...], rect: Any) -> bool:
     return not inside
 
 
-def _face_cuts(ctx: Context, cores: Callable[[str], list[tuple[str, tuple[float, ...]]]]
-               ) -> list[str]:
+Cores = Callable[[str], list[tuple[str, tuple[float, ...]]]]
+"""A photo id -> its faces' eyes-to-mouth cores, each with a label (pixels of its working
+copy)."""
+
+
+def _face_cuts(ctx: Context, cores: Cores) -> list[str]:
     out = []
     fps = ctx.timeline.fps
     for index, (shot, views) in enumerate(zip(ctx.timeline.shots, ctx.views, strict=True)):
@@ -138,24 +146,26 @@ def _face_cuts(ctx: Context, cores: Callable[[str], list[tuple[str, tuple[float,
     return out
 
 
-def faces_whole(ctx: Context) -> list[str] | None:
-    """The labelled faces' eyes-to-mouth cores are never cut by the frame's edge."""
-    if not ctx.planned or not any(p.faces for p in ctx.photos.values()):
+def _labelled_cores(ctx: Context) -> Cores | None:
+    """The generator's labelled cores (those the photo's edge cuts left out); None when no
+    photo of the order has a labelled face."""
+    if not any(p.faces for p in ctx.photos.values()):
         return None
 
     def cores(pid: str) -> list[tuple[str, tuple[float, ...]]]:
         return [(f"face{k}{' profile' if f.profile else ''}", f.core)
                 for k, f in enumerate(ctx.photos[pid].faces) if not f.cut_by_photo]
-    return _face_cuts(ctx, cores)
+    return cores
 
 
-def detected_faces_whole(ctx: Context) -> list[str] | None:
-    """The faces the detector found: their eyes-to-mouth cores (the subject's ``cores``, else
-    :data:`DETECTED_CORE` of its face boxes, for subjects stored before cores) never cut."""
+def _found_cores(ctx: Context) -> Cores | None:
+    """The cores of the faces the detector found (the subject's ``cores``, else
+    :data:`DETECTED_CORE` of its face boxes, for subjects stored before cores); None when it
+    found none in the order."""
     facts = ctx.photos
     found = {pid: f.subject for pid, f in facts.items()
              if f.subject is not None and f.subject.source == "faces" and f.subject.faces}
-    if not ctx.planned or not found:
+    if not found:
         return None
     a, b, c, d = DETECTED_CORE
 
@@ -172,7 +182,81 @@ def detected_faces_whole(ctx: Context) -> list[str] | None:
             out.append((f"found{k}", _px([box.x0 + a * w, box.y0 + b * h, box.x0 + c * w,
                                           box.y0 + d * h], fact.width, fact.height)))
         return out
-    return _face_cuts(ctx, cores)
+    return cores
+
+
+def faces_whole(ctx: Context) -> list[str] | None:
+    """The labelled faces' eyes-to-mouth cores are never cut by the frame's edge."""
+    cores = _labelled_cores(ctx)
+    return _face_cuts(ctx, cores) if ctx.planned and cores else None
+
+
+def detected_faces_whole(ctx: Context) -> list[str] | None:
+    """The faces the detector found: their eyes-to-mouth cores never cut."""
+    cores = _found_cores(ctx)
+    return _face_cuts(ctx, cores) if ctx.planned and cores else None
+
+
+# --- words over faces --------------------------------------------------------------------------
+
+
+_WORDS_BOXES: dict[tuple[Any, ...], tuple[int, int, int, int] | None] = {}
+
+
+def _words_on_frame(card: Any, aspect: Any, at: tuple[float, float, float]
+                    ) -> tuple[int, int, int, int] | None:
+    """The ink box of ``card``'s words set at ``at`` in ``aspect`` (frame pixels; it is the
+    full-strength part of their scrim's band too), laid out once per card, size and place."""
+    key = (card, aspect.width, aspect.height, at)
+    if key not in _WORDS_BOXES:
+        _WORDS_BOXES[key] = words_box(card, aspect.width, aspect.height, 0, at)
+    return _WORDS_BOXES[key]
+
+
+def _words_over_faces(ctx: Context, cores: Cores) -> list[str]:
+    """Where a card's words over a photo lie over one of the ``cores``, at the start, middle
+    or end of its photo's move, in either aspect."""
+    out = []
+    for index, places in sorted(ctx.words.items()):
+        shot = ctx.timeline.shots[index]
+        for aspect in ASPECTS:
+            at = places.get(aspect.name)
+            box = _words_on_frame(shot.card, aspect, at) if at is not None else None
+            if box is None:
+                continue
+            for view in ctx.views[index].get(aspect.name, []):
+                for label, core in cores(view.photo_id):
+                    hit = [f for f in (0, shot.frames // 2, max(0, shot.frames - 1))
+                           if _covers(box, view.to_screen(f, core), view.box)]
+                    if hit:
+                        out.append(f"#{index} {aspect.name} {shot.card.kind} over "
+                                   f"{view.photo_id} {label} ({len(hit)}/3 of its move, "
+                                   f"{view.motion.mode} {view.motion.move})")
+    return out
+
+
+def _covers(words: tuple[int, int, int, int], core: tuple[float, ...],
+            frame: tuple[float, float, float, float]) -> bool:
+    """True when the ``words`` box overlaps the part of ``core`` on the ``frame`` box (all
+    frame pixels) by more than half a pixel each way."""
+    x0, y0 = max(core[0], frame[0], words[0]), max(core[1], frame[1], words[1])
+    x1, y1 = min(core[2], frame[2], words[2]), min(core[3], frame[3], words[3])
+    return x1 - x0 > 0.5 and y1 - y0 > 0.5
+
+
+def words_clear_of_faces(ctx: Context) -> list[str] | None:
+    """A card's words over a photo (their ink, the full-strength part of their scrim's band)
+    never lie over a labelled face's eyes-to-mouth core, in both aspects, at the start, middle
+    and end of the photo's move."""
+    cores = _labelled_cores(ctx)
+    return _words_over_faces(ctx, cores) if ctx.planned and cores and ctx.words else None
+
+
+def detected_words_clear_of_faces(ctx: Context) -> list[str] | None:
+    """:func:`words_clear_of_faces` for the faces the detector found (what the render can keep
+    the words off)."""
+    cores = _found_cores(ctx)
+    return _words_over_faces(ctx, cores) if ctx.planned and cores and ctx.words else None
 
 
 # --- the customer's words ----------------------------------------------------------------------
@@ -488,14 +572,17 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 def full_bleed_portrait(ctx: Context) -> list[str] | None:
     """9:16 fills the frame (a crop) whenever the photo's subject fits a crop magnified at
-    most 2x (its faces, else what the analysis keeps whole, else its focus)."""
+    most 2x (its faces, else what the analysis keeps whole, else its focus); but for a card
+    whose photo is set whole above its words on its soft ground (no crop keeps its faces
+    clear of them: :func:`media.analysis.words.framings_for_words`)."""
     if not ctx.planned:
         return None
     out = []
     facts = ctx.photos
     for index, views in enumerate(ctx.views):
         layer = views.get(PORTRAIT.name, [])
-        if len(layer) != 1 or layer[0].motion.mode == "crop":
+        if len(layer) != 1 or layer[0].motion.mode == "crop" or _above_words(ctx, index,
+                                                                             layer[0]):
             continue
         view = layer[0]
         fact = facts[view.photo_id]
@@ -510,6 +597,19 @@ def full_bleed_portrait(ctx: Context) -> list[str] | None:
                        f"({fact.width}x{fact.height}, subject fits a "
                        f"{PORTRAIT.width / crop_w:.2f}x crop)")
     return out
+
+
+def _above_words(ctx: Context, index: int, view: View) -> bool:
+    """True when shot ``index`` is a card whose photo (``view``, in 9:16) lies wholly above
+    its words over the whole move."""
+    at = ctx.words.get(index, {}).get(PORTRAIT.name)
+    shot = ctx.timeline.shots[index]
+    box = _words_on_frame(shot.card, PORTRAIT, at) if at is not None else None
+    if box is None:
+        return False
+    fact = ctx.photos[view.photo_id]
+    return all(view.to_screen(f, (0.0, 0.0, fact.width, fact.height))[3] <= box[1] + 0.5
+               for f in (0, shot.frames // 2, max(0, shot.frames - 1)))
 
 
 def blanks_left_out(ctx: Context) -> list[str] | None:
@@ -539,6 +639,8 @@ def unusable_order_held(ctx: Context) -> list[str] | None:
 CHECKS: dict[str, Callable[[Context], list[str] | None]] = {
     "faces_whole": faces_whole,
     "detected_faces_whole": detected_faces_whole,
+    "words_clear_of_faces": words_clear_of_faces,
+    "detected_words_clear_of_faces": detected_words_clear_of_faces,
     "words_verbatim": words_verbatim,
     "words_shown": words_shown,
     "first_round": first_round,

@@ -4,12 +4,31 @@ A poster (:mod:`media.deliver.poster`) and a film's title, closing and interlude
 photo (:mod:`media.frames.sources`) set their words over the picture itself. Both keep them off
 the picture's subject the same way: the subject's box grown by how far a head reaches past
 its detected box (:func:`reach`), and the words' block moved below or beside it, smaller if it
-must be (:func:`clear_of_subject`). Pure: boxes and pixels in, a place out.
+must be (:func:`clear_of_subject`). Where that still lays words (or the scrim's band under them)
+over a face, a card's photo is framed for its words instead (:func:`framings_for_words`): the
+faces in the part of the frame above the words, else the whole photo smaller above them on its
+soft ground. Pure: boxes and pixels in, a place out.
 """
 
 from __future__ import annotations
 
-from media.analysis.subjects import Box, Subject, union
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from media.analysis.camera import Motion, Rect, within_budget
+from media.analysis.detail import reversed_motion, same_framing
+from media.analysis.framing import (
+    FIT_MARGIN,
+    FIT_ZOOM,
+    LEAST_MARGIN,
+    MAX_UPSCALE,
+    MIN_PAN_ROOM_PX,
+    PUSH_ZOOM,
+    largest_crop,
+)
+from media.analysis.subjects import Box, Subject, padded_core, union
+from media.base.spec import Aspect
 
 SUBJECT_REACH = (0.35, 0.15)
 """How far past its detected box a subject reaches, as shares of the box's width and height on
@@ -124,3 +143,170 @@ def _covered(block: tuple[float, float, float, float],
     x, y, hw, hh = block
     return (max(0.0, min(x + hw, box[2]) - max(x - hw, box[0]))
             * max(0.0, min(y + hh, box[3]) - max(y - hh, box[1])))
+
+
+# --- a card's photo framed for its words ---------------------------------------------------------
+
+CROP_STEPS = (1.0, 0.92, 0.85, 0.78, 0.7, 0.62, 0.55, 0.5)
+"""The crops tried for a card's photo framed for its words, as shares of the largest crop's side
+(the widest first: a title over a photo shows as much of it as the faces and words allow)."""
+BAND_GAP_MOST = 2.0  # a face framed above the words keeps twice the band's reach first: at
+# one reach its shade is still a quarter of the band's, enough to dim a bright face
+BAND_GAP_LEAST = 0.5  # a face framed above the words may come this much of the band's reach
+# nearer them (its shade there is light) before the photo is fitted smaller instead
+FIT_ROOM_MIN = 0.25  # a photo fitted above its words keeps at least this share of the frame's
+# height
+
+
+@dataclass(frozen=True)
+class WordsBlock:
+    """A card's words on a frame, in the places they may take, best first: where the look
+    wants them, low on the text's safe area, high on it; each as the words' place (centre x,
+    y pixels, scale) and their ink box there as laid out (x0, y0, x1, y1 pixels; the text's
+    layout keeps them inside the safe area). A face keeps ``gap`` pixels above and below the
+    ink (the scrim's band shades that far past the words)."""
+
+    places: tuple[tuple[tuple[float, float, float], tuple[float, float, float, float]], ...]
+    gap: float
+
+
+def faces_under_words(faces: tuple[tuple[float, float, float, float], ...], motion: Motion,
+                      words: tuple[float, float, float, float], gap: float,
+                      frame: tuple[int, int]) -> bool:
+    """True when a face (``faces``: boxes in the photo's pixels) passes under the ``words``
+    (their ink box, frame pixels) or the scrim's band across the frame at their height
+    (``gap`` pixels above and below them), at the start, middle or end of ``motion`` on a
+    ``frame`` (width, height pixels) frame."""
+    width, height = frame
+    top, bottom = words[1] - gap, words[3] + gap
+    for index in (0, motion.frames // 2, motion.frames - 1):
+        rect = motion.rect_at(index)
+        k_x, k_y = width / rect.w, height / rect.h
+        for x0, y0, x1, y1 in faces:
+            sx0, sx1 = (x0 - rect.x) * k_x, (x1 - rect.x) * k_x
+            sy0, sy1 = (y0 - rect.y) * k_y, (y1 - rect.y) * k_y
+            if sx1 <= 0 or sx0 >= width or sy1 <= 0 or sy0 >= height:
+                continue  # off the frame
+            if sy1 > top and sy0 < bottom:
+                return True
+    return False
+
+
+def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+                       frames: int, block: WordsBlock, avoid: Sequence[Motion] = ()
+                       ) -> Iterator[tuple[Motion, tuple[float, float, float]]]:
+    """How a card's photo (``photo_size``: width, height pixels; its ``subject``'s faces) may
+    be framed with its words (``block``) so that no face lies under them over ``frames``
+    frames of ``aspect``, best first: each a camera move and the words' place (one of
+    ``block``'s: the words keep their size); the caller takes the first whose words clear the
+    faces' cores. The words where the look wants them, else low on the safe area (else high
+    on it, the faces below them); the faces (with a thin margin) in the
+    part of the frame above the words and their band (:data:`BAND_GAP_MOST` times its
+    reach, else once, else :data:`BAND_GAP_LEAST` of it; or
+    only their eyes-to-mouth cores, padded, when the whole faces leave no room, down to no
+    band): the widest
+    crop that holds them there pushing gently in to a closer one, else tilting across the
+    room it has. Last, always, where no crop does (a face filling the photo): the whole
+    photo, smaller, above the words on its soft ground (the fitted treatment), the words on
+    that ground at the bottom. A framing the same as one of ``avoid`` (the photo's earlier
+    showings) is played backwards, or left out."""
+    for motion, at in _word_framings(photo_size, subject, aspect, frames, block):
+        last = motion.mode == "fit"  # the fitted photos differ by their words' place
+        fresh = [m for m in (motion, reversed_motion(motion))
+                 if not any(same_framing(m, earlier) for earlier in avoid)]
+        if fresh or last:
+            yield (fresh or [motion])[0], at
+
+
+def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+                   frames: int, block: WordsBlock
+                   ) -> Iterator[tuple[Motion, tuple[float, float, float]]]:
+    """The framings :func:`framings_for_words` offers, best first, each with the words'
+    place; the fitted photo above the words last, always."""
+    width, height = photo_size
+    faces = _face_guard(subject.faces, width, height)
+    keeps = [(faces, BAND_GAP_MOST), (faces, 1.0), (faces, BAND_GAP_LEAST)]
+    if subject.cores:  # then only the eyes-to-mouth, the band's shade reaching the chin
+        cores = union(tuple(padded_core(c) for c in subject.cores)).to_pixels(width, height)
+        keeps += [(cores, 1.0), (cores, BAND_GAP_LEAST), (cores, 0.0)]
+    for (guard, share), (at, ink) in itertools.product(keeps, block.places):
+        gap = share * block.gap
+        low = ink[1] + ink[3] > aspect.height  # low on the frame: the faces above the words
+        room = ((0.0, (ink[1] - gap) / aspect.height) if low else
+                ((ink[3] + gap) / aspect.height, 1.0))
+        rects = _crops_in(photo_size, guard, aspect, room)
+        if not rects:
+            continue
+        (wide, (y_lo, y_hi)), tight = rects[0], rects[-1][0]
+        tight = next((r for r, _ in rects if r.w * PUSH_ZOOM <= wide.w + 1e-6), tight)
+        if tight != wide:
+            yield within_budget(Motion("crop", wide, tight, frames, "zoom_in"),
+                                aspect.width), at
+        elif y_hi - y_lo >= MIN_PAN_ROOM_PX:
+            ends = (replace(wide, y=y_hi), replace(wide, y=y_lo))
+            yield within_budget(Motion("crop", *ends, frames, "tilt"), aspect.width), at
+        else:
+            yield Motion("crop", wide, wide, frames, "still"), at
+    # the whole photo above the words: set lowest at full size, else as small as the words
+    # were moved aside at, else wherever they leave the most room
+    for at, ink in sorted(block.places, key=lambda place: (-place[0][2], -place[1][3])):
+        if ink[1] - block.gap >= (FIT_MARGIN + FIT_ROOM_MIN) * aspect.height:
+            yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
+    at, ink = max(block.places, key=lambda place: place[1][1])
+    yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
+
+
+def _face_guard(faces: tuple[Box, ...], width: int, height: int
+                ) -> tuple[float, float, float, float]:
+    """The faces' union with :data:`media.analysis.framing.LEAST_MARGIN` of the largest face
+    around it (photo pixels, clipped to the photo)."""
+    x0, y0, x1, y1 = union(faces).to_pixels(width, height)
+    pad = LEAST_MARGIN * max(max((b.x1 - b.x0) * width, (b.y1 - b.y0) * height) for b in faces)
+    return (max(0.0, x0 - pad), max(0.0, y0 - pad), min(float(width), x1 + pad),
+            min(float(height), y1 + pad))
+
+
+def _crops_in(photo_size: tuple[int, int], guard: tuple[float, float, float, float],
+              aspect: Aspect, room: tuple[float, float]) -> list[tuple[Rect, tuple[float, float]]]:
+    """The crops (of :data:`CROP_STEPS`, widest first, magnified at most
+    :data:`media.analysis.framing.MAX_UPSCALE` unless the largest crop is already more) that
+    hold ``guard`` (photo pixels) whole in the band ``room`` of the frame (top and bottom, as
+    shares of its height), each centred on it across and with it centred in that band as the
+    photo's edges allow, with the range of its top (photo pixels) that holds it so."""
+    width, height = photo_size
+    crop_w, crop_h = largest_crop(width, height, aspect)
+    most = max(MAX_UPSCALE, aspect.width / crop_w)
+    gx0, gy0, gx1, gy1 = guard
+    top, bottom = room
+    out: list[tuple[Rect, tuple[float, float]]] = []
+    if bottom <= top:
+        return out
+    for step in CROP_STEPS:
+        w, h = crop_w * step, crop_h * step
+        if aspect.width / w > most + 1e-6:
+            break
+        x_lo, x_hi = max(0.0, gx1 - w), min(width - w, gx0)
+        y_lo, y_hi = max(0.0, gy1 - bottom * h), min(height - h, gy0 - top * h)
+        if x_lo > x_hi + 1e-6 or y_lo > y_hi + 1e-6:
+            continue
+        x = min(max((gx0 + gx1) / 2 - w / 2, x_lo), x_hi)
+        y = min(max((gy0 + gy1) / 2 - (top + bottom) * h / 2, y_lo), y_hi)
+        out.append((Rect(x, y, w, h), (y_lo, y_hi)))
+    return out
+
+
+def _fit_above(photo_size: tuple[int, int], aspect: Aspect, frames: int, limit_px: float
+               ) -> Motion:
+    """The whole photo fitted into the frame above ``limit_px`` (frame rows), centred there
+    within the fitted treatment's margin, pushing gently in about its centre."""
+    width, height = photo_size
+    margin = FIT_MARGIN * min(aspect.width, aspect.height)
+    bottom = max(limit_px, margin + FIT_ROOM_MIN * aspect.height)
+    k_end = min((aspect.width - 2 * margin) / width, (bottom - margin) / height)
+    centre = (aspect.width / 2, (margin + bottom) / 2)
+
+    def viewport(k: float) -> Rect:
+        return Rect(width / 2 - centre[0] / k, height / 2 - centre[1] / k, aspect.width / k,
+                    aspect.height / k)
+    return within_budget(Motion("fit", viewport(k_end / FIT_ZOOM), viewport(k_end), frames,
+                                "zoom_in"), aspect.width)

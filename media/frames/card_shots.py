@@ -4,19 +4,40 @@ or over the look's gradient when the card has no photo (:mod:`media.cards.draw`,
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 
-from media.analysis.subjects import Box, keep_whole, union
-from media.analysis.words import clear_of_subject, words_keep_off
+from media.analysis.camera import Motion
+from media.analysis.subjects import Box, keep_whole, padded_core, union
+from media.analysis.words import (
+    WordsBlock,
+    clear_of_subject,
+    faces_under_words,
+    framings_for_words,
+    words_keep_off,
+)
 from media.base import spec, yuv
-from media.cards.draw import CardImage, render_card_image, render_words_over, words_wanted
+from media.cards.draw import (
+    CardImage,
+    render_card_image,
+    render_words_over,
+    words_box,
+    words_wanted,
+)
 from media.cards.motion import card_frame, words_over_frame
-from media.cards.spec import CardSpec
+from media.cards.overlay import check_logo
+from media.cards.spec import CardSpec, card_look
+from media.cards.text import logo_reserve
 from media.frames.compose import PhotoLayer
 from media.frames.photo_shots import PhotoShots, ShotLayer, steady
 from media.frames.photo_store import HeldPhoto
 from media.frames.sources import Prepared, card_photo
 from media.plan.timeline import Timeline
+
+Place = tuple[float, float, float]  # where a card's words go: centre x, y (pixels), scale
+InkBox = tuple[int, int, int, int]  # the ink of a card's words: left, top, right, bottom pixels
 
 
 class PreparedCard(Prepared):
@@ -63,11 +84,11 @@ class PreparedWordsOver(PreparedCard):
                                 self.frames / spec.FPS, entrance, exit_at, own=own)
 
 
-def _on_frame(box: Box | None, photo_shape: tuple[int, ...], layer: ShotLayer) -> Box | None:
-    """Where ``box`` (normalized, of the photo) passes on the frame over ``layer``'s move:
-    the union of where it sits at the move's start, middle and end (normalized, of the frame,
-    clipped to it); None without a box, or when it never shows."""
-    motion = getattr(layer, "motion", None)
+def _on_frame(box: Box | None, photo_shape: tuple[int, ...], motion: Motion | None
+              ) -> Box | None:
+    """Where ``box`` (normalized, of the photo) passes on the frame over ``motion``: the union
+    of where it sits at the move's start, middle and end (normalized, of the frame, clipped to
+    it); None without a box, or when it never shows."""
     if box is None or motion is None:
         return box
     height, width = photo_shape[:2]
@@ -79,6 +100,20 @@ def _on_frame(box: Box | None, photo_shape: tuple[int, ...], layer: ShotLayer) -
                         min(1.0, (x1 - rect.x) / rect.w), min(1.0, (y1 - rect.y) / rect.h)))
     seen = [b for b in seen if b.x1 > b.x0 and b.y1 > b.y0]
     return union(tuple(seen)) if seen else None
+
+
+def _block(card: CardSpec, places: list[tuple[Place, InkBox]], size: tuple[int, int],
+           laid: Callable[[Place], InkBox | None]) -> WordsBlock:
+    """``card``'s words on a ``size`` frame as framing them with its photo needs them: the
+    places they may take (``places``: where the look wants them, at full size, and where they
+    were moved aside, each with its ink box; then the lowest and the highest the text's layout
+    keeps them at full size, which ``laid`` lays out) and how far the scrim's band shades past
+    them."""
+    (centre_x, _, _), _ = places[0]
+    ends = [(at, box) for at in ((centre_x, 2.0 * size[1], 1.0), (centre_x, -float(size[1]), 1.0))
+            if (box := laid(at)) is not None]
+    return WordsBlock((places[0], *ends, *places[1:]),
+                      card_look(card).over_photo.band_reach * size[1])
 
 
 def card_exit(timeline: Timeline, index: int) -> int | None:
@@ -101,6 +136,8 @@ class CardShots:
         self.photos = photos
         self.timeline = photos.timeline
         self.logo = logo
+        self._places: dict[tuple[int, str], tuple[Motion | None, Place | None]] = {}
+        photos.card_framing = self._card_motion
 
     def prepare(self, index: int) -> PreparedCard:
         """A card: its words over its photo shown sharp and moving (see
@@ -127,27 +164,101 @@ class CardShots:
         store = self.photos.store
         photo = store.acquire(photo_id)
         try:
-            layers = self.photos.layers(photo, photo_id, shot, self.photos.showing(index),
-                                        self.aspects, steady(self.timeline, index), index)
-            images = {aspect.name: self._words_over(card, photo, layers[aspect.name], aspect)
+            layers, places = self.framed(index, photo, photo_id)
+            images = {aspect.name: self._words_over(card, layers[aspect.name], aspect,
+                                                    places[aspect.name])
                       for aspect in self.aspects}
             return PreparedWordsOver(layers, images, delay, frames, exit_frame)
         finally:
             store.release(photo_id)
 
-    def _words_over(self, card: CardSpec, photo: HeldPhoto, layer: ShotLayer,
-                    aspect: spec.Aspect) -> CardImage:
-        """``card``'s words over ``layer`` (its photo in ``aspect``, moving): where the look
-        wants them, moved off where the photo's subject passes on the frame over the shot
-        (:func:`media.analysis.words.clear_of_subject`), coloured to read against the brightest
-        the picture gets under them."""
+    def framed(self, index: int, photo: HeldPhoto, photo_id: str
+               ) -> tuple[dict[str, ShotLayer], dict[str, Place | None]]:
+        """Card shot ``index`` over ``photo`` per aspect name: its photo's layer (framed as a
+        photo shot's, or for its words, :meth:`placed`) and where its words go (None: it draws
+        none)."""
+        shot = self.timeline.shots[index]
+        layers = self.photos.layers(photo, photo_id, shot, self.photos.showing(index),
+                                    self.aspects, steady(self.timeline, index), index)
+        places: dict[str, Place | None] = {}
+        for aspect in self.aspects:
+            layer = layers[aspect.name]
+            reframed, places[aspect.name] = self.placed(index, photo, aspect,
+                                                        getattr(layer, "motion", None))
+            if reframed is not None:
+                layers[aspect.name] = self.photos.plain_layer(photo, reframed, aspect)
+        return layers, places
+
+    def placed(self, index: int, photo: HeldPhoto, aspect: spec.Aspect,
+               motion: Motion | None) -> tuple[Motion | None, Place | None]:
+        """Where card shot ``index``'s words go over ``photo`` in ``aspect``, moving as
+        ``motion`` (a photo shot's move), and the move it makes instead when that one lays them
+        over a face (else None), worked out once per card and aspect (the move is the one the
+        shot's photo makes as a photo shot's, the same each time). The words go where the look
+        wants them, moved off where the
+        photo's subject passes on the frame over the shot
+        (:func:`media.analysis.words.clear_of_subject`); where they (or their scrim's band)
+        would still lie over a face the photo is framed for them
+        (:func:`media.analysis.words.framings_for_words`: the first whose words, as laid out,
+        clear the faces' eyes-to-mouth cores), apart from its earlier showings."""
+        key = (index, aspect.name)
+        if key not in self._places:
+            self._places[key] = self._place(index, photo, aspect, motion)
+        return self._places[key]
+
+    def _place(self, index: int, photo: HeldPhoto, aspect: spec.Aspect,
+               motion: Motion | None) -> tuple[Motion | None, Place | None]:
+        """:meth:`placed`, worked out."""
+        card = self.timeline.shots[index].card
+        if card is None:
+            raise ValueError(f"card shot {index} has no card")
         size = (aspect.width, aspect.height)
         wanted = words_wanted(card, *size, self.logo)
-        at = None
-        if wanted is not None:
-            keep_off = _on_frame(words_keep_off(keep_whole(photo.subject)), photo.image.shape,
-                                 layer)
-            at = clear_of_subject(*wanted, keep_off, size, least_covering=True)
+        if wanted is None:
+            return None, None
+        keep_off = _on_frame(words_keep_off(keep_whole(photo.subject)), photo.image.shape,
+                             motion)
+        at = clear_of_subject(*wanted, keep_off, size, least_covering=True)
+        subject = photo.subject
+        if motion is None or subject.source != "faces" or not subject.faces:
+            return None, at
+        height, width = photo.image.shape[:2]
+        faces = tuple(b.to_pixels(width, height) for b in subject.faces)
+        ink = self._ink(card, size, at)
+        gap = card_look(card).over_photo.band_reach * aspect.height
+        if ink is None or not faces_under_words(faces, motion, ink, gap, size):
+            return None, at
+        look_at = (*wanted[0], 1.0)  # the look's place at full size, not one moved aside
+        laid = functools.partial(self._ink, card, size)
+        places = [(look_at, (laid(look_at) or ink) if look_at != at else ink)]
+        block = _block(card, places + ([(at, ink)] if look_at != at else []), size, laid)
+        earlier = self.photos.earlier(photo, card_photo(self.timeline, index) or "", aspect,
+                                      index)
+        cores = tuple(padded_core(c).to_pixels(width, height) for c in subject.cores) or faces
+        for reframed, at in framings_for_words((width, height), subject, aspect,
+                                               motion.frames, block, earlier):
+            ink = self._ink(card, size, at)
+            if ink is None or not faces_under_words(cores, reframed, ink, 0.0, size):
+                break
+        return reframed, at
+
+    def _ink(self, card: CardSpec, size: tuple[int, int], at: Place) -> InkBox | None:
+        """The ink box of ``card``'s words set at ``at`` on a ``size`` frame (pixels)."""
+        reserve = logo_reserve(*size, check_logo(self.logo) if self.logo is not None else None)
+        return words_box(card, *size, reserve[2], at)
+
+    def _card_motion(self, index: int, photo: HeldPhoto, aspect: spec.Aspect,
+                     motion: Motion) -> Motion:
+        """The move card shot ``index``'s photo makes in ``aspect`` where a photo shot's would
+        be ``motion`` (see :attr:`media.frames.photo_shots.PhotoShots.card_framing`)."""
+        return self.placed(index, photo, aspect, motion)[0] or motion
+
+    def _words_over(self, card: CardSpec, layer: ShotLayer, aspect: spec.Aspect,
+                    at: Place | None) -> CardImage:
+        """``card``'s words over ``layer`` (its photo in ``aspect``, moving) at ``at`` (see
+        :meth:`_placed`), coloured to read against the brightest the picture gets under
+        them."""
+        size = (aspect.width, aspect.height)
         frames = getattr(layer, "motion", None)
         ends = (0, frames.frames // 2, frames.frames - 1) if frames is not None else (0,)
         behind = np.max([yuv.i420_to_rgb(layer.frame(i)) for i in ends], axis=0)

@@ -10,7 +10,7 @@ the other aspect.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -49,6 +49,9 @@ from media.plan.moves import FRAMING_MOVE
 from media.plan.timeline import FULL_MOTIONS, PARALLAX, ROLL, Shot, Timeline, transition_frames
 
 ShotLayer = PhotoLayer | ParallaxLayer | RollPushLayer | SplitLayer  # a photo shot, one aspect
+CardFraming = Callable[[int, HeldPhoto, spec.Aspect, Motion], Motion]
+"""Card shot index, its photo, an aspect and the move a photo shot would make -> the move its
+photo makes under its words."""
 SOCIAL_PORTRAIT_KEEP_MIN = 0.3  # social 9:16 crops down to 30% of a photo (fuller frames)
 
 
@@ -95,6 +98,10 @@ class PhotoShots:
         self.notes = notes
         self._motions: dict[tuple[int, str], Motion] = {}
         self._textures: dict[str, np.ndarray] = {}
+        self.card_framing: CardFraming | None = None
+        """How a card shot's photo is framed for its words (set by
+        :class:`media.frames.card_shots.CardShots`): what the showings after it are framed
+        apart from."""
 
     def prepare(self, index: int) -> PreparedPhoto:
         """Photo shot ``index``: alone, or a layout's cells."""
@@ -158,6 +165,12 @@ class PhotoShots:
                                                     aspect)
         return layers
 
+    def plain_layer(self, photo: HeldPhoto, motion: Motion, aspect: spec.Aspect) -> PhotoLayer:
+        """The standard Ken Burns layer of ``photo`` moving as ``motion`` in ``aspect`` (a
+        card's photo framed for its words, :mod:`media.frames.card_shots`)."""
+        factor = round(prescale_factor(motion, aspect.width), 4)
+        return PhotoLayer(photo.prescaled(factor), motion, aspect.width, aspect.height)
+
     def _motion(self, photo: HeldPhoto, photo_id: str, shot: Shot, aspect: spec.Aspect,
                 showing: tuple[int, int | None], steady: float) -> Motion:
         """The camera move of ``photo`` alone in ``aspect`` over ``shot``: the first showing
@@ -175,7 +188,7 @@ class PhotoShots:
         box = self.timeline.subject_box(photo_id)  # the film's animal, found by feature match
         repeat = Repeat((width, height), subject, self._texture(photo_id, photo),
                         Box(*box) if box else None)
-        earlier = self._earlier(photo, photo_id, aspect, index) if index is not None else []
+        earlier = self.earlier(photo, photo_id, aspect, index) if index is not None else []
         return repeat_motion(repeat, aspect, shot.frames, ask, earlier)
 
     def _texture(self, photo_id: str, photo: HeldPhoto) -> np.ndarray:
@@ -184,7 +197,7 @@ class PhotoShots:
                                                                 cv2.COLOR_RGB2GRAY))
         return self._textures[photo_id]
 
-    def _earlier(self, photo: HeldPhoto, photo_id: str, aspect: spec.Aspect,
+    def earlier(self, photo: HeldPhoto, photo_id: str, aspect: spec.Aspect,
                  index: int) -> list[Motion]:
         """The moves of ``photo`` alone in ``aspect`` before shot ``index`` (its shots alone
         there and the cards over it), each planned once."""
@@ -195,9 +208,11 @@ class PhotoShots:
                                                                        aspect.is_portrait):
                 continue
             if (k, aspect.name) not in self._motions:
-                self._motions[k, aspect.name] = self._motion(
-                    photo, photo_id, shot, aspect, (self.showing(k)[aspect.name], k),
-                    steady(self.timeline, k))
+                motion = self._motion(photo, photo_id, shot, aspect,
+                                      (self.showing(k)[aspect.name], k), steady(self.timeline, k))
+                if shot.kind == "card" and self.card_framing is not None:
+                    motion = self.card_framing(k, photo, aspect, motion)
+                self._motions[k, aspect.name] = motion
             out.append(self._motions[k, aspect.name])
         return out
 
@@ -237,7 +252,7 @@ class PhotoShots:
         for shown in in_cells[:len(photos)]:
             moves.append(half_move(base, shown))
             base = partner_move(base)
-        alone = tuple(tuple(self._earlier(photo, photo_id, aspect, index))
+        alone = tuple(tuple(self.earlier(photo, photo_id, aspect, index))
                       if index is not None else () for photo, photo_id in zip(
                           photos, (shot.source_id, shot.partner_id, shot.second_partner_id),
                           strict=False))

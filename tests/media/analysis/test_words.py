@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from media.analysis.subjects import Box
-from media.analysis.words import EDGE_MARGIN, WORD_SCALES, clear_of_subject
+from media.analysis.camera import Motion, Rect
+from media.analysis.detail import same_framing
+from media.analysis.subjects import Box, Subject, union
+from media.analysis.words import (
+    EDGE_MARGIN,
+    WORD_SCALES,
+    WordsBlock,
+    clear_of_subject,
+    faces_under_words,
+    framings_for_words,
+)
+from media.base.spec import Aspect
 
 WIDE = (1920, 1080)
 
@@ -36,3 +46,85 @@ def test_words_over_a_close_portrait_cover_its_chin_before_its_eyes_and_mouth() 
     face = Box(0.15, 0.0, 0.87, 1.0)
     _, y, scale = clear_of_subject((960, 650), (1234, 226), face, WIDE, least_covering=True)
     assert y - 226 * scale / 2 > 0.7 * 1080  # under the mouth
+
+
+# --- a card's photo framed for its words ---------------------------------------------------------
+
+LANDSCAPE = Aspect("16x9", 1920, 1080)
+PORTRAIT = Aspect("9x16", 1080, 1920)
+
+
+def _block(aspect: Aspect, ink_h: float, gap: float = 80.0) -> WordsBlock:
+    """Words as a look sets them over a photo: a block ``ink_h`` tall at 62 % of the frame's
+    height, low on it (8 % above its bottom) and high on it (8 % below its top)."""
+    w, h = aspect.width, aspect.height
+    places = []
+    for centre_y in (0.62 * h, 0.92 * h - ink_h / 2, 0.08 * h + ink_h / 2):
+        places.append(((w / 2, centre_y, 1.0), (0.2 * w, centre_y - ink_h / 2, 0.8 * w,
+                                                centre_y + ink_h / 2)))
+    return WordsBlock(tuple(places), gap)
+
+
+def _faces(subject: Subject, size: tuple[int, int]) -> tuple[tuple[float, ...], ...]:
+    return tuple(b.to_pixels(*size) for b in subject.faces)
+
+
+def _ink_at(block: WordsBlock, at: tuple[float, float, float]) -> tuple[float, ...]:
+    return next(ink for place, ink in block.places if place == at)
+
+
+def test_a_group_is_framed_above_its_words_in_both_aspects() -> None:
+    size = (3000, 2000)  # three friends close together in the middle of a landscape photo
+    faces = (Box(0.34, 0.35, 0.42, 0.47), Box(0.46, 0.33, 0.54, 0.45), Box(0.58, 0.36, 0.66, 0.48))
+    subject = Subject(faces, union(faces), "faces")
+    for aspect in (LANDSCAPE, PORTRAIT):
+        block = _block(aspect, 0.18 * aspect.height)
+        motion, at = next(framings_for_words(size, subject, aspect, 120, block))
+        assert motion.mode == "crop"
+        assert not faces_under_words(_faces(subject, size), motion, _ink_at(block, at),
+                                     block.gap, (aspect.width, aspect.height))
+
+
+def test_a_face_filling_its_photo_is_set_whole_above_its_words_on_its_ground() -> None:
+    size = (1200, 1600)
+    face = Box(0.0, 0.0, 1.0, 1.0)
+    subject = Subject((face,), face, "faces")
+    block = _block(LANDSCAPE, 0.3 * LANDSCAPE.height)
+    framings = list(framings_for_words(size, subject, LANDSCAPE, 120, block))
+    assert {motion.mode for motion, _ in framings} == {"fit"}
+    motion, at = framings[0]
+    ink = _ink_at(block, at)
+    for frame in (0, 60, 119):
+        rect = motion.rect_at(frame)
+        photo_bottom = (size[1] - rect.y) * LANDSCAPE.height / rect.h
+        assert photo_bottom <= ink[1] - block.gap + 1e-6
+    assert at[2] == 1.0  # the words keep their size
+
+
+def test_the_words_keep_their_size_wherever_they_go() -> None:
+    size = (2000, 3000)
+    face = Box(0.25, 0.2, 0.75, 0.5)
+    subject = Subject((face,), face, "faces", cores=(Box(0.32, 0.28, 0.68, 0.46),))
+    for aspect in (LANDSCAPE, PORTRAIT):
+        block = _block(aspect, 0.25 * aspect.height)
+        assert {at[2] for _, at in framings_for_words(size, subject, aspect, 120, block)} == {1.0}
+
+
+def test_a_face_in_the_band_past_the_words_counts_as_under_them() -> None:
+    still = Motion("crop", Rect(0, 0, 1920, 1080), Rect(0, 0, 1920, 1080), 60, "still")
+    words = (500.0, 700.0, 1400.0, 900.0)
+    just_above = ((900.0, 450.0, 1100.0, 650.0),)  # 50 px above the ink, across the frame
+    assert faces_under_words(just_above, still, words, 86.0, (1920, 1080))
+    assert not faces_under_words(just_above, still, words, 0.0, (1920, 1080))
+    beside = ((100.0, 720.0, 300.0, 880.0),)  # at the words' height, far to their side
+    assert faces_under_words(beside, still, words, 0.0, (1920, 1080))  # the band reaches it
+
+
+def test_a_card_over_a_photo_shown_before_is_framed_apart_from_that_showing() -> None:
+    size = (3000, 2000)
+    face = Box(0.4, 0.2, 0.6, 0.45)
+    subject = Subject((face,), face, "faces")
+    block = _block(LANDSCAPE, 0.18 * LANDSCAPE.height)
+    first, _ = next(framings_for_words(size, subject, LANDSCAPE, 120, block))
+    again, _ = next(framings_for_words(size, subject, LANDSCAPE, 120, block, [first]))
+    assert not same_framing(again, first)
