@@ -25,6 +25,7 @@ from media.analysis.framing import (
     MAX_UPSCALE,
     MIN_PAN_ROOM_PX,
     PUSH_ZOOM,
+    keeps_possible,
     largest_crop,
 )
 from media.analysis.subjects import Box, Subject, padded_core, union
@@ -208,10 +209,13 @@ def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: As
     crop that holds them there pushing gently in to a closer one, else tilting across the
     room it has. Last, always, where no crop does (a face filling the photo): the whole
     photo, smaller, above the words on its soft ground (the fitted treatment), the words on
-    that ground at the bottom. A framing the same as one of ``avoid`` (the photo's earlier
-    showings) is played backwards, or left out."""
+    that ground at the bottom. A crop that would cut a possible face (one the detector is not
+    sure of) is left out, as a photo shot's move leaves it out. A framing the same as one of
+    ``avoid`` (the photo's earlier showings) is played backwards, or left out."""
     for motion, at in _word_framings(photo_size, subject, aspect, frames, block):
         last = motion.mode == "fit"  # the fitted photos differ by their words' place
+        if not last and not keeps_possible(motion, photo_size, subject):
+            continue
         fresh = [m for m in (motion, reversed_motion(motion))
                  if not any(same_framing(m, earlier) for earlier in avoid)]
         if fresh or last:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from media.analysis.camera import Motion, Rect
 from media.analysis.detail import same_framing
 from media.analysis.subjects import Box, Subject, union
@@ -128,3 +130,22 @@ def test_a_card_over_a_photo_shown_before_is_framed_apart_from_that_showing() ->
     first, _ = next(framings_for_words(size, subject, LANDSCAPE, 120, block))
     again, _ = next(framings_for_words(size, subject, LANDSCAPE, 120, block, [first]))
     assert not same_framing(again, first)
+
+
+def test_a_cards_crop_keeps_a_possible_face_whole_or_leaves_it_out() -> None:
+    size = (3000, 2000)  # a couple in the middle; a head turned away at the photo's top right
+    faces = (Box(0.40, 0.30, 0.48, 0.42), Box(0.52, 0.31, 0.60, 0.43))
+    possible = Box(0.70, 0.02, 0.80, 0.20)
+    subject = replace(Subject(faces, union(faces), "faces"), possible=(possible,),
+                      possible_cores=(Box(0.72, 0.06, 0.78, 0.16),))
+    x0, y0, x1, y1 = possible.to_pixels(*size)
+    for aspect in (LANDSCAPE, PORTRAIT):
+        block = _block(aspect, 0.18 * aspect.height)
+        for motion, _ in framings_for_words(size, subject, aspect, 120, block):
+            for frame in (0, 60, 119):
+                rect = motion.rect_at(frame)
+                inside = (rect.x <= x0 + 0.5 and rect.x + rect.w >= x1 - 0.5
+                          and rect.y <= y0 + 0.5 and rect.y + rect.h >= y1 - 0.5)
+                out = (rect.x + rect.w <= x0 + 0.5 or rect.x >= x1 - 0.5
+                       or rect.y + rect.h <= y0 + 0.5 or rect.y >= y1 - 0.5)
+                assert inside or out or motion.mode == "fit", (aspect.name, motion)
