@@ -703,6 +703,19 @@ def anniversary_song(length: float) -> tuple[list[float], list[float],
     return beats, bars, sections
 
 
+def birthday_song_grid(length: float) -> SongGrid:
+    """The grid (beats, bars, sections) of the joyful birthday song composed for a film of
+    ``length`` seconds (seed 7), as the plan tests of long films read it."""
+    from media.song.compose import SongBrief, plan_song
+    from media.song.compose import _sections as song_sections
+    from media.song.compose import beat_grid as song_beat_grid
+
+    song = plan_song(SongBrief("birthday", "joyful", False, "Ann", "your friends", "the roof",
+                               "", ("warm",), "gift", length), 7)
+    beats, bars = song_beat_grid(song)
+    return SongGrid(beat_times=beats, bar_times=bars, sections=song_sections(song))
+
+
 # --- The repeat promises, checked on a plan -------------------------------------------------------
 
 

@@ -24,8 +24,7 @@ from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.planner import plan
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
-from media.song.compose import SongBrief, beat_grid, plan_song
-from media.song.compose import _sections as song_sections
+from tests.helpers import birthday_song_grid
 
 FACE = Subject(faces=(Box(0.36, 0.18, 0.64, 0.52),), focus=Box(0.36, 0.18, 0.64, 0.52),
                source="faces", cores=(Box(0.4, 0.28, 0.6, 0.46),))
@@ -55,10 +54,7 @@ def _texture(seed: int) -> np.ndarray:
 
 @functools.cache
 def _song(length: float) -> SongGrid:
-    song = plan_song(SongBrief("birthday", "joyful", False, "Ann", "your friends", "the roof",
-                               "", ("warm",), "gift", length), 7)
-    beats, bars = beat_grid(song)
-    return SongGrid(beat_times=beats, bar_times=bars, sections=song_sections(song))
+    return birthday_song_grid(length)
 
 
 def _facts(n: int, first: int) -> dict[str, PhotoFacts]:

@@ -22,9 +22,7 @@ from media.plan.planner import plan
 from media.plan.slots import ODD_STEP_SLACK, framed_anew
 from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
 from media.plan.timeline import Timeline
-from media.song.compose import SongBrief, beat_grid, plan_song
-from media.song.compose import _sections as song_sections
-from tests.helpers import photo_showings
+from tests.helpers import birthday_song_grid, photo_showings
 
 SMALL = (800, 532)  # an old print scanned small: no closer look, never whole (3 framings)
 LARGE = (4000, 3000)
@@ -35,10 +33,7 @@ FACE = Subject((Box(0.42, 0.25, 0.58, 0.5),), Box(0.42, 0.25, 0.58, 0.5), "faces
 
 @functools.cache
 def _song(length: float) -> SongGrid:
-    song = plan_song(SongBrief("birthday", "joyful", False, "Ann", "your friends", "the roof",
-                               "", ("warm",), "gift", length), 7)
-    beats, bars = beat_grid(song)
-    return SongGrid(beat_times=beats, bar_times=bars, sections=song_sections(song))
+    return birthday_song_grid(length)
 
 
 @functools.cache
