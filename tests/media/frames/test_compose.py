@@ -219,6 +219,14 @@ def test_a_fitted_photo_in_i420_equals_the_rgb_fit_converted() -> None:
     assert min(_plane_psnrs(planar, converted)) >= 40
 
 
+def test_a_fitted_close_ups_backdrop_is_a_wash_of_its_colours_with_no_face_in_it() -> None:
+    close_up = cv2.resize(data.astronaut(), (600, 600))
+    back = backdrop(close_up, 1080, 1920).astype(np.float32)
+    features = back - cv2.GaussianBlur(back, (0, 0), 1080 / 24)  # what an eye or mouth makes
+    assert np.abs(features).max() < 12  # a blurred copy that still shows the face: 47 levels
+    assert back.std() > 15  # still the photo's colours, not a flat ground
+
+
 def test_cover_frame_fills_without_stretching() -> None:
     frame = np.zeros((720, 1280, 3), np.uint8)
     frame[:, 640:] = 255
