@@ -301,13 +301,14 @@ def _crops_in(photo_size: tuple[int, int], guard: tuple[float, float, float, flo
 
 def _fit_above(photo_size: tuple[int, int], aspect: Aspect, frames: int, limit_px: float
                ) -> Motion:
-    """The whole photo fitted into the frame above ``limit_px`` (frame rows), centred there
-    within the fitted treatment's margin, pushing gently in about its centre."""
+    """The whole photo fitted into the frame above ``limit_px`` (frame rows) within the fitted
+    treatment's margin, set on the words (its foot at ``limit_px``: the words read as its
+    caption, not as a line far below it), pushing gently in about its centre."""
     width, height = photo_size
     margin = FIT_MARGIN * min(aspect.width, aspect.height)
     bottom = max(limit_px, margin + FIT_ROOM_MIN * aspect.height)
     k_end = min((aspect.width - 2 * margin) / width, (bottom - margin) / height)
-    centre = (aspect.width / 2, (margin + bottom) / 2)
+    centre = (aspect.width / 2, max((margin + bottom) / 2, bottom - height * k_end / 2))
 
     def viewport(k: float) -> Rect:
         return Rect(width / 2 - centre[0] / k, height / 2 - centre[1] / k, aspect.width / k,

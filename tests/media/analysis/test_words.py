@@ -149,3 +149,16 @@ def test_a_cards_crop_keeps_a_possible_face_whole_or_leaves_it_out() -> None:
                 out = (rect.x + rect.w <= x0 + 0.5 or rect.x >= x1 - 0.5
                        or rect.y + rect.h <= y0 + 0.5 or rect.y >= y1 - 0.5)
                 assert inside or out or motion.mode == "fit", (aspect.name, motion)
+
+
+def test_the_whole_photo_above_its_words_sits_on_them_as_their_caption() -> None:
+    size = (1600, 1200)  # a landscape close-up in a portrait frame: far less tall than its room
+    face = Box(0.1, 0.05, 0.9, 0.95)
+    subject = Subject((face,), face, "faces")
+    block = _block(PORTRAIT, 0.12 * PORTRAIT.height)
+    motion, at = next(m for m in framings_for_words(size, subject, PORTRAIT, 120, block)
+                      if m[0].mode == "fit")
+    ink = _ink_at(block, at)
+    rect = motion.rect_at(119)
+    photo_bottom = (size[1] - rect.y) * PORTRAIT.height / rect.h
+    assert ink[1] - block.gap - 2.0 <= photo_bottom <= ink[1] - block.gap + 1e-6
