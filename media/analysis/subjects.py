@@ -41,6 +41,7 @@ COMPANION_SEARCH_SLACK = 1.3  # the search for companions reaches this far past 
 # A "face" found under a found face, at its chin and not smaller, is a body part (an arm with a
 # tattoo, a hand, a shirt's print): nobody's face is at another's neck, closer to the camera.
 BODY_GAP = (-0.15, 0.6)  # its top, below the face's chin, in the face's heights
+POSSIBLE_BODY_GAP = (-0.15, 1.0)  # as far down for a possible face: the chest, less sure still
 SALIENT_CORE = 0.6  # share of a salient region's sides kept whole like a face
 # A compact subject (see salient_mass_is_compact), measured on the saliency map and the photo:
 COMPACT_LIFT = 2.0  # saliency mass share in the core over the core's area share: at least this
@@ -205,13 +206,13 @@ def _beside(candidate: Box, face: Box) -> bool:
             and abs(cy - fy) <= COMPANION_BAND * height and abs(cx - fx) > face.x1 - face.x0)
 
 
-def _under_chin(candidate: Box, face: Box) -> bool:
+def _under_chin(candidate: Box, face: Box, body_gap: tuple[float, float] = BODY_GAP) -> bool:
     """``candidate`` lies where ``face``'s neck and chest are: its centre within the face's
-    width, its top :data:`BODY_GAP` face heights below the face's chin, and it is at least as
+    width, its top ``body_gap`` face heights below the face's chin, and it is at least as
     large as the face (a child held at the chin is smaller)."""
     height = face.y1 - face.y0
     gap = (candidate.y0 - face.y1) / max(1e-9, height)
-    return (face.x0 <= candidate.center[0] <= face.x1 and BODY_GAP[0] <= gap <= BODY_GAP[1]
+    return (face.x0 <= candidate.center[0] <= face.x1 and body_gap[0] <= gap <= body_gap[1]
             and candidate.x1 - candidate.x0 >= face.x1 - face.x0)
 
 
@@ -473,7 +474,13 @@ def subject_face_tiers(image_rgb: np.ndarray) -> tuple[FacePairs, FacePairs]:
     def pairs(faces: tuple[FoundFace, ...]) -> FacePairs:
         found = [(_clipped(face.box, w, h), _clipped(face.core, w, h)) for face in faces]
         return tuple(sorted(found, key=lambda pair: -_area(pair[0])))
-    return pairs(tiers.faces), pairs(tiers.possible)
+    faces = pairs(tiers.faces)
+    # a possible face under a face's chin is its arm or chest (a tattoo, a print), as a face
+    # found there is (drop_bodies): kept whole, it had the photo fitted small
+    possible = tuple(pair for pair in pairs(tiers.possible)
+                     if not any(_under_chin(pair[0], face, POSSIBLE_BODY_GAP)
+                                for face, _ in faces))
+    return faces, possible
 
 
 def _clipped(box: tuple[float, float, float, float], width: int, height: int) -> Box:

@@ -163,7 +163,9 @@ def test_rendered_first_and_last_frames_still_show_the_face(aspect: Aspect) -> N
     subject = find_subject(image)
     for choice in CHOICES:
         motion = plan_ken_burns((width, height), subject, aspect, 90, MoveRequest(choice=choice))
-        assert motion.mode == "crop"
+        # a crop, or the whole photo fitted where a possible face (the detector not sure) would
+        # be cut: the face is on screen either way
+        assert motion.mode == "crop" or subject.possible, choice
         layer = PhotoLayer(prescale_i420(image, prescale_factor(motion, aspect.width)), motion,
                            aspect.width, aspect.height)
         for index in (0, motion.frames - 1):

@@ -3,14 +3,16 @@ side, both whole and at full opacity, never one seen through the other."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from media.base import yuv
 from media.frames.blend import layer_shifts, side_by_side
-from media.plan.planner import plan
-from media.plan.transitions import SWIPE
-from tests.media.plan.test_repeats import _spec
+from media.plan.timeline import Transition
+from media.plan.transitions import CROSSFADE, SWIPE
+from tests.helpers import signature_film
 
 
 def _solid(width: int, height: int, luma: int, chroma: int) -> np.ndarray:
@@ -38,9 +40,12 @@ def test_a_swipe_under_the_films_fade_darkens_towards_black_and_leaves_no_gap() 
     assert (yuv.planes(frame)[0] == 116).all()  # 16 + (216 - 16) / 2 everywhere
 
 
-def test_a_planned_swipe_takes_the_incoming_shot_from_the_far_edge_to_its_place() -> None:
-    timeline = plan(_spec(7, 30.0, True, "all", "birthday"))
-    index = next(i for i, s in enumerate(timeline.shots) if s.transition_in.kind == SWIPE)
+def test_a_swipe_takes_the_incoming_shot_from_the_far_edge_to_its_place() -> None:
+    planned = signature_film(8, 67.0)
+    index = next(i for i, s in enumerate(planned.shots) if s.transition_in.kind == CROSSFADE)
+    shots = list(planned.shots)
+    shots[index] = replace(shots[index], transition_in=Transition(SWIPE, 14))
+    timeline = replace(planned, shots=type(planned.shots)(shots))
     shot = timeline.shots[index]
     start = shot.transition_in.start(shot.cut_in)
     first = layer_shifts(timeline, start, [index - 1, index])

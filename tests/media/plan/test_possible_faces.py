@@ -34,7 +34,7 @@ def test_no_dissolve_lays_a_possible_face_over_another(n: int, length: float,
         shown = dict(photo_showings(tl))
         faced = {p.id for p in spec.photos}
         overlaps = [i for i in range(1, len(tl.shots))
-                    if transition_kind(tl.shots[i].transition_in.kind).overlaps
+                    if transition_kind(tl.shots[i].transition_in.kind).lays_over
                     and tl.shots[i].transition_in.frames > 0
                     and shown.get(i - 1, set()) & faced and shown.get(i, set()) & faced]
         assert overlaps == [], tl.describe()
