@@ -35,7 +35,6 @@ from media.analysis.camera import within_budget
 from media.analysis.framing import (
     FIT_MARGIN,
     FIT_ZOOM,
-    MAX_UPSCALE,
     PUSH_ZOOM,
     Motion,
     MoveRequest,
@@ -43,6 +42,7 @@ from media.analysis.framing import (
     face_guard,
     full_bleed,
     holding_scale,
+    holds_at,
     keeps_possible,
     largest_crop,
     needs_fit,
@@ -238,6 +238,10 @@ REVERSE = {"zoom_in": "zoom_out", "zoom_out": "zoom_in", "pan": "tilt", "tilt": 
            "drift_in": "zoom_out", "still": "zoom_in"}
 """The move a repeat answers a showing's move with: a push with a pull, a pan with a tilt."""
 BETWEEN_SCALES = (1.25, 2.0)  # closer looks between the detail scales, for long films
+LAST_SCALES = (1.12, 1.4)
+"""Closer looks a repeat takes once every other framing was shown (a pet filling the 9:16
+crop of a square photo, alone in a long film): each still at least :data:`NEW_FRAMING_IOU`
+apart from the largest crop and from :data:`BETWEEN_SCALES`' 1.25."""
 
 
 @dataclass(frozen=True)
@@ -352,10 +356,7 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
     families += [_closer(photo, aspect, frames, ask, level) for level in range(1, len(levels))]
     families.insert(min(2, len(families)), _wide(photo, aspect, frames, ask, 1.0))
     families.insert(min(3, len(families)), _group(photo, aspect, frames, ask))
-    closest = min(max_detail_scale(photo.size, aspect), holding_scale(
-        photo.size, photo.subject, aspect))
-    families += [_wide(photo, aspect, frames, ask, scale) for scale in BETWEEN_SCALES
-                 if scale <= closest + 1e-6]
+    families += _closer_crops(photo, aspect, frames, ask, BETWEEN_SCALES)
 
     if not photo.subject.faces:  # nothing found to hold: the whole photo first, as it may
         yield from families.pop(0)  # hold a face the analysis missed
@@ -366,7 +367,26 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
                 families.remove(family)
             else:
                 yield motion
+    if not _shows_fitted(photo, aspect):
+        yield from _whole(photo, aspect, frames, last=True)
+    families = _closer_crops(photo, aspect, frames, ask, LAST_SCALES)
+    while families:
+        for family in list(families):
+            motion = next(family, None)
+            if motion is None:
+                families.remove(family)
+            else:
+                yield motion
     yield from _held(photo, aspect, frames, ask)
+
+
+def _closer_crops(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
+                  scales: Sequence[float]) -> list[Iterator[Motion]]:
+    """A :func:`_wide` family for each of ``scales`` the photo's resolution allows and whose
+    closer crop still holds its subject (:func:`media.analysis.framing.holds_at`)."""
+    return [_wide(photo, aspect, frames, ask, scale) for scale in scales
+            if scale <= max_detail_scale(photo.size, aspect) + 1e-6
+            and holds_at(photo.size, photo.subject, aspect, scale)]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -396,15 +416,24 @@ def _both_ways(motion: Motion) -> Iterator[Motion]:
         yield reversed_motion(motion)
 
 
-def _whole(photo: Repeat, aspect: Aspect, frames: int) -> Iterator[Motion]:
-    """The whole photo fitted over its backdrop (when the film may show it so and it looks
-    new, :func:`shows_whole`, or when no crop holds its faces), pulling out to it then pushing
-    in, then as a ladder of fitted frames between the whole photo and its faces
-    (:func:`fitted_frames`), each step pushed in or pulled out, and slid across."""
+def _shows_fitted(photo: Repeat, aspect: Aspect) -> bool:
+    """True when the whole photo fitted is a family of :func:`_framings` from the start: the
+    film may show it so and it looks new (:func:`shows_whole`), or no crop holds its faces."""
     width, height = photo.size
-    if full_bleed(photo.size, photo.subject, aspect) or not (
-            shows_whole(photo.size, photo.subject, aspect)
-            or needs_fit(width, height, photo.subject, aspect)):
+    return not full_bleed(photo.size, photo.subject, aspect) and (
+        shows_whole(photo.size, photo.subject, aspect)
+        or needs_fit(width, height, photo.subject, aspect))
+
+
+def _whole(photo: Repeat, aspect: Aspect, frames: int, last: bool = False) -> Iterator[Motion]:
+    """The whole photo fitted over its backdrop (when :func:`_shows_fitted`; with ``last``, a
+    photo whose whole is barely wider than its crop, once every crop was shown: a small print
+    in a long film is then seen whole on its wash rather than cropped the same way again;
+    never in the 9:16 film of a photo it shows full-bleed), pulling out to it then pushing in,
+    then as a ladder of fitted frames between the whole photo and its faces
+    (:func:`fitted_frames`), each step pushed in or pulled out, and slid across."""
+    if full_bleed(photo.size, photo.subject, aspect) or not (last or _shows_fitted(photo,
+                                                                                  aspect)):
         return
     rects = fitted_frames(photo.size, photo.subject, aspect)
     for a, b in sorted(combinations(range(len(rects)), 2), key=lambda p: p[1] - p[0]):
@@ -423,9 +452,9 @@ def fitted_frames(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     """Viewports (source pixels, ``aspect``'s ratio) from the whole photo fitted with its
     margin (:func:`whole_motion`'s end; first the wider one its push starts from) closer by
     :data:`FIT_STEP` each, while they still show
-    the photo wider than its largest crop, hold its faces' cores (padded, else its focus)
-    and magnify it at most :data:`media.analysis.framing.MAX_UPSCALE`; each on the faces (the
-    focus) as far as the photo's edges allow."""
+    the photo wider than its largest crop (so they magnify it less than that crop does, which
+    the film shows anyway: a small print's ladder too) and hold its faces' cores (padded, else
+    its focus); each on the faces (the focus) as far as the photo's edges allow."""
     width, height = photo_size
     wider, first = (lambda m: (m.start, m.end))(whole_motion(photo_size, aspect, 2))
     held = whole_boxes(subject)  # the faces' cores (a face filling the photo: closer on it)
@@ -433,8 +462,7 @@ def fitted_frames(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
         width, height)
     crop_w, _ = largest_crop(width, height, aspect)
     narrowest = max(crop_w * FIT_STEP, guard[2] - guard[0],
-                    (guard[3] - guard[1]) * aspect.width / aspect.height,
-                    aspect.width / MAX_UPSCALE)
+                    (guard[3] - guard[1]) * aspect.width / aspect.height)
     rects, w = [wider, first], first.w / FIT_STEP
     centre = ((guard[0] + guard[2]) / 2, (guard[1] + guard[3]) / 2)
     while w >= narrowest:

@@ -461,6 +461,15 @@ def holding_scale(photo_size: tuple[int, int], subject: Subject, aspect: Aspect)
     return min(crop_w / max(1.0, guard[2] - guard[0]), crop_h / max(1.0, guard[3] - guard[1]))
 
 
+def holds_at(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+             frame_scale: float) -> bool:
+    """True when a crop ``frame_scale`` times closer than the largest holds ``subject`` as
+    :func:`_plan_move` frames it there: every face with its margin, a compact salient core
+    (a pet's head) with its margin yielded to the closer frame (:func:`_yield_core_margin`)."""
+    yielded = _yield_core_margin(photo_size, subject, aspect, frame_scale)
+    return holding_scale(photo_size, yielded, aspect) >= frame_scale - 1e-6
+
+
 def _yield_core_margin(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
                        frame_scale: float = 1.0) -> Subject:
     """``subject`` with a compact salient core (the stand-in face of
