@@ -23,7 +23,7 @@ from media.analysis.arc import photo_traits
 from media.analysis.dedupe import near_duplicates, picture_hashes
 from media.analysis.framing import face_guard
 from media.analysis.likeness import animal_region, subject_query, where_subject
-from media.analysis.subjects import Subject, keep_whole
+from media.analysis.subjects import Subject, keep_whole, may_hide_faces
 from media.base.spec import FPS
 from media.cards import wording
 from media.cards.spec import CardSpec, card_look
@@ -181,7 +181,7 @@ def photo_sources(prep: PrepResult, paths: dict[str, Path], subjects: dict[str, 
                         **asdict(photo_traits(paths[p.id], subjects.get(p.id))),
                         **_focus(subjects.get(p.id)), **_hold(subjects.get(p.id), p.width,
                                                               p.height),
-                        **_possible(subjects.get(p.id)), **facts[p.id])
+                        **_possible(subjects.get(p.id), p.width, p.height), **facts[p.id])
             for p in prep.photos]
 
 
@@ -226,9 +226,12 @@ def _hold(subject: Subject | None, width: int, height: int) -> dict[str, float]:
     return {"hold_w": round((x1 - x0) / width, 4), "hold_h": round((y1 - y0) / height, 4)}
 
 
-def _possible(subject: Subject | None) -> dict[str, bool]:
-    """Whether the photo has a possible face (``possible_face``), none said without one."""
-    return {"possible_face": True} if subject is not None and subject.possible else {}
+def _possible(subject: Subject | None, width: int, height: int) -> dict[str, bool]:
+    """Whether the ``width`` x ``height`` photo has a possible face (``possible_face``): one the
+    detector was not sure of, or one it may have missed on a photo this small
+    (:func:`media.analysis.subjects.may_hide_faces`); none said without one."""
+    unsure = subject is not None and bool(subject.possible)
+    return {"possible_face": True} if unsure or may_hide_faces(width, height) else {}
 
 
 def _focus(subject: Subject | None) -> dict[str, float]:

@@ -65,9 +65,11 @@ FAILING = {
                          "holds a face (the misses: close-ups whose face the detector does "
                          "not find, and a photo shown twice in layout cells the same way: "
                          "an inset's backdrop, a close-up's still cell)",
-    "no_ghost_faces": "97.8 % (218/223) never dissolve a face over a face (the misses: "
-                      "close-ups whose face the detector does not even hold possible; every "
-                      "face it finds is kept apart, detected_no_ghost_faces)",
+    "no_ghost_faces": "98.7 % (220/223) once the fixture is made again, 97.8 % (218/223) "
+                      "before, never dissolve a face over a face (the misses: a blurred "
+                      "close-up cut by its edges whose face the detector does not even hold "
+                      "possible; every face it finds is kept apart, detected_no_ghost_faces; "
+                      "a print too small for it to see a face holds a possible one)",
     "words_clear_of_faces": "92.8 % (207/223) keep a card's words off every labelled face's "
                             "eyes-to-mouth core (the misses: profiles and close-ups the "
                             "detector does not find, and 16:9 cards whose words fill the frame "

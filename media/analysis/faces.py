@@ -232,6 +232,16 @@ MAX_CANDIDATES = 40  # looked at closer, most confident first (a class photo's f
 # bound keeps a photo of patterns from costing a look per pattern)
 
 
+FACE_IN_VIEW_MIN = 1 / 6  # the smallest face the model finds, a share of its view's side
+def smallest_face_found(width: int, height: int) -> float:
+    """About the smallest face side (pixels) found on a ``width`` x ``height`` photo: a sixth
+    (:data:`FACE_IN_VIEW_MIN`) of its closest view, a tile (:data:`TILE_SIDES`, none under
+    :data:`MIN_TILE`), else the whole photo padded (:data:`PAD`)."""
+    long_edge = max(width, height)
+    tiles = [share * long_edge for share in TILE_SIDES if share * long_edge >= MIN_TILE]
+    return FACE_IN_VIEW_MIN * min(tiles, default=(1 + 2 * PAD) * long_edge)
+
+
 def _tile_views(width: int, height: int) -> list[_View]:
     """Overlapping square tiles over the photo at each of :data:`TILE_SIDES`."""
     views = []

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from media.analysis.faces import FoundFace, find_face_tiers
+from media.analysis.faces import FoundFace, find_face_tiers, smallest_face_found
 from media.base import heap
 
 FACE_CASCADE = "haarcascade_frontalface_alt2.xml"
@@ -597,3 +597,17 @@ def subject_from_dict(data: dict[str, Any]) -> Subject:
                    cores=tuple(Box(**core) for core in data.get("cores", ())),
                    possible=tuple(Box(**box) for box in data.get("possible", ())),
                    possible_cores=tuple(Box(**core) for core in data.get("possible_cores", ())))
+
+
+UNSEEN_FACE_SHARE = 0.1
+"""A photo on which a face this share of the long edge may go unfound (:func:`may_hide_faces`):
+one the film magnifies to fill a tenth of the frame or more, as big as a group photo's faces."""
+
+
+def may_hide_faces(width: int, height: int) -> bool:
+    """True when a face the film would show big may have gone unfound on a ``width`` x
+    ``height`` photo (:func:`media.analysis.faces.smallest_face_found` at least
+    :data:`UNSEEN_FACE_SHARE` of its long edge): a print under 256 px, looked at only whole (the
+    163 px beach print's man, 11 px, went unfound and filled a ninth of the frame). Such a photo
+    is held to show a possible face: no dissolve lays it over a face."""
+    return smallest_face_found(width, height) >= UNSEEN_FACE_SHARE * max(width, height)

@@ -37,7 +37,9 @@ class PhotoSource:
     """Share of the photo's height every crop must hold (as :attr:`hold_w`)."""
     possible_face: bool = False
     """Has a possible face (:attr:`media.analysis.subjects.Subject.possible`: the detector not
-    sure of it): never a person, but no dissolve lays it over a face
+    sure of it), or is too small for the detector to have seen every face the film shows big
+    (:func:`media.analysis.subjects.may_hide_faces`): never a person, but no dissolve lays it over
+    a face
     (:func:`media.plan.shots.faces_apart`)."""
     matte: float = 0.0
     """How cleanly its subject comes off the background for parallax (0..1, the usable score of

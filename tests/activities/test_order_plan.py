@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from activities.order_plan import (
     cards_for,
@@ -25,6 +27,7 @@ from media.plan.timeline import PROVIDER
 from services.settings import DEFAULT_RECIPES
 from tests.helpers import prepared_sample, sample_song, sample_spec
 from workflows.contract import Tier
+from workflows.stages import PreparedPhoto, PrepResult
 
 
 @pytest.mark.parametrize(("sample", "tier"), [("pet-tribute", Tier.SIGNATURE),
@@ -65,3 +68,18 @@ def test_the_motion_providers_clips_reach_the_spec_and_play_in_their_photos_shot
     assert spec.motion_clips == tuple(MotionClipSource(pid, seconds) for pid in sorted(wanted))
     played = [s.source_id for s in film_plan(spec).shots if s.motion == PROVIDER]
     assert played and len(played) == len(set(played)) and set(played) <= set(wanted)
+
+
+def test_a_print_too_small_for_the_detector_to_see_its_faces_holds_a_possible_face(
+        tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    photos, paths = [], {}
+    for pid, (width, height) in {"p01": (163, 109), "p02": (800, 532)}.items():
+        paths[pid] = tmp_path / f"{pid}.png"
+        Image.fromarray(rng.integers(0, 255, (height, width, 3), np.uint8)).save(paths[pid])
+        photos.append(PreparedPhoto(id=pid, key=str(paths[pid]), width=width, height=height,
+                                    low_res=width < 400))
+    prep = PrepResult(photos=photos, clips=[], rejected=[])
+    sources = {p.id: p for p in photo_sources(prep, paths, {})}
+    assert sources["p01"].possible_face  # a face under a fifth of it may have gone unfound
+    assert not sources["p02"].possible_face

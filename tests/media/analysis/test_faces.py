@@ -21,6 +21,7 @@ from media.analysis.subjects import (
     companion_faces,
     detect_faces,
     find_subject,
+    may_hide_faces,
     subject_from_dict,
 )
 
@@ -199,6 +200,15 @@ def test_a_profile_close_up_the_detector_is_not_sure_of_is_a_possible_face() -> 
     centre = _centre(photo.faces[[f.profile for f in photo.faces].index(True)].core)
     assert any(_on(centre, box.to_pixels(width, height)) for box in subject.possible)
     assert len(subject.possible) == len(subject.possible_cores)
+
+
+def test_only_a_print_looked_at_whole_alone_may_hide_a_face_the_film_shows_big() -> None:
+    # under 256 px the detector sees the photo only whole: a face under about a fifth of it
+    # goes unfound (the 163x109 beach print's man); tiles find a twelfth of a larger one
+    assert may_hide_faces(163, 109) and may_hide_faces(255, 200)
+    assert not may_hide_faces(256, 170) and not may_hide_faces(800, 532)
+    assert not may_hide_faces(4032, 3024)
+    assert faces.smallest_face_found(163, 109) >= 0.2 * 163 - 1e-6
 
 
 def test_a_blank_photo_has_no_possible_face() -> None:
