@@ -230,9 +230,9 @@ POSSIBLE_ALONE = 0.4  # on a photo without a face, a possible face's box side is
 MERGE_IOU = 0.3  # MediaPipe's suppression threshold
 MAX_CANDIDATES = 40  # looked at closer, most confident first (a class photo's faces; the
 # bound keeps a photo of patterns from costing a look per pattern)
-
-
 FACE_IN_VIEW_MIN = 1 / 6  # the smallest face the model finds, a share of its view's side
+
+
 def smallest_face_found(width: int, height: int) -> float:
     """About the smallest face side (pixels) found on a ``width`` x ``height`` photo: a sixth
     (:data:`FACE_IN_VIEW_MIN`) of its closest view, a tile (:data:`TILE_SIDES`, none under
