@@ -60,7 +60,7 @@ from PIL import Image, ImageOps
 
 from bench.corpus import registration as reg
 from bench.corpus.generate import default_cache
-from bench.corpus.orders import GENERATOR_VERSION
+from bench.corpus.orders import corpus_root
 from bench.text_reads import PHONE_WIDTH, ocr, ocr_languages, wanted, words
 from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
 from media.plan.timeline import Shot, Timeline, timeline_from_dict
@@ -140,8 +140,7 @@ def _slots(folder: Path) -> list[tuple[str, Path]]:
 def corpus_orders(cache: Path | None = None, seed: int = 42) -> Path:
     """Where ``python -m bench.corpus.generate`` made the order folders (under
     ``FILM_CORPUS_CACHE``)."""
-    key = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}".encode()).hexdigest()[:10]
-    return (cache or default_cache()) / f"corpus-{key}" / "orders"
+    return corpus_root(cache or default_cache(), seed) / "orders"
 
 
 def corpus_order(order_id: str, orders: Path | None = None) -> BenchOrder:

@@ -471,12 +471,18 @@ def _link(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+def corpus_root(cache_dir: Path, seed: int = 42) -> Path:
+    """Where the corpus of ``seed`` lives under ``cache_dir``: named after the generator's
+    version, the seed and the face labels, so a change to any of them makes it anew."""
+    labels = hashlib.sha256(LABELS.read_bytes()).hexdigest()
+    key = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}:{labels}".encode()).hexdigest()[:10]
+    return cache_dir / f"corpus-{key}"
+
+
 def generate_corpus(cache_dir: Path, seed: int = 42, orders: int = 300) -> list[Case]:
     """The corpus of ``orders`` orders from ``seed`` under ``cache_dir`` (made when missing;
     see the module's docstring)."""
-    labels = hashlib.sha256(LABELS.read_bytes()).hexdigest()
-    key = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}:{labels}".encode()).hexdigest()[:10]
-    root = cache_dir / f"corpus-{key}"
+    root = corpus_root(cache_dir, seed)
     listing = root / "pool" / "pool.json"
     if listing.exists():
         pool = [PoolPhoto(**row) for row in json.loads(listing.read_text())]

@@ -15,6 +15,7 @@ from bench.corpus import registration as reg
 from bench.corpus.frames import (
     OrderResult,
     Showing,
+    corpus_orders,
     phone_view,
     reads,
     repeat_failures,
@@ -22,6 +23,7 @@ from bench.corpus.frames import (
     text_band,
     worst,
 )
+from bench.corpus.orders import LABELS, corpus_root
 from bench.text_reads import installed_languages, ocr_languages, words
 
 pytestmark = pytest.mark.bench
@@ -200,3 +202,11 @@ def test_a_faces_frames_on_one_shot_are_told_once() -> None:
         "9x16 #1 card p01: 1 cores over 4.0-4.0 s, 50-50 % of a core shown, cut by the frame's "
         "edge",
         "16x9 #2 opening read 1.0 s"]
+
+
+def test_the_frame_bench_renders_the_corpus_the_generator_made_with_todays_labels(
+        tmp_path: Path) -> None:
+    """The bench once named its corpus without the labels' digest and rendered an older
+    generation, whose truth no longer matched the labels file."""
+    assert corpus_orders(tmp_path) == corpus_root(tmp_path) / "orders"
+    assert LABELS.read_bytes()  # the labels file the corpus's name digests
