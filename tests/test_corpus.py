@@ -67,10 +67,10 @@ FAILING = {
     "no_ghost_faces": "97.8 % (218/223) never dissolve a face over a face (the misses: "
                       "close-ups whose face the detector does not even hold possible; every "
                       "face it finds is kept apart, detected_no_ghost_faces)",
-    "words_clear_of_faces": "92.8 % (207/223) keep a card's words off every labelled face's "
-                            "eyes-to-mouth core (the misses: profiles and close-ups the "
-                            "detector does not find, and 16:9 cards whose words fill the frame "
-                            "over a close-up)",
+    "words_clear_of_faces": "99.1 % (221/223) keep a card's words off every labelled face's "
+                            "eyes-to-mouth core (the misses: a tilted profile's nose past its "
+                            "found core, and a 16:9 closing whose words fill the frame over a "
+                            "close-up)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 
@@ -140,6 +140,21 @@ def test_a_cards_words_stay_off_the_faces_of_the_photo_under_them(
     checks = check_order(order, corpus.photos_of(order))
     assert checks["words_clear_of_faces"] == []
     assert checks["detected_words_clear_of_faces"] == []
+
+
+POSSIBLE_FACES_UNDER_WORDS = ("o110-mixed", "o007-degenerate_mix", "o002-people",
+                              "o287-degenerate_mix", "o146-blank_mix", "o255-scans",
+                              "o141-memorial_closeup", "o068-duplicates")
+"""Orders whose title, interlude or closing laid its words over a face the detector held only
+possible (a profile close-up, a small face behind a portrait's) before the words kept off
+possible faces: 2, 2, 3, 5, 10, 10 and 30 photos; 30 to 150 s; both tiers."""
+
+
+@pytest.mark.parametrize("order_id", POSSIBLE_FACES_UNDER_WORDS)
+def test_a_cards_words_stay_off_a_face_the_detector_holds_only_possible(
+        corpus: fixture.Corpus, order_id: str) -> None:
+    order = next(o for o in corpus.orders if o.id == order_id)
+    assert check_order(order, corpus.photos_of(order))["words_clear_of_faces"] == []
 
 
 def test_every_promise_is_kept_or_expected_to_fail() -> None:

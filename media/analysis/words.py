@@ -64,6 +64,19 @@ def words_keep_off(subject: Subject) -> Box | None:
     return focus
 
 
+def words_subject(subject: Subject) -> Subject:
+    """``subject`` as a card's words keep off it: its possible faces (a profile, a head turned
+    away, a small face the detector is not sure of) among its faces, with their cores, since
+    words over what may be a face read as over a face. A frame still counts them as no one but
+    keeps them whole or out (:func:`media.analysis.framing.plan_ken_burns`)."""
+    if not subject.possible:
+        return subject
+    cores = () if subject.faces and not subject.cores else (*subject.cores,
+                                                            *subject.possible_cores)
+    return replace(subject, faces=(*subject.faces, *subject.possible), cores=cores,
+                   source="faces", possible=(), possible_cores=())
+
+
 def _band_centre(lo: float, hi: float, size: float) -> float | None:
     """The centre of the band ``lo``..``hi`` (pixels) when ``size`` fits in it, else None."""
     return (lo + hi) / 2 if hi - lo >= size else None
