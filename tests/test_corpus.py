@@ -42,14 +42,15 @@ EVERY = 3
 """Check one order in three, spread like the whole (:func:`bench.corpus.report.spread_subset`)."""
 FIXTURE_MAX_BYTES = 4_000_000
 
-KEPT = ("plans", "detected_faces_whole", "detected_words_clear_of_faces", "words_verbatim",
-        "words_shown", "first_round", "no_back_to_back", "subject_share",
-        "detected_no_ghost_faces", "full_bleed_portrait", "blanks_left_out",
-        "unusable_order_held")
+KEPT = ("plans", "detected_faces_whole", "words_clear_of_faces",
+        "detected_words_clear_of_faces", "words_verbatim", "words_shown", "first_round",
+        "no_back_to_back", "subject_share", "detected_no_ghost_faces", "full_bleed_portrait",
+        "blanks_left_out", "unusable_order_held")
 """Promises every checked corpus order keeps today (every order gets a spec and a plan; the
 planner keeps whole the faces its detector finds, and a card's words off them (99.5 % of the
-whole corpus: a 16:9 closing whose block of words fills the frame over a close-up); the
-customer's words are shown as written,
+whole corpus: a 16:9 closing whose block of words fills the frame over a close-up) and off
+the labelled faces (99.1 %: that closing, and a tilted profile's nose past the core the
+detector found); the customer's words are shown as written,
 both from 45 s, for their reading time, at a size a phone reads; every photo once before a
 repeat (99.5 % of the whole corpus: a close-up and a profile close-up of one face, dropped as
 twins, count apart in the ground truth); no photo twice in a row; the subject photo at most
@@ -59,7 +60,8 @@ fits); blank and degenerate photos left out, an order of them held)."""
 FAILING = {
     "faces_whole": "95.1 % (212/223) keep every labelled face's eyes-to-mouth core whole "
                    "(the misses: a profile close-up and an old scan's edge faces in layout "
-                   "cells; a 163 px photo; a screenshot's title card)",
+                   "cells none of whose crops holds them; a tilted profile's card crop 3 px "
+                   "into its labelled brow; a 163 px photo's face the detector does not see)",
     "few_photo_repeats": "88.2 % (127/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face (the misses: close-ups whose face the detector does "
                          "not find, and small prints with 3 to 9 framings shown 6-14 times "
@@ -67,10 +69,6 @@ FAILING = {
     "no_ghost_faces": "97.8 % (218/223) never dissolve a face over a face (the misses: "
                       "close-ups whose face the detector does not even hold possible; every "
                       "face it finds is kept apart, detected_no_ghost_faces)",
-    "words_clear_of_faces": "99.1 % (221/223) keep a card's words off every labelled face's "
-                            "eyes-to-mouth core (the misses: a tilted profile's nose past its "
-                            "found core, and a 16:9 closing whose words fill the frame over a "
-                            "close-up)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 
