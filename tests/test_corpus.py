@@ -49,8 +49,7 @@ KEPT = ("plans", "detected_faces_whole", "words_clear_of_faces",
 """Promises every checked corpus order keeps today (every order gets a spec and a plan; the
 planner keeps whole the faces its detector finds, and a card's words off them (99.5 % of the
 whole corpus: a 16:9 closing whose block of words fills the frame over a close-up) and off
-the labelled faces (99.1 %: that closing, and a tilted profile's nose past the core the
-detector found); the customer's words are shown as written,
+the labelled faces (99.6 %: that closing); the customer's words are shown as written,
 both from 45 s, for their reading time, at a size a phone reads; every photo once before a
 repeat (99.5 % of the whole corpus: a close-up and a profile close-up of one face, dropped as
 twins, count apart in the ground truth); no photo twice in a row; the subject photo at most
@@ -58,10 +57,10 @@ about a quarter of the photo time; no dissolve between two faces the detector fo
 full-bleed whenever the subject fits a 2x crop (a pet's head held edge to edge when only that
 fits); blank and degenerate photos left out, an order of them held)."""
 FAILING = {
-    "faces_whole": "95.1 % (212/223) keep every labelled face's eyes-to-mouth core whole "
+    "faces_whole": "95.5 % (213/223) keep every labelled face's eyes-to-mouth core whole "
                    "(the misses: a profile close-up and an old scan's edge faces in layout "
-                   "cells none of whose crops holds them; a tilted profile's card crop 3 px "
-                   "into its labelled brow; a 163 px photo's face the detector does not see)",
+                   "cells none of whose crops holds them; a 163 px photo's face the detector "
+                   "does not see)",
     "few_photo_repeats": "88.2 % (127/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face (the misses: close-ups whose face the detector does "
                          "not find, and small prints with 3 to 9 framings shown 6-14 times "
@@ -118,10 +117,12 @@ closing lays them over that face again, one of words_clear_of_faces' misses.)"""
 
 
 PROFILES_CUT = ("o110-mixed", "o007-degenerate_mix", "o287-degenerate_mix", "o276-blank_mix",
-                "o146-blank_mix", "o021-memorial_closeup", "o278-duplicates")
+                "o146-blank_mix", "o021-memorial_closeup", "o278-duplicates",
+                "o141-memorial_closeup")
 """Orders whose 9:16 shots cut a close-up's profile (a possible face wider than the crop, its
 padded core not) before such a core was held whole: 2, 2, 5, 5, 10, 30 and 30 photos; 45 to
-150 s; both tiers."""
+150 s; both tiers. (o141, 30 photos in 30 s: its title's crop framed for its words held the
+profile's found core, 3 px short of its labelled brow, before that core was loosened.)"""
 
 
 @pytest.mark.parametrize("order_id", PROFILES_CUT)
@@ -142,10 +143,11 @@ def test_a_cards_words_stay_off_the_faces_of_the_photo_under_them(
 
 POSSIBLE_FACES_UNDER_WORDS = ("o110-mixed", "o007-degenerate_mix", "o002-people",
                               "o287-degenerate_mix", "o146-blank_mix", "o255-scans",
-                              "o141-memorial_closeup", "o068-duplicates")
+                              "o141-memorial_closeup", "o068-duplicates", "o070-mixed")
 """Orders whose title, interlude or closing laid its words over a face the detector held only
 possible (a profile close-up, a small face behind a portrait's) before the words kept off
-possible faces: 2, 2, 3, 5, 10, 10 and 30 photos; 30 to 150 s; both tiers."""
+possible faces: 2, 2, 3, 5, 10, 10, 30 and 30 photos; 30 to 150 s; both tiers (o070: over the
+profile's nose, past its found core, before that core was loosened)."""
 
 
 @pytest.mark.parametrize("order_id", POSSIBLE_FACES_UNDER_WORDS)

@@ -405,7 +405,9 @@ def possible_cores_only(subject: Subject) -> Subject:
     """``subject`` whose possible faces are their padded eyes-to-mouth cores alone
     (:func:`media.analysis.subjects.padded_core`), without the rest of their heads: what a
     frame keeps whole of a possible face too wide for it (a close-up's profile wider than the
-    9:16 crop), rather than cut its eyes and mouth or nose."""
+    9:16 crop), rather than cut its eyes and mouth or nose. Not loosened as the words keep off
+    them (:func:`media.analysis.subjects.loose_core`): so loosened, the tilted close-up's
+    profile no longer fit the 9:16 crop."""
     return replace(subject, possible=tuple(padded_core(c) for c in subject.possible_cores))
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from media.analysis.camera import Motion, Rect
 from media.analysis.detail import same_framing
-from media.analysis.subjects import Box, Subject, padded_core, union
+from media.analysis.subjects import Box, Subject, loose_core, padded_core, union
 from media.analysis.words import (
     EDGE_MARGIN,
     WORD_SCALES,
@@ -194,4 +194,5 @@ def test_words_subject_leaves_a_subject_without_possible_faces_as_it_is() -> Non
     both = replace(subject, possible=PROFILE_ONLY.possible,
                    possible_cores=PROFILE_ONLY.possible_cores)
     assert words_subject(both).faces == (face, *PROFILE_ONLY.possible)
-    assert words_subject(both).cores == (*subject.cores, *PROFILE_ONLY.possible_cores)
+    assert words_subject(both).cores == (*subject.cores,
+                                         *map(loose_core, PROFILE_ONLY.possible_cores))
