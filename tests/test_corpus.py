@@ -42,14 +42,14 @@ EVERY = 3
 """Check one order in three, spread like the whole (:func:`bench.corpus.report.spread_subset`)."""
 FIXTURE_MAX_BYTES = 4_000_000
 
-KEPT = ("plans", "detected_faces_whole", "detected_words_clear_of_faces", "words_verbatim",
-        "words_shown", "first_round", "no_back_to_back", "subject_share",
-        "detected_no_ghost_faces", "full_bleed_portrait", "blanks_left_out",
-        "unusable_order_held")
+KEPT = ("plans", "detected_faces_whole", "words_clear_of_faces",
+        "detected_words_clear_of_faces", "words_verbatim", "words_shown", "first_round",
+        "no_back_to_back", "subject_share", "detected_no_ghost_faces", "full_bleed_portrait",
+        "blanks_left_out", "unusable_order_held")
 """Promises every checked corpus order keeps today (every order gets a spec and a plan; the
 planner keeps whole the faces its detector finds, and a card's words off them (99.5 % of the
-whole corpus: a 16:9 closing whose block of words fills the frame over a close-up); the
-customer's words are shown as written,
+whole corpus: a 16:9 closing whose block of words fills the frame over a close-up) and off
+the labelled faces (99.6 %: that closing); the customer's words are shown as written,
 both from 45 s, for their reading time, at a size a phone reads; every photo once before a
 repeat (99.5 % of the whole corpus: a close-up and a profile close-up of one face, dropped as
 twins, count apart in the ground truth); no photo twice in a row; the subject photo at most
@@ -57,10 +57,10 @@ about a quarter of the photo time; no dissolve between two faces the detector fo
 full-bleed whenever the subject fits a 2x crop (a pet's head held edge to edge when only that
 fits); blank and degenerate photos left out, an order of them held)."""
 FAILING = {
-    "faces_whole": "88.3 % (197/223) keep every labelled face's eyes-to-mouth core whole "
-                   "(the misses: a tilted close-up's profile wider than the 9:16 crop and too "
-                   "big to leave out, where the film stays full-bleed; a profile close-up in "
-                   "layout cells; an old scan's edge faces; a 163 px photo)",
+    "faces_whole": "95.5 % (213/223) keep every labelled face's eyes-to-mouth core whole "
+                   "(the misses: a profile close-up and an old scan's edge faces in layout "
+                   "cells none of whose crops holds them; a 163 px photo's face the detector "
+                   "does not see)",
     "few_photo_repeats": "94.4 % (136/144) of 1-3 photo films repeat in a new framing that "
                          "holds a face (the misses: close-ups whose face the detector does "
                          "not find, and a photo shown twice in layout cells the same way: "
@@ -70,10 +70,6 @@ FAILING = {
                       "close-up cut by its edges whose face the detector does not even hold "
                       "possible; every face it finds is kept apart, detected_no_ghost_faces; "
                       "a print too small for it to see a face holds a possible one)",
-    "words_clear_of_faces": "92.8 % (207/223) keep a card's words off every labelled face's "
-                            "eyes-to-mouth core (the misses: profiles and close-ups the "
-                            "detector does not find, and 16:9 cards whose words fill the frame "
-                            "over a close-up)",
 }
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 
@@ -122,6 +118,22 @@ words off the bar's profile face only while the possible faces under a chin were
 closing lays them over that face again, one of words_clear_of_faces' misses.)"""
 
 
+PROFILES_CUT = ("o110-mixed", "o007-degenerate_mix", "o287-degenerate_mix", "o276-blank_mix",
+                "o146-blank_mix", "o021-memorial_closeup", "o278-duplicates",
+                "o141-memorial_closeup")
+"""Orders whose 9:16 shots cut a close-up's profile (a possible face wider than the crop, its
+padded core not) before such a core was held whole: 2, 2, 5, 5, 10, 30 and 30 photos; 45 to
+150 s; both tiers. (o141, 30 photos in 30 s: its title's crop framed for its words held the
+profile's found core, 3 px short of its labelled brow, before that core was loosened.)"""
+
+
+@pytest.mark.parametrize("order_id", PROFILES_CUT)
+def test_a_profile_close_up_wider_than_the_portrait_crop_keeps_its_face_whole(
+        corpus: fixture.Corpus, order_id: str) -> None:
+    order = next(o for o in corpus.orders if o.id == order_id)
+    assert check_order(order, corpus.photos_of(order))["faces_whole"] == []
+
+
 @pytest.mark.parametrize("order_id", WORDS_OVER_FACES)
 def test_a_cards_words_stay_off_the_faces_of_the_photo_under_them(
         corpus: fixture.Corpus, order_id: str) -> None:
@@ -129,6 +141,22 @@ def test_a_cards_words_stay_off_the_faces_of_the_photo_under_them(
     checks = check_order(order, corpus.photos_of(order))
     assert checks["words_clear_of_faces"] == []
     assert checks["detected_words_clear_of_faces"] == []
+
+
+POSSIBLE_FACES_UNDER_WORDS = ("o110-mixed", "o007-degenerate_mix", "o002-people",
+                              "o287-degenerate_mix", "o146-blank_mix", "o255-scans",
+                              "o141-memorial_closeup", "o068-duplicates", "o070-mixed")
+"""Orders whose title, interlude or closing laid its words over a face the detector held only
+possible (a profile close-up, a small face behind a portrait's) before the words kept off
+possible faces: 2, 2, 3, 5, 10, 10, 30 and 30 photos; 30 to 150 s; both tiers (o070: over the
+profile's nose, past its found core, before that core was loosened)."""
+
+
+@pytest.mark.parametrize("order_id", POSSIBLE_FACES_UNDER_WORDS)
+def test_a_cards_words_stay_off_a_face_the_detector_holds_only_possible(
+        corpus: fixture.Corpus, order_id: str) -> None:
+    order = next(o for o in corpus.orders if o.id == order_id)
+    assert check_order(order, corpus.photos_of(order))["words_clear_of_faces"] == []
 
 
 def test_every_promise_is_kept_or_expected_to_fail() -> None:

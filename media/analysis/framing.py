@@ -352,19 +352,63 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     holding them like faces (never a 9:16 fitted or filled where the move without them is a
     crop: that film is full-bleed whenever its subject fits one); else the crop :func:`_still`
     that keeps them whole or out; else (a profile wider than the 9:16 crop, too wide to leave
-    out) the move planned without them. A possible face counts as no one: the analysis's
+    out) the same two holding only their padded cores (:func:`possible_cores_only`) when
+    they keep those whole (leaving out a core no crop holds only freezes the frame); else,
+    for a closer look (``ask.frame_scale`` > 1), all of this from the largest crop; else the
+    move planned without them. A possible face counts as no one: the analysis's
     faces, focus and source stay as they are."""
     plain = _plan_move(photo_size, replace(subject, possible=(), possible_cores=()), aspect,
                        frames, ask)
     if keeps_possible(plain, photo_size, subject):
         return plain
+    kept = _keeping_possible(photo_size, subject, aspect, frames, ask, plain)
+    if kept is None and ask.frame_scale > 1.0:  # a closer look that cuts them: the largest
+        # crop's instead, when that keeps them
+        wide = replace(ask, frame_scale=1.0)
+        kept = _keeping_possible(photo_size, subject, aspect, frames, wide, _plan_move(
+            photo_size, replace(subject, possible=(), possible_cores=()), aspect, frames, wide))
+    return kept or plain
+
+
+def _keeping_possible(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+                      frames: int, ask: MoveRequest, plain: Motion) -> Motion | None:
+    """The move of :func:`plan_ken_burns` that keeps ``subject``'s possible faces whole or
+    out, else their padded cores whole; None when none does (``plain``: the move without
+    them)."""
+    kept = _whole_or_out_move(photo_size, subject, aspect, frames, ask, plain)
+    if kept is not None:
+        return kept
+    cores = possible_cores_only(subject)
+    kept = _whole_or_out_move(photo_size, cores, aspect, frames, ask, plain)
+    boxes = [box.to_pixels(*photo_size) for box in cores.possible]
+    if kept is not None and all(kept.start.contains(box, 0.5) and kept.end.contains(box, 0.5)
+                                for box in boxes):
+        return kept
+    return None
+
+
+def _whole_or_out_move(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
+                       frames: int, ask: MoveRequest, plain: Motion) -> Motion | None:
+    """The move holding ``subject``'s possible faces like faces, else the still crop keeping
+    them whole or out (see :func:`plan_ken_burns`, whose move without them is ``plain``);
+    None when neither does."""
     held = _plan_move(photo_size, holding_possible(subject), aspect, frames, ask)
     if keeps_possible(held, photo_size, subject) and not (
             aspect.is_portrait and held.mode != "crop" and plain.mode == "crop"):
         return held
     scale = max(1.0, min(ask.frame_scale, holding_scale(photo_size, subject, aspect)))
     still = _still(photo_size, subject, aspect, frames, scale)
-    return still if keeps_possible(still, photo_size, subject) else plain
+    return still if keeps_possible(still, photo_size, subject) else None
+
+
+def possible_cores_only(subject: Subject) -> Subject:
+    """``subject`` whose possible faces are their padded eyes-to-mouth cores alone
+    (:func:`media.analysis.subjects.padded_core`), without the rest of their heads: what a
+    frame keeps whole of a possible face too wide for it (a close-up's profile wider than the
+    9:16 crop), rather than cut its eyes and mouth or nose. Not loosened as the words keep off
+    them (:func:`media.analysis.subjects.loose_core`): so loosened, the tilted close-up's
+    profile no longer fit the 9:16 crop."""
+    return replace(subject, possible=tuple(padded_core(c) for c in subject.possible_cores))
 
 
 def holding_possible(subject: Subject) -> Subject:

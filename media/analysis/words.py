@@ -28,7 +28,7 @@ from media.analysis.framing import (
     keeps_possible,
     largest_crop,
 )
-from media.analysis.subjects import Box, Subject, padded_core, union
+from media.analysis.subjects import Box, Subject, loose_core, padded_core, union
 from media.base.spec import Aspect
 
 SUBJECT_REACH = (0.35, 0.15)
@@ -62,6 +62,20 @@ def words_keep_off(subject: Subject) -> Box | None:
             SCENERY_FOCUS_MAX:
         return None
     return focus
+
+
+def words_subject(subject: Subject) -> Subject:
+    """``subject`` as a card's words keep off it: its possible faces (a profile, a head turned
+    away, a small face the detector is not sure of) among its faces, with their cores, since
+    words over what may be a face read as over a face (their cores loosened,
+    :func:`media.analysis.subjects.loose_core`). A frame still counts them as no one but
+    keeps them whole or out (:func:`media.analysis.framing.plan_ken_burns`)."""
+    if not subject.possible:
+        return subject
+    loose = tuple(loose_core(core) for core in subject.possible_cores)
+    cores = () if subject.faces and not subject.cores else (*subject.cores, *loose)
+    return replace(subject, faces=(*subject.faces, *subject.possible), cores=cores,
+                   source="faces", possible=(), possible_cores=())
 
 
 def _band_centre(lo: float, hi: float, size: float) -> float | None:

@@ -17,6 +17,7 @@ from media.analysis.words import (
     faces_under_words,
     framings_for_words,
     words_keep_off,
+    words_subject,
 )
 from media.base import spec, yuv
 from media.cards.draw import (
@@ -198,7 +199,8 @@ class CardShots:
         wants them, moved off where the
         photo's subject passes on the frame over the shot
         (:func:`media.analysis.words.clear_of_subject`); where they (or their scrim's band)
-        would still lie over a face the photo is framed for them
+        would still lie over a face (a possible face counts,
+        :func:`media.analysis.words.words_subject`) the photo is framed for them
         (:func:`media.analysis.words.framings_for_words`: the first whose words, as laid out,
         clear the faces' eyes-to-mouth cores), apart from its earlier showings."""
         key = (index, aspect.name)
@@ -216,10 +218,9 @@ class CardShots:
         wanted = words_wanted(card, *size, self.logo)
         if wanted is None:
             return None, None
-        keep_off = _on_frame(words_keep_off(keep_whole(photo.subject)), photo.image.shape,
-                             motion)
+        subject = words_subject(photo.subject)
+        keep_off = _on_frame(words_keep_off(keep_whole(subject)), photo.image.shape, motion)
         at = clear_of_subject(*wanted, keep_off, size, least_covering=True)
-        subject = photo.subject
         if motion is None or subject.source != "faces" or not subject.faces:
             return None, at
         height, width = photo.image.shape[:2]

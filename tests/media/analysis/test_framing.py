@@ -32,7 +32,14 @@ from media.analysis.framing import (
     plan_ken_burns,
     whole_faces_rect,
 )
-from media.analysis.subjects import Box, Subject, find_subject, keep_whole, possible_boxes
+from media.analysis.subjects import (
+    Box,
+    Subject,
+    find_subject,
+    keep_whole,
+    padded_core,
+    possible_boxes,
+)
 from media.base import yuv
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
 from media.frames.compose import (
@@ -444,3 +451,59 @@ def test_a_still_cell_a_hair_narrower_than_a_close_ups_core_keeps_it_whole() -> 
                        cores=(core,))
     rect = whole_faces_rect((1210, 1600), close_up, (1208.9, 1600.0))
     assert rect.contains(core.to_pixels(1210, 1600), tol=1e-6)
+
+
+# The birthday's pool player in profile, tilted, filling a 4:3 close-up (the corpus's
+# closeup_tilted-057): no face found, his head a possible face wider than the 9:16 crop
+TILTED_PROFILE = Subject((), Box(0.583, 0.333, 0.688, 0.403), "saliency", compact=False,
+                         possible=(Box(0.216, 0.182, 0.737, 0.873),),
+                         possible_cores=(Box(0.267, 0.314, 0.52, 0.701),))
+TILTED_PROFILE_SIZE = (1600, 1207)
+# The bar's man turned away (closeup_profile-075): his cheek a possible face, and the hair
+# above it another the detector half saw
+TURNED_AWAY = Subject((), Box(0.197, 0.375, 0.421, 0.729), "saliency", compact=False,
+                      possible=(Box(0.195, 0.25, 0.802, 0.729), Box(0.155, 0.0, 0.647, 0.369)),
+                      possible_cores=(Box(0.463, 0.4, 0.791, 0.707),
+                                      Box(0.256, 0.042, 0.617, 0.311)))
+TURNED_AWAY_SIZE = (948, 1200)
+
+
+def _holds(box: tuple[float, float, float, float], motion: Motion) -> bool:
+    return all(motion.rect_at(i).contains(box, tol=0.5) for i in range(motion.frames))
+
+
+@pytest.mark.parametrize("move", MOVES)
+@pytest.mark.parametrize("scale", [1.0, 1.3, 1.6])
+def test_a_profile_wider_than_the_portrait_crop_keeps_its_padded_core_whole(
+        move: str, scale: float) -> None:
+    # his head does not fit the 9:16 crop, so no crop keeps it whole or out; the move planned
+    # without it panned to his hair and cut his eyes and nose in every 9:16 shot
+    core = padded_core(TILTED_PROFILE.possible_cores[0]).to_pixels(*TILTED_PROFILE_SIZE)
+    for full in (True, False):
+        motion = plan_ken_burns(TILTED_PROFILE_SIZE, TILTED_PROFILE, PORTRAIT, 90,
+                                MoveRequest(full=full, move=move, frame_scale=scale))
+        assert motion.mode == "crop"
+        assert _holds(core, motion), motion
+
+
+@pytest.mark.parametrize("move", MOVES)
+def test_a_closer_look_that_would_cut_a_possible_face_looks_from_the_largest_crop(
+        move: str) -> None:
+    # 1.3 times closer no crop holds his cheek whole and leaves the hair above it out: the
+    # largest crop does
+    for full in (True, False):
+        motion = plan_ken_burns(TURNED_AWAY_SIZE, TURNED_AWAY, PORTRAIT, 90,
+                                MoveRequest(full=full, move=move, frame_scale=1.3))
+        assert keeps_possible(motion, TURNED_AWAY_SIZE, TURNED_AWAY), motion
+
+
+def test_a_possible_core_no_crop_holds_is_not_frozen_out_of_frame() -> None:
+    # a panorama's blurred background read as a huge possible face (the corpus's panorama-104):
+    # its core is wider than the 9:16 crop, so only leaving it out would keep it, with a still
+    # crop; the move is planned without it, as before, and the photo's repeats still move
+    blur = Subject((), Box(0.365, 0.0, 0.5, 0.867), "saliency", compact=False,
+                   possible=(Box(0.388, 0.0, 0.97, 0.905),),
+                   possible_cores=(Box(0.41, 0.0, 0.743, 0.507),))
+    moves = {plan_ken_burns((4000, 1250), blur, PORTRAIT, 90, MoveRequest(move=move)).move
+             for move in MOVES}
+    assert moves != {"still"}

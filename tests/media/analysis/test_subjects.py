@@ -124,8 +124,9 @@ def test_a_9x16_landscape_sample_draws_the_move_it_is_given(path: Path) -> None:
         motion = plan_ken_burns(_size(image), subject, PORTRAIT, FRAMES, MoveRequest(move=move))
         assert travel_share(motion) >= MIN_TRAVEL
         # a compact object (the fig) pans only as far as its core allows: too little to read,
-        # so it gets another move
-        assert motion.move == move or found.compact
+        # so it gets another move; so does a possible face's core held whole (the lake's reeds
+        # at dusk, read as one)
+        assert motion.move == move or found.compact or found.possible
     pan = plan_ken_burns(_size(image), subject, PORTRAIT, FRAMES, MoveRequest(move="pan"))
     if pan.move != "pan":
         return
@@ -144,7 +145,7 @@ def test_a_9x16_pan_ends_on_the_focus_even_when_shortened(path: Path) -> None:
     found = find_subject(image)
     pan = plan_ken_burns(_size(image), keep_whole(found), PORTRAIT, FRAMES, MoveRequest(move="pan"))
     if pan.move != "pan":  # a pan that could not travel far enough became another move
-        assert found.compact
+        assert found.compact or found.possible  # (holding a core whole: see above)
         return
     focus_x = found.focus.center[0] * width
     on_focus = min(max(focus_x, pan.end.w / 2), width - pan.end.w / 2)
