@@ -131,7 +131,9 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
     leads, runs_s = around
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
-    lead_ids = _lead_photos(kept, [p for p in photos if p not in kept], leads)
+    left_out = [p for p in photos if p not in kept]
+    lead_ids = _lead_photos(kept, left_out, leads)
+    kept = _spares_for_leads(kept, left_out, lead_ids)
     dropped = [p.id for p in photos if p not in kept and p.id not in lead_ids]
     chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
     clip_total = sum(min(pacing.clip_s, c.duration_s) for c in chosen_clips)
@@ -202,14 +204,35 @@ def _stand_ins_first(slots: list[Slot], clip_ids: set[str], before: Sequence[str
 
 def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
                  leads: int) -> tuple[str, ...]:
-    """The photos of the title's ``leads`` lead shots: photos the middle has no room for
-    first (``left_out``), then the ``kept`` ones (arc order) from the last before the closer
-    back (never the subject, the first: the title stands over it); each is that photo's first
-    showing."""
+    """The photos of the title's ``leads`` lead shots, each that photo's first showing
+    (never the subject, the first of ``kept``: the title stands over it). Photos that show who
+    the film is for come first (:func:`_shows_who`): the occasion's words over a rabbit or an
+    empty beach before the first face is a template's, not this person's film. Among equals,
+    photos the middle has no room for first (``left_out``), then the ``kept`` ones (arc order)
+    from the last before the closer back."""
     if not kept:
         return ()
-    pool = [*left_out, *reversed(kept[1:-1]), *kept[-1:]]
-    return tuple(p.id for p in pool if p.id != kept[0].id)[:leads]
+    pool = [p for p in (*left_out, *reversed(kept[1:-1]), *kept[-1:]) if p.id != kept[0].id]
+    return tuple(p.id for p in sorted(pool, key=lambda p: not _shows_who(p)))[:leads]
+
+
+def _shows_who(photo: PhotoSource) -> bool:
+    """True when ``photo`` shows a person (a face the detector is sure of) or the film's
+    animal subject again (:attr:`PhotoSource.with_subject`)."""
+    return photo.face_fraction > 0 or photo.with_subject
+
+
+def _spares_for_leads(kept: list[PhotoSource], left_out: list[PhotoSource],
+                      lead_ids: tuple[str, ...]) -> list[PhotoSource]:
+    """``kept`` with each photo shown first as a lead (but the subject and the closer) given
+    up to a photo the middle had no room for, in its place: the leads took the place of no
+    photo, so the film still shows as many of the customer's photos."""
+    spares = [p for p in left_out if p.id not in lead_ids]
+    out = list(kept)
+    for k in range(1, len(out) - 1):
+        if out[k].id in lead_ids and spares:
+            out[k] = spares.pop(0)
+    return out
 
 
 def _odd_count(ideal: float, most: int) -> int:

@@ -184,6 +184,20 @@ def test_the_signature_title_shows_its_lead_photos_first_and_the_middle_every_ot
     assert set(middle[:7 - 3]) == {p.id for p in spec.photos} - {"p00", *leads}
 
 
+@pytest.mark.parametrize("count", [5, 7, 10, 30])
+@pytest.mark.parametrize("length", [30.0, 45.0])
+def test_the_signature_titles_lead_photos_show_people_and_cost_no_photo(count: int,
+                                                                         length: float) -> None:
+    spec = _spec(count, length, True, "some", "birthday")  # every other photo has a face
+    tl = plan(spec)
+    faces = {p.id for p in spec.photos if p.face_fraction > 0}
+    leads = [s.source_id for s in tl.shots if s.card is not None and s.card.part]
+    assert leads and set(leads) <= faces, tl.describe()
+    standard = plan(_spec(count, length, False, "some", "birthday"))
+    shown = {p for _, photos in photo_showings(tl) for p in photos}
+    assert len(shown) >= len({p for _, photos in photo_showings(standard) for p in photos})
+
+
 def test_the_closing_stands_over_a_photo_the_middle_had_no_room_for() -> None:
     spec = _spec(30, 30.0, False, "some", "birthday")
     tl = plan(spec)
