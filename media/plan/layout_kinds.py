@@ -168,7 +168,11 @@ def inset_ratio(width: int, height: int) -> float:
 
 def fills(photo: PhotoSource, ratio: float) -> bool:
     """True when a crop of ``photo`` of ``ratio`` (width over height) holds its faces
-    (``hold_w``, ``hold_h``): never a small print over a blurred copy inside a cell."""
+    (``hold_w``, ``hold_h``): never a small print over a blurred copy inside a cell. A photo
+    with a possible face fills none: the plan does not know where that face is, and a cell's
+    narrow crop is where a profile or an old scan's edge face was cut."""
+    if photo.possible_face:
+        return False
     if photo.width / photo.height > ratio:
         crop_w, crop_h = photo.height * ratio, float(photo.height)
     else:
