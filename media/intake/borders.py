@@ -2,12 +2,12 @@
 below the picture), a scan's white margin, a forwarded photo's frame. They are found at intake
 and cut away, so every later stage works on the picture itself.
 
-A border is rows (or columns) at an edge that are one flat colour, a little noise allowed,
-ending at a sharp, straight boundary: within a few pixels most of the row differs from the bar,
-by a clear step. A dark night sky or a white wall at the edge drifts away from its colour
-slowly or ends raggedly, and stays picture. Judged on the photo in averaged blocks (the noise
-of a sensor or a JPEG averaged out), numpy and Pillow only (the sandbox's decoding child runs
-it).
+A border is rows (or columns) at an edge that are one flat colour, a little noise allowed (and
+a phone's status bar or buttons on a few of them), ending at a sharp, straight boundary: within
+a few pixels most of the row differs from the bar, by a clear step. A dark night sky or a white
+wall at the edge drifts away from its colour slowly or ends raggedly, and stays picture. Judged
+on the photo in averaged blocks (the noise of a sensor or a JPEG averaged out), numpy and
+Pillow only (the sandbox's decoding child runs it).
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ MAX_TOLERANCE = 24
 """Most levels of a bar's noise allowed: past it an edge is texture, not a flat colour."""
 FLAT_OUTLIER_SHARE = 0.02
 """Share of a bar's row that may lie beyond the tolerance (dust, a JPEG block's ringing)."""
+MARK_SHARE = 0.3
+"""Share of a row of a bar that a phone's marks on it may cover (the status bar's clock and
+icons, an app's buttons): such a row is still bar ..."""
+MAX_MARKED_SHARE = 0.25
+"""... while at most this share of the bar's rows are marked; the boundary is sought past its
+last flat row."""
 SWITCH_SHARE = 0.5
 """Share of a row that leaves the bar's colour at the boundary, all at once: a straight edge
 (a skyline or a shirt's shoulders leaving a dark sky at scattered rows is not one)."""
@@ -80,11 +86,14 @@ def _bar_rows(pixels: np.ndarray) -> int | None:
     if tolerance is None:
         return 0
     beyond = (deviation > tolerance).mean(axis=1)
-    flat = beyond <= FLAT_OUTLIER_SHARE
-    if flat.all():
+    bar = beyond <= MARK_SHARE
+    if bar.all():
         return None
-    depth = int(np.argmin(flat))  # the first row that is not flat
-    if depth < min_rows:
+    flat = beyond[:int(np.argmin(bar))] <= FLAT_OUTLIER_SHARE  # the bar's rows: flat or marked
+    if not flat.any():
+        return 0
+    depth = int(np.flatnonzero(flat)[-1]) + 1  # past the bar's last flat row
+    if depth < min_rows or (~flat[:depth]).mean() > MAX_MARKED_SHARE:
         return 0
     boundary = _boundary(deviation, beyond, depth)
     return 0 if boundary is None else min(height, boundary + 1)
@@ -92,8 +101,9 @@ def _bar_rows(pixels: np.ndarray) -> int | None:
 
 def _tolerance(edge: np.ndarray) -> float | None:
     """Levels a bar's pixel may differ from its colour, from the outermost rows' differences
-    ``edge`` (their noise, twice over); ``None`` when they are no flat colour at all."""
-    noise = float(np.percentile(edge, 100 * (1 - FLAT_OUTLIER_SHARE)))
+    ``edge`` (their noise, twice over: a typical row's 90th percentile, which a status bar's
+    marks leave alone); ``None`` when they are no flat colour at all."""
+    noise = float(np.median(np.percentile(edge, 90, axis=1)))
     tolerance = max(MIN_TOLERANCE, 2 * noise + 2)
     return tolerance if tolerance <= MAX_TOLERANCE else None
 

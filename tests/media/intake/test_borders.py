@@ -165,3 +165,16 @@ def test_the_sandboxed_prep_reports_the_box_it_kept(tmp_path: Path) -> None:
 
     assert isinstance(info.trimmed_from, tuple)
     assert info.trimmed_from[1] == pytest.approx(900 / 2532, abs=0.004)
+
+
+def test_a_screenshots_status_bar_and_buttons_are_cut_with_its_bars(tmp_path: Path) -> None:
+    screenshot = _on_canvas(_picture(1170, 780), (1170, 2532), (0, 880), (0, 0, 0))
+    screenshot[40:80, 60:200] = 235  # the clock
+    screenshot[45:75, 960:1110] = 235  # signal, wifi, battery
+    for x in range(90, 1170, 260):  # share, like, edit, delete
+        screenshot[2380:2440, x:x + 60] = 200
+
+    info, _ = _prepared(tmp_path, screenshot, quality=90)
+
+    assert info.trimmed_from is not None
+    assert abs(info.height - 780) <= 2 * EDGE_SLACK_PX and info.width == 1170
