@@ -90,7 +90,7 @@ def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Pat
     key = order.run_keys.prepared_photo(ref.id)
     ctx.storage.put_file(key, working, content_type="image/jpeg")
     return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,
-                         low_res=info.low_res)
+                         low_res=info.low_res, trimmed_from=info.trimmed_from)
 
 
 class _ClipWorkBudget:

@@ -210,6 +210,9 @@ class PreparedPhoto(_Model):
     width: int
     height: int
     low_res: bool
+    trimmed_from: tuple[float, float, float, float] | None = None
+    """When intake cut flat borders away (a screenshot's bars, a scan's margin): the working
+    copy's box in shares of the upright photo ``(left, top, right, bottom)``."""
 
 
 class PreparedClip(_Model):

@@ -89,7 +89,8 @@ def content_hash(path: Path) -> str:
 class PhotoFacts:
     """One photo as the worker sees it: refused with ``rejected`` (a prep reason), or its
     working copy ``working`` (``width`` x ``height``, ``low_res``), its ``subject``, its
-    perceptual ``hashes`` and its ``texture`` map file."""
+    perceptual ``hashes`` and its ``texture`` map file; ``trimmed_from``: the working copy's box
+    in shares of the upright photo when intake cut flat borders away (a screenshot's bars)."""
 
     rejected: str
     working: Path | None
@@ -99,6 +100,7 @@ class PhotoFacts:
     subject: Subject | None
     hashes: tuple[int, int]
     texture: Path | None
+    trimmed_from: tuple[float, float, float, float] | None = None
 
     def texture_map(self) -> np.ndarray | None:
         """The photo's texture map (see :func:`media.analysis.detail.texture_map`)."""
@@ -145,7 +147,8 @@ def photo_facts(path: Path, cache: Path) -> PhotoFacts:
                       data["width"], data["height"], data["low_res"],
                       subject_from_dict(data["subject"]) if data["subject"] else None,
                       tuple(data["hashes"]), folder / "texture.npy"
-                      if not data["rejected"] else None)
+                      if not data["rejected"] else None,
+                      tuple(data["trimmed_from"]) if data.get("trimmed_from") else None)
 
 
 def _analyse_photo(path: Path, folder: Path) -> dict[str, Any]:
@@ -164,7 +167,7 @@ def _analyse_photo(path: Path, folder: Path) -> dict[str, Any]:
     hashes = photo_hashes({"p": working})["p"]
     return {"rejected": "", "width": info.width, "height": info.height,
             "low_res": info.low_res, "subject": asdict(find_subject(rgb)),
-            "hashes": [int(h) for h in hashes]}
+            "hashes": [int(h) for h in hashes], "trimmed_from": info.trimmed_from}
 
 
 def clip_facts(path: Path, cache: Path) -> ClipFacts:

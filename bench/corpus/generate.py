@@ -41,18 +41,37 @@ def default_cache() -> Path:
                 or Path.home() / ".cache" / "filmworker-corpus")
 
 
-def _scaled(box: list[float], width: int, height: int) -> tuple[float, float, float, float]:
-    return box[0] * width, box[1] * height, box[2] * width, box[3] * height
+Shares = tuple[float, float, float, float]
+WHOLE: Shares = (0.0, 0.0, 1.0, 1.0)
+
+
+def _scaled(box: list[float], width: int, height: int, trimmed_from: Shares = WHOLE
+            ) -> tuple[float, float, float, float]:
+    """A ``box`` in shares of the upright photo in pixels of its ``width`` x ``height`` working
+    copy, which shows the photo's ``trimmed_from`` box (its flat borders cut away)."""
+    left, top, right, bottom = trimmed_from
+    sx, sy = width / (right - left), height / (bottom - top)
+    return ((box[0] - left) * sx, (box[1] - top) * sy, (box[2] - left) * sx,
+            (box[3] - top) * sy)
+
+
+def _truth_face(face: dict[str, Any], facts: PhotoFacts) -> TruthFace:
+    """A labelled face moved into the working copy's pixels (cut by the photo when intake's
+    trim reached into its core, which it never should)."""
+    w, h, trim = facts.width, facts.height, facts.trimmed_from or WHOLE
+    core = _scaled(face["core"], w, h, trim)
+    outside = core[0] < 0 or core[1] < 0 or core[2] > w or core[3] > h
+    return TruthFace(_scaled(face["box"], w, h, trim), core, face["profile"], face["small"],
+                     face["cut_by_photo"] or outside)
 
 
 def corpus_photo(pool: PoolPhoto, facts: PhotoFacts, picture: str = ""
                  ) -> tuple[CorpusPhoto, dict[str, Any] | None]:
     """A pool photo as the fixture holds it (its labelled faces moved into its working copy's
-    pixels, the ``picture`` it shows whole: :func:`bench.corpus.orders.same_picture`), and its
-    subject as JSON data."""
+    pixels, through intake's trim of its flat borders; the ``picture`` it shows whole:
+    :func:`bench.corpus.orders.same_picture`), and its subject as JSON data."""
     w, h = facts.width, facts.height
-    faces = tuple(TruthFace(_scaled(f["box"], w, h), _scaled(f["core"], w, h), f["profile"],
-                            f["small"], f["cut_by_photo"]) for f in pool.faces) if w else ()
+    faces = tuple(_truth_face(f, facts) for f in pool.faces) if w else ()
     photo = CorpusPhoto(pool.id, pool.kind, facts.rejected, w, h, facts.subject,
                         facts.texture_map(), faces, pool.blank, pool.near_blank,
                         pool.degenerate, pool.duplicate_of, picture)

@@ -76,9 +76,11 @@ USABLE_KINDS = ("portrait", "closeup", "closeup_tilted", "closeup_profile", "clo
 BLANK_KINDS = ("blank_pocket", "blank_white", "blank_grey", "near_blank")
 DEGENERATE_KINDS = ("degenerate_stripe", "degenerate_aspect", "degenerate_small")
 DUPLICATE_KINDS = ("duplicate", "near_duplicate")
-WHOLE_PICTURE_KINDS = ("portrait", "group", "scenery", "pet", "old_scan", "phone_exif", "tiny")
+WHOLE_PICTURE_KINDS = ("portrait", "group", "scenery", "pet", "old_scan", "phone_exif", "tiny",
+                       "tall_screenshot")
 """Kinds that show their source's whole picture, only rescaled, recoloured, grained or
-trimmed to 4:3 (a close-up, a panorama's strip or a screenshot's canvas makes another one)."""
+trimmed to 4:3, or on a screenshot's plain canvas, which intake cuts away (a close-up or a
+panorama's strip makes another one)."""
 SCENARIOS: dict[str, dict[str, float]] = {
     "mixed": {k: 1.0 for k in USABLE_KINDS},
     "memorial_closeup": {"closeup": 2, "closeup_tilted": 3, "closeup_partial": 1,

@@ -13,6 +13,7 @@ import os
 import struct
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -23,6 +24,7 @@ from PIL import Image, ImageCms, ImageOps
 from media.base import errors
 from media.base.errors import MediaRejected
 from media.base.spec import ASPECTS, Aspect
+from media.intake.borders import PixelBox
 
 ALLOWED_FORMATS: tuple[str, ...] = ("JPEG", "PNG", "WEBP")
 MAX_PIXELS = 50_000_000
@@ -80,12 +82,22 @@ class PhotoInfo:
     """Long edge below ``LOW_RES_LONG_EDGE_PX``: kept, but the planner should show it small."""
     source_format: str
     """Pillow's name of the customer's format: ``JPEG``, ``PNG`` or ``WEBP``."""
+    trimmed_from: tuple[float, float, float, float] | None = None
+    """When flat borders were cut away (:mod:`media.intake.borders`): the picture's box
+    ``(left, top, right, bottom)`` in shares of the upright photo; ``None`` when kept whole."""
 
 
-def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
+FindPicture = Callable[[Image.Image], PixelBox | None]
+"""Where the picture lies inside a decoded photo's flat borders (pixels), ``None``: all of it."""
+
+
+def prepare_photo(src: Path, dest_jpeg: Path,
+                  find_picture: FindPicture | None = None) -> PhotoInfo:
     """Decode ``src`` (JPEG/PNG/WebP by content), make it upright 8-bit sRGB without alpha,
-    cap its long edge at what the film can show of it (:func:`working_long_edge`) and write it
-    to ``dest_jpeg`` (quality 92, sRGB ICC profile, no EXIF/XMP/comments).
+    cap its long edge at what the film can show of it (:func:`working_long_edge`), cut away its
+    flat borders where ``find_picture`` finds some (a screenshot's bars, a scan's margin: the
+    prep stage's :func:`media.intake.usable.showable_picture_box`; ``None``: keep them)
+    and write it to ``dest_jpeg`` (quality 92, sRGB ICC profile, no EXIF/XMP/comments).
 
     Raises :class:`MediaRejected` when the file is not a usable photo.
     """
@@ -95,11 +107,23 @@ def prepare_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
         if not head:
             raise MediaRejected(errors.NOT_AN_IMAGE, "empty file")
         image, source_format = _decode(fp, head)
+    box = find_picture(image) if find_picture is not None else None
+    trimmed_from = None
+    if box is not None:
+        trimmed_from = box_shares(box, *image.size)
+        image = image.crop(box)
     _save_jpeg(image, dest_jpeg)
     width, height = image.size
     return PhotoInfo(width=width, height=height,
                      low_res=max(width, height) < LOW_RES_LONG_EDGE_PX,
-                     source_format=source_format)
+                     source_format=source_format, trimmed_from=trimmed_from)
+
+
+def box_shares(box: PixelBox, width: int, height: int) -> tuple[float, float, float, float]:
+    """A pixel ``box`` of a ``width`` x ``height`` image as shares of its sides (5 decimals)."""
+    left, top, right, bottom = box
+    return (round(left / width, 5), round(top / height, 5), round(right / width, 5),
+            round(bottom / height, 5))
 
 
 def decode_image(fp: IO[bytes], head: bytes, *, keep_alpha: bool = False,

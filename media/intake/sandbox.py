@@ -67,8 +67,9 @@ refused inside C code (segfault or abort)."""
 
 def prepare_photo_bounded(src: Path, dest_jpeg: Path, limits: Limits = PHOTO_LIMITS
                           ) -> PhotoInfo:
-    """:func:`media.intake.photos.prepare_photo` in a child process under ``limits``, the working
-    copy then judged showable there (:func:`media.intake.usable.prepare_usable_photo`).
+    """:func:`media.intake.photos.prepare_photo` in a child process under ``limits`` (flat
+    borders cut away: ``trimmed_from``), the working copy then judged showable there
+    (:func:`media.intake.usable.prepare_usable_photo`).
 
     Raises :class:`MediaRejected` for the customer's file (its own reasons, those of a photo
     that cannot be shown such as ``image_blank``, or ``image_decode_limit`` when the child ran
@@ -77,7 +78,10 @@ def prepare_photo_bounded(src: Path, dest_jpeg: Path, limits: Limits = PHOTO_LIM
     """
     from media.intake.photos import PhotoInfo
 
-    return PhotoInfo(**_bounded(PHOTO, src, dest_jpeg, limits))
+    info = _bounded(PHOTO, src, dest_jpeg, limits)
+    if info.get("trimmed_from") is not None:
+        info["trimmed_from"] = tuple(info["trimmed_from"])
+    return PhotoInfo(**info)
 
 
 def prepare_logo_bounded(src: Path, dest_png: Path, limits: Limits = LOGO_LIMITS) -> LogoInfo:

@@ -20,6 +20,7 @@ from PIL import Image
 
 from media.base import errors
 from media.base.errors import MediaRejected
+from media.intake.borders import PixelBox, picture_box
 from media.intake.photos import PhotoInfo, prepare_photo
 
 MAX_ASPECT = 4.0
@@ -61,11 +62,28 @@ _LUMA_709 = np.array([0.2126, 0.7152, 0.0722], np.float32)
 
 
 def prepare_usable_photo(src: Path, dest_jpeg: Path) -> PhotoInfo:
-    """:func:`media.intake.photos.prepare_photo`, then :func:`check_usable` on its working copy:
+    """:func:`media.intake.photos.prepare_photo` (its flat borders cut away when what is left
+    can be shown: :func:`showable_picture_box`), then :func:`check_usable` on its working copy:
     what the prep stage runs for each photo (in the sandbox's child)."""
-    info = prepare_photo(src, dest_jpeg)
+    info = prepare_photo(src, dest_jpeg, find_picture=showable_picture_box)
     check_usable(dest_jpeg)
     return info
+
+
+def showable_picture_box(image: Image.Image) -> PixelBox | None:
+    """:func:`media.intake.borders.picture_box`, unless the picture inside the borders would be
+    a sliver or too small to show (:func:`check_shape`) or blank (:func:`check_content`): then
+    the photo is kept as it is, and judged as it is."""
+    box = picture_box(image)
+    if box is None:
+        return None
+    picture = image.crop(box)
+    try:
+        check_shape(*picture.size)
+        check_content(_averaged(picture))
+    except MediaRejected:
+        return None
+    return box
 
 
 def check_usable(working_jpeg: Path) -> None:

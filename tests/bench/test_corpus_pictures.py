@@ -39,3 +39,10 @@ def test_the_test_fixture_photos_and_clips_are_scikit_images_pictures() -> None:
     assert same_picture(chelsea, {}) == picture_of("skimage:chelsea") == "skimage:chelsea"
     assert CLIP_PICTURES["02-chelsea.mp4"] == same_picture(chelsea, {})
     assert picture_of("tests/fixtures/order/photos/05-camera.jpg").endswith("05-camera.jpg")
+
+
+def test_a_screenshot_of_a_photo_is_the_photos_picture_once_its_bars_are_cut() -> None:
+    source = "corpus-sources/jesper.jpg"
+    pool = {p.id: p for p in (_photo("portrait-000", "portrait", source),
+                              _photo("tall_screenshot-105", "tall_screenshot", source))}
+    assert {same_picture(p, pool) for p in pool.values()} == {source}
