@@ -6,7 +6,8 @@ glyph, on one float region per plane.
 
 The backdrop and the sprites are scaled by ``cv2.resize`` wherever a whole-pixel origin makes
 it exact (:func:`_resampled`), the glyphs only over their own box; words holding still over a
-moving photo are made once into one affine map a pixel (:func:`lay_text`'s ``held``). Their
+moving photo are made once into one affine map a pixel (:func:`lay_text`'s ``held``), with
+the card's scrim under them folded in (one uint8 pass over the frame for both). Their
 cost against the RGB frame: ``python -m bench.card_frame_cost``.
 """
 

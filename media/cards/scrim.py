@@ -11,7 +11,9 @@ an eighth of the frame's size and scaled up (it is smooth).
 Every frame of the moving photo is darkened towards black by it: in the film's I420 planes
 that is ``Y' = Y * g + 16 * (1 - g)`` and ``C' = C * g + 128 * (1 - g)``, done as one
 ``cv2.multiply`` by the gain (uint8, 255 for 1) and one ``cv2.add`` of the black it lets in,
-per plane, over the rows the scrim reaches: a frame costs about two copies of it.
+per plane, over the rows the scrim reaches: a frame costs about two copies of it. Under words
+holding still the scrim and the words are one such map (:func:`media.cards.planes.lay_text`):
+the frame costs the same two copies, the words nothing more.
 """
 
 from __future__ import annotations
