@@ -170,12 +170,14 @@ def words_over_frame(image: CardImage, picture: np.ndarray, seconds: float, leng
     for this card alone: no copy)."""
     motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
     out = picture if own else picture.copy()
-    if image.scrim is not None:
-        image.scrim.lay(out)
+    scrim = image.scrim
+    if scrim is not None and (image.logo is not None or not motion.placements):
+        scrim.lay(out)  # under the logo; or alone, no words on the frame
+        scrim = None
     if image.logo is not None:
         out = blend_logo_i420(out, image.logo)
     if motion.placements:
-        lay_text(yuv.planes(out), image.sprites_i420, motion.placements, image.held)
+        lay_text(yuv.planes(out), image.sprites_i420, motion.placements, image.held, scrim)
     return out
 
 

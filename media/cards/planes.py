@@ -6,7 +6,8 @@ glyph, on one float region per plane.
 
 The backdrop and the sprites are scaled by ``cv2.resize`` wherever a whole-pixel origin makes
 it exact (:func:`_resampled`), the glyphs only over their own box; words holding still over a
-moving photo are made once into one affine map a pixel (:func:`lay_text`'s ``held``). Their
+moving photo are made once into one affine map a pixel (:func:`lay_text`'s ``held``), with
+the card's scrim under them folded in (one uint8 pass over the frame for both). Their
 cost against the RGB frame: ``python -m bench.card_frame_cost``.
 """
 
@@ -19,6 +20,7 @@ import cv2
 import numpy as np
 
 from media.base import yuv
+from media.cards.scrim import Scrim, ScrimPlane
 from media.cards.sprites import LAYER_MARGIN, Layer, SpriteI420
 
 MAX_RESIZE_LEAD = 256  # output pixels a resize may start before its output (else: warp)
@@ -145,11 +147,15 @@ def _moved(layer: Layer, place: Placement, chroma: bool, fill: tuple[float, ...]
 
 def lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
               sprites: tuple[SpriteI420, ...], placements: tuple[Placement, ...],
-              held: dict | None = None) -> None:
+              held: dict | None = None, scrim: Scrim | None = None) -> None:
     """Composite the placed sprites onto the Y, U, V ``planes`` in place: every shadow, then
     every glyph, as one text layer; each plane's text region is converted to float once.
     ``held`` (a dict kept by the caller from frame to frame) keeps the last frame's moved
-    layers: a sprite placed where it was (words holding still) is not resampled again."""
+    layers: a sprite placed where it was (words holding still) is not resampled again.
+    ``scrim``, if given, is laid under the words first; under words holding still the two
+    are one map a pixel (:func:`_fused_map`), one pass over the frame instead of two."""
+    if scrim is not None and held is None:
+        scrim.lay_planes(planes)
     fills = ((1.0,), (0.0, 1.0), (1.0,), (0.0, 0.0, 1.0))
     kept = held if held is not None else {}
     moved: dict = {}
@@ -186,9 +192,21 @@ def lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
                                        black=black)
                              for plane, (shade, glyph, paint, keep, black)
                              in zip(planes, passes, strict=True)))
+    fused = held.get(FUSED_MAPS)
     held.clear()
     held.update(moved)
     held[HELD_MAPS] = maps
+    if scrim is not None and maps[1] is not None:
+        if fused is None or fused[0] is not maps[1]:
+            fused = (maps[1], tuple(_fused_map(plane.shape, text_map, under) for
+                                    plane, text_map, under in
+                                    zip(planes, maps[1], scrim.plane_maps, strict=True)))
+        held[FUSED_MAPS] = fused
+        for plane, fused_map in zip(planes, fused[1], strict=True):
+            _apply_fused(plane, fused_map)
+        return
+    if scrim is not None:
+        scrim.lay_planes(planes)
     for plane, text_map, (shade, glyph, paint, keep, black) in zip(
             planes, maps[1] or (None,) * 3, passes, strict=True):
         if maps[1] is not None:
@@ -228,6 +246,51 @@ def _text_map(shape: tuple[int, ...], shades: list, glyphs: list, *, paint: int,
         target += ink
     offset += black * (1.0 - scale)  # back on the plane: (p - b) * s + o + b
     return box, scale, offset
+
+
+FUSED_MAPS = "scrim and text maps"  # the key of the held words' maps fused with the scrim
+FusedMap = tuple[int, int, np.ndarray, np.ndarray, np.ndarray | None] | None
+"""A scrim and held words on a plane's rows ``top..bottom`` as one map in uint8: each pixel
+becomes ``p * keep / 255 + lift - lower`` (each step rounded and saturated as OpenCV's uint8
+arithmetic does; ``lower`` None where nothing goes below the plane's zero)."""
+
+
+def _fused_map(shape: tuple[int, ...], text_map: TextMap, scrim: ScrimPlane) -> FusedMap:
+    """The scrim's plane map (:attr:`media.cards.scrim.Scrim.plane_maps`), then the words'
+    :data:`TextMap`, as one :data:`FusedMap` on a plane of ``shape``."""
+    keep, letin, (top, bottom) = scrim
+    spans = [(top, bottom)] if bottom > top else []
+    if text_map is not None:
+        spans.append((text_map[0][1], text_map[0][3]))
+    if not spans:
+        return None
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    gain = np.ones((hi - lo, shape[1]), np.float32)
+    light = np.zeros_like(gain)
+    if bottom > top:
+        gain[top - lo:bottom - lo] = keep / np.float32(255.0)
+        light[top - lo:bottom - lo] = letin
+    if text_map is not None:
+        (x0, y0, x1, y1), scale, offset = text_map
+        window = np.s_[y0 - lo:y1 - lo, x0:x1]
+        gain[window] *= scale
+        light[window] = light[window] * scale + offset
+    lift = np.clip(np.rint(light), 0, 255).astype(np.uint8)
+    lower = np.clip(np.rint(-light), 0, 255).astype(np.uint8)
+    return (lo, hi, np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8), lift,
+            lower if lower.any() else None)
+
+
+def _apply_fused(plane: np.ndarray, fused: FusedMap) -> None:
+    """Apply a :data:`FusedMap` to the uint8 ``plane`` in place."""
+    if fused is None:
+        return
+    top, bottom, keep, lift, lower = fused
+    rows = plane[top:bottom]
+    cv2.multiply(rows, keep, dst=rows, scale=1.0 / 255.0)
+    cv2.add(rows, lift, dst=rows)
+    if lower is not None:
+        cv2.subtract(rows, lower, dst=rows)
 
 
 def _apply_map(plane: np.ndarray, text_map: TextMap) -> None:

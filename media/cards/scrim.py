@@ -11,7 +11,9 @@ an eighth of the frame's size and scaled up (it is smooth).
 Every frame of the moving photo is darkened towards black by it: in the film's I420 planes
 that is ``Y' = Y * g + 16 * (1 - g)`` and ``C' = C * g + 128 * (1 - g)``, done as one
 ``cv2.multiply`` by the gain (uint8, 255 for 1) and one ``cv2.add`` of the black it lets in,
-per plane, over the rows the scrim reaches: a frame costs about two copies of it.
+per plane, over the rows the scrim reaches: a frame costs about two copies of it. Under words
+holding still the scrim and the words are one such map (:func:`media.cards.planes.lay_text`):
+the frame costs the same two copies, the words nothing more.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ WORDS_LIGHT_PERCENTILE = 95
 LUMA = np.asarray([0.2126, 0.7152, 0.0722], np.float32)
 
 
+ScrimPlane = tuple[np.ndarray, np.ndarray, tuple[int, int]]
+"""One plane's scrim: gain (uint8, 255 for 1), black let in (uint8), rows (top, bottom)."""
+
+
 class Scrim:
     """The scrim of one card in one ``width`` x ``height`` frame, its words inside ``words``
     (left, top, right, bottom pixels; None: nothing to shade, only the vignette). With
@@ -47,7 +53,7 @@ class Scrim:
                  behind: np.ndarray | None = None) -> None:
         self.width, self.height = width, height
         self.gain = _deepened(rules, width, height, words, behind)  # float32 (h, w), 0-1
-        self._planes = []
+        self._planes: list[ScrimPlane] = []
         for plane, black in zip(yuv.planes(np.zeros(yuv.frame_shape(width, height), np.uint8)),
                                 (yuv.BLACK_Y, yuv.NEUTRAL_C, yuv.NEUTRAL_C), strict=True):
             rows, cols = plane.shape
@@ -67,8 +73,17 @@ class Scrim:
 
     def lay(self, frame: np.ndarray) -> None:
         """Lay the scrim over ``frame`` (I420, this scrim's size) in place."""
-        for plane, (keep, letin, (top, bottom)) in zip(yuv.planes(frame), self._planes,
-                                                       strict=True):
+        self.lay_planes(yuv.planes(frame))
+
+    @property
+    def plane_maps(self) -> tuple[ScrimPlane, ...]:
+        """Per plane (Y, U, V) what :meth:`lay_planes` does to it: the gain (uint8, 255 for 1)
+        and the black let in (uint8) over the rows ``(top, bottom)`` it reaches."""
+        return tuple(self._planes)
+
+    def lay_planes(self, planes: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Lay the scrim over the Y, U, V ``planes`` of a frame of this scrim's size in place."""
+        for plane, (keep, letin, (top, bottom)) in zip(planes, self._planes, strict=True):
             if bottom > top:
                 rows = plane[top:bottom]
                 cv2.multiply(rows, keep, dst=rows, scale=1.0 / 255.0)

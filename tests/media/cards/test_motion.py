@@ -24,7 +24,7 @@ from media.cards.motion import (
     card_motion,
     words_over_frame,
 )
-from media.cards.planes import HELD_MAPS, lay_text
+from media.cards.planes import FUSED_MAPS, HELD_MAPS, lay_text
 from media.cards.spec import CardSpec
 from media.design.reading import ALL_IN_S, ENTRANCE_S, TEXT_EXIT_S
 from media.frames.card_shots import PreparedCard
@@ -209,8 +209,28 @@ def test_words_holding_over_a_moving_photo_are_the_words_composited_afresh() -> 
             image.scrim.lay(afresh)
         placements = card_motion(image, 1.2 + index / spec.FPS, length_s).placements
         lay_text(yuv.planes(afresh), image.sprites_i420, placements)
-        assert np.abs(held.astype(np.int16) - afresh).max() <= 1, index
+        # the scrim and the held words are one uint8 map: each step rounded once, not twice
+        assert np.abs(held.astype(np.int16) - afresh).max() <= 2, index
+        assert yuv.psnr(held, afresh) >= 50.0, index
     assert image.held[HELD_MAPS][1] is not None  # the words held: laid by their map
+    assert image.held[FUSED_MAPS][0] is image.held[HELD_MAPS][1]  # with the scrim, once
+
+
+def test_a_scrim_and_held_words_are_one_pass_over_the_frame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # under words holding still the scrim is not laid on its own: one map a pixel does both
+    aspect = spec.LANDSCAPE
+    photo = _photo(aspect.width, aspect.height)
+    image = render_words_over(CLOSING, aspect.width, aspect.height, photo)
+    assert image.scrim is not None
+    laid: list[int] = []
+    original = type(image.scrim).lay_planes
+    monkeypatch.setattr(type(image.scrim), "lay_planes",
+                        lambda self, planes: laid.append(1) or original(self, planes))
+    for index in range(12):
+        words_over_frame(image, yuv.rgb_to_i420(np.roll(photo, 4 * index, axis=1)),
+                         2.0 + index / spec.FPS, 3.0)
+    assert len(laid) == 1  # the first frame at rest composites; from the next, the fused map
 
 
 def test_held_words_map_a_plane_as_the_float_steps_did() -> None:

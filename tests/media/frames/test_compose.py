@@ -15,8 +15,11 @@ from media.base import yuv
 from media.base.spec import LANDSCAPE
 from media.frames.blend import incoming_weight, mix, outgoing_weight
 from media.frames.compose import (
+    BACKDROP_BLUR,
+    BACKDROP_DOWNSCALE,
     PhotoLayer,
     Prescaled,
+    _wash,
     backdrop,
     backdrop_i420,
     cover_box,
@@ -275,3 +278,15 @@ def test_a_crossfade_hands_over_evenly_around_the_cut() -> None:
         total = incoming_weight(fade, 100, frame) + outgoing_weight(fade, 100, frame)
         assert total == pytest.approx(1.0)
     assert incoming_weight(fade, 100, 94) == 0.0 and outgoing_weight(fade, 100, 105) == 0.0
+
+
+def test_a_backdrops_blur_run_smaller_is_the_wash_blurred_at_its_small_size() -> None:
+    # the backdrop's blur runs at half its small size (a fitted clip blurs one every frame):
+    # what is left after a blur of 11 pixels or more has nothing finer than that grid
+    image = cv2.resize(data.astronaut(), (960, 540))
+    for out_w, out_h in ((1080, 1920), (1920, 1080)):
+        sw, sh = out_w // BACKDROP_DOWNSCALE, out_h // BACKDROP_DOWNSCALE
+        small = cover_frame(image, sw, sh).astype(np.float32)
+        full = cv2.GaussianBlur(small, (0, 0), sigmaX=sw * BACKDROP_BLUR)
+        assert yuv.psnr(np.clip(full + 0.5, 0, 255).astype(np.uint8),
+                        np.clip(_wash(small) + 0.5, 0, 255).astype(np.uint8)) >= 50
