@@ -53,6 +53,16 @@ FOCUS_MAP_EDGE = 96
 FOCUS_SALIENCY_WEIGHT = 0.4  # spectral residual saliency: what stands out in structure
 FOCUS_RARITY_WEIGHT = 0.6  # colour rarity: a kite in the sky, a path through a green forest
 FOCUS_SOFT_FLOOR = 0.3  # weight of a pixel without detail (defocused, flat), 1 for the sharpest
+# A photo with a plane of focus (a sharp leaf on bokeh, a bird on a trunk before a blurred
+# garden): its subject is what is in focus, so its out-of-focus pixels weigh almost nothing and
+# the weight grows with the square of sharpness (a red blurred leaf was more colour-rare than
+# the sharp brown one). Measured by :func:`focus_depth` on a FOCUS_DEPTH_EDGE-pixel copy:
+FOCUS_DEPTH_EDGE = 384
+FOCUS_SHARP_FLOOR = 0.02  # weight of a pixel without detail in a photo with a plane of focus
+FOCUS_SHARP_POWER = 2.0  # ... and the power of its sharpness
+FOCUS_DEPTH_CONTRAST = (5.0, 10.0)  # sharpest detail (99th pct) over the median: none, full
+FOCUS_DEPTH_MIN_DETAIL = 40.0  # 99th pct detail (Laplacian, grey levels) under this: soft all
+# over (an old scan, night, fog), no plane of focus: saliency weighted as for any photo
 FOCUS_CENTRE_SIGMA = 0.4  # centre prior: a Gaussian this wide (share of the photo), at half weight
 FOCUS_BLOB_LEVEL = 0.5  # a focus blob is where the map is at least this share of its peak
 FOCUS_GROW_LEVEL = 0.3  # a compact subject's blob grows over its surroundings down to this level
@@ -392,22 +402,45 @@ def colour_rarity_map(image_rgb: np.ndarray, size: tuple[int, int]) -> np.ndarra
     return (rarity - rarity.min()) / span if span > 1e-3 else np.zeros_like(rarity)
 
 
+def focus_depth(image_rgb: np.ndarray) -> float:
+    """How clearly a photo has a plane of focus, 0..1: 0 for a photo sharp all over (a forest,
+    a street) or soft all over (the sharpest detail, the absolute Laplacian's 99th percentile
+    on a :data:`FOCUS_DEPTH_EDGE`-pixel grey copy, under :data:`FOCUS_DEPTH_MIN_DETAIL` grey
+    levels: an old scan, night, fog), rising to 1 as that sharpest detail stands over the
+    median detail between the two ratios of :data:`FOCUS_DEPTH_CONTRAST` (a sharp subject on
+    bokeh or on a plain sky)."""
+    gray, _ = _gray_copy(image_rgb, FOCUS_DEPTH_EDGE)
+    detail = np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+    detail = cv2.GaussianBlur(detail, (0, 0), 3)
+    top = float(np.percentile(detail, 99))
+    if top < FOCUS_DEPTH_MIN_DETAIL:
+        return 0.0
+    contrast = top / max(float(np.median(detail)), 0.1)
+    low, high = FOCUS_DEPTH_CONTRAST
+    return float(np.clip((contrast - low) / (high - low), 0.0, 1.0))
+
+
 def focus_map(image_rgb: np.ndarray) -> np.ndarray:
     """Where the eye goes in a photo, about :data:`FOCUS_MAP_EDGE` pixels on its long edge.
 
     Spectral residual saliency and colour rarity (weighted :data:`FOCUS_SALIENCY_WEIGHT` and
-    :data:`FOCUS_RARITY_WEIGHT`), times sharpness (a pixel without detail keeps
-    :data:`FOCUS_SOFT_FLOOR` of its weight) and a mild centre prior.
+    :data:`FOCUS_RARITY_WEIGHT`), times sharpness and a mild centre prior. A pixel without
+    detail keeps :data:`FOCUS_SOFT_FLOOR` of its weight; in a photo with a plane of focus
+    (:func:`focus_depth`) only :data:`FOCUS_SHARP_FLOOR`, sharpness raised to
+    :data:`FOCUS_SHARP_POWER` (in between as the depth grows): what the photographer focused
+    on wins over a more colourful blur.
     """
     size = _map_size(image_rgb, FOCUS_MAP_EDGE)
     sal = cv2.resize(saliency_map(image_rgb), size, interpolation=cv2.INTER_LINEAR)
     cue = FOCUS_SALIENCY_WEIGHT * sal + FOCUS_RARITY_WEIGHT * colour_rarity_map(image_rgb, size)
-    sharp = sharpness_map(image_rgb, size)
+    depth = focus_depth(image_rgb)
+    floor = FOCUS_SOFT_FLOOR + depth * (FOCUS_SHARP_FLOOR - FOCUS_SOFT_FLOOR)
+    sharp = sharpness_map(image_rgb, size) ** (1 + depth * (FOCUS_SHARP_POWER - 1))
     w, h = size
     ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
     prior = np.exp(-((xs[None] - 0.5) ** 2 + (ys[:, None] - 0.5) ** 2)
                    / (2 * FOCUS_CENTRE_SIGMA ** 2))
-    weight = (FOCUS_SOFT_FLOOR + (1 - FOCUS_SOFT_FLOOR) * sharp) * (0.5 + 0.5 * prior)
+    weight = (floor + (1 - floor) * sharp) * (0.5 + 0.5 * prior)
     return cv2.GaussianBlur((cue * weight).astype(np.float32), (0, 0), 1.0)
 
 
