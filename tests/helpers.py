@@ -703,6 +703,23 @@ def anniversary_song(length: float) -> tuple[list[float], list[float],
     return beats, bars, sections
 
 
+def birthday_repeat_spec(photos: list[PhotoSource], length: float, premium: bool,
+                         song: SongGrid) -> FilmSpec:
+    """A birthday film of ``photos`` (``p00`` the subject) ``length`` seconds long, in either
+    tier, with a title, a closing and one interlude: the spec the repeat framing tests plan."""
+    return FilmSpec(
+        length_sec=length, family="celebration", look="celebration", gentle=False,
+        recipe=MotionRecipe(motion_shots=6 if premium else 4, premium=premium),
+        photos=photos, subject_photo_id="p00",
+        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Ann"),
+                                         look="celebration"),
+                        closing=CardSpec("closing", ("With love", "from all of us"),
+                                         look="celebration"),
+                        interludes=(CardSpec("interlude", ("The roof in June.", ""),
+                                             look="celebration"),)),
+        song=song)
+
+
 def birthday_song_grid(length: float) -> SongGrid:
     """The grid (beats, bars, sections) of the joyful birthday song composed for a film of
     ``length`` seconds (seed 7), as the plan tests of long films read it."""

@@ -360,16 +360,15 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
 
     if not photo.subject.faces:  # nothing found to hold: the whole photo first, as it may
         yield from families.pop(0)  # hold a face the analysis missed
-    while families:
-        for family in list(families):
-            motion = next(family, None)
-            if motion is None:
-                families.remove(family)
-            else:
-                yield motion
+    yield from _taking_turns(families)
     if not _shows_fitted(photo, aspect):
         yield from _whole(photo, aspect, frames, last=True)
-    families = _closer_crops(photo, aspect, frames, ask, LAST_SCALES)
+    yield from _taking_turns(_closer_crops(photo, aspect, frames, ask, LAST_SCALES))
+    yield from _held(photo, aspect, frames, ask)
+
+
+def _taking_turns(families: list[Iterator[Motion]]) -> Iterator[Motion]:
+    """One motion from each of ``families`` in turn, dropping each once it runs out."""
     while families:
         for family in list(families):
             motion = next(family, None)
@@ -377,7 +376,6 @@ def _framings(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> I
                 families.remove(family)
             else:
                 yield motion
-    yield from _held(photo, aspect, frames, ask)
 
 
 def _closer_crops(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,

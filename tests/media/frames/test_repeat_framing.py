@@ -20,11 +20,10 @@ from media.analysis.detail import Repeat, repeat_motion, same_framing
 from media.analysis.framing import MoveRequest, largest_crop, plan_ken_burns
 from media.analysis.subjects import Box, Subject, keep_whole, union
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT
-from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.planner import plan
-from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
-from tests.helpers import birthday_song_grid
+from media.plan.spec import FilmSpec, SongGrid
+from tests.helpers import birthday_repeat_spec, birthday_song_grid
 
 FACE = Subject(faces=(Box(0.36, 0.18, 0.64, 0.52),), focus=Box(0.36, 0.18, 0.64, 0.52),
                source="faces", cores=(Box(0.4, 0.28, 0.6, 0.46),))
@@ -73,17 +72,7 @@ def _spec(facts: dict[str, PhotoFacts], length: float, premium: bool) -> FilmSpe
             focus_x=box.center[0], focus_y=box.center[1],
             hold_w=min(1.0, 1.4 * (box.x1 - box.x0)) if fact.subject.faces else 0.0,
             hold_h=min(1.0, 1.4 * (box.y1 - box.y0)) if fact.subject.faces else 0.0))
-    return FilmSpec(
-        length_sec=length, family="celebration", look="celebration", gentle=False,
-        recipe=MotionRecipe(motion_shots=6 if premium else 4, premium=premium),
-        photos=photos, subject_photo_id="p00",
-        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Ann"),
-                                         look="celebration"),
-                        closing=CardSpec("closing", ("With love", "from all of us"),
-                                         look="celebration"),
-                        interludes=(CardSpec("interlude", ("The roof in June.", ""),
-                                             look="celebration"),)),
-        song=_song(length))
+    return birthday_repeat_spec(photos, length, premium, _song(length))
 
 
 @functools.cache

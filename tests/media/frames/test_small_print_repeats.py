@@ -20,11 +20,10 @@ from media.analysis.detail import Repeat, repeat_motion, same_framing
 from media.analysis.framing import MoveRequest, full_bleed, plan_ken_burns
 from media.analysis.subjects import Box, Subject, keep_whole, union
 from media.base.spec import ASPECTS, LANDSCAPE, PORTRAIT, Aspect
-from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.planner import plan
-from media.plan.spec import FilmSpec, FilmWords, MotionRecipe, SongGrid
-from tests.helpers import birthday_song_grid
+from media.plan.spec import FilmSpec, SongGrid
+from tests.helpers import birthday_repeat_spec, birthday_song_grid
 
 PET = Subject(faces=(), focus=Box(0.17, 0.097, 0.778, 0.809), source="saliency", compact=True)
 DOG = Subject(faces=(), focus=Box(0.12, 0.06, 0.76, 1.0), source="saliency", compact=True)
@@ -55,17 +54,7 @@ def _spec(facts: dict[str, PhotoFacts], length: float, premium: bool) -> FilmSpe
             focus_x=box.center[0], focus_y=box.center[1],
             hold_w=min(1.0, 1.4 * (box.x1 - box.x0)) if found else 0.0,
             hold_h=min(1.0, 1.4 * (box.y1 - box.y0)) if found else 0.0))
-    return FilmSpec(
-        length_sec=length, family="celebration", look="celebration", gentle=False,
-        recipe=MotionRecipe(motion_shots=6 if premium else 4, premium=premium),
-        photos=photos, subject_photo_id="p00",
-        words=FilmWords(opening=CardSpec("opening", ("Happy Birthday", "Ann"),
-                                         look="celebration"),
-                        closing=CardSpec("closing", ("With love", "from all of us"),
-                                         look="celebration"),
-                        interludes=(CardSpec("interlude", ("The roof in June.", ""),
-                                             look="celebration"),)),
-        song=_song(length))
+    return birthday_repeat_spec(photos, length, premium, _song(length))
 
 
 @functools.cache
