@@ -57,7 +57,7 @@ FOCUS_SOFT_FLOOR = 0.3  # weight of a pixel without detail (defocused, flat), 1 
 # garden): its subject is what is in focus, so its out-of-focus pixels weigh almost nothing and
 # the weight grows with the square of sharpness (a red blurred leaf was more colour-rare than
 # the sharp brown one). Measured by :func:`focus_depth` on a FOCUS_DEPTH_EDGE-pixel copy:
-FOCUS_DEPTH_EDGE = 384
+FOCUS_DEPTH_EDGE = 4 * FOCUS_MAP_EDGE  # the sharpness map's own grey copy (sharpness_map)
 FOCUS_SHARP_FLOOR = 0.02  # weight of a pixel without detail in a photo with a plane of focus
 FOCUS_SHARP_POWER = 2.0  # ... and the power of its sharpness
 FOCUS_DEPTH_CONTRAST = (5.0, 10.0)  # sharpest detail (99th pct) over the median: none, full
@@ -375,8 +375,17 @@ def _map_size(image_rgb: np.ndarray, long_edge: int) -> tuple[int, int]:
 def sharpness_map(image_rgb: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Local sharpness (absolute Laplacian, 0..1 of its 99th percentile) at ``size`` (width,
     height): a subject is in focus, a bokeh background or the sky is not."""
-    gray, _ = _gray_copy(image_rgb, 4 * max(size))
-    detail = np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+    return _sharpness(_detail(image_rgb, 4 * max(size)), size)
+
+
+def _detail(image_rgb: np.ndarray, long_edge: int) -> np.ndarray:
+    """The absolute Laplacian of a grey copy at most ``long_edge`` pixels on its long edge."""
+    gray, _ = _gray_copy(image_rgb, long_edge)
+    return np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+
+
+def _sharpness(detail: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """:func:`sharpness_map` from the photo's ``detail`` (:func:`_detail`)."""
     detail = cv2.GaussianBlur(cv2.resize(detail, size, interpolation=cv2.INTER_AREA), (0, 0), 1.5)
     top = float(np.percentile(detail, 99))
     return np.clip(detail / top, 0.0, 1.0) if top > 0 else np.zeros_like(detail)
@@ -409,8 +418,11 @@ def focus_depth(image_rgb: np.ndarray) -> float:
     levels: an old scan, night, fog), rising to 1 as that sharpest detail stands over the
     median detail between the two ratios of :data:`FOCUS_DEPTH_CONTRAST` (a sharp subject on
     bokeh or on a plain sky)."""
-    gray, _ = _gray_copy(image_rgb, FOCUS_DEPTH_EDGE)
-    detail = np.abs(cv2.Laplacian(gray.astype(np.float32), cv2.CV_32F, ksize=3))
+    return _depth(_detail(image_rgb, FOCUS_DEPTH_EDGE))
+
+
+def _depth(detail: np.ndarray) -> float:
+    """:func:`focus_depth` from the photo's ``detail`` (:func:`_detail`)."""
     detail = cv2.GaussianBlur(detail, (0, 0), 3)
     top = float(np.percentile(detail, 99))
     if top < FOCUS_DEPTH_MIN_DETAIL:
@@ -433,9 +445,10 @@ def focus_map(image_rgb: np.ndarray) -> np.ndarray:
     size = _map_size(image_rgb, FOCUS_MAP_EDGE)
     sal = cv2.resize(saliency_map(image_rgb), size, interpolation=cv2.INTER_LINEAR)
     cue = FOCUS_SALIENCY_WEIGHT * sal + FOCUS_RARITY_WEIGHT * colour_rarity_map(image_rgb, size)
-    depth = focus_depth(image_rgb)
+    detail = _detail(image_rgb, FOCUS_DEPTH_EDGE)  # one grey copy for the depth and sharpness
+    depth = _depth(detail)
     floor = FOCUS_SOFT_FLOOR + depth * (FOCUS_SHARP_FLOOR - FOCUS_SOFT_FLOOR)
-    sharp = sharpness_map(image_rgb, size) ** (1 + depth * (FOCUS_SHARP_POWER - 1))
+    sharp = _sharpness(detail, size) ** (1 + depth * (FOCUS_SHARP_POWER - 1))
     w, h = size
     ys, xs = (np.arange(h) + 0.5) / h, (np.arange(w) + 0.5) / w
     prior = np.exp(-((xs[None] - 0.5) ** 2 + (ys[:, None] - 0.5) ** 2)
