@@ -357,16 +357,16 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     for a closer look (``ask.frame_scale`` > 1), all of this from the largest crop; else the
     move planned without them. A possible face counts as no one: the analysis's
     faces, focus and source stay as they are."""
-    plain = _plan_move(photo_size, replace(subject, possible=(), possible_cores=()), aspect,
-                       frames, ask)
+    bare = replace(subject, possible=(), possible_cores=())
+    plain = _plan_move(photo_size, bare, aspect, frames, ask)
     if keeps_possible(plain, photo_size, subject):
         return plain
     kept = _keeping_possible(photo_size, subject, aspect, frames, ask, plain)
     if kept is None and ask.frame_scale > 1.0:  # a closer look that cuts them: the largest
         # crop's instead, when that keeps them
         wide = replace(ask, frame_scale=1.0)
-        kept = _keeping_possible(photo_size, subject, aspect, frames, wide, _plan_move(
-            photo_size, replace(subject, possible=(), possible_cores=()), aspect, frames, wide))
+        kept = _keeping_possible(photo_size, subject, aspect, frames, wide,
+                                 _plan_move(photo_size, bare, aspect, frames, wide))
     return kept or plain
 
 
