@@ -19,16 +19,14 @@ A broken song (non-finite samples, silence, wrong length, clipping) is never cho
 
 :func:`compose_best` composes ``candidates`` songs with different seeds and arrangement variants.
 With more than one candidate it scores cheap previews (rendered at
-:data:`PREVIEW_SAMPLE_RATE`, gained to -14 LUFS without the limiter, all at once on threads of
-their own) and fully renders and masters only the winner, which must pass the delivery checks
-(else the next best is tried).
+:data:`PREVIEW_SAMPLE_RATE`, gained to -14 LUFS without the limiter) and fully renders and
+masters only the winner, which must pass the delivery checks (else the next best is tried).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -376,10 +374,7 @@ def compose_best(brief: SongBrief, seed: int, candidates: int,
             raise NoUsableSongError(f"composed song rejected: {'; '.join(score.rejected)}")
         return song, [score], 0
     choices = candidates_for(brief, seed, candidates)
-    # The previews at once: each plays on its own synthesizer (FluidSynth, pedalboard and
-    # numpy release the GIL), so the song's longest chain is one preview and the winner.
-    with ThreadPoolExecutor(len(choices), thread_name_prefix="song-preview") as previews:
-        scores = list(previews.map(lambda choice: _preview_score(brief, *choice), choices))
+    scores = [_preview_score(brief, own, variant) for own, variant in choices]
     problems: list[str] = []
     for index in ranking(scores):
         own, variant = choices[index]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +11,6 @@ import pytest
 from scipy import signal
 
 from media.base.spec import AUDIO_SAMPLE_RATE, LUFS_TOLERANCE, MAX_TRUE_PEAK_DBTP, TARGET_LUFS
-from media.song import score as score_module
 from media.song.compose import (
     ComposedSong,
     SongBrief,
@@ -210,20 +208,3 @@ def test_standard_composes_one_song_scored_in_full() -> None:
     assert (song.key, song.melody) == (plan.key, melody_line(plan))
     with pytest.raises(ValueError):
         compose_best(short, SEED, 0)
-
-
-def test_the_candidates_previews_are_scored_at_once_each_on_its_own_thread(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    threads: list[str] = []
-    real = score_module._preview_score
-
-    def recorded(brief: SongBrief, seed: int, variant: int) -> SongScore:
-        threads.append(threading.current_thread().name)
-        return real(brief, seed, variant)
-
-    monkeypatch.setattr(score_module, "_preview_score", recorded)
-    _, scores, chosen = compose_best(BRIEF, SEED, 3)
-    assert len(set(threads)) == 3 and all(n.startswith("song-preview") for n in threads)
-    # In candidate order, each the score its preview gets when scored alone.
-    one_by_one = [real(BRIEF, seed, variant) for seed, variant in candidates_for(BRIEF, SEED, 3)]
-    assert scores == one_by_one and chosen == best_index(one_by_one)
