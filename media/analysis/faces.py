@@ -310,25 +310,12 @@ def _close_look(pyramid: _Pyramid, candidate: _Raw, factor: float = CLOSE_VIEW,
     return (max(near, key=lambda raw: raw.score), view) if near else None
 
 
-def _looked_at(pyramid: _Pyramid, candidate: _Raw) -> tuple[tuple[_Raw, _View], float] | None:
-    """The close looks at ``candidate`` and their confidence (:func:`_looks`); for a candidate
-    the photo's edge cuts that they are not sure of, the better of those looks and the same
-    looks with the photo's edges continued past it (:func:`_cut_by_photo`)."""
-    looked = _looks(pyramid, candidate, edges_continued=False)
-    if (looked is not None and looked[1] >= FACE_SCORE) or not _cut_by_photo(pyramid,
-                                                                               candidate):
-        return looked
-    continued = _looks(pyramid, candidate, edges_continued=True)
-    if looked is None or (continued is not None and continued[1] > looked[1]):
-        return continued
-    return looked
-
-
-def _looks(pyramid: _Pyramid, candidate: _Raw,
-           edges_continued: bool) -> tuple[tuple[_Raw, _View], float] | None:
+def _looked_at(pyramid: _Pyramid, candidate: _Raw, edges_continued: bool = False
+               ) -> tuple[tuple[_Raw, _View], float] | None:
     """The close look at ``candidate`` and its (averaged) confidence: the first look's when it
     is :data:`SURE`, else the mean of the three looks (:data:`SECOND_VIEWS`, a profile's
-    :data:`PROFILE_VIEWS`); None when the close look sees nothing there."""
+    :data:`PROFILE_VIEWS`); None when the close look sees nothing there. The looks see black
+    past the photo's edges, or those edges drawn on outwards (``edges_continued``)."""
     look = _close_look(pyramid, candidate, edges_continued=edges_continued)
     if look is None or look[0].score >= SURE:
         return (look, look[0].score) if look is not None else None
@@ -340,11 +327,26 @@ def _looks(pyramid: _Pyramid, candidate: _Raw,
     return look, sum(scores) / len(scores)
 
 
+def _possible_look(pyramid: _Pyramid, candidate: _Raw,
+                   looked: tuple[tuple[_Raw, _View], float] | None
+                   ) -> tuple[_Raw, _View] | None:
+    """The look that makes ``candidate``, short of a face by its close looks (``looked``), a
+    possible face, or None: those looks when they score at least :data:`POSSIBLE_SCORE`; else,
+    when the photo's edge cuts it (:func:`_cut_by_photo`), the same looks with the photo's edges
+    drawn on past it, when they do. Those see more than the photo shows, so they make a
+    possible face, never a face."""
+    if looked is not None and looked[1] >= POSSIBLE_SCORE:
+        return looked[0]
+    if not _cut_by_photo(pyramid, candidate):
+        return None
+    continued = _looked_at(pyramid, candidate, edges_continued=True)
+    return continued[0] if continued is not None and continued[1] >= POSSIBLE_SCORE else None
+
+
 def _cut_by_photo(pyramid: _Pyramid, candidate: _Raw) -> bool:
     """True when ``candidate``'s box reaches past the photo's edge: a face cut there shows the
-    model a hard black band through it in the close looks (a blurred close-up's scored 0.33
-    so, and 0.82 with the photo's edges continued outwards, where a pet's and a landscape's
-    false candidates only lost confidence)."""
+    model a hard black band through it in the close looks (a blurred close-up's averaged 0.32
+    so, not even a possible face, and 0.74 with the photo's edges drawn on outwards)."""
     height, width = pyramid.levels[0].shape[:2]
     x0, y0, x1, y1 = candidate.box
     return x0 < 0 or y0 < 0 or x1 > width or y1 > height
@@ -438,8 +440,8 @@ def find_face_tiers(image_rgb: np.ndarray) -> FaceTiers:
         looked = _looked_at(pyramid, candidate)
         if looked is not None and looked[1] >= FACE_SCORE:
             faces.append(looked[0])
-        elif looked is not None and looked[1] >= POSSIBLE_SCORE:
-            possible.append(looked[0])
+        elif (unsure := _possible_look(pyramid, candidate, looked)) is not None:
+            possible.append(unsure)
     sure = _distinct([_found_face(raw, view) for raw, view in faces])
     least = 0.0 if sure else POSSIBLE_ALONE * min(width, height)
     unsure = [face for face in (_found_face(raw, view) for raw, view in possible)

@@ -246,7 +246,7 @@ def test_a_tilted_profile_close_up_the_detector_is_not_sure_of_is_a_possible_fac
 def test_a_blurred_close_up_cut_by_the_photos_edge_is_at_least_a_possible_face() -> None:
     # the corpus's closeup_partial-055: the grand canyon's 72 px face blown up to fill a
     # 1050x1400 photo, its right side past the photo's edge. The close looks saw a black band
-    # through it and scored it 0.33: no face, not even a possible one, and it was dissolved
+    # through it and scored it 0.32: no face, not even a possible one, and it was dissolved
     # into other faces; with the photo's edges continued the same looks see it
     source = next(s for s in labelled_sources() if s.key == "samples/birthday/photos/05-grand-"
                   "canyon.jpg")
@@ -261,7 +261,7 @@ def test_a_blurred_close_up_cut_by_the_photos_edge_is_at_least_a_possible_face()
 
 
 def test_a_cats_head_filling_the_photo_past_its_edges_is_no_possible_face() -> None:
-    # its candidate reaches past the photo's edges too: the looks with the edges continued
-    # score it lower than the black ones did (0.25 against 0.34)
+    # its head's candidate reaches past the photo's edges too: the looks with the edges drawn
+    # on see no face there
     cat = _source("tests/fixtures/order/photos/02-chelsea.jpg")
     assert faces.find_face_tiers(cat.pixels) == faces.FaceTiers((), ())
