@@ -105,11 +105,14 @@ def test_every_corpus_order_will_keep(results: Results, name: str) -> None:
 
 
 WORDS_OVER_FACES = ("o011-memorial_closeup", "o071-memorial_closeup", "o001-memorial_closeup",
-                    "o052-people", "o074-phone", "o042-people", "o021-memorial_closeup")
+                    "o052-people", "o074-phone", "o042-people", "o021-memorial_closeup",
+                    "o125-scans")
 """Orders whose title or closing laid its words over a face before cards were framed for their
 words: 1, 1, 2, 5, 5, 10 and 30 photos; 30 to 180 s; both tiers. (o002, 3 photos, kept its
 words off the bar's profile face only while the possible faces under a chin were kept: its
-closing lays them over that face again, one of words_clear_of_faces' misses.)"""
+closing lays them over that face again, one of words_clear_of_faces' misses.) o125 (30 photos,
+60 s): its 16:9 closing's three long lines at full size left the old scan's close-up fitted
+above them no room, and lay over its face until they were set lower and smaller."""
 
 
 PROFILES_CUT = ("o110-mixed", "o007-degenerate_mix", "o287-degenerate_mix", "o276-blank_mix",
