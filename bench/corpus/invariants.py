@@ -473,8 +473,9 @@ def few_photo_repeats(ctx: Context) -> list[str] | None:
 
 
 def _same_move(a: Any, b: Any) -> bool:
-    """The same framing: the same move between nearly the same rectangles."""
-    return a.move == b.move and _iou(a.start, b.start) > 0.9 and _iou(a.end, b.end) > 0.9
+    """The same framing: a move between nearly the same rectangles, whatever it is called (a
+    pan and a tilt between the same two crops show one picture)."""
+    return _iou(a.start, b.start) > 0.9 and _iou(a.end, b.end) > 0.9
 
 
 def _inside(box: tuple[float, ...], rect: Any) -> bool:

@@ -48,6 +48,7 @@ from media.analysis.framing import (
     needs_fit,
     plan_ken_burns,
 )
+from media.analysis.safe_crops import safe_crops
 from media.analysis.scales import WHOLE_STEP, detail_scales, max_detail_scale, whole_scale
 from media.analysis.subjects import Box, Subject, keep_whole, union, whole_boxes
 from media.base.spec import Aspect
@@ -231,9 +232,9 @@ def _near(region: Box, focus: Box) -> bool:
 # --- a repeat's framing: new every time --------------------------------------------------------
 
 NEW_FRAMING_IOU = 0.9
-"""A showing is framed as an earlier one when it makes the same move between nearly the same
-rectangles: both its start and its end overlap the earlier's by more than this (intersection
-over union)."""
+"""A showing is framed as an earlier one when it moves between nearly the same rectangles
+(whatever the move is called): both its start and its end overlap the earlier's by more than
+this (intersection over union)."""
 REVERSE = {"zoom_in": "zoom_out", "zoom_out": "zoom_in", "pan": "tilt", "tilt": "pan",
            "drift_in": "zoom_out", "still": "zoom_in"}
 """The move a repeat answers a showing's move with: a push with a pull, a pan with a tilt."""
@@ -257,10 +258,10 @@ class Repeat:
 
 
 def same_framing(a: Motion, b: Motion) -> bool:
-    """True when ``a`` makes ``b``'s move between nearly the same rectangles
-    (:data:`NEW_FRAMING_IOU`): a viewer sees the same picture again."""
-    return (a.move == b.move and _iou(a.start, b.start) > NEW_FRAMING_IOU
-            and _iou(a.end, b.end) > NEW_FRAMING_IOU)
+    """True when ``a`` moves between nearly the same rectangles as ``b``
+    (:data:`NEW_FRAMING_IOU`), whatever either move is called (a pan and a tilt between the
+    same two crops are one picture): a viewer sees the same picture again."""
+    return _iou(a.start, b.start) > NEW_FRAMING_IOU and _iou(a.end, b.end) > NEW_FRAMING_IOU
 
 
 def _iou(a: Rect, b: Rect) -> float:
@@ -296,7 +297,9 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
     (:func:`same_framing` none of ``earlier``) and keeps every detected face whole
     (:func:`_keeps_faces`); failing that the first new one, failing all the first. Those that
     cut a possible face (:func:`media.analysis.framing.keeps_possible`) come after all these
-    (the first new one keeping every face whole), before the first."""
+    (the first new one keeping every face whole), before the first; before them, when no
+    family holds a new framing that keeps them, a crop inside what is safe
+    (:func:`media.analysis.safe_crops.safe_crops`: a close-up its faces or a profile fill)."""
     first: Motion | None = None
     new: Motion | None = None
     cutting: Motion | None = None
@@ -312,7 +315,18 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
         if new is None and _keeps_faces(motion, photo, core_only=True):
             new = motion
     assert first is not None
-    return new or cutting or first
+    return new or _safe_crop(photo, aspect, frames, earlier) or cutting or first
+
+
+def _safe_crop(photo: Repeat, aspect: Aspect, frames: int,
+               earlier: Sequence[Motion]) -> Motion | None:
+    """The first crop inside what is safe (:func:`media.analysis.safe_crops.safe_crops`)
+    framed as none of ``earlier`` and keeping the detected faces' cores whole."""
+    for motion in safe_crops(photo.size, photo.subject, aspect, frames):
+        if not any(same_framing(motion, m) for m in earlier) and _keeps_faces(
+                motion, photo, core_only=True):
+            return motion
+    return None
 
 
 def _keeps_faces(motion: Motion, photo: Repeat, core_only: bool = False) -> bool:
