@@ -20,6 +20,7 @@ Pure: boxes (normalized, in a :class:`media.analysis.subjects.Subject`) in, came
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from media.analysis.camera import SEEN_TRAVEL, Motion, Rect, travel, within_budget
 from media.analysis.framing import LEAST_MARGIN, face_guard, largest_crop
@@ -35,19 +36,30 @@ what must stay whole): steps a viewer tells apart (each start or end at most
 PixelBox = tuple[float, float, float, float]
 
 
-HOLDS = ("whole", "loose cores", "cores")
-"""What a safe crop keeps of each possible face, safest first: its whole box with its core
-loosened and padded; that core alone (one wider than the crop); its padded core as the model
-placed it (:func:`media.analysis.framing.possible_cores_only`: the least any frame keeps)."""
+class Hold(NamedTuple):
+    """What a safe crop keeps of the faces and of the possible faces (see :data:`HOLDS`)."""
+
+    faces: str
+    possible: str
+
+
+HOLDS = (Hold("whole", "whole"), Hold("cores", "whole"), Hold("cores", "cores"))
+"""What safe crops keep, safest first: each face whole with its least margin
+(:data:`media.analysis.framing.LEAST_MARGIN`), else its padded eyes-to-mouth core (a
+close-up filling its photo: its chin or brow may go, never its eyes or mouth, as a photo
+shot frames it); each possible face whole with its core loosened and padded
+(:func:`media.analysis.subjects.loose_core`: the model's points on a face it is not sure of
+are looser), else that core alone (one wider than the crop); last, only when no crop holds
+that, its padded core as the model placed it (:func:`media.analysis.framing.
+possible_cores_only`: the least any frame keeps)."""
 
 
 def must_hold(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
-              hold: str = HOLDS[0]) -> PixelBox | None:
-    """The box (source pixels) every safe crop of ``aspect`` holds whole: the faces with their
-    least margin (:data:`media.analysis.framing.LEAST_MARGIN`; their padded eyes-to-mouth
-    cores when the largest crop cannot hold that), and each possible face as ``hold`` says
-    (:data:`HOLDS`; with ``whole``, a box wider or taller than the largest crop is its loose
-    core alone). None when there is nothing to hold (the usual framings have room then)."""
+              hold: Hold = HOLDS[0]) -> PixelBox | None:
+    """The box (source pixels) every safe crop of ``aspect`` holds whole, keeping the faces
+    and the possible faces as ``hold`` says (:data:`HOLDS`; a face or a possible face too
+    large for the largest crop is held by its core). None when there is nothing to hold (the
+    usual framings have room then)."""
     width, height = photo_size
     crop_w, crop_h = largest_crop(width, height, aspect)
 
@@ -60,13 +72,12 @@ def must_hold(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
     if guard is not None:
         faces = (guard[0], guard[1], guard[2], guard[3])
         cores = [padded_core(c).to_pixels(width, height) for c in subject.cores]
-        boxes += [faces] if fits(faces) or not cores else cores
+        boxes += [faces] if (hold.faces == "whole" and fits(faces)) or not cores else cores
     for box, core in zip(subject.possible, subject.possible_cores, strict=True):
         loose = padded_core(loose_core(core))
         whole = union((box, loose)).to_pixels(width, height)
-        boxes.append(padded_core(core).to_pixels(width, height) if hold == HOLDS[2] else
-                     whole if hold == HOLDS[0] and fits(whole) else loose.to_pixels(width,
-                                                                                    height))
+        boxes.append(padded_core(core).to_pixels(width, height) if hold.possible == "cores"
+                     else whole if fits(whole) else loose.to_pixels(width, height))
     if not boxes:
         return None
     return _within(crop_w, crop_h, (min(b[0] for b in boxes), min(b[1] for b in boxes),
@@ -94,15 +105,21 @@ def _within(crop_w: float, crop_h: float, box: PixelBox) -> PixelBox:
 def safe_crops(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
                frames: int) -> Iterator[Motion]:
     """Crops of ``aspect`` over ``frames`` frames that hold :func:`must_hold` whole in every
-    frame, for the safest of :data:`HOLDS` some crop holds (none when no crop holds even the
-    possible faces' cores): pushes from the largest crop to each closer :data:`SAFE_SCALES` (as
-    close as the resolution, :func:`media.analysis.scales.max_detail_scale`, and the held box
-    allow) and back, pans and tilts across each scale's room, each move within the
-    acceleration budget, those travelling what a viewer sees
-    (:data:`media.analysis.camera.SEEN_TRAVEL`) first and none under half of it; then each
-    scale's crop held still at the ends and the middle of its room."""
-    rooms = next((r for r in (_rooms(photo_size, subject, aspect, hold) for hold in HOLDS)
-                  if r), [])
+    frame, as :data:`HOLDS` says (the faces whole, then their cores; the possible faces'
+    cores as placed only when no crop holds them loosened): pushes from the largest crop to
+    each closer :data:`SAFE_SCALES` (as close as the resolution,
+    :func:`media.analysis.scales.max_detail_scale`, and the held box allow) and back, pans
+    and tilts across each scale's room, each move within the acceleration budget, those
+    travelling what a viewer sees (:data:`media.analysis.camera.SEEN_TRAVEL`) first and none
+    under half of it; then each scale's crop held still at the ends and the middle of its
+    room."""
+    levels = [_rooms(photo_size, subject, aspect, hold) for hold in HOLDS]
+    for rooms in [levels[0], levels[1]] if levels[0] or levels[1] else levels[2:]:
+        yield from _framings(rooms, aspect, frames)
+
+
+def _framings(rooms: list[Room], aspect: Aspect, frames: int) -> Iterator[Motion]:
+    """The moves and stills of :func:`safe_crops` over ``rooms``."""
     if not rooms:
         return
     moves = [within_budget(move, aspect.width) for move in _moves(rooms, frames)]
@@ -115,7 +132,7 @@ def safe_crops(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
 
 
 def _rooms(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
-           hold: str) -> list[Room]:
+           hold: Hold) -> list[Room]:
     """Where crops of each of :data:`SAFE_SCALES` (and the closest) holding
     :func:`must_hold` (as ``hold`` says) may lie; empty when none does."""
     held = must_hold(photo_size, subject, aspect, hold)
