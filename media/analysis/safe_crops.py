@@ -84,6 +84,19 @@ def must_hold(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
                                     max(b[2] for b in boxes), max(b[3] for b in boxes)))
 
 
+def uncroppable_possible(photo_size: tuple[int, int], subject: Subject, aspect: Aspect) -> bool:
+    """True when a possible face of ``subject``, whole with its loosened core (as
+    :data:`HOLDS` first keeps it), is wider or taller than the largest crop of ``aspect``: no
+    crop shows that face whole (a tilted close-up's profile in the 9:16 film)."""
+    width, height = photo_size
+    crop_w, crop_h = largest_crop(width, height, aspect)
+    for box, core in zip(subject.possible, subject.possible_cores, strict=True):
+        x0, y0, x1, y1 = union((box, padded_core(loose_core(core)))).to_pixels(width, height)
+        if x1 - x0 > crop_w * (1 + PAD_SLACK) or y1 - y0 > crop_h * (1 + PAD_SLACK):
+            return True
+    return False
+
+
 PAD_SLACK = 0.01
 """A held box at most this share wider (or taller) than the largest crop is held without its
 outermost pixels of pad, about its centre (:func:`_within`): the tilted close-up's loosened

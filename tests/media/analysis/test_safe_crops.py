@@ -81,3 +81,17 @@ def test_a_fitted_card_photo_shown_both_ways_before_pushes_in_from_farther() -> 
     again, _ = next(framings_for_words(size, subject, PORTRAIT, 150, block, (first, backwards)))
     assert again.mode == "fit" and not any(same_framing(again, m) for m in (first, backwards))
     assert again.end == first.end  # the photo at its largest clears the words as before
+
+
+def test_a_profile_wider_than_the_portrait_crop_is_shown_whole_once_its_crop_was_shown() -> None:
+    size = (1600, 1207)  # the corpus's tilted close-up: its profile 835 px wide, the crop 679
+    subject = Subject((), Box(0.365, 0.944, 0.438, 1.0), "saliency",
+                      possible=(Box(0.216, 0.182, 0.737, 0.873),),
+                      possible_cores=(Box(0.267, 0.314, 0.520, 0.701),))
+    photo = Repeat(size, keep_whole(subject), np.zeros((72, 96), np.float32))
+    earlier: list[Motion] = []
+    for _ in range(6):
+        earlier.append(repeat_motion(photo, PORTRAIT, 400, MoveRequest(move="pan"), earlier))
+    assert earlier[0].mode == "crop"  # full-bleed first: the crop holding its loosened core
+    assert all(not any(same_framing(m, e) for e in earlier[:k]) for k, m in enumerate(earlier))
+    assert {m.mode for m in earlier[1:]} == {"fit"}  # then the whole profile, each anew
