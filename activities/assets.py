@@ -4,8 +4,8 @@ order the photos' motion clips from the motion provider when one is configured."
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +16,7 @@ from activities.context import Heartbeater, StageContext
 from activities.order_plan import cards_for, order_look, photo_sources
 from media.analysis.subjects import Subject, find_subject
 from media.base.spec import film_frames, film_seconds
-from media.intake.restore import cover_long_edge, restore_photo, save_jpeg
+from media.intake.restore import Recipe, cover_long_edge, restore_photo, save_jpeg
 from media.plan.motion_clips import motion_clip_seconds, motion_photos
 from media.plan.pacing import card_seconds, film_look, pacing_of
 from media.plan.spec import MotionRecipe
@@ -27,6 +27,9 @@ from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
 from workflows.stages import STAGE_RETRY, AssetsResult, MotionClip, StageInput
 
+ASSETS_THREADS = 2
+"""The stage's workers: the song and the photos' restoration share them (the worker's two
+cores)."""
 LOGO_FETCH_ERROR = "fetch_error"
 """The ``logo_skipped:`` reason of a logo fetch that failed in a way it did not name."""
 
@@ -85,12 +88,37 @@ def _brand_logo(ctx: StageContext, order: FilmOrder,
     return key, [f"logo {logo.width}x{logo.height} ({logo.source_format})"]
 
 
+@dataclass(frozen=True)
+class _Restored:
+    """One photo restored: the file the film shows, its restore report and its subject."""
+
+    path: Path
+    report: dict[str, object]
+    subject: Subject
+
+
+def _restore_one(local: Path, recipe: Recipe, scratch: Path, photo_id: str) -> _Restored:
+    """Restore the photo at ``local`` per ``recipe`` at the size the film shows it, and find
+    its subject on the restored pixels. Pure pixels: safe on any thread of the stage's pool."""
+    with Image.open(local) as image:
+        rgb = np.asarray(image.convert("RGB"))
+    height, width = rgb.shape[:2]
+    restored, report = restore_photo(rgb, recipe, cover_long_edge(width, height))
+    out = local
+    if report.applied:  # unchanged photos keep their bytes (no second JPEG generation)
+        out = scratch / f"{photo_id}.restored.jpg"
+        save_jpeg(restored, out)
+    return _Restored(out, report.to_dict(), find_subject(restored))
+
+
 def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
-                    heartbeat: Heartbeater
+                    heartbeat: Heartbeater, pool: Executor
                     ) -> tuple[dict[str, Subject], dict[str, str], dict[str, Path]]:
     """Restore every prepared photo per the tier's recipe, at the size the film shows it, into
     ``{run}/assets/photos/{id}.jpg``; find its subject on the restored image; record each
-    :class:`media.intake.restore.RestoreReport` in ``{run}/assets/restore.json``.
+    :class:`media.intake.restore.RestoreReport` in ``{run}/assets/restore.json``. The photos
+    go through ``pool`` (the stage's, which composes the song too: whichever worker is free
+    takes the next photo, so neither core waits on the other's share).
 
     Returns the subjects found (the framing facts), the restored photos' keys and their local
     copies (by photo id).
@@ -102,21 +130,16 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
     keys: dict[str, str] = {}
     paths: dict[str, Path] = {}
     reports: dict[str, object] = {}
-    for index, photo in enumerate(photos):
+    restoring = [pool.submit(_restore_one,
+                             ctx.storage.get_file(photo.key, scratch / f"{photo.id}.jpg"),
+                             recipe, scratch, photo.id) for photo in photos]
+    for index, (photo, future) in enumerate(zip(photos, restoring, strict=True)):
         heartbeat.update(percent=round(50 * index / len(photos)), item=photo.id)  # per photo
-        local = ctx.storage.get_file(photo.key, scratch / f"{photo.id}.jpg")
-        with Image.open(local) as image:
-            rgb = np.asarray(image.convert("RGB"))
-        height, width = rgb.shape[:2]
-        restored, report = restore_photo(rgb, recipe, cover_long_edge(width, height))
-        out = local
-        if report.applied:  # unchanged photos keep their bytes (no second JPEG generation)
-            out = scratch / f"{photo.id}.restored.jpg"
-            save_jpeg(restored, out)
-        keys[photo.id], paths[photo.id] = run.restored_photo(photo.id), out
-        ctx.storage.put_file(keys[photo.id], out, content_type="image/jpeg")
-        subjects[photo.id] = find_subject(restored)
-        reports[photo.id] = report.to_dict()
+        restored = future.result()
+        keys[photo.id], paths[photo.id] = run.restored_photo(photo.id), restored.path
+        ctx.storage.put_file(keys[photo.id], restored.path, content_type="image/jpeg")
+        subjects[photo.id] = restored.subject
+        reports[photo.id] = restored.report
     ctx.storage.put_bytes(run.restore_report, json.dumps(reports).encode(),
                           "application/json")
     return subjects, keys, paths
@@ -176,17 +199,17 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     moves: see :mod:`services.motion_provider` for what holds the run and what falls back)."""
     order, run = stage_input.order, stage_input.order.run_keys
     with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat, \
-            ThreadPoolExecutor(1, thread_name_prefix="song") as pool:
-        # The song is composed on a thread while the photos are restored on this one: both
-        # are mostly numpy, OpenCV and FluidSynth with the GIL released, so the two cores share
-        # them.
+            ThreadPoolExecutor(ASSETS_THREADS, thread_name_prefix="assets") as pool:
+        # The song first, then each photo, on the stage's two workers: both are mostly numpy,
+        # OpenCV and FluidSynth with the GIL released, so the two cores share them; this
+        # thread fetches, stores and polls the motion provider.
         composing = pool.submit(song_provider(ctx.settings).make_song, song_brief(order),
                                 order_song_seed(order),
                                 ctx.settings.recipe(order.tier).song_candidates, scratch,
                                 idempotency_key=order.workflow_id)
         logo_key, logo_notes = _brand_logo(ctx, order, scratch)
         subjects, photo_keys, photo_paths = _restore_photos(ctx, stage_input, scratch,
-                                                            heartbeat)
+                                                            heartbeat, pool)
         framing = {photo_id: asdict(subject) for photo_id, subject in subjects.items()}
         framing_key = run.framing
         ctx.storage.put_bytes(framing_key, json.dumps(framing).encode(), "application/json")

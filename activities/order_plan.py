@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from PIL import Image
 from media.analysis.arc import photo_traits
 from media.analysis.dedupe import near_duplicates, picture_hashes
 from media.analysis.framing import face_guard
-from media.analysis.likeness import animal_region, subject_query, where_subject
+from media.analysis.likeness import Features, animal_region, subject_query, where_subject
 from media.analysis.subjects import Subject, keep_whole, may_hide_faces
 from media.base.spec import FPS
 from media.cards import wording
@@ -44,6 +45,8 @@ from workflows.contract import FilmOrder
 from workflows.stages import PrepResult
 
 HASH_READ_PX = 256  # photos are hashed from a copy about this large
+PICTURE_FACT_THREADS = 2
+"""Photos whose mattes and likeness the plan reads at once (the worker's two cores)."""
 
 
 def occasion_words(order: FilmOrder) -> OccasionWords:
@@ -123,11 +126,16 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
     picture, the motion provider's clips (``motion_seconds``: their seconds by photo id, the
     assets stage's) and the ``song``'s grid."""
     premium = recipe.motion == "premium"
-    photos = photo_sources(prep, photo_paths, subjects, premium=premium,
-                           subject_id=order.subject_photo_id)
-    clips, clip_hashes = clip_sources(prep, clip_paths)
-    twins = near_duplicates(photo_hashes({p.id: photo_paths[p.id] for p in prep.photos}),
-                            clip_hashes)
+    # The clips' analysis and the photos' hashes on a thread of their own while this one
+    # reads the photos: every part is OpenCV, numpy or a decoder with the GIL released.
+    with ThreadPoolExecutor(1, thread_name_prefix="plan-clips") as aside:
+        clips_read = aside.submit(clip_sources, prep, clip_paths)
+        hashes_read = aside.submit(photo_hashes,
+                                   {p.id: photo_paths[p.id] for p in prep.photos})
+        photos = photo_sources(prep, photo_paths, subjects, premium=premium,
+                               subject_id=order.subject_photo_id)
+        clips, clip_hashes = clips_read.result()
+        twins = near_duplicates(hashes_read.result(), clip_hashes)
     look = order_look(order)
     return FilmSpec(
         length_sec=order.length_sec, fps=FPS, family=wording.family_of(occasion_words(order)),
@@ -192,27 +200,37 @@ def _picture_facts(prep: PrepResult, paths: dict[str, Path], subjects: dict[str,
     premium films only, photos large enough for a full move), ``with_subject``, whether it
     shows the same animal as the subject photo, and ``subject_box``, where in it
     (:mod:`media.analysis.likeness`; only when the subject photo's subject is an animal, not
-    faces). The plan is made once per film, so the segments all render what it says."""
-    facts: dict[str, dict[str, Any]] = {p.id: {} for p in prep.photos}
+    faces). The plan is made once per film, so the segments all render what it says. The
+    photos are read over :data:`PICTURE_FACT_THREADS` threads (each fact is seeded per call:
+    the same on any thread)."""
     subject = subjects.get(subject_id) if subject_id in paths else None
     query = (subject_query(load_photo(paths[subject_id]), subject)
              if subject_id is not None and subject is not None
              and animal_region(subject) is not None else None)
-    for photo in prep.photos:
-        matte = premium and not photo.low_res and photo.id in subjects
-        match = query is not None and photo.id != subject_id
-        if not (matte or match):
-            continue
-        image = load_photo(paths[photo.id])
-        if matte:
-            facts[photo.id]["matte"] = round(matte_score(image, subjects[photo.id]), 4)
-        if match and query is not None:
-            box = where_subject(query, image)
-            facts[photo.id]["with_subject"] = box is not None
-            if box is not None:
-                facts[photo.id]["subject_box"] = tuple(
-                    round(v, 4) for v in (box.x0, box.y0, box.x1, box.y1))
-        del image
+    wanted = {photo.id: (premium and not photo.low_res and photo.id in subjects,
+                         query is not None and photo.id != subject_id) for photo in prep.photos}
+    with ThreadPoolExecutor(PICTURE_FACT_THREADS, thread_name_prefix="plan-facts") as pool:
+        reading = {photo_id: pool.submit(_facts_of_photo, paths[photo_id],
+                                         subjects.get(photo_id), query if match else None,
+                                         matte)
+                   for photo_id, (matte, match) in wanted.items() if matte or match}
+        return {photo.id: reading[photo.id].result() if photo.id in reading else {}
+                for photo in prep.photos}
+
+
+def _facts_of_photo(path: Path, subject: Subject | None, query: Features | None,
+                    matte: bool) -> dict[str, Any]:
+    """One photo's :func:`_picture_facts`: its ``matte`` score when ``matte`` (its ``subject``
+    known), whether and where it shows the ``query``'s animal when one is given."""
+    facts: dict[str, Any] = {}
+    image = load_photo(path)
+    if matte and subject is not None:
+        facts["matte"] = round(matte_score(image, subject), 4)
+    if query is not None:
+        box = where_subject(query, image)
+        facts["with_subject"] = box is not None
+        if box is not None:
+            facts["subject_box"] = tuple(round(v, 4) for v in (box.x0, box.y0, box.x1, box.y1))
     return facts
 
 

@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.context import Heartbeater, StageContext
 from media.base.spec import ASPECTS
-from media.deliver.verify import verify_film
+from media.deliver.verify import SoundMeasures, verify_film
 from media.frames.signal import STORED_MAX_BYTES, FrameSignal
 from services.storage.base import Storage
 from workflows.stages import VerifyInput, VerifyResult
@@ -38,11 +38,13 @@ def run_verify(ctx: StageContext, verify_input: VerifyInput) -> VerifyResult:
         films = {a.name: ctx.storage.get_file(rendered.film_keys[a.name],
                                                 scratch / f"{a.name}.mp4") for a in ASPECTS}
         heartbeat.update(percent=10, item="both films")
+        sound = SoundMeasures()  # both films carry one soundtrack: measured once
         with ThreadPoolExecutor(max_workers=len(ASPECTS)) as pool:
             futures = {a.name: pool.submit(verify_film, films[a.name], aspect=a,
                                            planned_duration_s=order.length_sec,
                                            signal=load_signal(ctx.storage,
-                                                              rendered.signal_keys.get(a.name)))
+                                                              rendered.signal_keys.get(a.name)),
+                                           sound=sound)
                        for a in ASPECTS}
             reports = {name: future.result() for name, future in futures.items()}
     for name, report in reports.items():

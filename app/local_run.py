@@ -17,7 +17,9 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -41,6 +43,7 @@ from workflows.keys import (
     film_name,
     outcome_key,
 )
+from workflows.stages import ActivityName
 
 DELIVERED_FILES = (*(film_name(aspect.name) for aspect in ASPECTS), POSTER_NAME,
                    PORTRAIT_POSTER_NAME, PAGE_NAME)
@@ -73,22 +76,52 @@ def collect_outputs(settings: Settings, order: FilmOrder, outcome: FilmOutcome,
     return written
 
 
-async def stage_timings(handle: Any) -> dict[str, float]:
-    """Wall seconds of each activity of a finished run (scheduled to closed, retries included),
-    read from its history."""
+@dataclass
+class RunTimings:
+    """What a finished run's history says of its time (wall seconds): each activity's, from
+    scheduled to closed with retries (by activity name), and the customer's wait, from the
+    workflow's start to its delivery's completion (None when nothing was delivered)."""
+
+    stages: dict[str, float] = field(default_factory=dict)
+    delivered_after_s: float | None = None
+
+    def lines(self, command_s: float) -> list[str]:
+        """The lines ``filmworker render`` prints: the stages, then the delivery time beside
+        the whole command's ``command_s`` (which adds the dev server's and worker's start)."""
+        out = ["stage wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in self.stages.items())]
+        if self.delivered_after_s is not None:
+            out.append(f"delivered {self.delivered_after_s:.1f} s after the workflow's start "
+                       f"(the customer's wait); {command_s:.1f} s with this command's dev server "
+                       "and worker start")
+        return out
+
+
+def run_timings(events: Iterable[Any]) -> RunTimings:
+    """:class:`RunTimings` of a run's history events (in order)."""
     scheduled: dict[int, tuple[str, float]] = {}
-    timings: dict[str, float] = {}
-    async for event in handle.fetch_history_events():
+    timings = RunTimings()
+    started_at: float | None = None
+    for event in events:
         at = event.event_time.ToDatetime().timestamp()
+        if event.HasField("workflow_execution_started_event_attributes"):
+            started_at = at
         if event.HasField("activity_task_scheduled_event_attributes"):
             name = event.activity_task_scheduled_event_attributes.activity_type.name
             scheduled[event.event_id] = (name, at)
-        for field in ("completed", "failed", "timed_out"):
-            attributes = getattr(event, f"activity_task_{field}_event_attributes")
-            if event.HasField(f"activity_task_{field}_event_attributes"):
-                name, started = scheduled[attributes.scheduled_event_id]
-                timings[name] = timings.get(name, 0.0) + at - started
+        for field_name in ("completed", "failed", "timed_out"):
+            attributes = getattr(event, f"activity_task_{field_name}_event_attributes")
+            if event.HasField(f"activity_task_{field_name}_event_attributes"):
+                name, since = scheduled[attributes.scheduled_event_id]
+                timings.stages[name] = timings.stages.get(name, 0.0) + at - since
+                if (field_name == "completed" and name == ActivityName.DELIVER
+                        and started_at is not None):
+                    timings.delivered_after_s = at - started_at
     return timings
+
+
+async def stage_timings(handle: Any) -> RunTimings:
+    """:func:`run_timings` of a finished run, read from its history."""
+    return run_timings([event async for event in handle.fetch_history_events()])
 
 
 def write_storyboard(settings: Settings, order: FilmOrder, out_dir: Path) -> Path:
@@ -162,6 +195,7 @@ async def render_folder(folder: Path, out_dir: Path, *, ui: bool = True,
 async def _render_order(order: FilmOrder, folder: Path, out_dir: Path, settings: Settings, *,
                         ui: bool, storyboard: bool, quiet: bool) -> FilmOutcome:
     """:func:`render_folder` once the order is read and the signals are taken care of."""
+    began = time.monotonic()
     ui_port = free_port() if ui else None
     async with await start_embedded_server(ui=ui, ui_port=ui_port) as env:
         if ui_port:
@@ -172,7 +206,8 @@ async def _render_order(order: FilmOrder, folder: Path, out_dir: Path, settings:
             async with showing_progress(handle, folder.name, quiet=quiet):
                 outcome: FilmOutcome = await handle.result()
             timings = await stage_timings(handle)
-    say("stage wall seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in timings.items()))
+    for line in timings.lines(time.monotonic() - began):
+        say(line)
     for path in collect_outputs(settings, order, outcome, out_dir):
         say(f"wrote {path}")
     if storyboard and outcome.state is FilmState.SUCCEEDED:

@@ -103,6 +103,7 @@ INVARIANTS = ("faces_whole", "faces_unhidden", "words_read", "first_round", "no_
               "shots_as_planned")
 CHECKS_VERSION = 2  # raised when what a check finds changes: the kept checks are made again
 REPEATS_VERSION = 2  # and this when only the repeats' checks change: they alone are made again
+WORDS_VERSION = 3  # and this when only how the words are read changes: they alone are read again
 EDGE_CUT = "cut by the frame's edge"
 HIDDEN = "hidden in the frame (words or their ground, a cell's or print's edge)"
 
@@ -407,10 +408,12 @@ def phone_view(rgb: np.ndarray, width: int) -> np.ndarray:
     return cv2.resize(small, (2 * width, 2 * height), interpolation=cv2.INTER_CUBIC)
 
 
-def _tesseract(rgb: np.ndarray, lang: str, *extra: str) -> str:
+def _tesseract(rgb: np.ndarray, lang: str, *extra: str, layout: str = "6") -> str:
+    """What tesseract reads in ``rgb`` in the languages ``lang``, as one block of text
+    (``layout`` is its ``--psm``: 6 one block, 3 its own page layout)."""
     ok, png = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
     assert ok
-    done = subprocess.run(["tesseract", "stdin", "stdout", "-l", lang, "--psm", "6", *extra],
+    done = subprocess.run(["tesseract", "stdin", "stdout", "-l", lang, "--psm", layout, *extra],
                           input=png.tobytes(), capture_output=True, timeout=120, check=True)
     return done.stdout.decode("utf-8", "replace")
 
@@ -451,9 +454,11 @@ def reads(view: np.ndarray, band: tuple[int, int] | None, want: list[str], share
           width: int, lang: str) -> bool:
     """Whether ``view`` (a phone view) gives back ``share`` of the ``want`` words, read in the
     languages ``lang``: in ``band`` doubled, then at the phone's size, then band by band over
-    the whole frame (both sizes, :func:`bench.text_reads.ocr`); each read only while words are
-    still missing (a band around a picture's busy detail can throw the block read of words a
-    reader sees)."""
+    the whole frame (both sizes, :func:`bench.text_reads.ocr`), then the whole frame at the
+    phone's size in tesseract's own page layout; each read only while words are still missing
+    (a band around a picture's busy detail can throw the block read of words a reader sees, and
+    a block read of two scripts set large, a Latin occasion over an Arabic name, reads
+    neither)."""
     def enough(read: set[str]) -> bool:
         return len([w for w in want if w in read]) >= share * len(want)
 
@@ -465,7 +470,36 @@ def reads(view: np.ndarray, band: tuple[int, int] | None, want: list[str], share
         read |= set(words(_tesseract(_halved(view[band[0]:band[1]]), lang)))
         if enough(read):
             return True
-    return enough(read | ocr(_halved(view), width, lang, want))
+    read |= ocr(_halved(view), width, lang, want)
+    if enough(read):
+        return True
+    read |= set(words(_tesseract(_halved(view), lang, layout="3")))
+    return enough(read) or enough(read | set(words(" ".join(lines_read(_halved(view), lang)))))
+
+
+LINE_MIN_PX = 8  # a run of inked rows shorter than this is a rule or a speck, not a line
+
+
+def lines_read(rgb: np.ndarray, lang: str) -> list[str]:
+    """What tesseract reads in each line of ``rgb`` on its own (``--psm 7``): the lines are
+    the runs of rows with ink in the frame's Otsu split (the lesser share is ink, light words
+    on a dark ground or dark on light), each set dark on white with a third of its height
+    around it. Tesseract's own layout can skip a whole line of large Arabic (the second line
+    of a 9:16 memory) that it reads alone."""
+    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    if ink.mean() > 127:
+        ink = 255 - ink
+    inked = np.flatnonzero((ink > 0).sum(axis=1) > 2)
+    runs = np.split(inked, np.flatnonzero(np.diff(inked) > 1) + 1) if inked.size else []
+    out = []
+    for run in (r for r in runs if r.size >= LINE_MIN_PX):
+        pad = run.size // 3
+        line = 255 - ink[max(0, run[0] - pad):run[-1] + 1 + pad]
+        line = cv2.copyMakeBorder(line, 10, 10, 10, 10, cv2.BORDER_CONSTANT, value=255)
+        out.append(" ".join(_tesseract(cv2.cvtColor(line, cv2.COLOR_GRAY2RGB), lang,
+                                       layout="7").split()))
+    return out
 
 
 def word_checks(timeline: Timeline, film: Film) -> tuple[list[dict[str, Any]], list[str]]:
@@ -530,6 +564,19 @@ def repeat_checks(order: BenchOrder, folder: Path) -> dict[str, list[str] | None
     photos = {slot: load_photo(truth) for slot, truth in order.photos.items()}
     return repeat_failures(showings(timeline, film, photos),
                            {slot: truth.group for slot, truth in order.photos.items()})
+
+
+def words_checks(folder: Path) -> tuple[list[str] | None, list[dict[str, Any]]]:
+    """``words_read`` alone (None when no card's script is judged) and the rows of what each
+    card read, of both films in ``folder``."""
+    timeline = timeline_from_dict(json.loads((folder / "timeline.json").read_text("utf-8")))
+    texts, failures = [], []
+    for aspect in PHONE_WIDTH:
+        rows, fails = word_checks(timeline, read_film(folder / f"{aspect}.mp4",
+                                                      max(1, round(timeline.fps / SAMPLE_FPS))))
+        texts += rows
+        failures += fails
+    return (failures if any(r["read_s"] is not None for r in texts) else None), texts
 
 
 def check_rendered(order: BenchOrder, folder: Path) -> OrderResult:
@@ -633,8 +680,13 @@ def checked(order: BenchOrder, out: Path) -> OrderResult:
     if kept.exists():
         data = json.loads(kept.read_text(encoding="utf-8"))
         if data.pop("key") == key and data.pop("films") == _films_stamp(folder):
-            if data.pop("repeats", None) != REPEATS_VERSION:
+            stale_repeats = data.pop("repeats", None) != REPEATS_VERSION
+            stale_words = data.pop("words", None) != WORDS_VERSION
+            if stale_repeats:
                 data["checks"].update(repeat_checks(order, folder))
+            if stale_words:
+                data["checks"]["words_read"], data["texts"] = words_checks(folder)
+            if stale_repeats or stale_words:
                 _keep(kept, key, folder, OrderResult(**data))
             return OrderResult(**data)
     began = time.monotonic()
@@ -646,7 +698,8 @@ def checked(order: BenchOrder, out: Path) -> OrderResult:
 
 def _keep(kept: Path, key: str, folder: Path, result: OrderResult) -> None:
     kept.write_text(json.dumps({"key": key, "films": _films_stamp(folder),
-                                "repeats": REPEATS_VERSION, **vars(result)},
+                                "repeats": REPEATS_VERSION, "words": WORDS_VERSION,
+                                **vars(result)},
                                ensure_ascii=False), encoding="utf-8")
 
 

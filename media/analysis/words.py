@@ -179,10 +179,13 @@ class WordsBlock:
     wants them, low on the text's safe area, high on it; each as the words' place (centre x,
     y pixels, scale) and their ink box there as laid out (x0, y0, x1, y1 pixels; the text's
     layout keeps them inside the safe area). A face keeps ``gap`` pixels above and below the
-    ink (the scrim's band shades that far past the words)."""
+    ink (the scrim's band shades that far past the words). ``smaller``: the lowest places at
+    the smaller :data:`WORD_SCALES`, only for the whole photo fitted above the words when none
+    of ``places`` leaves it room (a closing's three long lines over a close-up)."""
 
     places: tuple[tuple[tuple[float, float, float], tuple[float, float, float, float]], ...]
     gap: float
+    smaller: tuple[tuple[tuple[float, float, float], tuple[float, float, float, float]], ...] = ()
 
 
 def faces_under_words(faces: tuple[tuple[float, float, float, float], ...], motion: Motion,
@@ -291,8 +294,9 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
         else:
             yield Motion("crop", wide, wide, frames, "still"), at
     # the whole photo above the words: set lowest at full size, else as small as the words
-    # were moved aside at, else wherever they leave the most room
-    for at, ink in sorted(block.places, key=lambda place: (-place[0][2], -place[1][3])):
+    # were moved aside at, else lowest and smaller, else wherever they leave the most room
+    places = sorted(block.places, key=lambda place: (-place[0][2], -place[1][3]))
+    for at, ink in (*places, *block.smaller):
         if ink[1] - block.gap >= (FIT_MARGIN + FIT_ROOM_MIN) * aspect.height:
             yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
     at, ink = max(block.places, key=lambda place: place[1][1])

@@ -56,7 +56,7 @@ from media.frames.signal import (
 )
 from media.song.audio import decode_audio, integrated_lufs, true_peak_dbtp
 
-__all__ = ["FilmReport", "ffprobe_json", "true_peak_dbtp", "verify_film"]
+__all__ = ["FilmReport", "SoundMeasures", "ffprobe_json", "true_peak_dbtp", "verify_film"]
 
 EDGE_EXCLUSION_S = 2.0
 """Black at the very start/end (designed fades) is not counted (seconds)."""
@@ -70,9 +70,46 @@ FILMS_CHECKED_AT_ONCE = 2
 """The verify stage checks both aspects' films side by side (activities/verify.py)."""
 _BLACK_LINE = re.compile(r"black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)")
 _FREEZE_LINE = re.compile(r"lavfi\.freezedetect\.freeze_(start|end):\s*([\d.]+)")
-_LOUDNESS_LOCK = threading.Lock()
-"""Held while one film's sound is measured: that takes ~0.4 GB for 180 s, and the verify
-stage checks both films at once (the memory order's peak is 1 GiB)."""
+
+
+class SoundMeasures:
+    """The loudness and true peak of the films verified side by side, measured once per
+    distinct sound: the render encodes one soundtrack into both aspects with the same encoder,
+    so their audio packets are the same bytes, and what was measured of one is what the other
+    would measure (a film whose packets differ, or cannot be read, is measured itself).
+
+    One film's sound is measured at a time: that takes ~0.4 GB for 180 s, and the verify stage
+    checks both films at once (the memory order's peak is 1 GiB)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_packets: dict[str, tuple[float, float] | None] = {}
+        self.measured = 0
+        """How many sounds were decoded and measured."""
+
+    def measure(self, path: Path) -> tuple[float, float] | None:
+        """(integrated loudness LUFS, true peak dBTP) of the film's audio; None when it is too
+        short to measure (under half a second)."""
+        digest = audio_packets_digest(path) or f"file:{path}"
+        with self._lock:
+            if digest not in self._by_packets:
+                self._by_packets[digest] = _loudness(path)
+                self.measured += 1
+            return self._by_packets[digest]
+
+
+def audio_packets_digest(path: Path) -> str | None:
+    """The MD5 of the film's first audio stream's packets, read without decoding (None when
+    they cannot be read: the film is then measured on its own)."""
+    try:
+        out = run_tool(ffmpeg_argv(*demuxer_args(MP4), "-i", input_url(path), "-map", "0:a:0",
+                                   "-c", "copy", "-f", "md5", "-"), Limits(timeout_s=60))
+    except ToolTimeoutError:
+        raise
+    except ToolError:
+        return None
+    text = out.stdout.decode("ascii", "replace").strip()
+    return text if text.startswith("MD5=") else None
 
 @dataclass
 class FilmReport:
@@ -84,12 +121,14 @@ class FilmReport:
 
 
 def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float,
-                signal: FrameSignal | None = None) -> FilmReport:
+                signal: FrameSignal | None = None,
+                sound: SoundMeasures | None = None) -> FilmReport:
     """Check one delivered film (``aspect`` frame size, ``planned_duration_s`` seconds).
 
     ``signal`` is what the render measured of the frames it composed for this film: black and
     frozen stretches are read from it, and the film checked to be their encode. Without it
-    the picture is decoded to find them.
+    the picture is decoded to find them. ``sound`` is shared by the films verified together
+    (their sound is measured once when it is the same bytes); without it the film's own.
 
     A film that cannot be probed is reported (``probe`` problem); a missing ffmpeg or a timeout
     is our fault and raised.
@@ -119,8 +158,7 @@ def verify_film(path: Path, *, aspect: Aspect, planned_duration_s: float,
                     else _keyframes_argv(path, video_duration))
             picture = stack.enter_context(start_tool(*argv, stdout_stream=signal is not None))
         if len(audios) == 1:
-            with _LOUDNESS_LOCK:  # films verified side by side measure their sound one at a time
-                problems += _check_loudness(path, measured)
+            problems += _check_loudness(path, sound or SoundMeasures(), measured)
         if picture is not None and signal is None:
             black, frozen = _stretches(picture.wait().stderr_tail, video_duration)
             problems += _check_stretches(black, frozen, video_duration, measured)
@@ -250,13 +288,21 @@ def _check_audio(audios: list[dict[str, Any]], measured: dict[str, float | str])
 # --- loudness ----------------------------------------------------------------------------------
 
 
-def _check_loudness(path: Path, measured: dict[str, float | str]) -> list[str]:
+def _loudness(path: Path) -> tuple[float, float] | None:
+    """(LUFS, dBTP) of the film's decoded audio; None when under half a second."""
     samples = decode_audio(path)
     if len(samples) < spec.AUDIO_SAMPLE_RATE // 2:
+        return None
+    return integrated_lufs(samples, spec.AUDIO_SAMPLE_RATE), true_peak_dbtp(samples)
+
+
+def _check_loudness(path: Path, sound: SoundMeasures,
+                    measured: dict[str, float | str]) -> list[str]:
+    loudness = sound.measure(path)
+    if loudness is None:
         return ["loudness: audio too short to measure"]
-    lufs = integrated_lufs(samples, spec.AUDIO_SAMPLE_RATE)
+    lufs, peak = loudness
     lufs = max(LOUDNESS_FLOOR_LUFS, lufs) if math.isfinite(lufs) else LOUDNESS_FLOOR_LUFS
-    peak = true_peak_dbtp(samples)
     measured.update(integrated_lufs=round(float(lufs), 2), true_peak_dbtp=round(peak, 2))
     problems = []
     if abs(lufs - spec.TARGET_LUFS) > spec.LUFS_TOLERANCE:

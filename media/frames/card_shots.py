@@ -12,6 +12,7 @@ import numpy as np
 from media.analysis.camera import Motion
 from media.analysis.subjects import Box, keep_whole, padded_core, union
 from media.analysis.words import (
+    WORD_SCALES,
     WordsBlock,
     clear_of_subject,
     faces_under_words,
@@ -108,13 +109,15 @@ def _block(card: CardSpec, places: list[tuple[Place, InkBox]], size: tuple[int, 
     """``card``'s words on a ``size`` frame as framing them with its photo needs them: the
     places they may take (``places``: where the look wants them, at full size, and where they
     were moved aside, each with its ink box; then the lowest and the highest the text's layout
-    keeps them at full size, which ``laid`` lays out) and how far the scrim's band shades past
-    them."""
+    keeps them at full size, and the lowest at the smaller :data:`WORD_SCALES`, which ``laid``
+    lays out) and how far the scrim's band shades past them."""
     (centre_x, _, _), _ = places[0]
     ends = [(at, box) for at in ((centre_x, 2.0 * size[1], 1.0), (centre_x, -float(size[1]), 1.0))
             if (box := laid(at)) is not None]
+    smaller = [(at, box) for at in ((centre_x, 2.0 * size[1], k) for k in WORD_SCALES[1:])
+               if (box := laid(at)) is not None]
     return WordsBlock((places[0], *ends, *places[1:]),
-                      card_look(card).over_photo.band_reach * size[1])
+                      card_look(card).over_photo.band_reach * size[1], tuple(smaller))
 
 
 def card_exit(timeline: Timeline, index: int) -> int | None:

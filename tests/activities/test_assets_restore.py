@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from PIL import Image
 from skimage import data
 
+from activities import assets
 from activities.assets import run_assets
 from activities.context import StageContext
 from tests.stages import local_context, order_with_media
@@ -58,3 +60,23 @@ def test_assets_stage_hands_render_the_restored_photos_and_a_report(tmp_path: Pa
     assert np.percentile(pixels, 1) < 20  # the fade is gone: blacks are black again
     framing = json.loads(ctx.storage.get_bytes(result.framing_key, 1 << 20))
     assert framing["p01"]["source"] == "faces"  # framed on the restored photo
+
+
+def test_the_photos_are_restored_on_the_stages_two_workers_beside_the_song(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    restored_on: dict[str, str] = {}
+    real = assets._restore_one
+
+    def recorded(local: Path, recipe: str, scratch: Path, photo_id: str) -> object:
+        restored_on[photo_id] = threading.current_thread().name
+        return real(local, recipe, scratch, photo_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(assets, "_restore_one", recorded)
+    ctx = local_context(tmp_path)
+    stage_input = _stage_input(ctx, "standard")
+    run_assets(ctx, stage_input)
+    # The stage's own thread only fetches and stores: a photo never waits for the song's
+    # thread to be the only one left working.
+    assert set(restored_on) == {"p01", "p02"}
+    assert all(name.startswith("assets_") for name in restored_on.values())
+    assert assets.ASSETS_THREADS == 2

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from activities import order_plan
 from activities.order_plan import (
     cards_for,
     film_plan,
@@ -83,3 +84,21 @@ def test_a_print_too_small_for_the_detector_to_see_its_faces_holds_a_possible_fa
     sources = {p.id: p for p in photo_sources(prep, paths, {})}
     assert sources["p01"].possible_face  # a face under a fifth of it may have gone unfound
     assert not sources["p02"].possible_face
+
+
+def test_the_photos_mattes_and_likeness_read_over_two_threads_are_those_read_one_by_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    order, prep, paths = prepared_sample(tmp_path, "pet-tribute", Tier.SIGNATURE)
+    kept = [p for p in prep.photos if p.id == order.subject_photo_id] + [
+        p for p in prep.photos if p.id != order.subject_photo_id][:2]
+    prep = PrepResult(photos=kept, clips=[], rejected=[])
+    subjects = {p.id: find_subject(load_photo(paths[p.id])) for p in kept}
+
+    def read(threads: int) -> list[object]:
+        monkeypatch.setattr(order_plan, "PICTURE_FACT_THREADS", threads)
+        return photo_sources(prep, paths, subjects, premium=True,
+                             subject_id=order.subject_photo_id)
+
+    together = read(2)
+    assert any(p.with_subject for p in together)
+    assert together == read(1)

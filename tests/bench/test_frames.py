@@ -16,6 +16,7 @@ from bench.corpus.frames import (
     OrderResult,
     Showing,
     corpus_orders,
+    lines_read,
     phone_view,
     reads,
     repeat_failures,
@@ -210,3 +211,22 @@ def test_the_frame_bench_renders_the_corpus_the_generator_made_with_todays_label
     generation, whose truth no longer matched the labels file."""
     assert corpus_orders(tmp_path) == corpus_root(tmp_path) / "orders"
     assert LABELS.read_bytes()  # the labels file the corpus's name digests
+
+
+ARABIC_MEMORY = REPO / "tests" / "fixtures" / "ocr" / "arabic-memory-9x16.png"
+"""A 9:16 memory card as the film showed it (a corpus order's, at a phone's 390 px): two lines
+of Arabic set large on a plain ground."""
+
+
+@pytest.mark.ocr
+@pytest.mark.skipif("ara" not in installed_languages(),
+                    reason="needs Debian's tesseract-ocr-ara")
+def test_a_two_line_arabic_memory_reads_back_line_by_line_where_the_page_read_skips_one() -> None:
+    text = "صباح الشتاء عند البحر عندما ضحكنا حتى بكينا."
+    want, lang = words(text), ocr_languages(text)
+    assert lang is not None
+    frame = cv2.cvtColor(cv2.imread(str(ARABIC_MEMORY)), cv2.COLOR_BGR2RGB)
+    second_line = set(words("عندما ضحكنا حتى بكينا."))
+    assert second_line <= set(words(" ".join(lines_read(frame, lang))))
+    view = phone_view(frame, 390)
+    assert reads(view, text_band(view, want, lang), want, 1.0, 390, lang)

@@ -12,6 +12,8 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
+from bench.corpus import transforms as corpus_tf
+from bench.corpus.sources import labelled_sources, load_source
 from bench.faces import transforms as tf
 from bench.faces.labelled import labelled_source
 from media.analysis import faces
@@ -239,3 +241,27 @@ def test_a_tilted_profile_close_up_the_detector_is_not_sure_of_is_a_possible_fac
     tiers = faces.find_face_tiers(photo.pixels)
     assert not any(_on(centre, face.box) for face in tiers.faces)
     assert any(_on(centre, face.box) for face in tiers.possible)
+
+
+def test_a_blurred_close_up_cut_by_the_photos_edge_is_at_least_a_possible_face() -> None:
+    # the corpus's closeup_partial-055: the grand canyon's 72 px face blown up to fill a
+    # 1050x1400 photo, its right side past the photo's edge. The close looks saw a black band
+    # through it and scored it 0.32: no face, not even a possible one, and it was dissolved
+    # into other faces; with the photo's edges continued the same looks see it
+    source = next(s for s in labelled_sources() if s.key == "samples/birthday/photos/05-grand-"
+                  "canyon.jpg")
+    picture = load_source(source)
+    face = max(picture.faces, key=lambda f: (f.box[2] - f.box[0]) * (f.box[3] - f.box[1]))
+    photo = corpus_tf.long_edge(corpus_tf.close_up(picture, face, 0.9, 0.75, (-0.2167, 0.1975)),
+                                1400)
+    assert photo.size == (1050, 1400) and photo.faces[0].box[2] > 1050
+    tiers = faces.find_face_tiers(photo.pixels)
+    centre = _centre(_clip(photo.faces[0].core, *photo.size))
+    assert any(_on(centre, found.box) for found in (*tiers.faces, *tiers.possible))
+
+
+def test_a_cats_head_filling_the_photo_past_its_edges_is_no_possible_face() -> None:
+    # its head's candidate reaches past the photo's edges too: the looks with the edges drawn
+    # on see no face there
+    cat = _source("tests/fixtures/order/photos/02-chelsea.jpg")
+    assert faces.find_face_tiers(cat.pixels) == faces.FaceTiers((), ())

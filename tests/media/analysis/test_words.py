@@ -196,3 +196,26 @@ def test_words_subject_leaves_a_subject_without_possible_faces_as_it_is() -> Non
     assert words_subject(both).faces == (face, *PROFILE_ONLY.possible)
     assert words_subject(both).cores == (*subject.cores,
                                          *map(loose_core, PROFILE_ONLY.possible_cores))
+
+
+def test_words_too_tall_for_the_photo_above_them_are_set_lower_and_smaller_not_over_it() -> None:
+    # a closing of three long lines over an old scan's close-up (the corpus's o125, 16:9): at
+    # full size the words left the fitted photo no room above them and lay over the face
+    size = (551, 367)
+    face = Box(0.0, 0.0, 1.0, 1.0)
+    subject = Subject((face,), face, "faces")
+    h = LANDSCAPE.height
+    full = _block(LANDSCAPE, 0.6 * h)
+    smaller = tuple(((960.0, 2.0 * h, k), (0.2 * 1920, 0.92 * h - 0.6 * h * k, 0.8 * 1920,
+                                          0.92 * h)) for k in WORD_SCALES[1:])
+    block = replace(full, smaller=smaller)
+    motion, at = next(m for m in framings_for_words(size, subject, LANDSCAPE, 120, block)
+                      if m[0].mode == "fit")
+    ink = next(ink for place, ink in smaller if place == at)
+    assert at[2] < 1.0
+    assert not faces_under_words(_faces(subject, size), motion, ink, block.gap,
+                                 (LANDSCAPE.width, h))
+    last, full_at = list(framings_for_words(size, subject, LANDSCAPE, 120, full))[-1]
+    assert full_at[2] == 1.0 and faces_under_words(_faces(subject, size), last,
+                                                   _ink_at(full, full_at), block.gap,
+                                                   (LANDSCAPE.width, h))

@@ -14,6 +14,7 @@ from media.base.spec import LANDSCAPE, Aspect
 from media.deliver.verify import (
     FILMS_CHECKED_AT_ONCE,
     FilmReport,
+    SoundMeasures,
     ffprobe_json,
     signal_decoder_threads,
     true_peak_dbtp,
@@ -254,3 +255,26 @@ def test_film_short_of_the_composed_frames_misses_frames(tmp_path: Path) -> None
     assert_only(report.problems, "frames")
     assert report.problems[0].endswith("frames, the render composed 240")
     assert report.measurements["frames"] < 240
+
+
+def test_two_films_with_the_same_sound_have_it_measured_once(compliant: Path,
+                                                              tmp_path: Path) -> None:
+    # The render encodes one soundtrack into both aspects: the same audio packets.
+    other = remux(compliant, tmp_path / "other.mp4", "-movflags", "+faststart")
+    sound = SoundMeasures()
+    reports = [verify_film(film, aspect=SMALL, planned_duration_s=8.0, sound=sound)
+               for film in (compliant, other)]
+    assert all(report.ok for report in reports), [r.problems for r in reports]
+    assert sound.measured == 1
+    assert reports[0].measurements["integrated_lufs"] == reports[1].measurements[
+        "integrated_lufs"]
+
+
+def test_a_film_whose_sound_differs_is_measured_itself_and_its_miss_reported(
+        compliant: Path, tmp_path: Path) -> None:
+    loud = make_film(tmp_path / "loud.mp4", amplitude=0.99)
+    sound = SoundMeasures()
+    assert verify_film(compliant, aspect=SMALL, planned_duration_s=8.0, sound=sound).ok
+    problems = verify_film(loud, aspect=SMALL, planned_duration_s=8.0, sound=sound).problems
+    assert sound.measured == 2
+    assert {p.split(":")[0] for p in problems} == {"loudness", "true_peak"}, problems
