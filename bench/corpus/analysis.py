@@ -44,7 +44,8 @@ ANALYSIS_CODE = ("media/intake", "media/analysis")
 """The code (and model files) a photo's facts come from: a change there analyses again ..."""
 NOT_ANALYSIS = ("media/analysis/camera.py", "media/analysis/framing.py",
                 "media/analysis/scales.py", "media/analysis/words.py",
-                "media/analysis/clip_window.py", "media/analysis/detail.py")
+                "media/analysis/clip_window.py", "media/analysis/detail.py",
+                "media/analysis/safe_crops.py")
 """... but for the modules that frame a photo, not analyse it (a fix of the camera keeps the
 cache); of ``detail`` only the texture map counts (:data:`TEXTURE_CODE`)."""
 TEXTURE_CODE = (detail.texture_map, detail._in_focus)

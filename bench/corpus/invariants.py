@@ -19,6 +19,7 @@ from bench.corpus.fixture import CorpusOrder, CorpusPhoto
 from bench.corpus.framing import PhotoFacts, View, WordsPlaces, shot_views
 from bench.corpus.specs import with_current_words
 from media.analysis.framing import largest_crop
+from media.analysis.safe_crops import uncroppable_possible
 from media.analysis.subjects import keep_whole, union
 from media.base.spec import ASPECTS, PORTRAIT
 from media.cards.draw import words_box
@@ -473,8 +474,9 @@ def few_photo_repeats(ctx: Context) -> list[str] | None:
 
 
 def _same_move(a: Any, b: Any) -> bool:
-    """The same framing: the same move between nearly the same rectangles."""
-    return a.move == b.move and _iou(a.start, b.start) > 0.9 and _iou(a.end, b.end) > 0.9
+    """The same framing: a move between nearly the same rectangles, whatever it is called (a
+    pan and a tilt between the same two crops show one picture)."""
+    return _iou(a.start, b.start) > 0.9 and _iou(a.end, b.end) > 0.9
 
 
 def _inside(box: tuple[float, ...], rect: Any) -> bool:
@@ -574,18 +576,27 @@ def full_bleed_portrait(ctx: Context) -> list[str] | None:
     """9:16 fills the frame (a crop) whenever the photo's subject fits a crop magnified at
     most 2x (its faces, else what the analysis keeps whole, else its focus); but for a card
     whose photo is set whole above its words on its soft ground (no crop keeps its faces
-    clear of them: :func:`media.analysis.words.framings_for_words`)."""
+    clear of them: :func:`media.analysis.words.framings_for_words`), and for a repeat of a
+    photo whose possible face no crop shows whole
+    (:func:`media.analysis.safe_crops.uncroppable_possible`: a tilted close-up's profile)
+    after a crop of it was shown alone: the whole photo is then the new framing."""
     if not ctx.planned:
         return None
     out = []
     facts = ctx.photos
+    cropped: set[str] = set()  # photos shown alone in 9:16 as a crop so far
     for index, views in enumerate(ctx.views):
         layer = views.get(PORTRAIT.name, [])
+        if len(layer) == 1 and layer[0].motion.mode == "crop":
+            cropped.add(layer[0].photo_id)
         if len(layer) != 1 or layer[0].motion.mode == "crop" or _above_words(ctx, index,
                                                                              layer[0]):
             continue
         view = layer[0]
         fact = facts[view.photo_id]
+        if view.photo_id in cropped and fact.subject is not None and uncroppable_possible(
+                (fact.width, fact.height), keep_whole(fact.subject), PORTRAIT):
+            continue
         crop_w, crop_h = largest_crop(fact.width, fact.height, PORTRAIT)
         if PORTRAIT.width / crop_w > FULL_BLEED_UPSCALE_MAX or fact.subject is None:
             continue

@@ -48,6 +48,7 @@ from media.analysis.framing import (
     needs_fit,
     plan_ken_burns,
 )
+from media.analysis.safe_crops import safe_crops, uncroppable_possible
 from media.analysis.scales import WHOLE_STEP, detail_scales, max_detail_scale, whole_scale
 from media.analysis.subjects import Box, Subject, keep_whole, union, whole_boxes
 from media.base.spec import Aspect
@@ -231,9 +232,9 @@ def _near(region: Box, focus: Box) -> bool:
 # --- a repeat's framing: new every time --------------------------------------------------------
 
 NEW_FRAMING_IOU = 0.9
-"""A showing is framed as an earlier one when it makes the same move between nearly the same
-rectangles: both its start and its end overlap the earlier's by more than this (intersection
-over union)."""
+"""A showing is framed as an earlier one when it moves between nearly the same rectangles
+(whatever the move is called): both its start and its end overlap the earlier's by more than
+this (intersection over union)."""
 REVERSE = {"zoom_in": "zoom_out", "zoom_out": "zoom_in", "pan": "tilt", "tilt": "pan",
            "drift_in": "zoom_out", "still": "zoom_in"}
 """The move a repeat answers a showing's move with: a push with a pull, a pan with a tilt."""
@@ -257,10 +258,10 @@ class Repeat:
 
 
 def same_framing(a: Motion, b: Motion) -> bool:
-    """True when ``a`` makes ``b``'s move between nearly the same rectangles
-    (:data:`NEW_FRAMING_IOU`): a viewer sees the same picture again."""
-    return (a.move == b.move and _iou(a.start, b.start) > NEW_FRAMING_IOU
-            and _iou(a.end, b.end) > NEW_FRAMING_IOU)
+    """True when ``a`` moves between nearly the same rectangles as ``b``
+    (:data:`NEW_FRAMING_IOU`), whatever either move is called (a pan and a tilt between the
+    same two crops are one picture): a viewer sees the same picture again."""
+    return _iou(a.start, b.start) > NEW_FRAMING_IOU and _iou(a.end, b.end) > NEW_FRAMING_IOU
 
 
 def _iou(a: Rect, b: Rect) -> float:
@@ -296,7 +297,10 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
     (:func:`same_framing` none of ``earlier``) and keeps every detected face whole
     (:func:`_keeps_faces`); failing that the first new one, failing all the first. Those that
     cut a possible face (:func:`media.analysis.framing.keeps_possible`) come after all these
-    (the first new one keeping every face whole), before the first."""
+    (the first new one keeping every face whole), then the whole photo where no crop shows a
+    possible face whole (:func:`_whole_once_cropped`), before the first; before them all,
+    when no family holds a new framing that keeps them, a crop inside what is safe
+    (:func:`media.analysis.safe_crops.safe_crops`: a close-up its faces or a profile fill)."""
     first: Motion | None = None
     new: Motion | None = None
     cutting: Motion | None = None
@@ -312,7 +316,36 @@ def repeat_motion(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest,
         if new is None and _keeps_faces(motion, photo, core_only=True):
             new = motion
     assert first is not None
-    return new or cutting or first
+    return (new or _safe_crop(photo, aspect, frames, earlier) or cutting
+            or _whole_once_cropped(photo, aspect, frames, earlier) or first)
+
+
+def _whole_once_cropped(photo: Repeat, aspect: Aspect, frames: int,
+                        earlier: Sequence[Motion]) -> Motion | None:
+    """The whole photo fitted (:func:`_whole`), framed as none of ``earlier``, for a photo
+    whose possible face no crop shows whole
+    (:func:`media.analysis.safe_crops.uncroppable_possible`: a tilted close-up's profile
+    wider than the 9:16 crop) once no crop is new: full-bleed as its film is, the crops that
+    hold that face's core are all one framing (one of them shown: ``earlier`` has a crop),
+    and the whole photo shows that face whole."""
+    if not any(m.mode == "crop" for m in earlier) or not uncroppable_possible(
+            photo.size, photo.subject, aspect):
+        return None
+    for motion in _whole(photo, aspect, frames, last=True, cropped=True):
+        if not any(same_framing(motion, m) for m in earlier):
+            return motion
+    return None
+
+
+def _safe_crop(photo: Repeat, aspect: Aspect, frames: int,
+               earlier: Sequence[Motion]) -> Motion | None:
+    """The first crop inside what is safe (:func:`media.analysis.safe_crops.safe_crops`)
+    framed as none of ``earlier`` and keeping the detected faces' cores whole."""
+    for motion in safe_crops(photo.size, photo.subject, aspect, frames):
+        if not any(same_framing(motion, m) for m in earlier) and _keeps_faces(
+                motion, photo, core_only=True):
+            return motion
+    return None
 
 
 def _keeps_faces(motion: Motion, photo: Repeat, core_only: bool = False) -> bool:
@@ -423,15 +456,17 @@ def _shows_fitted(photo: Repeat, aspect: Aspect) -> bool:
         or needs_fit(width, height, photo.subject, aspect))
 
 
-def _whole(photo: Repeat, aspect: Aspect, frames: int, last: bool = False) -> Iterator[Motion]:
+def _whole(photo: Repeat, aspect: Aspect, frames: int, last: bool = False,
+           cropped: bool = False) -> Iterator[Motion]:
     """The whole photo fitted over its backdrop (when :func:`_shows_fitted`; with ``last``, a
     photo whose whole is barely wider than its crop, once every crop was shown: a small print
     in a long film is then seen whole on its wash rather than cropped the same way again;
-    never in the 9:16 film of a photo it shows full-bleed), pulling out to it then pushing in,
+    never in the 9:16 film of a photo it shows full-bleed but, with ``cropped``, once its
+    crops are all shown: :func:`_whole_once_cropped`), pulling out to it then pushing in,
     then as a ladder of fitted frames between the whole photo and its faces
     (:func:`fitted_frames`), each step pushed in or pulled out, and slid across."""
-    if full_bleed(photo.size, photo.subject, aspect) or not (last or _shows_fitted(photo,
-                                                                                  aspect)):
+    if (full_bleed(photo.size, photo.subject, aspect) and not cropped) or not (
+            last or _shows_fitted(photo, aspect)):
         return
     rects = fitted_frames(photo.size, photo.subject, aspect)
     for a, b in sorted(combinations(range(len(rects)), 2), key=lambda p: p[1] - p[0]):

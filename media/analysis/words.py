@@ -228,15 +228,40 @@ def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: As
     photo, smaller, above the words on its soft ground (the fitted treatment), the words on
     that ground at the bottom. A crop that would cut a possible face (one the detector is not
     sure of) is left out, as a photo shot's move leaves it out. A framing the same as one of
-    ``avoid`` (the photo's earlier showings) is played backwards, or left out."""
+    ``avoid`` (the photo's earlier showings) is played backwards (a fitted photo pushes in
+    from farther, :func:`_refits`), or left out."""
     for motion, at in _word_framings(photo_size, subject, aspect, frames, block):
         last = motion.mode == "fit"  # the fitted photos differ by their words' place
         if not last and not keeps_possible(motion, photo_size, subject):
             continue
-        fresh = [m for m in (motion, reversed_motion(motion))
-                 if not any(same_framing(m, earlier) for earlier in avoid)]
+        again = (motion, reversed_motion(motion), *(_refits(motion, aspect) if last else ()))
+        fresh = [m for m in again if not any(same_framing(m, earlier) for earlier in avoid)]
         if fresh or last:
             yield (fresh or [motion])[0], at
+
+
+REFIT_ZOOMS = (1.25, 1.4)
+"""How much wider than its end a fitted card photo shown so before starts its push instead
+(the fitted push's :data:`media.analysis.framing.FIT_ZOOM` is 1.12): a card over the same
+photo again (a closing after its title) pushes in from farther, not as before."""
+
+
+def _refits(motion: Motion, aspect: Aspect) -> Iterator[Motion]:
+    """``motion`` (a fitted photo pushing in about one point of the frame, its end set on the
+    words) starting each of :data:`REFIT_ZOOMS` times wider than its end instead, each also
+    played backwards: the same end, so the photo at its largest still clears the words."""
+    start, end = motion.start, motion.end
+    ratio = start.w / end.w
+    if ratio <= 1.0 + 1e-9:
+        return
+    cx, cy = (start.x - ratio * end.x) / (1 - ratio), (start.y - ratio * end.y) / (1 - ratio)
+    for zoom in REFIT_ZOOMS:
+        wider = Rect(cx + zoom * (end.x - cx), cy + zoom * (end.y - cy), end.w * zoom,
+                     end.h * zoom)
+        pushed = within_budget(Motion(motion.mode, wider, end, motion.frames, motion.move),
+                               aspect.width)
+        yield pushed
+        yield reversed_motion(pushed)
 
 
 def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,

@@ -24,6 +24,7 @@ from media.analysis.detail import (
     texture_map,
 )
 from media.analysis.framing import KEEP_MIN, MoveRequest, plan_ken_burns
+from media.analysis.safe_crops import safe_crops
 from media.analysis.subjects import Box, Subject, keep_whole, possible_boxes, whole_boxes
 from media.base import spec
 from media.cards.spec import card_look
@@ -340,7 +341,8 @@ def _cell_motions(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspe
     """The crops a photo shown in cells again takes in turn: every full move
     (:data:`CELL_MOVES`) each way, none the same framing as another
     (:func:`media.analysis.detail.same_framing`) nor as any first showing in a cell (a
-    layout's gentle push, pull, pan or tilt)."""
+    layout's gentle push, pull, pan or tilt); when none is left (a close-up whose face fills
+    the cell) the crops inside what is safe (:func:`media.analysis.safe_crops.safe_crops`)."""
     firsts = [_cell_motion(photo_size, subject, cell, frames, MoveRequest(full=False, move=m))
               for m in CELL_MOVES]
     out: list[Motion] = []
@@ -350,6 +352,10 @@ def _cell_motions(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspe
         if motion.mode != "crop":
             continue
         for candidate in (motion, reversed_motion(motion)):
+            if not any(same_framing(candidate, m) for m in (*out, *firsts)):
+                out.append(candidate)
+    if not out:  # no move holds the faces but the one crop: a crop inside what is safe
+        for candidate in safe_crops(photo_size, subject, cell, frames):
             if not any(same_framing(candidate, m) for m in (*out, *firsts)):
                 out.append(candidate)
     return out
