@@ -283,20 +283,24 @@ def _fused_map(shape: tuple[int, ...], text_map: TextMap, scrim: ScrimPlane) -> 
     if not spans:
         return None
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
-    gain = np.ones((hi - lo, shape[1]), np.float32)
-    light = np.zeros_like(gain)
+    # Outside the words' window the map is the scrim's own (its uint8 gain and black let in,
+    # exactly what rounding them through float gives back): only the window is worked in float.
+    keep_all = np.full((hi - lo, shape[1]), 255, np.uint8)
+    lift = np.zeros_like(keep_all)
+    lower = np.zeros_like(keep_all)
     if bottom > top:
-        gain[top - lo:bottom - lo] = keep / np.float32(255.0)
-        light[top - lo:bottom - lo] = letin
+        keep_all[top - lo:bottom - lo] = keep
+        lift[top - lo:bottom - lo] = letin
     if text_map is not None:
         (x0, y0, x1, y1), scale, offset = text_map
         window = np.s_[y0 - lo:y1 - lo, x0:x1]
-        gain[window] *= scale
-        light[window] = light[window] * scale + offset
-    lift = np.clip(np.rint(light), 0, 255).astype(np.uint8)
-    lower = np.clip(np.rint(-light), 0, 255).astype(np.uint8)
-    return (lo, hi, np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8), lift,
-            lower if lower.any() else None)
+        gain = keep_all[window] / np.float32(255.0)
+        gain *= scale
+        light = lift[window] * scale + offset
+        keep_all[window] = np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8)
+        lift[window] = np.clip(np.rint(light), 0, 255).astype(np.uint8)
+        lower[window] = np.clip(np.rint(-light), 0, 255).astype(np.uint8)
+    return lo, hi, keep_all, lift, lower if lower.any() else None
 
 
 def apply_fused(plane: np.ndarray, fused: FusedMap,
