@@ -1,6 +1,8 @@
 """Card shots prepared for the frame loop: the words set over their photo, sharp and moving,
 or over the look's gradient when the card has no photo (:mod:`media.cards.draw`,
-:mod:`media.cards.motion`)."""
+:mod:`media.cards.motion`). Over a fitted photo, once the words hold still, the backdrop
+around the print is the same every frame: it is made once with the scrim and the words laid
+over it, and each frame draws only the moving print (:meth:`PreparedWordsOver.frame`)."""
 
 from __future__ import annotations
 
