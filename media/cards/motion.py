@@ -25,6 +25,7 @@ The motion is worked out once per frame (:func:`card_motion`) and drawn two ways
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -33,7 +34,15 @@ import numpy as np
 from media.base import yuv
 from media.cards.draw import CardImage
 from media.cards.overlay import blend_logo_i420
-from media.cards.planes import Placement, lay_text, push_plane, revealed
+from media.cards.planes import (
+    FusedMap,
+    Placement,
+    apply_fused,
+    held_fused,
+    lay_text,
+    push_plane,
+    revealed,
+)
 from media.cards.sprites import Sprite, composite_sprite
 from media.design.entrances import Moment, ease_out, rule_pose, text_pose
 from media.design.reading import TEXT_EXIT_S, TITLE_IN_S, WORDS_IN_S
@@ -159,16 +168,43 @@ def card_frame_rgb(image: CardImage, seconds: float, length_s: float,
 # --- I420 --------------------------------------------------------------------------------------
 
 
+def held_words(image: CardImage, motion: Motion) -> HeldMaps | None:
+    """The maps (Y, U, V, :data:`media.cards.planes.FusedMap`) that are all a frame of
+    ``image`` posed as ``motion`` lays over its photo when its words hold still under no logo
+    (:func:`media.cards.planes.held_fused`): a caller may lay them itself, wherever the
+    picture under them changes, instead of :func:`words_over_frame`. None otherwise."""
+    if image.logo is not None or image.scrim is None or not motion.placements:
+        return None
+    return held_fused(image.held, motion.placements)
+
+
+HeldMaps = tuple[FusedMap, ...]
+"""A card's scrim and held words as one map per plane (Y, U, V): :func:`held_words`."""
+
+
+def lay_held(planes: Sequence[np.ndarray], maps: HeldMaps,
+             windows: Sequence[tuple[int, int, int, int] | None] | None = None) -> None:
+    """Lay :func:`held_words`' ``maps`` over the Y, U, V ``planes`` in place: over all of each
+    plane, or only inside its window in ``windows`` (x0, y0, x1, y1 pixels; None: nothing)."""
+    for index, (plane, plane_map) in enumerate(zip(planes, maps, strict=True)):
+        if windows is None:
+            apply_fused(plane, plane_map)
+        elif windows[index] is not None:
+            apply_fused(plane, plane_map, windows[index])
+
+
 def words_over_frame(image: CardImage, picture: np.ndarray, seconds: float, length_s: float,
                      entrance_at: float | None = None, exit_at: float | None = None, *,
-                     own: bool = False) -> np.ndarray:
+                     own: bool = False, motion: Motion | None = None) -> np.ndarray:
     """A card whose words lie over its moving photo (:func:`media.cards.draw.render_words_over`)
     ``seconds`` into its ``length_s`` seconds on screen: ``picture`` (the photo's I420 frame at
     that moment) under the card's scrim and logo, and the words placed as :func:`card_motion`
-    says (``entrance_at``, ``exit_at`` as there; the backdrop's zoom is the photo's own move).
-    A new frame; or ``picture`` itself, drawn on, when the caller ``own``-s it (a frame made
-    for this card alone: no copy)."""
-    motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
+    says (``entrance_at``, ``exit_at`` as there; the backdrop's zoom is the photo's own move),
+    or as ``motion`` when the caller worked it out already. A new frame; or ``picture``
+    itself, drawn on, when the caller ``own``-s it (a frame made for this card alone: no
+    copy)."""
+    if motion is None:
+        motion = card_motion(image, seconds, length_s, entrance_at, exit_at)
     out = picture if own else picture.copy()
     scrim = image.scrim
     if scrim is not None and (image.logo is not None or not motion.placements):

@@ -182,8 +182,7 @@ def lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
         return
     # Words holding still (the same placements two frames running) are one affine map a pixel,
     # made once and applied to each frame of the moving photo under them.
-    still = tuple((place.index, place.left, place.top, place.scale, place.reveal, place.opacity)
-                  for place in placements)
+    still = _still(placements)
     maps = held.get(HELD_MAPS)
     if maps is None or maps[0] != still:  # placements new this frame: composite them
         maps = (still, None)
@@ -203,7 +202,7 @@ def lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
                                     zip(planes, maps[1], scrim.plane_maps, strict=True)))
         held[FUSED_MAPS] = fused
         for plane, fused_map in zip(planes, fused[1], strict=True):
-            _apply_fused(plane, fused_map)
+            apply_fused(plane, fused_map)
         return
     if scrim is not None:
         scrim.lay_planes(planes)
@@ -213,6 +212,25 @@ def lay_text(planes: tuple[np.ndarray, np.ndarray, np.ndarray],
             _apply_map(plane, text_map)
         else:
             _composite(plane, shade, glyph, paint=paint, keep=keep, black=black)
+
+
+def _still(placements: tuple[Placement, ...]) -> tuple:
+    """What makes words hold still from one frame to the next: every placement as it is."""
+    return tuple((place.index, place.left, place.top, place.scale, place.reveal, place.opacity)
+                 for place in placements)
+
+
+def held_fused(held: dict, placements: tuple[Placement, ...]) -> tuple[FusedMap, ...] | None:
+    """The scrim and words' fused maps (Y, U, V, :data:`FusedMap`) that :func:`lay_text` would
+    lay this frame, given its ``held`` dict and the frame's ``placements``, when that is all it
+    would do (the words hold where they were and their maps are made); else None. A caller
+    that lays them itself (:func:`apply_fused` over the frame) may skip :func:`lay_text`: the
+    held state stays what the call would have left."""
+    maps, fused = held.get(HELD_MAPS), held.get(FUSED_MAPS)
+    if (maps is None or maps[1] is None or fused is None or fused[0] is not maps[1]
+            or maps[0] != _still(placements)):
+        return None
+    return fused[1]
 
 
 HELD_MAPS = "text maps"  # the key of the held words' maps in a card's ``held`` dict
@@ -265,32 +283,43 @@ def _fused_map(shape: tuple[int, ...], text_map: TextMap, scrim: ScrimPlane) -> 
     if not spans:
         return None
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
-    gain = np.ones((hi - lo, shape[1]), np.float32)
-    light = np.zeros_like(gain)
+    # Outside the words' window the map is the scrim's own (its uint8 gain and black let in,
+    # exactly what rounding them through float gives back): only the window is worked in float.
+    keep_all = np.full((hi - lo, shape[1]), 255, np.uint8)
+    lift = np.zeros_like(keep_all)
+    lower = np.zeros_like(keep_all)
     if bottom > top:
-        gain[top - lo:bottom - lo] = keep / np.float32(255.0)
-        light[top - lo:bottom - lo] = letin
+        keep_all[top - lo:bottom - lo] = keep
+        lift[top - lo:bottom - lo] = letin
     if text_map is not None:
         (x0, y0, x1, y1), scale, offset = text_map
         window = np.s_[y0 - lo:y1 - lo, x0:x1]
-        gain[window] *= scale
-        light[window] = light[window] * scale + offset
-    lift = np.clip(np.rint(light), 0, 255).astype(np.uint8)
-    lower = np.clip(np.rint(-light), 0, 255).astype(np.uint8)
-    return (lo, hi, np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8), lift,
-            lower if lower.any() else None)
+        gain = keep_all[window] / np.float32(255.0)
+        gain *= scale
+        light = lift[window] * scale + offset
+        keep_all[window] = np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8)
+        lift[window] = np.clip(np.rint(light), 0, 255).astype(np.uint8)
+        lower[window] = np.clip(np.rint(-light), 0, 255).astype(np.uint8)
+    return lo, hi, keep_all, lift, lower if lower.any() else None
 
 
-def _apply_fused(plane: np.ndarray, fused: FusedMap) -> None:
-    """Apply a :data:`FusedMap` to the uint8 ``plane`` in place."""
+def apply_fused(plane: np.ndarray, fused: FusedMap,
+                window: tuple[int, int, int, int] | None = None) -> None:
+    """Apply a :data:`FusedMap` to the uint8 ``plane`` in place: all of it, or only inside
+    ``window`` (x0, y0, x1, y1 pixels; each pixel gets what the whole map gives it)."""
     if fused is None:
         return
     top, bottom, keep, lift, lower = fused
-    rows = plane[top:bottom]
-    cv2.multiply(rows, keep, dst=rows, scale=1.0 / 255.0)
-    cv2.add(rows, lift, dst=rows)
+    x0, y0, x1, y1 = window if window is not None else (0, top, plane.shape[1], bottom)
+    y0, y1 = max(y0, top), min(y1, bottom)
+    if y1 <= y0 or x1 <= x0:
+        return
+    rows = plane[y0:y1, x0:x1]
+    cut = np.s_[y0 - top:y1 - top, x0:x1]
+    cv2.multiply(rows, keep[cut], dst=rows, scale=1.0 / 255.0)
+    cv2.add(rows, lift[cut], dst=rows)
     if lower is not None:
-        cv2.subtract(rows, lower, dst=rows)
+        cv2.subtract(rows, lower[cut], dst=rows)
 
 
 def _apply_map(plane: np.ndarray, text_map: TextMap) -> None:

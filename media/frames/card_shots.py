@@ -1,6 +1,8 @@
 """Card shots prepared for the frame loop: the words set over their photo, sharp and moving,
 or over the look's gradient when the card has no photo (:mod:`media.cards.draw`,
-:mod:`media.cards.motion`)."""
+:mod:`media.cards.motion`). Over a fitted photo, once the words hold still, the backdrop
+around the print is the same every frame: it is made once with the scrim and the words laid
+over it, and each frame draws only the moving print (:meth:`PreparedWordsOver.frame`)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,14 @@ from media.cards.draw import (
     words_box,
     words_wanted,
 )
-from media.cards.motion import card_frame, words_over_frame
+from media.cards.motion import (
+    HeldMaps,
+    card_frame,
+    card_motion,
+    held_words,
+    lay_held,
+    words_over_frame,
+)
 from media.cards.overlay import check_logo
 from media.cards.spec import CardSpec, card_look
 from media.cards.text import logo_reserve
@@ -71,19 +80,46 @@ class PreparedWordsOver(PreparedCard):
                  delay: int | None, frames: int, exit_frame: int | None = None) -> None:
         super().__init__(images, delay, frames, exit_frame)
         self.layers = layers
+        self._held_backs: dict[str, tuple[HeldMaps, np.ndarray]] = {}
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         entrance = None if self.delay is None else self.delay / spec.FPS
         exit_at = None if self.exit_frame is None else self.exit_frame / spec.FPS
         layer = self.layers[aspect.name]
+        image = self.images[aspect.name]
+        seconds, length_s = index / spec.FPS, self.frames / spec.FPS
+        motion = card_motion(image, seconds, length_s, entrance, exit_at)
+        if isinstance(layer, PhotoLayer) and layer.back is not None:
+            maps = held_words(image, motion)
+            if maps is not None:
+                return self._over_print(aspect.name, layer, index, maps)
         if isinstance(layer, PhotoLayer):  # the photo drawn straight into the card's frame
             picture = np.empty(yuv.frame_shape(aspect.width, aspect.height), np.uint8)
             layer.draw(index, yuv.planes(picture))
             own = True
         else:
             picture, own = layer.frame(index), False
-        return words_over_frame(self.images[aspect.name], picture, index / spec.FPS,
-                                self.frames / spec.FPS, entrance, exit_at, own=own)
+        return words_over_frame(image, picture, seconds, length_s, entrance, exit_at, own=own,
+                                motion=motion)
+
+    def _over_print(self, name: str, layer: PhotoLayer, index: int,
+                    maps: HeldMaps) -> np.ndarray:
+        """Frame ``index`` of a fitted photo under words holding still (their scrim and words
+        as ``maps``, :func:`media.cards.motion.held_words`): the backdrop under the maps is
+        the same every frame, so it is made once (per aspect ``name`` and maps) and copied;
+        only the moving print is drawn and has the maps laid over it. The same pixels as
+        drawing the whole frame and laying the maps over all of it."""
+        held = self._held_backs.get(name)
+        if held is None or held[0] is not maps:
+            back = layer.back.copy() if layer.back is not None else None
+            if back is None:
+                raise ValueError("only a fitted photo has a backdrop around its print")
+            lay_held(yuv.planes(back), maps)
+            held = self._held_backs[name] = (maps, back)
+        out = held[1].copy()
+        planes = yuv.planes(out)
+        lay_held(planes, maps, layer.draw_print(index, planes))
+        return out
 
 
 def _on_frame(box: Box | None, photo_shape: tuple[int, ...], motion: Motion | None

@@ -26,9 +26,9 @@ from media.frames.compose import (
     Prescaled,
     backdrop_i420,
     cover_box,
+    draw_print,
     prescale,
     render_crop,
-    render_fit,
 )
 
 MAX_CLIP_UPSCALE = 4.0  # a crop is magnified at most this (output px per clip px), or ...
@@ -98,11 +98,21 @@ def cover_framing(size: tuple[int, int], aspect: Aspect) -> ClipFraming:
                        aspect.height)
 
 
-def frame_clip(frame: np.ndarray, framing: ClipFraming) -> np.ndarray:
+def clip_backdrop(frame: np.ndarray, framing: ClipFraming) -> np.ndarray:
+    """The blurred, darkened copy of one decoded clip frame (I420) that a fitted ``framing``
+    lays it over, with its soft shadow, as a new I420 frame of the output's size."""
+    x, y, w, h = framing.box
+    return backdrop_i420(yuv.planes(frame), framing.out_w, framing.out_h, (x, y, x + w, y + h))
+
+
+def frame_clip(frame: np.ndarray, framing: ClipFraming,
+               back: np.ndarray | None = None) -> np.ndarray:
     """One decoded clip frame (I420, see :mod:`media.base.yuv`) framed for output as a new I420
     frame, plane by plane: the crop scaled to the frame, or the whole frame fitted over its
-    blurred, darkened copy with a soft shadow. A chroma plane takes the luma box halved; where
-    that is not whole chroma pixels it is placed sub-pixel (bilinear, as photos are)."""
+    blurred, darkened copy with a soft shadow (:func:`clip_backdrop`; or ``back``, one made
+    from a frame of the clip just before, never written to). A chroma plane takes the luma
+    box halved; where that is not whole chroma pixels it is placed sub-pixel (bilinear, as
+    photos are)."""
     out_w, out_h = framing.out_w, framing.out_h
     x, y, w, h = framing.box
     source = yuv.planes(frame)
@@ -111,7 +121,7 @@ def frame_clip(frame: np.ndarray, framing: ClipFraming) -> np.ndarray:
         for k, plane, dst in zip((1.0, 0.5, 0.5), source, yuv.planes(out), strict=True):
             _crop_plane(plane, (x * k, y * k, w * k, h * k), dst)
         return out
-    out = backdrop_i420(source, out_w, out_h, (x, y, x + w, y + h))
+    out = clip_backdrop(frame, framing) if back is None else back.copy()
     for k, plane, dst in zip((1.0, 0.5, 0.5), source, yuv.planes(out), strict=True):
         _fit_plane(plane, (x * k, y * k, w * k, h * k), dst)
     return out
@@ -147,17 +157,20 @@ def _crop_plane(plane: np.ndarray, box: tuple[float, float, float, float],
 def _fit_plane(plane: np.ndarray, box: tuple[float, float, float, float],
                dst: np.ndarray) -> None:
     """The whole ``plane`` scaled into ``box`` (x, y, w, h pixels of ``dst``, which holds the
-    backdrop), cut at ``dst``'s edges."""
+    backdrop), cut at ``dst``'s edges: a box of whole pixels inside ``dst`` by one resize of
+    the plane, else sub-pixel and only the part of the plane that shows is scaled (a wide
+    clip filling a 9:16 frame's width shows a third of itself)."""
     out_h, out_w = dst.shape
     whole = _whole(box)
-    if whole is not None:
+    if whole is not None and whole[0] >= 0 and whole[1] >= 0 and (
+            whole[0] + whole[2] <= out_w and whole[1] + whole[3] <= out_h):
         x, y, w, h = whole
         interp = cv2.INTER_AREA if w < plane.shape[1] else cv2.INTER_LINEAR
-        shown = cv2.resize(plane, (w, h), interpolation=interp)
-        x0, y0, x1, y1 = max(0, x), max(0, y), min(out_w, x + w), min(out_h, y + h)
-        dst[y0:y1, x0:x1] = shown[y0 - y:y1 - y, x0 - x:x1 - x]
+        cv2.resize(plane, (w, h), dst=dst[y:y + h, x:x + w], interpolation=interp)
         return
     bx, by, bw, bh = box
     k = bw / plane.shape[1]  # output pixels per plane pixel
     rect = Rect(-bx / k, -by / k, out_w / k, out_h / k)
-    render_fit(_source(plane, k), rect, dst.copy(), dst, (bx, by, bx + bw, by + bh))
+    # drawn over the backdrop where it lies: only the print's window is written (its edges
+    # blended with what is under them), the rest of the backdrop stays as it is
+    draw_print(_source(plane, k), rect, dst, dst, (bx, by, bx + bw, by + bh))

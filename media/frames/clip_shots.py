@@ -12,7 +12,13 @@ import numpy as np
 from media.analysis.subjects import find_subject
 from media.base import spec, yuv
 from media.base.runner import Limits, ToolError
-from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
+from media.frames.clip_framing import (
+    ClipFraming,
+    clip_backdrop,
+    cover_framing,
+    frame_clip,
+    plan_clip_framing,
+)
 from media.frames.encode import ClipReader, probe_size, sample_frame
 from media.frames.grade import Grade, apply_grade
 from media.frames.photo_shots import keep_min
@@ -20,11 +26,17 @@ from media.frames.sources import Prepared
 from media.frames.stall import StallWatch
 from media.plan.timeline import Timeline
 
+BACKDROP_EVERY = 3
+"""A fitted clip's blurred backdrop is made from every this many-th frame of the clip and held
+in between (a wash of its colours, blurred over a twelfth of the frame's width and dimmed: a
+tenth of a second behind the clip at most, where making it took a third of the fitted frame)."""
+
 
 class PreparedClip(Prepared):
     """A clip shot: one decoder shared by the aspects; its last frame holds if it runs short.
     The decoder gives I420 frames, or RGB ones when the film has a colour grade (graded in RGB,
-    then converted). Waiting for a frame is bounded by the render's ``watch``."""
+    then converted). Waiting for a frame is bounded by the render's ``watch``. A fitted
+    aspect's backdrop is made anew every :data:`BACKDROP_EVERY` frames of the clip."""
 
     def __init__(self, reader: ClipReader, watch: StallWatch,
                  framings: dict[str, ClipFraming] | None = None,
@@ -36,6 +48,7 @@ class PreparedClip(Prepared):
         self._index = -1
         self._decoded: np.ndarray | None = None
         self._covered: dict[str, np.ndarray] = {}
+        self._backs: dict[str, tuple[int, np.ndarray]] = {}  # by aspect: made at, backdrop
 
     def frame(self, aspect: spec.Aspect, index: int) -> np.ndarray:
         while self._index < index:
@@ -52,10 +65,22 @@ class PreparedClip(Prepared):
         assert self._decoded is not None
         if aspect.name not in self._covered:
             framing = self.framings.get(aspect.name)
-            self._covered[aspect.name] = frame_clip(
-                self._decoded, framing if framing is not None
-                else cover_framing(yuv.frame_size(self._decoded), aspect))
+            if framing is None:
+                framing = cover_framing(yuv.frame_size(self._decoded), aspect)
+            self._covered[aspect.name] = frame_clip(self._decoded, framing,
+                                                    self._backdrop(aspect.name, framing))
         return self._covered[aspect.name]
+
+    def _backdrop(self, name: str, framing: ClipFraming) -> np.ndarray | None:
+        """The backdrop of a fitted ``framing`` in aspect ``name`` for the frame decoded last:
+        made from it, or from the one :data:`BACKDROP_EVERY` frames back at most; None for a
+        crop."""
+        if framing.mode != "fit" or self._decoded is None:
+            return None
+        made = self._backs.get(name)
+        if made is None or self._index - made[0] >= BACKDROP_EVERY or self._index < made[0]:
+            made = self._backs[name] = (self._index, clip_backdrop(self._decoded, framing))
+        return made[1]
 
     def close(self) -> None:
         self.reader.close()

@@ -405,25 +405,49 @@ def render_fit(src: Prescaled, rect: Rect, back: np.ndarray, out: np.ndarray | N
     frame-sized backdrop, RGB or one plane), with anti-aliased edges; written to ``out`` (new
     if None) and returned. ``box`` is where the photo lands on ``back`` (x0, y0, x1, y1 of its
     pixels; default :func:`photo_box_on_frame`)."""
-    out_h, out_w = back.shape[:2]
+    out_w = back.shape[1]
     out = np.empty_like(back) if out is None else out
-    x0, y0, x1, y1 = box if box is not None else photo_box_on_frame(src, rect, out_w)
-    ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
-    ix1, iy1 = min(out_w, math.ceil(x1)), min(out_h, math.ceil(y1))
-    if ix1 <= ix0 or iy1 <= iy0:
+    box = box if box is not None else photo_box_on_frame(src, rect, out_w)
+    window = draw_print(src, rect, back, out, box)
+    if window is None:
         out[:] = back
         return out
+    ix0, iy0, ix1, iy1 = window
+    # the backdrop is copied only where the photo leaves it showing
+    out[:iy0], out[iy1:] = back[:iy0], back[iy1:]
+    out[iy0:iy1, :ix0], out[iy0:iy1, ix1:] = back[iy0:iy1, :ix0], back[iy0:iy1, ix1:]
+    return out
+
+
+def print_window(box: tuple[float, float, float, float], out_w: int, out_h: int
+                 ) -> tuple[int, int, int, int] | None:
+    """The frame's pixels (x0, y0, x1, y1, whole pixels, cut at the frame's edges) that a photo
+    landing at ``box`` (x0, y0, x1, y1 sub-pixel) covers at least partly; None if none."""
+    x0, y0, x1, y1 = box
+    ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+    ix1, iy1 = min(out_w, math.ceil(x1)), min(out_h, math.ceil(y1))
+    return (ix0, iy0, ix1, iy1) if ix1 > ix0 and iy1 > iy0 else None
+
+
+def draw_print(src: Prescaled, rect: Rect, back: np.ndarray, out: np.ndarray,
+               box: tuple[float, float, float, float]) -> tuple[int, int, int, int] | None:
+    """:func:`render_fit` inside the photo's :func:`print_window` only: the photo through
+    ``rect`` written into that window of ``out``, its edges blended over ``back``; the rest of
+    ``out`` is left as it is. Returns the window (None: the photo misses the frame)."""
+    out_h, out_w = back.shape[:2]
+    window = print_window(box, out_w, out_h)
+    if window is None:
+        return None
+    x0, y0, x1, y1 = box
+    ix0, iy0, ix1, iy1 = window
     per_x, per_y = rect.w / out_w, rect.h / out_h  # source pixels per output pixel
     covered = Rect(rect.x + ix0 * per_x, rect.y + iy0 * per_y, (ix1 - ix0) * per_x,
                    (iy1 - iy0) * per_y)  # the frame's pixels the photo reaches
     fg = render_crop(src, covered, ix1 - ix0, iy1 - iy0)
     _blend_edges(fg, back[iy0:iy1, ix0:ix1], _coverage(y0, y1, iy0, iy1),
                  _coverage(x0, x1, ix0, ix1))
-    # the backdrop is copied only where the photo leaves it showing
-    out[:iy0], out[iy1:] = back[:iy0], back[iy1:]
-    out[iy0:iy1, :ix0], out[iy0:iy1, ix1:] = back[iy0:iy1, :ix0], back[iy0:iy1, ix1:]
     out[iy0:iy1, ix0:ix1] = fg
-    return out
+    return window
 
 
 def render_fit_i420(src: PrescaledI420, rect: Rect, back: np.ndarray,
@@ -432,14 +456,34 @@ def render_fit_i420(src: PrescaledI420, rect: Rect, back: np.ndarray,
     backdrop ``back``, as a new I420 frame (the chroma planes' edges anti-aliased at their own
     resolution, the photo's box halved); or written into ``planes`` (Y, U, V of ``back``'s
     size) when given (None returned)."""
-    out_w = yuv.frame_size(back)[0]
-    x0, y0, x1, y1 = photo_box_on_frame(src.y, rect, out_w)
     out = np.empty_like(back) if planes is None else None
     targets = yuv.planes(out) if out is not None else planes
-    for plane, under, dst in zip(src.planes, yuv.planes(back), targets, strict=True):
-        k = under.shape[1] / out_w
-        render_fit(plane, rect, under, dst, (x0 * k, y0 * k, x1 * k, y1 * k))
+    for plane, under, dst, box in zip(src.planes, yuv.planes(back), targets,
+                                      _plane_boxes(src, rect, back), strict=True):
+        render_fit(plane, rect, under, dst, box)
     return out
+
+
+def draw_print_i420(src: PrescaledI420, rect: Rect, back: np.ndarray,
+                    planes: Sequence[np.ndarray]) -> list[tuple[int, int, int, int] | None]:
+    """:func:`draw_print` of every plane: only the photo's window of each of ``planes`` (Y, U,
+    V of the I420 backdrop ``back``'s size) is written; returns each plane's window."""
+    return [draw_print(plane, rect, under, dst, box)
+            for plane, under, dst, box in zip(src.planes, yuv.planes(back), planes,
+                                              _plane_boxes(src, rect, back), strict=True)]
+
+
+def _plane_boxes(src: PrescaledI420, rect: Rect, back: np.ndarray
+                 ) -> list[tuple[float, float, float, float]]:
+    """Where the photo lands through ``rect`` on each plane of the I420 frame ``back`` (x0,
+    y0, x1, y1 of that plane's pixels: the luma box, halved for chroma)."""
+    out_w = yuv.frame_size(back)[0]
+    x0, y0, x1, y1 = photo_box_on_frame(src.y, rect, out_w)
+    boxes = []
+    for under in yuv.planes(back):
+        k = under.shape[1] / out_w
+        boxes.append((x0 * k, y0 * k, x1 * k, y1 * k))
+    return boxes
 
 
 def _blend_edges(fg: np.ndarray, under: np.ndarray, row_cover: np.ndarray,
@@ -488,6 +532,16 @@ class PhotoLayer:
             frame = render_crop_i420(self.src, rect, self.out_w, self.out_h)
         self._last = (rect, frame)
         return frame
+
+    def draw_print(self, index: int, planes: Sequence[np.ndarray]
+                   ) -> list[tuple[int, int, int, int] | None]:
+        """A fitted layer's frame ``index`` drawn into ``planes`` (Y, U, V of the layer's size)
+        only where the photo is (:func:`draw_print_i420`): the caller has put the backdrop
+        (or something made of it) there already. Returns each plane's window (x0, y0, x1, y1)
+        drawn, None where the photo misses the frame."""
+        if self.back is None:
+            raise ValueError("only a fitted photo has a backdrop around its print")
+        return draw_print_i420(self.src, self.motion.rect_at(index), self.back, planes)
 
     def draw(self, index: int, planes: Sequence[np.ndarray]) -> None:
         """Frame ``index`` written into ``planes`` (Y, U, V of the layer's size, views into a

@@ -272,3 +272,38 @@ def test_a_cards_words_are_laid_out_and_drawn_once_not_per_frame(
                       _photo(portrait.width, portrait.height))  # another size: laid out again
     assert text_module.layout_card.cache_info().misses > laid_out
     assert drawn[-1] == (portrait.height, portrait.width)
+
+
+def _fused_in_float(shape: tuple[int, int], text_map: planes_module.TextMap,
+                    scrim: planes_module.ScrimPlane) -> tuple:
+    """The scrim and the words' map fused over every pixel in float, as it was first made."""
+    keep, letin, (top, bottom) = scrim
+    (x0, y0, x1, y1), scale, offset = text_map  # type: ignore[misc]
+    lo, hi = min(top, y0), max(bottom, y1)
+    gain = np.ones((hi - lo, shape[1]), np.float32)
+    light = np.zeros_like(gain)
+    gain[top - lo:bottom - lo] = keep / np.float32(255.0)
+    light[top - lo:bottom - lo] = letin
+    window = np.s_[y0 - lo:y1 - lo, x0:x1]
+    gain[window] *= scale
+    light[window] = light[window] * scale + offset
+    return (lo, hi, np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8),
+            np.clip(np.rint(light), 0, 255).astype(np.uint8),
+            np.clip(np.rint(-light), 0, 255).astype(np.uint8))
+
+
+def test_a_scrim_fused_with_held_words_is_worked_in_float_only_under_the_words() -> None:
+    rng = np.random.default_rng(11)
+    shape = (120, 200)
+    keep = rng.integers(90, 256, (70, 200), np.uint8)
+    letin = rng.integers(0, 30, (70, 200), np.uint8)
+    scale = rng.random((50, 90), dtype=np.float32)
+    offset = (rng.random((50, 90), dtype=np.float32) * 300 - 40).astype(np.float32)
+    for window in ((40, 30, 130, 80), (40, 60, 130, 110), (40, 5, 130, 55)):  # inside, past
+        text_map = (window, scale, offset)
+        lo, hi, gain, lift, lower = planes_module._fused_map(shape, text_map, (keep, letin,
+                                                                               (20, 90)))
+        expected = _fused_in_float(shape, text_map, (keep, letin, (20, 90)))
+        assert (lo, hi) == expected[:2]
+        assert np.array_equal(gain, expected[2]) and np.array_equal(lift, expected[3])
+        assert lower is not None and np.array_equal(lower, expected[4])

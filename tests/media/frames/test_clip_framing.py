@@ -11,7 +11,14 @@ from skimage import data
 from media.analysis.subjects import Box, Subject, keep_whole
 from media.base import yuv
 from media.base.spec import LANDSCAPE, PORTRAIT
-from media.frames.clip_framing import ClipFraming, cover_framing, frame_clip, plan_clip_framing
+from media.frames.clip_framing import (
+    ClipFraming,
+    clip_backdrop,
+    cover_framing,
+    fit_box,
+    frame_clip,
+    plan_clip_framing,
+)
 
 
 def _subject(*faces: Box) -> Subject:
@@ -131,3 +138,30 @@ def test_a_tiny_4x3_clip_fills_16x9_and_stays_letterboxed_in_9x16() -> None:
     assert x <= 0.35 * 160 and x + w >= 0.65 * 160 and y <= 0.15 * 120 and y + h >= 0.6 * 120
     tall = plan_clip_framing((160, 120), face, PORTRAIT)
     assert tall.mode == "fit" and tall.box[2] > 0.85 * PORTRAIT.width
+
+
+def test_a_wide_clip_filling_the_9x16_width_scales_only_what_shows() -> None:
+    # the clip at three times its size, cut at the frame's sides: the same pixels as scaling
+    # all of it and cutting, for a third of the work
+    clip = yuv.rgb_to_i420(_astronaut_clip(960, 540))
+    framing = ClipFraming("fit", (-900, 150, 2880, 1620), 1080, 1920)
+    back = yuv.black(1080, 1920)
+    framed = frame_clip(clip, framing, back)
+    expected = back.copy()
+    for k, plane, dst in zip((1.0, 0.5, 0.5), yuv.planes(clip), yuv.planes(expected),
+                             strict=True):
+        x, y, w, h = (round(v * k) for v in framing.box)
+        whole = cv2.resize(plane, (w, h), interpolation=cv2.INTER_LINEAR)
+        dst[y:y + h] = whole[:, -x:-x + dst.shape[1]]
+    assert np.abs(framed.astype(np.int16) - expected).max() <= 1
+    assert yuv.psnr(framed, expected) >= 55.0
+
+
+def test_a_fitted_clip_is_drawn_over_the_backdrop_it_is_given_untouched() -> None:
+    clip = yuv.rgb_to_i420(_astronaut_clip(480, 640))
+    framing = ClipFraming("fit", fit_box(480, 640, LANDSCAPE.width, LANDSCAPE.height),
+                          LANDSCAPE.width, LANDSCAPE.height)
+    back = clip_backdrop(clip, framing)
+    kept = back.copy()
+    assert np.array_equal(frame_clip(clip, framing, back), frame_clip(clip, framing))
+    assert np.array_equal(back, kept)

@@ -15,7 +15,9 @@ from media.base.runner import Limits, ffmpeg_argv, run_tool
 from media.cards.draw import render_card_image
 from media.cards.motion import card_frame, card_frame_rgb
 from media.cards.spec import CardSpec
+from media.frames import clip_shots
 from media.frames.card_shots import PreparedCard
+from media.frames.clip_framing import ClipFraming, fit_box
 from media.frames.clip_shots import PreparedClip
 from media.frames.encode import ClipReader
 from media.frames.grade import grade_named
@@ -222,3 +224,40 @@ def test_a_card_that_names_no_photo_stands_alone_and_the_render_reads_no_photo_f
     photos, _ = sources_for(timeline)
     assert "" not in photos
     FilmSources(photos={p: Path(p) for p in photos}).check(timeline, (0, timeline.total_frames))
+
+
+class _Frames:
+    """A clip reader's stand-in: ``count`` I420 frames of ``size``, each a little brighter."""
+
+    def __init__(self, count: int, size: tuple[int, int]) -> None:
+        self.left, self.size, self.shown = count, size, 0
+
+    def next(self, deadline: float) -> np.ndarray | None:
+        if self.left == 0:
+            return None
+        self.left -= 1
+        self.shown += 1
+        frame = yuv.black(*self.size)
+        frame[:] = np.uint8(40 + 10 * self.shown)
+        return frame
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_fitted_clips_backdrop_is_made_every_few_frames_and_held_between(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    original = clip_shots.clip_backdrop
+    monkeypatch.setattr(clip_shots, "clip_backdrop",
+                        lambda frame, framing: made.append(int(frame[0, 0])) or original(
+                            frame, framing))
+    framing = ClipFraming("fit", fit_box(120, 160, 1920, 1080), 1920, 1080)
+    shot = PreparedClip(_Frames(10, (120, 160)), StallWatch(60),  # type: ignore[arg-type]
+                        {spec.LANDSCAPE.name: framing})
+    frames = [shot.frame(spec.LANDSCAPE, i) for i in range(10)]
+    every = clip_shots.BACKDROP_EVERY
+    assert made == [40 + 10 * (i + 1) for i in range(0, 10, every)]  # frames 0, 3, 6, 9
+    print_box = np.s_[framing.box[1] + 5:framing.box[1] + 10, framing.box[0] + 5:]
+    for index, frame in enumerate(frames):  # the clip itself is each frame's own
+        assert (frame[print_box][:, :5] == 40 + 10 * (index + 1)).all(), index
