@@ -7,7 +7,9 @@ frames it composes instead, at almost no cost (:class:`SignalRecorder`, a luma s
 
 - the share of black pixels (``blackdetect``'s test: luma at most :data:`BLACK_LUMA`);
 - which earlier frame it is still the same as (``freezedetect``'s test: the mean absolute
-  difference to the first frame of a still run, within :data:`FREEZE_NOISE` of full scale);
+  difference to the first frame of a still run, within :data:`FREEZE_NOISE` of full scale;
+  and, unlike freezedetect, no visible change in more than :data:`MOVING_SHARE` of it, so a
+  small print moving under held words is not a frozen picture);
 - a 16 x 9 fingerprint (block means of the sample) to check the encoded film against.
 
 Verify then reads the intervals from :class:`FrameSignal` and checks that the film really is
@@ -41,6 +43,13 @@ FREEZE_NOISE = 0.002
 freezedetect's ``n``). A truly still picture differs by nothing as composed, and by less once
 x264 re-encodes it (its first P-frames keep refining it); a slow Ken Burns push (0.6 %/s zoom
 on a soft photo) differs by more within a second."""
+VISIBLE_CHANGE = 6
+"""A sample pixel whose luma moved by more than this many levels changed visibly."""
+MOVING_SHARE = 0.002
+"""A picture with more than this share of its sample pixels changed visibly is moving, however
+small the mean change: a card's print a fifth of the frame, pulling out slowly under held words
+(a 5 % zoom in 4 s), moves the frame's mean by under :data:`FREEZE_NOISE`, yet a viewer sees it
+move; a truly still picture changes no pixel as composed."""
 SAMPLE_STEP = 8  # every 8th luma pixel in each direction, from the middle of each 8 x 8 block
 FINGERPRINT_BLOCKS = 15  # sample pixels per fingerprint block side: 240 x 135 -> 16 x 9
 STORED_MAX_BYTES = 64 << 20  # a stored signal takes ~150 bytes a frame (1 MB for 180 s)
@@ -63,6 +72,15 @@ def fingerprint(sample: np.ndarray) -> np.ndarray:
 def mean_difference(a: np.ndarray, b: np.ndarray) -> float:
     """Mean absolute difference of two uint8 arrays, as a share of full scale (0..1)."""
     return float(cv2.absdiff(a, b).mean()) / 255.0
+
+
+def still(sample: np.ndarray, reference: np.ndarray) -> bool:
+    """Whether a frame's luma ``sample`` is still the picture of ``reference``: within
+    :data:`FREEZE_NOISE` on the mean, and no more than :data:`MOVING_SHARE` of it changed
+    visibly (:data:`VISIBLE_CHANGE`)."""
+    difference = cv2.absdiff(sample, reference)
+    return (float(difference.mean()) / 255.0 <= FREEZE_NOISE
+            and np.count_nonzero(difference > VISIBLE_CHANGE) <= MOVING_SHARE * difference.size)
 
 
 Interval = tuple[float, float]
@@ -162,7 +180,7 @@ class SignalRecorder:
         if self._head is None:
             self._head = sample
         self._black.append(float(np.count_nonzero(sample <= BLACK_LUMA)) / sample.size)
-        if self._ref_sample is None or mean_difference(sample, self._ref_sample) > FREEZE_NOISE:
+        if self._ref_sample is None or not still(sample, self._ref_sample):
             self._ref_sample = sample
             self._reference.append(index)
         else:
@@ -180,14 +198,14 @@ class SignalRecorder:
 
 def joined(signals: Sequence[FrameSignal]) -> FrameSignal:
     """The signals of consecutive segments as one film's: indices shifted, and a still run
-    carried across a cut where the next segment's first frame is within
-    :data:`FREEZE_NOISE` of the run's first frame."""
+    carried across a cut where the next segment's first frame is still the run's first
+    frame's picture (:func:`still`)."""
     if not signals:
         raise ValueError("no signals to join")
     references, offset, tail = [], 0, None
     for signal in signals:
         reference = signal.reference.astype(np.int64) + offset
-        if tail is not None and mean_difference(signal.head, tail[1]) <= FREEZE_NOISE:
+        if tail is not None and still(signal.head, tail[1]):
             reference[reference == offset] = tail[0]  # the first run goes on
         references.append(reference)
         last = int(reference[-1])

@@ -3,6 +3,9 @@ freezedetect would find them, holds measured once, segments joined, stored and r
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
@@ -10,6 +13,8 @@ from media.base import yuv
 from media.frames.signal import FREEZE_NOISE, FrameSignal, SignalRecorder, joined
 
 FPS = 30
+CANYON = Path(__file__).resolve().parents[3] / "samples" / "anniversary" / "photos" / \
+    "02-grand-canyon.jpg"
 WIDTH, HEIGHT = 320, 180
 
 
@@ -52,6 +57,33 @@ def test_a_slow_change_above_the_noise_is_not_still() -> None:
     step = 2 * FREEZE_NOISE * 255  # each frame a little brighter than the still tolerance
     frames = [np.clip(base + round(i * step), 0, 255).astype(np.uint8) for i in range(90)]
     assert recorded(frames).frozen_intervals(FPS, 1.0) == []
+
+
+def test_a_small_print_moving_under_held_words_is_not_a_frozen_picture() -> None:
+    # a closing card: a flat ground, and a print 240 px wide pulling in by 5 % in 4 s; the
+    # frame's mean moves by less than the still tolerance in those 4 s, a viewer sees it move
+    photo = cv2.imread(str(CANYON), cv2.IMREAD_GRAYSCALE)
+    frames = []
+    for i in range(150):
+        zoom = 1 + 0.05 * i / 120
+        w, h = round(240 * zoom), round(180 * zoom)
+        frame = np.full(yuv.frame_shape(1920, 1080), 60, np.uint8)
+        yuv.luma_rows(frame)[300 - h // 2:300 - h // 2 + h, 960 - w // 2:960 - w // 2 + w] = (
+            cv2.resize(photo, (w, h), interpolation=cv2.INTER_AREA))
+        frames.append(frame)
+    assert recorded(frames).frozen_intervals(FPS, 1.0) == []
+
+
+def test_a_still_picture_with_a_speck_flickering_is_still_frozen() -> None:
+    # a stuck frame whose only change is a few pixels (less than the moving share): frozen
+    base = np.random.default_rng(4).integers(16, 236, yuv.frame_shape(1920, 1080),
+                                             dtype=np.uint8)
+    frames = []
+    for i in range(90):
+        frame = base.copy()
+        yuv.luma_rows(frame)[4:20:8, 4:244:8] += np.uint8(10 * (i % 2))  # 60 samples: 0.19 %
+        frames.append(frame)
+    assert recorded(frames).frozen_intervals(FPS, 2.0) == [(0.0, 3.0)]
 
 
 def test_a_hold_returning_the_same_array_is_measured_as_the_same_frame() -> None:
