@@ -29,7 +29,7 @@ from media.analysis.framing import (
     largest_crop,
 )
 from media.analysis.subjects import Box, Subject, loose_core, padded_core, union
-from media.base.spec import FPS, MAX_FROZEN_S, Aspect
+from media.base.spec import Aspect
 
 SUBJECT_REACH = (0.35, 0.15)
 """How far past its detected box a subject reaches, as shares of the box's width and height on
@@ -210,12 +210,6 @@ def faces_under_words(faces: tuple[tuple[float, float, float, float], ...], moti
     return False
 
 
-STILL_MOST_FRAMES = round(0.75 * MAX_FROZEN_S * FPS)
-"""A card holds a crop still only this long: a longer still picture under held words is a
-frozen film to verify (:data:`media.base.spec.MAX_FROZEN_S`), and the customer is refunded;
-a longer card takes the next framing, at the last the whole photo moving above the words."""
-
-
 def framings_for_words(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
                        frames: int, block: WordsBlock, avoid: Sequence[Motion] = ()
                        ) -> Iterator[tuple[Motion, tuple[float, float, float]]]:
@@ -297,7 +291,7 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
         elif y_hi - y_lo >= MIN_PAN_ROOM_PX:
             ends = (replace(wide, y=y_hi), replace(wide, y=y_lo))
             yield within_budget(Motion("crop", *ends, frames, "tilt"), aspect.width), at
-        elif frames <= STILL_MOST_FRAMES:
+        else:
             yield Motion("crop", wide, wide, frames, "still"), at
     # the whole photo above the words: set lowest at full size, else as small as the words
     # were moved aside at, else lowest and smaller, else wherever they leave the most room
