@@ -69,11 +69,6 @@ def fingerprint(sample: np.ndarray) -> np.ndarray:
     return cv2.resize(sample, size, interpolation=cv2.INTER_AREA)
 
 
-def mean_difference(a: np.ndarray, b: np.ndarray) -> float:
-    """Mean absolute difference of two uint8 arrays, as a share of full scale (0..1)."""
-    return float(cv2.absdiff(a, b).mean()) / 255.0
-
-
 def still(sample: np.ndarray, reference: np.ndarray) -> bool:
     """Whether a frame's luma ``sample`` is still the picture of ``reference``: within
     :data:`FREEZE_NOISE` on the mean, and no more than :data:`MOVING_SHARE` of it changed
