@@ -21,7 +21,7 @@ from bench.corpus.specs import with_current_words
 from media.analysis.framing import largest_crop
 from media.analysis.safe_crops import uncroppable_possible
 from media.analysis.subjects import keep_whole, union
-from media.base.spec import ASPECTS, PORTRAIT
+from media.base.spec import ASPECTS, MAX_FROZEN_S, PORTRAIT
 from media.cards.draw import words_box
 from media.cards.text import text_layout
 from media.design.reading import CAP_HEIGHT_MIN_PX, cap_height_on_phone_px, message_hold_s
@@ -647,6 +647,26 @@ def unusable_order_held(ctx: Context) -> list[str] | None:
             "photo(s) go on to the render"]
 
 
+HELD_STILL_MOST_S = 0.75 * MAX_FROZEN_S
+"""The longest a shot may hold its photos still: held longer, verify's frozen-picture check
+(:data:`media.base.spec.MAX_FROZEN_S`) may refund the film, depending on what else moves."""
+
+
+def never_frozen(ctx: Context) -> list[str] | None:
+    """No shot holds its photos still (every view's rectangle the same at both ends) longer
+    than :data:`HELD_STILL_MOST_S`, in either aspect."""
+    if not ctx.planned:
+        return None
+    out = []
+    for index, (shot, views) in enumerate(zip(ctx.timeline.shots, ctx.views, strict=True)):
+        seconds = (shot.cut_out - shot.cut_in) / ctx.timeline.fps
+        for aspect, layer in views.items():
+            if layer and seconds > HELD_STILL_MOST_S and all(
+                    view.motion.start == view.motion.end for view in layer):
+                out.append(f"#{index} {shot.kind} {aspect} held still {seconds:.1f} s")
+    return out
+
+
 CHECKS: dict[str, Callable[[Context], list[str] | None]] = {
     "faces_whole": faces_whole,
     "detected_faces_whole": detected_faces_whole,
@@ -663,6 +683,7 @@ CHECKS: dict[str, Callable[[Context], list[str] | None]] = {
     "full_bleed_portrait": full_bleed_portrait,
     "blanks_left_out": blanks_left_out,
     "unusable_order_held": unusable_order_held,
+    "never_frozen": never_frozen,
 }
 """Every invariant by name, in the report's order."""
 

@@ -170,3 +170,47 @@ def motion_extent(motion: Motion, out_width: int) -> float:
     return max(max(abs((px - start.x) * out_width / start.w - (px - end.x) * out_width / end.w),
                    abs((py - start.y) * out_width / start.w - (py - end.y) * out_width / end.w))
                for px, py in points)
+
+
+HELD_PUSH_MOST = 1.04
+"""How much closer a framing no move holds ends than it starts (:func:`held_push`): a push slow
+enough to read as a held look, yet a picture that never freezes: a crop held still longer than
+:data:`media.base.spec.MAX_FROZEN_S` is a frozen film, refunded."""
+HELD_PUSH_LEAST_PX = 16.0
+"""Output pixels the least :func:`held_push` carries the frame's farthest point: the slow ends
+of its ease still change the picture visibly within any :data:`media.base.spec.MAX_FROZEN_S`."""
+
+
+def held_push(rect: Rect, keep: list[tuple[float, float, float, float]],
+              frames: int, out_width: int, anchor: tuple[float, float] | None = None,
+              band: tuple[float, float] = (0.0, 1.0)) -> Motion | None:
+    """``rect`` held for ``frames`` output frames, pushing slowly in (at most
+    :data:`HELD_PUSH_MOST` closer) about the frame point ``anchor`` (shares of the frame's width
+    and height; the held boxes' centre by default), or as near it as keeps every ``keep`` box
+    (source pixels) ``rect`` holds whole inside the frame's rows ``band`` (top and bottom,
+    shares of its height). Every frame lies
+    inside ``rect``, so whatever ``rect`` leaves out stays out. None when no such push carries
+    a point of the frame :data:`HELD_PUSH_LEAST_PX`."""
+    held = [box for box in keep if rect.contains(box, 0.5)] or [
+        (rect.cx, rect.cy, rect.cx, rect.cy)]
+    x0, y0 = min(b[0] for b in held), min(b[1] for b in held)
+    x1, y1 = max(b[2] for b in held), max(b[3] for b in held)
+    if anchor is None:
+        anchor = (((x0 + x1) / 2 - rect.x) / rect.w, ((y0 + y1) / 2 - rect.y) / rect.h)
+    u, v = (min(1.0, max(0.0, share)) for share in anchor)
+    top, bottom = band
+    steps = 8
+    for step in range(steps + 1):
+        zoom = HELD_PUSH_MOST - (HELD_PUSH_MOST - 1.0) * step / steps
+        w, h = rect.w / zoom, rect.h / zoom
+        xs = (max(rect.x, x1 - w), min(rect.x + rect.w - w, x0))
+        ys = (max(rect.y, y1 - bottom * h), min(rect.y + rect.h - h, y0 - top * h))
+        if xs[0] > xs[1] + 0.5 or ys[0] > ys[1] + 0.5:
+            continue
+        fixed = (rect.x + u * rect.w - u * w, rect.y + v * rect.h - v * h)
+        end = Rect(min(max(fixed[0], xs[0]), xs[1]), min(max(fixed[1], ys[0]), ys[1]), w, h)
+        motion = within_budget(Motion("crop", rect, end, frames, "zoom_in"), out_width)
+        if motion_extent(motion, out_width) >= HELD_PUSH_LEAST_PX:
+            return motion
+        break  # a smaller push only moves less
+    return None

@@ -41,6 +41,7 @@ from media.analysis.framing import (
     Rect,
     face_guard,
     full_bleed,
+    held_still,
     holding_scale,
     holds_at,
     keeps_possible,
@@ -533,7 +534,7 @@ def _held(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Itera
     subject leaves a crop no room to move, and whose film is full-bleed)."""
     motion = _planned(photo.size, photo.subject, aspect, frames, ask)
     if motion.mode == "crop":
-        yield Motion("crop", motion.end, motion.end, frames, "still")
+        yield held_still(photo.size, photo.subject, motion.end, frames, aspect.width)
 
 
 def _group(photo: Repeat, aspect: Aspect, frames: int, ask: MoveRequest) -> Iterator[Motion]:

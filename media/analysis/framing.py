@@ -43,6 +43,7 @@ from media.analysis.camera import (
     TRAVEL_HEADROOM,
     Motion,
     Rect,
+    held_push,
     motion_extent,
     travel,
     within_budget,
@@ -578,10 +579,28 @@ def _plan_crop(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, fr
 
 def _still(photo_size: tuple[int, int], subject: Subject, aspect: Aspect, frames: int,
            frame_scale: float = 1.0) -> Motion:
-    """The crop ``frame_scale`` times closer than the largest, held still where it keeps the
-    faces whole (:func:`whole_faces_rect`)."""
+    """The crop ``frame_scale`` times closer than the largest where it keeps the faces whole
+    (:func:`whole_faces_rect`), pushing slowly in on them (:func:`held_push`), else held
+    still."""
     crop_w, crop_h = (side / frame_scale for side in largest_crop(*photo_size, aspect))
     rect = whole_faces_rect(photo_size, subject, (crop_w, crop_h))
+    return held_still(photo_size, subject, rect, frames, aspect.width)
+
+
+def held_still(photo_size: tuple[int, int], subject: Subject, rect: Rect, frames: int,
+               out_width: int, keep_possible: bool = False) -> Motion:
+    """``rect`` held for ``frames``: pushing slowly in on what it holds of ``subject`` (its
+    faces and possible faces, their cores bare and padded, each whole when ``rect`` holds it
+    whole; else, unless ``keep_possible`` (every possible face whole or out), their cores
+    alone, padded, else bare (a held picture is a frozen film, refunded; a pad is not a face):
+    :func:`media.analysis.camera.held_push`), else still where no push keeps them."""
+    cores = (*subject.cores, *subject.possible_cores)
+    padded = (*cores, *(padded_core(c) for c in cores))
+    tries = [(*subject.faces, *padded, *possible_boxes(subject))]
+    for boxes in tries if keep_possible else (*tries, padded, cores):
+        keep = [box.to_pixels(*photo_size) for box in boxes]
+        if (motion := held_push(rect, keep, frames, out_width)) is not None:
+            return motion
     return Motion("crop", rect, rect, frames, "still")
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from media.analysis.camera import SEEN_TRAVEL, Motion, Rect, travel, within_budget
-from media.analysis.framing import LEAST_MARGIN, face_guard, largest_crop
+from media.analysis.framing import LEAST_MARGIN, face_guard, held_still, largest_crop
 from media.analysis.scales import max_detail_scale
 from media.analysis.subjects import Subject, loose_core, padded_core, union
 from media.base.spec import Aspect
@@ -127,12 +127,17 @@ def safe_crops(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,
     under half of it; then each scale's crop held still at the ends and the middle of its
     room."""
     levels = [_rooms(photo_size, subject, aspect, hold) for hold in HOLDS]
-    for rooms in [levels[0], levels[1]] if levels[0] or levels[1] else levels[2:]:
-        yield from _framings(rooms, aspect, frames)
+    whole = bool(levels[0] or levels[1])  # the possible faces whole where a crop can
+    for rooms in [levels[0], levels[1]] if whole else levels[2:]:
+        yield from _framings(rooms, aspect, frames, (photo_size, subject, whole))
 
 
-def _framings(rooms: list[Room], aspect: Aspect, frames: int) -> Iterator[Motion]:
-    """The moves and stills of :func:`safe_crops` over ``rooms``."""
+def _framings(rooms: list[Room], aspect: Aspect, frames: int,
+              photo: tuple[tuple[int, int], Subject, bool]) -> Iterator[Motion]:
+    """The moves and held crops of :func:`safe_crops` over ``rooms`` of ``photo`` (its size,
+    subject, and whether its rooms hold the possible faces whole: then so does every held
+    crop's push, :func:`media.analysis.framing.held_still`)."""
+    photo_size, subject, whole = photo
     if not rooms:
         return
     moves = [within_budget(move, aspect.width) for move in _moves(rooms, frames)]
@@ -141,7 +146,8 @@ def _framings(rooms: list[Room], aspect: Aspect, frames: int) -> Iterator[Motion
     for (x_lo, x_hi, y_lo, y_hi, w, h) in rooms:
         for x, y in ((x_lo, y_lo), (x_hi, y_hi), ((x_lo + x_hi) / 2, (y_lo + y_hi) / 2),
                      (x_lo, y_hi), (x_hi, y_lo)):
-            yield Motion("crop", Rect(x, y, w, h), Rect(x, y, w, h), frames, "still")
+            yield held_still(photo_size, subject, Rect(x, y, w, h), frames, aspect.width,
+                             keep_possible=whole)
 
 
 def _rooms(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from media.analysis.camera import Motion, Rect, within_budget
+from media.analysis.camera import Motion, Rect, held_push, within_budget
 from media.analysis.detail import reversed_motion, same_framing
 from media.analysis.framing import (
     FIT_MARGIN,
@@ -28,6 +28,7 @@ from media.analysis.framing import (
     keeps_possible,
     largest_crop,
 )
+from media.analysis.safe_crops import PixelBox
 from media.analysis.subjects import Box, Subject, loose_core, padded_core, union
 from media.base.spec import Aspect
 
@@ -272,6 +273,8 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     width, height = photo_size
     faces = _face_guard(subject.faces, width, height)
     keeps = [(faces, BAND_GAP_MOST), (faces, 1.0), (faces, BAND_GAP_LEAST)]
+    bare = {True: union(subject.faces).to_pixels(width, height),
+            False: union(subject.cores or subject.faces).to_pixels(width, height)}
     if subject.cores:  # then only the eyes-to-mouth, the band's shade reaching the chin
         cores = union(tuple(padded_core(c) for c in subject.cores)).to_pixels(width, height)
         keeps += [(cores, 1.0), (cores, BAND_GAP_LEAST), (cores, 0.0)]
@@ -292,7 +295,7 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
             ends = (replace(wide, y=y_hi), replace(wide, y=y_lo))
             yield within_budget(Motion("crop", *ends, frames, "tilt"), aspect.width), at
         else:
-            yield Motion("crop", wide, wide, frames, "still"), at
+            yield _held(wide, guard, bare[guard is faces], ink, room, frames, aspect), at
     # the whole photo above the words: set lowest at full size, else as small as the words
     # were moved aside at, else lowest and smaller, else wherever they leave the most room
     places = sorted(block.places, key=lambda place: (-place[0][2], -place[1][3]))
@@ -301,6 +304,18 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
             yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
     at, ink = max(block.places, key=lambda place: place[1][1])
     yield _fit_above(photo_size, aspect, frames, ink[1] - block.gap), at
+
+
+def _held(rect: Rect, guard: PixelBox, bare: PixelBox, ink: PixelBox,
+          room: tuple[float, float], frames: int, aspect: Aspect) -> Motion:
+    """``rect`` held under the words at ``ink`` (frame pixels), pushing slowly in about them
+    so that the faces move away from the words (:func:`media.analysis.camera.held_push`):
+    with the faces' ``guard`` in the band ``room``, else (the guard reaching the photo's edge)
+    their ``bare`` boxes; else still."""
+    anchor = ((ink[0] + ink[2]) / 2 / aspect.width, (ink[1] + ink[3]) / 2 / aspect.height)
+    return (held_push(rect, [guard], frames, aspect.width, anchor, room)
+            or held_push(rect, [bare], frames, aspect.width, anchor, room)
+            or Motion("crop", rect, rect, frames, "still"))
 
 
 def _face_guard(faces: tuple[Box, ...], width: int, height: int

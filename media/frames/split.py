@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from media.analysis.camera import Motion, Rect
-from media.analysis.framing import largest_crop, whole_faces_rect
+from media.analysis.framing import held_still, largest_crop, whole_faces_rect
 from media.analysis.subjects import Box as FocusBox
 from media.analysis.subjects import Subject
 from media.base import spec, yuv
@@ -119,10 +119,11 @@ def still_crop(photo_size: tuple[int, int], subject: Subject, cell: spec.Aspect,
                frames: int) -> Motion:
     """The largest crop of ``cell``'s ratio of a ``photo_size`` photo where it cuts no face
     (:func:`media.analysis.framing.whole_faces_rect`: all of them whole if they fit, else the
-    biggest whole and the others out), held still for ``frames``: a cell whose faces leave no
-    room for a move (a group photo's print) still fills its cell, never over its own blur."""
+    biggest whole and the others out), held for ``frames`` pushing slowly in where that keeps
+    them (:func:`media.analysis.framing.held_still`): a cell whose faces leave no room for a
+    move (a group photo's print) still fills its cell, never over its own blur."""
     rect = whole_faces_rect(photo_size, subject, largest_crop(*photo_size, cell))
-    return Motion("crop", rect, rect, max(1, frames), "still")
+    return held_still(photo_size, subject, rect, max(1, frames), cell.width)
 
 
 def partner_move(move: str | None) -> str:
