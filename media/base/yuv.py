@@ -75,17 +75,19 @@ def black(width: int, height: int) -> np.ndarray:
     return frame
 
 
-def rgb_to_yuv444(rgb: np.ndarray) -> np.ndarray:
-    """BT.709 limited-range Y, U, V at full resolution (uint8 H x W x 3) of RGB uint8 H x W x 3."""
-    return cv2.transform(np.ascontiguousarray(rgb[..., :3]), RGB_TO_YUV)
+def rgb_to_yuv444(rgb: np.ndarray, matrix: np.ndarray = RGB_TO_YUV) -> np.ndarray:
+    """BT.709 limited-range Y, U, V at full resolution (uint8 H x W x 3) of RGB uint8 H x W x 3;
+    ``matrix`` (3 x 4, :data:`RGB_TO_YUV` by default) may fold a linear colour change into it."""
+    return cv2.transform(np.ascontiguousarray(rgb[..., :3]), matrix)
 
 
-def rgb_to_i420(rgb: np.ndarray) -> np.ndarray:
-    """An RGB uint8 (H x W x 3, even sizes) picture as a new I420 frame."""
+def rgb_to_i420(rgb: np.ndarray, matrix: np.ndarray = RGB_TO_YUV) -> np.ndarray:
+    """An RGB uint8 (H x W x 3, even sizes) picture as a new I420 frame (``matrix``: as
+    :func:`rgb_to_yuv444`)."""
     height, width = rgb.shape[:2]
     frame = np.empty(frame_shape(width, height), np.uint8)
     y, u, v = planes(frame)
-    yuv = rgb_to_yuv444(rgb)
+    yuv = rgb_to_yuv444(rgb, matrix)
     cv2.extractChannel(yuv, 0, y)
     half = (width // 2, height // 2)
     u[:] = cv2.resize(cv2.extractChannel(yuv, 1), half, interpolation=cv2.INTER_AREA)

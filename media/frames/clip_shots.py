@@ -20,7 +20,7 @@ from media.frames.clip_framing import (
     plan_clip_framing,
 )
 from media.frames.encode import ClipReader, probe_size, sample_frame
-from media.frames.grade import Grade, apply_grade
+from media.frames.grade import Grade, graded_i420
 from media.frames.photo_shots import keep_min
 from media.frames.sources import Prepared
 from media.frames.stall import StallWatch
@@ -55,8 +55,8 @@ class PreparedClip(Prepared):
             decoded = self.reader.next(self.watch.deadline)
             self._index += 1
             if decoded is not None:
-                if decoded.ndim == 3:  # RGB: the grade, then the film's planes
-                    decoded = yuv.rgb_to_i420(apply_grade(decoded, self.grade))
+                if decoded.ndim == 3:  # RGB: graded into the film's planes
+                    decoded = graded_i420(decoded, self.grade)
                 self._decoded, self._covered = decoded, {}
             elif self._decoded is None:
                 raise ToolError("clip decoder produced no frames", None, "")

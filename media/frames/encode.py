@@ -361,15 +361,14 @@ class ClipReader:
     def _read_frame(self) -> np.ndarray | None:
         width, height = self.size
         i420 = self.pix_fmt == yuv.PIX_FMT
-        buf = bytearray(width * height * 3 // 2 if i420 else width * height * 3)
-        view, got = memoryview(buf), 0
+        frame = np.empty(width * height * 3 // 2 if i420 else width * height * 3, np.uint8)
+        view, got = memoryview(frame), 0  # not a bytearray: its zeroing would be overwritten
         stdout = self._process.stdout
-        while got < len(buf):
+        while got < frame.size:
             n = stdout.readinto(view[got:])
             if not n:
                 return None
             got += n
-        frame = np.frombuffer(buf, np.uint8)
         return (frame.reshape(yuv.frame_shape(width, height)) if i420
                 else frame.reshape(height, width, 3))
 

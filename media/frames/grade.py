@@ -6,7 +6,9 @@ clipping either), ``warmth`` (red up, blue down, in 0..255 levels at mid-grey), 
 tone (highlights warmed and shadows cooled by that many levels) and ``saturation`` (1 keeps
 the colours, lower mixes them toward their luma). It is applied with per-channel lookup tables
 and one blend with the gray image (:func:`apply_grade`), so a photo is graded once when it is
-decoded and a clip frame costs a few milliseconds.
+decoded. A clip frame is graded on its way to the film's planes (:func:`graded_i420`): the
+tables in RGB, the saturation (a linear mix) folded into the RGB to YUV matrix, the glow added
+to the planes, each at its own size.
 
 ``natural`` (birthdays, anniversaries) leaves the pictures as they are; ``gentle`` (memorials,
 pet tributes) is softer, warmer and less saturated.
@@ -30,6 +32,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from media.base import yuv
+
 FINISH_SUFFIX = "+finish"  # a grade name ending so is the signature tier's finished look
 SPLIT_NORM = 10.392  # 1 / the peak of x (1 - x) (2x - 1): the split tone's full strength
 BLOOM_THRESHOLD = 190.0  # luma (0..255) from which highlights glow
@@ -37,6 +41,7 @@ BLOOM_SIGMA = 0.025  # the glow's spread, a share of the picture's long edge
 BLOOM_DOWNSCALE = 8  # the glow is worked out at 1/8 of the picture's size
 BLOOM_TINT = (1.0, 0.62, 0.38)  # halation is warm: red spreads most
 BLOOM_AREA = 0.04  # highlight share of a picture above which its glow is scaled down
+GRAY_WEIGHTS = (0.299, 0.587, 0.114)  # the gray the saturation mixes toward (OpenCV's RGB2GRAY)
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,44 @@ def apply_grade(image: np.ndarray, grade: Grade) -> np.ndarray:
     return out
 
 
+def graded_i420(image: np.ndarray, grade: Grade) -> np.ndarray:
+    """``image`` (uint8 RGB, H x W x 3, even sizes, writable: a clip's decoded frame, used once)
+    graded as :func:`apply_grade` grades it, as a new I420 frame (:mod:`media.base.yuv`); its
+    tables are applied to ``image`` in place (a new picture-sized array per frame cost more than
+    the tables). The saturation, a linear mix toward the gray, rides in the RGB to YUV matrix;
+    the glow is added to the planes, its luma at full size and its chroma at half, one channel
+    each (where :func:`apply_grade` spreads three channels at full size). The same picture as
+    ``yuv.rgb_to_i420(apply_grade(image, grade))`` to rounding, except where the glow pushes
+    a channel past white: there the player clips it instead."""
+    rgb = cv2.LUT(image, np.dstack(_luts(grade)), dst=image)
+    frame = yuv.rgb_to_i420(rgb, _graded_yuv_matrix(grade.saturation))
+    if grade.bloom > 0:
+        _add_glow(frame, _glow_field(rgb, grade.bloom))
+    return frame
+
+
+@lru_cache(maxsize=8)
+def _graded_yuv_matrix(saturation: float) -> np.ndarray:
+    """:data:`media.base.yuv.RGB_TO_YUV` after ``saturation``'s mix of each channel toward
+    the gray (:data:`GRAY_WEIGHTS`), as one 3 x 4 matrix."""
+    mix = saturation * np.eye(3) + (1.0 - saturation) * np.outer(np.ones(3), GRAY_WEIGHTS)
+    matrix = yuv.RGB_TO_YUV.astype(np.float64)
+    matrix[:, :3] = matrix[:, :3] @ mix
+    return matrix.astype(np.float32)
+
+
+def _add_glow(frame: np.ndarray, glow: np.ndarray) -> None:
+    """Add the warm ``glow`` (float32 levels, on the small grid of :func:`_glow_field`) to the
+    I420 ``frame`` in place: its tint's luma to Y, its chroma to U and V (saturating)."""
+    width, height = yuv.frame_size(frame)
+    tint = yuv.RGB_TO_YUV[:, :3] @ np.array(BLOOM_TINT, np.float32)  # levels per glow level
+    sizes = ((width, height), (width // 2, height // 2), (width // 2, height // 2))
+    for plane, size, level in zip(yuv.planes(frame), sizes, tint, strict=True):
+        step = np.clip(glow * abs(float(level)) + 0.5, 0, 255).astype(np.uint8)
+        step = cv2.resize(step, size, interpolation=cv2.INTER_LINEAR)
+        (cv2.add if level > 0 else cv2.subtract)(plane, step, dst=plane)
+
+
 def add_bloom(image: np.ndarray, strength: float) -> np.ndarray:
     """``image`` (uint8 RGB) with a warm glow (:data:`BLOOM_TINT`) spread from its highlights
     (luma over :data:`BLOOM_THRESHOLD`), worked out at 1/:data:`BLOOM_DOWNSCALE` size. A
@@ -124,13 +167,23 @@ def add_bloom(image: np.ndarray, strength: float) -> np.ndarray:
 def _bloom_glow(image: np.ndarray, strength: float) -> np.ndarray:
     """The glow :func:`add_bloom` adds to ``image`` (uint8 RGB, its size)."""
     h, w = image.shape[:2]
-    small = cv2.resize(image, (max(1, w // BLOOM_DOWNSCALE), max(1, h // BLOOM_DOWNSCALE)),
-                       interpolation=cv2.INTER_AREA)
+    glow = _glow_field(image, strength)
+    tinted = np.dstack([glow * t for t in BLOOM_TINT])
+    return cv2.resize(np.clip(tinted + 0.5, 0, 255).astype(np.uint8), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
+
+
+def _glow_field(image: np.ndarray, strength: float) -> np.ndarray:
+    """The glow of ``image`` (uint8 RGB) before its tint: float32 levels on a grid
+    :data:`BLOOM_DOWNSCALE` times smaller than the picture (its whole blocks averaged; a
+    picture smaller than one block, whole)."""
+    h, w = image.shape[:2]
+    size = (max(1, w // BLOOM_DOWNSCALE), max(1, h // BLOOM_DOWNSCALE))
+    whole = image[:size[1] * BLOOM_DOWNSCALE, :size[0] * BLOOM_DOWNSCALE]  # whole 8x8 blocks:
+    # OpenCV's area average at a whole ratio is a fast path, at 8.06 (540 rows) its slow one
+    small = cv2.resize(whole if whole.size else image, size, interpolation=cv2.INTER_AREA)
     luma = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
     bright = np.clip((luma - BLOOM_THRESHOLD) / (255.0 - BLOOM_THRESHOLD), 0.0, 1.0)
     strength *= min(1.0, BLOOM_AREA / max(1e-6, float(bright.mean())))
     sigma = max(1.0, BLOOM_SIGMA * max(small.shape[:2]))
-    glow = cv2.GaussianBlur(bright, (0, 0), sigma) * (255.0 * strength)
-    tinted = np.dstack([glow * t for t in BLOOM_TINT])
-    return cv2.resize(np.clip(tinted + 0.5, 0, 255).astype(np.uint8), (w, h),
-                      interpolation=cv2.INTER_LINEAR)
+    return cv2.GaussianBlur(bright, (0, 0), sigma) * (255.0 * strength)

@@ -14,7 +14,7 @@ from skimage import data
 from media.analysis.arc import look
 from media.base import spec, yuv
 from media.cards.spec import CardSpec
-from media.frames.grade import GRADES, apply_grade, finished, grade_named
+from media.frames.grade import GRADES, apply_grade, finished, grade_named, graded_i420
 from media.frames.preparer import SourcePreparer
 from media.frames.render import RenderRequest, render_films
 from media.frames.sources import FilmSources
@@ -134,6 +134,34 @@ def test_only_finished_grades_have_a_warm_glow_around_highlights() -> None:
     lifted = apply_grade(fog, finish).astype(int) - apply_grade(
         fog, replace(finish, bloom=0.0)).astype(int)
     assert lifted.mean() < 5
+
+
+@pytest.mark.parametrize("name", ["gentle", finished("natural"), finished("gentle")])
+def test_a_clip_frame_graded_into_i420_is_the_rgb_grade_converted(name: str) -> None:
+    """A clip frame's grade on its way to the planes (the saturation in the conversion's
+    matrix, the glow added to the planes) is the RGB grade converted, invisibly apart: as a
+    player shows them, above 45 dB. (Where the glow pushes a channel past white, the planes
+    differ more, 40 dB on the coffee's highlights: the RGB grade clipped that channel, the
+    player clips it instead.)"""
+    grade = grade_named(name)
+    for photo in (data.astronaut(), data.coffee()[:400, :598], data.chelsea()[:300, :450]):
+        photo = np.ascontiguousarray(photo)
+        expected = yuv.rgb_to_i420(apply_grade(photo, grade))
+        got = graded_i420(photo.copy(), grade)
+        assert yuv.psnr(yuv.i420_to_rgb(expected), yuv.i420_to_rgb(got)) > 45
+        for want, have in zip(yuv.planes(expected), yuv.planes(got), strict=True):
+            assert yuv.psnr(want, have) > 40
+
+
+def test_a_clip_frames_glow_is_added_to_its_planes_warm() -> None:
+    image = np.full((240, 320, 3), 40, np.uint8)
+    image[100:140, 140:180] = 255  # a bright window
+    finish = grade_named(finished("natural"))
+    glowing = graded_i420(image.copy(), finish).astype(int)
+    plain = graded_i420(image.copy(), replace(finish, bloom=0.0)).astype(int)
+    y, u, v = (a - b for a, b in zip(yuv.planes(glowing), yuv.planes(plain), strict=True))
+    assert y[90:100, 150:170].mean() > 2 and np.abs(y[:10, :10]).max() <= 1
+    assert v[45:50, 75:85].mean() > 0 > u[45:50, 75:85].mean()  # warm: red up, blue down
 
 
 @pytest.mark.render

@@ -17,10 +17,10 @@ from media.cards.motion import card_frame, card_frame_rgb
 from media.cards.spec import CardSpec
 from media.frames import clip_shots
 from media.frames.card_shots import PreparedCard
-from media.frames.clip_framing import ClipFraming, fit_box
+from media.frames.clip_framing import ClipFraming, cover_framing, fit_box, frame_clip
 from media.frames.clip_shots import PreparedClip
 from media.frames.encode import ClipReader
-from media.frames.grade import grade_named
+from media.frames.grade import finished, grade_named, graded_i420
 from media.frames.preparer import SourcePreparer
 from media.frames.sources import (
     FilmSources,
@@ -107,6 +107,25 @@ def test_a_gentle_film_grades_its_clips_in_rgb_then_converts_them(tmp_path: Path
         return float(np.abs(yuv.chroma_rows(frame).astype(np.float32) - 128).mean())
 
     assert colourfulness(frames["gentle"]) < 0.9 * colourfulness(frames["natural"])
+
+
+def test_a_signature_clip_is_graded_on_its_way_to_the_planes(tmp_path: Path) -> None:
+    """Each decoded RGB frame of a finished film's clip is graded straight into I420
+    (:func:`media.frames.grade.graded_i420`), then framed."""
+    clip = _testsrc_clip(tmp_path / "clip.mp4", 2.0)
+    grade = grade_named(finished("natural"))
+    reader = ClipReader(clip, 0.5, 2, (640, 360), LIMITS, "rgb24")
+    decoded = reader.next(float("inf"))
+    reader.close()
+    assert decoded is not None
+    expected = frame_clip(graded_i420(decoded.copy(), grade),
+                          cover_framing((640, 360), spec.LANDSCAPE))
+    shot = PreparedClip(ClipReader(clip, 0.5, 2, (640, 360), LIMITS, "rgb24"), StallWatch(60),
+                        None, grade)
+    try:
+        assert np.array_equal(shot.frame(spec.LANDSCAPE, 0), expected)
+    finally:
+        shot.close()
 
 
 def _card(aspect: spec.Aspect) -> PreparedCard:
