@@ -173,13 +173,14 @@ def _closing_spare(kept: Sequence[PhotoSource], lead_ids: tuple[str, ...], count
     """The photo the middle leaves to the closing when it would show every other photo once
     in its ``count`` shots (none twice) and the closing would then show the title's photo
     again: the arc's closer (the last of ``kept`` neither the title's nor a lead's). None
-    when the middle repeats photos anyway or would keep no shot, and when one shot fewer
+    when the middle repeats photos anyway or would keep fewer than two shots (a film is not
+    its title, one photo and its closing), and when one shot fewer
     would hold longer than the film holds a photo before it repeats one (``room``: the
     photos' time over that hold, see :func:`_hold_s`) or could not cut its runs (``room``'s
     seconds of each) into shots of at most :data:`media.plan.pacing.SHOT_MAX_S`."""
     holds, runs_s = room
     fresh = [p for p in kept[1:] if p.id not in lead_ids]
-    if count != len(fresh) or count < 2 or math.ceil(holds - 1e-9) > count - 1:
+    if count != len(fresh) or count < 3 or math.ceil(holds - 1e-9) > count - 1:
         return None
     if sum(math.ceil(r / SHOT_MAX_S - 1e-9) for r in runs_s) > count - 1:
         return None

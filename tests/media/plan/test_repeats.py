@@ -226,6 +226,13 @@ def test_a_film_that_repeats_photos_anyway_keeps_the_closing_over_the_title_phot
         assert tl.shots[-1].source_id == title.source_id == spec.photos[0].id, tl.describe()
 
 
+def test_a_middle_of_two_photos_keeps_both_rather_than_leave_one_to_the_closing() -> None:
+    for spec, tl in _plans(3, 12.0, False):  # a title, two photos and the closing
+        middle = [s.source_id for s in tl.shots if s.kind == "photo"]
+        assert len(set(middle)) == 2, tl.describe()
+        assert tl.shots[-1].source_id == spec.photos[0].id, tl.describe()
+
+
 def test_an_interlude_stands_over_a_photo_that_keeps_the_repeat_rules_or_over_none() -> None:
     tl = plan(_spec(7, 67.0, False, "all", "birthday"))  # an interlude inside the first round
     (interlude,) = [s for s in tl.shots if s.card is not None and s.card.kind == "interlude"]
