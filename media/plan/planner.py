@@ -32,7 +32,8 @@ def plan(spec: FilmSpec) -> Timeline:
     """The timeline of the film ``spec`` describes.
 
     Opening card (over the subject photo), photo and clip shots, closing card (over the subject
-    photo again, or over a photo the middle had no room for), each card as long as reading its
+    photo again, or over a photo the middle had no room for or left to it so that no photo is
+    shown twice, :func:`media.plan.slots.plan_middle`), each card as long as reading its
     words needs (:mod:`media.design.reading`). Cuts land on the song's beats (card boundaries
     prefer its bars, and inside a chorus only bars count) where the grid allows; every photo is
     shown once before any is shown again, never in two consecutive shots (see

@@ -146,12 +146,18 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
                              max(photo_s, min_s), hold_s, most)
         if len(kept) == 2:  # the other photo between the title's and the closing's: an odd
             count = _odd_count(max(photo_s, min_s) / hold_s, most)  # count
-        count = _within_longest(count, [r * photo_s / middle_s for r in runs_s], most,
-                                2 if len(kept) == 2 else 1)
+        run_s = [r * photo_s / middle_s for r in runs_s]
+        count = _within_longest(count, run_s, most, 2 if len(kept) == 2 else 1)
+        closer = None if dropped else _closing_spare(
+            kept, lead_ids, count, (max(photo_s, min_s) / hold_s, run_s))
+        if closer is not None:  # the closing stands over it: no photo shown twice
+            kept, count = [p for p in kept if p is not closer], count - 1
+            dropped.append(closer.id)
         spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
                                       subject_id=film.subject_id, max_s=SHOT_MAX_S,
-                                      before=(*lead_ids, kept[0].id), after=kept[0].id)
+                                      before=(*lead_ids, kept[0].id),
+                                      after=closer.id if closer else kept[0].id)
         clip_count = len(chosen_clips)
     else:
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
@@ -160,6 +166,25 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
     return (_stand_ins_first(slots, _stand_in_clips(film), (*lead_ids, *kept[:1])), dropped,
             lead_ids)
+
+
+def _closing_spare(kept: Sequence[PhotoSource], lead_ids: tuple[str, ...], count: int,
+                   room: tuple[float, Sequence[float]]) -> PhotoSource | None:
+    """The photo the middle leaves to the closing when it would show every other photo once
+    in its ``count`` shots (none twice) and the closing would then show the title's photo
+    again: the arc's closer (the last of ``kept`` neither the title's nor a lead's). None
+    when the middle repeats photos anyway or would keep fewer than two shots (a film is not
+    its title, one photo and its closing), and when one shot fewer
+    would hold longer than the film holds a photo before it repeats one (``room``: the
+    photos' time over that hold, see :func:`_hold_s`) or could not cut its runs (``room``'s
+    seconds of each) into shots of at most :data:`media.plan.pacing.SHOT_MAX_S`."""
+    holds, runs_s = room
+    fresh = [p for p in kept[1:] if p.id not in lead_ids]
+    if count != len(fresh) or count < 3 or math.ceil(holds - 1e-9) > count - 1:
+        return None
+    if sum(math.ceil(r / SHOT_MAX_S - 1e-9) for r in runs_s) > count - 1:
+        return None
+    return fresh[-1]
 
 
 def _stand_in_clips(film: Film) -> set[str]:

@@ -181,7 +181,8 @@ def test_the_signature_title_shows_its_lead_photos_first_and_the_middle_every_ot
     leads = [s.source_id for s in tl.shots if s.card is not None and s.card.part]
     assert len(leads) == 2 and "p00" not in leads
     middle = [s.source_id for s in tl.shots if s.kind == "photo"]
-    assert set(middle[:7 - 3]) == {p.id for p in spec.photos} - {"p00", *leads}
+    closing = tl.shots[-1].source_id  # the photo the middle left to it: none shown twice
+    assert set(middle[:7 - 4]) | {closing} == {p.id for p in spec.photos} - {"p00", *leads}
 
 
 @pytest.mark.parametrize("count", [5, 7, 10, 30])
@@ -206,6 +207,30 @@ def test_the_closing_stands_over_a_photo_the_middle_had_no_room_for() -> None:
     closing = tl.shots[-1].source_id
     assert closing not in shown and closing not in tl.dropped_photo_ids
     assert spec.photos[int(closing[1:])].face_fraction > 0  # a face, as the subject's would
+
+
+@pytest.mark.parametrize(("n", "premium"), [(5, False), (7, False), (7, True), (10, False),
+                                          (10, True)])
+def test_a_30_second_film_with_a_photo_for_every_shot_shows_none_twice(n: int,
+                                                                       premium: bool) -> None:
+    for _, tl in _plans(n, 30.0, premium):
+        shown = [p for _, photos in photo_showings(tl) for p in photos]
+        assert len(shown) == len(set(shown)), tl.describe()  # the closing's photo too
+
+
+@pytest.mark.parametrize("premium", [False, True])
+def test_a_film_that_repeats_photos_anyway_keeps_the_closing_over_the_title_photo(
+        premium: bool) -> None:
+    for spec, tl in _plans(4, 30.0, premium):  # too few photos for its shots
+        title = [s for s in tl.shots if s.card is not None and s.card.kind == "opening"][-1]
+        assert tl.shots[-1].source_id == title.source_id == spec.photos[0].id, tl.describe()
+
+
+def test_a_middle_of_two_photos_keeps_both_rather_than_leave_one_to_the_closing() -> None:
+    for spec, tl in _plans(3, 12.0, False):  # a title, two photos and the closing
+        middle = [s.source_id for s in tl.shots if s.kind == "photo"]
+        assert len(set(middle)) == 2, tl.describe()
+        assert tl.shots[-1].source_id == spec.photos[0].id, tl.describe()
 
 
 def test_an_interlude_stands_over_a_photo_that_keeps_the_repeat_rules_or_over_none() -> None:

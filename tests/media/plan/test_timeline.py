@@ -69,9 +69,13 @@ def test_the_subject_opens_under_the_title_and_is_not_shown_again_straight_after
         assert tl.shots[0].kind == "card" and tl.shots[0].source_id == subject
         assert tl.shots[1].source_id != subject  # the title was its opening showing
         assert subject not in shown[:len(set(shown)) - 1]  # it returns after all the others
-        assert tl.subject_photo_id == subject  # and stands behind the closing
-        assert tl.shots[-1].kind == "card" and tl.shots[-1].source_id == subject
-        assert tl.shots[-1].motion == KEN_BURNS
+        assert tl.subject_photo_id == subject
+        closing = tl.shots[-1]
+        assert closing.kind == "card" and closing.motion == KEN_BURNS
+        if len(shown) > len(set(shown)):  # photos repeat anyway: the closing is its bookend
+            assert closing.source_id == subject
+        else:  # every photo once: the closing stands over the one the middle left to it
+            assert closing.source_id not in {subject, *shown}
 
 
 def test_clips_are_spread_through_the_film() -> None:
@@ -269,8 +273,8 @@ def test_arc_opens_on_subject_alternates_and_ends_warm() -> None:
         words=FilmWords(opening=OPENING, closing=CLOSING), song=SongGrid(beat_times=beat_grid(26))))
     order = [s.source_id for s in tl.shots if s.kind == "photo"]
     assert tl.shots[0].source_id == "p6" and order[0] != "p6"  # the title opens on the subject
-    assert order[-1] == "p4"  # the warmest and brightest last
-    assert sorted(["p6", *order]) == sorted(p.id for p in given)  # each once
+    assert tl.shots[-1].source_id == "p4"  # the warmest and brightest under the closing
+    assert sorted(["p6", *order, "p4"]) == sorted(p.id for p in given)  # each once
     by_id = {p.id: p for p in given}
     closes = [by_id[i].close for i in order]
     assert sum(a == b for a, b in pairwise(closes)) <= 2  # close and wide alternate
@@ -288,7 +292,7 @@ def test_clip_shot_starts_on_its_best_stretch() -> None:
     scores = tuple([0.0] * 10 + [0.9] * 25 + [0.1] * 5)  # 8 s sampled every 0.2 s: good 2-7 s
     clip = ClipSource("c0", 8.0, 1920, 1080, True, scores, 0.2)
     tl = planner.plan(FilmSpec(
-        length_sec=30.0, photos=plan_photos(6), clips=[clip], recipe=MotionRecipe(motion_shots=1),
+        length_sec=30.0, photos=plan_photos(7), clips=[clip], recipe=MotionRecipe(motion_shots=1),
         subject_photo_id="p0", words=FilmWords(opening=OPENING, closing=CLOSING),
         song=SongGrid(beat_times=beat_grid(30))))
     shot = next(s for s in tl.shots if s.kind == "clip")
@@ -316,10 +320,16 @@ def test_photos_hold_up_to_six_seconds_before_any_repeats(
         n_photos: int, length: float, gentle: bool) -> None:
     tl = planned_film(n_photos=n_photos, n_clips=0, length=length, gentle=gentle, subject="p0")
     shown = [s.source_id for s in _showings(tl)]
+    closing = tl.shots[-1].source_id
     others = sorted(f"p{i}" for i in range(1, n_photos))  # the subject opened the title
-    assert sorted(shown[:n_photos - 1]) == others  # each once before any again
     middle_s = (tl.shots[-1].cut_in - tl.shots[0].cut_out) / tl.fps
-    assert len(shown) == max(n_photos - 1, math.ceil(middle_s / (7.0 if gentle else 6.0)))
+    holds = math.ceil(middle_s / (7.0 if gentle else 6.0))
+    if closing == "p0":  # the middle shows every other photo, then repeats
+        assert sorted(shown[:n_photos - 1]) == others  # each once before any again
+        assert len(shown) == max(n_photos - 1, holds)
+    else:  # one shot fewer holds no longer: the closing shows the last photo, none twice
+        assert sorted([*shown, closing]) == others
+        assert holds <= len(shown)
 
 
 @pytest.mark.parametrize("n_photos", [1, 3, 7])
