@@ -183,6 +183,29 @@ def words_wanted(card: CardSpec, width: int, height: int, logo: np.ndarray | Non
     return (width / 2, centre_y), block
 
 
+def words_over_rows(card: CardSpec, width: int, height: int,
+                    at: tuple[float, float, float] | None = None,
+                    logo: np.ndarray | None = None) -> tuple[int, int] | None:
+    """The rows (top, bottom pixels, bottom exclusive) of the frame :func:`render_words_over`
+    reads of its ``behind`` for the same arguments: those of its words' ink (their colours and
+    the scrim's depth are read there); None when the card draws no words."""
+    reserve = logo_reserve(width, height, check_logo(logo) if logo is not None else None)[2]
+    at = at if at is not None else _wanted_at(card, width, height, logo)
+    return _rows(words_box(card, width, height, reserve, at), height)
+
+
+def _rows(box: Box | None, height: int) -> tuple[int, int] | None:
+    """The rows (top, bottom pixels) of ``box`` inside a frame ``height`` pixels high."""
+    return None if box is None else (max(0, box[1]), min(height, max(box[1], box[3])))
+
+
+def _wanted_at(card: CardSpec, width: int, height: int, logo: np.ndarray | None
+               ) -> tuple[float, float, float] | None:
+    """Where the look wants ``card``'s words, at full size (see :func:`words_wanted`)."""
+    wanted = words_wanted(card, width, height, logo)
+    return (*wanted[0], 1.0) if wanted is not None else None
+
+
 def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarray,
                       at: tuple[float, float, float] | None = None,
                       logo: np.ndarray | None = None) -> CardImage:
@@ -190,14 +213,14 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
     and interludes): centred at ``at`` (centre x, y pixels, scale; see :func:`words_wanted`;
     None: where the look wants them), over the look's scrim
     (:mod:`media.cards.scrim`), lifted in colour to read against ``behind`` (uint8 RGB, the
-    frame's size: the brightest the photo gets under them over the shot) darkened by the
-    scrim. ``logo`` (RGBA uint8) sits above the words. The frames come from
-    :func:`media.cards.motion.words_over_frame`."""
+    frame's size: the brightest the photo gets under them over the shot; only its rows
+    :func:`words_over_rows` are read) darkened by the scrim. ``logo`` (RGBA uint8) sits above
+    the words. The frames come from :func:`media.cards.motion.words_over_frame`; the card's
+    ``base`` is black outside those rows (it is only what the colours were lifted against)."""
     rgba_logo = check_logo(logo) if logo is not None else None
     logo_w, logo_h, reserve = logo_reserve(width, height, rgba_logo)
     if at is None:
-        wanted = words_wanted(card, width, height, logo)
-        at = (*wanted[0], 1.0) if wanted is not None else None
+        at = _wanted_at(card, width, height, logo)
     with fonts.LOCK:
         lay = layout_card(card, width, height, reserve, at)
     look = card_look(card)
@@ -205,8 +228,12 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
     pal = replace(palette(card), shadow_alpha=rules.shadow)
     entrance = look.entrance(card.kind, card.part)
     behind = fit_background(behind, width, height)
-    scrim = Scrim(rules, width, height, words_box(card, width, height, reserve, at), behind)
-    base = scrim.apply_rgb(behind)
+    words = words_box(card, width, height, reserve, at)
+    scrim = Scrim(rules, width, height, words, behind)
+    base = np.zeros((height, width, 3), np.float32)
+    rows = _rows(words, height)
+    if rows is not None:
+        base[rows[0]:rows[1]] = scrim.apply_rgb(behind[rows[0]:rows[1]], rows[0])
     letters = cuts_letters(entrance.text, entrance)
     sprites = (word_sprites(base, lay, pal, look.shadow_blur * rules.shadow_spread, letters)
                if lay.lines else [])

@@ -89,9 +89,11 @@ class Scrim:
                 cv2.multiply(rows, keep, dst=rows, scale=1.0 / 255.0)
                 cv2.add(rows, letin, dst=rows)
 
-    def apply_rgb(self, image: np.ndarray) -> np.ndarray:
-        """``image`` (RGB, this scrim's size) with the scrim over it, as float32."""
-        return image.astype(np.float32) * self.gain[..., None]
+    def apply_rgb(self, image: np.ndarray, top: int = 0) -> np.ndarray:
+        """``image`` (RGB, this scrim's width: its rows from row ``top`` of the frame down;
+        the whole frame by default) with the scrim over it, as float32."""
+        gain = self.gain[top:top + image.shape[0]]
+        return image.astype(np.float32) * gain[..., None]
 
 
 def _deepened(rules: OverPhoto, width: int, height: int,
