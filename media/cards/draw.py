@@ -57,7 +57,7 @@ class CardI420:
 
 @dataclass(frozen=True)
 class CardImage:
-    """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
+    """A rendered card: its ``base`` (the backdrop,
     with the logo), the text as ``sprites`` that :mod:`media.cards.motion` moves, the centre of
     the text block (``centre``, pixels), how far (pixels) words rise as they come in, how
     much of the house motion it makes (``drift``) and its look's ``entrance``.
@@ -67,7 +67,6 @@ class CardImage:
     (I420 planes, blended over each frame); its ``base`` is then only what the words' colours
     were lifted against."""
 
-    final: np.ndarray
     base: np.ndarray
     sprites: tuple[Sprite, ...]
     centre: tuple[float, float]
@@ -79,6 +78,12 @@ class CardImage:
     held: dict = field(default_factory=dict, compare=False, repr=False)
     """The words' moved layers of the last frame (see :func:`media.cards.planes.lay_text`):
     words holding still over a moving photo are not resampled frame after frame."""
+
+    @functools.cached_property
+    def final(self) -> np.ndarray:
+        """The card still (uint8 RGB, everything in place: every word at rest over ``base``),
+        made on first use (a film's frames never need it, a poster or a still does)."""
+        return _with_words(self.base, list(self.sprites))
 
     @functools.cached_property
     def sprites_i420(self) -> tuple[SpriteI420, ...]:
@@ -124,7 +129,7 @@ def render_card_image(card: CardSpec, width: int, height: int,
                     logo_h)
         plain = blend_logo(plain, scale_logo(rgba_logo, logo_box))
     rise = entrance.rise * min(width, height)
-    return CardImage(_with_words(plain, sprites), plain, tuple(sprites),
+    return CardImage(plain, tuple(sprites),
                      _centre(boxes, width, height), rise, look.motion.drift, entrance)
 
 
@@ -231,13 +236,15 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
     words = words_box(card, width, height, reserve, at)
     scrim = Scrim(rules, width, height, words, behind)
     base = np.zeros((height, width, 3), np.float32)
+    plain = np.zeros((height, width, 3), np.uint8)
     rows = _rows(words, height)
     if rows is not None:
-        base[rows[0]:rows[1]] = scrim.apply_rgb(behind[rows[0]:rows[1]], rows[0])
+        top, bottom = rows
+        base[top:bottom] = scrim.apply_rgb(behind[top:bottom], top)
+        plain[top:bottom] = to_uint8(base[top:bottom])
     letters = cuts_letters(entrance.text, entrance)
     sprites = (word_sprites(base, lay, pal, look.shadow_blur * rules.shadow_spread, letters)
                if lay.lines else [])
-    plain = to_uint8(base)
     boxes = _ink_boxes(lay)
     planar = None
     if rgba_logo is not None:
@@ -247,7 +254,7 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
         scaled = scale_logo(rgba_logo, logo_box)
         plain = blend_logo(plain, scaled)
         planar = planar_logo(scaled)
-    return CardImage(_with_words(plain, sprites), plain, tuple(sprites),
+    return CardImage(plain, tuple(sprites),
                      _centre(boxes, width, height), entrance.rise * min(width, height),
                      rules.drift, entrance, scrim, planar)
 
