@@ -34,7 +34,7 @@ from media.design import looks
 from media.frames.grade import finished
 from media.frames.parallax import matte_score
 from media.frames.sources import load_photo
-from media.intake.clip_analysis import analyse_clip, frame_scores
+from media.intake.clip_analysis import ScoredClip, scored_clip
 from media.plan.inputs import ClipSource, MotionClipSource, PhotoSource
 from media.plan.pacing import closing_budget_s, film_look
 from media.plan.planner import plan
@@ -262,16 +262,16 @@ def _focus(subject: Subject | None) -> dict[str, float]:
 
 def clip_sources(prep: PrepResult, paths: dict[str, Path]
                  ) -> tuple[list[ClipSource], dict[str, tuple[int, ...]]]:
-    """The prepared clips with their quality scores (one low-resolution analysis pass each),
-    and the perceptual hashes of a few of each clip's frames by clip id."""
+    """The prepared clips with their quality scores and the perceptual hashes of a few of each
+    clip's frames by clip id: prep's (:attr:`workflows.stages.PreparedClip.scores`), else (a
+    prep that did not score) one low-resolution analysis pass of the clip here."""
     sources, hashes = [], {}
     for c in prep.clips:
-        analysis = analyse_clip(paths[c.id], (c.width, c.height))
+        scored = (ScoredClip(c.scores.step_s, c.scores.scores, c.scores.hashes)
+                  if c.scores is not None else scored_clip(paths[c.id], (c.width, c.height)))
         sources.append(ClipSource(c.id, c.duration_sec, c.width, c.height,
-                                  c.has_audio, tuple(round(float(v), 4)
-                                                     for v in frame_scores(analysis)),
-                                  analysis.step_s))
-        hashes[c.id] = analysis.hashes
+                                  c.has_audio, scored.scores, scored.step_s))
+        hashes[c.id] = scored.hashes
     return sources, hashes
 
 

@@ -15,11 +15,12 @@ from activities.context import Heartbeater, StageContext
 from media.base import errors
 from media.base.errors import MediaRejected
 from media.base.probe import sniff_container
+from media.intake.clip_analysis import scored_clip
 from media.intake.clip_checks import probe_clip
 from media.intake.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
 from media.intake.sandbox import prepare_photo_bounded
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
-from workflows.stages import PreparedClip, PreparedPhoto, PrepResult, Rejection
+from workflows.stages import ClipScores, PreparedClip, PreparedPhoto, PrepResult, Rejection
 
 CLIP_NORMALIZE_TIMEOUT_S = 600.0
 PREP_THREADS = 2  # the clips on one, the photos on the other (and both once the clips are done)
@@ -118,4 +119,12 @@ def _prep_clip(ctx: StageContext, order: FilmOrder, ref: ClipRef, scratch: Path,
     key = order.run_keys.prepared_clip(ref.id)
     ctx.storage.put_file(key, mezzanine, content_type="video/mp4")
     return PreparedClip(id=ref.id, key=key, duration_sec=info.duration_s, width=info.width,
-                        height=info.height, has_audio=info.has_audio)
+                        height=info.height, has_audio=info.has_audio,
+                        scores=_scores(mezzanine, (info.width, info.height)))
+
+
+def _scores(mezzanine: Path, size: tuple[int, int]) -> ClipScores:
+    """The mezzanine's scores and hashes (``size`` = width, height pixels) for the render's plan:
+    a clip is analysed once, where it is made, not again by each render of it."""
+    scored = scored_clip(mezzanine, size)
+    return ClipScores(step_s=scored.step_s, scores=scored.scores, hashes=scored.hashes)

@@ -215,8 +215,22 @@ class PreparedPhoto(_Model):
     copy's box in shares of the upright photo ``(left, top, right, bottom)``."""
 
 
+class ClipScores(_Model):
+    """What prep's low-resolution pass over a mezzanine found (see
+    :mod:`media.intake.clip_analysis`), for the render's plan: the clip's quality every
+    ``step_s`` seconds (``scores``, about 0..1, rounded to 4 places) and the perceptual hashes
+    of a few of its frames (``hashes``: is the clip a photo's twin?). Numbers only: a few
+    hundred floats for the longest mezzanine."""
+
+    step_s: float
+    scores: tuple[float, ...]
+    hashes: tuple[int, ...]
+
+
 class PreparedClip(_Model):
-    """A normalized mezzanine of one clip (H.264, 30 fps CFR, upright, BT.709)."""
+    """A normalized mezzanine of one clip (H.264, 30 fps CFR, upright, BT.709); ``scores``,
+    prep's analysis of it (None from a prep that did not analyse: the plan then analyses the
+    clip itself)."""
 
     id: str
     key: str
@@ -224,6 +238,7 @@ class PreparedClip(_Model):
     width: int
     height: int
     has_audio: bool
+    scores: ClipScores | None = None
 
 
 class PrepResult(_Model):

@@ -130,6 +130,25 @@ def i420_to_rgb(frame: np.ndarray) -> np.ndarray:
     return cv2.transform(cv2.merge([y, up_u, up_v]), _YUV_TO_RGB)
 
 
+ROWS_PAD = 4  # luma rows converted past a band's edges: bilinear chroma reads its neighbours
+
+
+def i420_rows_to_rgb(frame: np.ndarray, top: int, bottom: int) -> np.ndarray:
+    """Rows ``[top, bottom)`` (pixels, clipped to the frame) of :func:`i420_to_rgb` of
+    ``frame``, the same pixels, converting only those rows and :data:`ROWS_PAD` either side."""
+    width, height = frame_size(frame)
+    top, bottom = max(0, top), min(height, max(top, bottom))
+    start = max(0, (top - ROWS_PAD) // 2 * 2)
+    stop = min(height, -(-(bottom + ROWS_PAD) // 2) * 2)
+    y, u, v = planes(frame)
+    band = (y[start:stop], u[start // 2:stop // 2], v[start // 2:stop // 2])
+    size = (width, stop - start)
+    up_u = cv2.resize(band[1], size, interpolation=cv2.INTER_LINEAR)
+    up_v = cv2.resize(band[2], size, interpolation=cv2.INTER_LINEAR)
+    rgb = cv2.transform(cv2.merge([band[0], up_u, up_v]), _YUV_TO_RGB)
+    return rgb[top - start:bottom - start]
+
+
 def psnr(a: np.ndarray, b: np.ndarray) -> float:
     """Peak signal-to-noise ratio (dB, peak 255) between two same-shape uint8 arrays; inf when
     equal."""

@@ -57,7 +57,7 @@ class CardI420:
 
 @dataclass(frozen=True)
 class CardImage:
-    """A rendered card: ``final`` (uint8 RGB, everything in place), its ``base`` (the backdrop,
+    """A rendered card: its ``base`` (the backdrop,
     with the logo), the text as ``sprites`` that :mod:`media.cards.motion` moves, the centre of
     the text block (``centre``, pixels), how far (pixels) words rise as they come in, how
     much of the house motion it makes (``drift``) and its look's ``entrance``.
@@ -67,7 +67,6 @@ class CardImage:
     (I420 planes, blended over each frame); its ``base`` is then only what the words' colours
     were lifted against."""
 
-    final: np.ndarray
     base: np.ndarray
     sprites: tuple[Sprite, ...]
     centre: tuple[float, float]
@@ -79,6 +78,12 @@ class CardImage:
     held: dict = field(default_factory=dict, compare=False, repr=False)
     """The words' moved layers of the last frame (see :func:`media.cards.planes.lay_text`):
     words holding still over a moving photo are not resampled frame after frame."""
+
+    @functools.cached_property
+    def final(self) -> np.ndarray:
+        """The card still (uint8 RGB, everything in place: every word at rest over ``base``),
+        made on first use (a film's frames never need it, a poster or a still does)."""
+        return _with_words(self.base, list(self.sprites))
 
     @functools.cached_property
     def sprites_i420(self) -> tuple[SpriteI420, ...]:
@@ -124,7 +129,7 @@ def render_card_image(card: CardSpec, width: int, height: int,
                     logo_h)
         plain = blend_logo(plain, scale_logo(rgba_logo, logo_box))
     rise = entrance.rise * min(width, height)
-    return CardImage(_with_words(plain, sprites), plain, tuple(sprites),
+    return CardImage(plain, tuple(sprites),
                      _centre(boxes, width, height), rise, look.motion.drift, entrance)
 
 
@@ -183,6 +188,29 @@ def words_wanted(card: CardSpec, width: int, height: int, logo: np.ndarray | Non
     return (width / 2, centre_y), block
 
 
+def words_over_rows(card: CardSpec, width: int, height: int,
+                    at: tuple[float, float, float] | None = None,
+                    logo: np.ndarray | None = None) -> tuple[int, int] | None:
+    """The rows (top, bottom pixels, bottom exclusive) of the frame :func:`render_words_over`
+    reads of its ``behind`` for the same arguments: those of its words' ink (their colours and
+    the scrim's depth are read there); None when the card draws no words."""
+    reserve = logo_reserve(width, height, check_logo(logo) if logo is not None else None)[2]
+    at = at if at is not None else _wanted_at(card, width, height, logo)
+    return _rows(words_box(card, width, height, reserve, at), height)
+
+
+def _rows(box: Box | None, height: int) -> tuple[int, int] | None:
+    """The rows (top, bottom pixels) of ``box`` inside a frame ``height`` pixels high."""
+    return None if box is None else (max(0, box[1]), min(height, max(box[1], box[3])))
+
+
+def _wanted_at(card: CardSpec, width: int, height: int, logo: np.ndarray | None
+               ) -> tuple[float, float, float] | None:
+    """Where the look wants ``card``'s words, at full size (see :func:`words_wanted`)."""
+    wanted = words_wanted(card, width, height, logo)
+    return (*wanted[0], 1.0) if wanted is not None else None
+
+
 def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarray,
                       at: tuple[float, float, float] | None = None,
                       logo: np.ndarray | None = None) -> CardImage:
@@ -190,14 +218,14 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
     and interludes): centred at ``at`` (centre x, y pixels, scale; see :func:`words_wanted`;
     None: where the look wants them), over the look's scrim
     (:mod:`media.cards.scrim`), lifted in colour to read against ``behind`` (uint8 RGB, the
-    frame's size: the brightest the photo gets under them over the shot) darkened by the
-    scrim. ``logo`` (RGBA uint8) sits above the words. The frames come from
-    :func:`media.cards.motion.words_over_frame`."""
+    frame's size: the brightest the photo gets under them over the shot; only its rows
+    :func:`words_over_rows` are read) darkened by the scrim. ``logo`` (RGBA uint8) sits above
+    the words. The frames come from :func:`media.cards.motion.words_over_frame`; the card's
+    ``base`` is black outside those rows (it is only what the colours were lifted against)."""
     rgba_logo = check_logo(logo) if logo is not None else None
     logo_w, logo_h, reserve = logo_reserve(width, height, rgba_logo)
     if at is None:
-        wanted = words_wanted(card, width, height, logo)
-        at = (*wanted[0], 1.0) if wanted is not None else None
+        at = _wanted_at(card, width, height, logo)
     with fonts.LOCK:
         lay = layout_card(card, width, height, reserve, at)
     look = card_look(card)
@@ -205,12 +233,18 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
     pal = replace(palette(card), shadow_alpha=rules.shadow)
     entrance = look.entrance(card.kind, card.part)
     behind = fit_background(behind, width, height)
-    scrim = Scrim(rules, width, height, words_box(card, width, height, reserve, at), behind)
-    base = scrim.apply_rgb(behind)
+    words = words_box(card, width, height, reserve, at)
+    scrim = Scrim(rules, width, height, words, behind)
+    base = np.zeros((height, width, 3), np.float32)
+    plain = np.zeros((height, width, 3), np.uint8)
+    rows = _rows(words, height)
+    if rows is not None:
+        top, bottom = rows
+        base[top:bottom] = scrim.apply_rgb(behind[top:bottom], top)
+        plain[top:bottom] = to_uint8(base[top:bottom])
     letters = cuts_letters(entrance.text, entrance)
     sprites = (word_sprites(base, lay, pal, look.shadow_blur * rules.shadow_spread, letters)
                if lay.lines else [])
-    plain = to_uint8(base)
     boxes = _ink_boxes(lay)
     planar = None
     if rgba_logo is not None:
@@ -220,7 +254,7 @@ def render_words_over(card: CardSpec, width: int, height: int, behind: np.ndarra
         scaled = scale_logo(rgba_logo, logo_box)
         plain = blend_logo(plain, scaled)
         planar = planar_logo(scaled)
-    return CardImage(_with_words(plain, sprites), plain, tuple(sprites),
+    return CardImage(plain, tuple(sprites),
                      _centre(boxes, width, height), entrance.rise * min(width, height),
                      rules.drift, entrance, scrim, planar)
 

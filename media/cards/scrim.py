@@ -57,9 +57,11 @@ class Scrim:
         for plane, black in zip(yuv.planes(np.zeros(yuv.frame_shape(width, height), np.uint8)),
                                 (yuv.BLACK_Y, yuv.NEUTRAL_C, yuv.NEUTRAL_C), strict=True):
             rows, cols = plane.shape
-            gain = cv2.resize(self.gain, (cols, rows), interpolation=cv2.INTER_AREA)
-            keep = np.clip(np.rint(gain * 255.0), 0, 255).astype(np.uint8)
-            letin = np.clip(np.rint(black * (1.0 - gain)), 0, 255).astype(np.uint8)
+            gain = (self.gain if (rows, cols) == self.gain.shape else
+                    cv2.resize(self.gain, (cols, rows), interpolation=cv2.INTER_AREA))
+            # rint(gain * 255) and rint(black * (1 - gain)) in uint8, one pass each
+            keep = cv2.convertScaleAbs(gain, alpha=255.0)
+            letin = cv2.convertScaleAbs(np.float32(1.0) - gain, alpha=float(black))
             shaded = np.flatnonzero(keep.min(axis=1) < UNTOUCHED)
             span = (int(shaded[0]), int(shaded[-1]) + 1) if shaded.size else (0, 0)
             self._planes.append((keep[span[0]:span[1]], letin[span[0]:span[1]], span))
@@ -89,9 +91,11 @@ class Scrim:
                 cv2.multiply(rows, keep, dst=rows, scale=1.0 / 255.0)
                 cv2.add(rows, letin, dst=rows)
 
-    def apply_rgb(self, image: np.ndarray) -> np.ndarray:
-        """``image`` (RGB, this scrim's size) with the scrim over it, as float32."""
-        return image.astype(np.float32) * self.gain[..., None]
+    def apply_rgb(self, image: np.ndarray, top: int = 0) -> np.ndarray:
+        """``image`` (RGB, this scrim's width: its rows from row ``top`` of the frame down;
+        the whole frame by default) with the scrim over it, as float32."""
+        gain = self.gain[top:top + image.shape[0]]
+        return image.astype(np.float32) * gain[..., None]
 
 
 def _deepened(rules: OverPhoto, width: int, height: int,

@@ -28,6 +28,7 @@ from media.cards.draw import (
     render_card_image,
     render_words_over,
     words_box,
+    words_over_rows,
     words_wanted,
 )
 from media.cards.motion import (
@@ -301,5 +302,10 @@ class CardShots:
         size = (aspect.width, aspect.height)
         frames = getattr(layer, "motion", None)
         ends = (0, frames.frames // 2, frames.frames - 1) if frames is not None else (0,)
-        behind = np.max([yuv.i420_to_rgb(layer.frame(i)) for i in ends], axis=0)
+        behind = np.zeros((aspect.height, aspect.width, 3), np.uint8)
+        rows = words_over_rows(card, *size, at, self.logo)
+        if rows is not None:  # only the words' rows are read: only they are converted to RGB
+            top, bottom = rows
+            behind[top:bottom] = np.max([yuv.i420_rows_to_rgb(layer.frame(i), top, bottom)
+                                         for i in ends], axis=0)
         return render_words_over(card, *size, behind, at, self.logo)

@@ -153,6 +153,29 @@ def analyse_clip(path: Path, size: tuple[int, int], limits: Limits | None = None
     return analyse_frames(frames, step_s)
 
 
+@dataclass(frozen=True)
+class ScoredClip:
+    """What the planner reads of a clip's analysis: its quality every ``step_s`` seconds
+    (``scores``, :func:`frame_scores` rounded to :data:`SCORE_DECIMALS` places) and the
+    perceptual hashes of a few of its frames (``hashes``, :attr:`ClipAnalysis.hashes`)."""
+
+    step_s: float
+    scores: tuple[float, ...]
+    hashes: tuple[int, ...]
+
+
+SCORE_DECIMALS = 4  # a score's places: the same whether prep or the render's plan scored it
+
+
+def scored_clip(path: Path, size: tuple[int, int], limits: Limits | None = None) -> ScoredClip:
+    """:func:`analyse_clip` of ``path`` (``size`` = width, height pixels) as the planner reads
+    it (see :class:`ScoredClip`)."""
+    analysis = analyse_clip(path, size, limits)
+    return ScoredClip(analysis.step_s,
+                      tuple(round(float(v), SCORE_DECIMALS) for v in frame_scores(analysis)),
+                      analysis.hashes)
+
+
 def _motion_score(diff: np.ndarray) -> np.ndarray:
     """0 for a static sample, 1 for moderate movement, falling again for chaos."""
     rise = np.clip(diff / STILL_DIFF - 0.25, 0.0, 1.0)

@@ -91,3 +91,12 @@ def test_luma_and_chroma_rows_split_a_frame_by_its_black_level() -> None:
     assert yuv.luma_rows(frame).shape == (4, 8) and (yuv.luma_rows(frame) == 16).all()
     assert yuv.chroma_rows(frame).shape == (2, 8) and (yuv.chroma_rows(frame) == 128).all()
     assert yuv.PLANE_OFFSETS == (16.0, 128.0, 128.0) and yuv.PIX_FMT == "yuv420p"
+
+
+@pytest.mark.parametrize(("top", "bottom"), [(0, 7), (37, 121), (101, 102), (300, 384), (-4, 999)])
+def test_a_band_of_rows_converts_to_the_same_rgb_as_the_whole_frame(top: int, bottom: int
+                                                                    ) -> None:
+    frame = yuv.rgb_to_i420(_astronaut())
+    whole = yuv.i420_to_rgb(frame)
+    band = yuv.i420_rows_to_rgb(frame, top, bottom)
+    assert np.array_equal(band, whole[max(0, top):min(384, bottom)])

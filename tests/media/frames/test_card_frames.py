@@ -66,3 +66,21 @@ def test_a_fitted_cards_backdrop_under_held_words_is_made_once_and_only_the_prin
     assert drawn.count("draw_print") >= FRAMES // 3  # the words held once they came in
     assert "draw" in drawn  # while they came in, the whole frame was drawn
     assert len(set(backs)) == 1  # one backdrop under the held words, made once
+
+
+def test_words_over_a_photo_read_only_the_rows_of_their_ink() -> None:
+    from media.cards.draw import words_over_rows
+
+    layer = _fitted_layer()
+    behind = yuv.i420_to_rgb(layer.frame(0))
+    top, bottom = words_over_rows(CLOSING, SMALL.width, SMALL.height)
+    assert 0 < top < bottom < SMALL.height
+    banded = np.zeros_like(behind)
+    banded[top:bottom] = behind[top:bottom]
+    whole = render_words_over(CLOSING, SMALL.width, SMALL.height, behind)
+    band = render_words_over(CLOSING, SMALL.width, SMALL.height, banded)
+    assert np.array_equal(whole.scrim.gain, band.scrim.gain)
+    for ours, theirs in zip(whole.sprites, band.sprites, strict=True):
+        assert np.array_equal(ours.ink, theirs.ink) and (ours.x0, ours.y0) == (theirs.x0,
+                                                                               theirs.y0)
+    assert np.array_equal(whole.base[top:bottom], band.base[top:bottom])
