@@ -21,6 +21,7 @@ DUST_MAX_FRACTION = 1 / 250  # largest dust speck (side), as a fraction of the l
 DUST_MIN_CONTRAST = 48.0  # dust must stand out more than a scratch (8-bit levels)
 SCRATCH_MIN_COUNT = 2  # a single line is more likely a wire or an edge than damage
 DUST_MIN_AREA = 4  # pixels (working scale): smaller specks are taken for real detail
+SCRATCH_RUN_WIDTHS = 4  # a line's run, in scratch widths, that keeps it apart from what it crosses
 DUST_SURROUND_RATIO = 6.0  # a speck's contrast must exceed its surround's texture this much
 
 
@@ -47,11 +48,20 @@ def find_defects(image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
     counts = {"scratches": 0.0, "specks": 0.0}
     for op in (cv2.MORPH_TOPHAT, cv2.MORPH_BLACKHAT):
         response = cv2.morphologyEx(luma, op, kernel)
-        labels, scratch_ids, speck_ids = _classify(response, texture, threshold, width)
+        binary = (response > threshold).astype(np.uint8)
+        labels, scratch_ids, speck_ids = _classify(binary, response, texture, width)
         counts["scratches"] += len(scratch_ids)
         counts["specks"] += len(speck_ids)
         mask[np.isin(labels, scratch_ids)] = 255
         specks[np.isin(labels, speck_ids)] = 255
+        if op == cv2.MORPH_TOPHAT:  # a bright scratch touching other bright detail
+            labels, scratch_ids, _ = _classify(
+                cv2.morphologyEx(binary, cv2.MORPH_OPEN, _vertical_run(width)), response,
+                texture, width)
+            fresh = [i for i in scratch_ids if not mask[labels == i].any()
+                     and _off_the_sides(labels == i, width)]
+            counts["scratches"] += len(fresh)
+            mask[np.isin(labels, fresh)] = 255
     if counts["scratches"] < SCRATCH_MIN_COUNT:  # not a damaged print: lines are detail
         mask[:] = 0
     else:
@@ -70,10 +80,28 @@ def _surround_texture(luma: np.ndarray, width: int) -> np.ndarray:
     return np.sqrt(np.maximum(var, 0.0))
 
 
-def _classify(response: np.ndarray, texture: np.ndarray, threshold: float,
+def _off_the_sides(component: np.ndarray, width: int) -> bool:
+    """True when the ``component`` (a boolean mask) keeps two scratch widths off the photo's
+    left and right edges: a line hugging them is the scan's border, not damage."""
+    columns = np.flatnonzero(component.any(axis=0))
+    return bool(columns.size) and columns[0] >= 2 * width and (
+        columns[-1] < component.shape[1] - 2 * width)
+
+
+def _vertical_run(width: int) -> np.ndarray:
+    """A vertical run :data:`SCRATCH_RUN_WIDTHS` widths long: opened by it, the candidates
+    keep only their near-vertical lines, apart from the detail a scratch crosses (a collar, a
+    can, another scratch) that joins them into one component too wide to look like a line.
+    Bright and vertical only: a print's long scratches run along the film and show white
+    where the emulsion is gone, while dark lines are more often a tower's struts or a mast
+    against the sky, and horizontal ones horizons, wires and shelves."""
+    return np.ones((SCRATCH_RUN_WIDTHS * width + 1, 1), np.uint8)
+
+
+def _classify(binary: np.ndarray, response: np.ndarray, texture: np.ndarray,
               width: int) -> tuple[np.ndarray, list[int], list[int]]:
-    """Label ``response > threshold`` and pick (labels, scratch labels, speck labels)."""
-    binary = (response > threshold).astype(np.uint8)
+    """Label the candidates ``binary`` (1 where ``response`` passed the threshold) and pick
+    (labels, scratch labels, speck labels)."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     if count <= 1:
         return labels, [], []

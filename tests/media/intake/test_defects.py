@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from media.intake.defects import find_defects
+from media.intake.defects import _off_the_sides, find_defects
 
 
 def _print(lines: int, specks: int = 0) -> np.ndarray:
@@ -39,3 +39,35 @@ def test_a_single_line_is_taken_for_detail_not_damage() -> None:
     mask, counts = find_defects(_print(1, specks=3))
     assert counts["scratches"] == 1
     assert not mask.any()  # neither the line nor the dust is touched
+
+
+def test_scratches_joined_by_the_bright_detail_they_cross_are_still_scratches() -> None:
+    # two long scratches crossing a bright bar (a collar, a can) read as one wide component
+    luma = np.ascontiguousarray(_print(0)[..., 0])
+    for x in (300, 360):
+        cv2.line(luma, (x, 60), (x + 6, 540), 250, 1)
+    cv2.line(luma, (280, 300), (390, 300), 250, 2)
+    mask, counts = find_defects(np.repeat(luma[..., None], 3, axis=2))
+    assert counts["scratches"] >= 2
+    assert mask[150, 295:310].any() and mask[450, 355:370].any()  # both, away from the bar
+
+
+def test_dark_struts_of_a_tower_against_the_sky_are_not_scratches() -> None:
+    # a lattice: two dark uprights joined by dark cross braces, as a launch tower at dusk
+    luma = np.ascontiguousarray(_print(0)[..., 0])
+    for x in (300, 360):
+        cv2.line(luma, (x, 60), (x, 540), 10, 1)
+    for y in range(80, 540, 60):
+        cv2.line(luma, (300, y), (360, y + 30), 10, 1)
+    mask, _ = find_defects(np.repeat(luma[..., None], 3, axis=2))
+    assert not mask.any()
+
+
+
+
+def test_a_line_hugging_the_photos_side_is_its_border_not_a_joined_scratch() -> None:
+    line = np.zeros((100, 300), bool)
+    line[:, 298] = True  # the scanner's edge
+    assert not _off_the_sides(line, 2)
+    line[:, 298], line[:, 150] = False, True
+    assert _off_the_sides(line, 2)
