@@ -36,6 +36,10 @@ SETTLE_S = 0.3
 EASE_MIX = 0.6  # 0 = linear, 1 = full cosine ease-in-out
 
 
+PixelBox = tuple[float, float, float, float]
+"""A box in source pixels: (x0, y0, x1, y1)."""
+
+
 @dataclass(frozen=True)
 class Rect:
     """A viewport rectangle in source pixels (float): top-left corner, width and height."""
@@ -181,16 +185,16 @@ HELD_PUSH_LEAST_PX = 16.0
 of its ease still change the picture visibly within any :data:`media.base.spec.MAX_FROZEN_S`."""
 
 
-def held_push(rect: Rect, keep: list[tuple[float, float, float, float]],
+def held_push(rect: Rect, keep: list[PixelBox],
               frames: int, out_width: int, anchor: tuple[float, float] | None = None,
               band: tuple[float, float] = (0.0, 1.0)) -> Motion | None:
     """``rect`` held for ``frames`` output frames, pushing slowly in (at most
     :data:`HELD_PUSH_MOST` closer) about the frame point ``anchor`` (shares of the frame's width
     and height; the held boxes' centre by default), or as near it as keeps every ``keep`` box
     (source pixels) ``rect`` holds whole inside the frame's rows ``band`` (top and bottom,
-    shares of its height). Every frame lies
-    inside ``rect``, so whatever ``rect`` leaves out stays out. None when no such push carries
-    a point of the frame :data:`HELD_PUSH_LEAST_PX`."""
+    shares of its height). Every frame lies inside ``rect``, so whatever ``rect`` leaves out
+    stays out. None when no such push carries a point of the frame
+    :data:`HELD_PUSH_LEAST_PX`."""
     held = [box for box in keep if rect.contains(box, 0.5)] or [
         (rect.cx, rect.cy, rect.cx, rect.cy)]
     x0, y0 = min(b[0] for b in held), min(b[1] for b in held)

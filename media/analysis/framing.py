@@ -596,8 +596,8 @@ def held_still(photo_size: tuple[int, int], subject: Subject, rect: Rect, frames
     :func:`media.analysis.camera.held_push`), else still where no push keeps them."""
     cores = (*subject.cores, *subject.possible_cores)
     padded = (*cores, *(padded_core(c) for c in cores))
-    tries = [(*subject.faces, *padded, *possible_boxes(subject))]
-    for boxes in tries if keep_possible else (*tries, padded, cores):
+    whole = (*subject.faces, *padded, *possible_boxes(subject))
+    for boxes in (whole,) if keep_possible else (whole, padded, cores):
         keep = [box.to_pixels(*photo_size) for box in boxes]
         if (motion := held_push(rect, keep, frames, out_width)) is not None:
             return motion

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from media.analysis.camera import SEEN_TRAVEL, Motion, Rect, travel, within_budget
+from media.analysis.camera import SEEN_TRAVEL, Motion, PixelBox, Rect, travel, within_budget
 from media.analysis.framing import LEAST_MARGIN, face_guard, held_still, largest_crop
 from media.analysis.scales import max_detail_scale
 from media.analysis.subjects import Subject, loose_core, padded_core, union
@@ -32,8 +32,6 @@ SAFE_SCALES = (1.0, 1.06, 1.12, 1.2, 1.3, 1.45)
 """How much closer than the largest crop the safe crops look (and the closest that holds
 what must stay whole): steps a viewer tells apart (each start or end at most
 :data:`media.analysis.detail.NEW_FRAMING_IOU` of the one before)."""
-
-PixelBox = tuple[float, float, float, float]
 
 
 class Hold(NamedTuple):

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from media.analysis.camera import Motion, Rect, held_push, within_budget
+from media.analysis.camera import Motion, PixelBox, Rect, held_push, within_budget
 from media.analysis.detail import reversed_motion, same_framing
 from media.analysis.framing import (
     FIT_MARGIN,
@@ -28,7 +28,6 @@ from media.analysis.framing import (
     keeps_possible,
     largest_crop,
 )
-from media.analysis.safe_crops import PixelBox
 from media.analysis.subjects import Box, Subject, loose_core, padded_core, union
 from media.base.spec import Aspect
 
@@ -272,13 +271,13 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     place; the fitted photo above the words last, always."""
     width, height = photo_size
     faces = _face_guard(subject.faces, width, height)
-    keeps = [(faces, BAND_GAP_MOST), (faces, 1.0), (faces, BAND_GAP_LEAST)]
-    bare = {True: union(subject.faces).to_pixels(width, height),
-            False: union(subject.cores or subject.faces).to_pixels(width, height)}
+    bare = union(subject.faces).to_pixels(width, height)  # what a held push keeps at least
+    keeps = [(faces, bare, BAND_GAP_MOST), (faces, bare, 1.0), (faces, bare, BAND_GAP_LEAST)]
     if subject.cores:  # then only the eyes-to-mouth, the band's shade reaching the chin
         cores = union(tuple(padded_core(c) for c in subject.cores)).to_pixels(width, height)
-        keeps += [(cores, 1.0), (cores, BAND_GAP_LEAST), (cores, 0.0)]
-    for (guard, share), (at, ink) in itertools.product(keeps, block.places):
+        bare = union(subject.cores).to_pixels(width, height)
+        keeps += [(cores, bare, 1.0), (cores, bare, BAND_GAP_LEAST), (cores, bare, 0.0)]
+    for (guard, bare, share), (at, ink) in itertools.product(keeps, block.places):
         gap = share * block.gap
         low = ink[1] + ink[3] > aspect.height  # low on the frame: the faces above the words
         room = ((0.0, (ink[1] - gap) / aspect.height) if low else
@@ -295,7 +294,7 @@ def _word_framings(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
             ends = (replace(wide, y=y_hi), replace(wide, y=y_lo))
             yield within_budget(Motion("crop", *ends, frames, "tilt"), aspect.width), at
         else:
-            yield _held(wide, guard, bare[guard is faces], ink, room, frames, aspect), at
+            yield _held(wide, guard, bare, ink, room, frames, aspect), at
     # the whole photo above the words: set lowest at full size, else as small as the words
     # were moved aside at, else lowest and smaller, else wherever they leave the most room
     places = sorted(block.places, key=lambda place: (-place[0][2], -place[1][3]))
