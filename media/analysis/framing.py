@@ -55,6 +55,7 @@ from media.analysis.subjects import (
     padded_core,
     possible_boxes,
     union,
+    whole_boxes,
 )
 from media.base.spec import Aspect
 
@@ -105,6 +106,8 @@ FILL_MAX_UPSCALE = 3.0  # a filled wide photo is never magnified more (output px
 FILL_PUSH_ZOOM = 1.08  # a filled photo with no room to pan pushes in from this much wider
 MIN_PAN_ROOM_PX = 24.0  # source pixels of room an axis needs to carry a pan or a tilt
 MOVES = ("zoom_in", "zoom_out", "pan", "drift_in", "tilt")
+NUDGE_MOST = 0.12  # of the crop's side: the most a move is shifted to leave a possible face out
+NUDGE_CLEARANCE_PX = 1.0  # source pixels between a nudged crop's edge and the face it leaves out
 
 
 @dataclass(frozen=True)
@@ -354,7 +357,8 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     crop: that film is full-bleed whenever its subject fits one); else the crop :func:`_still`
     that keeps them whole or out; else (a profile wider than the 9:16 crop, too wide to leave
     out) the same two holding only their padded cores (:func:`possible_cores_only`) when
-    they keep those whole (leaving out a core no crop holds only freezes the frame); else,
+    they keep those whole (leaving out a core no crop holds only freezes the frame); else the
+    move without them shifted just clear of them (:func:`nudged_clear`); else,
     for a closer look (``ask.frame_scale`` > 1), all of this from the largest crop; else the
     move planned without them. A possible face counts as no one: the analysis's
     faces, focus and source stay as they are."""
@@ -363,12 +367,63 @@ def plan_ken_burns(photo_size: tuple[int, int], subject: Subject, aspect: Aspect
     if keeps_possible(plain, photo_size, subject):
         return plain
     kept = _keeping_possible(photo_size, subject, aspect, frames, ask, plain)
+    if kept is None:
+        kept = nudged_clear(plain, photo_size, subject)
     if kept is None and ask.frame_scale > 1.0:  # a closer look that cuts them: the largest
         # crop's instead, when that keeps them
         wide = replace(ask, frame_scale=1.0)
         kept = _keeping_possible(photo_size, subject, aspect, frames, wide,
                                  _plan_move(photo_size, bare, aspect, frames, wide))
     return kept or plain
+
+
+def nudged_clear(motion: Motion, photo_size: tuple[int, int], subject: Subject) -> Motion | None:
+    """``motion`` shifted, both ends alike (the same move), by the least that leaves the most
+    of the possible faces it cuts wholly out of frame (a face on a poster behind a close-up,
+    cut by the 9:16 crop's edge), still holding whole every face and core it held whole; None
+    when no shift of at most :data:`NUDGE_MOST` of the crop's side clears one, or when it is
+    not a crop."""
+    if motion.mode != "crop":
+        return None
+    width, height = photo_size
+    held = [box for box in (*(f.to_pixels(width, height) for f in subject.faces),
+                            *(b.to_pixels(width, height) for b in whole_boxes(subject)))
+            if motion.start.contains(box, 0.5) and motion.end.contains(box, 0.5)]
+    possible = [box.to_pixels(width, height) for box in possible_boxes(subject)]
+
+    def cut(move: Motion) -> int:
+        return sum(not _whole_or_out(box, move.start, move.end) for box in possible)
+
+    best, fewest = None, cut(motion)
+    for dx, dy in sorted(_clearing_shifts(motion, possible), key=lambda d: abs(d[0]) + abs(d[1])):
+        moved = replace(motion, start=_shifted(motion.start, dx, dy),
+                        end=_shifted(motion.end, dx, dy))
+        if (cut(moved) < fewest and _crop_ok(moved, photo_size, None)
+                and all(moved.start.contains(b, 0.5) and moved.end.contains(b, 0.5)
+                        for b in held)):
+            best, fewest = moved, cut(moved)
+    return best
+
+
+def _clearing_shifts(motion: Motion, boxes: list[tuple[float, float, float, float]]
+                     ) -> list[tuple[float, float]]:
+    """The shifts (dx, dy source pixels) that put one of ``boxes`` wholly beyond a side of
+    both of ``motion``'s ends (the boxes it already clears too), each at most
+    :data:`NUDGE_MOST` of the crop's side."""
+    start, end = motion.start, motion.end
+    clear = NUDGE_CLEARANCE_PX
+    shifts = []
+    for x0, y0, x1, y1 in boxes:
+        shifts += [(x0 - clear - max(start.x + start.w, end.x + end.w), 0.0),
+                   (x1 + clear - min(start.x, end.x), 0.0),
+                   (0.0, y0 - clear - max(start.y + start.h, end.y + end.h)),
+                   (0.0, y1 + clear - min(start.y, end.y))]
+    most_x, most_y = NUDGE_MOST * max(start.w, end.w), NUDGE_MOST * max(start.h, end.h)
+    return [(dx, dy) for dx, dy in shifts if abs(dx) <= most_x and abs(dy) <= most_y]
+
+
+def _shifted(rect: Rect, dx: float, dy: float) -> Rect:
+    return Rect(rect.x + dx, rect.y + dy, rect.w, rect.h)
 
 
 def _keeping_possible(photo_size: tuple[int, int], subject: Subject, aspect: Aspect,

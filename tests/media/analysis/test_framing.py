@@ -23,12 +23,14 @@ from media.analysis.camera import (
 from media.analysis.framing import (
     MAX_PUSH_ZOOM,
     MOVES,
+    NUDGE_MOST,
     PUSH_ZOOM,
     MoveRequest,
     face_guard,
     fill_width,
     keeps_possible,
     needs_fit,
+    nudged_clear,
     plan_ken_burns,
     whole_faces_rect,
 )
@@ -47,6 +49,7 @@ from media.frames.compose import (
     prescale_factor,
     prescale_i420,
 )
+from media.frames.photo_shots import SOCIAL_PORTRAIT_KEEP_MIN
 from tests.helpers import sharp_coverage
 
 CHOICES = range(4)
@@ -421,6 +424,41 @@ def test_a_possible_face_counts_as_no_one_in_the_fit_and_full_bleed_decisions() 
     assert motion.mode == "crop"
     bare = Subject(COUPLE.faces, COUPLE.focus, "faces", cores=COUPLE.cores)
     assert needs_fit(*COUPLE_SIZE, COUPLE, LANDSCAPE) == needs_fit(*COUPLE_SIZE, bare, LANDSCAPE)
+
+
+# A close-up on an 800x549 print (corpus o004, p02): his face found; on the poster behind him, at
+# the right, a small face and a shape above it, possible faces both. No 9:16 crop holds him whole
+# with either of them, and none leaves both out (a social film: its 9:16 frames fuller).
+POSTER = Subject((Box(0.339, 0.334, 0.672, 0.82),), Box(0.339, 0.334, 0.672, 0.82), "faces",
+                 cores=(Box(0.356, 0.391, 0.646, 0.73),),
+                 possible=(Box(0.635, 0.034, 0.752, 0.206), Box(0.679, 0.217, 0.745, 0.313)),
+                 possible_cores=(Box(0.668, 0.115, 0.714, 0.188), Box(0.684, 0.235, 0.729, 0.299)))
+POSTER_SIZE = (800, 549)
+
+
+@pytest.mark.parametrize("move", MOVES)
+def test_a_crop_that_must_cut_a_possible_face_shifts_to_leave_out_what_it_can(move: str) -> None:
+    poster_face = possible_boxes(POSTER)[1].to_pixels(*POSTER_SIZE)
+    face = POSTER.cores[0].to_pixels(*POSTER_SIZE)
+    motion = plan_ken_burns(POSTER_SIZE, POSTER, PORTRAIT, 84,
+                            MoveRequest(move=move, keep_min=SOCIAL_PORTRAIT_KEEP_MIN))
+    assert motion.mode == "crop"
+    assert _whole_or_out(poster_face, motion), motion
+    assert all(motion.rect_at(i).contains(face, tol=0.5) for i in range(motion.frames))
+
+
+def test_a_nudge_moves_both_ends_alike_by_a_few_pixels() -> None:
+    bare = dataclasses.replace(POSTER, possible=(), possible_cores=())
+    plain = plan_ken_burns(POSTER_SIZE, bare, PORTRAIT, 84,
+                           MoveRequest(move="pan", keep_min=SOCIAL_PORTRAIT_KEEP_MIN))
+    poster_face = possible_boxes(POSTER)[1].to_pixels(*POSTER_SIZE)
+    assert not _whole_or_out(poster_face, plain)  # what the nudge is for
+    nudged = nudged_clear(plain, POSTER_SIZE, POSTER)
+    assert nudged is not None
+    shift = nudged.start.x - plain.start.x
+    assert nudged.end.x - plain.end.x == pytest.approx(shift)
+    assert nudged.start.w == plain.start.w and nudged.end.y == plain.end.y
+    assert 0 < abs(shift) <= NUDGE_MOST * plain.start.w
 
 
 @pytest.mark.parametrize("size", [(500, 900), (900, 900), (1400, 500)])
