@@ -223,29 +223,39 @@ def _fine_at(slots: list[Slot], i: int, twins: set[frozenset[str]]) -> bool:
     return True
 
 
-def separate(slots: list[Slot], twins: Sequence[tuple[str, str]]) -> list[Slot]:
-    """``slots`` with near-duplicate ``twins`` (pairs of source ids) never side by side: a
-    slot next to its twin (or its own source) swaps with the farthest slot of its kind where
-    both end up apart, or failing that one of the other kind (the last slot, the closing
-    photo, moves only when no other swap helps; the first is free: the subject opened under
-    the title); unchanged when none does."""
+def separate(slots: list[Slot], twins: Sequence[tuple[str, str]],
+             ends: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[Slot]:
+    """``slots`` with near-duplicate ``twins`` (pairs of source ids, or of a photo and a crop
+    of it) never side by side: a slot next to its twin (or its own source) swaps with the
+    farthest slot of its kind where both end up apart, or failing that one of the other kind
+    (the last slot, the closing photo, moves only when no other swap helps); unchanged when
+    none does. ``ends``: the photos that may be shown right before the first slot (the
+    title's) and right after the last (the closing's): the first and last slots keep apart
+    from their twins too (the first may show the title's photo itself: the subject opened
+    under the title)."""
     pairs = {frozenset(t) for t in twins}
-    out = list(slots)
-    last = len(out) - 1
-    for i in range(len(out)):
-        if _fine_at(out, i, pairs):
+    out = [Slot("photo", "", 0.0), *slots, Slot("photo", "", 0.0)]
+    last = len(out) - 2
+
+    def fine(trial: list[Slot], k: int) -> bool:
+        beside = [*(ends[0] if k == 1 else ()), *(ends[1] if k == last else ())]
+        return _fine_at(trial[1:-1], k - 1, pairs) and not any(
+            frozenset((trial[k].source_id, end)) in pairs for end in beside)
+
+    for i in range(1, last + 1):
+        if fine(out, i):
             continue
         # a slot of its own kind's place first: the clips' even spread matters less than a
         # picture shown twice in a row, but it still matters
-        order = sorted((j for j in range(len(out)) if j != i),
+        order = sorted((j for j in range(1, last + 1) if j != i),
                        key=lambda j: (j == last, out[j].kind != out[i].kind, -abs(j - i)))
         for j in order:
             trial = list(out)
             trial[i], trial[j] = trial[j], trial[i]
-            if all(_fine_at(trial, k, pairs) for k in (i, j)):
+            if all(fine(trial, k) for k in (i, j)):
                 out = trial
                 break
-    return out
+    return out[1:-1]
 
 
 MIN_PHOTOS_AFTER_DROP = 3  # a photo that a clip repeats is dropped only if this many remain
