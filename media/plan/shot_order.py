@@ -231,8 +231,7 @@ def separate(slots: list[Slot], twins: Sequence[tuple[str, str]],
     (the last slot, the closing photo, moves only when no other swap helps); unchanged when
     none does. ``ends``: the photos that may be shown right before the first slot (the
     title's) and right after the last (the closing's): the first and last slots keep apart
-    from their twins too (the first may show the title's photo itself: the subject opened
-    under the title)."""
+    from them and their twins too."""
     pairs = {frozenset(t) for t in twins}
     out = [Slot("photo", "", 0.0), *slots, Slot("photo", "", 0.0)]
     last = len(out) - 2
@@ -240,7 +239,8 @@ def separate(slots: list[Slot], twins: Sequence[tuple[str, str]],
     def fine(trial: list[Slot], k: int) -> bool:
         beside = [*(ends[0] if k == 1 else ()), *(ends[1] if k == last else ())]
         return _fine_at(trial[1:-1], k - 1, pairs) and not any(
-            frozenset((trial[k].source_id, end)) in pairs for end in beside)
+            trial[k].source_id == end or frozenset((trial[k].source_id, end)) in pairs
+            for end in beside)
 
     for i in range(1, last + 1):
         if fine(out, i):
