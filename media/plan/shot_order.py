@@ -224,14 +224,16 @@ def _fine_at(slots: list[Slot], i: int, twins: set[frozenset[str]]) -> bool:
 
 
 def separate(slots: list[Slot], twins: Sequence[tuple[str, str]],
-             ends: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[Slot]:
+             ends: tuple[Sequence[str], Sequence[str]] = ((), ()),
+             shown: Sequence[str] = ()) -> list[Slot]:
     """``slots`` with near-duplicate ``twins`` (pairs of source ids, or of a photo and a crop
     of it) never side by side: a slot next to its twin (or its own source) swaps with the
     farthest slot of its kind where both end up apart, or failing that one of the other kind
     (the last slot, the closing photo, moves only when no other swap helps); unchanged when
     none does. ``ends``: the photos that may be shown right before the first slot (the
     title's) and right after the last (the closing's): the first and last slots keep apart
-    from them and their twins too."""
+    from them and their twins too. No swap shows a photo again (a later showing, or one of
+    the photos the title ``shown``) before another's first showing that came before it."""
     pairs = {frozenset(t) for t in twins}
     out = [Slot("photo", "", 0.0), *slots, Slot("photo", "", 0.0)]
     last = len(out) - 2
@@ -252,10 +254,25 @@ def separate(slots: list[Slot], twins: Sequence[tuple[str, str]],
         for j in order:
             trial = list(out)
             trial[i], trial[j] = trial[j], trial[i]
-            if all(fine(trial, k) for k in (i, j)):
+            if all(fine(trial, k) for k in (i, j)) and _repeats_early(
+                    trial, shown) <= _repeats_early(out, shown):
                 out = trial
                 break
     return out[1:-1]
+
+
+def _repeats_early(slots: Sequence[Slot], shown: Sequence[str]) -> int:
+    """Pairs of photo slots in which a repeat (a later showing of its photo, or a showing of
+    a photo ``shown`` before the slots) comes before a photo's first showing: a swap that adds
+    one would show a photo again before every photo was shown once."""
+    repeats = out = 0
+    for slot in slots:
+        if slot.kind == "photo" and slot.source_id:
+            if slot.occurrence or slot.source_id in shown:
+                repeats += 1
+            else:
+                out += repeats
+    return out
 
 
 MIN_PHOTOS_AFTER_DROP = 3  # a photo that a clip repeats is dropped only if this many remain

@@ -65,7 +65,8 @@ def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
     title = [film.photos[0].id] if film.photos else []
     closing = closing_photo([film.photo_by_id[p] for p in dropped if p in film.photo_by_id],
                             None)  # the closing's photo, unless an interlude takes it
-    slots = separate(slots, film.spec.apart, (title, [*title, *([closing] if closing else [])]))
+    slots = separate(slots, film.spec.apart, (title, [*title, *([closing] if closing else [])]),
+                     (*lead_ids, *title))
     if not slots:
         return Middle([], [0, close_start, film.frames], [], {}), dropped
     fewest = math.ceil(middle_s / film.look.layouts.hold_max_s - 1e-9)
