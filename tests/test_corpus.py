@@ -64,7 +64,13 @@ possible); 9:16 full-bleed whenever the subject fits a 2x crop (a pet's head hel
 when only that fits); blank and degenerate photos left out, an order of them held; no shot
 holding its photos still long enough to read as a frozen film: a crop no move holds pushes
 slowly in, the faces it holds whole, a card's away from its words)."""
-FAILING: dict[str, str] = {}
+FAILING: dict[str, str] = {
+    "sources_apart": "96.0 % (193/201): a photo and a crop of it side by side where the film has "
+                     "three photos (two of them one picture), where the crop was not found (a "
+                     "sepia scan's close-up, a tiny copy of a panorama's picture), and where a "
+                     "chorus, a layout or the closing brings them together again; needs the "
+                     "fixture made again (the photos' sources and the specs' crops)",
+}
 """The promises not kept yet, with the pass rate over the whole corpus (the reason)."""
 
 Results = dict[str, dict[str, list[str] | None]]
