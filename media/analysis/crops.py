@@ -8,8 +8,11 @@ similarity (rotation, scale, shift) with RANSAC and calls the pair a crop when a
 :data:`MIN_INLIERS` matches agree and they cover at least :data:`MIN_COVER` of one of the two
 photos (the crop's side: on the wider photo they may sit in a face of a few pixels). Photos
 linked through others (two close-ups of one group photo) are paired too. On the 300-order
-corpus: about 92 % of the photo pairs cut from one picture that show overlapping content are
-found, and no pair of different pictures (see ``bench/corpus/crops.py``).
+corpus (``python -m bench.corpus.crops``): 661 of the 704 pairs of photos cut from one picture
+are found (94 %; most of the others are two crops with nothing in common and no third photo
+between them, or a face of a few pixels in a small group photo), and 33 pairs of different
+source files, 21 of them one picture under two names and 12 two shots of one couple before
+the same bar wall.
 """
 
 from __future__ import annotations
