@@ -21,6 +21,7 @@ import numpy as np
 from PIL import Image
 
 from media.analysis.arc import photo_traits
+from media.analysis.crops import FEATURE_SIDE, CropFeatures, crop_features, crop_pairs
 from media.analysis.dedupe import near_duplicates, picture_hashes
 from media.analysis.framing import face_guard
 from media.analysis.likeness import Features, animal_region, subject_query, where_subject
@@ -123,19 +124,22 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
     ``premium`` recipe is finished, see :mod:`media.frames.grade`), the prepared photos and
     clips on local disk (``photo_paths``, ``clip_paths``) with what their pixels and
     ``subjects`` say (:func:`photo_sources`, :func:`clip_sources`), which of them show the same
-    picture, the motion provider's clips (``motion_seconds``: their seconds by photo id, the
-    assets stage's) and the ``song``'s grid."""
+    picture and which a part of another (:func:`photo_crop_features`), the motion provider's
+    clips (``motion_seconds``: their seconds by photo id, the assets stage's) and the
+    ``song``'s grid."""
     premium = recipe.motion == "premium"
     # The clips' analysis and the photos' hashes on a thread of their own while this one
     # reads the photos: every part is OpenCV, numpy or a decoder with the GIL released.
     with ThreadPoolExecutor(1, thread_name_prefix="plan-clips") as aside:
         clips_read = aside.submit(clip_sources, prep, clip_paths)
-        hashes_read = aside.submit(photo_hashes,
-                                   {p.id: photo_paths[p.id] for p in prep.photos})
+        paths = {p.id: photo_paths[p.id] for p in prep.photos}
+        hashes_read = aside.submit(photo_hashes, paths)
+        features_read = aside.submit(photo_crop_features, paths)
         photos = photo_sources(prep, photo_paths, subjects, premium=premium,
                                subject_id=order.subject_photo_id)
         clips, clip_hashes = clips_read.result()
         twins = near_duplicates(hashes_read.result(), clip_hashes)
+        crops = crop_pairs(features_read.result(), known=twins)
     look = order_look(order)
     return FilmSpec(
         length_sec=order.length_sec, fps=FPS, family=wording.family_of(occasion_words(order)),
@@ -144,7 +148,7 @@ def film_spec(order: FilmOrder, prep: PrepResult, song: SongGrid, recipe: TierRe
         recipe=MotionRecipe(motion_shots=recipe.motion_shots, premium=premium),
         photos=photos, clips=clips,
         left_out=[LeftOut(id=r.id, reason=r.reason) for r in prep.rejected],
-        subject_photo_id=order.subject_photo_id, near_duplicates=twins,
+        subject_photo_id=order.subject_photo_id, near_duplicates=twins, crops=crops,
         motion_clips=tuple(MotionClipSource(photo_id, seconds)
                            for photo_id, seconds in sorted((motion_seconds or {}).items())),
         words=film_words(order, look),
@@ -283,6 +287,18 @@ def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
         with Image.open(path) as image:
             image.draft("L", (HASH_READ_PX, HASH_READ_PX))
             out[photo_id] = picture_hashes(np.asarray(image.convert("L")))
+    return out
+
+
+def photo_crop_features(paths: dict[str, Path]) -> dict[str, CropFeatures]:
+    """Every photo's features for finding crops of one another
+    (:func:`media.analysis.crops.crop_features`), read from a copy about
+    :data:`~media.analysis.crops.FEATURE_SIDE` pixels large (JPEG draft decoding)."""
+    out = {}
+    for photo_id, path in paths.items():
+        with Image.open(path) as image:
+            image.draft("L", (FEATURE_SIDE, FEATURE_SIDE))
+            out[photo_id] = crop_features(np.asarray(image.convert("L")))
     return out
 
 

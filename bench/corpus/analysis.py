@@ -45,9 +45,11 @@ ANALYSIS_CODE = ("media/intake", "media/analysis")
 NOT_ANALYSIS = ("media/analysis/camera.py", "media/analysis/framing.py",
                 "media/analysis/scales.py", "media/analysis/words.py",
                 "media/analysis/clip_window.py", "media/analysis/detail.py",
-                "media/analysis/safe_crops.py")
+                "media/analysis/safe_crops.py", "media/analysis/crops.py",
+                "media/analysis/__init__.py")
 """... but for the modules that frame a photo, not analyse it (a fix of the camera keeps the
-cache); of ``detail`` only the texture map counts (:data:`TEXTURE_CODE`)."""
+cache), those the film spec runs on every order's photos anew (``crops``) and the room's
+list of modules; of ``detail`` only the texture map counts (:data:`TEXTURE_CODE`)."""
 TEXTURE_CODE = (detail.texture_map, detail._in_focus)
 SOURCES_CODE = ("activities/order_plan.py", "media/frames/matte.py", "media/frames/parallax.py",
                 "media/frames/soft_matte.py", "media/frames/fill.py")

@@ -69,6 +69,9 @@ class CorpusPhoto:
     """The picture it shows whole, "" when none (a close-up, a strip): photos with the same one
     are one picture to a viewer, an old scan and a phone's re-save of one print alike
     (:func:`bench.corpus.orders.same_picture`)."""
+    source: str = ""
+    """The source picture it was made from (:func:`bench.corpus.sources.picture_of` of its
+    source: photos with the same one show the same picture, whole or cut), "" when none."""
 
     @property
     def unusable(self) -> bool:
@@ -136,7 +139,7 @@ def photo_line(photo: CorpusPhoto, subject: dict[str, Any] | None) -> dict[str, 
                        "small": f.small, "cut_by_photo": f.cut_by_photo} for f in photo.faces],
             "blank": photo.blank, "near_blank": photo.near_blank,
             "degenerate": photo.degenerate, "duplicate_of": photo.duplicate_of,
-            "picture": photo.picture}
+            "picture": photo.picture, "source": photo.source}
 
 
 def order_line(order: CorpusOrder) -> dict[str, Any]:
@@ -167,7 +170,8 @@ def _photo(line: dict[str, Any]) -> CorpusPhoto:
         faces=tuple(TruthFace(tuple(f["box"]), tuple(f["core"]), f["profile"], f["small"],
                               f["cut_by_photo"]) for f in line["faces"]),
         blank=line["blank"], near_blank=line["near_blank"], degenerate=line["degenerate"],
-        duplicate_of=line["duplicate_of"], picture=line.get("picture", ""))
+        duplicate_of=line["duplicate_of"], picture=line.get("picture", ""),
+        source=line.get("source", ""))
 
 
 def _order(line: dict[str, Any]) -> CorpusOrder:

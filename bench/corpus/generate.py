@@ -26,7 +26,7 @@ from bench.corpus import fixture
 from bench.corpus.analysis import PhotoFacts, analyse_all, analysis_key, clip_facts
 from bench.corpus.fixture import CorpusOrder, CorpusPhoto, TruthFace
 from bench.corpus.orders import Case, PoolPhoto, generate_corpus, same_picture
-from bench.corpus.sources import CLIP_PICTURES
+from bench.corpus.sources import CLIP_PICTURES, picture_of
 from bench.corpus.specs import PLANNED, Prepared, cached_sources, gate_outcome, order_spec, prepare
 
 DEFAULT_ORDERS = 300
@@ -74,7 +74,8 @@ def corpus_photo(pool: PoolPhoto, facts: PhotoFacts, picture: str = ""
     faces = tuple(_truth_face(f, facts) for f in pool.faces) if w else ()
     photo = CorpusPhoto(pool.id, pool.kind, facts.rejected, w, h, facts.subject,
                         facts.texture_map(), faces, pool.blank, pool.near_blank,
-                        pool.degenerate, pool.duplicate_of, picture)
+                        pool.degenerate, pool.duplicate_of, picture,
+                        picture_of(pool.source) if pool.source else "")
     return photo, asdict(facts.subject) if facts.subject else None
 
 

@@ -426,6 +426,29 @@ def no_back_to_back(ctx: Context) -> list[str] | None:
     return out
 
 
+def sources_apart(ctx: Context) -> list[str] | None:
+    """Never two photos cut from one source picture in consecutive shots (a photo and a
+    close-up cropped from it, two crops of one picture; cards over photos count)."""
+    if not ctx.planned:
+        return None
+    sources = {p: ctx.photos[p].source for p in ctx.usable}
+    if len(set(sources.values())) < 2:
+        return None  # one source picture: every shot shows it
+    out = []
+    for a, b in itertools.pairwise(range(len(ctx.views))):
+        shown_a, shown_b = (_photos_shown(ctx, a), _photos_shown(ctx, b))
+        twins = sorted((x, y) for x in shown_a for y in shown_b
+                       if x != y and sources.get(x) and sources.get(x) == sources.get(y))
+        if twins:
+            out.append(f"#{a}->#{b} {twins[0][0]}~{twins[0][1]} ({sources[twins[0][0]]})")
+    return out
+
+
+def _photos_shown(ctx: Context, index: int) -> set[str]:
+    """The photos shot ``index`` shows in any aspect."""
+    return {v.photo_id for layer in ctx.views[index].values() for v in layer}
+
+
 def subject_share(ctx: Context) -> list[str] | None:
     """With four or more usable photos the subject photo takes at most about a quarter of
     the photo time (a layout's cells share their shot)."""
@@ -676,6 +699,7 @@ CHECKS: dict[str, Callable[[Context], list[str] | None]] = {
     "words_shown": words_shown,
     "first_round": first_round,
     "no_back_to_back": no_back_to_back,
+    "sources_apart": sources_apart,
     "subject_share": subject_share,
     "few_photo_repeats": few_photo_repeats,
     "no_ghost_faces": no_ghost_faces,

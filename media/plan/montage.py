@@ -29,6 +29,7 @@ The downbeat where a montage starts is entered through a dissolve under a warm l
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -109,9 +110,12 @@ def piece_beats(beats: int, beat_frames: float, fps: int) -> int:
 
 
 def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoSource],
-                   subject_id: str | None, beats_per_piece: int, fps: int) -> Middle:
+                   subject_id: str | None, beats_per_piece: int, fps: int,
+                   apart: Sequence[tuple[str, str]] = ()) -> Middle:
     """``middle`` with every chorus of the ``song`` as a montage (see the module doc), one
-    after another, cut on the song's beats every ``beats_per_piece`` beats. Unchanged without
+    after another, cut on the song's beats every ``beats_per_piece`` beats; a chorus whose
+    montage would lay a photo beside one it must stay ``apart`` from (a near-duplicate, a
+    crop of it: pairs of ids) keeps its planned shots. Unchanged without
     choruses, beats or ``beats_per_piece``, in a film whose photos are enough for its length
     (none shown twice: a flash would be a needless repeat), and in one of
     :data:`media.plan.shot_order.FEW_PHOTOS` photos or fewer (its shots hold long: a flash
@@ -126,8 +130,18 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
             if _subject_over(montage, subject_id, len(photos)):  # it flashes other photos
                 montage = _one_montage(middle, section, song.beats, photos, subject_id,
                                        beats_per_piece, fps, keep_subject=False)
-            middle = montage
+            if not _side_by_side(montage, apart) or _side_by_side(middle, apart):
+                middle = montage
     return middle
+
+
+def _side_by_side(middle: Middle, apart: Sequence[tuple[str, str]]) -> bool:
+    """True when two consecutive shots of ``middle`` show a pair of ``apart``."""
+    pairs = {frozenset(p) for p in apart}
+    shown = [{slot.source_id, *middle.layouts[k].partners} - {""} if slot.kind == "photo"
+             else {slot.source_id} for k, slot in enumerate(middle.slots)]
+    return any(frozenset((a, b)) in pairs for one, two in itertools.pairwise(shown)
+               for a in one for b in two)
 
 
 def _subject_over(middle: Middle, subject_id: str | None, photos: int) -> bool:

@@ -61,7 +61,7 @@ def plan(spec: FilmSpec) -> Timeline:
     middle, dropped = plan_middle(film, bounds, spans, title.leads)
     if spec.recipe.premium and middle.slots:  # the signature chorus: a montage on the beat
         middle = chorus_montage(middle, film.song, film.photo_by_id, film.subject_id,
-                                film.look.montage.beats, film.fps)
+                                film.look.montage.beats, film.fps, spec.apart)
     shots, leaks = build_shots(film, middle)
     title_photo = film.photos[0].id if film.photos and middle.slots else None
     by_id = film.photo_by_id

@@ -223,28 +223,55 @@ def _fine_at(slots: list[Slot], i: int, twins: set[frozenset[str]]) -> bool:
     return True
 
 
-def separate(slots: list[Slot], twins: Sequence[tuple[str, str]]) -> list[Slot]:
-    """``slots`` with near-duplicate ``twins`` (pairs of source ids) never side by side: a
-    slot next to its twin (or its own source) swaps with the farthest slot of its kind where
-    both end up apart, or failing that one of the other kind (the last slot, the closing
-    photo, moves only when no other swap helps; the first is free: the subject opened under
-    the title); unchanged when none does."""
+def separate(slots: list[Slot], twins: Sequence[tuple[str, str]],
+             ends: tuple[Sequence[str], Sequence[str]] = ((), ()),
+             shown: Sequence[str] = ()) -> list[Slot]:
+    """``slots`` with near-duplicate ``twins`` (pairs of source ids, or of a photo and a crop
+    of it) never side by side: a slot next to its twin (or its own source) swaps with the
+    farthest slot of its kind where both end up apart, or failing that one of the other kind
+    (the last slot, the closing photo, moves only when no other swap helps); unchanged when
+    none does. ``ends``: the photos that may be shown right before the first slot (the
+    title's) and right after the last (the closing's): the first and last slots keep apart
+    from them and their twins too. No swap shows a photo again (a later showing, or one of
+    the photos the title ``shown``) before another's first showing that came before it."""
     pairs = {frozenset(t) for t in twins}
-    out = list(slots)
-    last = len(out) - 1
-    for i in range(len(out)):
-        if _fine_at(out, i, pairs):
+    out = [Slot("photo", "", 0.0), *slots, Slot("photo", "", 0.0)]
+    last = len(out) - 2
+
+    def fine(trial: list[Slot], k: int) -> bool:
+        beside = [*(ends[0] if k == 1 else ()), *(ends[1] if k == last else ())]
+        return _fine_at(trial[1:-1], k - 1, pairs) and not any(
+            trial[k].source_id == end or frozenset((trial[k].source_id, end)) in pairs
+            for end in beside)
+
+    for i in range(1, last + 1):
+        if fine(out, i):
             continue
         # a slot of its own kind's place first: the clips' even spread matters less than a
         # picture shown twice in a row, but it still matters
-        order = sorted((j for j in range(len(out)) if j != i),
+        order = sorted((j for j in range(1, last + 1) if j != i),
                        key=lambda j: (j == last, out[j].kind != out[i].kind, -abs(j - i)))
         for j in order:
             trial = list(out)
             trial[i], trial[j] = trial[j], trial[i]
-            if all(_fine_at(trial, k, pairs) for k in (i, j)):
+            if all(fine(trial, k) for k in (i, j)) and _repeats_early(
+                    trial, shown) <= _repeats_early(out, shown):
                 out = trial
                 break
+    return out[1:-1]
+
+
+def _repeats_early(slots: Sequence[Slot], shown: Sequence[str]) -> int:
+    """Pairs of photo slots in which a repeat (a later showing of its photo, or a showing of
+    a photo ``shown`` before the slots) comes before a photo's first showing: a swap that adds
+    one would show a photo again before every photo was shown once."""
+    repeats = out = 0
+    for slot in slots:
+        if slot.kind == "photo" and slot.source_id:
+            if slot.occurrence or slot.source_id in shown:
+                repeats += 1
+            else:
+                out += repeats
     return out
 
 

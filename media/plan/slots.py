@@ -35,6 +35,7 @@ from media.plan.shot_order import (
     REPEAT_SPACING_S,
     Slot,
     arc_order,
+    closing_photo,
     even_pick,
     fit_lengths,
     interleave,
@@ -61,7 +62,11 @@ def plan_middle(film: Film, bounds: tuple[int, int], spans: list[InterludeSpan],
     edges = [open_end, *(f for span in spans for f in (span.start, span.end)), close_start]
     runs_s = [(b - a) / film.fps for a, b in zip(edges[::2], edges[1::2], strict=True)]
     slots, dropped, lead_ids = _plan_slots(film, middle_s, min_s, (leads, runs_s))
-    slots = separate(slots, film.spec.near_duplicates)
+    title = [film.photos[0].id] if film.photos else []
+    closing = closing_photo([film.photo_by_id[p] for p in dropped if p in film.photo_by_id],
+                            None)  # the closing's photo, unless an interlude takes it
+    slots = separate(slots, film.spec.apart, (title, [*title, *([closing] if closing else [])]),
+                     (*lead_ids, *title))
     if not slots:
         return Middle([], [0, close_start, film.frames], [], {}), dropped
     fewest = math.ceil(middle_s / film.look.layouts.hold_max_s - 1e-9)
@@ -80,7 +85,7 @@ def _laid_out(film: Film, slots: list[Slot],
     several photos hold longer, plan after plan until it settles (at most
     :data:`LAYOUT_PASSES`)."""
     spans, before, spare = around
-    fps, rules, twins = film.fps, film.look.layouts, film.spec.near_duplicates
+    fps, rules, twins = film.fps, film.look.layouts, film.spec.apart
     weights = [1.0] * len(slots)
     for _ in range(LAYOUT_PASSES):
         weighted = [replace(s, nominal_s=s.nominal_s * w) for s, w in zip(slots, weights,
@@ -132,7 +137,7 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
     n_p, n_c = item_counts(len(photos), len(clips), middle_s, min_s)
     kept = arc_order([photos[i] for i in even_pick(n_p, len(photos))]) if n_p else []
     left_out = [p for p in photos if p not in kept]
-    lead_ids = _lead_photos(kept, left_out, leads)
+    lead_ids = _lead_photos(kept, left_out, leads, film.spec.apart)
     kept = _spares_for_leads(kept, left_out, lead_ids)
     dropped = [p.id for p in photos if p not in kept and p.id not in lead_ids]
     chosen_clips = [clips[i] for i in even_pick(n_c, len(clips))] if n_c else []
@@ -228,17 +233,26 @@ def _stand_ins_first(slots: list[Slot], clip_ids: set[str], before: Sequence[str
 
 
 def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
-                 leads: int) -> tuple[str, ...]:
+                 leads: int, apart: Sequence[tuple[str, str]] = ()) -> tuple[str, ...]:
     """The photos of the title's ``leads`` lead shots, each that photo's first showing
     (never the subject, the first of ``kept``: the title stands over it). Photos that show who
     the film is for come first (:func:`_shows_who`): the occasion's words over a rabbit or an
     empty beach before the first face is a template's, not this person's film. Among equals,
     photos the middle has no room for first (``left_out``), then the ``kept`` ones (arc order)
-    from the last before the closer back."""
+    from the last before the closer back; photos ``apart`` from the subject's or from a lead
+    already chosen (pairs of ids: a crop of it) only when no other is left."""
     if not kept:
         return ()
     pool = [p for p in (*left_out, *reversed(kept[1:-1]), *kept[-1:]) if p.id != kept[0].id]
-    return tuple(p.id for p in sorted(pool, key=lambda p: not _shows_who(p)))[:leads]
+    ranked = [p.id for p in sorted(pool, key=lambda p: not _shows_who(p))]
+    pairs = {frozenset(p) for p in apart}
+    chosen: list[str] = []
+    for photo_id in ranked:
+        if len(chosen) < leads and not any(frozenset((photo_id, other)) in pairs
+                                           for other in (kept[0].id, *chosen)):
+            chosen.append(photo_id)
+    chosen += [p for p in ranked if p not in chosen][:leads - len(chosen)]
+    return tuple(p for p in ranked if p in chosen)
 
 
 def _shows_who(photo: PhotoSource) -> bool:
@@ -378,11 +392,26 @@ def _interlude_backdrops(film: Film, slots: list[Slot],
         if not allowed:
             out = _made_room(out, i, shown[0])
             allowed = _backdrops_allowed(out, i, shown, everyone)
+        allowed = _apart_from_beside(allowed, out, i, (shown[0][-1:], film.spec.apart))
         chosen = interlude_photos([(s.kind, s.source_id) for s in out], cuts, [i],
                                   [p for p in photos if p.id in allowed],
                                   film.subject_id, apart, photos[0].id if photos else None)
         out[i] = Slot(out[i].kind, chosen.get(i, ""), out[i].nominal_s)
     return out
+
+
+def _apart_from_beside(allowed: set[str], slots: list[Slot], i: int,
+                       around: tuple[Sequence[str], Sequence[tuple[str, str]]]) -> set[str]:
+    """``allowed`` without the photos that must stay apart from a photo the shots beside slot
+    ``i`` show (``around``: the title's photo, beside the first and the last slot, and the
+    pairs kept apart), unless none would be left."""
+    ends, apart = around
+    pairs = {frozenset(p) for p in apart}
+    beside = {s.source_id for s in (*slots[max(0, i - 1):i], *slots[i + 1:i + 2])}
+    if i == 0 or i == len(slots) - 1:
+        beside |= set(ends)
+    kept = {p for p in allowed if not any(frozenset((p, b)) in pairs for b in beside)}
+    return kept or allowed
 
 
 def _made_room(slots: list[Slot], i: int, before: Sequence[str]) -> list[Slot]:
@@ -439,7 +468,7 @@ def _layouts(film: Film, slots: list[Slot], lengths: list[float],
     shown = {s.source_id for s in slots if s.kind == "photo"}
     return arrange(slots, {p.id: p for p in film.photos if p.id in shown}, lengths,
                    film.look.layouts, subject_id=film.subject_id,
-                   twins=film.spec.near_duplicates, before=before)
+                   twins=film.spec.apart, before=before)
 
 
 def _orphans_to_drop(slots: list[Slot], found: list[int],

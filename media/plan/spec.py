@@ -128,7 +128,9 @@ class FilmSpec(_Spec):
     order's order, with what intake and analysis learned of them; ``left_out`` what intake
     refused; ``subject_photo_id`` the photo of the person or pet the film is for;
     ``near_duplicates`` pairs of photo and clip ids showing the same picture
-    (:mod:`media.analysis.dedupe`); ``motion_clips`` the photos the motion provider brought
+    (:mod:`media.analysis.dedupe`: the later of two photos is dropped), ``crops`` pairs of
+    photo ids of which one shows a part of the other (:mod:`media.analysis.crops`: both are
+    shown, never in consecutive shots); ``motion_clips`` the photos the motion provider brought
     to motion (:mod:`media.plan.motion_clips`; none with the local moves)."""
 
     length_sec: float = Field(gt=0.0)
@@ -144,9 +146,16 @@ class FilmSpec(_Spec):
     left_out: tuple[LeftOut, ...] = ()
     subject_photo_id: str | None = None
     near_duplicates: tuple[tuple[str, str], ...] = ()
+    crops: tuple[tuple[str, str], ...] = ()
     motion_clips: tuple[MotionClipSource, ...] = ()
     words: FilmWords
     song: SongGrid = SongGrid()
+
+    @property
+    def apart(self) -> tuple[tuple[str, str], ...]:
+        """The pairs of ids never shown in consecutive shots: :attr:`near_duplicates` (those
+        two photos show the same picture) and :attr:`crops`."""
+        return (*self.near_duplicates, *self.crops)
 
     def to_json(self, indent: int | None = 2) -> str:
         """The spec as JSON (:meth:`from_json` reads it back equal)."""
