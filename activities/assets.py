@@ -201,12 +201,14 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat, \
             ThreadPoolExecutor(ASSETS_THREADS, thread_name_prefix="assets") as pool:
         # The song first, then each photo, on the stage's two workers: both are mostly numpy,
-        # OpenCV and FluidSynth with the GIL released, so the two cores share them; this
-        # thread fetches, stores and polls the motion provider.
+        # OpenCV and FluidSynth with the GIL released, so the two cores share them; the song's
+        # candidates are offered to the pool too, so a worker done with the photos plays one
+        # (the signature's song is the stage's longest job). This thread fetches, stores and
+        # polls the motion provider.
         composing = pool.submit(song_provider(ctx.settings).make_song, song_brief(order),
                                 order_song_seed(order),
                                 ctx.settings.recipe(order.tier).song_candidates, scratch,
-                                idempotency_key=order.workflow_id)
+                                idempotency_key=order.workflow_id, pool=pool)
         logo_key, logo_notes = _brand_logo(ctx, order, scratch)
         subjects, photo_keys, photo_paths = _restore_photos(ctx, stage_input, scratch,
                                                             heartbeat, pool)
