@@ -56,7 +56,8 @@ from media.song.compose import (
     song_seed,
 )
 
-T = TypeVar("T")
+Result = TypeVar("Result")
+"""What one of the calls shared with a pool returns (:func:`shared_with`)."""
 PREVIEW_SAMPLE_RATE = 24_000
 """Candidates are scored on previews at this rate (Hz): the bands scored end at 11 kHz."""
 LENGTH_TOLERANCE_S = 0.05
@@ -365,15 +366,15 @@ def _preview_score(brief: SongBrief, seed: int, variant: int) -> SongScore:
     return replace(score, candidate=_describe(preview, seed, variant))
 
 
-def shared_with(pool: Executor | None, calls: list[Callable[[], T]]) -> list[T]:
+def shared_with(pool: Executor | None, calls: list[Callable[[], Result]]) -> list[Result]:
     """Every call's result, in order: the first played here, the others offered to ``pool``;
     the ones no worker of ``pool`` has started by then are taken back and played here too (last
     first, while the workers take them from the front), so this thread never waits on queued
     work and ``pool`` (shared with other jobs) may be busy without costing any time."""
     if pool is None or len(calls) < 2:
         return [call() for call in calls]
-    offered: list[Future[T]] = [pool.submit(call) for call in calls[1:]]
-    results: dict[int, T] = {0: calls[0]()}
+    offered: list[Future[Result]] = [pool.submit(call) for call in calls[1:]]
+    results: dict[int, Result] = {0: calls[0]()}
     for index in reversed(range(len(offered))):
         if offered[index].cancel():  # no worker took it: play it here
             results[index + 1] = calls[index + 1]()
