@@ -4,7 +4,7 @@ order the photos' motion clips from the motion provider when one is configured."
 from __future__ import annotations
 
 import json
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,11 +25,14 @@ from services.logo_fetch import LogoRefused, fetch_logo
 from services.motion_provider import MotionOrder, motion_provider
 from services.song_provider import song_note, song_provider
 from workflows.contract import FilmOrder, Style
-from workflows.stages import STAGE_RETRY, AssetsResult, MotionClip, StageInput
+from workflows.stages import STAGE_RETRY, AssetsResult, MotionClip, PreparedPhoto, StageInput
 
 ASSETS_THREADS = 2
 """The stage's workers: the song and the photos' restoration share them (the worker's two
 cores)."""
+RESTORE_WINDOW = ASSETS_THREADS + 1
+"""Photos queued or running in the stage's pool at once: one more than its workers, so a
+worker done early takes the next photo while the photos are taken back in order."""
 LOGO_FETCH_ERROR = "fetch_error"
 """The ``logo_skipped:`` reason of a logo fetch that failed in a way it did not name."""
 
@@ -118,7 +121,8 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
     ``{run}/assets/photos/{id}.jpg``; find its subject on the restored image; record each
     :class:`media.intake.restore.RestoreReport` in ``{run}/assets/restore.json``. The photos
     go through ``pool`` (the stage's, which composes the song too: whichever worker is free
-    takes the next photo, so neither core waits on the other's share).
+    takes the next photo, so neither core waits on the other's share), at most
+    :data:`RESTORE_WINDOW` of them queued or running at once.
 
     Returns the subjects found (the framing facts), the restored photos' keys and their local
     copies (by photo id).
@@ -130,12 +134,20 @@ def _restore_photos(ctx: StageContext, stage_input: StageInput, scratch: Path,
     keys: dict[str, str] = {}
     paths: dict[str, Path] = {}
     reports: dict[str, object] = {}
-    restoring = [pool.submit(_restore_one,
-                             ctx.storage.get_file(photo.key, scratch / f"{photo.id}.jpg"),
-                             recipe, scratch, photo.id) for photo in photos]
-    for index, (photo, future) in enumerate(zip(photos, restoring, strict=True)):
+
+    def restore(photo: PreparedPhoto) -> Future[_Restored]:
+        return pool.submit(_restore_one,
+                           ctx.storage.get_file(photo.key, scratch / f"{photo.id}.jpg"),
+                           recipe, scratch, photo.id)
+
+    # A window of photos in the pool's queue, not all of them: the song's candidates offered to
+    # the pool later (see run_assets) then wait behind a photo or two, not behind every photo.
+    restoring = [restore(photo) for photo in photos[:RESTORE_WINDOW]]
+    for index, photo in enumerate(photos):
         heartbeat.update(percent=round(50 * index / len(photos)), item=photo.id)  # per photo
-        restored = future.result()
+        restored = restoring[index].result()
+        if index + RESTORE_WINDOW < len(photos):
+            restoring.append(restore(photos[index + RESTORE_WINDOW]))
         keys[photo.id], paths[photo.id] = run.restored_photo(photo.id), restored.path
         ctx.storage.put_file(keys[photo.id], restored.path, content_type="image/jpeg")
         subjects[photo.id] = restored.subject
@@ -201,12 +213,14 @@ def run_assets(ctx: StageContext, stage_input: StageInput) -> AssetsResult:
     with ctx.scratch("assets") as scratch, Heartbeater("assets") as heartbeat, \
             ThreadPoolExecutor(ASSETS_THREADS, thread_name_prefix="assets") as pool:
         # The song first, then each photo, on the stage's two workers: both are mostly numpy,
-        # OpenCV and FluidSynth with the GIL released, so the two cores share them; this
-        # thread fetches, stores and polls the motion provider.
+        # OpenCV and FluidSynth with the GIL released, so the two cores share them; the song's
+        # candidates are offered to the pool too, so a worker done with the photos plays one
+        # (the signature's song is the stage's longest job). This thread fetches, stores and
+        # polls the motion provider.
         composing = pool.submit(song_provider(ctx.settings).make_song, song_brief(order),
                                 order_song_seed(order),
                                 ctx.settings.recipe(order.tier).song_candidates, scratch,
-                                idempotency_key=order.workflow_id)
+                                idempotency_key=order.workflow_id, pool=pool)
         logo_key, logo_notes = _brand_logo(ctx, order, scratch)
         subjects, photo_keys, photo_paths = _restore_photos(ctx, stage_input, scratch,
                                                             heartbeat, pool)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -87,8 +88,10 @@ class SongProvider(Protocol):
     name: str
 
     def make_song(self, brief: SongBrief, seed: int, candidates: int, scratch_dir: Path, *,
-                  idempotency_key: str | None = None) -> SongAssets:
-        """Write the mastered song under ``scratch_dir`` and describe it."""
+                  idempotency_key: str | None = None, pool: Executor | None = None
+                  ) -> SongAssets:
+        """Write the mastered song under ``scratch_dir`` and describe it; a provider that
+        composes here may share its work with ``pool``'s workers (the caller's, bounded)."""
         ...
 
 
@@ -125,9 +128,11 @@ class LocalSongProvider:
     name = "local"
 
     def make_song(self, brief: SongBrief, seed: int, candidates: int, scratch_dir: Path, *,
-                  idempotency_key: str | None = None) -> SongAssets:
-        """Compose, score and master; write ``song.wav`` into ``scratch_dir``."""
-        song, scores, chosen = compose_best(brief, seed, candidates)
+                  idempotency_key: str | None = None, pool: Executor | None = None
+                  ) -> SongAssets:
+        """Compose, score and master; write ``song.wav`` into ``scratch_dir``. The candidates'
+        previews are shared with ``pool``'s workers (the same song with or without)."""
+        song, scores, chosen = compose_best(brief, seed, candidates, pool=pool)
         wav = scratch_dir / "song.wav"
         write_wav(wav, song)
         scored_on = "preview (24 kHz, before the limiter)" if candidates > 1 else "final mix"
@@ -169,8 +174,10 @@ class HttpSongProvider:
                    token=settings.song_provider_token)
 
     def make_song(self, brief: SongBrief, seed: int, candidates: int, scratch_dir: Path, *,
-                  idempotency_key: str | None = None) -> SongAssets:
-        """Order, wait, download, validate and master the provider's song."""
+                  idempotency_key: str | None = None, pool: Executor | None = None
+                  ) -> SongAssets:
+        """Order, wait, download, validate and master the provider's song (``pool`` unused:
+        the provider composes it)."""
         payload = brief_payload(brief, seed, candidates)
         key = idempotency_key or f"song-{song_seed(json.dumps(payload, sort_keys=True))}"
         with httpx.Client(timeout=self.timeout, follow_redirects=False) as client:

@@ -21,13 +21,19 @@ A broken song (non-finite samples, silence, wrong length, clipping) is never cho
 With more than one candidate it scores cheap previews (rendered at
 :data:`PREVIEW_SAMPLE_RATE`, gained to -14 LUFS without the limiter) and fully renders and
 masters only the winner, which must pass the delivery checks (else the next best is tried).
+Given the caller's pool, the previews are shared with its workers: a preview no worker has taken
+yet is played by the calling thread itself, so the pool's cores split them without the caller
+ever waiting on queued work (the previews are independent: the chosen song is the same).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 from scipy import signal
@@ -50,6 +56,8 @@ from media.song.compose import (
     song_seed,
 )
 
+Result = TypeVar("Result")
+"""What one of the calls shared with a pool returns (:func:`shared_with`)."""
 PREVIEW_SAMPLE_RATE = 24_000
 """Candidates are scored on previews at this rate (Hz): the bands scored end at 11 kHz."""
 LENGTH_TOLERANCE_S = 0.05
@@ -358,13 +366,34 @@ def _preview_score(brief: SongBrief, seed: int, variant: int) -> SongScore:
     return replace(score, candidate=_describe(preview, seed, variant))
 
 
+def shared_with(pool: Executor | None, calls: list[Callable[[], Result]]) -> list[Result]:
+    """Every call's result, in order: the first played here, the others offered to ``pool``;
+    the ones no worker of ``pool`` has started by then are taken back and played here too (last
+    first, while the workers take them from the front), so this thread never waits on queued
+    work and ``pool`` (shared with other jobs) may be busy without costing any time."""
+    if pool is None or len(calls) < 2:
+        return [call() for call in calls]
+    offered: list[Future[Result]] = [pool.submit(call) for call in calls[1:]]
+    results: dict[int, Result] = {0: calls[0]()}
+    for index in reversed(range(len(offered))):
+        if offered[index].cancel():  # no worker took it: play it here
+            results[index + 1] = calls[index + 1]()
+    for index, future in enumerate(offered):
+        if index + 1 not in results:
+            results[index + 1] = future.result()
+    return [results[index] for index in range(len(calls))]
+
+
 def compose_best(brief: SongBrief, seed: int, candidates: int,
-                 sample_rate: int = AUDIO_SAMPLE_RATE) -> tuple[ComposedSong, list[SongScore], int]:
+                 sample_rate: int = AUDIO_SAMPLE_RATE, pool: Executor | None = None
+                 ) -> tuple[ComposedSong, list[SongScore], int]:
     """Compose ``candidates`` songs (seeds and arrangement variants from
     :func:`candidates_for`) and keep the best valid one: (mastered song, every candidate's
     score, chosen index). One candidate is composed and scored in full; several are scored on
     previews and only the winner is rendered in full and checked (:func:`delivery_problems`;
-    on a failure the next best is rendered). Deterministic for (brief, seed, candidates)."""
+    on a failure the next best is rendered). The previews are shared with ``pool``'s workers
+    when one is given (:func:`shared_with`). Deterministic for (brief, seed, candidates), with
+    or without a pool."""
     if candidates < 1:
         raise ValueError(f"candidates must be >= 1, got {candidates}")
     if candidates == 1:
@@ -374,7 +403,8 @@ def compose_best(brief: SongBrief, seed: int, candidates: int,
             raise NoUsableSongError(f"composed song rejected: {'; '.join(score.rejected)}")
         return song, [score], 0
     choices = candidates_for(brief, seed, candidates)
-    scores = [_preview_score(brief, own, variant) for own, variant in choices]
+    scores = shared_with(pool, [partial(_preview_score, brief, own, variant)
+                                for own, variant in choices])
     problems: list[str] = []
     for index in ranking(scores):
         own, variant = choices[index]

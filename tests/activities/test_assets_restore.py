@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from skimage import data
 
 from activities import assets
 from activities.assets import run_assets
-from activities.context import StageContext
+from activities.context import Heartbeater, StageContext
 from tests.stages import local_context, order_with_media
 from workflows.stages import PreparedPhoto, PrepResult, StageInput
 
@@ -80,3 +81,41 @@ def test_the_photos_are_restored_on_the_stages_two_workers_beside_the_song(
     assert set(restored_on) == {"p01", "p02"}
     assert all(name.startswith("assets_") for name in restored_on.values())
     assert assets.ASSETS_THREADS == 2
+
+
+def test_the_photos_are_queued_a_window_at_a_time_and_reported_in_the_orders_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """So the song's candidates, offered to the same pool later, wait behind a photo or two,
+    not behind every photo; the photos done out of order are still stored in order."""
+    submitted: list[str] = []
+    real = assets._restore_one
+    ctx = local_context(tmp_path)
+    stage_input = _stage_input(ctx, "standard")
+    photos = stage_input.prep.photos * 3  # six restores of the two pictures
+    photos = [photo.model_copy(update={"id": f"{photo.id}-{n}"}) for n, photo in enumerate(photos)]
+    stage_input = stage_input.model_copy(update={"prep": PrepResult(photos=photos, clips=[],
+                                                                    rejected=[])})
+
+    class CountingPool(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            submitted.append(args[3])
+            in_pool.append(len(submitted) - len(done))
+            return super().submit(fn, *args, **kwargs)
+
+    in_pool: list[int] = []
+    done: list[str] = []
+
+    def recorded(local: Path, recipe: str, scratch: Path, photo_id: str) -> object:
+        restored = real(local, recipe, scratch, photo_id)  # type: ignore[arg-type]
+        done.append(photo_id)
+        return restored
+
+    monkeypatch.setattr(assets, "_restore_one", recorded)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    with Heartbeater("assets") as heartbeat, CountingPool(2) as pool:
+        subjects, keys, _ = assets._restore_photos(ctx, stage_input, scratch, heartbeat, pool)
+    assert submitted == [photo.id for photo in photos]
+    assert max(in_pool) <= assets.RESTORE_WINDOW
+    report = json.loads(ctx.storage.get_bytes(stage_input.order.run_keys.restore_report, 1 << 20))
+    assert list(report) == list(keys) == list(subjects) == [photo.id for photo in photos]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -70,6 +71,16 @@ def test_best_of_three_keeps_the_candidate_with_the_best_score(
     assert song.true_peak_dbtp <= MAX_TRUE_PEAK_DBTP
     assert delivery_problems(song, BRIEF.length_sec) == []
 
+
+
+def test_best_of_three_shared_with_a_pool_is_sample_identical(
+        best_of_three: tuple[ComposedSong, list[SongScore], int]) -> None:
+    """The previews played on the pool's workers choose the same song, sample for sample."""
+    with ThreadPoolExecutor(2) as pool:
+        song, scores, chosen = compose_best(BRIEF, SEED, 3, pool=pool)
+    alone, alone_scores, alone_chosen = best_of_three
+    assert chosen == alone_chosen and scores == alone_scores
+    assert song.audio.tobytes() == alone.audio.tobytes()
 
 def test_candidates_differ_in_seed_and_arrangement() -> None:
     choices = candidates_for(BRIEF, SEED, 3)
