@@ -71,3 +71,17 @@ def test_a_line_hugging_the_photos_side_is_its_border_not_a_joined_scratch() -> 
     assert not _off_the_sides(line, 2)
     line[:, 298], line[:, 150] = False, True
     assert _off_the_sides(line, 2)
+
+
+def test_a_scratch_is_followed_on_where_it_barely_stands_out() -> None:
+    # two scratches run down a print whose top third is a pale sky: over the sky they are only
+    # 20 levels brighter than it, below the finder's threshold, and are still part of them
+    luma = np.ascontiguousarray(_print(0)[..., 0])
+    luma[:200] = 225
+    for x in (250, 500):
+        cv2.line(luma, (x, 0), (x + 20, 599), 250, 1)
+        cv2.line(luma, (x, 0), (x + 7, 199), 245, 1)  # the same line, fainter over the sky
+    mask, counts = find_defects(np.repeat(luma[..., None], 3, axis=2))
+    assert counts["scratches"] >= 2
+    assert mask[100, 245:262].any() and mask[100, 495:512].any()  # over the sky
+    assert not mask[100, 300:480].any()  # and nothing else of it
