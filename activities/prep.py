@@ -30,12 +30,13 @@ def run_prep(ctx: StageContext, order: FilmOrder) -> PrepResult:
     """Verify every photo and clip by its bytes; write working copies; list what was refused.
 
     The clips (in order: they share one work budget) go through on one thread while the photos
-    go through on the other, each mostly a child process (a bounded decode, an ffmpeg
-    normalize), so the stage uses both cores; the result lists them in the order's order."""
+    go through on the other, each mostly a child process (a bounded decode in a grandchild of
+    the sandbox's decode server, an ffmpeg normalize), so the stage uses both cores; the result
+    lists them in the order's order."""
     total = len(order.photos) + len(order.clips)
     with ctx.scratch("prep") as scratch, Heartbeater("prep") as heartbeat, \
-            PhotoSandbox() as sandbox, \
-            ThreadPoolExecutor(PREP_THREADS, thread_name_prefix="prep") as pool:
+            ThreadPoolExecutor(PREP_THREADS, thread_name_prefix="prep") as pool, \
+            PhotoSandbox() as sandbox:  # closed first: photos still queued are not decoded
         progress = _Progress(heartbeat, total)
         clip_outcomes = pool.submit(_prep_clips, ctx, order, scratch, progress)
         photo_outcomes = [pool.submit(progress.counted, _prep_photo, ctx, order, ref, scratch,

@@ -196,7 +196,8 @@ class PhotoSandbox:
     docstring). Safe from several threads: each call borrows an idle server or starts one, so
     a prep's two threads start two interpreters in all, not one a photo. A photo whose server
     is lost is prepared again in a child of its own; the next photo gets a new server. Use it
-    as a context manager: leaving it kills every server's process group."""
+    as a context manager: leaving it kills every server's process group, and a call still at
+work then raises :class:`RuntimeError`."""
 
     def __init__(self, limits: Limits = PHOTO_LIMITS) -> None:
         self.limits = limits
@@ -219,8 +220,10 @@ class PhotoSandbox:
         server = self._borrow()
         try:
             outcome = server.decode(PHOTO, src, dest_jpeg, self.limits)
-        except _ServerLost:
+        except _ServerLost as lost:
             self._discard(server)
+            if self._closed:  # closed under this call: a cancelled prep
+                raise RuntimeError("photo sandbox closed") from lost
             return prepare_photo_bounded(src, dest_jpeg, self.limits)
         except BaseException:  # a cancellation raised into this thread among them
             self._discard(server)
@@ -328,6 +331,10 @@ class _DecodeServer:
 
     def kill(self) -> None:
         """Kill the server's process group (a grandchild at work with it) and reap it."""
+        # The group outlives a server already dead (its grandchild may still run), and its id
+        # is not reused while a member lives.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signal.SIGKILL)
         self._process.kill()
 
 
