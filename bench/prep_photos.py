@@ -1,8 +1,9 @@
-"""Prep's photos alone: wall and CPU seconds of ``run_prep`` on the photos of order folders.
+"""Prep's cost: wall and CPU seconds of ``run_prep`` on the photos (and clips) of order folders.
 
-``PYTHONPATH=TREE .venv/bin/python bench/prep_photos.py FOLDER [FOLDER...] [--rounds N]``
-uploads each folder's ``photos/`` to a local storage as one order (no clips), runs the real
-``run_prep`` ``--rounds`` times and prints one JSON line per run: the folder, the photos kept
+``PYTHONPATH=TREE .venv/bin/python bench/prep_photos.py FOLDER [FOLDER...] [--rounds N]
+[--with-clips]`` uploads each folder's ``photos/`` (and ``clips/``) to a local storage as one
+order, runs the real ``run_prep`` ``--rounds`` times and prints one JSON line per run: the
+folder, the photos kept
 and refused, the wall seconds, the CPU seconds of this process and every child it reaped
 (sandboxes included), and a digest of what prep made (each working JPEG's bytes, but for the
 second its ICC profile was made, and each ``PreparedPhoto``), so two trees (``PYTHONPATH``) can
@@ -37,16 +38,19 @@ def without_icc_date(jpeg: bytes) -> bytes:
     return jpeg[:date] + bytes(12) + jpeg[date + 12:]
 
 
-def prep_run(folder: Path, root: Path) -> dict[str, object]:
-    """One ``run_prep`` of ``folder``'s photos under ``root``: its figures and digest."""
+def prep_run(folder: Path, root: Path, with_clips: bool = False) -> dict[str, object]:
+    """One ``run_prep`` of ``folder``'s photos (and its clips, ``with_clips``) under ``root``:
+    its figures and digest."""
     from activities.prep import run_prep
     from services.storage.local import LocalStorage
     from tests.stages import local_context, order_with_media
 
     photos = sorted(p for p in (folder / "photos").iterdir() if p.is_file())
+    clips = sorted(p for p in (folder / "clips").glob("*") if p.is_file()) if with_clips else []
     storage = LocalStorage(root / "storage")
-    order = order_with_media("prepbench", [(f"p{i:02d}", "jpg") for i in range(1, len(photos) + 1)])
-    for ref, path in zip(order.photos, photos, strict=True):
+    order = order_with_media("prepbench", [(f"p{i:02d}", "jpg") for i in range(1, len(photos) + 1)],
+                             [(f"c{i:02d}", p.suffix[1:]) for i, p in enumerate(clips, 1)])
+    for ref, path in zip([*order.photos, *order.clips], [*photos, *clips], strict=True):
         storage.put_bytes(ref.key, path.read_bytes())
     cpu, started = _cpu_s(), time.monotonic()
     result = run_prep(local_context(root, storage), order)
@@ -56,7 +60,8 @@ def prep_run(folder: Path, root: Path) -> dict[str, object]:
         digest.update(repr(prepared).encode())
         digest.update(without_icc_date(storage.get_bytes(prepared.key, 1 << 30)))
     digest.update(repr(result.rejected).encode())
-    return {"folder": folder.name, "photos": len(photos), "kept": len(result.photos),
+    return {"folder": folder.name, "photos": len(photos), "clips": len(result.clips),
+            "kept": len(result.photos),
             "refused": len(result.rejected), "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
             "digest": digest.hexdigest()[:16]}
 
@@ -65,11 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--with-clips", action="store_true", help="the folder's clips/ too")
     args = parser.parse_args(argv)
     for _ in range(args.rounds):
         for folder in args.folders:
             with tempfile.TemporaryDirectory(prefix="prep-bench-") as tmp:
-                print(json.dumps(prep_run(folder, Path(tmp))), flush=True)
+                print(json.dumps(prep_run(folder, Path(tmp), args.with_clips)), flush=True)
     return 0
 
 
