@@ -209,8 +209,7 @@ def grandchild_of(sandbox: PhotoSandbox, within_s: float = 10.0) -> tuple[int, i
     """(server pid, grandchild pid) of the sandbox's one server once it is decoding."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        for server in list(sandbox._live):
-            server_pid = server._process.pid
+        for server_pid in sandbox.server_pids():
             with contextlib.suppress(FileNotFoundError):
                 children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text()
                 if children.split():
@@ -336,8 +335,8 @@ def test_a_server_gone_between_photos_is_replaced(tmp_path: Path) -> None:
     src = jpeg_file(tmp_path / "good.jpg")
     with PhotoSandbox() as sandbox:
         first = sandbox.prepare(src, tmp_path / "one.jpg")
-        (server,) = sandbox._live
-        os.killpg(server._process.pid, signal.SIGKILL)
+        (server_pid,) = sandbox.server_pids()
+        os.killpg(server_pid, signal.SIGKILL)
         assert sandbox.prepare(src, tmp_path / "two.jpg") == first
         assert sandbox.prepare(src, tmp_path / "three.jpg") == first
         assert sandbox.servers_started == 2
@@ -348,7 +347,7 @@ def test_closing_the_sandbox_leaves_no_process(tmp_path: Path) -> None:
     sandbox = PhotoSandbox()
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(lambda i: sandbox.prepare(src, tmp_path / f"out{i}.jpg"), range(6)))
-    pids = [server._process.pid for server in sandbox._live]
+    pids = sandbox.server_pids()
     assert 1 <= len(pids) <= 2
     sandbox.close()
     assert not [pid for pid in pids if running(pid)]

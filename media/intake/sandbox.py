@@ -197,7 +197,7 @@ class PhotoSandbox:
     a prep's two threads start two interpreters in all, not one a photo. A photo whose server
     is lost is prepared again in a child of its own; the next photo gets a new server. Use it
     as a context manager: leaving it kills every server's process group, and a call still at
-work then raises :class:`RuntimeError`."""
+    work then raises :class:`RuntimeError`."""
 
     def __init__(self, limits: Limits = PHOTO_LIMITS) -> None:
         self.limits = limits
@@ -230,6 +230,11 @@ work then raises :class:`RuntimeError`."""
             raise
         self._give_back(server)
         return _photo_info(_judged(outcome, self.limits))
+
+    def server_pids(self) -> list[int]:
+        """The process ids (each its group's id too) of the servers alive, idle or at work."""
+        with self._lock:
+            return [server.pid for server in self._live]
 
     def close(self) -> None:
         """Kill every server (idle or not) and reap it; later calls start none."""
@@ -291,6 +296,11 @@ class _DecodeServer:
         self._process = ToolProcess(argv, _server_limits(limits), stdin=True, on_progress=None,
                                     stdout_stream=True)
         self._pending = bytearray()
+
+    @property
+    def pid(self) -> int:
+        """The server's process id, also its process group's."""
+        return self._process.pid
 
     def decode(self, kind: str, src: Path, dest: Path, limits: Limits) -> dict[str, Any]:
         """The outcome of one grandchild on ``src`` under ``limits``: ``returncode``,
