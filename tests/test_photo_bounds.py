@@ -378,3 +378,23 @@ def test_closing_the_sandbox_mid_photo_kills_its_grandchild_and_ends_the_call(
             call.result(timeout=REFUSAL_BOUND_S)
     assert not running(grandchild_pid)
     assert not running(server_pid)
+
+
+def test_a_server_that_stops_answering_is_killed_and_the_photo_prepared_on_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import media.intake.sandbox
+
+    monkeypatch.setattr(media.intake.sandbox, "SERVER_ANSWER_MARGIN_S", 0.5)
+    short = Limits(timeout_s=2.0, cpu_s=PHOTO_LIMITS.cpu_s,
+                   address_space_bytes=PHOTO_LIMITS.address_space_bytes)
+    src = jpeg_file(tmp_path / "good.jpg")
+    with PhotoSandbox(short) as sandbox:
+        first = sandbox.prepare(src, tmp_path / "one.jpg")
+        (server_pid,) = sandbox.server_pids()
+        os.kill(server_pid, signal.SIGSTOP)  # hung: it reads no request, answers none
+        started = time.monotonic()
+        assert sandbox.prepare(src, tmp_path / "two.jpg") == first
+        assert time.monotonic() - started < REFUSAL_BOUND_S
+        assert not running(server_pid)
+        assert sandbox.server_pids() == []

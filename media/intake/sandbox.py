@@ -323,11 +323,13 @@ class _DecodeServer:
 
     def _read_line(self, deadline: float) -> bytes:
         fd = self._process.stdout.fileno()
+        poller = select.poll()  # not select(): a busy worker's descriptors may pass 1024
+        poller.register(fd, select.POLLIN)
         while b"\n" not in self._pending:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _ServerLost("server answered late")
-            if not select.select([fd], [], [], left)[0]:
+            if not poller.poll(left * 1000):
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
