@@ -19,7 +19,7 @@ imports numpy and Pillow once, then forks one grandchild a photo, which lowers i
 the photo's limits before it opens the file; the server kills it past the photo's wall-clock
 timeout, and the worker kills the server's process group (grandchild included) when an answer
 is late. The same code decodes the same photo, so the results are byte for byte those of a child
-of its own, without an interpreter start and the imports (about 0.17 CPU-s) a photo.
+of its own, without an interpreter start and the imports (about 0.15 CPU-s) a photo.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ SERVER_ANSWER_MARGIN_S = 10.0
 """Wall seconds the worker waits for a decode server's answer past the photo's own timeout (the
 server kills a grandchild at the timeout itself); past them the server is taken for lost."""
 SERVER_CPU_S = 60
-"""CPU seconds a decode server may take itself: its interpreter and imports (about 0.2 s) and a
+"""CPU seconds a decode server may take itself: its interpreter and imports (about 0.1 s) and a
 fork a photo (a few milliseconds); each photo's grandchild counts its own from zero."""
 ANSWER_TAIL_BYTES = 64 * 1024
 """Bytes of a grandchild's stdout and of its stderr the server keeps (the tail of each)."""
