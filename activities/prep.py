@@ -18,7 +18,7 @@ from media.base.probe import sniff_container
 from media.intake.clip_analysis import scored_clip
 from media.intake.clip_checks import probe_clip
 from media.intake.clips import ORDER_CLIP_WORK_MAX_PX, clip_work_px, normalize_clip
-from media.intake.sandbox import prepare_photo_bounded
+from media.intake.sandbox import PhotoSandbox
 from workflows.contract import CLIP_MAX_BYTES, PHOTO_MAX_BYTES, ClipRef, FilmOrder, PhotoRef
 from workflows.stages import ClipScores, PreparedClip, PreparedPhoto, PrepResult, Rejection
 
@@ -30,14 +30,17 @@ def run_prep(ctx: StageContext, order: FilmOrder) -> PrepResult:
     """Verify every photo and clip by its bytes; write working copies; list what was refused.
 
     The clips (in order: they share one work budget) go through on one thread while the photos
-    go through on the other, each mostly a child process (a bounded decode, an ffmpeg
-    normalize), so the stage uses both cores; the result lists them in the order's order."""
+    go through on the other, each mostly a child process (a bounded decode in a grandchild of
+    the sandbox's decode server, an ffmpeg normalize), so the stage uses both cores; the result
+    lists them in the order's order."""
     total = len(order.photos) + len(order.clips)
     with ctx.scratch("prep") as scratch, Heartbeater("prep") as heartbeat, \
-            ThreadPoolExecutor(PREP_THREADS, thread_name_prefix="prep") as pool:
+            ThreadPoolExecutor(PREP_THREADS, thread_name_prefix="prep") as pool, \
+            PhotoSandbox() as sandbox:  # closed first: photos still queued are not decoded
         progress = _Progress(heartbeat, total)
         clip_outcomes = pool.submit(_prep_clips, ctx, order, scratch, progress)
-        photo_outcomes = [pool.submit(progress.counted, _prep_photo, ctx, order, ref, scratch)
+        photo_outcomes = [pool.submit(progress.counted, _prep_photo, ctx, order, ref, scratch,
+                                      sandbox)
                           for ref in order.photos]
         outcomes = [f.result() for f in photo_outcomes] + clip_outcomes.result()
     return PrepResult(
@@ -84,10 +87,11 @@ def _fetch(ctx: StageContext, key: str, dest: Path, max_bytes: int, too_large: s
     return ctx.storage.get_file(key, dest)
 
 
-def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Path) -> PreparedPhoto:
+def _prep_photo(ctx: StageContext, order: FilmOrder, ref: PhotoRef, scratch: Path,
+                sandbox: PhotoSandbox) -> PreparedPhoto:
     source = _fetch(ctx, ref.key, scratch / f"{ref.id}.src", PHOTO_MAX_BYTES, "photo_too_large")
     working = scratch / f"{ref.id}.jpg"
-    info = prepare_photo_bounded(source, working)
+    info = sandbox.prepare(source, working)
     key = order.run_keys.prepared_photo(ref.id)
     ctx.storage.put_file(key, working, content_type="image/jpeg")
     return PreparedPhoto(id=ref.id, key=key, width=info.width, height=info.height,

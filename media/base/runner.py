@@ -119,7 +119,9 @@ class ToolResult:
     elapsed_s: float
 
 
-def _cpu_seconds(limits: Limits) -> int:
+def cpu_seconds(limits: Limits) -> int:
+    """The CPU seconds a tool under ``limits`` may take: ``cpu_s``, else four per wall second
+    of its timeout (at least 10)."""
     return limits.cpu_s if limits.cpu_s is not None else max(10, int(limits.timeout_s * 4))
 
 
@@ -138,14 +140,14 @@ def _limited_argv(argv: Sequence[str], limits: Limits) -> list[str] | None:
         return None
     if shutil.which(argv[0]) is None:  # as Popen would: a missing tool is not a tool failure
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
-    return [prlimit, f"--as={limits.address_space_bytes}", f"--cpu={_cpu_seconds(limits)}",
+    return [prlimit, f"--as={limits.address_space_bytes}", f"--cpu={cpu_seconds(limits)}",
             f"--fsize={limits.output_file_bytes}", "--", *argv]
 
 
 def _apply_limits(pid: int, limits: Limits) -> None:
     """The limits set on a started tool: the fallback without ``prlimit`` (a tool may run a
     few milliseconds unlimited first). Not preexec_fn: it is unsafe in a threaded worker."""
-    cpu = _cpu_seconds(limits)
+    cpu = cpu_seconds(limits)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         resource.prlimit(pid, resource.RLIMIT_AS, (limits.address_space_bytes,) * 2)
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu))
