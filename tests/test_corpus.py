@@ -181,6 +181,24 @@ def test_a_few_photo_film_frames_every_repeat_anew_and_keeps_its_faces_whole(
     assert checks["faces_whole"] == [] and checks["full_bleed_portrait"] == []
 
 
+FEW_PICTURES_APART = ("o051-memorial_closeup", "o111-memorial_closeup", "o231-memorial_closeup",
+                      "o063-no_faces")
+"""Orders that showed a photo and a crop of it in consecutive shots where swapping slots could
+not part them: three photos, two of them one picture (119, 180 and 60 s; both tiers: the
+title's two leads, or a lead and the lockup, of one picture), and five photos of three
+pictures whose title's leads left no swap (180 s, signature). Spread by picture, they alternate
+with the other pictures."""
+
+
+@pytest.mark.parametrize("order_id", FEW_PICTURES_APART)
+def test_a_few_picture_film_keeps_a_photo_and_its_crop_apart(corpus: fixture.Corpus,
+                                                             order_id: str) -> None:
+    order = next(o for o in corpus.orders if o.id == order_id)
+    checks = check_order(order, corpus.photos_of(order))
+    assert checks["sources_apart"] == []
+    assert checks["first_round"] == [] and checks["no_back_to_back"] == []
+
+
 HELD_STILL = ("o195-scans", "o287-degenerate_mix", "o215-scans", "o176-blank_mix",
               "o007-degenerate_mix", "o050-mixed", "o020-mixed", "o217-degenerate_mix",
               "o146-blank_mix", "o167-degenerate_mix", "o276-blank_mix")
