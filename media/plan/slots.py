@@ -161,8 +161,9 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
             kept, count = [p for p in kept if p is not closer], count - 1
             dropped.append(closer.id)
         around = ((*lead_ids, kept[0].id), closer.id if closer else kept[0].id)
-        count = _showing_every(kept, count, (most, step), around, film.spec.apart)
-        spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
+        count = _showing_every(kept, (count, most, step), max(photo_s, min_s), around,
+                               film.spec.apart)
+        spacing = _spacing(max(photo_s, min_s), count)
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
                                       subject_id=film.subject_id, max_s=SHOT_MAX_S,
                                       around=around, twins=film.spec.apart)
@@ -184,19 +185,26 @@ def _count_step(kept: Sequence[PhotoSource], twins: Sequence[tuple[str, str]]) -
     return 2 if len(kept) == 2 or len(set(pictures.values())) == 2 else 1
 
 
-def _showing_every(kept: Sequence[PhotoSource], count: int, most_step: tuple[int, int],
+def _showing_every(kept: Sequence[PhotoSource], counts: tuple[int, int, int], photo_s: float,
                    around: tuple[Sequence[str], str], twins: Sequence[tuple[str, str]]) -> int:
-    """``count`` raised ``step`` at a time (``most_step``: at most to ``most``) until its
-    showings (:func:`media.plan.shot_order.photo_order`) show every photo of ``kept`` the
-    title and the closing (``around``) do not: spread by picture, a crop of the title's
-    photo waits for its picture's turn, which may come only after the others'."""
-    most, step = most_step
+    """The photo shots' count (``counts``: the count, the most, the step), raised a step at a
+    time (at most to the most) until the showings of ``photo_s`` seconds
+    (:func:`media.plan.shot_order.photo_order`) show every photo of ``kept`` the title and the
+    closing (``around``) do not: spread by picture, a crop of the title's photo waits for its
+    picture's turn, which may come only after the others'."""
+    count, most, step = counts
     ids = [p.id for p in kept]
     unseen = set(ids) - {*around[0], around[1]}
     while count + step <= most and not unseen <= set(
-            photo_order(ids, count, 1, around, twins)):
+            photo_order(ids, count, _spacing(photo_s, count), around, twins)):
         count += step
     return count
+
+
+def _spacing(photo_s: float, count: int) -> int:
+    """How many showings apart a photo's repeats come: :data:`REPEAT_SPACING_S` over the
+    length of each of ``count`` shots in ``photo_s`` seconds."""
+    return math.ceil(REPEAT_SPACING_S / (photo_s / count))
 
 
 def _closing_spare(kept: Sequence[PhotoSource], lead_ids: tuple[str, ...], count: int,

@@ -74,12 +74,13 @@ def _lead_count(photos: Sequence[PhotoSource], opening: CardSpec,
     """How many lead shots the signature title sequence has before its lockup: the occasion
     alone, then the name alone, each over a picture of its own other than the title's (fewer
     when the film has fewer pictures: a photo and a crop of it, ``twins``, are one, never in
-    consecutive shots; none without an occasion line or a name)."""
+    consecutive shots; of photos when all are one picture; none without an occasion line or a
+    name)."""
     occasion, name = (*opening.lines, "", "")[:2]
     if not occasion.strip() or not name.strip():
         return 0
-    pictures = pictures_of([p.id for p in photos], twins)
-    return min(2, max(0, len(set(pictures.values())) - 1))
+    pictures = len(set(pictures_of([p.id for p in photos], twins).values()))
+    return min(2, max(0, (pictures if pictures > 1 else len(photos)) - 1))
 
 
 def _lead_frames(film: Film) -> int:

@@ -169,3 +169,10 @@ def test_the_signature_titles_leads_stand_over_pictures_of_their_own(
     assert len(title) == leads
     picture = _pictures(spec)
     assert len({picture[p] for p in (*title, lockup)}) == leads + 1
+
+
+def test_two_photos_of_one_picture_keep_the_signature_titles_lead() -> None:
+    spec = _spec(2, 60.0, True, (("p00", "p01"),))  # nothing to keep apart: one picture
+    tl = plan(spec)
+    assert [s.source_id for s in tl.shots if s.card is not None and s.card.part] == ["p01"]
+    assert back_to_back(tl) == []
