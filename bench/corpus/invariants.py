@@ -26,7 +26,7 @@ from media.cards.draw import words_box
 from media.cards.text import text_layout
 from media.design.reading import CAP_HEIGHT_MIN_PX, cap_height_on_phone_px, message_hold_s
 from media.frames.sources import FilmSources
-from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
+from media.plan.pacing import FEW_PHOTOS, SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX
 from media.plan.planner import plan
 from media.plan.spec import FilmSpec
 from media.plan.timeline import Timeline
@@ -394,20 +394,37 @@ def _showings(ctx: Context, clips: bool = False) -> list[tuple[int, set[str]]]:
     return out
 
 
+def _round_groups(ctx: Context) -> dict[str, str]:
+    """Each usable photo's group for the first round's completeness: its duplicate group, and
+    in a film of :data:`media.plan.pacing.FEW_PHOTOS` source pictures or fewer its source
+    picture (there the film spreads its showings by picture: it could not show a photo and a
+    crop of it both before the other pictures again without one picture twice in a row)."""
+    sources = {ctx.photos[p].source for p in ctx.usable}
+    if len(sources) > FEW_PHOTOS or not all(sources):
+        return ctx.groups
+    first: dict[str, str] = {}
+    by_source = {p: first.setdefault(ctx.photos[p].source, ctx.groups[p]) for p in ctx.usable}
+    return {p: by_source.get(p, group) for p, group in ctx.groups.items()}
+
+
 def first_round(ctx: Context) -> list[str] | None:
     """No photo is shown a second time before every usable photo was shown once (copies of
-    one picture are one photo, and a clip made from a photo shows it)."""
+    one picture are one photo; in a film of few pictures, every picture shown once will do:
+    :func:`_round_groups`; a clip made from a photo shows it)."""
     if not ctx.planned or len(ctx.usable) < 2:
         return None
-    usable = {ctx.groups[p] for p in ctx.usable}
+    round_groups = _round_groups(ctx)
+    usable = {round_groups[p] for p in ctx.usable}
     seen: set[str] = set()
+    seen_rounds: set[str] = set()
     for index, groups in _showings(ctx, clips=True):
         again = groups & seen
-        if again and not usable <= seen:
-            missing = sorted(usable - seen)
+        if again and not usable <= seen_rounds:
+            missing = sorted(usable - seen_rounds)
             return [f"#{index} shows {sorted(again)[0]} again before {len(missing)} unseen "
                     f"({', '.join(missing[:4])})"]
         seen |= groups
+        seen_rounds |= {round_groups.get(g, g) for g in groups}
     return []
 
 

@@ -37,8 +37,8 @@ from media.cards.spec import CardSpec
 from media.plan.inputs import PhotoSource
 from media.plan.layouts import Layout, renumbered
 from media.plan.moves import CHORUS, Section
-from media.plan.pacing import SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX, subject_share
-from media.plan.shot_order import FEW_PHOTOS, REPEAT_SPACING_S, Slot, shows_subject
+from media.plan.pacing import FEW_PHOTOS, SUBJECT_SHARE_FROM, SUBJECT_SHARE_MAX, subject_share
+from media.plan.shot_order import REPEAT_SPACING_S, Slot, shows_subject
 from media.plan.spec import SongFrames
 
 MONTAGE_MIN_S = 0.75  # a montage piece lasts at least this long (fast songs cut every 4 beats)
@@ -118,7 +118,7 @@ def chorus_montage(middle: Middle, song: SongFrames, photos: Mapping[str, PhotoS
     crop of it: pairs of ids) keeps its planned shots. Unchanged without
     choruses, beats or ``beats_per_piece``, in a film whose photos are enough for its length
     (none shown twice: a flash would be a needless repeat), and in one of
-    :data:`media.plan.shot_order.FEW_PHOTOS` photos or fewer (its shots hold long: a flash
+    :data:`media.plan.pacing.FEW_PHOTOS` photos or fewer (its shots hold long: a flash
     would only cut back to the photo just seen)."""
     if (beats_per_piece <= 0 or len(song.beats) < 3 or len(photos) <= FEW_PHOTOS
             or not _repeats(middle, photos)):

@@ -133,6 +133,8 @@ SUBJECT_SHARE_MAX = 0.3
 """With :data:`SUBJECT_SHARE_FROM` photos or more the subject photo takes at most this share of
 the photo shots' time ("about a quarter": the film is about the person, not one picture)."""
 SUBJECT_SHARE_FROM = 4  # photos
+FEW_PHOTOS = 3  # a film of this many photos or fewer: its shots hold longer, and never flash;
+# of this many pictures or fewer, its showings are spread by picture (a photo and a crop of it)
 
 
 def subject_share(subject_id: str | None, shots: Sequence[tuple[Sequence[str], int]]) -> float:

@@ -10,10 +10,12 @@ and wide, portrait and landscape alternate; clips are spread evenly between the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from media.plan.inputs import PhotoSource
+from media.plan.pacing import FEW_PHOTOS
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,6 @@ def item_counts(n_photos: int, n_clips: int, middle_s: float, min_s: float) -> t
 
 
 REPEAT_SPACING_S = 10.0  # a photo shown again waits at least this long after its last showing
-FEW_PHOTOS = 3  # a film of this many photos or fewer: its shots hold longer, and never flash
 SUBJECT_HOLD = 1.3  # a shot of the subject (or of a face) is this much longer than scenery
 
 
@@ -102,7 +103,8 @@ def pick_subject(photos: Sequence[PhotoSource], subject_id: str | None) -> str |
 
 
 def showing_order(ids: Sequence[str], count: int, spacing: int,
-                  before: Sequence[str] = (), after: str | None = None) -> list[str]:
+                  before: Sequence[str] = (), after: str | None = None,
+                  pictures: Mapping[str, str] | None = None) -> list[str]:
     """``count`` showings of the photos ``ids`` (arc order: the opener first, the closer last).
 
     ``before``: the photos shown ahead of these showings, in order (the title's); ``after``:
@@ -111,7 +113,13 @@ def showing_order(ids: Sequence[str], count: int, spacing: int,
     then the repeats. A repeat is never next to a showing of its own photo (nor to
     ``after``) where another photo avoids it, comes at least ``spacing`` showings after the
     start of its last one where the photos allow, in no run of three already seen where
-    another photo avoids it (no replayed order), the least shown photo first."""
+    another photo avoids it (no replayed order), the least shown photo first.
+
+    ``pictures``: each photo's picture (:func:`pictures_of`: a photo and a crop of it are one
+    picture); when photos share one (and there are others), the showings are spread by
+    picture (:func:`_by_picture`)."""
+    if pictures and 1 < len({pictures.get(i, i) for i in ids}) < len(ids):
+        return _by_picture(ids, count, spacing, (before, after), pictures)
     n = len(ids)
     if n <= 1:
         return [ids[0]] * count if n else []
@@ -132,6 +140,57 @@ def showing_order(ids: Sequence[str], count: int, spacing: int,
             runs.add((order[-2], order[-1], pick))
         order.append(pick)
     return order[len(before):]
+
+
+def _by_picture(ids: Sequence[str], count: int, spacing: int,
+                around: tuple[Sequence[str], str | None], pictures: Mapping[str, str]
+                ) -> list[str]:
+    """``count`` showings of ``ids`` ordered as :func:`showing_order` orders pictures (each
+    picture's showings balanced with the others', never two of one picture in a row where
+    another picture avoids it), each picture's photos taking turns: its least shown photo
+    (``around``: the title's photos before and the closing's after count), the first in arc
+    order on a tie. A picture of two photos is shown as often as a picture of one; one with
+    a photo not yet shown is new to the middle's first round."""
+    before, after = around
+
+    def picture(photo_id: str) -> str:
+        return pictures.get(photo_id, photo_id)
+
+    members: dict[str, list[str]] = {}
+    for photo_id in ids:
+        members.setdefault(picture(photo_id), []).append(photo_id)
+    shown_before = [picture(b) for b in before]
+    unseen = {picture(i) for i in ids if i not in before and i != after}
+    first_round: list[str] = []  # the pictures new to the middle, none twice in a row
+    pending = [k for k in members if k not in shown_before or k in unseen]
+    while pending and len(first_round) < count:
+        last = (first_round or shown_before or [""])[-1]
+        pick = next((k for k in pending if k != last), None)
+        if pick is None:  # only the picture just shown is left: it comes at its turn
+            break
+        pending.remove(pick)
+        first_round.append(pick)
+    order = [*first_round, *showing_order(list(members), count - len(first_round), spacing,
+                                          [*shown_before, *first_round],
+                                          picture(after) if after else None)]
+    shown = Counter([*before, *([after] if after else [])])
+    out = []
+    for key in order:
+        photo_id = min(members[key], key=lambda i: (shown[i], members[key].index(i)))
+        shown[photo_id] += 1
+        out.append(photo_id)
+    return out
+
+
+def pictures_of(ids: Sequence[str], pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Each of ``ids``' picture: the first of ``ids`` linked to it through ``pairs`` (a photo
+    and a crop of it, near-duplicates: :attr:`media.plan.spec.FilmSpec.apart`), else itself."""
+    picture = {i: i for i in ids}
+    for a, b in pairs:
+        if a in picture and b in picture:
+            old, new = sorted((picture[a], picture[b]), key=ids.index, reverse=True)
+            picture = {i: new if p == old else p for i, p in picture.items()}
+    return picture
 
 
 def _next_showing(ids: Sequence[str], order: list[str], fixed: dict[int, str], k: int, gap: int,
@@ -159,16 +218,31 @@ def closing_photo(left_out: Sequence[PhotoSource], title_photo: str | None) -> s
     return max(left_out, key=lambda p: (p.with_subject, p.face_fraction, p.glow)).id
 
 
+def photo_order(ids: Sequence[str], count: int, spacing: int,
+                around: tuple[Sequence[str], str | None], twins: Sequence[tuple[str, str]]
+                ) -> list[str]:
+    """``count`` showings of the photos ``ids`` (:func:`showing_order`; ``around``: the
+    title's photos and the closing's), spread by picture in a film of
+    :data:`media.plan.pacing.FEW_PHOTOS` pictures or fewer where ``twins`` (a photo and a crop
+    of it) make two photos one."""
+    pictures = pictures_of(ids, twins)
+    few = len(set(pictures.values())) <= FEW_PHOTOS
+    return showing_order(ids, count, spacing, *around, pictures=pictures if few else None)
+
+
 def photo_slots(photos: list[PhotoSource], count: int, shot_s: float, *, spacing: int = 1,
                 subject_id: str | None = None, max_s: float | None = None,
-                before: Sequence[str] = (), after: str | None = None) -> list[Slot]:
+                around: tuple[Sequence[str], str | None] = ((), None),
+                twins: Sequence[tuple[str, str]] = ()) -> list[Slot]:
     """``count`` photo slots over ``photos`` in arc order (see :func:`showing_order`; repeats
     get a new occurrence, framed anew by the render). Shots of the subject or of faces are
     :data:`SUBJECT_HOLD` times longer than scenery (each at most ``max_s`` where the film
-    allows). ``before``: the photos the title already showed, in order (the subject last:
-    the title stands over it), so the slots show every other photo before those again;
-    ``after``: the closing's photo, never the last slot's where another can be."""
-    ids = showing_order([p.id for p in photos], count, spacing, before, after)
+    allows). ``around``: the photos the title already showed, in order (the subject last:
+    the title stands over it), so the slots show every other photo before those again, and
+    the closing's photo, never the last slot's where another can be. ``twins``: pairs of
+    photos of one picture (a photo and a crop of it), spread by picture in a film of few
+    pictures (:func:`photo_order`), where swapping slots cannot keep them apart."""
+    ids = photo_order([p.id for p in photos], count, spacing, around, twins)
     by_id = {p.id: p for p in photos}
     seen: dict[str, int] = {}
     slots = []

@@ -29,9 +29,8 @@ from media.plan.interludes import (
 )
 from media.plan.layouts import Layout, arrange, orphans, renumbered
 from media.plan.montage import Middle
-from media.plan.pacing import SHOT_MAX_S, Pacing
+from media.plan.pacing import FEW_PHOTOS, SHOT_MAX_S, Pacing
 from media.plan.shot_order import (
-    FEW_PHOTOS,
     REPEAT_SPACING_S,
     Slot,
     arc_order,
@@ -40,7 +39,9 @@ from media.plan.shot_order import (
     fit_lengths,
     interleave,
     item_counts,
+    photo_order,
     photo_slots,
+    pictures_of,
     separate,
 )
 
@@ -149,20 +150,23 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
         hold_s = _hold_s(pacing, kept, max(photo_s, min_s), CARDS_OVER_PHOTOS + len(runs_s) - 1)
         count = _photo_count(len(kept) - 1 - sum(p.id in lead_ids for p in kept),
                              max(photo_s, min_s), hold_s, most)
-        if len(kept) == 2:  # the other photo between the title's and the closing's: an odd
+        step = _count_step(kept, film.spec.apart)
+        if step == 2:  # the other picture between the title's and the closing's: an odd
             count = _odd_count(max(photo_s, min_s) / hold_s, most)  # count
         run_s = [r * photo_s / middle_s for r in runs_s]
-        count = _within_longest(count, run_s, most, 2 if len(kept) == 2 else 1)
+        count = _within_longest(count, run_s, most, step)
         closer = None if dropped else _closing_spare(
             kept, lead_ids, count, (max(photo_s, min_s) / hold_s, run_s))
         if closer is not None:  # the closing stands over it: no photo shown twice
             kept, count = [p for p in kept if p is not closer], count - 1
             dropped.append(closer.id)
-        spacing = math.ceil(REPEAT_SPACING_S / (max(photo_s, min_s) / count))
+        around = ((*lead_ids, kept[0].id), closer.id if closer else kept[0].id)
+        count = _showing_every(kept, (count, most, step), max(photo_s, min_s), around,
+                               film.spec.apart)
+        spacing = _spacing(max(photo_s, min_s), count)
         photo_slot_list = photo_slots(kept, count, pacing.shot_s, spacing=spacing,
                                       subject_id=film.subject_id, max_s=SHOT_MAX_S,
-                                      before=(*lead_ids, kept[0].id),
-                                      after=closer.id if closer else kept[0].id)
+                                      around=around, twins=film.spec.apart)
         clip_count = len(chosen_clips)
     else:
         clip_count = min(max(len(chosen_clips), round(middle_s / pacing.clip_s)),
@@ -171,6 +175,36 @@ def _plan_slots(film: Film, middle_s: float, min_s: float,
                        _clip_slots(chosen_clips, clip_count, pacing) if chosen_clips else [])
     return (_stand_ins_first(slots, _stand_in_clips(film), (*lead_ids, *kept[:1])), dropped,
             lead_ids)
+
+
+def _count_step(kept: Sequence[PhotoSource], twins: Sequence[tuple[str, str]]) -> int:
+    """2 when ``kept`` shows two pictures (two photos, or a photo and the two of another
+    picture: ``twins``, see :func:`media.plan.shot_order.pictures_of`): they alternate
+    between the title's and the closing's, so the middle's count is odd; else 1."""
+    pictures = pictures_of([p.id for p in kept], twins)
+    return 2 if len(kept) == 2 or len(set(pictures.values())) == 2 else 1
+
+
+def _showing_every(kept: Sequence[PhotoSource], counts: tuple[int, int, int], photo_s: float,
+                   around: tuple[Sequence[str], str], twins: Sequence[tuple[str, str]]) -> int:
+    """The photo shots' count (``counts``: the count, the most, the step), raised a step at a
+    time (at most to the most) until the showings of ``photo_s`` seconds
+    (:func:`media.plan.shot_order.photo_order`) show every photo of ``kept`` the title and the
+    closing (``around``) do not: spread by picture, a crop of the title's photo waits for its
+    picture's turn, which may come only after the others'."""
+    count, most, step = counts
+    ids = [p.id for p in kept]
+    unseen = set(ids) - {*around[0], around[1]}
+    while count + step <= most and not unseen <= set(
+            photo_order(ids, count, _spacing(photo_s, count), around, twins)):
+        count += step
+    return count
+
+
+def _spacing(photo_s: float, count: int) -> int:
+    """How many showings apart a photo's repeats come: :data:`REPEAT_SPACING_S` over the
+    length of each of ``count`` shots in ``photo_s`` seconds."""
+    return math.ceil(REPEAT_SPACING_S / (photo_s / count))
 
 
 def _closing_spare(kept: Sequence[PhotoSource], lead_ids: tuple[str, ...], count: int,
@@ -240,7 +274,8 @@ def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
     empty beach before the first face is a template's, not this person's film. Among equals,
     photos the middle has no room for first (``left_out``), then the ``kept`` ones (arc order)
     from the last before the closer back; photos ``apart`` from the subject's or from a lead
-    already chosen (pairs of ids: a crop of it) only when no other is left."""
+    already chosen (pairs of ids: a crop of it) only when no other is left, and then in the
+    order (of two) that keeps them from following each other or preceding the subject's."""
     if not kept:
         return ()
     pool = [p for p in (*left_out, *reversed(kept[1:-1]), *kept[-1:]) if p.id != kept[0].id]
@@ -252,7 +287,9 @@ def _lead_photos(kept: list[PhotoSource], left_out: list[PhotoSource],
                                            for other in (kept[0].id, *chosen)):
             chosen.append(photo_id)
     chosen += [p for p in ranked if p not in chosen][:leads - len(chosen)]
-    return tuple(p for p in ranked if p in chosen)
+    ordered = tuple(p for p in ranked if p in chosen)
+    return min((ordered, ordered[::-1]), key=lambda leads_order: sum(
+        frozenset(step) in pairs for step in pairwise((*leads_order, kept[0].id))))
 
 
 def _shows_who(photo: PhotoSource) -> bool:
@@ -390,7 +427,7 @@ def _interlude_backdrops(film: Film, slots: list[Slot],
         everyone = {p.id for p in photos}
         allowed = _backdrops_allowed(out, i, shown, everyone)
         if not allowed:
-            out = _made_room(out, i, shown[0])
+            out = _made_room(out, i, shown[0], film.spec.apart)
             allowed = _backdrops_allowed(out, i, shown, everyone)
         allowed = _apart_from_beside(allowed, out, i, (shown[0][-1:], film.spec.apart))
         chosen = interlude_photos([(s.kind, s.source_id) for s in out], cuts, [i],
@@ -404,27 +441,30 @@ def _apart_from_beside(allowed: set[str], slots: list[Slot], i: int,
                        around: tuple[Sequence[str], Sequence[tuple[str, str]]]) -> set[str]:
     """``allowed`` without the photos that must stay apart from a photo the shots beside slot
     ``i`` show (``around``: the title's photo, beside the first and the last slot, and the
-    pairs kept apart), unless none would be left."""
+    pairs kept apart): none left, the card stands alone on its backdrop."""
     ends, apart = around
     pairs = {frozenset(p) for p in apart}
     beside = {s.source_id for s in (*slots[max(0, i - 1):i], *slots[i + 1:i + 2])}
     if i == 0 or i == len(slots) - 1:
         beside |= set(ends)
-    kept = {p for p in allowed if not any(frozenset((p, b)) in pairs for b in beside)}
-    return kept or allowed
+    return {p for p in allowed if not any(frozenset((p, b)) in pairs for b in beside)}
 
 
-def _made_room(slots: list[Slot], i: int, before: Sequence[str]) -> list[Slot]:
+def _made_room(slots: list[Slot], i: int, before: Sequence[str],
+               twins: Sequence[tuple[str, str]] = ()) -> list[Slot]:
     """``slots`` with the shot right after the interlude at ``i`` traded with the one after
     it when the first is its photo's first showing, the second a repeat, and neither then
-    shows the photo of a shot beside it; else unchanged."""
+    shows the photo of a shot beside it nor one of its ``twins`` (a photo and a crop of it);
+    else unchanged."""
     j, k = i + 1, i + 2
     if k >= len(slots) or slots[j].kind != "photo" or slots[k].kind != "photo":
         return slots
     seen = {*before, *(s.source_id for s in slots[:j])}
     first, second = slots[j].source_id, slots[k].source_id
     after = slots[k + 1].source_id if k + 1 < len(slots) else (before[-1:] or [""])[0]
-    if first in seen or second not in seen or first == after or second == first:
+    pairs = {frozenset(t) for t in twins}
+    if first in seen or second not in seen or first == after or second == first or any(
+            frozenset(step) in pairs for step in ((second, first), (first, after))):
         return slots
     out = list(slots)
     out[j], out[k] = slots[k], slots[j]

@@ -19,6 +19,7 @@ from media.plan.beat_snap import snap_cuts
 from media.plan.film import Film
 from media.plan.inputs import PhotoSource
 from media.plan.moves import PULL_OUT, PUSH_IN
+from media.plan.shot_order import pictures_of
 from media.plan.timeline import KEN_BURNS, Shot, Transition
 from media.plan.transitions import CUT
 
@@ -39,7 +40,8 @@ class Title:
 def title_of(film: Film) -> Title:
     """The title ``film`` opens with: a sequence of leads in a premium film that has an
     occasion line, a name and photos for them (:func:`_lead_count`), else the title alone."""
-    leads = _lead_count(film.photos, film.spec.words.opening) if film.spec.recipe.premium else 0
+    leads = (_lead_count(film.photos, film.spec.words.opening, film.spec.apart)
+             if film.spec.recipe.premium else 0)
     if not leads:
         return Title()
     lead_frames = _lead_frames(film)
@@ -67,14 +69,18 @@ def over_photos(shots: list[Shot], title_photo: str | None,
     return out
 
 
-def _lead_count(photos: Sequence[PhotoSource], opening: CardSpec) -> int:
+def _lead_count(photos: Sequence[PhotoSource], opening: CardSpec,
+                twins: Sequence[tuple[str, str]] = ()) -> int:
     """How many lead shots the signature title sequence has before its lockup: the occasion
-    alone, then the name alone, each over a photo of its own other than the title's (fewer
-    when the film has fewer photos; none without an occasion line or a name)."""
+    alone, then the name alone, each over a picture of its own other than the title's (fewer
+    when the film has fewer pictures: a photo and a crop of it, ``twins``, are one, never in
+    consecutive shots; of photos when all are one picture; none without an occasion line or a
+    name)."""
     occasion, name = (*opening.lines, "", "")[:2]
     if not occasion.strip() or not name.strip():
         return 0
-    return min(2, max(0, len({p.id for p in photos}) - 1))
+    pictures = len(set(pictures_of([p.id for p in photos], twins).values()))
+    return min(2, max(0, (pictures if pictures > 1 else len(photos)) - 1))
 
 
 def _lead_frames(film: Film) -> int:

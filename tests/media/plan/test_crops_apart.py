@@ -100,3 +100,79 @@ def test_a_crop_is_shown_beside_its_photo_not_dropped(n: int, length: float,
     shown = {p for _, photos in photo_showings(tl) for p in photos}
     assert {p for pair in spec.crops for p in pair} <= shown
     assert set(tl.dropped_photo_ids) == set(plan(_spec(n, length, premium, ())).dropped_photo_ids)
+
+
+def _pictures(spec: FilmSpec) -> dict[str, str]:
+    """Each photo's picture: a photo and its crops are one."""
+    picture = {p.id: p.id for p in spec.photos}
+    for a, b in spec.crops:
+        picture[b] = picture[a]
+    return picture
+
+
+def _shown_again_before_every_picture(spec: FilmSpec, tl: Timeline) -> list[str]:
+    """Shots that show a photo a second time while a picture of the spec is still unseen."""
+    picture = _pictures(spec)
+    everyone, seen, pictures_seen, out = set(picture.values()), set(), set(), []
+    for i, photos in photo_showings(tl):
+        if photos & seen and not everyone <= pictures_seen:
+            out.append(f"#{i} {sorted(photos & seen)} again before "
+                       f"{sorted(everyone - pictures_seen)}")
+        seen |= photos
+        pictures_seen |= {picture[p] for p in photos}
+    return out
+
+
+FEW_PHOTO_PAIRS = {3: [("p01", "p02"), ("p00", "p02")], 4: [("p01", "p03"), ("p00", "p03")]}
+
+
+@pytest.mark.parametrize("premium", [False, True], ids=["standard", "signature"])
+@pytest.mark.parametrize("length", [30.0, 60.0, 119.0])
+@pytest.mark.parametrize(("n", "pair"), [(n, pair) for n, pairs in FEW_PHOTO_PAIRS.items()
+                                         for pair in pairs])
+def test_a_few_photo_film_spreads_a_photo_and_its_crop_by_picture(
+        n: int, pair: tuple[str, str], length: float, premium: bool) -> None:
+    spec = _spec(n, length, premium, (pair,))
+    tl = plan(spec)
+    assert _crops_side_by_side(spec, tl) == []
+    assert back_to_back(tl) == []
+    assert _shown_again_before_every_picture(spec, tl) == []
+    shown = {p for _, photos in photo_showings(tl) for p in photos}
+    assert shown == {p.id for p in spec.photos}
+
+
+@pytest.mark.parametrize("premium", [False, True], ids=["standard", "signature"])
+@pytest.mark.parametrize("length", [60.0, 119.0])
+def test_the_two_photos_of_one_picture_take_turns_with_the_other_picture(
+        length: float, premium: bool) -> None:
+    spec = _spec(3, length, premium, (("p01", "p02"),))
+    tl = plan(spec)
+    picture = _pictures(spec)
+    singles = [s.source_id for s in tl.shots if s.kind == "photo" and not s.partner_id]
+    pair_turns = [p for p in singles if picture[p] == "p01"]
+    assert len(pair_turns) >= 3
+    assert all(a != b for a, b in pairwise(pair_turns))  # the close-up, the whole, ...
+    counts = {pid: singles.count(pid) for pid in ("p00", "p01", "p02")}
+    assert abs(counts["p00"] - counts["p01"] - counts["p02"]) <= 1  # a picture as often as
+    # the other, its photos each about half as often
+
+
+@pytest.mark.parametrize(("n", "pair", "leads"), [(3, ("p01", "p02"), 1), (3, ("p00", "p02"), 1),
+                                                  (4, ("p01", "p03"), 2),
+                                                  (4, ("p00", "p03"), 2)])
+def test_the_signature_titles_leads_stand_over_pictures_of_their_own(
+        n: int, pair: tuple[str, str], leads: int) -> None:
+    spec = _spec(n, 60.0, True, (pair,))
+    tl = plan(spec)
+    title = [s.source_id for s in tl.shots if s.card is not None and s.card.part]
+    lockup = next(s.source_id for s in tl.shots if s.card is not None and not s.card.part)
+    assert len(title) == leads
+    picture = _pictures(spec)
+    assert len({picture[p] for p in (*title, lockup)}) == leads + 1
+
+
+def test_two_photos_of_one_picture_keep_the_signature_titles_lead() -> None:
+    spec = _spec(2, 60.0, True, (("p00", "p01"),))  # nothing to keep apart: one picture
+    tl = plan(spec)
+    assert [s.source_id for s in tl.shots if s.card is not None and s.card.part] == ["p01"]
+    assert back_to_back(tl) == []

@@ -16,8 +16,10 @@ from media.plan.shot_order import (
     fit_lengths,
     interleave,
     item_counts,
+    photo_order,
     photo_slots,
     pick_subject,
+    pictures_of,
     showing_order,
     subject_first,
 )
@@ -100,6 +102,25 @@ def test_the_photos_the_title_showed_come_back_only_after_every_other() -> None:
     assert "s" in order[4:] and "d" in order[4:]
     assert all(a != b for a, b in pairwise(["s", *order, "s"]))
     assert showing_order(list("sb"), 3, 2, before=("s",), after="s") == list("bsb")
+
+
+def test_a_photo_and_its_crops_are_one_picture() -> None:
+    assert pictures_of(list("abcd"), [("d", "b"), ("c", "d")]) == {
+        "a": "a", "b": "b", "c": "b", "d": "b"}
+    assert pictures_of(list("ab"), [("a", "z")]) == {"a": "a", "b": "b"}
+
+
+def test_a_photo_and_its_crop_take_turns_with_the_other_picture() -> None:
+    order = photo_order(list("sbc"), 9, 2, (("s",), "s"), [("b", "c")])
+    assert order == list("bscsbscsb")
+    assert showing_order(list("sbc"), 5, 2, ("s",), "s") == list("bcbcb")  # by photo: b~c
+
+
+def test_a_crop_of_the_title_photo_waits_for_its_pictures_turn() -> None:
+    order = photo_order(list("sbcd"), 3, 2, (("s",), "s"), [("s", "d")])
+    assert order == list("bdc")  # d is new but s's picture: never next to the title's
+    assert photo_order(list("sb"), 3, 2, (("s",), "s"), [("s", "b")]) == list("bsb")  # one
+    # picture: nothing to spread
 
 
 def test_shots_of_the_subject_or_of_faces_are_held_longer_than_scenery() -> None:
