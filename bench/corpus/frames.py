@@ -61,6 +61,7 @@ from PIL import Image, ImageOps
 from bench.corpus import registration as reg
 from bench.corpus.generate import default_cache
 from bench.corpus.orders import corpus_root
+from bench.corpus.sources import picture_of
 from bench.text_reads import PHONE_WIDTH, ocr, ocr_languages, wanted, words
 from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
 from media.plan.timeline import Shot, Timeline, timeline_from_dict
@@ -102,7 +103,7 @@ RENDER_TIME = "render-seconds.txt"
 INVARIANTS = ("faces_whole", "faces_unhidden", "words_read", "first_round", "no_back_to_back",
               "shots_as_planned")
 CHECKS_VERSION = 2  # raised when what a check finds changes: the kept checks are made again
-REPEATS_VERSION = 2  # and this when only the repeats' checks change: they alone are made again
+REPEATS_VERSION = 3  # and this when only the repeats' checks change: they alone are made again
 WORDS_VERSION = 3  # and this when only how the words are read changes: they alone are read again
 EDGE_CUT = "cut by the frame's edge"
 HIDDEN = "hidden in the frame (words or their ground, a cell's or print's edge)"
@@ -114,13 +115,15 @@ HIDDEN = "hidden in the frame (words or their ground, a cell's or print's edge)"
 @dataclass(frozen=True)
 class PhotoTruth:
     """One photo of an order: its file, its duplicate group (the pool photo it copies, else
-    itself), whether the film must leave it out, and its labelled face cores (0..1 of the
-    upright photo; cores the photo's edge cuts left out)."""
+    itself), whether the film must leave it out, its labelled face cores (0..1 of the
+    upright photo; cores the photo's edge cuts left out) and the picture it was cut from
+    (its group when none is known)."""
 
     path: Path
     group: str
     cores: tuple[reg.Box, ...] = ()
     unusable: bool = False
+    picture: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ def corpus_order(order_id: str, orders: Path | None = None) -> BenchOrder:
         p = by_file[path.name.split("-", 1)[1]]
         cores = tuple(tuple(f["core"]) for f in p["faces"] if not f["cut_by_photo"])
         photos[slot] = PhotoTruth(path, p["duplicate_of"] or p["id"], cores,
-                                  p["blank"] or p["near_blank"] or bool(p["degenerate"]))
+                                  p["blank"] or p["near_blank"] or bool(p["degenerate"]),
+                                  picture_of(p["source"]) if p["source"] else "")
     return BenchOrder(order_id, folder, photos)
 
 
@@ -370,11 +374,14 @@ def showings(timeline: Timeline, film: Film, photos: dict[str, Photo]) -> list[S
     return out
 
 
-def repeat_failures(shows: list[Showing], groups: dict[str, str]
-                    ) -> dict[str, list[str] | None]:
+def repeat_failures(shows: list[Showing], groups: dict[str, str],
+                    pictures: dict[str, str] | None = None) -> dict[str, list[str] | None]:
     """``first_round``, ``no_back_to_back`` and ``shots_as_planned`` over the registered
     showings (a photo's duplicates are one photo: ``groups``); None where a check does not
-    apply (one photo: every shot shows it)."""
+    apply (one photo: every shot shows it). A shot registered as another photo cut from the
+    picture it plans (``pictures``: a close-up and the group photo it came from) shows what
+    it plans: registration cannot tell the two apart."""
+    picture = {slot: (pictures or {}).get(slot) or group for slot, group in groups.items()}
     seen_groups = [{groups[s] for s in show.found} for show in shows]
     everyone = set().union(*seen_groups) if seen_groups else set()
     first: list[str] = []
@@ -390,8 +397,8 @@ def repeat_failures(shows: list[Showing], groups: dict[str, str]
             if b.index == a.index + 1 and ga & gb]
     off = [f"#{show.index} plans {show.planned[0]} shows "
            f"{show.found[0] if show.found else 'no photo found'}"
-           for show in shows if not show.found or groups[show.found[0]]
-           not in {groups[s] for s in show.planned}]
+           for show in shows if not show.found or picture[show.found[0]]
+           not in {picture[s] for s in show.planned}]
     several = len(everyone) >= 2
     return {"first_round": first if several else None,
             "no_back_to_back": back if several else None, "shots_as_planned": off}
@@ -563,7 +570,8 @@ def repeat_checks(order: BenchOrder, folder: Path) -> dict[str, list[str] | None
     film = read_film(folder / "16x9.mp4", max(1, round(timeline.fps / SAMPLE_FPS)))
     photos = {slot: load_photo(truth) for slot, truth in order.photos.items()}
     return repeat_failures(showings(timeline, film, photos),
-                           {slot: truth.group for slot, truth in order.photos.items()})
+                           {slot: truth.group for slot, truth in order.photos.items()},
+                           {slot: truth.picture for slot, truth in order.photos.items()})
 
 
 def words_checks(folder: Path) -> tuple[list[str] | None, list[dict[str, Any]]]:
@@ -594,7 +602,8 @@ def check_rendered(order: BenchOrder, folder: Path) -> OrderResult:
         texts += rows
         word_failures += fails
         if aspect == "16x9":
-            checks.update(repeat_failures(showings(timeline, film, photos), groups))
+            checks.update(repeat_failures(showings(timeline, film, photos), groups,
+                                          {s: t.picture for s, t in order.photos.items()}))
     has_faces = any(p.cores for p in photos.values())
     judged_faces = has_faces and count.frames
     checks["faces_whole"] = [f for f in count.failures if f.endswith(EDGE_CUT)] \

@@ -230,3 +230,12 @@ def test_a_two_line_arabic_memory_reads_back_line_by_line_where_the_page_read_sk
     assert second_line <= set(words(" ".join(lines_read(frame, lang))))
     view = phone_view(frame, 390)
     assert reads(view, text_band(view, want, lang), want, 1.0, 390, lang)
+
+
+def test_a_shot_registered_as_a_crop_of_its_planned_photo_shows_what_was_planned() -> None:
+    # p02 is a close-up cut from p01: a frame of the one registers as the other
+    groups = {"p01": "a", "p02": "b", "p03": "c"}
+    shows = [Showing(1, ("p01",), ("p02",)), Showing(3, ("p03",), ("p03",)),
+             Showing(5, ("p03",), ("p01",))]
+    checks = repeat_failures(shows, groups, {"p01": "pic", "p02": "pic", "p03": "other"})
+    assert checks["shots_as_planned"] == ["#5 plans p03 shows p01"]
