@@ -64,6 +64,7 @@ from bench.corpus.orders import corpus_root
 from bench.corpus.sources import picture_of
 from bench.text_reads import PHONE_WIDTH, ocr, ocr_languages, wanted, words
 from media.base.runner import Limits, ffmpeg_argv, ffprobe_argv, run_tool
+from media.plan.pacing import FEW_PHOTOS
 from media.plan.timeline import Shot, Timeline, timeline_from_dict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -380,18 +381,26 @@ def repeat_failures(shows: list[Showing], groups: dict[str, str],
     showings (a photo's duplicates are one photo: ``groups``); None where a check does not
     apply (one photo: every shot shows it). A shot registered as another photo cut from the
     picture it plans (``pictures``: a close-up and the group photo it came from) shows what
-    it plans: registration cannot tell the two apart."""
+    it plans: registration cannot tell the two apart. In a film of
+    :data:`media.plan.pacing.FEW_PHOTOS` pictures or fewer the first round is complete once
+    every picture was shown (the plan-level promise's rule)."""
     picture = {slot: (pictures or {}).get(slot) or group for slot, group in groups.items()}
     seen_groups = [{groups[s] for s in show.found} for show in shows]
     everyone = set().union(*seen_groups) if seen_groups else set()
+    shown_pictures = {picture[s] for show in shows for s in show.found}
+    round_of = picture if len(shown_pictures) <= FEW_PHOTOS else groups  # as the plan's promise
+    rounds = [{round_of[s] for s in show.found} for show in shows]
+    every_round = set().union(*rounds) if rounds else set()
     first: list[str] = []
     seen: set[str] = set()
-    for show, gs in zip(shows, seen_groups, strict=True):
+    seen_rounds: set[str] = set()
+    for show, gs, rs in zip(shows, seen_groups, rounds, strict=True):
         again = gs & seen
-        if again and not first and not everyone <= seen:
+        if again and not first and not every_round <= seen_rounds:
             first.append(f"#{show.index} shows {sorted(again)[0]} again before "
-                         f"{len(everyone - seen)} unseen")
+                         f"{len(every_round - seen_rounds)} unseen")
         seen |= gs
+        seen_rounds |= rs
     back = [f"#{a.index}->#{b.index} {sorted(ga & gb)[0]}"
             for (a, ga), (b, gb) in itertools.pairwise(zip(shows, seen_groups, strict=True))
             if b.index == a.index + 1 and ga & gb]

@@ -239,3 +239,13 @@ def test_a_shot_registered_as_a_crop_of_its_planned_photo_shows_what_was_planned
              Showing(5, ("p03",), ("p01",))]
     checks = repeat_failures(shows, groups, {"p01": "pic", "p02": "pic", "p03": "other"})
     assert checks["shots_as_planned"] == ["#5 plans p03 shows p01"]
+
+
+def test_a_few_picture_films_first_round_is_complete_once_every_picture_was_shown() -> None:
+    # p01 (the title's picture) again between a photo and its crop, as the plan spreads them
+    groups = {"p01": "a", "p02": "b", "p03": "c"}
+    pictures = {"p01": "one", "p02": "two", "p03": "two"}
+    shows = [Showing(1, ("p01",), ("p01",)), Showing(2, ("p02",), ("p02",)),
+             Showing(3, ("p01",), ("p01",)), Showing(4, ("p03",), ("p03",))]
+    assert repeat_failures(shows, groups, pictures)["first_round"] == []
+    assert repeat_failures(shows, groups)["first_round"] == ["#3 shows a again before 1 unseen"]
