@@ -282,24 +282,24 @@ def clip_sources(prep: PrepResult, paths: dict[str, Path]
 def photo_hashes(paths: dict[str, Path]) -> dict[str, tuple[int, int]]:
     """Perceptual hashes of every photo (see :func:`media.analysis.dedupe.picture_hashes`), read
     from a small copy (JPEG draft decoding)."""
-    out = {}
-    for photo_id, path in paths.items():
-        with Image.open(path) as image:
-            image.draft("L", (HASH_READ_PX, HASH_READ_PX))
-            out[photo_id] = picture_hashes(np.asarray(image.convert("L")))
-    return out
+    return {photo_id: picture_hashes(_small_gray(path, HASH_READ_PX))
+            for photo_id, path in paths.items()}
 
 
 def photo_crop_features(paths: dict[str, Path]) -> dict[str, CropFeatures]:
     """Every photo's features for finding crops of one another
     (:func:`media.analysis.crops.crop_features`), read from a copy about
     :data:`~media.analysis.crops.FEATURE_SIDE` pixels large (JPEG draft decoding)."""
-    out = {}
-    for photo_id, path in paths.items():
-        with Image.open(path) as image:
-            image.draft("L", (FEATURE_SIDE, FEATURE_SIDE))
-            out[photo_id] = crop_features(np.asarray(image.convert("L")))
-    return out
+    return {photo_id: crop_features(_small_gray(path, FEATURE_SIDE))
+            for photo_id, path in paths.items()}
+
+
+def _small_gray(path: Path, side: int) -> np.ndarray:
+    """The photo at ``path`` in gray, decoded at the smallest JPEG scale that keeps about
+    ``side`` pixels (draft decoding)."""
+    with Image.open(path) as image:
+        image.draft("L", (side, side))
+        return np.asarray(image.convert("L"))
 
 
 def poster_frame(timeline: Timeline) -> int:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from media.analysis.crops import ratio_matches
+
 FEATURES = 1000  # SIFT keypoints kept per picture
 RATIO = 0.75  # Lowe's ratio test
 MIN_INLIERS = 12  # a placement needs this many matches agreeing on one homography
@@ -83,8 +85,7 @@ def register(photo: Features, frame: Features) -> Placement | None:
     if photo.descriptors is None or frame.descriptors is None or len(photo.points) < 4 \
             or len(frame.points) < 4:
         return None
-    pairs = cv2.BFMatcher(cv2.NORM_L2).knnMatch(photo.descriptors, frame.descriptors, k=2)
-    good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO * p[1].distance]
+    good = ratio_matches(photo.descriptors, frame.descriptors, RATIO)
     if len(good) < MIN_INLIERS:
         return None
     source = photo.points[[m.queryIdx for m in good]]

@@ -64,14 +64,20 @@ def _cover(points: np.ndarray, shape: tuple[int, int]) -> float:
     return float(cv2.contourArea(hull)) / (shape[0] * shape[1])
 
 
+def ratio_matches(query: np.ndarray, train: np.ndarray, ratio: float) -> list[cv2.DMatch]:
+    """The matches of ``query``'s SIFT descriptors in ``train``'s that pass Lowe's ratio test:
+    the nearest under ``ratio`` of the second nearest's distance."""
+    pairs = cv2.BFMatcher(cv2.NORM_L2).knnMatch(query, train, k=2)
+    return [p[0] for p in pairs if len(p) == 2 and p[0].distance < ratio * p[1].distance]
+
+
 def shows_crop(a: CropFeatures, b: CropFeatures) -> bool:
     """True when one of the two photos shows a part of the other (or all of it), at any
     scale, turned or not (see the module's docstring for the test)."""
     if a.descriptors is None or b.descriptors is None or min(len(a.points),
                                                               len(b.points)) < MIN_INLIERS:
         return False
-    matches = cv2.BFMatcher(cv2.NORM_L2).knnMatch(a.descriptors, b.descriptors, k=2)
-    good = [m[0] for m in matches if len(m) == 2 and m[0].distance < RATIO * m[1].distance]
+    good = ratio_matches(a.descriptors, b.descriptors, RATIO)
     if len(good) < MIN_INLIERS:
         return False
     src = a.points[[m.queryIdx for m in good]]
