@@ -78,29 +78,34 @@ def find_defects(image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
 def traced_scratches(scratches: np.ndarray, response: np.ndarray, contrast: float,
                      width: int) -> np.ndarray:
     """The rest of each scratch of ``scratches`` (a uint8 mask): along the straight line
-    fitted to it, across the whole photo, the pixels within ``width`` of the line whose
-    top-hat ``response`` is at least ``contrast``. A scratch is found where it stands out
-    (over a dark coat) and runs on where it barely does (a white line over a pale sky, through
-    hair), which the finder's stricter test leaves on the print."""
+    fitted to it, across the whole photo, on each row (or column, for a line nearer
+    horizontal) the one pixel within ``width`` of the line where the top-hat ``response``
+    peaks, when it reaches ``contrast``. A scratch is found where it stands out (over a dark
+    coat) and runs on where it barely does (a white line over a pale sky, through hair),
+    which the finder's stricter test leaves on the print; the mask grows by the line alone."""
     traced = np.zeros_like(scratches)
     count, labels = cv2.connectedComponents(scratches, connectivity=8)
     height, width_px = scratches.shape
+    offsets = np.arange(-width, width + 1)
     for label in range(1, count):
         ys, xs = np.nonzero(labels == label)
         vx, vy, x0, y0 = (float(v) for v in cv2.fitLine(
             np.column_stack([xs, ys]).astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel())
-        along = np.arange(height if abs(vy) >= abs(vx) else width_px, dtype=np.float64)
-        if abs(vy) >= abs(vx):  # the line's x on every row
-            rows, cols = along, x0 + (along - y0) * vx / vy
+        upright = abs(vy) >= abs(vx)
+        along = np.arange(height if upright else width_px)
+        across = np.round((x0 + (along - y0) * vx / vy) if upright
+                          else (y0 + (along - x0) * vy / vx)).astype(int)
+        last = (width_px if upright else height) - 1
+        cross = np.clip(across[:, None] + offsets[None, :], 0, last)
+        rows, cols = (along[:, None], cross) if upright else (cross, along[:, None])
+        values = response[np.broadcast_to(rows, cross.shape), np.broadcast_to(cols, cross.shape)]
+        peak = values.argmax(axis=1)
+        hit = values[along, peak] >= contrast
+        line = cross[along, peak]
+        if upright:
+            traced[along[hit], line[hit]] = 255
         else:
-            cols, rows = along, y0 + (along - x0) * vy / vx
-        for offset in range(-width, width + 1):
-            r = np.round(rows + (0 if abs(vy) >= abs(vx) else offset)).astype(int)
-            c = np.round(cols + (offset if abs(vy) >= abs(vx) else 0)).astype(int)
-            inside = (r >= 0) & (r < height) & (c >= 0) & (c < width_px)
-            r, c = r[inside], c[inside]
-            hit = response[r, c] >= contrast
-            traced[r[hit], c[hit]] = 255
+            traced[line[hit], along[hit]] = 255
     return traced
 
 

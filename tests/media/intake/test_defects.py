@@ -85,3 +85,4 @@ def test_a_scratch_is_followed_on_where_it_barely_stands_out() -> None:
     assert counts["scratches"] >= 2
     assert mask[100, 245:262].any() and mask[100, 495:512].any()  # over the sky
     assert not mask[100, 300:480].any()  # and nothing else of it
+    assert np.count_nonzero(mask[20:180]) <= 2 * 160  # the line alone: a pixel a row each
