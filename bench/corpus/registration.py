@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from media.analysis.crops import ratio_matches
+from media.analysis.crops import matched_points
 
 FEATURES = 1000  # SIFT keypoints kept per picture
 RATIO = 0.75  # Lowe's ratio test
@@ -85,11 +85,10 @@ def register(photo: Features, frame: Features) -> Placement | None:
     if photo.descriptors is None or frame.descriptors is None or len(photo.points) < 4 \
             or len(frame.points) < 4:
         return None
-    good = ratio_matches(photo.descriptors, frame.descriptors, RATIO)
-    if len(good) < MIN_INLIERS:
+    source, target = matched_points((photo.points, photo.descriptors),
+                                    (frame.points, frame.descriptors), RATIO)
+    if len(source) < MIN_INLIERS:
         return None
-    source = photo.points[[m.queryIdx for m in good]]
-    target = frame.points[[m.trainIdx for m in good]]
     homography, mask = cv2.findHomography(source, target, cv2.RANSAC, RANSAC_PX)
     if homography is None or int(mask.sum()) < MIN_INLIERS:
         return None

@@ -64,11 +64,15 @@ def _cover(points: np.ndarray, shape: tuple[int, int]) -> float:
     return float(cv2.contourArea(hull)) / (shape[0] * shape[1])
 
 
-def ratio_matches(query: np.ndarray, train: np.ndarray, ratio: float) -> list[cv2.DMatch]:
-    """The matches of ``query``'s SIFT descriptors in ``train``'s that pass Lowe's ratio test:
-    the nearest under ``ratio`` of the second nearest's distance."""
-    pairs = cv2.BFMatcher(cv2.NORM_L2).knnMatch(query, train, k=2)
-    return [p[0] for p in pairs if len(p) == 2 and p[0].distance < ratio * p[1].distance]
+def matched_points(query: tuple[np.ndarray, np.ndarray], train: tuple[np.ndarray, np.ndarray],
+                   ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points of ``query`` and of ``train`` (each its points, N x 2, and their SIFT
+    descriptors) paired by the matches that pass Lowe's ratio test: the nearest under
+    ``ratio`` of the second nearest's distance; two arrays of the same length."""
+    pairs = cv2.BFMatcher(cv2.NORM_L2).knnMatch(query[1], train[1], k=2)
+    good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < ratio * p[1].distance]
+    return (query[0][[m.queryIdx for m in good]].reshape(-1, 2),
+            train[0][[m.trainIdx for m in good]].reshape(-1, 2))
 
 
 def shows_crop(a: CropFeatures, b: CropFeatures) -> bool:
@@ -77,11 +81,9 @@ def shows_crop(a: CropFeatures, b: CropFeatures) -> bool:
     if a.descriptors is None or b.descriptors is None or min(len(a.points),
                                                               len(b.points)) < MIN_INLIERS:
         return False
-    good = ratio_matches(a.descriptors, b.descriptors, RATIO)
-    if len(good) < MIN_INLIERS:
+    src, dst = matched_points((a.points, a.descriptors), (b.points, b.descriptors), RATIO)
+    if len(src) < MIN_INLIERS:
         return False
-    src = a.points[[m.queryIdx for m in good]]
-    dst = b.points[[m.trainIdx for m in good]]
     fit, mask = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC,
                                             ransacReprojThreshold=RANSAC_PX)
     if fit is None or mask is None:
