@@ -398,10 +398,11 @@ def nudged_clear(motion: Motion, photo_size: tuple[int, int], subject: Subject) 
     for dx, dy in sorted(_clearing_shifts(motion, possible), key=lambda d: abs(d[0]) + abs(d[1])):
         moved = replace(motion, start=_shifted(motion.start, dx, dy),
                         end=_shifted(motion.end, dx, dy))
-        if (cut(moved) < fewest and _crop_ok(moved, photo_size, None)
+        left_cut = cut(moved)
+        if (left_cut < fewest and _crop_ok(moved, photo_size, None)
                 and all(moved.start.contains(b, 0.5) and moved.end.contains(b, 0.5)
                         for b in held)):
-            best, fewest = moved, cut(moved)
+            best, fewest = moved, left_cut
     return best
 
 

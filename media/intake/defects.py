@@ -43,7 +43,8 @@ def find_defects(image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
     luma = gray(work)
     width = max(2, round(max(luma.shape) * SCRATCH_MAX_WIDTH_FRACTION))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * width + 1, 2 * width + 1))
-    threshold = max(SCRATCH_MIN_CONTRAST, SCRATCH_NOISE_K * estimate_noise(work))
+    noise = estimate_noise(work)
+    threshold = max(SCRATCH_MIN_CONTRAST, SCRATCH_NOISE_K * noise)
     texture = _surround_texture(luma, width)
     mask = np.zeros(luma.shape, np.uint8)
     specks = np.zeros(luma.shape, np.uint8)
@@ -68,7 +69,7 @@ def find_defects(image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
     if counts["scratches"] < SCRATCH_MIN_COUNT:  # not a damaged print: lines are detail
         mask[:] = 0
     else:
-        trace = max(TRACE_MIN_CONTRAST, TRACE_NOISE_K * estimate_noise(work))
+        trace = max(TRACE_MIN_CONTRAST, TRACE_NOISE_K * noise)
         mask |= traced_scratches(mask, np.maximum(bright, dark), trace, width)
         mask |= specks
     counts["area"] = float(np.count_nonzero(mask)) / mask.size
